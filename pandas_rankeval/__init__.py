@@ -1,0 +1,59 @@
+"""pandas_rankeval: ranking metrics for pandas, exact under ties and fast at scale.
+
+Importing the package adds a metrics namespace to ``df.rank`` (``df.rank(...)``
+itself stays pandas' own ``DataFrame.rank``) and the alias ``df.rankeval``::
+
+    import pandas_rankeval
+    df.rank.gauc(group="user_id", label="click", score="model_a")
+    df.rank.report(group="user_id", label="click", scores=["model_a", "model_b"],
+                   metrics=["auc", "gauc", "mrr", "ndcg@10"])
+
+The same functions take the frame first: ``pandas_rankeval.gauc(df, ...)``.
+"""
+
+from . import _accessor, datasets
+from ._registry import valid_names as metric_names
+from ._result import Coverage, CoverageWarning, MetricResult
+from ._validation import ColumnNotFoundError
+from .metrics import (
+    auc,
+    average_precision,
+    gauc,
+    hit_rate,
+    mrr,
+    ndcg,
+    per_group,
+    precision,
+    recall,
+)
+from .report import report
+
+#: ``map`` is the usual name of mean average precision.
+map = average_precision  # noqa: A001 - deliberate: pandas_rankeval.map(df, ...)
+mean_average_precision = average_precision
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "auc",
+    "gauc",
+    "mrr",
+    "ndcg",
+    "average_precision",
+    "map",
+    "mean_average_precision",
+    "precision",
+    "recall",
+    "hit_rate",
+    "per_group",
+    "report",
+
+    "datasets",
+    "metric_names",
+    "MetricResult",
+    "Coverage",
+    "CoverageWarning",
+    "ColumnNotFoundError",
+]
+
+_accessor.register()

@@ -1,0 +1,553 @@
+"""The evaluation pipeline shared by every public function.
+
+frame -> :func:`prepare` (checked arrays) -> per score column: :func:`score_rank`
+and :func:`build_ranking` (one sort) -> every requested metric as a reduction
+over that ranking -> per-group values, weights and coverage -> weighted means.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from . import _engine as E
+from ._frame import Labels, Prepared, label_levels, prepare
+from ._registry import MetricSpec
+from ._result import Coverage, CoverageWarning
+from ._validation import as_columns, check_k, check_min_count, check_option
+
+__all__ = ["Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "WeightLike"]
+
+TIES = ("expected", "pessimistic", "optimistic")
+EMPTY = ("zero", "skip", "error")
+GAINS = ("exp2", "linear")
+DENOMINATORS = ("relevant", "min_k")
+NAN_POLICIES = ("raise", "omit")
+ENGINES = ("numpy", "sklearn")
+WEIGHT_NAMES = ("count", "clicks", "log1p", "uniform")
+
+WeightLike = Union[str, pd.Series, Callable[[pd.DataFrame], Any], None]
+
+#: Rows above which score columns are ranked on two threads (numpy sorts release the GIL).
+_THREADS_FROM_ROWS = 200_000
+
+
+@dataclass
+class Options:
+    """Every choice that shapes a number, checked once."""
+
+    func: str
+    ties: str = "expected"
+    tiebreak: Hashable | None = None
+    threshold: float | None = None
+    weight: WeightLike = None  # None: each metric's default
+    empty: str = "zero"
+    gain: str = "exp2"
+    denominator: str = "relevant"
+    min_size: int = 0
+    min_pos: int = 0
+    min_neg: int = 0
+    sample_weight: Hashable | None = None
+    engine: str = "numpy"
+    max_fpr: float | None = None
+    nan_policy: str = "raise"
+
+    def check(self) -> Options:
+        f = self.func
+        check_option(self.ties, "ties", f, TIES)
+        check_option(self.empty, "empty", f, EMPTY)
+        check_option(self.gain, "gain", f, GAINS)
+        check_option(self.denominator, "denominator", f, DENOMINATORS)
+        check_option(self.engine, "engine", f, ENGINES)
+        check_option(self.nan_policy, "nan_policy", f, NAN_POLICIES)
+        self.min_size = check_min_count(self.min_size, "min_size", f)
+        self.min_pos = check_min_count(self.min_pos, "min_pos", f)
+        self.min_neg = check_min_count(self.min_neg, "min_neg", f)
+        if self.threshold is not None and not (
+            isinstance(self.threshold, (int, float, np.integer, np.floating))
+            and not isinstance(self.threshold, bool)
+            and math.isfinite(self.threshold)
+        ):
+            raise ValueError(
+                f"The 'threshold' parameter of {f} must be a finite number or None. "
+                f"Got {self.threshold!r} instead."
+            )
+        if self.max_fpr is not None and not (
+            isinstance(self.max_fpr, (int, float)) and 0 < self.max_fpr <= 1
+        ):
+            raise ValueError(
+                f"The 'max_fpr' parameter of {f} must be a float in the range (0, 1] or None. "
+                f"Got {self.max_fpr!r} instead."
+            )
+        w = self.weight
+        if isinstance(w, str):
+            pass  # a weight name or a column: resolved against the frame's columns
+        elif w is not None and not isinstance(w, pd.Series) and not callable(w):
+            raise TypeError(
+                f"The 'weight' parameter of {f} must be one of {', '.join(map(repr, WEIGHT_NAMES))}, "
+                f"a column name, a pandas Series indexed by group key, or a callable. Got {w!r} instead."
+            )
+        return self
+
+    def params(self, spec: MetricSpec) -> dict[str, Any]:
+        """The choices that matter for one metric, for display."""
+        out: dict[str, Any] = {"ties": self.ties}
+        if spec.info.grouped:
+            out["weight"] = self.weight_for(spec) if isinstance(self.weight_for(spec), str) else "custom"
+        if self.tiebreak is not None:
+            out["tiebreak"] = self.tiebreak
+        if spec.kind == "ndcg":
+            out["gain"] = self.gain
+        if spec.kind == "map":
+            out["denominator"] = self.denominator
+        if spec.kind not in ("auc", "gauc"):
+            out["empty"] = self.empty
+        if self.threshold is not None:
+            out["threshold"] = self.threshold
+        if spec.kind == "gauc":
+            for name in ("min_size", "min_pos", "min_neg"):
+                if getattr(self, name):
+                    out[name] = getattr(self, name)
+        return out
+
+    def weight_for(self, spec: MetricSpec) -> WeightLike:
+        return spec.info.default_weight if self.weight is None else self.weight
+
+
+@dataclass
+class GroupValues:
+    """One metric on one score column: per-group values, weights and the mean."""
+
+    spec: MetricSpec
+    values: np.ndarray  # per group; NaN where the metric is undefined
+    used: np.ndarray  # bool per group: enters the mean
+    weights: np.ndarray  # per group
+    value: float
+    coverage: Coverage
+
+
+@dataclass
+class ScoreEvaluation:
+    score: Hashable
+    metrics: dict[str, GroupValues]
+    ranking: E.Ranking | None = None
+    order: np.ndarray | None = None
+    rank: np.ndarray | None = None
+
+
+@dataclass
+class Evaluation:
+    """Everything one call computed, kept for reports, per-group tables and the bootstrap."""
+
+    prepared: Prepared
+    labels: Labels
+    options: Options
+    specs: list[MetricSpec]
+    scores: dict[Hashable, ScoreEvaluation]
+    group_stats: dict[str, np.ndarray] = field(default_factory=dict)  # n, positives, negatives, code
+    _keys: pd.Index | None = None
+
+    @property
+    def keys(self) -> pd.Index:
+        """Group keys in the order of every per-group array."""
+        if self._keys is None:
+            groups = self.prepared.groups
+            if groups is None:  # pragma: no cover - callers without groups never ask
+                raise RuntimeError("this evaluation has no groups")
+            self._keys = groups.decode(self.group_stats["code"])
+        return self._keys
+
+
+def _weights(
+    weight: WeightLike,
+    ev: Evaluation,
+    rk: E.Ranking,
+    func: str,
+) -> np.ndarray:
+    """Per-group weights for one of the weight options, checked."""
+    n = rk.n.astype(np.float64)
+    if isinstance(weight, str):
+        if weight == "count":
+            w = n
+        elif weight == "clicks":
+            w = rk.npos.astype(np.float64)
+        elif weight == "log1p":
+            w = np.log1p(n)
+        elif weight == "uniform":
+            w = np.ones_like(n)
+        elif weight in ev.prepared.extra:
+            groups = ev.prepared.groups
+            assert groups is not None
+            sums = np.bincount(groups.codes, weights=ev.prepared.extra[weight], minlength=groups.n_codes)
+            w = sums[rk.code]
+        else:  # pragma: no cover - resolved in evaluate()
+            raise ValueError(f"unknown weight {weight!r}")
+        return w
+    if isinstance(weight, pd.Series):
+        keys = ev.keys
+        try:
+            aligned = weight.reindex(keys)
+        except Exception as exc:  # duplicate index values, incompatible key types
+            raise ValueError(
+                f"The weight Series of {func} could not be aligned to the group keys: {exc}. "
+                "Index it by group key, one value per group."
+            ) from exc
+        missing = int(aligned.isna().sum())
+        if missing:
+            examples = list(keys[np.asarray(aligned.isna())][:3])
+            raise ValueError(
+                f"The weight Series of {func} has no value for {missing:,} of {len(keys):,} groups "
+                f"(for example {examples!r}). Index it by group key and give every group a weight."
+            )
+        w = aligned.to_numpy(dtype=np.float64)
+    else:  # callable
+        stats = pd.DataFrame(
+            {"n": rk.n, "positives": rk.npos, "negatives": rk.nneg}, index=ev.keys
+        )
+        out = weight(stats)  # type: ignore[operator]
+        if isinstance(out, pd.Series):
+            out = out.reindex(ev.keys)
+        w = np.asarray(out, dtype=np.float64).reshape(-1)
+        if w.shape[0] != rk.n_groups:
+            raise ValueError(
+                f"The weight callable of {func} returned {w.shape[0]:,} values for "
+                f"{rk.n_groups:,} groups; return one weight per row of the statistics frame."
+            )
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        raise ValueError(
+            f"The weights of {func} must be finite and >= 0; {int(bad.sum()):,} groups got a "
+            "negative, infinite or missing weight."
+        )
+    return w
+
+
+def _coverage(
+    rk: E.Ranking,
+    used: np.ndarray,
+    *,
+    n_rows: int,
+    n_dropped: int,
+    only_pos: int = 0,
+    only_neg: int = 0,
+    filtered: int = 0,
+    empty: int = 0,
+) -> Coverage:
+    skipped = ~used
+    total_pos = float(rk.npos.sum())
+    rows_skipped = float(rk.n[skipped].sum()) / max(n_rows, 1)
+    pos_skipped = float(rk.npos[skipped].sum()) / total_pos if total_pos else 0.0
+    return Coverage(
+        n_rows=n_rows,
+        n_groups=rk.n_groups,
+        n_used=int(used.sum()),
+        n_only_pos=only_pos,
+        n_only_neg=only_neg,
+        n_filtered=filtered,
+        n_empty=empty,
+        rows_skipped_share=rows_skipped,
+        positives_skipped_share=pos_skipped,
+        n_dropped=n_dropped,
+    )
+
+
+def _mean(values: np.ndarray, weights: np.ndarray, used: np.ndarray) -> float:
+    w = weights[used]
+    total = float(w.sum())
+    if total <= 0:
+        return math.nan
+    return float(np.dot(w, values[used]) / total)
+
+
+def _sklearn_group_auc(
+    ev: Evaluation, score_eval: ScoreEvaluation, eligible: np.ndarray, score: np.ndarray
+) -> np.ndarray:
+    """Per-group AUC from sklearn's roc_auc_score, one call per eligible group."""
+    from sklearn.metrics import roc_auc_score
+
+    opts = ev.options
+    groups = ev.prepared.groups
+    assert groups is not None and score_eval.order is not None and score_eval.rank is not None
+    if opts.ties == "expected" and opts.tiebreak is None:
+        s = score
+    else:  # the ranking's own order (tie-break, label order inside ties) as the score
+        s = np.empty(score.shape[0], dtype=np.float64)
+        s[score_eval.order] = -score_eval.rank
+    codes = groups.codes
+    by_group = np.argsort(codes, kind="stable")
+    sorted_codes = codes[by_group]
+    bounds = np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1
+    starts = np.concatenate(([0], bounds))
+    ends = np.append(bounds, codes.shape[0])
+    rel = ev.labels.rel
+    sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
+    out = np.full(starts.shape[0], np.nan)
+    for g in np.flatnonzero(eligible):
+        rows = by_group[starts[g] : ends[g]]
+        out[g] = roc_auc_score(
+            rel[rows],
+            s[rows],
+            sample_weight=None if sw is None else sw[rows],
+            max_fpr=opts.max_fpr,
+        )
+    return out
+
+
+def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> GroupValues:
+    spec = MetricSpec("auc", None)
+    opts = ev.options
+    rel = ev.labels.rel
+    sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
+    assert se.order is not None and se.rank is not None
+    npos = int(rel.sum())
+    nrows = rel.shape[0]
+    if opts.max_fpr is not None and 0 < npos < nrows:
+        from sklearn.metrics import roc_auc_score
+
+        if opts.ties == "expected" and opts.tiebreak is None:
+            s = score
+        else:
+            s = np.empty(nrows)
+            s[se.order] = -se.rank
+        value = float(roc_auc_score(rel, s, sample_weight=sw, max_fpr=opts.max_fpr))
+    else:
+        u, wp, wn = E.global_auc(se.order, se.rank, rel, sw)
+        value = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
+    ok = 0 < npos < nrows
+    cov = Coverage(
+        n_rows=nrows,
+        n_groups=1,
+        n_used=int(ok),
+        n_only_pos=int(npos == nrows),
+        n_only_neg=int(npos == 0),
+        rows_skipped_share=0.0 if ok else 1.0,
+        positives_skipped_share=0.0 if ok or not npos else 1.0,
+        n_dropped=ev.prepared.n_dropped,
+    )
+    one = np.ones(1)
+    return GroupValues(spec, np.array([value]), np.array([ok]), one, value, cov)
+
+
+def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: np.ndarray) -> GroupValues:
+    opts = ev.options
+    rk = se.ranking
+    assert rk is not None
+    func = opts.func
+    k = spec.k
+    npos = rk.npos
+    n_rows = ev.prepared.n_rows
+    n_dropped = ev.prepared.n_dropped
+    weights = _weights(opts.weight_for(spec), ev, rk, func)
+
+    if spec.kind == "gauc":
+        has_both = (rk.npos > 0) & (rk.nneg > 0)
+        passes = (rk.n >= opts.min_size) & (rk.npos >= opts.min_pos) & (rk.nneg >= opts.min_neg)
+        used = has_both & passes
+        if opts.engine == "sklearn" or opts.max_fpr is not None:
+            values = _sklearn_group_auc(ev, se, used, score)
+        else:
+            u, pn = E.auc_per_group(rk)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = np.where(used, u / pn, np.nan)
+        cov = _coverage(
+            rk,
+            used,
+            n_rows=n_rows,
+            n_dropped=n_dropped,
+            only_pos=int(((rk.npos > 0) & (rk.nneg == 0)).sum()),
+            only_neg=int((rk.npos == 0).sum()),
+            filtered=int((has_both & ~passes).sum()),
+        )
+        return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
+
+    # list metrics
+    if spec.kind == "ndcg":
+        dcg = E.dcg_per_group(rk, k)
+        idcg = _idcg(ev, rk, k)
+        empty = idcg <= 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = dcg / idcg
+    else:
+        empty = npos == 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if spec.kind == "mrr":
+                values = E.rr_per_group(rk, k)
+            elif spec.kind == "map":
+                denom = npos if (opts.denominator == "relevant" or k is None) else np.minimum(npos, k)
+                values = E.ap_per_group(rk, k) / denom
+            elif spec.kind == "precision":
+                values = E.hits_per_group(rk, k) / float(k)  # type: ignore[arg-type]
+            elif spec.kind == "recall":
+                values = E.hits_per_group(rk, k) / npos
+            elif spec.kind == "hit_rate":
+                values = E.hit_per_group(rk, k)
+            else:  # pragma: no cover - the registry admits nothing else
+                raise ValueError(spec.kind)
+    n_empty = int(empty.sum())
+    if n_empty and opts.empty == "error":
+        raise ValueError(
+            f"{spec.name}: {n_empty:,} of {rk.n_groups:,} groups have no relevant row. "
+            "Pass empty='zero' to score them 0 or empty='skip' to leave them out."
+        )
+    if opts.empty == "skip":
+        used = ~empty
+        values = np.where(empty, np.nan, values)
+    else:
+        used = np.ones(rk.n_groups, dtype=bool)
+        values = np.where(empty, 0.0, values)
+    cov = _coverage(rk, used, n_rows=n_rows, n_dropped=n_dropped, empty=n_empty)
+    return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
+
+
+def _gains(ev: Evaluation) -> np.ndarray:
+    v = ev.labels.values
+    return np.exp2(v) - 1.0 if ev.options.gain == "exp2" else v.astype(np.float64)
+
+
+def _idcg(ev: Evaluation, rk: E.Ranking, k: int | None) -> np.ndarray:
+    cache_key = f"idcg@{k}"
+    if cache_key not in ev.group_stats:
+        groups = ev.prepared.groups
+        assert groups is not None
+        if "ideal" not in ev.__dict__:
+            ev.__dict__["ideal"] = E.build_ideal(
+                groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels
+            )
+        ev.group_stats[cache_key] = E.idcg_per_group(
+            ev.__dict__["ideal"], _gains(ev), rk.n_groups, int(rk.n.max()), k
+        )
+    return ev.group_stats[cache_key]
+
+
+def _rank_one(ev: Evaluation, score_name: Hashable, need_groups: bool, keep_order: bool) -> ScoreEvaluation:
+    opts = ev.options
+    prep = ev.prepared
+    score = prep.scores[score_name]
+    tb = prep.extra.get(opts.tiebreak) if opts.tiebreak is not None else None
+    order, rank = E.score_rank(score, ties=opts.ties, level=ev.labels.level, tiebreak=tb)  # type: ignore[arg-type]
+    se = ScoreEvaluation(score_name, {}, order=order, rank=rank)
+    if need_groups:
+        groups = prep.groups
+        assert groups is not None
+        sw = prep.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
+        graded = any(s.info.graded for s in ev.specs)
+        se.ranking = E.build_ranking(
+            groups.codes,
+            groups.n_codes,
+            order,
+            rank,
+            ev.labels.level,
+            ev.labels.n_levels,
+            ev.labels.rel_level,
+            gains=_gains(ev) if graded else None,
+            sample_weight=sw,
+        )
+    if not keep_order:
+        se.order = se.rank = None
+    return se
+
+
+def evaluate(
+    df: pd.DataFrame,
+    *,
+    group: Hashable | Sequence[Hashable] | None,
+    label: Hashable,
+    scores: Sequence[Hashable],
+    specs: Sequence[MetricSpec],
+    options: Options,
+    keep_order: bool = False,
+    by: Sequence[Hashable] = (),
+) -> Evaluation:
+    """Run the pipeline for every score column and every metric."""
+    opts = options.check()
+    func = opts.func
+    gcols = as_columns(group, "group", func) if group is not None else None
+    need_groups = any(s.info.grouped for s in specs)
+    if need_groups and gcols is None:
+        raise ValueError(f"{func} needs the 'group' parameter for {[s.name for s in specs if s.info.grouped]}.")
+    numeric_extra: list[Hashable] = []
+    if opts.sample_weight is not None:
+        numeric_extra.append(opts.sample_weight)
+    w = opts.weight
+    if isinstance(w, str) and w not in WEIGHT_NAMES:
+        if w not in df.columns:
+            from ._validation import ColumnNotFoundError
+            import difflib
+
+            close = difflib.get_close_matches(w, [*WEIGHT_NAMES, *map(str, df.columns)], n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ColumnNotFoundError(
+                f"The 'weight' parameter of {func} must be one of "
+                f"{', '.join(map(repr, WEIGHT_NAMES))} or a column name. Got {w!r}, which is "
+                f"neither.{hint}"
+            )
+        numeric_extra.append(w)
+    prep = prepare(
+        df,
+        func=func,
+        group=gcols,
+        label=label,
+        scores=list(scores),
+        numeric_extra=numeric_extra,
+        key_extra=[opts.tiebreak] if opts.tiebreak is not None else [],
+        segment=by,
+        nan_policy=opts.nan_policy,
+    )
+    graded = any(s.info.graded for s in specs)
+    if graded and (prep.y < 0).any():
+        count = int((prep.y < 0).sum())
+        raise ValueError(
+            f"Column {label!r} has {count:,} negative label{'s' if count != 1 else ''}; NDCG needs "
+            "labels >= 0 (graded relevance). Clip or shift them first."
+        )
+    labels = label_levels(prep.y, opts.threshold, graded)
+    if prep.extra.get(opts.sample_weight) is not None and any(s.kind not in ("auc", "gauc") for s in specs):
+        raise ValueError(
+            f"sample_weight applies to 'auc' and 'gauc' only; weigh groups with weight= instead."
+        )
+    ev = Evaluation(prep, labels, opts, list(specs), {})
+    keep = keep_order or opts.engine == "sklearn" or opts.max_fpr is not None or any(
+        s.kind == "auc" for s in specs
+    )
+    names = list(scores)
+    if len(names) > 1 and prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            evals = list(pool.map(lambda s: _rank_one(ev, s, need_groups, keep), names))
+    else:
+        evals = [_rank_one(ev, s, need_groups, keep) for s in names]
+    for se in evals:
+        rk = se.ranking
+        if rk is not None and not ev.group_stats:
+            ev.group_stats.update(code=rk.code, n=rk.n, positives=rk.npos, negatives=rk.nneg)
+        score = prep.scores[se.score]
+        for spec in specs:
+            if spec.kind == "auc":
+                gv = _global_auc(ev, se, score)
+            else:
+                gv = _group_metric(ev, se, spec, score)
+            se.metrics[spec.name] = gv
+        if not keep_order:
+            se.order = se.rank = None
+        ev.scores[se.score] = se
+    return ev
+
+
+def warn_if_needed(gv: GroupValues, where: str) -> None:
+    """NaN with a warning when nothing was eligible; a warning when >10% of rows were skipped."""
+    cov = gv.coverage
+    if math.isnan(gv.value):
+        warnings.warn(
+            f"{where}: {gv.spec.name} is NaN because no group is eligible ({cov}).",
+            CoverageWarning,
+            stacklevel=3,
+        )
+    elif cov.alert and gv.spec.kind == "gauc":
+        warnings.warn(f"{where}: {gv.spec.name}: {cov}.", CoverageWarning, stacklevel=3)

@@ -1,0 +1,238 @@
+"""From a DataFrame to validated numpy arrays: group codes, label levels, scores.
+
+This is the only place that looks at the frame. It never modifies it: columns are
+read with ``to_numpy`` (copies where pandas needs to) and rows with missing values
+are dropped from the arrays, not from the frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_columns, check_frame, missing_mask, numeric_values
+
+__all__ = ["Groups", "Labels", "Prepared", "prepare", "encode_groups", "label_levels"]
+
+
+@dataclass
+class Groups:
+    """Integer codes for the group key(s) and the way back to key values."""
+
+    codes: np.ndarray  # int64, one per row, in [0, n_codes)
+    n_codes: int
+    decode: Callable[[np.ndarray], pd.Index]
+    names: list[Hashable]
+
+
+def _encode_one(s: pd.Series) -> tuple[np.ndarray, int, Callable[[np.ndarray], pd.Index]]:
+    name = s.name
+    dtype = s.dtype
+    if (
+        pd.api.types.is_integer_dtype(dtype)
+        and not pd.api.types.is_extension_array_dtype(dtype)
+        and len(s)
+    ):
+        v = s.to_numpy()
+        lo, hi = int(v.min()), int(v.max())
+        span = hi - lo + 1
+        if span <= 4 * len(v) + 1024:
+            # dense integer keys: the key itself is the code, no hashing needed
+            codes = v.astype(np.int64, copy=True)
+            codes -= lo
+
+            def decode_int(c: np.ndarray) -> pd.Index:
+                return pd.Index((np.asarray(c) + lo).astype(dtype), name=name)
+
+            return codes, span, decode_int
+    codes, uniques = pd.factorize(s, sort=False, use_na_sentinel=True)
+    codes = codes.astype(np.int64, copy=False)
+
+    def decode(c: np.ndarray) -> pd.Index:
+        return pd.Index(uniques.take(np.asarray(c)), name=name)
+
+    return codes, max(len(uniques), 1), decode
+
+
+def encode_groups(df: pd.DataFrame, columns: Sequence[Hashable]) -> Groups:
+    """Encode one or more key columns as one int64 code per row."""
+    parts = [_encode_one(df[c]) for c in columns]
+    if len(parts) == 1:
+        codes, n_codes, dec = parts[0]
+        return Groups(codes, n_codes, dec, list(columns))
+    radices = [p[1] for p in parts]
+    total = 1
+    for r in radices:
+        total *= r
+    if total < 2**62:
+        codes = np.zeros(len(df), dtype=np.int64)
+        for c, r, _ in parts:
+            codes *= r
+            codes += c
+        decoders = [p[2] for p in parts]
+
+        def decode_multi(c: np.ndarray) -> pd.Index:
+            c = np.asarray(c, dtype=np.int64)
+            comps = []
+            for r in reversed(radices):
+                comps.append(c % r)
+                c = c // r
+            comps.reverse()
+            return pd.MultiIndex.from_arrays(
+                [d(x) for d, x in zip(decoders, comps)], names=list(columns)
+            )
+
+        return Groups(codes, total, decode_multi, list(columns))
+    # too many combinations to multiply out: let pandas number the observed ones
+    ngroup = df.groupby(list(columns), sort=False, observed=True, dropna=False).ngroup()
+    codes = ngroup.to_numpy(dtype=np.int64)
+    first_rows = np.unique(codes, return_index=True)[1]
+    keys = pd.MultiIndex.from_frame(df.iloc[first_rows][list(columns)])
+    order = np.argsort(codes[first_rows])
+    keys = keys[order]
+    return Groups(codes, int(codes.max()) + 1, lambda c: keys[np.asarray(c)], list(columns))
+
+
+@dataclass
+class Labels:
+    """Label levels: ``level`` indexes the sorted distinct label values ``values``."""
+
+    level: np.ndarray  # small ints, one per row
+    values: np.ndarray  # float64 distinct labels, ascending
+    rel_level: int  # rows with level >= rel_level are relevant
+
+    @property
+    def n_levels(self) -> int:
+        return int(self.values.shape[0])
+
+    @property
+    def rel(self) -> np.ndarray:
+        return self.level >= self.rel_level
+
+
+def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels:
+    """Relevance levels of the labels.
+
+    With ``graded=False`` only relevance matters: two levels (0 = not relevant,
+    1 = relevant). With ``graded=True`` every distinct label is its own level, as
+    NDCG needs.
+    """
+    rel = (y > 0) if threshold is None else (y >= threshold)
+    if not graded:
+        return Labels(rel.view(np.uint8), np.array([0.0, 1.0]), 1)
+    lo, hi = float(y.min()), float(y.max())
+    if np.all(y == np.round(y)) and hi - lo < 4096:
+        values = np.arange(lo, hi + 1.0)
+        level = (y - lo).astype(np.int64)
+    else:
+        values, level = np.unique(y, return_inverse=True)
+        level = level.astype(np.int64)
+    if threshold is None:
+        rel_level = int(np.searchsorted(values, 0.0, side="right"))
+    else:
+        rel_level = int(np.searchsorted(values, threshold, side="left"))
+    dtype = np.uint8 if values.shape[0] <= 256 else np.int64
+    return Labels(level.astype(dtype), values, rel_level)
+
+
+@dataclass
+class Prepared:
+    """Validated arrays of one call, rows with missing values already dropped."""
+
+    groups: Groups | None
+    y: np.ndarray
+    scores: dict[Hashable, np.ndarray]
+    extra: dict[Hashable, np.ndarray] = field(default_factory=dict)
+    n_rows: int = 0
+    n_dropped: int = 0
+    keep: np.ndarray | None = None  # row mask applied, when rows were dropped
+    segments: Groups | None = None  # codes of the ``by`` columns, when asked for
+
+
+def prepare(
+    df: pd.DataFrame,
+    *,
+    func: str,
+    group: Sequence[Hashable] | None,
+    label: Hashable,
+    scores: Sequence[Hashable],
+    numeric_extra: Sequence[Hashable] = (),
+    key_extra: Sequence[Hashable] = (),
+    segment: Sequence[Hashable] = (),
+    nan_policy: str = "raise",
+) -> Prepared:
+    """Check the columns and turn them into arrays.
+
+    ``numeric_extra`` are numeric columns (sample weights, a weight column);
+    ``key_extra`` are columns used only for ordering (a tie-break column), which
+    may be of any sortable dtype.
+    """
+    check_frame(df, func)
+    gcols = list(group) if group is not None else []
+    cols = [*gcols, label, *scores, *numeric_extra, *key_extra, *segment]
+    check_columns(df, cols)
+
+    # missing values, checked column by column so the message can name them
+    masks = {c: missing_mask(df[c]) for c in dict.fromkeys(cols)}
+    bad = {c: int(m.sum()) for c, m in masks.items() if m.any()}
+    keep = None
+    n_dropped = 0
+    if bad:
+        if nan_policy == "raise":
+            first, count = next(iter(bad.items()))
+            others = [c for c in bad if c != first]
+            also = f" (also missing values in {others!r})" if others else ""
+            raise ValueError(
+                f"Column {first!r} has {count:,} missing value{'s' if count != 1 else ''} "
+                f"(NaN/None){also}. Pass nan_policy='omit' to drop those rows "
+                "(the count is reported with the result), or fill them first."
+            )
+        keep = ~np.logical_or.reduce(list(masks.values()))
+        n_dropped = int(len(df) - keep.sum())
+        if not keep.any():
+            raise ValueError(
+                f"{func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
+            )
+        df = df.loc[keep]  # a new frame: the caller's frame is not touched
+
+    y = numeric_values(df[label], label, "label")
+    if not np.isfinite(y).all():
+        count = int((~np.isfinite(y)).sum())
+        raise ValueError(
+            f"Column {label!r} (label) has {count:,} infinite value{'s' if count != 1 else ''}; "
+            "labels must be finite numbers or bools."
+        )
+    score_arrays = {}
+    for s in scores:
+        arr = numeric_values(df[s], s, "score", keep_float32=True)
+        if np.isnan(arr).any():  # NaN produced by conversion cannot happen; guard anyway
+            raise ValueError(f"Column {s!r} (score) has NaN values after conversion.")
+        score_arrays[s] = arr
+    extra: dict[Hashable, np.ndarray] = {}
+    for c in numeric_extra:
+        arr = numeric_values(df[c], c, "weight")
+        if not np.isfinite(arr).all() or (arr < 0).any():
+            count = int((~np.isfinite(arr) | (arr < 0)).sum())
+            raise ValueError(
+                f"Column {c!r} (weight) has {count:,} negative or infinite value"
+                f"{'s' if count != 1 else ''}; weights must be finite and >= 0."
+            )
+        extra[c] = arr
+    for c in key_extra:
+        codes, _ = pd.factorize(df[c], sort=True)
+        extra[c] = codes.astype(np.int64)
+    groups = encode_groups(df, gcols) if gcols else None
+    segments = encode_groups(df, list(segment)) if segment else None
+    return Prepared(
+        segments=segments,
+        groups=groups,
+        y=y,
+        scores=score_arrays,
+        extra=extra,
+        n_rows=len(df),
+        n_dropped=n_dropped,
+        keep=keep,
+    )

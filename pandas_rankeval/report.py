@@ -1,0 +1,222 @@
+"""Many metrics over many score columns in one call, overall or per segment."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Hashable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from . import _engine as E
+from ._evaluate import Evaluation, GroupValues, Options, WeightLike, evaluate
+from ._registry import parse_metrics
+from ._result import CoverageWarning
+from ._validation import as_columns
+
+__all__ = ["report", "segment_of_groups"]
+
+DEFAULT_METRICS = ("auc", "gauc", "mrr", "ndcg@10")
+
+
+def segment_of_groups(ev: Evaluation, by: list[Hashable], func: str) -> np.ndarray:
+    """The segment code of every group; each ``by`` column must be constant within a group."""
+    groups, segs = ev.prepared.groups, ev.prepared.segments
+    assert groups is not None and segs is not None
+    key = groups.codes * segs.n_codes + segs.codes
+    uniq = np.unique(key)
+    n_groups = len(ev.group_stats["code"])
+    if uniq.shape[0] != n_groups:
+        gk = uniq // segs.n_codes
+        n_mixed = int((np.bincount(np.searchsorted(np.unique(gk), gk)) > 1).sum())
+        raise ValueError(
+            f"The 'by' column(s) {by!r} of {func} must be constant within each group "
+            f"(a user's country, a query's vertical); {n_mixed:,} groups have more than one "
+            "value. Segment by a group-level attribute, or evaluate subsets separately."
+        )
+    return uniq % segs.n_codes
+
+
+def _rows(
+    ev: Evaluation,
+    score: Hashable,
+    names: list[str],
+    used_groups: np.ndarray | None,
+    row_mask: np.ndarray | None,
+) -> dict[str, Any]:
+    """One row of the report: metric values and coverage for a score (and segment)."""
+    se = ev.scores[score]
+    out: dict[str, Any] = {}
+    for name in names:
+        gv: GroupValues = se.metrics[name]
+        if gv.spec.kind == "auc":
+            if row_mask is None:
+                out[name] = gv.value
+            else:
+                assert se.order is not None and se.rank is not None
+                sel = row_mask[se.order]
+                sw = ev.prepared.extra.get(ev.options.sample_weight) if ev.options.sample_weight else None
+                u, wp, wn = E.global_auc(se.order[sel], se.rank[sel], ev.labels.rel, sw)
+                out[name] = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
+            continue
+        used = gv.used if used_groups is None else gv.used & used_groups
+        w = gv.weights[used]
+        total = float(w.sum())
+        out[name] = float(np.dot(w, gv.values[used]) / total) if total > 0 else math.nan
+    stats = ev.group_stats
+    in_seg = slice(None) if used_groups is None else used_groups
+    out["n_groups"] = int(np.asarray(stats["n"])[in_seg].shape[0]) if stats else 1
+    out["n_rows"] = int(np.asarray(stats["n"])[in_seg].sum()) if stats else ev.prepared.n_rows
+    gauc_names = [n for n in names if se.metrics[n].spec.kind == "gauc"]
+    if gauc_names:
+        gv = se.metrics[gauc_names[0]]
+        used = gv.used if used_groups is None else gv.used[used_groups]
+        out["gauc_groups_used"] = int(used.sum())
+        n_all = gv.used.shape[0] if used_groups is None else int(used_groups.sum())
+        skipped = ~(gv.used if used_groups is None else gv.used[used_groups])
+        rows = np.asarray(stats["n"])[in_seg]
+        out["gauc_rows_skipped"] = float(rows[skipped].sum() / max(rows.sum(), 1))
+        del n_all
+    if any(se.metrics[n].spec.kind not in ("auc", "gauc") for n in names):
+        pos = np.asarray(stats["positives"])[in_seg]
+        out["groups_no_relevant"] = int((pos == 0).sum())
+    if ev.prepared.n_dropped:
+        out["rows_dropped"] = ev.prepared.n_dropped
+    return out
+
+
+def report(
+    df: pd.DataFrame,
+    *,
+    group: Hashable | Sequence[Hashable],
+    label: Hashable,
+    scores: Hashable | Sequence[Hashable],
+    metrics: str | Sequence[str] = DEFAULT_METRICS,
+    by: Hashable | Sequence[Hashable] | None = None,
+    weight: WeightLike = None,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    min_size: int | None = None,
+    min_pos: int | None = None,
+    min_neg: int | None = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    gain: Literal["exp2", "linear"] = "exp2",
+    denominator: Literal["relevant", "min_k"] = "relevant",
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Compare score columns on many metrics at once, overall or per segment.
+
+    Each score column is sorted once; every metric is a reduction over that sort.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item.
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Click or graded relevance.
+    scores : column or list of columns
+        The models to compare, one score column each.
+    metrics : str or list of str, default=("auc", "gauc", "mrr", "ndcg@10")
+        Metric names: ``"auc"``, ``"gauc"``, ``"mrr"``, ``"mrr@K"``, ``"ndcg"``,
+        ``"ndcg@K"``, ``"map"``, ``"map@K"``, ``"precision@K"``, ``"recall@K"``,
+        ``"hit_rate@K"``.
+    by : column or list of columns, optional
+        Segment columns, constant within a group (country, device, activity
+        bucket): one row per (segment, model).
+    weight : weight option, optional
+        Group weights for every group metric; default: "count" for GAUC and
+        "uniform" for the list metrics.
+    ci : float in (0, 1), optional
+        Add a bootstrap confidence interval (``<metric>_low``, ``<metric>_high``)
+        for every metric, resampling groups. See :func:`compare` for the method.
+    n_boot : int, default=1000
+        Bootstrap replicates.
+    seed : int or None, default=0
+        Seed of the bootstrap; the same seed gives the same intervals.
+    min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
+        As in the single-metric functions.
+    progress : bool, default=False
+        Show a progress bar for the bootstrap (needs tqdm).
+
+    Returns
+    -------
+    report : DataFrame
+        One row per score column (index ``model``; with ``by``, a MultiIndex of
+        the segment columns and ``model``), one column per metric, then the
+        coverage: ``n_groups``, ``n_rows``, ``gauc_groups_used`` and
+        ``gauc_rows_skipped`` (with GAUC), ``groups_no_relevant`` (with list
+        metrics), ``rows_dropped`` (with ``nan_policy="omit"``). The choices
+        (ties, weights, ...) are in ``report.attrs["params"]``.
+
+    Examples
+    --------
+    >>> import pandas_rankeval as pre
+    >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
+    >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"],
+    ...                  metrics=["auc", "gauc", "ndcg@10"])
+    >>> list(rep.columns[:3])
+    ['auc', 'gauc', 'ndcg@10']
+    >>> list(rep.index)
+    ['model_a', 'model_b']
+    """
+    func = "report"
+    specs = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
+    score_cols = as_columns(scores, "scores", func)
+    by_cols = as_columns(by, "by", func) if by is not None else []
+    opts = Options(
+        func, ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
+        min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
+        gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
+    )
+    if ci is not None and not (isinstance(ci, float) and 0 < ci < 1):
+        raise ValueError(
+            f"The 'ci' parameter of report must be a float in the range (0, 1) or None. Got {ci!r} instead."
+        )
+    need_rows = bool(by_cols) or ci is not None
+    ev = evaluate(
+        df, group=group, label=label, scores=score_cols, specs=specs, options=opts,
+        keep_order=need_rows, by=by_cols,
+    )
+    names = [s.name for s in specs]
+    rows: list[dict[str, Any]] = []
+    index: list[Any] = []
+    if by_cols:
+        seg_of_group = segment_of_groups(ev, by_cols, func)
+        segs = ev.prepared.segments
+        assert segs is not None
+        present = np.unique(seg_of_group)
+        seg_keys = segs.decode(present)
+        for code, key in zip(present, seg_keys):
+            in_seg = seg_of_group == code
+            row_mask = segs.codes == code
+            for s in score_cols:
+                rows.append(_rows(ev, s, names, in_seg, row_mask))
+                index.append((*(key if isinstance(key, tuple) else (key,)), s))
+        idx = pd.MultiIndex.from_tuples(index, names=[*by_cols, "model"])
+    else:
+        for s in score_cols:
+            rows.append(_rows(ev, s, names, None, None))
+        idx = pd.Index(score_cols, name="model")
+    out = pd.DataFrame(rows, index=idx)
+    if ci is not None:
+        from ._stats import bootstrap_report
+
+        out = bootstrap_report(ev, out, names, by_cols, ci=ci, n_boot=n_boot, seed=seed, progress=progress)
+    out.attrs["params"] = {name: opts.params(spec) for name, spec in zip(names, specs)}
+    for s in score_cols:
+        for name in names:
+            gv = ev.scores[s].metrics[name]
+            if gv.spec.kind == "gauc" and gv.coverage.alert:
+                warnings.warn(
+                    f"report: {s}: gauc: {gv.coverage}.", CoverageWarning, stacklevel=2
+                )
+    return out
