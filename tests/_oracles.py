@@ -442,3 +442,103 @@ def expected_hits_in_block(r: int, t: int, p: int) -> float:
 
 def hit_probability_in_block(r: int, t: int, p: int) -> float:
     return 1.0 - math.comb(t - p, r) / math.comb(t, r)
+
+
+def expected_closed_form(metric, labels, scores, tiebreak=None, *, k=None, gain_kind="exp2",
+                         denominator="relevant", threshold=None) -> float:
+    """ties="expected" of one group without enumeration, for groups too large to enumerate.
+
+    Each formula is the contract's (or follows from linearity of expectation) and is checked
+    against the enumeration in the self-check tests:
+    - NDCG: every item of a tied block gets the block's mean gain.
+    - MRR: the contract's sum over the block holding the first relevant item.
+    - precision/recall: a block filling r of the slots left before the cutoff holds r*p/t
+      relevant items on average; hit: no relevant item in the top k has probability
+      prod over blocks of C(t-p, r) / C(t, r).
+    - AP: a relevant item of a block of t rows (p relevant) after m rows holding R relevant sits
+      at each place j of the block with probability 1/t, and then has on average
+      (j-1)(p-1)/(t-1) relevant block-mates before it, so its expected precision is
+      (R + 1 + (j-1)(p-1)/(t-1)) / (m + j).
+    """
+    labels, scores = list(labels), list(scores)
+    blocks = tie_blocks(scores, tiebreak)
+    if metric == "ndcg":
+        idcg = ideal_dcg(labels, k, gain_kind)
+        if idcg == 0:
+            return 0.0
+        parts, pos = [], 0
+        for block in blocks:
+            mean_gain = math.fsum(gain(labels[i], gain_kind) for i in block) / len(block)
+            ranks = range(pos + 1, pos + len(block) + 1)
+            parts.append(mean_gain * math.fsum(discount(r) for r in ranks if k is None or r <= k))
+            pos += len(block)
+        return math.fsum(parts) / idcg
+
+    rel = [is_relevant(lab, threshold) for lab in labels]
+    n_rel = sum(rel)
+    if n_rel == 0:
+        return 0.0
+    cutoff = len(labels) if k is None else k
+    if metric == "mrr":
+        pos = 0
+        for block in blocks:
+            p = sum(rel[i] for i in block)
+            if p:
+                return expected_rr_closed_form(pos, len(block), p, k)
+            pos += len(block)
+    if metric in ("precision", "recall", "hit_rate"):
+        hits, p_miss, pos = [], 1.0, 0
+        for block in blocks:
+            t, p = len(block), sum(rel[i] for i in block)
+            r = max(0, min(t, cutoff - pos))
+            hits.append(expected_hits_in_block(r, t, p))
+            p_miss *= math.comb(t - p, r) / math.comb(t, r)
+            pos += t
+        if metric == "precision":
+            return math.fsum(hits) / cutoff
+        if metric == "recall":
+            return math.fsum(hits) / n_rel
+        return 1.0 - p_miss
+    if metric == "map":
+        d = n_rel if denominator == "relevant" or k is None else min(n_rel, k)
+        parts, pos, above = [], 0, 0
+        for block in blocks:
+            t, p = len(block), sum(rel[i] for i in block)
+            for j in range(1, t + 1):
+                if pos + j > cutoff:
+                    break
+                mates = 0.0 if t == 1 else (j - 1) * (p - 1) / (t - 1)
+                parts.append(p / t * (above + 1 + mates) / (pos + j))
+            pos += t
+            above += p
+        return math.fsum(parts) / d
+    raise ValueError(f"unknown metric {metric!r}")
+
+
+def list_metric_large(df, *, metric, group, label, score, k=None, gain="exp2",
+                      denominator="relevant", weight="uniform", ties="expected", tiebreak=None,
+                      threshold=None, empty="zero") -> float:
+    """list_metric for groups too large to enumerate: closed forms for "expected", the
+    contract's ordering rule for "pessimistic"/"optimistic" (both checked against enumeration
+    in the self-check tests)."""
+    labels, scores, tb = df[label].tolist(), df[score].tolist(), _as_list(df, tiebreak)
+    fn = list_metric_fn(metric, k=k, gain_kind=gain, denominator=denominator,
+                        threshold=threshold)
+    values = {}
+    for key, rows in split_groups(df, group).items():
+        labs, scs = [labels[i] for i in rows], [scores[i] for i in rows]
+        tbs = None if tb is None else [tb[i] for i in rows]
+        if is_empty_group(labs, metric, threshold):
+            if empty == "error":
+                raise ValueError("a group has no relevant row")
+            if empty == "zero":
+                values[key] = 0.0
+            continue
+        if ties == "expected":
+            values[key] = expected_closed_form(metric, labs, scs, tbs, k=k, gain_kind=gain,
+                                               denominator=denominator, threshold=threshold)
+        else:
+            order = contract_order(labs, scs, tbs, ties, threshold, graded=(metric == "ndcg"))
+            values[key] = fn(order)
+    stats = group_stats(df, group, label, None if metric == "ndcg" else threshold)
+    return weighted_mean(values, group_weights(df, group, weight, stats))

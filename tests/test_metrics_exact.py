@@ -196,6 +196,74 @@ def test_pessimistic_expected_optimistic_are_ordered(metric, kw):
 
 
 # ----------------------------------------------------------------------------------------------
+# groups too large to enumerate: closed forms (checked against enumeration in the self-checks)
+# ----------------------------------------------------------------------------------------------
+def make_large_frame(seed, graded):
+    rng = random.Random(seed)
+    rows = []
+    for g, n in enumerate([1, 2, 25, 60, 150, 400]):
+        p_rel = rng.choice([0.05, 0.3, 0.7])
+        for _ in range(n):
+            rel = rng.random() < p_rel
+            lab = (rng.choice([1, 2, 3]) if graded else 1) if rel else 0
+            rows.append((g, lab, rng.choice([0.0, 0.5, 1.0, round(rng.random(), 1)]),
+                         rng.randint(0, 3)))
+    rows += [(99, 0, 0.5, 0)] * 5  # an empty group
+    rng.shuffle(rows)
+    return pd.DataFrame(rows, columns=["g", "y", "s", "tb"])
+
+
+LARGE_SPECS = SPECS + [("ndcg", dict(k=None, gain="exp2")), ("map", dict(k=20)),
+                       ("precision", dict(k=50)), ("hit_rate", dict(k=30)),
+                       ("mrr", dict(k=40)), ("ndcg", dict(k=100, gain="linear"))]
+LARGE_IDS = [m + "-" + "-".join(f"{a}={b}" for a, b in kw.items()) for m, kw in LARGE_SPECS]
+
+
+@pytest.mark.parametrize("tiebreak", [None, "tb"])
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("metric,kw", LARGE_SPECS, ids=LARGE_IDS)
+@pytest.mark.parametrize("graded", [False, True], ids=["binary", "graded"])
+def test_large_groups_match_closed_forms(graded, metric, kw, ties, tiebreak):
+    df = make_large_frame(0, graded)
+    common = dict(group="g", label="y", score="s", ties=ties, tiebreak=tiebreak, **kw)
+    for empty in ("zero", "skip"):
+        assert lib(metric, df, empty=empty, **common) == approx(
+            O.list_metric_large(df, metric=metric, empty=empty, **common))
+
+
+def test_one_huge_tie_block():
+    # 1000 rows with one score: expected RR with p relevant of t is sum_j C(t-j,p-1)/C(t,p)/j
+    n, p = 1000, 3
+    df = pd.DataFrame({"g": 0, "y": [1] * p + [0] * (n - p), "s": 0.25})
+    kw = dict(group="g", label="y", score="s")
+    assert lib("mrr", df, **kw) == approx(O.expected_rr_closed_form(0, n, p))
+    assert lib("mrr", df, k=10, **kw) == approx(O.expected_rr_closed_form(0, n, p, 10))
+    assert lib("precision", df, k=10, **kw) == approx(p / n)
+    assert lib("recall", df, k=10, **kw) == approx(10 / n)
+    assert lib("hit_rate", df, k=10, **kw) == approx(O.hit_probability_in_block(10, n, p))
+    assert lib("map", df, **kw) == approx(
+        O.expected_closed_form("map", df.y.tolist(), df.s.tolist()))
+    assert lib("ndcg", df, k=10, **kw) == approx(
+        O.expected_closed_form("ndcg", df.y.tolist(), df.s.tolist(), k=10))
+    assert float(pr.auc(df, label="y", score="s")) == 0.5
+    assert float(pr.gauc(df, **kw)) == 0.5
+
+
+@pytest.mark.parametrize("sample_weight", [None, "sw"])
+@pytest.mark.parametrize("ties", TIES)
+def test_large_groups_auc_and_gauc(ties, sample_weight):
+    df = make_large_frame(1, False).assign(sw=lambda d: (np.arange(len(d)) % 4 + 1) / 2)
+    kw = dict(label="y", score="s", ties=ties, sample_weight=sample_weight)
+    assert float(pr.auc(df, **kw)) == approx(O.global_auc(df, **kw))
+    for weight in ("count", "uniform", "log1p", "clicks"):
+        assert float(pr.gauc(df, group="g", weight=weight, **kw)) == approx(
+            O.gauc(df, group="g", weight=weight, **kw))
+        if ties == "expected":
+            assert float(pr.gauc(df, group="g", weight=weight, engine="sklearn", **kw)) == \
+                approx(O.gauc(df, group="g", weight=weight, **kw))
+
+
+# ----------------------------------------------------------------------------------------------
 # weights and empty groups for list metrics
 # ----------------------------------------------------------------------------------------------
 def weight_options(df, group="g"):

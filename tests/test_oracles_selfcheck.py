@@ -425,3 +425,44 @@ def test_sample_weight_in_gauc_groups_matches_sklearn():
             assert value == approx(roc_auc_score(sub.y, sub.s, sample_weight=sub.w))
         else:
             assert math.isnan(value)
+
+
+# ----------------------------------------------------------------------------------------------
+# closed forms for groups too large to enumerate
+# ----------------------------------------------------------------------------------------------
+CLOSED_FORM_SPECS = (
+    [("mrr", dict(k=k)) for k in (None, 1, 3)]
+    + [("ndcg", dict(k=k, gain_kind=g)) for k in (None, 1, 3) for g in ("exp2", "linear")]
+    + [("map", dict(k=k, denominator=d)) for k in (None, 1, 3) for d in ("relevant", "min_k")]
+    + [(m, dict(k=k)) for m in ("precision", "recall", "hit_rate") for k in (1, 2, 3, 10)]
+)
+
+
+@pytest.mark.parametrize("seed,n,tie_style,graded", GROUP_CASES)
+def test_expected_closed_forms_match_enumeration(seed, n, tie_style, graded):
+    rng = random.Random(seed * 101 + n)
+    labels, scores = random_group(rng, n, tie_style, graded)
+    tiebreak = [rng.choice([0, 1]) for _ in range(n)]
+    for metric, kw in CLOSED_FORM_SPECS:
+        for tb in (None, tiebreak):
+            for threshold in ((None,) if metric == "ndcg" else (None, 2)):
+                extra = {} if metric == "ndcg" else dict(threshold=threshold)
+                fn = O.list_metric_fn(metric, **kw, **extra)
+                want = O.tie_value(fn, labels, scores, tb)
+                got = O.expected_closed_form(metric, labels, scores, tb, **kw, **extra)
+                assert got == approx(want), (metric, kw, tb, threshold)
+
+
+@pytest.mark.parametrize("ties", O.TIES)
+@pytest.mark.parametrize("seed", range(4))
+def test_list_metric_large_equals_enumeration_on_small_frames(seed, ties):
+    df = small_frame(seed, n_groups=10).assign(tb=lambda d: np.arange(len(d)) % 2)
+    for metric, kw in CLOSED_FORM_SPECS:
+        kw = {("gain" if a == "gain_kind" else a): b for a, b in kw.items()}
+        for empty in ("zero", "skip"):
+            for weight in ("uniform", "count", "gmv"):
+                for tb in (None, "tb"):
+                    common = dict(metric=metric, group="g", label="y", score="s", ties=ties,
+                                  empty=empty, weight=weight, tiebreak=tb, **kw)
+                    assert O.list_metric_large(df, **common) == approx(
+                        O.list_metric(df, **common))
