@@ -1,0 +1,295 @@
+"""``df.rank`` stays pandas' rank and also becomes the metrics namespace.
+
+DataFrame inherits ``rank`` from ``NDFrame``. Registering an accessor under that name through
+``pd.api.extensions.register_dataframe_accessor`` warns and replaces it, which breaks
+``df.rank()``, ``pd.DataFrame.rank(df)``, ``df.agg("rank")`` and any library that captured the
+function at import. Instead, as geopandas does for ``GeoDataFrame.plot``, a small descriptor is
+put in ``DataFrame.__dict__["rank"]``:
+
+* class access (``pd.DataFrame.rank``) returns pandas' own function object, unchanged;
+* instance access (``df.rank``) returns a :class:`RankevalNamespace`: calling it is pandas'
+  rank with its full signature, and its attributes are the metric functions bound to ``df``.
+
+The same namespace is also registered through the public API under the collision-free name
+``df.rankeval``. ``Series.rank`` is not touched.
+
+The namespace holds nothing but the frame (pandas 3 builds a new accessor object on every
+attribute access, and so does the descriptor), never raises in ``__init__``, and every method
+is a one-line forward to the function of the same name in :mod:`pandas_rankeval`, looked up at
+call time. Docstrings and signatures of the methods are copied from those functions when the
+method is first looked at, minus the frame argument.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import types
+from typing import Any, Callable
+
+import pandas as pd
+
+__all__ = ["RankevalNamespace", "register", "unregister", "is_registered", "PANDAS_RANK"]
+
+#: The attribute the descriptor lives under, and the public collision-free alias.
+NAME = "rank"
+ALIAS = "rankeval"
+
+#: Namespace method -> function of :mod:`pandas_rankeval` it forwards to.
+METHODS: dict[str, str] = {
+    "auc": "auc",
+    "gauc": "gauc",
+    "mrr": "mrr",
+    "ndcg": "ndcg",
+    "average_precision": "average_precision",
+    "map": "average_precision",
+    "precision": "precision",
+    "recall": "recall",
+    "hit_rate": "hit_rate",
+    "per_group": "per_group",
+    "report": "report",
+    "compare": "compare",
+}
+
+#: pandas' own ``DataFrame.rank`` function. Class access goes through the descriptor's
+#: ``__get__(None, cls)``, which returns this very object, so it is right even when the module
+#: is imported (or reloaded) while the descriptor is installed.
+PANDAS_RANK: Callable[..., Any] = pd.DataFrame.rank
+
+_MISSING = object()
+# What ``DataFrame.__dict__`` held under "rank" before register() (normally nothing: the
+# function is inherited from NDFrame), so unregister() can put it back exactly.
+_saved_entry: Any = _MISSING
+
+
+@functools.lru_cache(maxsize=None)
+def _signature_without_first(func: Callable[..., Any]) -> inspect.Signature | None:
+    """``func``'s signature with its first parameter (self / the frame) dropped."""
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())
+    return sig.replace(parameters=params[1:])
+
+
+class _CallSignature:
+    """``__signature__`` of a namespace: pandas' rank signature on instances, None on the class.
+
+    ``inspect`` reads ``obj.__signature__`` first, so ``inspect.signature(df.rank)`` and
+    ``inspect.getfullargspec(df.rank)`` (which ``df.transform("rank", axis=1)`` uses to check
+    that the method takes ``axis``) see pandas' parameters instead of ``*args, **kwargs``.
+    On the class it must be None, not a property object, or ``inspect.signature`` of the class
+    itself would raise.
+    """
+
+    def __get__(self, ns: object, owner: type | None = None) -> inspect.Signature | None:
+        if ns is None:
+            return None
+        return _signature_without_first(PANDAS_RANK)
+
+
+def _forward_function(name: str, target: str) -> Callable[..., Any]:
+    def forward(self: RankevalNamespace, /, *args: Any, **kwargs: Any) -> Any:
+        package = importlib.import_module("pandas_rankeval")
+        return getattr(package, target)(self._obj, *args, **kwargs)
+
+    forward.__name__ = name
+    forward.__qualname__ = f"{RankevalNamespace.__name__}.{name}"
+    forward.__module__ = __name__
+    forward.__doc__ = f"Call ``pandas_rankeval.{target}`` with this DataFrame as its first argument."
+    return forward
+
+
+class _Forward:
+    """Class attribute that turns ``ns.<name>(**kw)`` into ``pandas_rankeval.<target>(df, **kw)``.
+
+    Returns a plain function on the class and a bound method on an instance, so the methods
+    look and introspect like ordinary ones. The target's docstring and signature (minus the
+    frame) are copied onto the function the first time it is looked at after the target
+    exists, and again if the target is replaced; the call itself always looks the target up
+    afresh.
+    """
+
+    __slots__ = ("name", "target", "function", "copied_from")
+
+    def __init__(self, name: str, target: str) -> None:
+        self.name = name
+        self.target = target
+        self.function = _forward_function(name, target)
+        self.copied_from: object = None
+
+    def _refresh_metadata(self) -> None:
+        package = importlib.import_module("pandas_rankeval")
+        target = getattr(package, self.target, None)
+        if target is None or target is self.copied_from or not callable(target):
+            return
+        sig = _signature_without_first(target)
+        if sig is not None:
+            self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+            self.function.__signature__ = sig.replace(  # type: ignore[attr-defined]
+                parameters=[self_param, *sig.parameters.values()]
+            )
+        if target.__doc__:
+            self.function.__doc__ = target.__doc__
+        self.copied_from = target
+
+    def __get__(self, ns: object, owner: type | None = None) -> Callable[..., Any]:
+        try:
+            self._refresh_metadata()
+        except ImportError:  # pandas_rankeval still initialising: keep the generic docstring
+            pass
+        if ns is None:
+            return self.function
+        return types.MethodType(self.function, ns)
+
+
+class RankevalNamespace:
+    """Metrics of :mod:`pandas_rankeval` bound to a DataFrame, and pandas' rank when called.
+
+    Reached as ``df.rank`` (callable: ``df.rank(...)`` is exactly pandas'
+    :meth:`pandas.DataFrame.rank`) or as ``df.rankeval``. Each metric method forwards to the
+    function of the same name with the frame as first argument: ``df.rank.gauc(group=...,
+    label=..., score=...)`` is ``pandas_rankeval.gauc(df, group=..., label=..., score=...)``,
+    and ``df.rank.map`` is ``pandas_rankeval.average_precision``.
+
+    Type checkers see ``df.rank`` as pandas' method (pandas-stubs), so typed code should call
+    the functions, ``pandas_rankeval.gauc(df, ...)``, directly.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval
+    >>> df = pd.DataFrame({"a": [3.0, 1.0, 3.0], "b": [1, 2, 3]})
+    >>> df.rank(method="min")
+         a    b
+    0  2.0  1.0
+    1  1.0  2.0
+    2  2.0  3.0
+    >>> pd.DataFrame.rank(df).equals(df.rank())
+    True
+    >>> "gauc" in dir(df.rank) and "ndcg" in dir(df.rankeval)
+    True
+    """
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: pd.DataFrame) -> None:
+        # pandas builds one of these on every attribute access: keep it to one assignment.
+        self._obj = obj
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return PANDAS_RANK(self._obj, *args, **kwargs)
+
+    __call__.__doc__ = PANDAS_RANK.__doc__
+    __signature__ = _CallSignature()
+
+    # Look like the bound method ``df.rank`` where code asks for its name. (``__qualname__``
+    # cannot be a property: ``type()`` insists on a str in the class body.)
+    @property
+    def __name__(self) -> str:
+        return NAME
+
+    def __eq__(self, other: object) -> bool:
+        # Like bound methods: equal when they wrap the same frame.
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._obj is other._obj  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), id(self._obj)))
+
+    def __repr__(self) -> str:
+        shape = getattr(self._obj, "shape", None)
+        methods = ", ".join(METHODS)
+        return (
+            f"<pandas_rankeval namespace of a {type(self._obj).__name__} with shape {shape}; "
+            f"call it for pandas' DataFrame.rank, or use one of: {methods}>"
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup failed.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            f"{type(self).__name__!r} object has no attribute {name!r}. "
+            f"The metrics are: {', '.join(METHODS)}; call the namespace itself for pandas' rank."
+        )
+
+
+for _method, _target in METHODS.items():
+    setattr(RankevalNamespace, _method, _Forward(_method, _target))
+del _method, _target
+
+
+class _RankDescriptor:
+    """Lives in ``DataFrame.__dict__["rank"]``.
+
+    A non-data descriptor, like the function it stands in for: class access returns pandas'
+    function, instance access a fresh :class:`RankevalNamespace` (no caching, so no reference
+    from the frame to its namespace and no cycle).
+    """
+
+    installed_by_pandas_rankeval = True
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            return PANDAS_RANK
+        return RankevalNamespace(obj)  # type: ignore[arg-type]
+
+
+def _is_ours(entry: object) -> bool:
+    return getattr(type(entry), "installed_by_pandas_rankeval", False) is True
+
+
+def is_registered() -> bool:
+    """Whether ``DataFrame.rank`` is the pandas_rankeval descriptor and ``df.rankeval`` exists.
+
+    Returns
+    -------
+    registered : bool
+    """
+    return _is_ours(pd.DataFrame.__dict__.get(NAME)) and (
+        getattr(pd.DataFrame, ALIAS, None) is RankevalNamespace
+    )
+
+
+def register() -> None:
+    """Install ``df.rank`` (callable namespace) and ``df.rankeval`` on DataFrame.
+
+    Idempotent: calling it again changes nothing and warns nothing. ``import pandas_rankeval``
+    calls it.
+
+    See Also
+    --------
+    unregister : Put pandas' own ``DataFrame.rank`` back.
+    """
+    global _saved_entry
+    entry = pd.DataFrame.__dict__.get(NAME, _MISSING)
+    if not _is_ours(entry):
+        _saved_entry = entry
+        setattr(pd.DataFrame, NAME, _RankDescriptor())
+    if getattr(pd.DataFrame, ALIAS, None) is not RankevalNamespace:
+        pd.api.extensions.register_dataframe_accessor(ALIAS)(RankevalNamespace)
+
+
+def unregister() -> None:
+    """Restore pandas' own ``DataFrame.rank`` and remove ``df.rankeval``.
+
+    Meant for tests; idempotent.
+
+    See Also
+    --------
+    register : Install them again.
+    """
+    global _saved_entry
+    if _is_ours(pd.DataFrame.__dict__.get(NAME)):
+        if _saved_entry is _MISSING:
+            delattr(pd.DataFrame, NAME)
+        else:
+            setattr(pd.DataFrame, NAME, _saved_entry)
+        _saved_entry = _MISSING
+    if getattr(pd.DataFrame, ALIAS, None) is RankevalNamespace:
+        delattr(pd.DataFrame, ALIAS)
+        pd.DataFrame._accessors.discard(ALIAS)
