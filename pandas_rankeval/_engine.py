@@ -134,15 +134,15 @@ def score_rank(
 
     Returns ``(order, rank)``: ``order`` sorts the rows from the worst to the best
     and ``rank[i]`` is the dense rank (0 = highest score) of row ``order[i]``, so
-    ``rank`` is non-increasing. Rows share a rank exactly when the ranking cannot
-    tell them apart: same score, same tie-break value, and under "pessimistic" /
-    "optimistic" the same label level (relevant rows then sort after / before
-    the others inside a tie).
+    ``rank`` is non-increasing; ``rank[0] == n - 1`` exactly when no two rows tie.
+    Rows share a rank exactly when the ranking cannot tell them apart: same
+    score, same tie-break value, and under "pessimistic" / "optimistic" the same
+    label level (relevant rows then sort after / before the others in a tie).
     """
     n = score.shape[0]
     if tiebreak is None and ties == "expected":
         order = np.argsort(score)
-        s = score[order]
+        s = np.sort(score)  # the same values as score[order], without a random gather
         new = s[1:] != s[:-1]
         del s
     else:
@@ -160,11 +160,12 @@ def score_rank(
         for k in keys:
             ks = k[order]
             new |= ks[1:] != ks[:-1]
+    if new.all():
+        return order, np.arange(n - 1, -1, -1, dtype=np.int64)
     rank = np.empty(n, dtype=np.int64)
-    if n:
-        rank[0] = 0
-        np.cumsum(new, out=rank[1:])
-        np.subtract(rank[-1], rank, out=rank)
+    rank[0] = 0
+    np.cumsum(new, out=rank[1:])
+    np.subtract(rank[-1], rank, out=rank)
     return order, rank
 
 
@@ -179,8 +180,14 @@ def global_auc(
 ) -> tuple[float, float, float]:
     """Mann-Whitney AUC over all rows. Returns ``(U, W_pos, W_neg)``; AUC = U / (W_pos W_neg)."""
     n = order.shape[0]
-    starts = _starts_of_runs(rank[1:] != rank[:-1])
     rel_o = rel[order]
+    tie_free = bool((rank[1:] != rank[:-1]).all())
+    if sample_weight is None and tie_free:
+        # no ties: each relevant row beats the non-relevant rows before it
+        neg_before = np.arange(n, dtype=np.int64) - np.cumsum(rel_o, dtype=np.int64) + rel_o
+        npos = int(rel_o.sum(dtype=np.int64))
+        return float(np.dot(rel_o.astype(np.float64), neg_before)), float(npos), float(n - npos)
+    starts = _starts_of_runs(rank[1:] != rank[:-1])
     if sample_weight is None:
         pos = np.add.reduceat(rel_o.astype(np.float64), starts)
         size = np.diff(np.append(starts, n)).astype(np.float64)
@@ -198,7 +205,6 @@ def global_auc(
 # --------------------------------------------------------------------------- #
 # The per-group sorted view
 # --------------------------------------------------------------------------- #
-@dataclass
 class Ranking:
     """Rows sorted by (group, score desc) and cut into tie blocks.
 
@@ -208,31 +214,105 @@ class Ranking:
     (summed gain, only when gains were asked for), ``group`` (group index).
     Group arrays: ``code`` (group code), ``first`` (index of the group's first
     block), ``nblocks``, ``n`` (rows), ``npos``/``nneg`` (row counts) and, with
-    sample weights, ``wpos``/``wneg``.
+    sample weights, ``wpos``/``wneg``. When no two rows tie, blocks are rows and
+    ``size``, ``offset`` and ``group`` are built only if a kernel asks.
     """
 
-    size: np.ndarray
-    offset: np.ndarray
-    pos: np.ndarray
-    neg: np.ndarray
-    gain: np.ndarray | None
-    group: np.ndarray
-    code: np.ndarray
-    first: np.ndarray
-    nblocks: np.ndarray
-    n: np.ndarray
-    npos: np.ndarray
-    nneg: np.ndarray
-    wpos: np.ndarray | None = None
-    wneg: np.ndarray | None = None
+    def __init__(
+        self,
+        *,
+        pos: np.ndarray,
+        neg: np.ndarray,
+        gain: np.ndarray | None,
+        first: np.ndarray,
+        code: np.ndarray,
+        n: np.ndarray,
+        npos: np.ndarray,
+        size: np.ndarray | None,
+        bstart: np.ndarray | None,
+        wpos: np.ndarray | None = None,
+        wneg: np.ndarray | None = None,
+    ) -> None:
+        self.pos = pos
+        self.neg = neg
+        self.gain = gain
+        self.first = first
+        self.code = code
+        self.n = n
+        self.npos = npos
+        self.nneg = n - npos
+        self.wpos = wpos
+        self.wneg = wneg
+        self._size = size
+        self._bstart = bstart
+        self.nblocks = np.diff(np.append(first, pos.shape[0]))
+        self._offset: np.ndarray | None = None
+        self._group: np.ndarray | None = None
+        self._tops: dict[int, Ranking] = {}
 
     @property
     def n_groups(self) -> int:
         return int(self.code.shape[0])
 
+    @property
+    def tie_free(self) -> bool:
+        return self._size is None
+
+    @property
+    def size(self) -> np.ndarray:
+        if self._size is None:
+            self._size = np.ones(self.pos.shape[0], dtype=np.int64)
+        return self._size
+
+    @property
+    def offset(self) -> np.ndarray:
+        if self._offset is None:
+            nb = self.pos.shape[0]
+            bstart = self._bstart if self._bstart is not None else np.arange(nb, dtype=np.int64)
+            self._offset = bstart - np.repeat(bstart[self.first], self.nblocks)
+        return self._offset
+
+    @property
+    def group(self) -> np.ndarray:
+        if self._group is None:
+            self._group = np.repeat(np.arange(self.n_groups), self.nblocks)
+        return self._group
+
     def group_sum(self, x: np.ndarray) -> np.ndarray:
         """Sum a per-block array per group."""
         return np.add.reduceat(x, self.first) if x.shape[0] else np.zeros(0)
+
+    def top(self, k: int | None) -> Ranking:
+        """The blocks that start within the first k rows of their group (cached per k).
+
+        Every metric with a cutoff reads only these; group totals (rows,
+        relevant rows) stay those of the whole group.
+        """
+        if k is None:
+            return self
+        if k not in self._tops:
+            keep = self.offset < k
+            if keep.all():
+                self._tops[k] = self
+            else:
+                idx = np.flatnonzero(keep)
+                kept = np.add.reduceat(keep, self.first, dtype=np.int64)  # >= 1: a group's first block
+                sub = Ranking(
+                    pos=self.pos[idx],
+                    neg=self.neg[idx],
+                    gain=None if self.gain is None else self.gain[idx],
+                    first=np.cumsum(kept) - kept,
+                    code=self.code,
+                    n=self.n,
+                    npos=self.npos,
+                    size=None if self._size is None else self._size[idx],
+                    bstart=None,
+                    wpos=self.wpos,
+                    wneg=self.wneg,
+                )
+                sub._offset = self.offset[idx]
+                self._tops[k] = sub
+        return self._tops[k]
 
 
 def _bits(x: int) -> int:
@@ -272,18 +352,24 @@ def build_ranking(
     rbits = _bits(int(rank[0]) if n else 0)
     lbits = _bits(n_levels - 1)
     cbits = _bits(n_codes - 1)
+    tie_free = n > 0 and int(rank[0]) == n - 1
     wsorted = None
     if sample_weight is None and cbits + rbits + lbits <= 63:
-        key = codes[order]
+        key = codes[order].astype(np.int64, copy=False)
         key <<= rbits
         key |= rank
         key <<= lbits
         key |= level[order]
         key.sort()
         lev = key & ((1 << lbits) - 1)
-        key >>= lbits  # (group, rank) block key
-        bstart = _starts_of_runs(key[1:] != key[:-1])
-        gkey = key[bstart] >> rbits
+        key >>= lbits  # the (group, rank) block key
+        if tie_free:
+            bstart = None
+            gkey = key
+            gkey >>= rbits
+        else:
+            bstart = _starts_of_runs(key[1:] != key[:-1])
+            gkey = key[bstart] >> rbits
         del key
     else:
         codes_o = codes[order]
@@ -293,50 +379,55 @@ def build_ranking(
         lev = level[order][perm]
         if sample_weight is not None:
             wsorted = sample_weight[order][perm]
-        change = (c_s[1:] != c_s[:-1]) | (r_s[1:] != r_s[:-1])
-        bstart = _starts_of_runs(change)
-        gkey = c_s[bstart]
-        del codes_o, perm, c_s, r_s, change
+        if tie_free:
+            bstart = None
+            gkey = c_s
+        else:
+            change = (c_s[1:] != c_s[:-1]) | (r_s[1:] != r_s[:-1])
+            bstart = _starts_of_runs(change)
+            gkey = c_s[bstart]
+        del codes_o, perm, r_s
 
-    nb = bstart.shape[0]
-    size = np.diff(np.append(bstart, n))
-    relrow = lev >= rel_level
-    pos = np.add.reduceat(relrow.astype(np.int64), bstart)
-    neg = size - pos
-    gain = None
-    if gains is not None:
-        gain = np.add.reduceat(gains[lev], bstart)
-    wpos_b = wneg_b = None
-    if wsorted is not None:
-        wpos_b = np.add.reduceat(np.where(relrow, wsorted, 0.0), bstart)
-        wneg_b = np.add.reduceat(np.where(relrow, 0.0, wsorted), bstart)
+    relrow = lev >= rel_level if rel_level else np.ones(lev.shape[0], dtype=bool)
+    if bstart is None:  # blocks are rows
+        size = None
+        pos = relrow.astype(np.int64)
+        neg = 1 - pos
+        gain = gains[lev] if gains is not None else None
+        wpos_b = np.where(relrow, wsorted, 0.0) if wsorted is not None else None
+        wneg_b = np.where(relrow, 0.0, wsorted) if wsorted is not None else None
+    else:
+        size = np.diff(np.append(bstart, n))
+        pos = np.add.reduceat(relrow, bstart, dtype=np.int64)
+        neg = size - pos
+        gain = np.add.reduceat(gains[lev], bstart) if gains is not None else None
+        wpos_b = wneg_b = None
+        if wsorted is not None:
+            wpos_b = np.add.reduceat(np.where(relrow, wsorted, 0.0), bstart)
+            wneg_b = np.add.reduceat(np.where(relrow, 0.0, wsorted), bstart)
     del lev, relrow
 
+    nb = gkey.shape[0]
     gchange = np.empty(nb, dtype=bool)
     gchange[0] = True
     np.not_equal(gkey[1:], gkey[:-1], out=gchange[1:])
     first = np.flatnonzero(gchange)
-    group = np.cumsum(gchange) - 1
-    nblocks = np.diff(np.append(first, nb))
-    gstart = bstart[first]
+    del gchange
+    gstart = first if bstart is None else bstart[first]
     gsize = np.diff(np.append(gstart, n))
-    offset = bstart - np.repeat(gstart, nblocks)
     npos = np.add.reduceat(pos, first)
     ranking = Ranking(
-        size=size,
-        offset=offset,
         pos=pos,
         neg=neg,
         gain=gain,
-        group=group,
-        code=gkey[first],
         first=first,
-        nblocks=nblocks,
+        code=gkey[first].astype(np.int64),
         n=gsize,
         npos=npos,
-        nneg=gsize - npos,
+        size=size,
+        bstart=bstart,
     )
-    if wpos_b is not None:
+    if wpos_b is not None and wneg_b is not None:
         ranking.pos = wpos_b
         ranking.neg = wneg_b
         ranking.wpos = np.add.reduceat(wpos_b, first)
@@ -388,15 +479,22 @@ def auc_per_group(rk: Ranking) -> tuple[np.ndarray, np.ndarray]:
 
     Within a block, a (relevant, non-relevant) pair counts 1/2; rankings built for
     "pessimistic"/"optimistic" have pure blocks, so no pair is tied there.
+    Unweighted counts use exact int64 arithmetic:
+    U_g = P_g N_g - sum_b p_b (negatives above b in g) - 1/2 sum_b p_b neg_b.
     """
-    pos = rk.pos.astype(np.float64, copy=False)
-    neg = rk.neg.astype(np.float64, copy=False)
-    total_neg = rk.wneg if rk.wneg is not None else rk.nneg.astype(np.float64)
-    total_pos = rk.wpos if rk.wpos is not None else rk.npos.astype(np.float64)
-    before = _exclusive_within(neg, rk.first, rk.nblocks)
-    below = np.repeat(total_neg, rk.nblocks) - before - neg
-    u = rk.group_sum(pos * (below + 0.5 * neg))
-    return u, total_pos * total_neg
+    if rk.wpos is not None and rk.wneg is not None:
+        pos, neg = rk.pos, rk.neg
+        before = _exclusive_within(neg, rk.first, rk.nblocks)
+        below = np.repeat(rk.wneg, rk.nblocks) - before - neg
+        return rk.group_sum(pos * (below + 0.5 * neg)), rk.wpos * rk.wneg
+    pos = rk.pos
+    above = np.cumsum(rk.neg)
+    above -= rk.neg  # negatives above each block, counted from the first group
+    pairs_above = rk.group_sum(pos * above) - rk.npos * above[rk.first]
+    u2 = 2 * (rk.npos * rk.nneg - pairs_above)  # twice U, to stay in integers
+    if not rk.tie_free:
+        u2 -= rk.group_sum(pos * rk.neg)
+    return u2 / 2.0, (rk.npos * rk.nneg).astype(np.float64)
 
 
 def _cut(rk: Ranking, k: int | None) -> np.ndarray:
@@ -408,6 +506,9 @@ def _cut(rk: Ranking, k: int | None) -> np.ndarray:
 
 def hits_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     """Expected relevant rows in the top k: a block cut by k holds r*p/t of them."""
+    rk = rk.top(k)
+    if rk.tie_free:
+        return rk.group_sum(rk.pos).astype(np.float64)
     r = _cut(rk, k)
     return rk.group_sum(rk.pos * (r / rk.size))
 
@@ -418,6 +519,9 @@ def hit_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     A block that k cuts after r of its t rows misses all its p relevant rows with
     probability C(t-p, r) / C(t, r); the group misses when every block does.
     """
+    rk = rk.top(k)
+    if rk.tie_free:
+        return (rk.group_sum(rk.pos) > 0).astype(np.float64)
     r = _cut(rk, k)
     t, p = rk.size, rk.pos
     logq = np.zeros(t.shape[0], dtype=np.float64)
@@ -439,6 +543,7 @@ def rr_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     and p relevant, E[RR] = sum_{j=1..t-p+1} C(t-j, p-1) / C(t, p) / (m + j),
     keeping only the terms with m + j <= k.
     """
+    rk = rk.top(k)
     out = np.zeros(rk.n_groups, dtype=np.float64)
     has = np.flatnonzero(rk.pos > 0)
     if has.shape[0] == 0:
@@ -484,7 +589,13 @@ def dcg_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     """Expected DCG@k: each tied block spreads its mean gain over its positions."""
     if rk.gain is None:  # pragma: no cover - internal invariant
         raise RuntimeError("the ranking was built without gains")
-    d = _discount_table(int(rk.n.max()), k)
+    rk = rk.top(k)
+    longest = int(rk.n.max())
+    if rk.tie_free:
+        upto = longest if k is None else min(longest, k)
+        disc = 1.0 / np.log2(np.arange(2, upto + 2, dtype=np.float64))
+        return rk.group_sum(rk.gain * disc[rk.offset])
+    d = _discount_table(longest, k)
     top = d.shape[0] - 1
     lo = np.minimum(rk.offset, top)
     hi = np.minimum(rk.offset + rk.size, top)
@@ -512,6 +623,10 @@ def ap_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     the block's rows within k: in closed form with harmonic numbers. Divide by
     the AP denominator to get AP.
     """
+    rk = rk.top(k)
+    if rk.tie_free:
+        above = _exclusive_within(rk.pos, rk.first, rk.nblocks)
+        return rk.group_sum(rk.pos * ((above + 1.0) / (rk.offset + 1.0)))
     t = rk.size.astype(np.float64)
     p = rk.pos.astype(np.float64)
     m = rk.offset
