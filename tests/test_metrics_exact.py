@@ -28,6 +28,10 @@ except ImportError:  # tests/ imported as a package
 ATOL = 1e-12
 TIES = ("expected", "pessimistic", "optimistic")
 
+# The frames hold one-class groups on purpose, so the coverage warning ("more than 10% of rows
+# skipped") fires all the time; the tests that are about warnings use pytest.warns.
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
 
 def approx(x):
     return pytest.approx(x, abs=ATOL, rel=0, nan_ok=True)
@@ -231,22 +235,34 @@ def test_large_groups_match_closed_forms(graded, metric, kw, ties, tiebreak):
             O.list_metric_large(df, metric=metric, empty=empty, **common))
 
 
-def test_one_huge_tie_block():
-    # 1000 rows with one score: expected RR with p relevant of t is sum_j C(t-j,p-1)/C(t,p)/j
+HUGE_SPECS = [
+    ("mrr", dict(k=None)), ("mrr", dict(k=10)), ("map", dict(k=None)), ("map", dict(k=50)),
+    ("ndcg", dict(k=10, gain="exp2")), ("ndcg", dict(k=None, gain="linear")),
+    ("precision", dict(k=10)), ("recall", dict(k=100)), ("hit_rate", dict(k=1)),
+    ("hit_rate", dict(k=10)), ("hit_rate", dict(k=100)),
+]
+
+
+@pytest.mark.parametrize("metric,kw", HUGE_SPECS,
+                         ids=[f"{m}@{kw['k']}" for m, kw in HUGE_SPECS])
+@pytest.mark.parametrize("n,p", [(300, 1), (1000, 1), (1000, 3), (1000, 500), (5000, 10)])
+def test_one_huge_tie_block(n, p, metric, kw):
+    # three rows strictly above (none relevant), one block of n tied rows holding p relevant,
+    # two rows below; the closed forms are exact (integer binomials), so 1e-12 is a fair bar
+    y = [0, 0, 0] + [1] * p + [0] * (n - p) + [1, 0]
+    s = [3.0, 2.0, 1.5] + [1.0] * n + [0.5, 0.2]
+    df = pd.DataFrame({"g": 0, "y": y, "s": s})
+    want = O.expected_closed_form(metric, y, s, k=kw["k"], gain_kind=kw.get("gain", "exp2"))
+    assert lib(metric, df, group="g", label="y", score="s", **kw) == approx(want)
+
+
+def test_one_huge_tie_block_auc():
     n, p = 1000, 3
     df = pd.DataFrame({"g": 0, "y": [1] * p + [0] * (n - p), "s": 0.25})
-    kw = dict(group="g", label="y", score="s")
-    assert lib("mrr", df, **kw) == approx(O.expected_rr_closed_form(0, n, p))
-    assert lib("mrr", df, k=10, **kw) == approx(O.expected_rr_closed_form(0, n, p, 10))
-    assert lib("precision", df, k=10, **kw) == approx(p / n)
-    assert lib("recall", df, k=10, **kw) == approx(10 / n)
-    assert lib("hit_rate", df, k=10, **kw) == approx(O.hit_probability_in_block(10, n, p))
-    assert lib("map", df, **kw) == approx(
-        O.expected_closed_form("map", df.y.tolist(), df.s.tolist()))
-    assert lib("ndcg", df, k=10, **kw) == approx(
-        O.expected_closed_form("ndcg", df.y.tolist(), df.s.tolist(), k=10))
     assert float(pr.auc(df, label="y", score="s")) == 0.5
-    assert float(pr.gauc(df, **kw)) == 0.5
+    assert float(pr.gauc(df, group="g", label="y", score="s")) == 0.5
+    assert lib("mrr", df, group="g", label="y", score="s") == approx(
+        O.expected_rr_closed_form(0, n, p))
 
 
 @pytest.mark.parametrize("sample_weight", [None, "sw"])
@@ -363,14 +379,22 @@ def test_hand_examples_through_the_library():
     assert float(pr.precision(one, k=3, **kw)) == approx(2 / 3)
     assert float(pr.precision(one, k=5, **kw)) == approx(0.6)
     assert float(pr.average_precision(one, **kw)) == approx((1 + 2 / 3 + 3 / 5) / 3)
-    assert round(float(pr.map_(one, **kw)), 3) == 0.756
-    assert float(pr.mean_average_precision(one, **kw)) == approx((1 + 2 / 3 + 3 / 5) / 3)
+    assert round(float(pr.average_precision(one, **kw)), 3) == 0.756
 
     # NDCG discounts: one relevant item (gain 1) at rank i among zeros, ideal DCG 1
     for i, disc in ((1, 1.0), (2, 1 / math.log2(3)), (3, 0.5)):
         d = pd.DataFrame({"q": 0, "y": [int(r == i) for r in (1, 2, 3)], "s": [3, 2, 1]})
         for gain in ("exp2", "linear"):
             assert float(pr.ndcg(d, k=3, gain=gain, **kw)) == approx(disc)
+
+
+@pytest.mark.parametrize("alias", ["map_", "mean_average_precision"])
+def test_map_aliases(alias):
+    # API.md: map_ = mean_average_precision = average_precision
+    one = pd.DataFrame({"q": 0, "y": [1, 0, 1, 0, 1], "s": [5, 4, 3, 2, 1]})
+    kw = dict(group="q", label="y", score="s")
+    assert hasattr(pr, alias), f"pandas_rankeval.{alias} is missing"
+    assert float(getattr(pr, alias)(one, **kw)) == approx((1 + 2 / 3 + 3 / 5) / 3)
 
 
 def test_gauc_hand_example_through_the_library():
@@ -733,6 +757,115 @@ def test_label_dtypes():
     for labels in (df.y.astype(bool), df.y.astype("boolean"), df.y.astype("Int64"),
                    df.y.astype(float), df.y.astype("int8")):
         assert_same(all_metrics(df.assign(y=labels)), want)
+
+
+INDEXES = {
+    "duplicated": lambda n: np.repeat(np.arange((n + 1) // 2), 2)[:n],
+    "all-equal": lambda n: np.zeros(n, dtype=int),
+    "strings-descending": lambda n: [f"r{i:05d}" for i in range(n)][::-1],
+    "multiindex": lambda n: pd.MultiIndex.from_arrays([np.arange(n) % 3, np.arange(n)]),
+    "float": lambda n: np.linspace(5.0, -5.0, n),
+}
+
+
+@pytest.mark.parametrize("index", list(INDEXES))
+def test_row_index_does_not_matter(base, index):
+    df, values = base
+    out = df.copy()
+    out.index = INDEXES[index](len(df))
+    assert_same(all_metrics(out), values)
+
+
+def test_multi_column_categorical_groups_with_unused_categories(base):
+    df, values = base
+    a = pd.Categorical((df.g % 4).astype(str), categories=["z", "0", "1", "2", "3", "y"])
+    b = pd.Categorical((df.g // 4).astype(str), categories=["q"] + sorted(
+        (df.g // 4).astype(str).unique()))
+    assert_same(all_metrics(df.assign(a=a, b=b), group=["a", "b"]), values)
+
+
+def test_negative_zero_ties_with_zero():
+    df = pd.DataFrame({"g": 0, "y": [1, 0, 0], "s": [0.0, -0.0, -1.0]})
+    kw = dict(group="g", label="y", score="s")
+    assert lib("mrr", df, k=None, **kw) == approx(0.75)
+    assert float(pr.auc(df, label="y", score="s")) == approx(0.75)
+    assert float(pr.gauc(df, **kw)) == approx(0.75)
+    assert lib("hit_rate", df, k=1, **kw) == approx(0.5)
+
+
+TIEBREAK_TRANSFORMS = {
+    "negated-desc": None,  # placeholder, replaced below: (score, -tb) reverses the tie-break
+    "affine": lambda tb: 10 * tb - 3,
+    "float": lambda tb: tb / 7.0,
+    "str": lambda tb: tb.map({0: "a", 1: "b", 2: "c", 3: "d"}).astype("str"),
+    "object-str": lambda tb: tb.map({0: "a0", 1: "b1", 2: "c2", 3: "d3"}).astype(object),
+    "Int64": lambda tb: tb.astype("Int64"),
+    "datetime": lambda tb: pd.Timestamp("2024-01-01") + pd.to_timedelta(tb, unit="D"),
+}
+del TIEBREAK_TRANSFORMS["negated-desc"]
+
+
+def tiebreak_metrics(df) -> dict:
+    kw = dict(group="g", label="y", score="s", tiebreak="tb")
+    out = {"auc": float(pr.auc(df, label="y", score="s", tiebreak="tb")),
+           "gauc": float(pr.gauc(df, **kw))}
+    for metric, mkw in SPECS:
+        out[metric + str(mkw)] = lib(metric, df, **kw, **mkw)
+    return out
+
+
+@pytest.mark.parametrize("transform", list(TIEBREAK_TRANSFORMS))
+def test_tiebreak_column_dtypes(transform):
+    df = make_frame(8, "coarse", True)
+    want = tiebreak_metrics(df)
+    kw = dict(group="g", label="y", score="s", tiebreak="tb")
+    for metric, mkw in ONE_PER_METRIC:  # anchored to the oracle, not only to itself
+        assert want[metric + str(mkw)] == approx(oracle(metric, df, **kw, **mkw))
+    assert_same(tiebreak_metrics(df.assign(tb=TIEBREAK_TRANSFORMS[transform](df.tb))), want)
+
+
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("metric,kw", SPECS, ids=SPEC_IDS)
+def test_fractional_graded_labels(metric, kw, ties):
+    df = make_frame(9, "coarse", True)
+    df["y"] = df.y.map({0: 0.0, 1: 0.5, 2: 1.25, 3: 2.75})
+    common = dict(group="g", label="y", score="s", ties=ties, **kw)
+    assert lib(metric, df, **common) == approx(oracle(metric, df, **common))
+    if metric != "ndcg":
+        common["threshold"] = 1.25
+        assert lib(metric, df, **common) == approx(oracle(metric, df, **common))
+
+
+@pytest.fixture(scope="module")
+def many_groups():
+    rng = random.Random(42)
+    rows = []
+    for g in range(1500):
+        n = rng.choice([1, 1, 2, 3, 4, 5])
+        for _ in range(n):
+            rows.append((g, rng.choice([0, 0, 1, 2]), rng.choice([0.0, 0.5, 1.0, 0.2])))
+    rng.shuffle(rows)
+    return pd.DataFrame(rows, columns=["g", "y", "s"])
+
+
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("metric,kw", ONE_PER_METRIC, ids=ONE_IDS)
+def test_many_small_groups(many_groups, metric, kw, ties):
+    df = many_groups
+    common = dict(group="g", label="y", score="s", ties=ties, **kw)
+    assert lib(metric, df, **common) == approx(oracle(metric, df, **common))
+    assert lib(metric, df, weight="count", empty="skip", **common) == approx(
+        oracle(metric, df, weight="count", empty="skip", **common))
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_many_small_groups_gauc(many_groups, ties):
+    df = many_groups
+    for weight in ("count", "uniform", "log1p", "clicks"):
+        kw = dict(group="g", label="y", score="s", ties=ties, weight=weight)
+        assert float(pr.gauc(df, **kw)) == approx(O.gauc(df, **kw))
+        if ties == "expected" and weight == "count":  # sklearn per group is slow: once
+            assert float(pr.gauc(df, engine="sklearn", **kw)) == approx(O.gauc(df, **kw))
 
 
 def test_input_frame_is_not_modified(base):
