@@ -180,9 +180,9 @@ class RankevalNamespace:
         self._obj = obj
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """pandas' own :meth:`pandas.DataFrame.rank` of the frame, same arguments and result."""
         return PANDAS_RANK(self._obj, *args, **kwargs)
 
-    __call__.__doc__ = PANDAS_RANK.__doc__
     __signature__ = _CallSignature()
 
     # Look like the bound method ``df.rank`` where code asks for its name. (``__qualname__``

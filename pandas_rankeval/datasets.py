@@ -89,8 +89,10 @@ def make_impressions(
     >>> df.columns.tolist()
     ['user_id', 'item_id', 'position', 'country', 'device', 'activity', 'click',
      'relevance', 'model_a', 'model_b']
-    >>> df.groupby("user_id")["country"].nunique().max()
+    >>> int(df.groupby("user_id")["country"].nunique().max())  # a segment of the user
     1
+    >>> df["activity"].value_counts().index.tolist()
+    ['heavy', 'medium', 'light']
     >>> bool(roc_auc_score(df["click"], df["model_a"]) > roc_auc_score(df["click"], df["model_b"]))
     True
     """
