@@ -9,6 +9,7 @@ relevant, one block of seven tied rows.
 from __future__ import annotations
 
 import math
+import os
 import random
 
 import numpy as np
@@ -942,7 +943,9 @@ def small_frames(draw, max_groups=6, graded=None):
     return pd.DataFrame(rows, columns=["g", "y", "s", "tb", "sw"])
 
 
-PROPERTY_SETTINGS = settings(max_examples=60, deadline=None,
+# RANKEVAL_HYPOTHESIS_EXAMPLES=2000 runs a longer hunt; the default keeps the file fast
+PROPERTY_SETTINGS = settings(max_examples=int(os.environ.get("RANKEVAL_HYPOTHESIS_EXAMPLES", 60)),
+                             deadline=None,
                              suppress_health_check=[HealthCheck.too_slow])
 
 
