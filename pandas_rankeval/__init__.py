@@ -31,6 +31,7 @@ from .report import report
 #: ``map`` is the usual name of mean average precision.
 map = average_precision  # noqa: A001 - deliberate: pandas_rankeval.map(df, ...)
 mean_average_precision = average_precision
+map_ = average_precision
 
 __version__ = "0.1.0"
 
@@ -42,6 +43,7 @@ __all__ = [
     "average_precision",
     "map",
     "mean_average_precision",
+    "map_",
     "precision",
     "recall",
     "hit_rate",

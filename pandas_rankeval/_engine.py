@@ -527,12 +527,18 @@ def hit_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     logq = np.zeros(t.shape[0], dtype=np.float64)
     live = (p > 0) & (r > 0)
     miss_impossible = live & (t - p < r)
-    part = live & ~miss_impossible
-    tt, pp, rr = t[part], p[part], r[part]
-    logq[part] = (
-        log_factorial(tt - pp) + log_factorial(tt - rr) - log_factorial(tt) - log_factorial(tt - pp - rr)
-    )
     logq[miss_impossible] = -np.inf
+    part = np.flatnonzero(live & ~miss_impossible)
+    if part.shape[0]:
+        # C(t-p, r) / C(t, r) = prod_{i < min(r, p)} (1 - max(r, p) / (t - i)): a short
+        # product of terms near 1, summed as log1p for full precision
+        rr, pp, tt = r[part], p[part], t[part]
+        nterm = np.minimum(rr, pp)
+        x = np.maximum(rr, pp).astype(np.float64)
+        owner = np.repeat(np.arange(part.shape[0]), nterm)
+        i = np.arange(owner.shape[0]) - np.repeat(np.cumsum(nterm) - nterm, nterm)
+        terms = np.log1p(-x[owner] / (tt[owner] - i))
+        logq[part] = np.bincount(owner, weights=terms, minlength=part.shape[0])
     return 1.0 - np.exp(rk.group_sum(logq))
 
 

@@ -190,12 +190,12 @@ def gauc(
     ...     # pos positives above a fraction auc of the negatives, in one tie-free list
     ...     neg = n - pos
     ...     below = round(auc * neg)
-    ...     scores = np.r_[np.full(pos, below + 0.5), np.arange(neg)]
+    ...     scores = np.r_[np.full(pos, below - 0.5), np.arange(neg)]
     ...     return pd.DataFrame({"user": uid, "click": [1] * pos + [0] * neg, "score": scores})
     >>> df = pd.concat([user("A", 80, 10, 0.7), user("B", 20, 5, 0.6)])
     >>> pre.gauc(df, group="user", label="click", score="score")
     0.68
-    >>> pre.gauc(df, group="user", label="click", score="score", weight="uniform")
+    >>> round(pre.gauc(df, group="user", label="click", score="score", weight="uniform"), 4)
     0.65
     >>> print(pre.gauc(df, group="user", label="click", score="score").coverage)
     2 of 2 groups used
