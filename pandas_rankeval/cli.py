@@ -1,33 +1,660 @@
-"""Command line: ``pandas-rankeval demo`` (also ``python -m pandas_rankeval demo``)."""
+"""Command line: evaluate a CSV or Parquet file, list the metrics, or run the demo.
+
+::
+
+    pandas-rankeval eval FILE --group COL [COL ...] --label COL --score COL [COL ...]
+                    [--metrics auc gauc mrr ndcg@10] [--k 10] [--weight count] [--by COL ...]
+                    [--ci 0.95] [--n-boot 1000] [--seed 0] [--baseline COL]
+                    [--format table|csv|json|markdown] [--output PATH]
+    pandas-rankeval FILE ...          (the same as ``eval FILE ...``)
+    pandas-rankeval metrics           (the metric names)
+    pandas-rankeval demo              (global AUC vs GAUC on a synthetic impressions table)
+
+``python -m pandas_rankeval`` is the same program. Bad input (a missing or unreadable file, a
+missing column, missing values, an unknown metric) exits with status 2 and one line on stderr,
+``pandas-rankeval: error: ...``.
+"""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import contextlib
+import io
+import json
+import math
+import os
+import re
+import sys
+import warnings
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["main", "format_table", "to_markdown", "describe_params"]
+
+PROG = "pandas-rankeval"
+COMMANDS = ("eval", "demo", "metrics")
+FORMATS = ("table", "csv", "json", "markdown")
+DEFAULT_METRICS = ("auc", "gauc", "mrr", "ndcg@10")
+DEFAULT_K = 10
+#: Report columns that describe coverage rather than a metric.
+COVERAGE_COLUMNS = (
+    "n_groups",
+    "n_rows",
+    "gauc_groups_used",
+    "gauc_rows_skipped",
+    "groups_no_relevant",
+    "rows_dropped",
+)
+_PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
+_FORMAT_OF_SUFFIX = {".csv": "csv", ".json": "json", ".md": "markdown", ".markdown": "markdown", ".txt": "table"}
+#: Set this environment variable to get the traceback of an unexpected error.
+DEBUG_ENV = "PANDAS_RANKEVAL_DEBUG"
 
 
-def _demo() -> int:
-    """Print global AUC and GAUC of the two models of :func:`make_impressions`."""
-    import warnings
+class CLIError(Exception):
+    """Bad input: printed as one ``pandas-rankeval: error: ...`` line, exit status 2."""
 
-    import pandas as pd
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (raised, so that ``main`` returns 2)."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise CLIError(f"{message} (see '{self.prog} --help')")
+
+
+# ---------------------------------------------------------------------------------------------
+# reading the input
+
+
+def _input_format(path: str, fmt: str) -> str:
+    if fmt != "auto":
+        return fmt
+    name = path.lower()
+    for suffix in (".gz", ".bz2", ".xz", ".zst", ".zip"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    if name.endswith(_PARQUET_SUFFIXES):
+        return "parquet"
+    if name.endswith(".tsv") or name.endswith(".tab"):
+        return "tsv"
+    return "csv"
+
+
+def _require_pyarrow() -> None:
+    try:
+        import pyarrow  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        raise CLIError(
+            "reading Parquet needs pyarrow, which is not installed: "
+            "pip install 'pandas_rankeval[parquet]' (or pip install pyarrow)"
+        ) from None
+
+
+def _check_columns(available: Sequence[Hashable], wanted: Sequence[Hashable], path: str) -> None:
+    from ._validation import check_columns
+
+    try:
+        check_columns(pd.DataFrame(columns=pd.Index(list(available))), wanted)
+    except KeyError as exc:
+        raise CLIError(f"{path}: {exc}") from None
+
+
+def read_table(path: str, columns: Sequence[Hashable], *, fmt: str = "auto", text_columns: Sequence[Hashable] = ()) -> pd.DataFrame:
+    """Read the needed ``columns`` of a CSV, TSV or Parquet file (``-``: CSV on stdin).
+
+    ``text_columns`` (group keys, segments) are read as strings from CSV, so that ``"007"``
+    and ``"7"`` stay two groups.
+    """
+    kind = _input_format(path, fmt)
+    wanted = list(dict.fromkeys(columns))
+    shown = "<stdin>" if path == "-" else path
+    if path != "-":
+        p = Path(path)
+        if not p.exists():
+            raise CLIError(f"cannot read {path}: no such file")
+        if p.is_dir():
+            raise CLIError(f"cannot read {path}: it is a directory")
+    if kind == "parquet":
+        _require_pyarrow()
+        import pyarrow.parquet as pq
+
+        try:
+            names = pq.read_schema(path).names
+        except Exception as exc:  # ArrowInvalid, OSError, ...
+            raise CLIError(f"cannot read {shown} as Parquet: {_one_line(exc)}") from None
+        _check_columns(names, wanted, shown)
+        try:
+            return pd.read_parquet(path, columns=wanted)
+        except Exception as exc:
+            raise CLIError(f"cannot read {shown} as Parquet: {_one_line(exc)}") from None
+
+    sep = "\t" if kind == "tsv" else ","
+    what = "TSV" if kind == "tsv" else "CSV"
+    text = set(text_columns)
+    try:
+        if path == "-":
+            data: Any = io.StringIO(sys.stdin.read())
+            header = pd.read_csv(data, sep=sep, nrows=0).columns
+            data.seek(0)
+        else:
+            data = path
+            header = pd.read_csv(path, sep=sep, nrows=0).columns
+        _check_columns(header, wanted, shown)
+        return pd.read_csv(
+            data,
+            sep=sep,
+            usecols=wanted,
+            dtype={c: str for c in wanted if c in text},
+            low_memory=False,
+        )
+    except CLIError:
+        raise
+    except pd.errors.EmptyDataError:
+        raise CLIError(f"cannot read {shown}: the file is empty") from None
+    except UnicodeDecodeError:
+        raise CLIError(
+            f"cannot read {shown} as {what}: it is not UTF-8 text"
+            " (a Parquet file needs a .parquet name or --input-format parquet)"
+        ) from None
+    except PermissionError:
+        raise CLIError(f"cannot read {shown}: permission denied") from None
+    except Exception as exc:  # ParserError, OSError, ...
+        raise CLIError(f"cannot read {shown} as {what}: {_one_line(exc)}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# metric names
+
+
+def resolve_metrics(names: Sequence[str], k: int | None) -> list[str]:
+    """Split comma-separated names and give a cutoff to the names written without ``@K``.
+
+    ``precision``, ``recall`` and ``hit_rate`` need a cutoff: they get ``k`` (default 10).
+    ``mrr``, ``ndcg`` and ``map`` take the whole list unless ``k`` is given explicitly.
+    """
+    from ._registry import METRICS, parse_metric
+
+    out: list[str] = []
+    for item in names:
+        for raw in item.split(","):
+            name = raw.strip()
+            if not name:
+                continue
+            base = name.lower()
+            info = METRICS.get(base)
+            if info is not None and "@" not in base:
+                if info.cutoff == "required":
+                    name = f"{base}@{DEFAULT_K if k is None else k}"
+                elif info.cutoff == "optional" and k is not None:
+                    name = f"{base}@{k}"
+            try:
+                out.append(parse_metric(name).name)
+            except ValueError as exc:
+                raise CLIError(str(exc)) from None
+    if not out:
+        raise CLIError("give at least one metric, such as --metrics auc gauc ndcg@10")
+    return list(dict.fromkeys(out))
+
+
+# ---------------------------------------------------------------------------------------------
+# formatting
+
+
+def _one_line(exc: BaseException | str) -> str:
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        text = exc.args[0]
+    else:
+        text = str(exc)
+    text = " ".join(text.split())
+    return text or type(exc).__name__
+
+
+def _fmt_float(x: Any, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "NaN"
+    return f"{float(x):.{digits}f}"
+
+
+def _fmt_p(x: Any) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "NaN"
+    x = float(x)
+    return "<0.0001" if 0 < x < 0.0001 else f"{x:.4f}"
+
+
+def _fmt_int(x: Any) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "NaN"
+    return f"{int(x):,}"
+
+
+def _fmt_share(x: Any) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "NaN"
+    return f"{float(x):.1%}"
+
+
+def _fmt_any(x: Any) -> str:
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (int, np.integer)):
+        return _fmt_int(x)
+    if isinstance(x, (float, np.floating)):
+        return _fmt_float(x)
+    return str(x)
+
+
+def _is_compare(df: pd.DataFrame) -> bool:
+    return {"diff", "ci_low", "ci_high"} <= set(map(str, df.columns)) and "metric" in (df.index.names or [])
+
+
+def _metric_columns(df: pd.DataFrame) -> list[Hashable]:
+    params = df.attrs.get("params")
+    if isinstance(params, dict) and params:
+        names = [m for m in params if m in df.columns]
+    else:
+        names = [c for c in df.columns if c not in COVERAGE_COLUMNS and not str(c).endswith(("_low", "_high"))]
+    out: list[Hashable] = []
+    for m in names:
+        out.append(m)
+        for suffix in ("_low", "_high"):
+            if f"{m}{suffix}" in df.columns:
+                out.append(f"{m}{suffix}")
+    return out
+
+
+def _constant(df: pd.DataFrame, col: Hashable) -> bool:
+    values = df[col]
+    return bool(values.nunique(dropna=False) <= 1)
+
+
+def _report_parts(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The report as a frame of display strings, and the footer lines (coverage, choices)."""
+    metric_cols = _metric_columns(df)
+    coverage = [c for c in COVERAGE_COLUMNS if c in df.columns]
+    varying = [c for c in coverage if not _constant(df, c)]
+    rest = [c for c in df.columns if c not in metric_cols and c not in coverage]
+    shown = pd.DataFrame(index=df.index)
+    for c in [*metric_cols, *rest, *varying]:
+        col = df[c]
+        if c == "gauc_rows_skipped":
+            shown[c] = col.map(_fmt_share)
+        elif c in COVERAGE_COLUMNS:
+            shown[c] = col.map(_fmt_int)
+        elif pd.api.types.is_float_dtype(col.dtype):
+            shown[c] = col.map(_fmt_float)
+        else:
+            shown[c] = col.map(_fmt_any)
+    lines = []
+    fixed = {c: df[c].iloc[0] for c in coverage if c not in varying}
+    if fixed:
+        lines.append("coverage: " + coverage_sentence(fixed))
+    params = df.attrs.get("params")
+    if isinstance(params, dict) and params:
+        lines.append("choices: " + describe_params(params))
+    ci = _ci_note(df)
+    if ci:
+        lines.append(ci)
+    return shown, lines
+
+
+def coverage_sentence(cov: dict[str, Any]) -> str:
+    """One sentence from a report's coverage columns (a row of the report, or its constants)."""
+    parts = []
+    if "n_rows" in cov or "n_groups" in cov:
+        bits = []
+        if "n_rows" in cov:
+            bits.append(f"{int(cov['n_rows']):,} rows")
+        if "n_groups" in cov:
+            bits.append(f"{int(cov['n_groups']):,} groups")
+        parts.append(" in ".join(bits))
+    if "gauc_groups_used" in cov:
+        text = f"gauc uses {int(cov['gauc_groups_used']):,}"
+        if "n_groups" in cov:
+            text += f" of {int(cov['n_groups']):,}"
+        text += " groups"
+        if "gauc_rows_skipped" in cov:
+            share = float(cov["gauc_rows_skipped"])
+            text += f" (skipped groups hold {share:.1%} of rows"
+            text += ": more than 10%, check the data and filters)" if share > 0.10 else ")"
+        parts.append(text)
+    if "groups_no_relevant" in cov and int(cov["groups_no_relevant"]):
+        parts.append(f"{int(cov['groups_no_relevant']):,} groups have no relevant row")
+    if "rows_dropped" in cov and int(cov["rows_dropped"]):
+        parts.append(f"{int(cov['rows_dropped']):,} rows with missing values dropped")
+    return "; ".join(parts)
+
+
+def describe_params(params: dict[str, dict[str, Any]]) -> str:
+    """The choices behind a report (``report.attrs["params"]``) as one line.
+
+    Choices shared by every metric come first, then each metric's own ones.
+
+    >>> describe_params({"auc": {"ties": "expected"},
+    ...                  "gauc": {"ties": "expected", "weight": "count"},
+    ...                  "mrr": {"ties": "expected", "weight": "uniform", "empty": "zero"}})
+    'ties=expected; gauc: weight=count; mrr: weight=uniform, empty=zero'
+    """
+    dicts = [d for d in params.values() if isinstance(d, dict)]
+    if not dicts:
+        return ""
+    common = {k: v for k, v in dicts[0].items() if all(k in d and d[k] == v for d in dicts)}
+    out = [", ".join(f"{k}={v}" for k, v in common.items())] if common else []
+    groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    for name, d in params.items():
+        if not isinstance(d, dict):
+            continue
+        own = tuple((k, str(v)) for k, v in d.items() if k not in common)
+        if own:
+            groups.setdefault(own, []).append(str(name))
+    for own, names in groups.items():
+        out.append(f"{', '.join(names)}: " + ", ".join(f"{k}={v}" for k, v in own))
+    return "; ".join(out)
+
+
+def _ci_note(df: pd.DataFrame) -> str:
+    ci = df.attrs.get("ci")
+    if isinstance(ci, dict):
+        level = ci.get("level", ci.get("ci"))
+        bits = [f"{k}={v}" for k, v in ci.items() if k not in ("level", "ci")]
+        head = f"{float(level):.0%} " if isinstance(level, (int, float)) else ""
+        return f"ci: {head}bootstrap interval" + (f" ({', '.join(bits)})" if bits else "")
+    return ""
+
+
+def _compare_parts(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    shown = pd.DataFrame(index=df.index)
+    for c in df.columns:
+        col = df[c]
+        if c in ("p_value", "p_holm"):
+            shown[c] = col.map(_fmt_p)
+        elif pd.api.types.is_bool_dtype(col.dtype):
+            shown[c] = col.map(_fmt_any)
+        elif pd.api.types.is_float_dtype(col.dtype):
+            shown[c] = col.map(_fmt_float)
+        else:
+            shown[c] = col.map(_fmt_any)
+    lines = []
+    for key in ("params", "coverage"):
+        value = df.attrs.get(key)
+        if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+            if key == "params":
+                lines.append("choices: " + describe_params(value))
+        elif isinstance(value, str) and value:
+            lines.append(f"{key}: {value}")
+    other = {
+        k: v
+        for k, v in df.attrs.items()
+        if k not in ("params", "coverage") and isinstance(v, (str, int, float, bool)) and not isinstance(v, dict)
+    }
+    if other:
+        lines.append(", ".join(f"{k}={v}" for k, v in other.items()))
+    return shown, lines
+
+
+def format_table(df: pd.DataFrame, fmt: str = "table") -> str:
+    """A report or comparison as text: ``"table"`` (terminal) or ``"markdown"``, with the
+    coverage and the choices (from ``df.attrs``) below it."""
+    shown, lines = _compare_parts(df) if _is_compare(df) else _report_parts(df)
+    if fmt == "markdown":
+        body = to_markdown(shown)
+        return body + ("\n\n" + "\n".join(f"- {line}" for line in lines) if lines else "") + "\n"
+    body = shown.to_string()
+    return body + ("\n\n" + "\n".join(lines) if lines else "") + "\n"
+
+
+def to_markdown(df: pd.DataFrame) -> str:
+    """A pipe table (GitHub Markdown) without ``tabulate``: index levels first, numbers
+    right-aligned.
+
+    >>> print(to_markdown(pd.DataFrame({"auc": ["0.5000"]}, index=pd.Index(["a"], name="model"))))
+    | model |    auc |
+    | :---- | -----: |
+    | a     | 0.5000 |
+    """
+    flat = df.reset_index() if any(n is not None for n in df.index.names) else df.reset_index(drop=True)
+    header = [str(c) for c in flat.columns]
+    rows = [[_md_cell(v) for v in row] for row in flat.itertuples(index=False, name=None)]
+    number = re.compile(r"^[-+<]?[\d,]*\.?\d+(e[-+]?\d+)?%?$|^NaN$")
+    right = [bool(rows) and all(number.match(r[i]) for r in rows) for i in range(len(header))]
+    widths = [max([3, len(header[i]), *(len(r[i]) for r in rows)]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(
+            c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)
+        ) + " |"
+
+    rule = "| " + " | ".join(("-" * (w - 1) + ":") if r else (":" + "-" * (w - 1)) for w, r in zip(widths, right)) + " |"
+    return "\n".join([line(header), rule, *(line(r) for r in rows)])
+
+
+def _md_cell(value: Any) -> str:
+    text = _fmt_any(value) if not isinstance(value, str) else value
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_json(df: pd.DataFrame, **meta: Any) -> str:
+    """Records (index levels as fields, NaN as null) with the choices of ``df.attrs``."""
+    records = json.loads(df.reset_index().to_json(orient="records", double_precision=15))
+    payload: dict[str, Any] = dict(meta)
+    for key, value in df.attrs.items():
+        payload[key] = value
+    payload["results"] = records
+    return json.dumps(payload, indent=2, default=_json_default) + "\n"
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    return str(value)
+
+
+def render(df: pd.DataFrame, fmt: str, **meta: Any) -> str:
+    if fmt == "csv":
+        return df.to_csv()
+    if fmt == "json":
+        return to_json(df, **meta)
+    return format_table(df, fmt)
+
+
+# ---------------------------------------------------------------------------------------------
+# commands
+
+
+@contextlib.contextmanager
+def _warnings_to_stderr(coverage: bool = True) -> Iterator[None]:
+    """Show each distinct warning once, as one ``pandas-rankeval: warning: ...`` line.
+
+    Coverage warnings repeat per model (the coverage depends on the labels only): the first
+    one is shown, or none when ``coverage`` is False (the output states the coverage).
+    """
+    from ._result import CoverageWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            seen: set[str] = set()
+            coverage_shown = not coverage
+            for w in caught:
+                if issubclass(w.category, CoverageWarning):
+                    if coverage_shown:
+                        continue
+                    coverage_shown = True
+                text = _one_line(str(w.message))
+                if text not in seen:
+                    seen.add(text)
+                    print(f"{PROG}: warning: {text}", file=sys.stderr)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text!r}") from None
+    if value >= 1 and value < 100:  # --ci 95
+        value /= 100
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text!r}")
+    return value
+
+
+def _eval(args: argparse.Namespace) -> int:
+    import pandas_rankeval as pre
+
+    metrics = resolve_metrics(args.metrics, args.k)
+    group = list(args.group)
+    scores = list(dict.fromkeys(args.score))
+    by = list(args.by or [])
+    weight = args.weight
+    from ._evaluate import WEIGHT_NAMES
+
+    if args.baseline is not None:
+        if by:
+            raise CLIError("--by cannot be combined with --baseline; compare one segment at a time")
+        if args.baseline not in scores:
+            scores = [args.baseline, *scores]
+        if len(scores) < 2:
+            raise CLIError("--baseline needs at least one other --score column to compare with it")
+    columns: list[Hashable] = [*group, args.label, *scores, *by]
+    if weight is not None and weight not in WEIGHT_NAMES:
+        columns.append(weight)  # a column of per-row amounts summed per group
+    if args.tiebreak is not None:
+        columns.append(args.tiebreak)
+    fmt = args.format or (
+        _FORMAT_OF_SUFFIX.get(Path(args.output).suffix.lower(), "table") if args.output else "table"
+    )
+
+    df = read_table(args.file, columns, fmt=args.input_format, text_columns=[*group, *by])
+    common: dict[str, Any] = dict(group=group if len(group) > 1 else group[0], label=args.label, metrics=metrics)
+    options: dict[str, Any] = {}
+    if weight is not None:
+        options["weight"] = weight
+    for name in ("ties", "tiebreak", "threshold", "nan_policy", "empty", "gain", "min_size", "min_pos", "min_neg"):
+        value = getattr(args, name)
+        if value is not None:
+            options[name] = value
+
+    with _warnings_to_stderr(coverage=fmt in ("csv", "json")):
+        if args.baseline is not None:
+            compare = getattr(pre, "compare", None)
+            if compare is None:
+                raise CLIError("--baseline needs pandas_rankeval.compare, which this version does not have")
+            kwargs: dict[str, Any] = dict(
+                common, scores=scores, baseline=args.baseline, n_boot=args.n_boot, seed=args.seed
+            )
+            if args.ci is not None:
+                kwargs["ci"] = args.ci
+            kwargs.update(_supported(compare, options, "--baseline"))
+            result = compare(df, **kwargs)
+        else:
+            kwargs = dict(common, scores=scores, **options)
+            if by:
+                kwargs["by"] = by if len(by) > 1 else by[0]
+            if args.ci is not None:
+                kwargs.update(ci=args.ci, n_boot=args.n_boot, seed=args.seed)
+            result = pre.report(df, **kwargs)
+
+    text = render(result, fmt, file=args.file)
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise CLIError(f"cannot write {args.output}: {exc.strerror or _one_line(exc)}") from None
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _supported(func: Callable[..., Any], options: dict[str, Any], context: str) -> dict[str, Any]:
+    """The options ``func`` accepts; an error naming the first option it does not."""
+    import inspect
+
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return options
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return options
+    for name in options:
+        if name not in params:
+            raise CLIError(f"--{name.replace('_', '-')} is not supported with {context}")
+    return options
+
+
+def _metrics_command(args: argparse.Namespace) -> int:
+    from ._registry import METRICS
+
+    width = max(len(f"{name}@K") for name in METRICS)
+    for name, info in METRICS.items():
+        shown = {"none": name, "optional": f"{name}[@K]", "required": f"{name}@K"}[info.cutoff]
+        print(f"{shown:<{width + 2}} {info.summary} (default weight: {info.default_weight})")
+    print()
+    print(
+        f"With --k K, precision/recall/hit_rate written without @K get K (default {DEFAULT_K}); "
+        "mrr, ndcg and map get K only when --k is given, else the whole list."
+    )
+    return 0
+
+
+def _demo(args: argparse.Namespace | None = None) -> int:
+    """Global AUC and GAUC of the two models of :func:`make_impressions`: the better AUC is
+    the worse GAUC."""
     import pandas_rankeval
     from pandas_rankeval.datasets import make_impressions
 
-    df = make_impressions()
+    n_users = getattr(args, "n_users", 2000) or 2000
+    seed = getattr(args, "seed", 0)
+    df = make_impressions(n_users, seed=seed)
+    save = getattr(args, "save", None)
+    if save:
+        try:
+            if _input_format(save, "auto") == "parquet":
+                _require_pyarrow()
+                df.to_parquet(save, index=False)
+            else:
+                df.to_csv(save, index=False, sep="\t" if _input_format(save, "auto") == "tsv" else ",")
+        except OSError as exc:
+            raise CLIError(f"cannot write {save}: {exc.strerror or _one_line(exc)}") from None
     print(
         f"make_impressions(): {len(df):,} impressions of {df['user_id'].nunique():,} users, "
         f"click rate {df['click'].mean():.1%}"
     )
     rows = {}
-    for model in ("model_a", "model_b"):
-        auc = pandas_rankeval.auc(df, label="click", score=model)
-        with warnings.catch_warnings():
-            # The coverage is printed below; no need to warn about it as well.
-            warnings.simplefilter("ignore", pandas_rankeval.CoverageWarning)
+    with warnings.catch_warnings():
+        # The coverage is printed below; no need to warn about it as well.
+        warnings.simplefilter("ignore", pandas_rankeval.CoverageWarning)
+        for model in ("model_a", "model_b"):
+            auc = pandas_rankeval.auc(df, label="click", score=model)
             gauc = pandas_rankeval.gauc(df, group="user_id", label="click", score=model)
-        rows[model] = {"AUC": float(auc), "GAUC": float(gauc)}
+            uniform = pandas_rankeval.gauc(df, group="user_id", label="click", score=model, weight="uniform")
+            rows[model] = {"AUC": float(auc), "GAUC": float(gauc), "GAUC (uniform)": float(uniform)}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "model"
     print()
@@ -35,18 +662,150 @@ def _demo() -> int:
     print()
     # Which groups GAUC can use depends on the labels only, so it is the same for both models.
     print(f"GAUC coverage: {gauc.coverage}")
+    print()
+    a, b = rows["model_a"], rows["model_b"]
+    if a["AUC"] > b["AUC"] and a["GAUC"] < b["GAUC"]:
+        print(
+            f"AUC up, GAUC not: model_a has the higher global AUC ({a['AUC']:.3f} vs {b['AUC']:.3f}) "
+            f"but the lower GAUC ({a['GAUC']:.3f} vs {b['GAUC']:.3f}).\n"
+            "Global AUC pools every user's rows, so ranking heavy clickers above light ones counts;\n"
+            "model_a learned which users click, model_b which items each user clicks. GAUC compares\n"
+            "items within a user only, which is what a ranking shown to that user needs."
+        )
+    else:
+        better = "model_a" if a["GAUC"] > b["GAUC"] else "model_b"
+        print(f"Here global AUC and GAUC agree: {better} has the higher GAUC.")
+    print()
+    if save:
+        print(f"Saved the table to {save}. Evaluate it with:")
+        target = save
+    else:
+        print("Save the table with 'pandas-rankeval demo --save impressions.csv', then:")
+        target = "impressions.csv"
+    print(
+        f"  {PROG} eval {target} --group user_id --label click --score model_a model_b "
+        "--metrics auc gauc ndcg@10 --by activity"
+    )
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``pandas-rankeval`` console script."""
-    parser = argparse.ArgumentParser(
-        prog="pandas-rankeval", description="Ranking metrics for pandas DataFrames."
+# ---------------------------------------------------------------------------------------------
+# parser and entry point
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = _Parser(
+        prog=PROG,
+        description="Ranking metrics for pandas DataFrames: AUC, GAUC, MRR, NDCG, MAP, "
+        "precision/recall/hit rate at k, exact under ties.",
+        epilog=f"'{PROG} FILE ...' is short for '{PROG} eval FILE ...'.",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("demo", help="global AUC vs GAUC on a synthetic impressions table")
-    args = parser.parse_args(argv)
-    if args.command == "demo":
-        return _demo()
-    parser.error(f"unknown command {args.command!r}")  # unreachable: argparse checks choices
-    return 2
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="{eval,metrics,demo}", parser_class=_Parser)
+
+    ev = commands.add_parser(
+        "eval",
+        help="evaluate score columns of a CSV or Parquet file",
+        description="Evaluate score columns of a CSV, TSV or Parquet file (one row per shown item).",
+        epilog="Examples:\n"
+        f"  {PROG} eval data.csv --group user_id --label click --score model_a model_b\n"
+        f"  {PROG} eval data.parquet --group query --label rel --score bm25 --metrics ndcg@10 map precision --k 5\n"
+        f"  {PROG} eval data.csv --group user_id --label click --score new --baseline old --metrics gauc ndcg@10",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ev.add_argument("file", metavar="FILE", help="CSV (also .tsv, compressed), Parquet (.parquet, .pq; needs pyarrow), or - for CSV on stdin")
+    ev.add_argument("--group", "-g", nargs="+", required=True, metavar="COL", help="group column(s): user, query or session")
+    ev.add_argument("--label", "-l", required=True, metavar="COL", help="label column: click (0/1, bool) or graded relevance")
+    ev.add_argument("--score", "--scores", "-s", nargs="+", required=True, metavar="COL", help="score column(s), one per model; higher ranks first")
+    ev.add_argument(
+        "--metrics", "-m", nargs="+", default=list(DEFAULT_METRICS), metavar="NAME",
+        help="metric names (space or comma separated): auc gauc mrr[@K] ndcg[@K] map[@K] precision[@K] "
+        "recall[@K] hit_rate[@K]; default: %(default)s",
+    )
+    ev.add_argument(
+        "--k", "-k", type=_positive_int, default=None, metavar="K",
+        help=f"cutoff of the metrics named without @K: precision/recall/hit_rate always (default {DEFAULT_K}); "
+        "mrr/ndcg/map only when --k is given (else the whole list)",
+    )
+    ev.add_argument("--weight", "-w", metavar="W", help="group weight: count, clicks, log1p, uniform or a column (summed per group); default: count for gauc, uniform for list metrics")
+    ev.add_argument("--by", nargs="+", metavar="COL", help="segment column(s), constant within a group: one row per segment and model")
+    ev.add_argument("--ci", type=_level, metavar="LEVEL", help="add bootstrap confidence intervals at this level (e.g. 0.95); with --baseline the default is 0.95")
+    ev.add_argument("--n-boot", type=_positive_int, default=1000, metavar="N", help="bootstrap replicates (default %(default)s)")
+    ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
+    ev.add_argument("--baseline", metavar="COL", help="compare every other --score column with this one: differences, CIs, p-values")
+    ev.add_argument("--ties", choices=("expected", "pessimistic", "optimistic"), help="how tied scores count (default expected)")
+    ev.add_argument("--tiebreak", metavar="COL", help="column ordering rows with equal scores (ascending)")
+    ev.add_argument("--threshold", type=float, help="a row is relevant when label >= THRESHOLD (default: label > 0)")
+    ev.add_argument("--empty", choices=("zero", "skip", "error"), help="list metrics: groups with no relevant row (default zero)")
+    ev.add_argument("--gain", choices=("exp2", "linear"), help="NDCG gain (default exp2)")
+    ev.add_argument("--min-size", type=_non_negative_int, metavar="N", help="gauc: skip groups with fewer rows")
+    ev.add_argument("--min-pos", type=_non_negative_int, metavar="N", help="gauc: skip groups with fewer positives")
+    ev.add_argument("--min-neg", type=_non_negative_int, metavar="N", help="gauc: skip groups with fewer negatives")
+    ev.add_argument("--nan-policy", choices=("raise", "omit"), help="missing values: raise (default) or omit their rows")
+    ev.add_argument("--format", "-f", choices=FORMATS, help="output format (default table, or from the --output suffix)")
+    ev.add_argument("--output", "-o", metavar="PATH", help="write the result to PATH instead of stdout")
+    ev.add_argument("--input-format", choices=("auto", "csv", "tsv", "parquet"), default="auto", help="input format (default: from the file name)")
+    ev.set_defaults(handler=_eval)
+
+    mt = commands.add_parser("metrics", help="list the metric names", description="List the metric names.")
+    mt.set_defaults(handler=_metrics_command)
+
+    dm = commands.add_parser(
+        "demo",
+        help="global AUC vs GAUC on a synthetic impressions table",
+        description="Global AUC vs GAUC of two models on make_impressions(): the better AUC is the worse GAUC.",
+    )
+    dm.add_argument("--save", metavar="PATH", help="also write the table (CSV, or Parquet for .parquet)")
+    dm.add_argument("--n-users", type=_positive_int, default=2000, metavar="N", help="users (default %(default)s)")
+    dm.add_argument("--seed", type=int, default=0, help="data seed (default %(default)s)")
+    dm.set_defaults(handler=_demo)
+    return parser
+
+
+def _error(message: str) -> None:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+
+
+def _cli_message(exc: BaseException) -> str:
+    text = _one_line(exc)
+    # Library messages name Python arguments; name the command-line options instead.
+    text = text.replace("Pass nan_policy='omit'", "Pass --nan-policy omit")
+    return text
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``pandas-rankeval`` console script and ``python -m pandas_rankeval``.
+
+    Returns the exit status: 0 on success, 2 on bad input (one ``pandas-rankeval: error:``
+    line on stderr), 1 on an unexpected error.
+    """
+    args_list = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
+    if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
+        args_list.insert(0, "eval")  # pandas-rankeval FILE ...
+    parser = build_parser()
+    try:
+        args = parser.parse_args(args_list)
+        if args.command is None:
+            raise CLIError(f"give a command: eval FILE ..., metrics or demo (see '{PROG} --help')")
+        return int(args.handler(args))
+    except SystemExit as exc:  # --help, --version
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except CLIError as exc:
+        _error(_one_line(exc))
+        return 2
+    except BrokenPipeError:  # pandas-rankeval ... | head
+        with contextlib.suppress(Exception):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        return 0
+    except (KeyError, ValueError, TypeError, ImportError, OSError) as exc:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        _error(_cli_message(exc))
+        return 2
+    except Exception as exc:  # a bug: still one line, the traceback on request
+        if os.environ.get(DEBUG_ENV):
+            raise
+        _error(f"unexpected {type(exc).__name__}: {_one_line(exc)} (set {DEBUG_ENV}=1 for the traceback)")
+        return 1
