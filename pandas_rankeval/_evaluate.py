@@ -472,7 +472,10 @@ def evaluate(
     gcols = as_columns(group, "group", func) if group is not None else None
     need_groups = any(s.info.grouped for s in specs)
     if need_groups and gcols is None:
-        raise ValueError(f"{func} needs the 'group' parameter for {[s.name for s in specs if s.info.grouped]}.")
+        raise ValueError(
+            f"{func} needs the 'group' parameter (the user, query or session column) for "
+            f"{[s.name for s in specs if s.info.grouped]}."
+        )
     numeric_extra: list[Hashable] = []
     if opts.sample_weight is not None:
         numeric_extra.append(opts.sample_weight)

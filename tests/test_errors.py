@@ -1,0 +1,295 @@
+"""Every error a user can meet: the message names the column or parameter, the count and the fix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_rankeval as pre
+from pandas_rankeval import ColumnNotFoundError
+
+
+@pytest.fixture
+def df() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "user_id": [1, 1, 1, 2, 2, 2],
+            "click": [1, 0, 0, 0, 1, 0],
+            "model_a": [0.9, 0.1, 0.4, 0.3, 0.8, 0.2],
+            "gmv": [10.0, 0.0, 1.0, 2.0, 3.0, 4.0],
+        }
+    )
+
+
+GROUPED = [pre.gauc, pre.mrr, pre.ndcg, pre.average_precision, pre.precision, pre.recall, pre.hit_rate]
+
+
+@pytest.mark.parametrize("func", GROUPED)
+def test_missing_group_column_suggests_the_close_name(df, func):
+    with pytest.raises(ColumnNotFoundError, match=r"not found: \['user'\]\. Did you mean 'user_id'\?"):
+        func(df, group="user", label="click", score="model_a")
+
+
+def test_missing_columns_are_listed_together(df):
+    with pytest.raises(KeyError, match=r"\['clik', 'model_c'\]"):
+        pre.gauc(df, group="user_id", label="clik", score="model_c")
+
+
+def test_missing_column_without_a_close_name_lists_the_columns(df):
+    with pytest.raises(KeyError, match=r"Available columns: \['user_id', 'click', 'model_a', 'gmv'\]"):
+        pre.auc(df, label="click", score="zzzzzz")
+
+
+def test_column_error_message_is_not_quoted_twice(df):
+    with pytest.raises(KeyError) as info:
+        pre.auc(df, label="click", score="model")
+    assert str(info.value).startswith("The following columns")
+
+
+@pytest.mark.parametrize("column", ["user_id", "click", "model_a"])
+def test_nan_is_counted_and_named(df, column):
+    bad = df.astype({column: "float64"})
+    bad.loc[[0, 3], column] = np.nan
+    with pytest.raises(ValueError, match=rf"Column '{column}' has 2 missing values .*nan_policy='omit'"):
+        pre.gauc(bad, group="user_id", label="click", score="model_a")
+
+
+def test_none_in_object_group_column(df):
+    bad = df.astype({"user_id": object})
+    bad.loc[2, "user_id"] = None
+    with pytest.raises(ValueError, match=r"Column 'user_id' has 1 missing value \(NaN/None\)"):
+        pre.mrr(bad, group="user_id", label="click", score="model_a")
+
+
+def test_nan_in_several_columns_names_all(df):
+    bad = df.copy()
+    bad.loc[0, "model_a"] = np.nan
+    bad.loc[1, "click"] = np.nan
+    with pytest.raises(ValueError, match=r"also missing values in \['model_a'\]"):
+        pre.gauc(bad, group="user_id", label="click", score="model_a")
+
+
+def test_nan_policy_omit_drops_and_reports(df):
+    bad = df.copy()
+    bad.loc[[1, 4], "model_a"] = np.nan
+    r = pre.gauc(bad, group="user_id", label="click", score="model_a", nan_policy="omit")
+    expected = pre.gauc(df.drop(index=[1, 4]), group="user_id", label="click", score="model_a")
+    assert float(r) == float(expected)
+    assert r.coverage.n_dropped == 2
+    assert "2 rows with missing values dropped" in str(r.coverage)
+
+
+def test_nan_policy_omit_every_row(df):
+    bad = df.assign(model_a=np.nan)
+    with pytest.raises(ValueError, match="every row has a missing value"):
+        pre.auc(bad, label="click", score="model_a", nan_policy="omit")
+
+
+def test_nullable_dtypes_with_na(df):
+    bad = df.astype({"click": "Int64"})
+    bad.loc[0, "click"] = pd.NA
+    with pytest.raises(ValueError, match=r"Column 'click' has 1 missing value"):
+        pre.auc(bad, label="click", score="model_a")
+
+
+def test_non_numeric_score(df):
+    bad = df.assign(model_a=df["model_a"].astype(str))
+    with pytest.raises(TypeError, match=r"Column 'model_a' \(score\) must be numeric or bool.*pd.to_numeric"):
+        pre.gauc(bad, group="user_id", label="click", score="model_a")
+
+
+def test_non_numeric_label(df):
+    bad = df.assign(click=np.where(df["click"] == 1, "yes", "no"))
+    with pytest.raises(TypeError, match=r"Column 'click' \(label\) must be numeric or bool"):
+        pre.auc(bad, label="click", score="model_a")
+
+
+def test_infinite_label(df):
+    bad = df.assign(click=df["click"].astype(float))
+    bad.loc[0, "click"] = np.inf
+    with pytest.raises(ValueError, match=r"Column 'click' \(label\) has 1 infinite value"):
+        pre.auc(bad, label="click", score="model_a")
+
+
+def test_infinite_scores_are_ordinary(df):
+    inf = df.assign(model_a=df["model_a"].where(df["click"] == 0, np.inf))
+    assert pre.auc(inf, label="click", score="model_a") == 1.0
+
+
+def test_empty_frame(df):
+    with pytest.raises(ValueError, match=r"empty DataFrame \(0 rows\)"):
+        pre.gauc(df.iloc[:0], group="user_id", label="click", score="model_a")
+
+
+def test_not_a_frame():
+    with pytest.raises(TypeError, match="expects a pandas DataFrame.*got dict"):
+        pre.auc({"a": [1]}, label="a", score="a")  # type: ignore[arg-type]
+
+
+def test_unknown_weight_name(df):
+    with pytest.raises(KeyError, match=r"'count', 'clicks', 'log1p', 'uniform' or a column name\. Got 'counts'.*Did you mean 'count'\?"):
+        pre.gauc(df, group="user_id", label="click", score="model_a", weight="counts")
+
+
+def test_weight_of_the_wrong_type(df):
+    with pytest.raises(TypeError, match="The 'weight' parameter of gauc must be one of"):
+        pre.gauc(df, group="user_id", label="click", score="model_a", weight=3)  # type: ignore[arg-type]
+
+
+def test_negative_weight_column(df):
+    bad = df.assign(gmv=df["gmv"] - 5)
+    with pytest.raises(ValueError, match=r"Column 'gmv' \(weight\) has 5 negative or infinite values"):
+        pre.gauc(bad, group="user_id", label="click", score="model_a", weight="gmv")
+
+
+def test_negative_weight_from_callable(df):
+    with pytest.raises(ValueError, match=r"must be finite and >= 0; 2 groups"):
+        pre.gauc(df, group="user_id", label="click", score="model_a", weight=lambda s: -s["n"])
+
+
+def test_weight_callable_of_the_wrong_length(df):
+    with pytest.raises(ValueError, match=r"returned 3 values for 2 groups"):
+        pre.gauc(df, group="user_id", label="click", score="model_a", weight=lambda s: [1, 2, 3])
+
+
+def test_weight_series_missing_a_group(df):
+    w = pd.Series({1: 2.0})
+    with pytest.raises(ValueError, match=r"no value for 1 of 2 groups \(for example \[2\]\)"):
+        pre.gauc(df, group="user_id", label="click", score="model_a", weight=w)
+
+
+@pytest.mark.parametrize("k", [0, -1, 2.5, "10", True])
+@pytest.mark.parametrize("func", [pre.ndcg, pre.precision, pre.recall, pre.hit_rate, pre.mrr, pre.average_precision])
+def test_bad_k(df, func, k):
+    name = {"average_precision": "map"}.get(func.__name__, func.__name__)
+    with pytest.raises(ValueError, match=rf"The 'k' parameter of {name} must be an int in the range \[1, inf\)"):
+        func(df, group="user_id", label="click", score="model_a", k=k)
+
+
+@pytest.mark.parametrize("func", [pre.precision, pre.recall, pre.hit_rate])
+def test_k_none_is_not_allowed_where_a_cutoff_is_the_metric(df, func):
+    with pytest.raises(ValueError, match=r"range \[1, inf\)\. Got None"):
+        func(df, group="user_id", label="click", score="model_a", k=None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "param, value, choices",
+    [
+        ("ties", "random", "'expected', 'pessimistic', 'optimistic'"),
+        ("empty", "nan", "'zero', 'skip', 'error'"),
+        ("nan_policy", "drop", "'raise', 'omit'"),
+    ],
+)
+def test_bad_options(df, param, value, choices):
+    with pytest.raises(ValueError, match=rf"The '{param}' parameter of mrr must be one of {choices}\. Got '{value}'"):
+        pre.mrr(df, group="user_id", label="click", score="model_a", **{param: value})
+
+
+def test_bad_gain_and_denominator(df):
+    with pytest.raises(ValueError, match=r"'gain' parameter of ndcg must be one of 'exp2', 'linear'"):
+        pre.ndcg(df, group="user_id", label="click", score="model_a", gain="log")
+    with pytest.raises(ValueError, match=r"'denominator' parameter of map must be one of 'relevant', 'min_k'"):
+        pre.average_precision(df, group="user_id", label="click", score="model_a", denominator="k")
+
+
+def test_bad_engine(df):
+    with pytest.raises(ValueError, match=r"'engine' parameter of gauc must be one of 'numpy', 'sklearn'"):
+        pre.gauc(df, group="user_id", label="click", score="model_a", engine="spark")
+
+
+@pytest.mark.parametrize("param", ["min_size", "min_pos", "min_neg"])
+def test_bad_filters(df, param):
+    with pytest.raises(ValueError, match=rf"The '{param}' parameter of gauc must be an int in the range \[0, inf\) or None"):
+        pre.gauc(df, group="user_id", label="click", score="model_a", **{param: -1})
+
+
+@pytest.mark.parametrize("max_fpr", [0, 1.5, "x"])
+def test_bad_max_fpr(df, max_fpr):
+    with pytest.raises(ValueError, match=r"'max_fpr' parameter of auc must be a float in the range \(0, 1\]"):
+        pre.auc(df, label="click", score="model_a", max_fpr=max_fpr)
+
+
+@pytest.mark.parametrize("threshold", [np.nan, "1", True])
+def test_bad_threshold(df, threshold):
+    with pytest.raises(ValueError, match=r"'threshold' parameter of gauc must be a finite number or None"):
+        pre.gauc(df, group="user_id", label="click", score="model_a", threshold=threshold)
+
+
+def test_negative_labels_for_ndcg(df):
+    bad = df.assign(click=df["click"] - 1)
+    with pytest.raises(ValueError, match=r"Column 'click' has 4 negative labels; NDCG needs labels >= 0"):
+        pre.ndcg(bad, group="user_id", label="click", score="model_a")
+
+
+def test_negative_labels_are_fine_for_binary_metrics(df):
+    shifted = df.assign(click=df["click"] * 2 - 1)  # -1 / 1: relevant when > 0
+    assert float(pre.mrr(shifted, group="user_id", label="click", score="model_a")) == float(
+        pre.mrr(df, group="user_id", label="click", score="model_a")
+    )
+
+
+def test_empty_error_names_the_count(df):
+    no_click = df.assign(click=[1, 0, 0, 0, 0, 0])
+    with pytest.raises(ValueError, match=r"mrr: 1 of 2 groups have no relevant row\. Pass empty='zero'"):
+        pre.mrr(no_click, group="user_id", label="click", score="model_a", empty="error")
+
+
+def test_sample_weight_only_for_auc_metrics(df):
+    from pandas_rankeval._evaluate import Options, evaluate
+    from pandas_rankeval._registry import parse_metrics
+
+    with pytest.raises(ValueError, match="sample_weight applies to 'auc' and 'gauc' only"):
+        evaluate(
+            df, group="user_id", label="click", scores=["model_a"],
+            specs=parse_metrics(["mrr"]), options=Options("mrr", sample_weight="gmv"),
+        )
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("ndgc@10", r"Unknown metric 'ndgc@10'\. Did you mean 'ndcg@10'\? Valid metrics are 'auc', 'gauc', 'mrr', 'mrr@K'"),
+        ("precision", r"Metric 'precision' needs a cutoff, such as 'precision@10'"),
+        ("auc@5", r"Metric 'auc' takes no cutoff"),
+        ("ndcg@0", r"The cutoff of 'ndcg@0' must be at least 1"),
+        ("ndcg@", r"Unknown metric 'ndcg@'"),
+    ],
+)
+def test_metric_names(df, name, message):
+    with pytest.raises(ValueError, match=message):
+        pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=[name])
+
+
+def test_no_metrics(df):
+    with pytest.raises(ValueError, match="Give at least one metric"):
+        pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=[])
+
+
+def test_by_column_must_be_constant_within_groups(df):
+    mixed = df.assign(device=["ios", "android", "ios", "ios", "ios", "ios"])
+    with pytest.raises(ValueError, match=r"'by' column\(s\) \['device'\] of report must be constant within each group .* 1 groups"):
+        pre.report(mixed, group="user_id", label="click", scores=["model_a"], by="device")
+
+
+def test_bad_ci(df):
+    with pytest.raises(ValueError, match=r"'ci' parameter of report must be a float in the range \(0, 1\)"):
+        pre.report(df, group="user_id", label="click", scores=["model_a"], ci=95)
+
+
+def test_group_parameter_of_the_wrong_type(df):
+    with pytest.raises(TypeError, match="The 'group' parameter of gauc must be a column name or a list"):
+        pre.gauc(df, group={"user_id"}, label="click", score="model_a")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"gauc needs the 'group' parameter \(the user, query or session"):
+        pre.gauc(df, group=None, label="click", score="model_a")  # type: ignore[arg-type]
+
+
+def test_errors_leave_the_frame_alone(df):
+    before = df.copy()
+    for call in (
+        lambda: pre.gauc(df, group="user_id", label="click", score="model_a", weight="nope"),
+        lambda: pre.ndcg(df.assign(click=-1), group="user_id", label="click", score="model_a"),
+    ):
+        with pytest.raises((KeyError, ValueError)):
+            call()
+    pd.testing.assert_frame_equal(df, before)
