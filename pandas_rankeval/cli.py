@@ -70,11 +70,14 @@ class _Parser(argparse.ArgumentParser):
 # reading the input
 
 
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zip", ".tar")
+
+
 def _input_format(path: str, fmt: str) -> str:
     if fmt != "auto":
         return fmt
     name = path.lower()
-    for suffix in (".gz", ".bz2", ".xz", ".zst", ".zip"):
+    for suffix in _COMPRESSED_SUFFIXES:
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     if name.endswith(_PARQUET_SUFFIXES):
@@ -135,6 +138,19 @@ def read_table(path: str, columns: Sequence[Hashable], *, fmt: str = "auto", tex
 
     sep = "\t" if kind == "tsv" else ","
     what = "TSV" if kind == "tsv" else "CSV"
+    if path != "-" and not path.lower().endswith(_COMPRESSED_SUFFIXES):
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(8192)
+        except OSError as exc:
+            raise CLIError(f"cannot read {shown}: {exc.strerror or _one_line(exc)}") from None
+        if head.startswith(b"PAR1"):
+            raise CLIError(
+                f"cannot read {shown} as {what}: it is a Parquet file; "
+                "name it .parquet or pass --input-format parquet"
+            )
+        if b"\x00" in head:
+            raise CLIError(f"cannot read {shown} as {what}: it is a binary file, not text")
     text = set(text_columns)
     try:
         if path == "-":
@@ -518,7 +534,7 @@ def _level(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text!r}") from None
-    if value >= 1 and value < 100:  # --ci 95
+    if 50 <= value < 100:  # --ci 95 means 0.95
         value /= 100
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text!r}")
@@ -551,6 +567,10 @@ def _eval(args: argparse.Namespace) -> int:
         _FORMAT_OF_SUFFIX.get(Path(args.output).suffix.lower(), "table") if args.output else "table"
     )
 
+    if args.output:
+        parent = Path(args.output).resolve().parent
+        if not parent.is_dir():
+            raise CLIError(f"cannot write {args.output}: the directory {parent} does not exist")
     df = read_table(args.file, columns, fmt=args.input_format, text_columns=[*group, *by])
     common: dict[str, Any] = dict(group=group if len(group) > 1 else group[0], label=args.label, metrics=metrics)
     options: dict[str, Any] = {}

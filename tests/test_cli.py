@@ -1,0 +1,578 @@
+"""The command line: ``pandas-rankeval eval FILE ...``, ``metrics``, ``demo``.
+
+Most tests call ``main(argv)`` in-process; a few run the real program in a subprocess.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_rankeval as pre
+from pandas_rankeval import cli
+from pandas_rankeval.cli import main
+
+GROUP = ["--group", "user_id", "--label", "click"]
+SCORES = ["--score", "model_a", "model_b"]
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    return pre.datasets.make_impressions(300, seed=1)
+
+
+@pytest.fixture(scope="module")
+def csv_path(frame: pd.DataFrame, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "impressions.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def quiet_report(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        return pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], **kwargs)
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_error_line(code: int, err: str, *fragments: str) -> None:
+    assert code == 2
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("pandas-rankeval: error: "), err
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+
+
+def has_ci_support() -> bool:
+    try:
+        import pandas_rankeval._stats  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_compare = pytest.mark.skipif(not hasattr(pre, "compare"), reason="pandas_rankeval.compare not available yet")
+needs_ci = pytest.mark.skipif(not has_ci_support(), reason="report(ci=...) not available yet")
+
+
+# --- eval: values and formats --------------------------------------------------------------
+
+
+def test_csv_output_equals_report(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
+    code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "--format", "csv"], capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), index_col="model")
+    expected = quiet_report(frame)
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False, rtol=1e-12)
+    assert list(got.columns[:4]) == ["auc", "gauc", "mrr", "ndcg@10"]  # the default metrics
+
+
+def test_table_output_shows_values_coverage_and_choices(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
+    code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "--metrics", "auc", "gauc", "ndcg@10"], capsys)
+    assert code == 0, err
+    expected = quiet_report(frame, metrics=["auc", "gauc", "ndcg@10"])
+    lines = out.splitlines()
+    header = lines[0].split()
+    assert header == ["auc", "gauc", "ndcg@10"]
+    row_a = next(line for line in lines if line.startswith("model_a")).split()
+    assert row_a[1:] == [f"{v:.4f}" for v in expected.loc["model_a", ["auc", "gauc", "ndcg@10"]]]
+    coverage = next(line for line in lines if line.startswith("coverage: "))
+    assert f"{len(frame):,} rows in {frame['user_id'].nunique():,} groups" in coverage
+    assert f"gauc uses {expected.loc['model_a', 'gauc_groups_used']:,} of" in coverage
+    choices = next(line for line in lines if line.startswith("choices: "))
+    assert choices.startswith("choices: ties=expected; gauc: weight=count; ndcg@10: weight=uniform")
+    # coverage is in the output, so the coverage warning is not repeated on stderr
+    assert err == ""
+
+
+def test_coverage_warning_once_on_stderr_for_machine_formats(csv_path: Path, capsys) -> None:
+    code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "--metrics", "gauc", "--format", "csv"], capsys)
+    assert code == 0
+    warnings_ = err.strip().splitlines()
+    assert len(warnings_) == 1
+    assert warnings_[0].startswith("pandas-rankeval: warning: ") and "groups used" in warnings_[0]
+    assert "warning" not in out
+
+
+def test_json_output(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
+    code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "-m", "auc,gauc", "-f", "json"], capsys)
+    assert code == 0, err
+    payload = json.loads(out)
+    expected = quiet_report(frame, metrics=["auc", "gauc"])
+    assert payload["params"] == expected.attrs["params"]
+    assert payload["file"] == str(csv_path)
+    assert [r["model"] for r in payload["results"]] == ["model_a", "model_b"]
+    for record in payload["results"]:
+        for col in ("auc", "gauc", "n_groups", "gauc_groups_used"):
+            assert record[col] == pytest.approx(expected.loc[record["model"], col], rel=1e-12)
+
+
+def test_json_nan_is_null(tmp_path: Path, capsys) -> None:
+    # No group has both classes: GAUC is NaN, which JSON writes as null.
+    df = pd.DataFrame({"g": [1, 1, 2, 2], "y": [1, 1, 0, 0], "s": [0.1, 0.2, 0.3, 0.4]})
+    path = tmp_path / "one_class.csv"
+    df.to_csv(path, index=False)
+    code, out, err = run(["eval", path, "-g", "g", "-l", "y", "-s", "s", "-m", "gauc", "-f", "json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["gauc"] is None
+
+
+def test_markdown_output_without_tabulate(csv_path: Path, frame: pd.DataFrame, capsys, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "tabulate", None)  # import tabulate -> ImportError
+    code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "-m", "auc", "gauc", "-f", "markdown"], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split("|")[1:-1] == [" model   ", "    auc ", "   gauc "]
+    assert lines[1] == "| :------ | -----: | -----: |"
+    expected = quiet_report(frame, metrics=["auc", "gauc"])
+    assert lines[2] == f"| model_a | {expected.loc['model_a', 'auc']:.4f} | {expected.loc['model_a', 'gauc']:.4f} |"
+    assert any(line.startswith("- coverage: ") for line in lines)
+    assert any(line.startswith("- choices: ties=expected") for line in lines)
+
+
+def test_to_markdown_escapes_pipes_and_aligns() -> None:
+    table = pd.DataFrame({"name": ["a|b", "c"], "n": ["1,000", "NaN"]})
+    text = cli.to_markdown(table)
+    assert text.splitlines() == [
+        "| name |     n |",
+        "| :--- | ----: |",
+        "| a\\|b | 1,000 |",
+        "| c    |   NaN |",
+    ]
+
+
+def test_describe_params_groups_shared_choices() -> None:
+    params = {
+        "auc": {"ties": "pessimistic"},
+        "gauc": {"ties": "pessimistic", "weight": "uniform"},
+        "precision@5": {"ties": "pessimistic", "weight": "uniform", "empty": "zero"},
+        "recall@5": {"ties": "pessimistic", "weight": "uniform", "empty": "zero"},
+    }
+    assert cli.describe_params(params) == (
+        "ties=pessimistic; gauc: weight=uniform; precision@5, recall@5: weight=uniform, empty=zero"
+    )
+
+
+# --- metric names and --k ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "columns"),
+    [
+        (["-m", "precision", "recall", "hit_rate"], ["precision@10", "recall@10", "hit_rate@10"]),
+        (["-m", "precision", "ndcg", "mrr", "--k", "5"], ["precision@5", "ndcg@5", "mrr@5"]),
+        (["-m", "ndcg", "map", "mrr"], ["ndcg", "map", "mrr"]),  # whole list without --k
+        (["-m", "ndcg@3", "precision", "--k", "7"], ["ndcg@3", "precision@7"]),  # @K wins
+        (["-m", "auc,gauc", "NDCG@10"], ["auc", "gauc", "ndcg@10"]),
+        (["-m", "gauc", "gauc"], ["gauc"]),
+    ],
+)
+def test_metric_names_and_default_cutoff(csv_path: Path, argv: list[str], columns: list[str], capsys) -> None:
+    code, out, err = run(["eval", csv_path, *GROUP, "-s", "model_a", *argv, "-f", "csv"], capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), index_col="model")
+    assert [c for c in got.columns if c in columns] == columns
+    assert not {c for c in got.columns if "@" in c or c in ("mrr", "ndcg", "map")} - set(columns)
+
+
+def test_cutoff_value_matches_library(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
+    code, out, _ = run(["eval", csv_path, *GROUP, "-s", "model_b", "-m", "precision", "--k", "3", "-f", "csv"], capsys)
+    assert code == 0
+    got = pd.read_csv(io.StringIO(out), index_col="model")
+    expected = pre.precision(frame, group="user_id", label="click", score="model_b", k=3)
+    assert got.loc["model_b", "precision@3"] == pytest.approx(float(expected), rel=1e-12)
+
+
+def test_metrics_command_lists_every_metric(capsys) -> None:
+    code, out, _ = run(["metrics"], capsys)
+    assert code == 0
+    firsts = [line.split()[0] for line in out.splitlines() if line and not line.startswith("With")]
+    assert firsts == ["auc", "gauc", "mrr[@K]", "ndcg[@K]", "map[@K]", "precision@K", "recall@K", "hit_rate@K"]
+
+
+# --- options --------------------------------------------------------------------------------
+
+
+def test_weight_and_ties_are_passed(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
+    argv = ["eval", csv_path, *GROUP, "-s", "model_a", "-m", "gauc", "--weight", "uniform", "--ties", "pessimistic", "-f", "json"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    payload = json.loads(out)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        expected = pre.gauc(
+            frame, group="user_id", label="click", score="model_a", weight="uniform", ties="pessimistic"
+        )
+    assert payload["results"][0]["gauc"] == pytest.approx(float(expected), rel=1e-12)
+    assert payload["params"]["gauc"] == {"ties": "pessimistic", "weight": "uniform"}
+
+
+def test_weight_column(tmp_path: Path, capsys) -> None:
+    df = pd.DataFrame(
+        {
+            "g": [1, 1, 1, 2, 2, 2],
+            "y": [1, 0, 0, 1, 0, 1],
+            "s": [0.9, 0.8, 0.1, 0.1, 0.5, 0.2],
+            "gmv": [1.0, 2.0, 3.0, 0.5, 0.5, 0.0],
+        }
+    )
+    path = tmp_path / "w.csv"
+    df.to_csv(path, index=False)
+    code, out, err = run(["eval", path, "-g", "g", "-l", "y", "-s", "s", "-m", "gauc", "-w", "gmv", "-f", "csv"], capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), index_col="model")
+    # group 1: AUC 1.0, weight 6; group 2: AUC 0.0, weight 1
+    assert got.loc["s", "gauc"] == pytest.approx(6 / 7)
+
+
+def test_by_segments(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
+    code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "-m", "auc", "gauc", "--by", "activity", "-f", "csv"], capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), index_col=["activity", "model"])
+    expected = quiet_report(frame, metrics=["auc", "gauc"], by="activity")
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False, rtol=1e-12)
+
+
+def test_by_segments_table_keeps_varying_coverage_columns(csv_path: Path, capsys) -> None:
+    code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "-m", "gauc", "--by", "activity"], capsys)
+    assert code == 0, err
+    header = out.splitlines()[0].split()
+    assert header[:2] == ["gauc", "n_groups"] and "gauc_rows_skipped" in header
+    assert "%" in out.splitlines()[2]  # the skipped share as a percentage
+
+
+def test_nan_policy_omit(tmp_path: Path, frame: pd.DataFrame, capsys) -> None:
+    df = frame.copy()
+    df.loc[[3, 10, 20], "model_a"] = np.nan
+    path = tmp_path / "nan.csv"
+    df.to_csv(path, index=False)
+    code, out, err = run(["eval", path, *GROUP, "-s", "model_a", "-m", "auc", "--nan-policy", "omit", "-f", "csv"], capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), index_col="model")
+    assert got.loc["model_a", "rows_dropped"] == 3
+    assert got.loc["model_a", "auc"] == pytest.approx(
+        float(pre.auc(df.dropna(subset=["model_a"]), label="click", score="model_a")), rel=1e-12
+    )
+
+
+def test_output_file_and_format_from_suffix(csv_path: Path, tmp_path: Path, capsys) -> None:
+    target = tmp_path / "out.json"
+    code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "-m", "gauc", "-o", target], capsys)
+    assert code == 0, err
+    assert out == ""
+    assert [r["model"] for r in json.loads(target.read_text())["results"]] == ["model_a", "model_b"]
+    target = tmp_path / "out.md"
+    assert main(["eval", str(csv_path), *GROUP, "-s", "model_a", "-m", "gauc", "-o", str(target)]) == 0
+    assert target.read_text().startswith("| model ")
+    target = tmp_path / "out.txt"
+    assert main(["eval", str(csv_path), *GROUP, "-s", "model_a", "-m", "gauc", "-o", str(target), "-f", "csv"]) == 0
+    assert target.read_text().startswith("model,gauc,")
+
+
+def test_bare_file_form(csv_path: Path, capsys) -> None:
+    code, out, _ = run([csv_path, *GROUP, *SCORES, "-m", "gauc", "-f", "csv"], capsys)
+    assert code == 0
+    code2, out2, _ = run(["eval", csv_path, *GROUP, *SCORES, "-m", "gauc", "-f", "csv"], capsys)
+    assert (code2, out2) == (code, out)
+
+
+def test_parquet_input(frame: pd.DataFrame, csv_path: Path, tmp_path: Path, capsys) -> None:
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "impressions.parquet"
+    frame.to_parquet(path, index=False)
+    code, out, err = run(["eval", path, *GROUP, *SCORES, "-f", "csv"], capsys)
+    assert code == 0, err
+    code, from_csv, _ = run(["eval", csv_path, *GROUP, *SCORES, "-f", "csv"], capsys)
+    pd.testing.assert_frame_equal(pd.read_csv(io.StringIO(out)), pd.read_csv(io.StringIO(from_csv)))
+
+
+def test_parquet_without_pyarrow(frame: pd.DataFrame, tmp_path: Path, capsys, monkeypatch) -> None:
+    path = tmp_path / "impressions.parquet"
+    path.write_bytes(b"PAR1 not really")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    code, _, err = run(["eval", path, *GROUP, "-s", "model_a"], capsys)
+    assert_one_error_line(code, err, "needs pyarrow", "pip install 'pandas_rankeval[parquet]'")
+
+
+def test_tsv_and_stdin(frame: pd.DataFrame, csv_path: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    tsv = tmp_path / "impressions.tsv"
+    frame.to_csv(tsv, index=False, sep="\t")
+    code, from_tsv, err = run(["eval", tsv, *GROUP, *SCORES, "-f", "csv"], capsys)
+    assert code == 0, err
+    monkeypatch.setattr(sys, "stdin", io.StringIO(csv_path.read_text()))
+    code, from_stdin, err = run(["eval", "-", *GROUP, *SCORES, "-f", "csv"], capsys)
+    assert code == 0, err
+    code, from_csv, _ = run(["eval", csv_path, *GROUP, *SCORES, "-f", "csv"], capsys)
+    assert from_tsv == from_csv == from_stdin
+
+
+def test_group_keys_are_text(tmp_path: Path, capsys) -> None:
+    # "007" and "7" are two users; read as numbers they would merge into one.
+    path = tmp_path / "keys.csv"
+    path.write_text("user,click,score\n007,1,0.9\n007,0,0.1\n7,1,0.1\n7,0,0.9\n")
+    code, out, err = run(["eval", path, "-g", "user", "-l", "click", "-s", "score", "-m", "gauc", "-f", "csv"], capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), index_col="model")
+    assert got.loc["score", "n_groups"] == 2
+    assert got.loc["score", "gauc"] == pytest.approx(0.5)
+
+
+def test_help_and_version(capsys) -> None:
+    code, out, _ = run(["--help"], capsys)
+    assert code == 0 and "eval" in out and "demo" in out
+    code, out, _ = run(["eval", "--help"], capsys)
+    assert code == 0 and "--baseline" in out and "--format" in out
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0 and out.strip() == f"pandas-rankeval {pre.__version__}"
+
+
+# --- bad input: exit 2, one line on stderr --------------------------------------------------
+
+
+def test_missing_file(tmp_path: Path, capsys) -> None:
+    code, out, err = run(["eval", tmp_path / "nope.csv", *GROUP, "-s", "model_a"], capsys)
+    assert_one_error_line(code, err, "cannot read", "nope.csv", "no such file")
+    assert out == ""
+
+
+def test_directory(tmp_path: Path, capsys) -> None:
+    code, _, err = run(["eval", tmp_path, *GROUP, "-s", "model_a"], capsys)
+    assert_one_error_line(code, err, "is a directory")
+
+
+def test_empty_file(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "empty.csv"
+    path.write_text("")
+    code, _, err = run(["eval", path, *GROUP, "-s", "model_a"], capsys)
+    assert_one_error_line(code, err, "empty")
+
+
+def test_binary_file(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "garbage.csv"
+    path.write_bytes(bytes(range(256)) * 8)
+    code, _, err = run(["eval", path, *GROUP, "-s", "model_a"], capsys)
+    assert_one_error_line(code, err, "cannot read", "garbage.csv")
+
+
+def test_parquet_named_csv(frame: pd.DataFrame, tmp_path: Path, capsys) -> None:
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "impressions.csv"
+    frame.to_parquet(path, index=False)
+    code, _, err = run(["eval", path, *GROUP, "-s", "model_a"], capsys)
+    assert_one_error_line(code, err, "it is a Parquet file", "--input-format parquet")
+    code, _, err = run(["eval", path, *GROUP, "-s", "model_a", "-m", "gauc", "--input-format", "parquet"], capsys)
+    assert code == 0, err
+
+
+def test_not_parquet(tmp_path: Path, capsys) -> None:
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "fake.parquet"
+    path.write_text("user_id,click\n1,0\n")
+    code, _, err = run(["eval", path, *GROUP, "-s", "model_a"], capsys)
+    assert_one_error_line(code, err, "cannot read", "as Parquet")
+
+
+def test_missing_column(csv_path: Path, capsys) -> None:
+    code, _, err = run(["eval", csv_path, "-g", "uid", "-l", "click", "-s", "model_a"], capsys)
+    assert_one_error_line(code, err, "The following columns were not found: ['uid']", "Did you mean 'user_id'?")
+
+
+def test_missing_column_parquet(frame: pd.DataFrame, tmp_path: Path, capsys) -> None:
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "impressions.parquet"
+    frame.to_parquet(path, index=False)
+    code, _, err = run(["eval", path, *GROUP, "-s", "model_c"], capsys)
+    assert_one_error_line(code, err, "['model_c']")
+
+
+def test_nan_in_a_column(tmp_path: Path, frame: pd.DataFrame, capsys) -> None:
+    df = frame.copy()
+    df.loc[[1, 2, 3], "model_b"] = np.nan
+    path = tmp_path / "nan.csv"
+    df.to_csv(path, index=False)
+    code, _, err = run(["eval", path, *GROUP, *SCORES], capsys)
+    assert_one_error_line(code, err, "Column 'model_b' has 3 missing values", "--nan-policy omit")
+
+
+def test_non_numeric_score(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "text.csv"
+    path.write_text("g,y,s\n1,1,high\n1,0,low\n")
+    code, _, err = run(["eval", path, "-g", "g", "-l", "y", "-s", "s", "-m", "gauc"], capsys)
+    assert_one_error_line(code, err, "'s'", "numeric")
+
+
+@pytest.mark.parametrize(
+    ("metrics", "fragment"),
+    [
+        (["ndgc"], "Unknown metric 'ndgc'. Did you mean 'ndcg'?"),
+        (["auc@5"], "takes no cutoff"),
+        (["ndcg@0"], "at least 1"),
+        (["", ","], "give at least one metric"),
+    ],
+)
+def test_bad_metric(csv_path: Path, metrics: list[str], fragment: str, capsys) -> None:
+    code, _, err = run(["eval", csv_path, *GROUP, "-s", "model_a", "-m", *metrics], capsys)
+    assert_one_error_line(code, err, fragment)
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (["--ci", "1.5"], "--ci"),
+        (["--ci", "abc"], "--ci"),
+        (["--k", "0"], "--k"),
+        (["--n-boot", "-3"], "--n-boot"),
+        (["--ties", "random"], "--ties"),
+        (["--format", "xml"], "--format"),
+        (["--weight", "clickz"], "'clickz'"),
+        (["--by", "activity", "--baseline", "model_b"], "--by cannot be combined with --baseline"),
+    ],
+)
+def test_bad_options(csv_path: Path, extra: list[str], fragment: str, capsys) -> None:
+    code, _, err = run(["eval", csv_path, *GROUP, "-s", "model_a", *extra], capsys)
+    assert_one_error_line(code, err, fragment)
+
+
+def test_missing_required_option(csv_path: Path, capsys) -> None:
+    code, _, err = run(["eval", csv_path, "-g", "user_id", "-s", "model_a"], capsys)
+    assert_one_error_line(code, err, "required", "--label", "--help")
+
+
+def test_no_command(capsys) -> None:
+    code, _, err = run([], capsys)
+    assert_one_error_line(code, err, "give a command")
+
+
+def test_unwritable_output(csv_path: Path, tmp_path: Path, capsys) -> None:
+    code, _, err = run(["eval", csv_path, *GROUP, "-s", "model_a", "-o", tmp_path / "no" / "dir" / "x.csv"], capsys)
+    assert_one_error_line(code, err, "cannot write")
+
+
+def test_mixed_segment_is_an_error(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "mixed.csv"
+    path.write_text("g,y,s,seg\n1,1,0.9,a\n1,0,0.1,b\n")
+    code, _, err = run(["eval", path, "-g", "g", "-l", "y", "-s", "s", "-m", "gauc", "--by", "seg"], capsys)
+    assert_one_error_line(code, err, "must be constant within each group")
+
+
+# --- compare and confidence intervals -------------------------------------------------------
+
+
+@needs_compare
+def test_baseline_prints_compare_table(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
+    argv = ["eval", csv_path, *GROUP, *SCORES, "--baseline", "model_a", "-m", "auc", "gauc",
+            "--n-boot", "200", "--seed", "3", "-f", "csv"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), index_col=["model", "metric"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        expected = pre.compare(
+            frame, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
+            metrics=["auc", "gauc"], n_boot=200, seed=3,
+        )
+    for col in ("baseline", "value", "diff", "ci_low", "ci_high", "p_value", "p_holm"):
+        np.testing.assert_allclose(got[col].to_numpy(float), expected[col].to_numpy(float), rtol=1e-9)
+    assert ("model_b", "gauc") in got.index
+    # the story: model_b loses global AUC and wins GAUC
+    assert got.loc[("model_b", "auc"), "diff"] < 0 < got.loc[("model_b", "gauc"), "diff"]
+
+
+@needs_compare
+def test_baseline_table_format(csv_path: Path, capsys) -> None:
+    argv = ["eval", csv_path, *GROUP, "-s", "model_b", "--baseline", "model_a", "-m", "gauc", "--n-boot", "100"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    header = out.splitlines()[0].split()
+    for col in ("baseline", "value", "diff", "ci_low", "ci_high", "p_value", "p_holm", "significant"):
+        assert col in header
+    assert any(line.split()[:2] == ["model_b", "gauc"] for line in out.splitlines())
+
+
+@needs_ci
+def test_ci_columns(csv_path: Path, capsys) -> None:
+    argv = ["eval", csv_path, *GROUP, *SCORES, "-m", "gauc", "--ci", "0.9", "--n-boot", "100", "-f", "csv"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), index_col="model")
+    assert {"gauc_low", "gauc_high"} <= set(got.columns)
+    assert (got["gauc_low"] <= got["gauc"]).all() and (got["gauc"] <= got["gauc_high"]).all()
+    code, table, err = run(argv[:-2], capsys)
+    assert code == 0, err
+    assert table.splitlines()[0].split()[:3] == ["gauc", "gauc_low", "gauc_high"]
+
+
+# --- demo -----------------------------------------------------------------------------------
+
+
+def test_demo(capsys) -> None:
+    code, out, err = run(["demo"], capsys)
+    assert code == 0, err
+    assert out.startswith("make_impressions(): 26,228 impressions of 2,000 users")
+    assert "GAUC coverage: 366 of 2,000 groups used" in out
+    assert "AUC up, GAUC not: model_a has the higher global AUC (0.823 vs 0.701) but the lower GAUC (0.534 vs 0.690)" in out
+    table = out.split("\n\n")[1].splitlines()
+    assert table[0].split() == ["AUC", "GAUC", "GAUC", "(uniform)"]
+    assert table[2].split()[0] == "model_a"
+
+
+def test_demo_save_then_eval(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "demo.csv"
+    code, out, _ = run(["demo", "--n-users", "200", "--seed", "2", "--save", path], capsys)
+    assert code == 0
+    assert f"pandas-rankeval eval {path} --group user_id" in out
+    saved = pd.read_csv(path)
+    pd.testing.assert_frame_equal(saved, pre.datasets.make_impressions(200, seed=2), check_dtype=False)
+    code, _, err = run(["eval", path, *GROUP, *SCORES, "-m", "gauc"], capsys)
+    assert code == 0, err
+
+
+# --- the real program -----------------------------------------------------------------------
+
+
+def _python_m(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pandas_rankeval", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_subprocess_python_m(csv_path: Path) -> None:
+    done = _python_m("eval", str(csv_path), *GROUP, *SCORES, "-m", "auc", "gauc")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].split() == ["auc", "gauc"]
+    bad = _python_m("eval", str(csv_path) + ".missing", *GROUP, "-s", "model_a")
+    assert bad.returncode == 2
+    assert bad.stdout == ""
+    assert bad.stderr.count("\n") == 1 and bad.stderr.startswith("pandas-rankeval: error: cannot read")
+
+
+def test_subprocess_console_script() -> None:
+    script = Path(sys.executable).with_name("pandas-rankeval")
+    if not script.exists():
+        found = shutil.which("pandas-rankeval")
+        if found is None:
+            pytest.skip("the pandas-rankeval console script is not installed")
+        script = Path(found)
+    done = subprocess.run([str(script), "demo", "--n-users", "300"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "GAUC coverage:" in done.stdout
+    done = subprocess.run([str(script), "eval", "x.csv", "--group"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
