@@ -1,0 +1,265 @@
+"""pandas_rankeval.plotting: drawn with the Agg backend, checked on the Axes' content."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_rankeval as pre
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.collections import PathCollection, PolyCollection  # noqa: E402
+
+from pandas_rankeval import plotting  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    return pre.datasets.make_impressions(400, seed=3)
+
+
+def quiet(func, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        return func(*args, **kwargs)
+
+
+def scatters(ax) -> list[PathCollection]:
+    return [c for c in ax.collections if isinstance(c, PathCollection)]
+
+
+def bands(ax) -> list[PolyCollection]:
+    return [c for c in ax.collections if isinstance(c, PolyCollection)]
+
+
+def line(ax, label: str):
+    found = [ln for ln in ax.lines if ln.get_label() == label]
+    assert len(found) == 1, [ln.get_label() for ln in ax.lines]
+    return found[0]
+
+
+# --- plot_group_auc -------------------------------------------------------------------------
+
+
+def test_group_auc_points_lines_and_labels(frame: pd.DataFrame) -> None:
+    ax = quiet(plotting.plot_group_auc, frame, group="user_id", label="click", score="model_b")
+    table = pre.per_group(frame, group="user_id", label="click", score="model_b")
+    defined = table.dropna(subset=["auc"])
+
+    (points,) = scatters(ax)
+    offsets = np.asarray(points.get_offsets())
+    assert offsets.shape == (len(defined), 2)  # one point per group with both classes
+    np.testing.assert_array_equal(np.sort(offsets[:, 0]), np.sort(defined["n"].to_numpy(float)))
+    np.testing.assert_allclose(np.sort(offsets[:, 1]), np.sort(defined["auc"].to_numpy()))
+
+    gauc = quiet(pre.gauc, frame, group="user_id", label="click", score="model_b")
+    gline = line(ax, f"model_b: GAUC (count) {gauc:.3f}")
+    assert gline.get_ydata()[0] == pytest.approx(float(gauc), rel=1e-12)
+    assert line(ax, "chance (0.5)").get_ydata()[0] == 0.5
+
+    mean = line(ax, "model_b: mean by size")
+    assert 1 <= len(mean.get_xdata()) <= 8  # at most one point per bin
+    assert np.all(np.diff(mean.get_xdata()) > 0)
+    assert len(bands(ax)) == 1
+
+    assert ax.get_xscale() == "log"
+    assert ax.get_xlabel() == "group size (rows)"
+    assert ax.get_ylabel() == "per-group AUC"
+    assert ax.get_title() == "Per-group AUC by group size"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert f"groups ({len(defined):,})" in legend
+
+
+def test_group_auc_binned_mean_and_band_exact() -> None:
+    # Four groups of 2 rows (AUC 1, 0, 1, 1) and two of 8 rows (AUC 0.5 by construction).
+    rows = []
+    for g, auc in enumerate([1.0, 0.0, 1.0, 1.0]):
+        pos, neg = (0.9, 0.1) if auc == 1.0 else (0.1, 0.9)
+        rows += [(g, 1, pos), (g, 0, neg)]
+    for g in (10, 11):
+        rows += [(g, y, 0.5) for y in (1, 0, 0, 0, 1, 0, 0, 0)]  # all tied: AUC 0.5
+    df = pd.DataFrame(rows, columns=["g", "y", "s"])
+    ax = plotting.plot_group_auc(df, group="g", label="y", score="s", bins=2, min_per_bin=2, quantiles=(0.0, 1.0))
+    mean = line(ax, "s: mean by size")
+    np.testing.assert_allclose(mean.get_xdata(), [2.0, 8.0])
+    np.testing.assert_allclose(mean.get_ydata(), [0.75, 0.5])
+    (band,) = bands(ax)
+    ys = band.get_paths()[0].vertices[:, 1]
+    assert ys.min() == pytest.approx(0.0) and ys.max() == pytest.approx(1.0)
+    # GAUC weighted by count: (2 * 3 + 8 * 0.5 * 2) / (2 * 4 + 8 * 2) = 14 / 24
+    assert line(ax, f"s: GAUC (count) {14 / 24:.3f}").get_ydata()[0] == pytest.approx(14 / 24)
+
+
+def test_group_auc_min_per_bin_drops_sparse_bins() -> None:
+    df = pd.DataFrame({"g": [1, 1, 2, 2, 2], "y": [1, 0, 1, 0, 0], "s": [0.9, 0.1, 0.3, 0.2, 0.1]})
+    ax = plotting.plot_group_auc(df, group="g", label="y", score="s", min_per_bin=5)
+    assert len(scatters(ax)) == 1 and len(scatters(ax)[0].get_offsets()) == 2
+    assert [ln.get_label() for ln in ax.lines if "mean by size" in ln.get_label()] == []
+    assert len(bands(ax)) == 0
+
+
+def test_group_auc_several_scores_on_given_axes(frame: pd.DataFrame) -> None:
+    fig, ax = plt.subplots()
+    out = quiet(
+        plotting.plot_group_auc, frame, group="user_id", label="click", score=["model_a", "model_b"],
+        ax=ax, weight="uniform", logx=False, title="two models", s=3,
+    )
+    assert out is ax
+    assert len(scatters(ax)) == 2
+    assert [c.get_sizes()[0] for c in scatters(ax)] == [3, 3]  # scatter keywords pass through
+    assert len(bands(ax)) == 2
+    for score in ("model_a", "model_b"):
+        g = quiet(pre.gauc, frame, group="user_id", label="click", score=score, weight="uniform")
+        assert line(ax, f"{score}: GAUC (uniform) {g:.3f}").get_ydata()[0] == pytest.approx(float(g))
+    # model_b ranks better within users: its GAUC line is higher
+    ya = next(ln for ln in ax.lines if ln.get_label().startswith("model_a: GAUC")).get_ydata()[0]
+    yb = next(ln for ln in ax.lines if ln.get_label().startswith("model_b: GAUC")).get_ydata()[0]
+    assert yb > ya
+    assert ax.get_xscale() == "linear"
+    assert ax.get_title() == "two models"
+
+
+def test_group_auc_without_points_or_band(frame: pd.DataFrame) -> None:
+    ax = quiet(plotting.plot_group_auc, frame, group="user_id", label="click", score="model_a", points=False, quantiles=None)
+    assert len(ax.collections) == 0
+    assert any(ln.get_label() == "model_a: mean by size" for ln in ax.lines)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"bins": 0}, "'bins' parameter of plot_group_auc"),
+        ({"quantiles": (0.9, 0.1)}, "'quantiles' parameter of plot_group_auc"),
+    ],
+)
+def test_group_auc_bad_parameters(frame: pd.DataFrame, kwargs, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        plotting.plot_group_auc(frame, group="user_id", label="click", score="model_a", **kwargs)
+
+
+def test_group_auc_library_errors_pass_through(frame: pd.DataFrame) -> None:
+    with pytest.raises(KeyError, match="Did you mean 'user_id'"):
+        plotting.plot_group_auc(frame, group="uid", label="click", score="model_a")
+
+
+# --- plot_comparison ------------------------------------------------------------------------
+
+
+def comparison_table() -> pd.DataFrame:
+    index = pd.MultiIndex.from_tuples(
+        [("model_b", "auc"), ("model_b", "gauc"), ("model_c", "gauc"), ("model_c", "ndcg@10")],
+        names=["model", "metric"],
+    )
+    return pd.DataFrame(
+        {
+            "baseline": [0.82, 0.53, 0.53, 0.19],
+            "value": [0.70, 0.69, 0.54, 0.20],
+            "diff": [-0.12, 0.16, 0.01, 0.01],
+            "ci_low": [-0.14, 0.12, -0.02, np.nan],
+            "ci_high": [-0.10, 0.19, 0.04, np.nan],
+            "p_value": [0.0, 0.0, 0.4, np.nan],
+            "p_holm": [0.0, 0.0, 0.8, np.nan],
+            "significant": [True, True, False, False],
+        },
+        index=index,
+    )
+
+
+def test_comparison_rows_bars_and_zero_line() -> None:
+    table = comparison_table()
+    ax = plotting.plot_comparison(table)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    ticks = list(ax.get_yticks())
+    # first row of the table at the top
+    by_y = [label for _, label in sorted(zip(ticks, labels), reverse=True)]
+    assert by_y == ["model_b: auc", "model_b: gauc", "model_c: gauc", "model_c: ndcg@10"]
+
+    (bars,) = ax.containers
+    segments = bars.lines[2][0].get_segments()
+    assert len(segments) == 3  # the row without a CI has no bar
+    spans = sorted((float(s[0][0]), float(s[1][0])) for s in segments)
+    np.testing.assert_allclose(spans, sorted([(-0.14, -0.10), (0.12, 0.19), (-0.02, 0.04)]), atol=1e-12)
+
+    filled, hollow = scatters(ax)
+    assert len(filled.get_offsets()) == 2 and len(hollow.get_offsets()) == 2
+    np.testing.assert_allclose(sorted(np.asarray(filled.get_offsets())[:, 0]), [-0.12, 0.16])
+    assert filled.get_label() == "significant" and hollow.get_label() == "not significant"
+
+    zero = [ln for ln in ax.lines if list(ln.get_xdata()) == [0, 0]]
+    assert len(zero) == 1
+    assert ax.get_xlabel() == "difference to the baseline"
+    texts = sorted(t.get_text() for t in ax.texts)
+    assert texts == ["p<0.001", "p<0.001", "p=0.800"]  # Holm-adjusted; none for the NaN row
+
+
+def test_comparison_on_given_axes_without_annotations() -> None:
+    fig, ax = plt.subplots()
+    table = comparison_table().drop(columns=["significant", "p_value", "p_holm"])
+    out = plotting.plot_comparison(table, ax, annotate=True, title="t")
+    assert out is ax
+    assert len(ax.texts) == 0
+    (points,) = scatters(ax)
+    assert len(points.get_offsets()) == 4 and points.get_label() == "difference"
+    assert ax.get_title() == "t"
+
+
+def test_comparison_single_index() -> None:
+    table = comparison_table().reset_index(level="model", drop=True).iloc[:2]
+    ax = plotting.plot_comparison(table, annotate=False)
+    assert sorted(t.get_text() for t in ax.get_yticklabels()) == ["auc", "gauc"]
+
+
+def test_comparison_bad_input() -> None:
+    with pytest.raises(TypeError, match="expects the DataFrame returned by pandas_rankeval.compare"):
+        plotting.plot_comparison([1, 2, 3])
+    with pytest.raises(ValueError, match=r"\['ci_low', 'ci_high'\] are missing"):
+        plotting.plot_comparison(pd.DataFrame({"diff": [0.1]}))
+    with pytest.raises(ValueError, match="empty table"):
+        plotting.plot_comparison(comparison_table().iloc[:0])
+
+
+@pytest.mark.skipif(not hasattr(pre, "compare"), reason="pandas_rankeval.compare not available yet")
+def test_comparison_of_real_compare(frame: pd.DataFrame) -> None:
+    table = quiet(
+        pre.compare, frame, group="user_id", label="click", scores=["model_a", "model_b"],
+        baseline="model_a", metrics=["auc", "gauc", "ndcg@10"], n_boot=200, seed=0,
+    )
+    ax = plotting.plot_comparison(table)
+    assert len(ax.get_yticks()) == len(table)
+    assert sum(len(c.get_offsets()) for c in scatters(ax)) == len(table)
+    assert {t.get_text() for t in ax.get_yticklabels()} >= {"model_b: gauc"}
+
+
+# --- matplotlib is optional -----------------------------------------------------------------
+
+
+def test_clear_error_without_matplotlib(frame: pd.DataFrame, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(ImportError, match=r"needs matplotlib.*pandas_rankeval\[plot\]"):
+        quiet(plotting.plot_group_auc, frame, group="user_id", label="click", score="model_a")
+    with pytest.raises(ImportError, match="needs matplotlib"):
+        plotting.plot_comparison(comparison_table())
+
+
+def test_module_imports_without_matplotlib() -> None:
+    import subprocess
+
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "import pandas_rankeval.plotting as p\n"
+        "assert callable(p.plot_group_auc) and callable(p.plot_comparison)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
