@@ -377,9 +377,10 @@ def _ci_note(df: pd.DataFrame) -> str:
     ci = df.attrs.get("ci")
     if isinstance(ci, dict):
         level = ci.get("level", ci.get("ci"))
-        bits = [f"{k}={v}" for k, v in ci.items() if k not in ("level", "ci")]
+        method = ci.get("method", "bootstrap interval")
+        bits = [f"{k}={v}" for k, v in ci.items() if k not in ("level", "ci", "method")]
         head = f"{float(level):.0%} " if isinstance(level, (int, float)) else ""
-        return f"ci: {head}bootstrap interval" + (f" ({', '.join(bits)})" if bits else "")
+        return f"ci: {head}{method}" + (f" ({', '.join(bits)})" if bits else "")
     return ""
 
 
