@@ -26,6 +26,7 @@ from .metrics import (
     precision,
     recall,
 )
+from .compare import compare
 from .report import report
 
 #: ``map`` is the usual name of mean average precision.
@@ -49,6 +50,7 @@ __all__ = [
     "hit_rate",
     "per_group",
     "report",
+    "compare",
 
     "datasets",
     "metric_names",

@@ -1,0 +1,509 @@
+"""Bootstrap confidence intervals and paired tests, resampling groups.
+
+Every group metric is a ratio of two sums over groups, ``sum_g w_g v_g / sum_g w_g``
+over the used groups, so a bootstrap replicate that draws groups with replacement
+is a *reweighting* of the groups by their multinomial counts ``c_g``:
+``sum_g c_g w_g v_g / sum_g c_g w_g``. A chunk of replicates is then one count
+matrix (replicates x groups) times one matrix of per-group numerators and
+denominators: no loop over groups and no ranking recomputed per replicate.
+
+Global AUC is not a sum over groups, but a replicate of it is still exact and
+linear in the data: every row of group ``g`` weighs ``c_g``, and the weighted
+Mann-Whitney statistic is read from the score sort that the evaluation already
+made. Rows are cut into tie blocks of that sort; for the blocks that hold a
+relevant row, sparse (block x group) count matrices give the weighted relevant
+rows of each such block and the weighted non-relevant rows below it and tied
+with it, so a replicate costs one sparse-dense product over the rows.
+
+The same resampled groups serve every score column and every metric of a
+replicate, so intervals are paired and differences of models are bootstrapped
+with their correlation. With segments (``by``) groups are resampled within each
+segment (a stratified bootstrap): each replicate keeps every segment's number of
+groups. Random streams are spawned per segment from the seed, so a seed gives
+the same intervals however the replicates are chunked.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Hashable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._evaluate import Evaluation, GroupValues
+
+__all__ = [
+    "bootstrap_report",
+    "Stratum",
+    "strata_of",
+    "boot_rngs",
+    "flip_rngs",
+    "resample_counts",
+    "replicates",
+    "percentile_interval",
+    "sign_flip_pvalues",
+    "holm",
+]
+
+#: Elements of one chunk of the (replicates x groups) count matrix.
+_CHUNK_ELEMENTS = 1 << 22
+
+
+# --------------------------------------------------------------------------- #
+# Parameters
+# --------------------------------------------------------------------------- #
+def check_n_boot(n_boot: Any, func: str) -> int:
+    if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, numbers.Integral) or n_boot < 1:
+        raise ValueError(
+            f"The 'n_boot' parameter of {func} must be an int in the range [1, inf). Got {n_boot!r} instead."
+        )
+    return int(n_boot)
+
+
+def check_level(value: Any, param: str, func: str) -> float:
+    """A probability strictly between 0 and 1 (``ci``, ``alpha``)."""
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, numbers.Real)
+        or not (0.0 < float(value) < 1.0)
+    ):
+        raise ValueError(
+            f"The '{param}' parameter of {func} must be a float in the range (0, 1). Got {value!r} instead."
+        )
+    return float(value)
+
+
+# --------------------------------------------------------------------------- #
+# Random streams
+# --------------------------------------------------------------------------- #
+def _root_streams(seed: Any) -> list[np.random.Generator]:
+    # [bootstrap, sign flips]: report(ci=..., seed=s) and compare(seed=s) share the
+    # bootstrap replicates, so their intervals agree.
+    return np.random.default_rng(seed).spawn(2)
+
+
+def boot_rngs(seed: Any, n_strata: int) -> list[np.random.Generator]:
+    """One bootstrap stream per stratum (segment), derived from ``seed``."""
+    return _root_streams(seed)[0].spawn(n_strata)
+
+
+def flip_rngs(seed: Any, n_strata: int) -> list[np.random.Generator]:
+    """One sign-flip stream per stratum, independent of the bootstrap streams."""
+    return _root_streams(seed)[1].spawn(n_strata)
+
+
+def resample_counts(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
+    """``size`` multinomial draws of ``n`` items out of ``n`` with equal probabilities.
+
+    Returns a float64 matrix (size x n) of counts; each row sums to ``n``. Drawing
+    the same total number of rows in several calls gives the same counts as one call.
+    """
+    dtype = np.int32 if n < 2**31 - _CHUNK_ELEMENTS else np.int64
+    idx = rng.integers(0, n, size=(size, n), dtype=dtype)
+    if size > 1:
+        idx += (np.arange(size, dtype=np.int64) * n).astype(dtype)[:, None]
+    counts = np.bincount(idx.reshape(-1), minlength=size * n)
+    return counts.reshape(size, n).astype(np.float64)
+
+
+def _chunks(total: int, size: int) -> Iterator[int]:
+    done = 0
+    while done < total:
+        step = min(size, total - done)
+        yield step
+        done += step
+
+
+class _Progress:
+    """A tqdm bar when asked for; tqdm is imported only then."""
+
+    def __init__(self, enabled: bool, total: int, desc: str) -> None:
+        self.bar = None
+        if enabled:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError as exc:
+                raise ImportError(
+                    "progress=True needs the tqdm package: pip install tqdm "
+                    "(or pip install pandas_rankeval[progress])."
+                ) from exc
+            self.bar = tqdm(total=total, desc=desc, unit="rep")
+
+    def update(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# --------------------------------------------------------------------------- #
+# Global AUC as a function of group counts
+# --------------------------------------------------------------------------- #
+class AucDesign:
+    """Weighted Mann-Whitney U of one score column over the rows of some groups.
+
+    With ``c`` a vector of group weights (bootstrap counts), every row of group g
+    weighs ``c[g]`` (times its sample weight, if any) and
+
+        U(c) = sum_k Pos_k(c) * (Below_k(c) + Tied_k(c) / 2)
+
+    over the tie blocks k that hold a relevant row, where Pos_k is the weighted
+    relevant rows of block k, Below_k the weighted non-relevant rows of the blocks
+    ranked below it, Tied_k those in block k itself (a tied pair counts 1/2; under
+    pessimistic/optimistic ties the sort already separated the labels, so no block
+    mixes them). Pos, Below and Tied are linear in ``c``: sparse count matrices
+    (block x group) times ``c``. AUC(c) = U / (W_pos W_neg).
+    """
+
+    def __init__(
+        self,
+        order: np.ndarray,
+        rank: np.ndarray,
+        rel: np.ndarray,
+        row_group: np.ndarray,
+        n_groups: int,
+        sample_weight: np.ndarray | None = None,
+    ) -> None:
+        from scipy import sparse
+
+        g_sorted = row_group[order]
+        keep = g_sorted >= 0
+        o = order[keep]
+        g = g_sorted[keep]
+        r = rank[keep]
+        rel_o = rel[o]
+        w = np.ones(o.shape[0]) if sample_weight is None else sample_weight[o].astype(np.float64)
+        block = np.zeros(o.shape[0], dtype=np.int64)
+        if o.shape[0] > 1:
+            np.cumsum(r[1:] != r[:-1], out=block[1:])
+        pos_blocks = np.unique(block[rel_o])
+        m = pos_blocks.shape[0]
+        self.m = m
+        # relevant rows: their block's index among the blocks with a relevant row
+        k_pos = np.searchsorted(pos_blocks, block[rel_o])
+        self.a_pos = sparse.csr_matrix(
+            (w[rel_o], (k_pos, g[rel_o])), shape=(m, n_groups)
+        )
+        # non-relevant rows: segment 2k before relevant block k, 2k+1 inside it;
+        # rows above the last relevant block beat no relevant row and are left out
+        neg = ~rel_o
+        b_neg = block[neg]
+        k = np.searchsorted(pos_blocks, b_neg)
+        inside = np.zeros(k.shape[0], dtype=bool)
+        ok = k < m
+        inside[ok] = pos_blocks[k[ok]] == b_neg[ok]
+        seg = 2 * k + inside
+        below_top = seg < 2 * m
+        self.a_neg = sparse.csr_matrix(
+            (w[neg][below_top], (seg[below_top], g[neg][below_top])), shape=(2 * m, n_groups)
+        )
+        self.w_pos = np.bincount(g[rel_o], weights=w[rel_o], minlength=n_groups)
+        self.w_neg = np.bincount(g[neg], weights=w[neg], minlength=n_groups)
+
+    @property
+    def rows(self) -> int:
+        """Rows of the per-chunk work arrays (for chunk sizing)."""
+        return 2 * self.m + 1
+
+    def replicates(self, ct: np.ndarray) -> np.ndarray:
+        """AUC for every column of ``ct`` (groups x replicates)."""
+        b = ct.shape[1]
+        if self.m:
+            # (b, 2m), each replicate contiguous: a row-wise cumsum is several times faster
+            cum = np.ascontiguousarray((self.a_neg @ ct).T)
+            np.cumsum(cum, axis=1, out=cum)
+            # Below_k + Tied_k / 2 = (cum[2k] + cum[2k + 1]) / 2
+            mid = cum[:, 0::2] + cum[:, 1::2]
+            s_pos = np.ascontiguousarray((self.a_pos @ ct).T)  # (b, m)
+            u = 0.5 * np.einsum("bk,bk->b", s_pos, mid)
+        else:
+            u = np.zeros(b)
+        wp = self.w_pos @ ct
+        wn = self.w_neg @ ct
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = u / (wp * wn)
+        out[(wp <= 0) | (wn <= 0)] = np.nan
+        return out
+
+
+# --------------------------------------------------------------------------- #
+# Strata and their replicate statistics
+# --------------------------------------------------------------------------- #
+class Stratum:
+    """The groups of one segment (or all groups) and every (score, metric) to bootstrap.
+
+    ``items`` lists (score, metric name) pairs; :meth:`values` maps a count matrix
+    (replicates x groups of the stratum) to a matrix (replicates x items).
+    """
+
+    def __init__(
+        self,
+        ev: Evaluation,
+        items: Sequence[tuple[Hashable, str]],
+        groups: np.ndarray,
+        row_group: np.ndarray | None,
+    ) -> None:
+        self.groups = groups
+        self.n = int(groups.shape[0])
+        self.items = list(items)
+        lin: list[int] = []
+        num: list[np.ndarray] = []
+        den: list[np.ndarray] = []
+        self.auc: list[tuple[int, AucDesign]] = []
+        designs: dict[Hashable, AucDesign] = {}
+        for j, (score, name) in enumerate(self.items):
+            gv: GroupValues = ev.scores[score].metrics[name]
+            if gv.spec.kind == "auc":
+                if score not in designs:
+                    designs[score] = self._auc_design(ev, score, row_group)
+                self.auc.append((j, designs[score]))
+                continue
+            used = gv.used[groups]
+            w = np.where(used, gv.weights[groups], 0.0)
+            v = np.where(used, gv.values[groups], 0.0)
+            lin.append(j)
+            num.append(w * v)
+            den.append(w)
+        self.lin = np.array(lin, dtype=np.int64)
+        self.design = (
+            np.column_stack(num + den) if lin else np.zeros((self.n, 0))
+        )  # (groups, 2L): numerators then denominators
+
+    def _auc_design(self, ev: Evaluation, score: Hashable, row_group: np.ndarray | None) -> AucDesign:
+        se = ev.scores[score]
+        if se.order is None or se.rank is None:  # pragma: no cover - report asks keep_order
+            raise RuntimeError("the bootstrap of global AUC needs evaluate(..., keep_order=True)")
+        assert row_group is not None
+        local = np.full(_group_codes(ev).shape[0], -1, dtype=np.int64)
+        local[self.groups] = np.arange(self.n)
+        opts = ev.options
+        sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
+        return AucDesign(se.order, se.rank, ev.labels.rel, local[row_group], self.n, sw)
+
+    @property
+    def work_rows(self) -> int:
+        return max([self.n, *(d.rows for _, d in self.auc)])
+
+    def chunk_size(self, n_boot: int) -> int:
+        return max(1, min(n_boot, _CHUNK_ELEMENTS // max(self.work_rows, 1)))
+
+    def values(self, counts: np.ndarray) -> np.ndarray:
+        """Statistics (replicates x items) for a count matrix (replicates x groups)."""
+        b = counts.shape[0]
+        out = np.empty((b, len(self.items)))
+        if self.lin.size:
+            sums = counts @ self.design
+        L = self.lin.size
+        if L:
+            nums, dens = sums[:, :L], sums[:, L:]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ratio = nums / dens
+            ratio[dens <= 0] = np.nan
+            out[:, self.lin] = ratio
+        if self.auc:
+            ct = np.ascontiguousarray(counts.T)
+            done: dict[int, np.ndarray] = {}
+            for j, design in self.auc:
+                key = id(design)
+                if key not in done:
+                    done[key] = design.replicates(ct)
+                out[:, j] = done[key]
+        return out
+
+    def point(self) -> np.ndarray:
+        """The statistics with every group counted once (the point estimates)."""
+        return self.values(np.ones((1, self.n)))[0]
+
+
+def row_groups(ev: Evaluation) -> np.ndarray:
+    """The index (into every per-group array) of each row's group."""
+    groups = ev.prepared.groups
+    if groups is None:  # pragma: no cover - report and compare always have groups
+        raise ValueError("the bootstrap resamples groups; pass group=")
+    return np.searchsorted(_group_codes(ev), groups.codes)
+
+
+def _group_codes(ev: Evaluation) -> np.ndarray:
+    if "code" in ev.group_stats:
+        return np.asarray(ev.group_stats["code"])
+    groups = ev.prepared.groups
+    assert groups is not None
+    return np.unique(groups.codes)
+
+
+def strata_of(
+    ev: Evaluation, items: Sequence[tuple[Hashable, str]], by_cols: list[Hashable], func: str
+) -> tuple[list[Stratum], np.ndarray | None]:
+    """One stratum per segment present (ascending segment code), or one of all groups.
+
+    Returns the strata and the segment codes present (None without ``by``).
+    """
+    n_groups = _group_codes(ev).shape[0]
+    need_rows = any(ev.scores[s].metrics[n].spec.kind == "auc" for s, n in items)
+    rg = row_groups(ev) if need_rows else None
+    if not by_cols:
+        return [Stratum(ev, items, np.arange(n_groups), rg)], None
+    from .report import segment_of_groups
+
+    seg = segment_of_groups(ev, by_cols, func)
+    present = np.unique(seg)
+    by_seg = np.argsort(seg, kind="stable")
+    cuts = np.searchsorted(seg[by_seg], present[1:])
+    return [Stratum(ev, items, gi, rg) for gi in np.split(by_seg, cuts)], present
+
+
+def replicates(
+    strata: Sequence[Stratum],
+    *,
+    n_boot: int,
+    seed: Any,
+    progress: _Progress | None = None,
+) -> list[np.ndarray]:
+    """Bootstrap statistics, one (n_boot x items) matrix per stratum."""
+    rngs = boot_rngs(seed, len(strata))
+    out = []
+    for stratum, rng in zip(strata, rngs):
+        parts = []
+        for b in _chunks(n_boot, stratum.chunk_size(n_boot)):
+            parts.append(stratum.values(resample_counts(rng, stratum.n, b)))
+            if progress is not None:
+                progress.update(b)
+        out.append(np.concatenate(parts, axis=0))
+    return out
+
+
+def percentile_interval(reps: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval per column of ``reps``, ignoring undefined (NaN) replicates."""
+    q = [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN
+        lo, hi = np.nanquantile(reps, q, axis=0)
+    return lo, hi
+
+
+# --------------------------------------------------------------------------- #
+# Tests
+# --------------------------------------------------------------------------- #
+def sign_flip_pvalues(
+    wd: np.ndarray,
+    rng: np.random.Generator,
+    n_flips: int,
+    progress: _Progress | None = None,
+) -> np.ndarray:
+    """Two-sided randomization p-values of ``T = sum_g wd[g, j]`` under random sign flips.
+
+    ``wd`` is (groups x tests): each group's weighted difference. Every flip draws
+    one sign per group, shared by all tests. p = (1 + #{|T*| >= |T|}) / (1 + n_flips).
+    """
+    n, k = wd.shape
+    t = np.abs(wd.sum(axis=0))
+    total = wd.sum(axis=0)
+    tol = 1e-10 * np.abs(wd).sum(axis=0)
+    hits = np.zeros(k, dtype=np.int64)
+    if n == 0:
+        return np.ones(k)
+    n_bytes = (n + 7) // 8
+    chunk = max(1, min(n_flips, _CHUNK_ELEMENTS // n))
+    for b in _chunks(n_flips, chunk):
+        raw = rng.integers(0, 256, size=(b, n_bytes), dtype=np.uint8)
+        bits = np.unpackbits(raw, axis=1, count=n).astype(np.float64)
+        # a flipped group (bit 1) contributes -wd: T* = T - 2 * bits @ wd
+        t_star = total - 2.0 * (bits @ wd)
+        hits += (np.abs(t_star) >= t - tol).sum(axis=0)
+        if progress is not None:
+            progress.update(b)
+    return (1.0 + hits) / (1.0 + n_flips)
+
+
+def bootstrap_pvalues(diff: np.ndarray, diff_reps: np.ndarray) -> np.ndarray:
+    """Two-sided paired-bootstrap p-values: p = (1 + #{|D* - D| >= |D|}) / (1 + B)."""
+    ok = np.isfinite(diff_reps)
+    scale = np.abs(diff)
+    tol = 1e-12 * np.maximum(scale, 1e-300)
+    with np.errstate(invalid="ignore"):
+        hits = (np.abs(diff_reps - diff) >= scale - tol) & ok
+    n = ok.sum(axis=0)
+    p = (1.0 + hits.sum(axis=0)) / (1.0 + n)
+    return np.where(np.isfinite(diff) & (n > 0), p, np.nan)
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjustment over the finite p-values (NaN stays NaN)."""
+    p = np.asarray(p, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    m = ok.shape[0]
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out[order] = adj
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# report(ci=...)
+# --------------------------------------------------------------------------- #
+def bootstrap_report(
+    ev: Evaluation,
+    out: pd.DataFrame,
+    names: list[str],
+    by_cols: list[Hashable],
+    *,
+    ci: float,
+    n_boot: int,
+    seed: Any,
+    progress: bool,
+) -> pd.DataFrame:
+    """Add ``<metric>_low`` and ``<metric>_high`` after every metric column of ``out``.
+
+    Percentile intervals of a bootstrap that resamples groups (within each segment
+    when ``by_cols``), ``n_boot`` replicates shared by every model and metric.
+    """
+    func = "report"
+    ci = check_level(ci, "ci", func)
+    n_boot = check_n_boot(n_boot, func)
+    scores = list(ev.scores)
+    items = [(s, name) for s in scores for name in names]
+    strata, _ = strata_of(ev, items, by_cols, func)
+    bar = _Progress(progress, n_boot * len(strata), "bootstrap")
+    try:
+        reps = replicates(strata, n_boot=n_boot, seed=seed, progress=bar)
+    finally:
+        bar.close()
+    per_stratum = len(out) // len(strata)
+    if per_stratum * len(strata) != len(out):  # pragma: no cover - report's layout
+        raise RuntimeError("report rows do not match the bootstrap strata")
+    lows = np.full((len(out), len(names)), np.nan)
+    highs = np.full((len(out), len(names)), np.nan)
+    models = out.index.get_level_values("model") if by_cols else out.index
+    intervals = [percentile_interval(r, ci) for r in reps]
+    for i, model in enumerate(models):
+        lo, hi = intervals[i // per_stratum]
+        for m, name in enumerate(names):
+            j = items.index((model, name))
+            if math.isfinite(float(out.iloc[i][name])):
+                lows[i, m], highs[i, m] = lo[j], hi[j]
+    result = out.copy()
+    cols: list[Hashable] = []
+    for col in out.columns:
+        cols.append(col)
+        if col in names:
+            m = names.index(col)
+            result[f"{col}_low"] = lows[:, m]
+            result[f"{col}_high"] = highs[:, m]
+            cols += [f"{col}_low", f"{col}_high"]
+    result = result[cols]
+    result.attrs["ci"] = {
+        "level": ci,
+        "method": "percentile bootstrap over groups" + (" (stratified by segment)" if by_cols else ""),
+        "n_boot": n_boot,
+        "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
+    }
+    return result
