@@ -565,6 +565,60 @@ def test_gauc_negative_weight_is_rejected():
         pr.gauc(df.assign(gmv=-df.gmv), group="g", label="y", score="s", weight="gmv")
 
 
+KEYED_RELABELINGS = ["str-default", "string-dtype", "object", "category-unused", "Int64",
+                     "sparse-int64", "float-keys"]
+
+
+@pytest.mark.parametrize("relabel", KEYED_RELABELINGS)
+def test_series_and_callable_weights_follow_the_group_keys(relabel):
+    # keys first seen in an order unlike their sorted order; the Series is indexed by key
+    df = frame(1, "round1", True).sample(frac=1, random_state=4)
+    df = GROUP_RELABELINGS[relabel](df)
+    keys = list(dict.fromkeys(df.g.tolist()))
+    rng = random.Random(5)
+    series = pd.Series([rng.choice([0.5, 1.0, 3.0, 7.0]) for _ in keys], index=keys)
+    series = series.sample(frac=1, random_state=1)  # index order is not the key order
+    options = {
+        "series": series,
+        "callable-series": lambda stats: stats["n"] * 3 - stats["negatives"],
+        "callable-array": lambda stats: (stats["positives"] + 1).to_numpy() ** 2,
+    }
+    for w in options.values():
+        kw = dict(group="g", label="y", score="s", weight=w)
+        assert float(pr.gauc(df, **kw)) == approx(O.gauc(df, **kw))
+        for metric, mkw in ONE_PER_METRIC:
+            assert lib(metric, df, **kw, **mkw) == approx(oracle(metric, df, **kw, **mkw))
+
+
+def test_series_weight_for_multi_column_groups():
+    df = frame(0, "coarse", False).assign(a=lambda d: d.g % 3, b=lambda d: (d.g // 3).astype(str))
+    keys = list(dict.fromkeys(zip(df.a, df.b)))
+    series = pd.Series(np.arange(1.0, len(keys) + 1), index=pd.MultiIndex.from_tuples(
+        keys, names=["a", "b"]))
+    kw = dict(group=["a", "b"], label="y", score="s", weight=series)
+    assert float(pr.gauc(df, **kw)) == approx(O.gauc(df, **kw))
+    assert lib("ndcg", df, k=3, **kw) == approx(oracle("ndcg", df, k=3, **kw))
+
+
+@pytest.mark.parametrize("column", ["g", "y", "s"])
+def test_nan_policy_omit_equals_dropping_the_rows(column):
+    df = frame(2, "round1", True)
+    holes = df.copy()
+    holes[column] = holes[column].astype("float64")
+    holes.loc[holes.index[::5], column] = np.nan
+    kept = holes.dropna(subset=[column]).copy()
+    kept[column] = kept[column].astype(df[column].dtype)
+    kw = dict(group="g", label="y", score="s", nan_policy="omit")
+    r = pr.gauc(holes, **kw)
+    assert float(r) == approx(O.gauc(kept, group="g", label="y", score="s"))
+    assert r.coverage.n_dropped == len(holes) - len(kept)
+    for metric, mkw in ONE_PER_METRIC:
+        assert lib(metric, holes, **kw, **mkw) == approx(
+            oracle(metric, kept, group="g", label="y", score="s", **mkw))
+    with pytest.raises(ValueError, match=r"nan_policy='omit'"):
+        pr.gauc(holes, group="g", label="y", score="s")
+
+
 # ----------------------------------------------------------------------------------------------
 # per_group
 # ----------------------------------------------------------------------------------------------
@@ -983,11 +1037,20 @@ def test_property_gauc_engines_agree(df, weight, sample_weight, min_size):
 
 @PROPERTY_SETTINGS
 @given(df=small_frames(), spec=st.sampled_from(SPECS), ties=st.sampled_from(TIES),
-       tiebreak=st.sampled_from([None, "tb"]))
-def test_property_list_metrics_match_brute_force(df, spec, ties, tiebreak):
+       tiebreak=st.sampled_from([None, "tb"]),
+       weight=st.sampled_from(["uniform", "count", "clicks", "log1p", "sw"]),
+       empty=st.sampled_from(["zero", "skip"]), threshold=st.sampled_from([None, 2]))
+def test_property_list_metrics_match_brute_force(df, spec, ties, tiebreak, weight, empty,
+                                                 threshold):
     metric, kw = spec
-    common = dict(group="g", label="y", score="s", ties=ties, tiebreak=tiebreak, **kw)
-    assert lib(metric, df, **common) == approx(oracle(metric, df, **common))
+    common = dict(group="g", label="y", score="s", ties=ties, tiebreak=tiebreak, weight=weight,
+                  empty=empty, **kw)
+    if metric != "ndcg":
+        common["threshold"] = threshold
+    want = oracle(metric, df, **common)
+    if math.isnan(want):
+        return  # nothing to average (every group skipped or zero weight): not pinned down
+    assert lib(metric, df, **common) == approx(want)
 
 
 @PROPERTY_SETTINGS
