@@ -280,24 +280,40 @@ class Gate:
         self.lines.append(f"--  {text}")
 
 
-def timed(fn, repeats: int, slow: float):
-    """Median wall time of fn() over repeats (1 call when a call exceeds `slow` s), and its result."""
-    times = []
-    out = None
-    n = repeats
-    i = 0
-    while i < n:
-        gc.collect()
-        t0 = time.perf_counter()
-        out = fn()
-        dt = time.perf_counter() - t0
-        times.append(dt)
-        if dt > slow:
-            break
-        if i == 0 and dt < 0.1:
-            n = max(n, 7)
-        i += 1
-    return statistics.median(times), out
+def _clock(timer: str):
+    return time.process_time if timer == "cpu" else time.perf_counter
+
+
+def timed(fn, repeats: int, slow: float, timer: str = "wall"):
+    """Median time of fn() over repeats (1 call when a call exceeds `slow` s), and its result."""
+    return interleaved({"x": fn}, repeats, slow, timer)["x"]
+
+
+def interleaved(fns: dict, repeats: int, slow: float, timer: str = "wall") -> dict:
+    """Time several callables in rounds (A B C, A B C, ...), so that load from other processes
+    falls on all of them alike. Returns {name: (median time, last result)}. A callable slower
+    than `slow` s is not called again; one faster than 0.1 s is called 5 times per round."""
+    clock = _clock(timer)
+    times: dict = {k: [] for k in fns}
+    out: dict = {}
+    for rnd in range(repeats):
+        for k, fn in fns.items():
+            if rnd and times[k][0] > slow:
+                continue
+            for _ in range(5 if rnd and times[k][0] < 0.1 else 1):
+                gc.collect()
+                t0 = clock()
+                out[k] = fn()
+                times[k].append(clock() - t0)
+    return {k: (statistics.median(times[k]), out[k]) for k in fns}
+
+
+def load_average() -> str:
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "load average n/a"
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} CPUs"
 
 
 def fmt_time(t: float | None, est: bool = False) -> str:
@@ -384,20 +400,28 @@ def bench_size(prk, rows: int, groups: int, args, gate: Gate, have_ranx: bool) -
     R, slow = args.repeats, args.slow
     res: dict = {"rows": rows, "groups": n_groups, "label": lab}
 
-    res["argsort"], _ = timed(lambda: floor_argsort(df, SCORE_A), R, slow)
     kw = dict(label=LABEL)
-    res["gauc"], g_int = timed(lambda: prk.gauc(df, group=GROUP, score=SCORE_A, **kw), R, slow)
-    res["gauc_str"], g_str = timed(lambda: prk.gauc(df, group=GROUP_S, score=SCORE_A, **kw), R, slow)
-    res["gauc_ties"], g_ties = timed(lambda: prk.gauc(df, group=GROUP, score=SCORE_TIES, **kw), R, slow)
-    say(f"gauc {fmt_time(res['gauc'])} (argsort {fmt_time(res['argsort'])}); "
-        f"coverage: {getattr(g_int, 'coverage', 'n/a')}")
-    res["report"], rep = timed(
-        lambda: prk.report(df, group=GROUP, label=LABEL, scores=[SCORE_A, SCORE_B], metrics=REPORT_METRICS), R, slow)
-    res["report_mn"], rep_mn = timed(
-        lambda: prk.report(df, group=GROUP, label=LABEL, scores=[SCORE_A], metrics=RANX_TIMED), R, slow)
-    say(f"report {fmt_time(res['report'])}, report mrr+ndcg@10 {fmt_time(res['report_mn'])}")
-    res["pandas"], (pv, pv_per) = timed(lambda: pandas_gauc(df, GROUP, LABEL, SCORE_A), R, slow)
-    say(f"pandas vectorized {fmt_time(res['pandas'])}")
+    fns = {
+        "argsort": lambda: floor_argsort(df, SCORE_A),
+        "gauc": lambda: prk.gauc(df, group=GROUP, score=SCORE_A, **kw),
+        "gauc_str": lambda: prk.gauc(df, group=GROUP_S, score=SCORE_A, **kw),
+        "gauc_ties": lambda: prk.gauc(df, group=GROUP, score=SCORE_TIES, **kw),
+        "report": lambda: prk.report(df, group=GROUP, label=LABEL, scores=[SCORE_A, SCORE_B],
+                                     metrics=REPORT_METRICS),
+        "report_mn": lambda: prk.report(df, group=GROUP, label=LABEL, scores=[SCORE_A], metrics=RANX_TIMED),
+        "pandas": lambda: pandas_gauc(df, GROUP, LABEL, SCORE_A),
+    }
+    if have_ranx:
+        fns["ranx"] = lambda: ranx_eval(df, GROUP, ITEM, LABEL, SCORE_A, RANX_TIMED)
+    say(f"timing {len(fns)} methods in {R} interleaved rounds ({load_average()})")
+    tm = interleaved(fns, R, slow, args.timer)
+    for k, (t, _) in tm.items():
+        res[k] = t
+    g_int, g_str, g_ties = tm["gauc"][1], tm["gauc_str"][1], tm["gauc_ties"][1]
+    rep, rep_mn = tm["report"][1], tm["report_mn"][1]
+    pv, pv_per = tm["pandas"][1]
+    say("  ".join(f"{k} {fmt_time(t)}" for k, (t, _) in tm.items()))
+    say(f"gauc coverage: {getattr(g_int, 'coverage', 'n/a')}")
 
     # ---- correctness: GAUC
     gate.close(f"[{lab}] gauc ours vs pandas vectorized", g_int, pv)
@@ -406,19 +430,20 @@ def bench_size(prk, rows: int, groups: int, args, gate: Gate, have_ranx: bool) -
     gate.close(f"[{lab}] gauc on 2-decimal ties: ours vs pandas vectorized", g_ties, pv_t)
 
     # ---- textbook loop: pilot, then full or sampled
+    clock = _clock(args.timer)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         m0 = min(n_groups, args.pilot_groups)
         pilot = sample_groups(df, GROUP, m0, args.seed + 1)
-        tp = time.perf_counter()
+        tp = clock()
         textbook_loop(pilot, GROUP, LABEL, SCORE_A)
-        per_group_s = (time.perf_counter() - tp) / m0
+        per_group_s = (clock() - tp) / m0
         predicted = per_group_s * n_groups
         if predicted <= args.textbook_limit:
             say(f"textbook loop: full run (pilot predicts {predicted:.0f} s)")
-            t1 = time.perf_counter()
+            t1 = clock()
             tb, tb_per = textbook_loop(df, GROUP, LABEL, SCORE_A)
-            res["textbook"], res["textbook_est"] = time.perf_counter() - t1, False
+            res["textbook"], res["textbook_est"] = clock() - t1, False
             gate.close(f"[{lab}] gauc ours vs sklearn loop (all groups)", g_int, tb)
             gate.close_series(f"[{lab}] per-group AUC pandas vectorized vs sklearn loop (all groups)",
                               pv_per, pd.Series(tb_per))
@@ -428,9 +453,9 @@ def bench_size(prk, rows: int, groups: int, args, gate: Gate, have_ranx: bool) -
             sub = sample_groups(df, GROUP, m, args.seed + 2)
             say(f"textbook loop: pilot predicts {predicted:.0f} s > {args.textbook_limit:.0f} s; "
                 f"estimating from {m:,} sampled groups")
-            t1 = time.perf_counter()
+            t1 = clock()
             tb, tb_per = textbook_loop(sub, GROUP, LABEL, SCORE_A)
-            res["textbook"], res["textbook_est"] = (time.perf_counter() - t1) * n_groups / m, True
+            res["textbook"], res["textbook_est"] = (clock() - t1) * n_groups / m, True
             gate.close(f"[{lab}] gauc ours on {m:,} sampled groups vs sklearn loop on them",
                        prk.gauc(sub, group=GROUP, label=LABEL, score=SCORE_A), tb)
             tb_s = pd.Series(tb_per)
@@ -474,14 +499,12 @@ def bench_size(prk, rows: int, groups: int, args, gate: Gate, have_ranx: bool) -
                    rep_mn.loc[SCORE_A, m], rep.loc[SCORE_A, m])
 
     # ---- ranx
-    res["ranx"] = None
+    res.setdefault("ranx", None)
     if have_ranx:
         ties = has_within_group_ties(df, GROUP, SCORE_A)
         if ties:
             raise GateFailure(f"[{lab}] {SCORE_A} has {ties} within-group ties; the ranx comparison needs none")
-        res["ranx"], (rx, (qrels, run)) = timed(
-            lambda: ranx_eval(df, GROUP, ITEM, LABEL, SCORE_A, RANX_TIMED), R, slow)
-        say(f"ranx {fmt_time(res['ranx'])}")
+        rx, (qrels, run) = tm["ranx"][1]
         from ranx import evaluate
 
         rx.update(evaluate(qrels, run, RANX_EXTRA))
@@ -603,11 +626,13 @@ def render(results: list[dict], mem: dict, have_ranx: bool) -> tuple[str, list[s
 # --------------------------------------------------------------------------- main
 def versions(prk) -> str:
     parts = [f"python {platform.python_version()}", f"numpy {np.__version__}", f"pandas {pd.__version__}"]
-    for mod in ("sklearn", "ranx"):
+    from importlib.metadata import PackageNotFoundError, version
+
+    for dist in ("scikit-learn", "ranx"):
         try:
-            parts.append(f"{mod} {__import__(mod).__version__}")
-        except Exception:  # noqa: BLE001
-            parts.append(f"{mod} -")
+            parts.append(f"{dist} {version(dist)}")
+        except PackageNotFoundError:
+            parts.append(f"{dist} -")
     try:
         rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                              text=True).stdout.strip()
@@ -642,6 +667,9 @@ def main(argv=None) -> int:
                     help="data sizes, e.g. 1e5 1e6 1e7 1e6:1e4 (default; groups default to rows/10)")
     ap.add_argument("--repeats", type=int, default=3, help="timed calls per cell, median reported (default 3)")
     ap.add_argument("--slow", type=float, default=20.0, help="do not repeat a call slower than this (s)")
+    ap.add_argument("--timer", choices=("wall", "cpu"), default="wall",
+                    help="wall clock (default) or this process's CPU time (steadier on a loaded machine; "
+                         "counts ranx's threads, so do not use it for the ranx ratio)")
     ap.add_argument("--seed", type=int, default=20240601)
     ap.add_argument("--textbook-limit", type=float, default=60.0,
                     help="estimate the sklearn loop from a sample when the full loop would take longer (s)")
@@ -688,6 +716,7 @@ def main(argv=None) -> int:
     if hasattr(prk, "CoverageWarning"):
         warnings.simplefilter("ignore", prk.CoverageWarning)
     t_start = time.perf_counter()
+    load_start = load_average()
     warm_up(prk, have_ranx)
     gate = Gate()
     results = []
@@ -717,8 +746,9 @@ def main(argv=None) -> int:
 
     table, verdicts = render(results, mem, have_ranx)
     print(f"pandas_rankeval benchmark -- {versions(prk)}")
-    print(f"medians of {args.repeats} calls (1 call when > {args.slow:g} s); '~ (est)' = extrapolated from sampled "
-          f"groups; seed {args.seed}")
+    print(f"{args.timer} time, medians of {args.repeats} interleaved rounds (5 calls per round under 0.1 s, 1 call "
+          f"when > {args.slow:g} s); '~ (est)' = extrapolated from sampled groups; seed {args.seed}")
+    print(f"{load_start} at start, {load_average()} at end")
     print()
     print(table)
     print()
