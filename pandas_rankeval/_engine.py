@@ -24,6 +24,7 @@ Kernels take and return plain numpy arrays; the checking lives in ``metrics.py``
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal
 
@@ -52,6 +53,8 @@ __all__ = [
 # Numeric helpers
 # --------------------------------------------------------------------------- #
 _SMALL = 256
+#: Rows from which independent sorts of one call run on two threads.
+_PARALLEL_FROM = 1_000_000
 _LOG_FACT_SMALL = np.array([math.lgamma(i + 1.0) for i in range(_SMALL)])
 _HARM_SMALL = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, _SMALL))])
 
@@ -141,8 +144,16 @@ def score_rank(
     """
     n = score.shape[0]
     if tiebreak is None and ties == "expected":
-        order = np.argsort(score)
-        s = np.sort(score)  # the same values as score[order], without a random gather
+        if n >= _PARALLEL_FROM:
+            # the sorted values (the same as score[order], without a random gather) on
+            # the second core while the argsort runs: numpy releases the GIL in both
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                values = pool.submit(np.sort, score)
+                order = np.argsort(score)
+                s = values.result()
+        else:
+            order = np.argsort(score)
+            s = np.sort(score)
         new = s[1:] != s[:-1]
         del s
     else:
@@ -222,7 +233,7 @@ class Ranking:
         self,
         *,
         pos: np.ndarray,
-        neg: np.ndarray,
+        neg: np.ndarray | None,
         gain: np.ndarray | None,
         first: np.ndarray,
         code: np.ndarray,
@@ -233,8 +244,11 @@ class Ranking:
         wpos: np.ndarray | None = None,
         wneg: np.ndarray | None = None,
     ) -> None:
-        self.pos = pos
-        self.neg = neg
+        # tie-free rankings keep relevance as a bool per row and build the integer
+        # per-block arrays only when a kernel asks for them
+        self.rel = pos if pos.dtype == np.bool_ else None
+        self._pos = pos
+        self._neg = neg
         self.gain = gain
         self.first = first
         self.code = code
@@ -246,6 +260,7 @@ class Ranking:
         self._size = size
         self._bstart = bstart
         self.nblocks = np.diff(np.append(first, pos.shape[0]))
+        self.n_blocks = int(pos.shape[0])
         self._offset: np.ndarray | None = None
         self._group: np.ndarray | None = None
         self._tops: dict[int, Ranking] = {}
@@ -255,19 +270,31 @@ class Ranking:
         return int(self.code.shape[0])
 
     @property
+    def pos(self) -> np.ndarray:
+        if self._pos.dtype == np.bool_:
+            self._pos = self._pos.astype(np.int64)
+        return self._pos
+
+    @property
+    def neg(self) -> np.ndarray:
+        if self._neg is None:
+            self._neg = 1 - self.pos
+        return self._neg
+
+    @property
     def tie_free(self) -> bool:
         return self._size is None
 
     @property
     def size(self) -> np.ndarray:
         if self._size is None:
-            self._size = np.ones(self.pos.shape[0], dtype=np.int64)
+            self._size = np.ones(self.n_blocks, dtype=np.int64)
         return self._size
 
     @property
     def offset(self) -> np.ndarray:
         if self._offset is None:
-            nb = self.pos.shape[0]
+            nb = self.n_blocks
             bstart = self._bstart if self._bstart is not None else np.arange(nb, dtype=np.int64)
             self._offset = bstart - np.repeat(bstart[self.first], self.nblocks)
         return self._offset
@@ -298,8 +325,8 @@ class Ranking:
                 idx = np.flatnonzero(keep)
                 kept = np.add.reduceat(keep, self.first, dtype=np.int64)  # >= 1: a group's first block
                 sub = Ranking(
-                    pos=self.pos[idx],
-                    neg=self.neg[idx],
+                    pos=self._pos[idx],
+                    neg=None if self._neg is None else self._neg[idx],
                     gain=None if self.gain is None else self.gain[idx],
                     first=np.cumsum(kept) - kept,
                     code=self.code,
@@ -355,7 +382,7 @@ def build_ranking(
     tie_free = n > 0 and int(rank[0]) == n - 1
     wsorted = None
     if sample_weight is None and cbits + rbits + lbits <= 63:
-        key = codes[order].astype(np.int64, copy=False)
+        key = codes[order].astype(np.int64, copy=False)  # int32 codes gather faster
         key <<= rbits
         key |= rank
         key <<= lbits
@@ -391,8 +418,8 @@ def build_ranking(
     relrow = lev >= rel_level if rel_level else np.ones(lev.shape[0], dtype=bool)
     if bstart is None:  # blocks are rows
         size = None
-        pos = relrow.astype(np.int64)
-        neg = 1 - pos
+        pos = relrow
+        neg = None
         gain = gains[lev] if gains is not None else None
         wpos_b = np.where(relrow, wsorted, 0.0) if wsorted is not None else None
         wneg_b = np.where(relrow, 0.0, wsorted) if wsorted is not None else None
@@ -415,7 +442,9 @@ def build_ranking(
     del gchange
     gstart = first if bstart is None else bstart[first]
     gsize = np.diff(np.append(gstart, n))
-    npos = np.add.reduceat(pos, first)
+    npos = np.add.reduceat(pos, first, dtype=np.int64)
+    if wpos_b is not None and wneg_b is not None:
+        pos, neg = wpos_b, wneg_b
     ranking = Ranking(
         pos=pos,
         neg=neg,
@@ -428,8 +457,6 @@ def build_ranking(
         bstart=bstart,
     )
     if wpos_b is not None and wneg_b is not None:
-        ranking.pos = wpos_b
-        ranking.neg = wneg_b
         ranking.wpos = np.add.reduceat(wpos_b, first)
         ranking.wneg = np.add.reduceat(wneg_b, first)
     return ranking
@@ -487,6 +514,17 @@ def auc_per_group(rk: Ranking) -> tuple[np.ndarray, np.ndarray]:
         before = _exclusive_within(neg, rk.first, rk.nblocks)
         below = np.repeat(rk.wneg, rk.nblocks) - before - neg
         return rk.group_sum(pos * (below + 0.5 * neg)), rk.wpos * rk.wneg
+    if rk.rel is not None:
+        # no ties: a relevant row at position j of its group that is the i-th relevant
+        # row (both from 0) has j - i negatives above it, so
+        # U = P N - (sum of j over relevant rows) + P (P - 1) / 2
+        where = np.flatnonzero(rk.rel)
+        starts = rk.first  # blocks are rows
+        owner = np.searchsorted(starts, where, side="right") - 1
+        pos_sum = np.bincount(owner, weights=where, minlength=rk.n_groups)
+        p = rk.npos.astype(np.float64)
+        u = p * rk.nneg - (pos_sum - p * starts) + p * (p - 1.0) / 2.0
+        return u, p * rk.nneg
     pos = rk.pos
     above = np.cumsum(rk.neg)
     above -= rk.neg  # negatives above each block, counted from the first group

@@ -25,7 +25,7 @@ def segment_of_groups(ev: Evaluation, by: list[Hashable], func: str) -> np.ndarr
     """The segment code of every group; each ``by`` column must be constant within a group."""
     groups, segs = ev.prepared.groups, ev.prepared.segments
     assert groups is not None and segs is not None
-    key = groups.codes * segs.n_codes + segs.codes
+    key = groups.codes.astype(np.int64) * segs.n_codes + segs.codes
     uniq = np.unique(key)
     n_groups = len(ev.group_stats["code"])
     if uniq.shape[0] != n_groups:
