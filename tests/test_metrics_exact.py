@@ -458,10 +458,6 @@ def test_auc_one_class_is_nan_with_warning():
     assert math.isnan(float(r))
 
 
-def gauc_weight_options(df):
-    return weight_options(df)
-
-
 FILTERS = [
     dict(),
     dict(min_size=3),
@@ -478,7 +474,7 @@ FILTER_IDS = ["none", "size3", "pos2", "neg2", "size2-pos1-neg2", "size4-pos2"]
 @pytest.mark.parametrize("seed,tie_style,graded", FRAMES[:4], ids=FRAME_IDS[:4])
 def test_gauc_weights_and_filters(seed, tie_style, graded, filters, weight):
     df = frame(seed, tie_style, graded)
-    w = gauc_weight_options(df)[weight]
+    w = weight_options(df)[weight]
     kw = dict(group="g", label="y", score="s", weight=w, **filters)
     want = O.gauc(df, **kw)
     assert float(pr.gauc(df, **kw)) == approx(want)
@@ -511,7 +507,7 @@ def test_gauc_threshold(ties, weight):
 @pytest.mark.parametrize("seed,tie_style,graded", FRAMES[1::2], ids=FRAME_IDS[1::2])
 def test_gauc_numpy_and_sklearn_engines_agree(seed, tie_style, graded, weight, sample_weight):
     df = frame(seed, tie_style, graded)
-    kw = dict(group="g", label="y", score="s", weight=gauc_weight_options(df)[weight],
+    kw = dict(group="g", label="y", score="s", weight=weight_options(df)[weight],
               sample_weight=sample_weight, min_size=2)
     a = float(pr.gauc(df, engine="numpy", **kw))
     b = float(pr.gauc(df, engine="sklearn", **kw))
@@ -865,7 +861,6 @@ def test_negative_zero_ties_with_zero():
 
 
 TIEBREAK_TRANSFORMS = {
-    "negated-desc": None,  # placeholder, replaced below: (score, -tb) reverses the tie-break
     "affine": lambda tb: 10 * tb - 3,
     "float": lambda tb: tb / 7.0,
     "str": lambda tb: tb.map({0: "a", 1: "b", 2: "c", 3: "d"}).astype("str"),
@@ -873,7 +868,6 @@ TIEBREAK_TRANSFORMS = {
     "Int64": lambda tb: tb.astype("Int64"),
     "datetime": lambda tb: pd.Timestamp("2024-01-01") + pd.to_timedelta(tb, unit="D"),
 }
-del TIEBREAK_TRANSFORMS["negated-desc"]
 
 
 def tiebreak_metrics(df) -> dict:
