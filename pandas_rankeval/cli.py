@@ -397,20 +397,28 @@ def _compare_parts(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         else:
             shown[c] = col.map(_fmt_any)
     lines = []
-    for key in ("params", "coverage"):
-        value = df.attrs.get(key)
-        if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
-            if key == "params":
-                lines.append("choices: " + describe_params(value))
-        elif isinstance(value, str) and value:
-            lines.append(f"{key}: {value}")
-    other = {
-        k: v
-        for k, v in df.attrs.items()
-        if k not in ("params", "coverage") and isinstance(v, (str, int, float, bool)) and not isinstance(v, dict)
-    }
-    if other:
-        lines.append(", ".join(f"{k}={v}" for k, v in other.items()))
+    attrs = df.attrs
+    if attrs.get("baseline") is not None:
+        lines.append(f"baseline: {attrs['baseline']}")
+    if attrs.get("ci_method"):
+        level = attrs.get("ci")
+        head = f"{float(level):.0%} " if isinstance(level, (int, float)) else ""
+        seed = f" (seed={attrs['seed']})" if "seed" in attrs else ""
+        lines.append(f"ci: {head}{attrs['ci_method']}{seed}")
+    tests = attrs.get("test")
+    if isinstance(tests, dict) and tests:
+        by_test: dict[str, list[str]] = {}
+        for metric, test in tests.items():
+            by_test.setdefault(str(test), []).append(str(metric))
+        lines.append("tests: " + "; ".join(f"{', '.join(m)}: {t}" for t, m in by_test.items()))
+    elif isinstance(tests, str) and tests:
+        lines.append(f"tests: {tests}")
+    if "alpha" in attrs and "significant" in df.columns:
+        how = f" ({attrs['multiple_testing']})" if attrs.get("multiple_testing") else ""
+        lines.append(f"significant: p_holm < {attrs['alpha']}{how}")
+    params = attrs.get("params")
+    if isinstance(params, dict) and params:
+        lines.append("choices: " + describe_params(params))
     return shown, lines
 
 
@@ -553,8 +561,6 @@ def _eval(args: argparse.Namespace) -> int:
     from ._evaluate import WEIGHT_NAMES
 
     if args.baseline is not None:
-        if by:
-            raise CLIError("--by cannot be combined with --baseline; compare one segment at a time")
         if args.baseline not in scores:
             scores = [args.baseline, *scores]
         if len(scores) < 2:
@@ -592,9 +598,17 @@ def _eval(args: argparse.Namespace) -> int:
             )
             if args.ci is not None:
                 kwargs["ci"] = args.ci
+            for name in ("method", "alpha"):
+                if getattr(args, name) is not None:
+                    options[name] = getattr(args, name)
+            if by:
+                options["by"] = by if len(by) > 1 else by[0]
             kwargs.update(_supported(compare, options, "--baseline"))
             result = compare(df, **kwargs)
         else:
+            for name in ("method", "alpha"):
+                if getattr(args, name) is not None:
+                    raise CLIError(f"--{name} applies to --baseline comparisons only")
             kwargs = dict(common, scores=scores, **options)
             if by:
                 kwargs["by"] = by if len(by) > 1 else by[0]
@@ -756,6 +770,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--n-boot", type=_positive_int, default=1000, metavar="N", help="bootstrap replicates (default %(default)s)")
     ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
     ev.add_argument("--baseline", metavar="COL", help="compare every other --score column with this one: differences, CIs, p-values")
+    ev.add_argument("--method", choices=("auto", "randomization", "bootstrap"), help="with --baseline: the paired test (default auto)")
+    ev.add_argument("--alpha", type=_level, metavar="A", help="with --baseline: level of the 'significant' column (default 0.05)")
     ev.add_argument("--ties", choices=("expected", "pessimistic", "optimistic"), help="how tied scores count (default expected)")
     ev.add_argument("--tiebreak", metavar="COL", help="column ordering rows with equal scores (ascending)")
     ev.add_argument("--threshold", type=float, help="a row is relevant when label >= THRESHOLD (default: label > 0)")
@@ -789,11 +805,19 @@ def _error(message: str) -> None:
     print(f"{PROG}: error: {message}", file=sys.stderr)
 
 
+#: Keyword arguments of the library that are command-line options here.
+_OPTION_NAMES = (
+    "nan_policy", "method", "weight", "ties", "empty", "gain", "threshold", "tiebreak",
+    "min_size", "min_pos", "min_neg", "alpha", "n_boot", "ci", "seed",
+)
+_KWARG = re.compile(r"\b(" + "|".join(_OPTION_NAMES) + r")=(?:'([^']*)'|([\w.+-]+))")
+
+
 def _cli_message(exc: BaseException) -> str:
+    """The library's message, naming command-line options (``--nan-policy omit``) where it
+    names keyword arguments (``nan_policy='omit'``)."""
     text = _one_line(exc)
-    # Library messages name Python arguments; name the command-line options instead.
-    text = text.replace("Pass nan_policy='omit'", "Pass --nan-policy omit")
-    return text
+    return _KWARG.sub(lambda m: f"--{m.group(1).replace('_', '-')} {m.group(2) if m.group(2) is not None else m.group(3)}", text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

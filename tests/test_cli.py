@@ -442,7 +442,10 @@ def test_bad_metric(csv_path: Path, metrics: list[str], fragment: str, capsys) -
         (["--ties", "random"], "--ties"),
         (["--format", "xml"], "--format"),
         (["--weight", "clickz"], "'clickz'"),
-        (["--by", "activity", "--baseline", "model_b"], "--by cannot be combined with --baseline"),
+        (["--alpha", "0.01"], "--alpha applies to --baseline comparisons only"),
+        (["--baseline", "model_a"], "--baseline needs at least one other --score column"),
+        (["--baseline", "model_b", "--ci", "0.9", "--method", "randomization", "-m", "auc"],
+         "use --method auto"),
     ],
 )
 def test_bad_options(csv_path: Path, extra: list[str], fragment: str, capsys) -> None:
@@ -500,10 +503,39 @@ def test_baseline_table_format(csv_path: Path, capsys) -> None:
     argv = ["eval", csv_path, *GROUP, "-s", "model_b", "--baseline", "model_a", "-m", "gauc", "--n-boot", "100"]
     code, out, err = run(argv, capsys)
     assert code == 0, err
-    header = out.splitlines()[0].split()
-    for col in ("baseline", "value", "diff", "ci_low", "ci_high", "p_value", "p_holm", "significant"):
-        assert col in header
-    assert any(line.split()[:2] == ["model_b", "gauc"] for line in out.splitlines())
+    lines = out.splitlines()
+    assert lines[0].split() == ["baseline", "value", "diff", "ci_low", "ci_high", "p_value", "p_holm", "significant"]
+    assert lines[1].split() == ["model", "metric"]
+    row = lines[2].split()
+    assert row[:2] == ["model_b", "gauc"] and row[-1] in ("yes", "no")
+    assert "baseline: model_a" in lines
+    assert any(line.startswith("ci: 95% percentile paired bootstrap") for line in lines)
+    assert any(line.startswith("tests: gauc: paired randomization test") for line in lines)
+    assert any(line.startswith("significant: p_holm < 0.05") for line in lines)
+    assert any(line.startswith("choices: ties=expected") for line in lines)
+
+
+@needs_compare
+def test_baseline_by_segment_and_options(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
+    argv = ["eval", csv_path, *GROUP, "-s", "model_b", "--baseline", "model_a", "-m", "gauc", "--by", "activity",
+            "--n-boot", "100", "--alpha", "0.1", "--weight", "uniform", "-f", "json"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    payload = json.loads(out)
+    assert payload["alpha"] == 0.1 and payload["baseline"] == "model_a"
+    assert payload["params"]["gauc"]["weight"] == "uniform"
+    rows = payload["results"]
+    assert [(r["activity"], r["model"], r["metric"]) for r in rows] == [
+        ("light", "model_b", "gauc"), ("medium", "model_b", "gauc"), ("heavy", "model_b", "gauc")
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        expected = pre.compare(
+            frame, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
+            metrics=["gauc"], by="activity", n_boot=100, alpha=0.1, weight="uniform",
+        )
+    assert [r["diff"] for r in rows] == pytest.approx(expected["diff"].tolist(), rel=1e-12)
+    assert [r["significant"] for r in rows] == expected["significant"].tolist()
 
 
 @needs_ci
