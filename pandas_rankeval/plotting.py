@@ -222,7 +222,8 @@ def plot_comparison(
     annotate : bool, default=True
         Write the adjusted p-value (``p_holm``, else ``p_value``) at the right of each row.
     title : str, optional
-        Default: "Difference to the baseline".
+        Default: "Difference to the baseline (<name>)", the name from
+        ``compare_table.attrs["baseline"]`` when it is there.
 
     Returns
     -------
@@ -275,8 +276,10 @@ def plot_comparison(
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
     ax.set_ylim(-0.7, n - 0.3)
-    ax.set_xlabel("difference to the baseline")
-    ax.set_title(title if title is not None else "Difference to the baseline")
+    baseline = t.attrs.get("baseline")
+    against = "the baseline" if baseline is None else f"the baseline ({baseline})"
+    ax.set_xlabel(f"difference to {against}")
+    ax.set_title(title if title is not None else f"Difference to {against}")
     pcol = "p_holm" if "p_holm" in t.columns else ("p_value" if "p_value" in t.columns else None)
     if annotate and pcol is not None:
         transform = ax.get_yaxis_transform()  # x in axes coordinates, y in data

@@ -240,6 +240,12 @@ def test_comparison_of_real_compare(frame: pd.DataFrame) -> None:
     assert len(ax.get_yticks()) == len(table)
     assert sum(len(c.get_offsets()) for c in scatters(ax)) == len(table)
     assert {t.get_text() for t in ax.get_yticklabels()} >= {"model_b: gauc"}
+    assert ax.get_title() == "Difference to the baseline (model_a)"
+    assert ax.get_xlabel() == "difference to the baseline (model_a)"
+    # model_b: lower global AUC, higher GAUC; the GAUC interval excludes 0
+    diffs = dict(zip(table.index.get_level_values("metric"), table["diff"]))
+    assert diffs["auc"] < 0 < diffs["gauc"]
+    assert table.loc[("model_b", "gauc"), "ci_low"] > 0
 
 
 # --- matplotlib is optional -----------------------------------------------------------------
