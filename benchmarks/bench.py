@@ -8,9 +8,13 @@ Run from a checkout (the in-tree package is imported first; ranx is optional)::
     python benchmarks/bench.py --sizes 1e6 1e6:1e4 --repeats 5
 
 Everything that is timed runs in this one process and is printed as ONE table (one column per
-data size, one row per method or ratio), followed by the targets with PASS/FAIL. The cells are
-medians over ``--repeats`` calls (a call that takes longer than ``--slow`` seconds is not
-repeated; calls under 0.1 s get at least 7 repeats). See benchmarks/README.md for every row.
+data size, one row per method or ratio), followed by the targets with PASS/FAIL. The methods of a
+size are timed in ``--repeats`` interleaved rounds (A B C, A B C, ...) so that load from other
+processes falls on all of them alike; a cell is the median of its calls (a call slower than
+``--slow`` seconds is not repeated; one faster than 0.1 s runs 5 times per round after the first).
+``--timer cpu`` uses this process's CPU time instead of the wall clock: steadier on a shared
+machine, but it adds up the threads of multi-threaded code (ranx, report on several models). The
+header prints the load average at the start and the end. See benchmarks/README.md for every row.
 
 Data
 ----
@@ -400,12 +404,11 @@ def bench_size(prk, rows: int, groups: int, args, gate: Gate, have_ranx: bool) -
     R, slow = args.repeats, args.slow
     res: dict = {"rows": rows, "groups": n_groups, "label": lab}
 
-    kw = dict(label=LABEL)
     fns = {
         "argsort": lambda: floor_argsort(df, SCORE_A),
-        "gauc": lambda: prk.gauc(df, group=GROUP, score=SCORE_A, **kw),
-        "gauc_str": lambda: prk.gauc(df, group=GROUP_S, score=SCORE_A, **kw),
-        "gauc_ties": lambda: prk.gauc(df, group=GROUP, score=SCORE_TIES, **kw),
+        "gauc": lambda: prk.gauc(df, group=GROUP, label=LABEL, score=SCORE_A),
+        "gauc_str": lambda: prk.gauc(df, group=GROUP_S, label=LABEL, score=SCORE_A),
+        "gauc_ties": lambda: prk.gauc(df, group=GROUP, label=LABEL, score=SCORE_TIES),
         "report": lambda: prk.report(df, group=GROUP, label=LABEL, scores=[SCORE_A, SCORE_B],
                                      metrics=REPORT_METRICS),
         "report_mn": lambda: prk.report(df, group=GROUP, label=LABEL, scores=[SCORE_A], metrics=RANX_TIMED),
