@@ -98,8 +98,12 @@ def _forward_function(name: str, target: str) -> Callable[..., Any]:
     forward.__name__ = name
     forward.__qualname__ = f"{RankevalNamespace.__name__}.{name}"
     forward.__module__ = __name__
-    forward.__doc__ = f"Call ``pandas_rankeval.{target}`` with this DataFrame as its first argument."
+    forward.__doc__ = _generic_doc(target)
     return forward
+
+
+def _generic_doc(target: str) -> str:
+    return f"Call ``pandas_rankeval.{target}`` with this DataFrame as its first argument."
 
 
 class _Forward:
@@ -128,11 +132,9 @@ class _Forward:
         sig = _signature_without_first(target)
         if sig is not None:
             self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
-            self.function.__signature__ = sig.replace(  # type: ignore[attr-defined]
-                parameters=[self_param, *sig.parameters.values()]
-            )
-        if target.__doc__:
-            self.function.__doc__ = target.__doc__
+            sig = sig.replace(parameters=[self_param, *sig.parameters.values()])
+        self.function.__signature__ = sig  # type: ignore[attr-defined]
+        self.function.__doc__ = target.__doc__ or _generic_doc(self.target)
         self.copied_from = target
 
     def __get__(self, ns: object, owner: type | None = None) -> Callable[..., Any]:

@@ -363,6 +363,9 @@ def test_method_docs_and_signature_follow_target(monkeypatch, frame):
     assert frame.rankeval.ndcg.__doc__ == "Second docstring."
     assert str(inspect.signature(frame.rankeval.ndcg)) == "(*, label, score)"
     assert frame.rank.ndcg.__name__ == "ndcg"
+    monkeypatch.setattr(pandas_rankeval, "ndcg", lambda df, **kwargs: None)
+    assert frame.rank.ndcg.__doc__ == "Call ``pandas_rankeval.ndcg`` with this DataFrame as its first argument."
+    assert str(inspect.signature(frame.rank.ndcg)) == "(**kwargs)"
 
 
 @pytest.mark.parametrize("name", [n for n in METHODS if n != "map"] + ["map"])
