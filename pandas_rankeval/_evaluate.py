@@ -427,31 +427,36 @@ def _idcg(ev: Evaluation, rk: E.Ranking, k: int | None) -> np.ndarray:
     return ev.group_stats[cache_key]
 
 
-def _rank_one(ev: Evaluation, score_name: Hashable, need_groups: bool, keep_order: bool) -> ScoreEvaluation:
+def _sort_one(ev: Evaluation, score_name: Hashable) -> ScoreEvaluation:
+    """The one sort of a score column (it needs no group codes)."""
     opts = ev.options
     prep = ev.prepared
-    score = prep.scores[score_name]
     tb = prep.extra.get(opts.tiebreak) if opts.tiebreak is not None else None
-    order, rank = E.score_rank(score, ties=opts.ties, level=ev.labels.level, tiebreak=tb)  # type: ignore[arg-type]
-    se = ScoreEvaluation(score_name, {}, order=order, rank=rank)
-    if need_groups:
-        groups = prep.groups
-        assert groups is not None
-        sw = prep.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
-        graded = any(s.info.graded for s in ev.specs)
-        se.ranking = E.build_ranking(
-            groups.codes,
-            groups.n_codes,
-            order,
-            rank,
-            ev.labels.level,
-            ev.labels.n_levels,
-            ev.labels.rel_level,
-            gains=_gains(ev) if graded else None,
-            sample_weight=sw,
-        )
-    if not keep_order:
-        se.order = se.rank = None
+    order, rank = E.score_rank(
+        prep.scores[score_name], ties=opts.ties, level=ev.labels.level, tiebreak=tb  # type: ignore[arg-type]
+    )
+    return ScoreEvaluation(score_name, {}, order=order, rank=rank)
+
+
+def _group_one(ev: Evaluation, se: ScoreEvaluation) -> ScoreEvaluation:
+    """Regroup one sorted score column by group and summarize its tie blocks."""
+    opts = ev.options
+    prep = ev.prepared
+    groups = prep.groups
+    assert groups is not None and se.order is not None and se.rank is not None
+    sw = prep.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
+    graded = any(s.info.graded for s in ev.specs)
+    se.ranking = E.build_ranking(
+        groups.codes,
+        groups.n_codes,
+        se.order,
+        se.rank,
+        ev.labels.level,
+        ev.labels.n_levels,
+        ev.labels.rel_level,
+        gains=_gains(ev) if graded else None,
+        sample_weight=sw,
+    )
     return se
 
 
@@ -495,6 +500,7 @@ def evaluate(
         numeric_extra.append(w)
     prep = prepare(
         df,
+        defer_groups=True,
         func=func,
         group=gcols,
         label=label,
@@ -521,11 +527,21 @@ def evaluate(
         s.kind == "auc" for s in specs
     )
     names = list(scores)
-    if len(names) > 1 and prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1:
+    if prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1:
+        # numpy and pandas release the GIL while sorting and hashing: the score sorts
+        # run on worker threads while this thread encodes the group keys
         with ThreadPoolExecutor(max_workers=2) as pool:
-            evals = list(pool.map(lambda s: _rank_one(ev, s, need_groups, keep), names))
+            sorting = [pool.submit(_sort_one, ev, s) for s in names]
+            if need_groups:
+                prep.encode_groups()
+                evals = list(pool.map(lambda f: _group_one(ev, f.result()), sorting))
+            else:
+                evals = [f.result() for f in sorting]
     else:
-        evals = [_rank_one(ev, s, need_groups, keep) for s in names]
+        evals = [_sort_one(ev, s) for s in names]
+        if need_groups:
+            prep.encode_groups()
+            evals = [_group_one(ev, se) for se in evals]
     for se in evals:
         rk = se.ranking
         if rk is not None and not ev.group_stats:
@@ -547,8 +563,13 @@ def warn_if_needed(gv: GroupValues, where: str) -> None:
     """NaN with a warning when nothing was eligible; a warning when >10% of rows were skipped."""
     cov = gv.coverage
     if math.isnan(gv.value):
+        why = (
+            "the weights of the groups used sum to 0"
+            if cov.n_used
+            else "no group is eligible"
+        )
         warnings.warn(
-            f"{where}: {gv.spec.name} is NaN because no group is eligible ({cov}).",
+            f"{where}: {gv.spec.name} is NaN because {why} ({cov}).",
             CoverageWarning,
             stacklevel=3,
         )

@@ -157,6 +157,15 @@ class Prepared:
     n_dropped: int = 0
     keep: np.ndarray | None = None  # row mask applied, when rows were dropped
     segments: Groups | None = None  # codes of the ``by`` columns, when asked for
+    _pending: tuple[pd.DataFrame, list[Hashable]] | None = None
+
+    def encode_groups(self) -> Groups | None:
+        """Encode the group keys now, if :func:`prepare` was asked to defer it."""
+        if self._pending is not None:
+            frame, cols = self._pending
+            self.groups = encode_groups(frame, cols)
+            self._pending = None
+        return self.groups
 
 
 def prepare(
@@ -170,12 +179,15 @@ def prepare(
     key_extra: Sequence[Hashable] = (),
     segment: Sequence[Hashable] = (),
     nan_policy: str = "raise",
+    defer_groups: bool = False,
 ) -> Prepared:
     """Check the columns and turn them into arrays.
 
     ``numeric_extra`` are numeric columns (sample weights, a weight column);
     ``key_extra`` are columns used only for ordering (a tie-break column), which
-    may be of any sortable dtype.
+    may be of any sortable dtype. With ``defer_groups`` the group keys are encoded
+    only when :meth:`Prepared.encode_groups` is called, so that a caller can sort
+    the scores meanwhile.
     """
     check_frame(df, func)
     gcols = list(group) if group is not None else []
@@ -231,9 +243,10 @@ def prepare(
     for c in key_extra:
         codes, _ = pd.factorize(df[c], sort=True)
         extra[c] = codes.astype(np.int64)
-    groups = encode_groups(df, gcols) if gcols else None
+    groups = encode_groups(df, gcols) if gcols and not defer_groups else None
     segments = encode_groups(df, list(segment)) if segment else None
     return Prepared(
+        _pending=(df, gcols) if gcols and defer_groups else None,
         segments=segments,
         groups=groups,
         y=y,
