@@ -25,6 +25,7 @@ the same intervals however the replicates are chunked.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import warnings
@@ -321,20 +322,25 @@ class Stratum:
         return self.values(np.ones((1, self.n)))[0]
 
 
+def _groups(ev: Evaluation) -> Any:
+    groups = ev.prepared.groups
+    if groups is None and hasattr(ev.prepared, "encode_groups"):
+        groups = ev.prepared.encode_groups()  # deferred when only global AUC was asked for
+    if groups is None:  # pragma: no cover - report and compare always pass group=
+        raise ValueError("the bootstrap resamples groups; pass group=")
+    return groups
+
+
 def row_groups(ev: Evaluation) -> np.ndarray:
     """The index (into every per-group array) of each row's group."""
-    groups = ev.prepared.groups
-    if groups is None:  # pragma: no cover - report and compare always have groups
-        raise ValueError("the bootstrap resamples groups; pass group=")
-    return np.searchsorted(_group_codes(ev), groups.codes)
+    return np.searchsorted(_group_codes(ev), _groups(ev).codes)
 
 
 def _group_codes(ev: Evaluation) -> np.ndarray:
+    """The codes of the groups present, ascending: the order of every per-group array."""
     if "code" in ev.group_stats:
         return np.asarray(ev.group_stats["code"])
-    groups = ev.prepared.groups
-    assert groups is not None
-    return np.unique(groups.codes)
+    return np.unique(_groups(ev).codes)
 
 
 def strata_of(
@@ -351,6 +357,8 @@ def strata_of(
         return [Stratum(ev, items, np.arange(n_groups), rg)], None
     from .report import segment_of_groups
 
+    if "code" not in ev.group_stats:  # only global AUC: no per-group statistics were built
+        ev = dataclasses.replace(ev, group_stats={"code": _group_codes(ev)})
     seg = segment_of_groups(ev, by_cols, func)
     present = np.unique(seg)
     by_seg = np.argsort(seg, kind="stable")

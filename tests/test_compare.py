@@ -1,0 +1,298 @@
+"""compare(): paired differences, intervals, tests, Holm; error messages; size and power."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_rankeval as pre
+from pandas_rankeval import _stats as S
+from pandas_rankeval._evaluate import Options, evaluate
+from pandas_rankeval._registry import parse_metrics
+
+COLUMNS = ["baseline", "value", "diff", "ci_low", "ci_high", "p_value", "p_holm", "significant"]
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        yield
+
+
+@pytest.fixture(scope="module")
+def imp() -> pd.DataFrame:
+    df = pre.datasets.make_impressions(n_users=300, seed=1)
+    rng = np.random.default_rng(0)
+    df["model_c"] = df["model_b"] + rng.normal(0.0, 0.05, len(df))
+    return df
+
+
+def _compare(df, **kw):
+    base = dict(group="user_id", label="click", scores=["model_a", "model_b", "model_c"],
+                baseline="model_a", metrics=["auc", "gauc", "mrr", "ndcg@10"], n_boot=200, seed=3)
+    base.update(kw)
+    return pre.compare(df, **base)
+
+
+def test_table_layout_and_values(imp):
+    res = _compare(imp)
+    assert list(res.columns) == COLUMNS
+    assert res.index.names == ["model", "metric"]
+    assert list(res.index) == [
+        (m, k) for m in ["model_b", "model_c"] for k in ["auc", "gauc", "mrr", "ndcg@10"]
+    ]
+    rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b", "model_c"],
+                     metrics=["auc", "gauc", "mrr", "ndcg@10"])
+    for (m, k), row in res.iterrows():
+        assert row["baseline"] == pytest.approx(rep.loc["model_a", k], abs=1e-12)
+        assert row["value"] == pytest.approx(rep.loc[m, k], abs=1e-12)
+        assert row["diff"] == pytest.approx(row["value"] - row["baseline"], abs=1e-15)
+        assert row["ci_low"] <= row["diff"] <= row["ci_high"]
+        assert 1 / 201 <= row["p_value"] <= row["p_holm"] <= 1.0
+    assert res["significant"].dtype == bool
+    assert (res["significant"] == (res["p_holm"] < 0.05)).all()
+    np.testing.assert_allclose(res["p_holm"], S.holm(res["p_value"].to_numpy()))
+    attrs = res.attrs
+    assert attrs["baseline"] == "model_a" and attrs["n_boot"] == 200 and attrs["seed"] == 3
+    assert attrs["alpha"] == 0.05 and attrs["ci"] == 0.95
+    assert "bootstrap" in attrs["test"]["auc"] and "randomization" in attrs["test"]["gauc"]
+    assert "randomization" in attrs["test"]["ndcg@10"]
+    assert attrs["ci_method"].startswith("percentile paired bootstrap over groups")
+    assert attrs["multiple_testing"] == "Holm over all rows"
+    assert attrs["params"]["gauc"]["weight"] == "count"
+
+
+def test_deterministic_for_a_seed(imp):
+    res = _compare(imp)
+    pd.testing.assert_frame_equal(_compare(imp), res)
+    other = _compare(imp, seed=4)
+    assert not np.allclose(other["ci_low"], res["ci_low"])
+    pd.testing.assert_frame_equal(other[["baseline", "value", "diff"]], res[["baseline", "value", "diff"]])
+
+
+def test_interval_is_paired_percentile_of_the_report_replicates(imp):
+    """The interval of diff uses the same replicates for both models, the ones report(ci=) uses."""
+    metrics = ["auc", "gauc", "mrr"]
+    res = _compare(imp, scores=["model_a", "model_b"], metrics=metrics, ci=0.9, n_boot=100, seed=8)
+    ev = evaluate(imp, group="user_id", label="click", scores=["model_a", "model_b"],
+                  specs=parse_metrics(metrics), options=Options("compare"), keep_order=True)
+    items = [(s, m) for s in ["model_a", "model_b"] for m in metrics]
+    strata, _ = S.strata_of(ev, items, [], "compare")
+    reps = S.replicates(strata, n_boot=100, seed=8)[0]
+    for j, m in enumerate(metrics):
+        d = reps[:, 3 + j] - reps[:, j]
+        lo, hi = np.quantile(d, [0.05, 0.95])
+        assert res.loc[("model_b", m), "ci_low"] == pytest.approx(lo, abs=1e-14)
+        assert res.loc[("model_b", m), "ci_high"] == pytest.approx(hi, abs=1e-14)
+        if m == "auc":  # the centered bootstrap test on the same replicates
+            diff = res.loc[("model_b", m), "diff"]
+            p = (1 + np.sum(np.abs(d - diff) >= abs(diff))) / 101
+            assert res.loc[("model_b", m), "p_value"] == pytest.approx(p)
+    # report with the same seed has the same marginal intervals
+    rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"],
+                     metrics=metrics, ci=0.9, n_boot=100, seed=8)
+    for j, m in enumerate(metrics):
+        assert rep.loc["model_b", f"{m}_low"] == pytest.approx(np.quantile(reps[:, 3 + j], 0.05), abs=1e-14)
+
+
+def _tiny(n_groups=7, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in range(n_groups):
+        n = int(rng.integers(2, 6))
+        y = np.zeros(n, dtype=int)
+        y[rng.choice(n, size=int(rng.integers(1, n)), replace=False)] = 1
+        for i in range(n):
+            rows.append((g, y[i], round(float(rng.normal() + y[i]), 1), round(float(rng.normal() + 0.3 * y[i]), 1)))
+    return pd.DataFrame(rows, columns=["user_id", "click", "a", "b"])
+
+
+@pytest.mark.parametrize("metric", ["gauc", "mrr", "ndcg@3", "precision@2"])
+def test_randomization_p_equals_exact_enumeration_of_swaps(metric):
+    """Swap the two models' scores in every subset of the 7 groups: the exact p-value.
+
+    Recomputes the metric on each of the 2^7 swapped frames (no shortcut), so this also
+    checks that a swap flips the sign of the group's difference and changes nothing else.
+    """
+    df = _tiny()
+    t_obs = None
+    stats = []
+    groups = df["user_id"].to_numpy()
+    for mask in itertools.product([False, True], repeat=7):
+        swap = np.array(mask)[groups]
+        d = df.assign(a=np.where(swap, df["b"], df["a"]), b=np.where(swap, df["a"], df["b"]))
+        rep = pre.report(d, group="user_id", label="click", scores=["a", "b"], metrics=[metric])
+        t = rep.loc["b", metric] - rep.loc["a", metric]
+        stats.append(t)
+        if not any(mask):
+            t_obs = t
+    exact = np.mean(np.abs(stats) >= abs(t_obs) - 1e-12)
+    res = pre.compare(df, group="user_id", label="click", scores=["a", "b"], baseline="a",
+                      metrics=[metric], n_boot=20_000, seed=1)
+    assert res["diff"].iloc[0] == pytest.approx(t_obs, abs=1e-12)
+    assert res["p_value"].iloc[0] == pytest.approx(exact, abs=0.012)
+
+
+def test_identical_models_are_not_different(imp):
+    df = imp.assign(copy=imp["model_a"])
+    res = pre.compare(df, group="user_id", label="click", scores=["model_a", "copy"], baseline="model_a",
+                      metrics=["auc", "gauc", "mrr"], n_boot=100)
+    assert (res["diff"] == 0).all()
+    assert (res["p_value"] == 1).all() and (res["p_holm"] == 1).all()
+    assert not res["significant"].any()
+    assert (res["ci_low"] == 0).all() and (res["ci_high"] == 0).all()
+
+
+def test_method_bootstrap_and_randomization(imp):
+    boot = _compare(imp, method="bootstrap")
+    assert all("bootstrap" in t for t in boot.attrs["test"].values())
+    auto = _compare(imp)
+    pd.testing.assert_frame_equal(boot[["diff", "ci_low", "ci_high"]], auto[["diff", "ci_low", "ci_high"]])
+    rnd = _compare(imp, method="randomization", metrics=["gauc", "mrr"])
+    np.testing.assert_allclose(
+        rnd["p_value"].to_numpy(),
+        auto.loc[(slice(None), ["gauc", "mrr"]), "p_value"].to_numpy(),
+    )
+    with pytest.raises(ValueError, match=r"Global AUC has no group-level randomization test"):
+        _compare(imp, method="randomization")
+
+
+def test_by_segments(imp):
+    res = _compare(imp, scores=["model_a", "model_b"], metrics=["auc", "gauc", "mrr"], by="device")
+    assert res.index.names == ["device", "model", "metric"]
+    rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"],
+                     metrics=["auc", "gauc", "mrr"], by="device")
+    for (dev, m, k), row in res.iterrows():
+        assert row["value"] == pytest.approx(rep.loc[(dev, m), k], abs=1e-12)
+        assert row["baseline"] == pytest.approx(rep.loc[(dev, "model_a"), k], abs=1e-12)
+    assert len(res) == 3 * imp["device"].nunique()
+    np.testing.assert_allclose(res["p_holm"], S.holm(res["p_value"].to_numpy()))
+
+
+def test_options_pass_through(imp):
+    res = _compare(imp, scores=["model_a", "model_b"], metrics=["gauc", "ndcg@5"], label="relevance",
+                   weight="uniform", gain="linear", ties="pessimistic")
+    rep = pre.report(imp, group="user_id", label="relevance", scores=["model_a", "model_b"],
+                     metrics=["gauc", "ndcg@5"], weight="uniform", gain="linear", ties="pessimistic")
+    assert res.loc[("model_b", "ndcg@5"), "value"] == pytest.approx(rep.loc["model_b", "ndcg@5"], abs=1e-12)
+    assert res.attrs["params"]["ndcg@5"]["gain"] == "linear"
+
+
+def test_coverage_warning_once(imp):
+    with pytest.warns(pre.CoverageWarning, match="compare: gauc:") as rec:
+        _compare(imp, n_boot=10)
+    assert len([w for w in rec if issubclass(w.category, pre.CoverageWarning)]) == 1
+
+
+def test_progress(imp, capsys, monkeypatch):
+    pytest.importorskip("tqdm")
+    _compare(imp, n_boot=20, progress=True)
+    assert "compare" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    with pytest.raises(ImportError, match="progress=True needs the tqdm package"):
+        _compare(imp, n_boot=20, progress=True)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"baseline": "model_x"}, r"The 'baseline' parameter of compare must be one of the score columns \['model_a', 'model_b', 'model_c'\]. Got 'model_x' instead."),
+        ({"scores": ["model_a"]}, r"compare needs at least two score columns, the baseline and a model"),
+        ({"scores": "model_a"}, r"compare needs at least two score columns"),
+        ({"scores": ["model_a", "model_b", "model_a"]}, r"The 'scores' parameter of compare names a column more than once: \['model_a'\]"),
+        ({"ci": 1.5}, r"The 'ci' parameter of compare must be a float in the range \(0, 1\). Got 1.5 instead."),
+        ({"ci": None}, r"The 'ci' parameter of compare must be a float in the range \(0, 1\)"),
+        ({"alpha": 0}, r"The 'alpha' parameter of compare must be a float in the range \(0, 1\). Got 0 instead."),
+        ({"n_boot": 0}, r"The 'n_boot' parameter of compare must be an int in the range \[1, inf\). Got 0 instead."),
+        ({"method": "permutation"}, r"The 'method' parameter of compare must be one of 'auto', 'randomization', 'bootstrap'. Got 'permutation' instead."),
+        ({"metrics": ["gauc", "ndgc@10"]}, r"Unknown metric 'ndgc@10'"),
+    ],
+)
+def test_errors(imp, kw, match):
+    with pytest.raises(ValueError, match=match):
+        _compare(imp, **kw)
+
+
+def test_missing_column(imp):
+    with pytest.raises(KeyError, match=r"The following columns were not found: \['model_x'\]"):
+        _compare(imp, scores=["model_a", "model_x"])
+
+
+# --------------------------------------------------------------------------- #
+# Size and power
+# --------------------------------------------------------------------------- #
+def simulate(rng: np.random.Generator, n_groups: int, mu_a: float, mu_b: float) -> pd.DataFrame:
+    """Binormal scores with a shared group effect: score = mu * label + b_group + N(0, 1)."""
+    sizes = rng.integers(2, 16, n_groups)
+    g = np.repeat(np.arange(n_groups), sizes)
+    n = g.shape[0]
+    ctr = rng.beta(1.0, 5.0, n_groups)
+    y = (rng.random(n) < ctr[g]).astype(np.int64)
+    b = rng.normal(0.0, 1.0, n_groups)[g]
+    return pd.DataFrame({
+        "user_id": g,
+        "click": y,
+        "model_a": mu_a * y + b + rng.normal(size=n),
+        "model_b": mu_b * y + b + rng.normal(size=n),
+    })
+
+
+METRICS = ["auc", "gauc", "mrr", "ndcg@5"]
+
+
+def _rejections(n_sim: int, mu_b: float, seed: int) -> dict[str, float]:
+    rng = np.random.default_rng(seed)
+    rejected = dict.fromkeys(METRICS, 0)
+    for i in range(n_sim):
+        df = simulate(rng, 200, 1.0, mu_b)
+        res = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"],
+                          baseline="model_a", metrics=METRICS, n_boot=200, seed=i)
+        for m in METRICS:
+            rejected[m] += res.loc[("model_b", m), "p_value"] < 0.05
+    return {m: r / n_sim for m, r in rejected.items()}
+
+
+@pytest.mark.slow
+def test_false_positive_rate_near_alpha():
+    """Two models drawn from the same distribution: p < 0.05 in about 5% of 200 data sets."""
+    rate = _rejections(200, mu_b=1.0, seed=77)
+    for m in METRICS:
+        assert 0.01 <= rate[m] <= 0.10, rate
+
+
+@pytest.mark.slow
+def test_power_for_a_clear_improvement():
+    rate = _rejections(40, mu_b=1.8, seed=78)
+    for m in METRICS:
+        assert rate[m] >= 0.8, rate
+
+
+@pytest.mark.slow
+def test_holm_controls_the_family_wise_error():
+    """Under the null, at least one of 4 correlated metrics significant in <= ~5% of data sets."""
+    rng = np.random.default_rng(79)
+    any_sig = 0
+    n_sim = 150
+    for i in range(n_sim):
+        df = simulate(rng, 150, 1.0, 1.0)
+        res = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"],
+                          baseline="model_a", metrics=METRICS, n_boot=200, seed=i)
+        any_sig += bool(res["significant"].any())
+    assert any_sig / n_sim <= 0.09
+
+
+def test_global_auc_only_with_segments(imp):
+    """Only global AUC: the group keys are encoded for the bootstrap alone."""
+    res = _compare(imp, scores=["model_a", "model_b"], metrics=["auc"], by="country")
+    assert res.index.names == ["country", "model", "metric"]
+    for (country, _, _), row in res.iterrows():
+        sub = imp[imp["country"] == country]
+        assert row["value"] == pytest.approx(float(pre.auc(sub, label="click", score="model_b")), abs=1e-12)
+        assert row["baseline"] == pytest.approx(float(pre.auc(sub, label="click", score="model_a")), abs=1e-12)
