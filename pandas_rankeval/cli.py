@@ -319,15 +319,20 @@ def _report_parts(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return shown, lines
 
 
+def _count(n: Any, noun: str) -> str:
+    n = int(n)
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def coverage_sentence(cov: dict[str, Any]) -> str:
     """One sentence from a report's coverage columns (a row of the report, or its constants)."""
     parts = []
     if "n_rows" in cov or "n_groups" in cov:
         bits = []
         if "n_rows" in cov:
-            bits.append(f"{int(cov['n_rows']):,} rows")
+            bits.append(_count(cov["n_rows"], "row"))
         if "n_groups" in cov:
-            bits.append(f"{int(cov['n_groups']):,} groups")
+            bits.append(_count(cov["n_groups"], "group"))
         parts.append(" in ".join(bits))
     if "gauc_groups_used" in cov:
         text = f"gauc uses {int(cov['gauc_groups_used']):,}"
@@ -340,9 +345,10 @@ def coverage_sentence(cov: dict[str, Any]) -> str:
             text += ": more than 10%, check the data and filters)" if share > 0.10 else ")"
         parts.append(text)
     if "groups_no_relevant" in cov and int(cov["groups_no_relevant"]):
-        parts.append(f"{int(cov['groups_no_relevant']):,} groups have no relevant row")
+        n = int(cov["groups_no_relevant"])
+        parts.append(f"{_count(n, 'group')} {'has' if n == 1 else 'have'} no relevant row")
     if "rows_dropped" in cov and int(cov["rows_dropped"]):
-        parts.append(f"{int(cov['rows_dropped']):,} rows with missing values dropped")
+        parts.append(f"{_count(cov['rows_dropped'], 'row')} with missing values dropped")
     return "; ".join(parts)
 
 
