@@ -749,7 +749,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev = commands.add_parser(
         "eval",
         help="evaluate score columns of a CSV or Parquet file",
-        description="Evaluate score columns of a CSV, TSV or Parquet file (one row per shown item).",
+        description="Evaluate score columns of a CSV, TSV or Parquet file (one row per shown item). "
+        "Give FILE first: --group, --score, --metrics and --by take several values.",
         epilog="Examples:\n"
         f"  {PROG} eval data.csv --group user_id --label click --score model_a model_b\n"
         f"  {PROG} eval data.parquet --group query --label rel --score bm25 --metrics ndcg@10 map precision --k 5\n"
