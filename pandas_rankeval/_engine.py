@@ -264,6 +264,7 @@ class Ranking:
         self._offset: np.ndarray | None = None
         self._group: np.ndarray | None = None
         self._tops: dict[int, Ranking] = {}
+        self._relevant: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def n_groups(self) -> int:
@@ -304,6 +305,28 @@ class Ranking:
         if self._group is None:
             self._group = np.repeat(np.arange(self.n_groups), self.nblocks)
         return self._group
+
+    def sparse_rows(self, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Group index and offset in the group of the rows ``which`` (tie-free rankings)."""
+        group = np.searchsorted(self.first, which, side="right") - 1
+        return group, which - self.first[group]
+
+    def relevant_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For a tie-free ranking: group, offset in the group and order among the
+        group's relevant rows (all from 0) of every relevant row, best first.
+
+        Relevant rows are usually a small share of the rows, so the list metrics
+        of a tie-free ranking are reductions over these few rows only.
+        """
+        if self._relevant is None:
+            if self.rel is None:  # pragma: no cover - internal invariant
+                raise RuntimeError("relevant_rows needs a tie-free ranking")
+            where = np.flatnonzero(self.rel)
+            group, offset = self.sparse_rows(where)
+            before = np.cumsum(self.npos) - self.npos
+            order = np.arange(where.shape[0]) - before[group]
+            self._relevant = (group, offset, order)
+        return self._relevant
 
     def group_sum(self, x: np.ndarray) -> np.ndarray:
         """Sum a per-block array per group."""
@@ -544,9 +567,12 @@ def _cut(rk: Ranking, k: int | None) -> np.ndarray:
 
 def hits_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     """Expected relevant rows in the top k: a block cut by k holds r*p/t of them."""
+    if rk.rel is not None:
+        group, offset, _ = rk.relevant_rows()
+        if k is not None:
+            group = group[offset < k]
+        return np.bincount(group, minlength=rk.n_groups).astype(np.float64)
     rk = rk.top(k)
-    if rk.tie_free:
-        return rk.group_sum(rk.pos).astype(np.float64)
     r = _cut(rk, k)
     return rk.group_sum(rk.pos * (r / rk.size))
 
@@ -557,9 +583,9 @@ def hit_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     A block that k cuts after r of its t rows misses all its p relevant rows with
     probability C(t-p, r) / C(t, r); the group misses when every block does.
     """
+    if rk.rel is not None:
+        return (hits_per_group(rk, k) > 0).astype(np.float64)
     rk = rk.top(k)
-    if rk.tie_free:
-        return (rk.group_sum(rk.pos) > 0).astype(np.float64)
     r = _cut(rk, k)
     t, p = rk.size, rk.pos
     logq = np.zeros(t.shape[0], dtype=np.float64)
@@ -587,8 +613,15 @@ def rr_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     and p relevant, E[RR] = sum_{j=1..t-p+1} C(t-j, p-1) / C(t, p) / (m + j),
     keeping only the terms with m + j <= k.
     """
-    rk = rk.top(k)
     out = np.zeros(rk.n_groups, dtype=np.float64)
+    if rk.rel is not None:
+        group, offset, nth = rk.relevant_rows()
+        first = nth == 0
+        if k is not None:
+            first &= offset < k
+        out[group[first]] = 1.0 / (offset[first] + 1.0)
+        return out
+    rk = rk.top(k)
     has = np.flatnonzero(rk.pos > 0)
     if has.shape[0] == 0:
         return out
@@ -633,12 +666,16 @@ def dcg_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     """Expected DCG@k: each tied block spreads its mean gain over its positions."""
     if rk.gain is None:  # pragma: no cover - internal invariant
         raise RuntimeError("the ranking was built without gains")
-    rk = rk.top(k)
     longest = int(rk.n.max())
-    if rk.tie_free:
-        upto = longest if k is None else min(longest, k)
-        disc = 1.0 / np.log2(np.arange(2, upto + 2, dtype=np.float64))
-        return rk.group_sum(rk.gain * disc[rk.offset])
+    if rk.rel is not None:  # tie-free: only rows with a gain contribute
+        rows = np.flatnonzero(rk.gain)
+        group, offset = rk.sparse_rows(rows)
+        gain = rk.gain[rows]
+        if k is not None:
+            keep = offset < k
+            group, offset, gain = group[keep], offset[keep], gain[keep]
+        return np.bincount(group, weights=gain / np.log2(offset + 2.0), minlength=rk.n_groups)
+    rk = rk.top(k)
     d = _discount_table(longest, k)
     top = d.shape[0] - 1
     lo = np.minimum(rk.offset, top)
@@ -667,10 +704,13 @@ def ap_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     the block's rows within k: in closed form with harmonic numbers. Divide by
     the AP denominator to get AP.
     """
+    if rk.rel is not None:  # tie-free: precision at each relevant row within k
+        group, offset, nth = rk.relevant_rows()
+        if k is not None:
+            keep = offset < k
+            group, offset, nth = group[keep], offset[keep], nth[keep]
+        return np.bincount(group, weights=(nth + 1.0) / (offset + 1.0), minlength=rk.n_groups)
     rk = rk.top(k)
-    if rk.tie_free:
-        above = _exclusive_within(rk.pos, rk.first, rk.nblocks)
-        return rk.group_sum(rk.pos * ((above + 1.0) / (rk.offset + 1.0)))
     t = rk.size.astype(np.float64)
     p = rk.pos.astype(np.float64)
     m = rk.offset

@@ -518,6 +518,7 @@ def evaluate(
             "labels >= 0 (graded relevance). Clip or shift them first."
         )
     labels = label_levels(prep.y, opts.threshold, graded)
+    prep.y = None  # the levels hold all the metrics need; free the float copy
     if prep.extra.get(opts.sample_weight) is not None and any(s.kind not in ("auc", "gauc") for s in specs):
         raise ValueError(
             f"sample_weight applies to 'auc' and 'gauc' only; weigh groups with weight= instead."

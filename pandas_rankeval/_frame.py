@@ -150,7 +150,7 @@ class Prepared:
     """Validated arrays of one call, rows with missing values already dropped."""
 
     groups: Groups | None
-    y: np.ndarray
+    y: np.ndarray | None  # labels as floats; released once the label levels are built
     scores: dict[Hashable, np.ndarray]
     extra: dict[Hashable, np.ndarray] = field(default_factory=dict)
     n_rows: int = 0
