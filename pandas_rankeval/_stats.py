@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 #: Elements of one chunk of the (replicates x groups) count matrix.
-_CHUNK_ELEMENTS = 1 << 22
+_CHUNK_ELEMENTS = 1 << 21
 
 
 # --------------------------------------------------------------------------- #
@@ -97,18 +97,28 @@ def flip_rngs(seed: Any, n_strata: int) -> list[np.random.Generator]:
     return _root_streams(seed)[1].spawn(n_strata)
 
 
-def resample_counts(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
+def resample_counts(
+    rng: np.random.Generator, n: int, size: int, out: np.ndarray | None = None
+) -> np.ndarray:
     """``size`` multinomial draws of ``n`` items out of ``n`` with equal probabilities.
 
-    Returns a float64 matrix (size x n) of counts; each row sums to ``n``. Drawing
-    the same total number of rows in several calls gives the same counts as one call.
+    Returns a float64 matrix (size x n) of counts, written into ``out[:size]`` when
+    given (reusing one buffer avoids page faults on every chunk); each row sums to
+    ``n``. Drawing the same total number of rows in several calls gives the same
+    counts as one call.
     """
+    counts = np.empty((size, n)) if out is None else out[:size]
     dtype = np.int32 if n < 2**31 - _CHUNK_ELEMENTS else np.int64
+    if n >= 2048:
+        # one replicate at a time: its draws and counts stay in cache
+        for r in range(size):
+            counts[r] = np.bincount(rng.integers(0, n, size=n, dtype=dtype), minlength=n)
+        return counts
     idx = rng.integers(0, n, size=(size, n), dtype=dtype)
     if size > 1:
         idx += (np.arange(size, dtype=np.int64) * n).astype(dtype)[:, None]
-    counts = np.bincount(idx.reshape(-1), minlength=size * n)
-    return counts.reshape(size, n).astype(np.float64)
+    counts[...] = np.bincount(idx.reshape(-1), minlength=size * n).reshape(size, n)
+    return counts
 
 
 def _chunks(total: int, size: int) -> Iterator[int]:
@@ -188,9 +198,7 @@ class AucDesign:
         self.m = m
         # relevant rows: their block's index among the blocks with a relevant row
         k_pos = np.searchsorted(pos_blocks, block[rel_o])
-        self.a_pos = sparse.csr_matrix(
-            (w[rel_o], (k_pos, g[rel_o])), shape=(m, n_groups)
-        )
+        a_pos = sparse.csr_matrix((w[rel_o], (k_pos, g[rel_o])), shape=(m, n_groups))
         # non-relevant rows: segment 2k before relevant block k, 2k+1 inside it;
         # rows above the last relevant block beat no relevant row and are left out
         neg = ~rel_o
@@ -201,32 +209,37 @@ class AucDesign:
         inside[ok] = pos_blocks[k[ok]] == b_neg[ok]
         seg = 2 * k + inside
         below_top = seg < 2 * m
-        self.a_neg = sparse.csr_matrix(
+        a_neg = sparse.csr_matrix(
             (w[neg][below_top], (seg[below_top], g[neg][below_top])), shape=(2 * m, n_groups)
         )
-        self.w_pos = np.bincount(g[rel_o], weights=w[rel_o], minlength=n_groups)
-        self.w_neg = np.bincount(g[neg], weights=w[neg], minlength=n_groups)
+        # one product per chunk: rows 0..2m-1 the segments, 2m..3m-1 the relevant blocks
+        self.a = sparse.vstack([a_neg, a_pos], format="csr")
+        # W_pos, W_neg: per-group sums, a (groups x 2) matrix for a dense product
+        self.w = np.column_stack([
+            np.bincount(g[rel_o], weights=w[rel_o], minlength=n_groups),
+            np.bincount(g[neg], weights=w[neg], minlength=n_groups),
+        ])
 
     @property
     def rows(self) -> int:
         """Rows of the per-chunk work arrays (for chunk sizing)."""
-        return 2 * self.m + 1
+        return 3 * self.m + 1
 
-    def replicates(self, ct: np.ndarray) -> np.ndarray:
-        """AUC for every column of ``ct`` (groups x replicates)."""
-        b = ct.shape[1]
-        if self.m:
-            # (b, 2m), each replicate contiguous: a row-wise cumsum is several times faster
-            cum = np.ascontiguousarray((self.a_neg @ ct).T)
-            np.cumsum(cum, axis=1, out=cum)
+    def replicates(self, counts: np.ndarray, ct: np.ndarray) -> np.ndarray:
+        """AUC for every row of ``counts`` (replicates x groups); ``ct`` is its transpose."""
+        b = counts.shape[0]
+        m = self.m
+        if m:
+            # (b, 3m), each replicate contiguous: a row-wise cumsum is several times faster
+            sums = np.ascontiguousarray((self.a @ ct).T)
+            cum = np.cumsum(sums[:, : 2 * m], axis=1)
             # Below_k + Tied_k / 2 = (cum[2k] + cum[2k + 1]) / 2
-            mid = cum[:, 0::2] + cum[:, 1::2]
-            s_pos = np.ascontiguousarray((self.a_pos @ ct).T)  # (b, m)
-            u = 0.5 * np.einsum("bk,bk->b", s_pos, mid)
+            mid = cum[:, 0::2]
+            mid += cum[:, 1::2]
+            u = 0.5 * np.einsum("bk,bk->b", sums[:, 2 * m :], mid)
         else:
             u = np.zeros(b)
-        wp = self.w_pos @ ct
-        wn = self.w_neg @ ct
+        wp, wn = (counts @ self.w).T
         with np.errstate(invalid="ignore", divide="ignore"):
             out = u / (wp * wn)
         out[(wp <= 0) | (wn <= 0)] = np.nan
@@ -272,9 +285,19 @@ class Stratum:
             num.append(w * v)
             den.append(w)
         self.lin = np.array(lin, dtype=np.int64)
-        self.design = (
-            np.column_stack(num + den) if lin else np.zeros((self.n, 0))
-        )  # (groups, 2L): numerators then denominators
+        # distinct columns only (models share the weights of a metric, metrics often too)
+        cols: list[np.ndarray] = []
+        where: list[int] = []
+        for c in num + den:
+            for i, u in enumerate(cols):
+                if np.array_equal(u, c):
+                    where.append(i)
+                    break
+            else:
+                where.append(len(cols))
+                cols.append(c)
+        self.design = np.column_stack(cols) if cols else np.zeros((self.n, 0))  # (groups, distinct)
+        self.where = np.array(where, dtype=np.int64)  # numerators then denominators
 
     def _auc_design(self, ev: Evaluation, score: Hashable, row_group: np.ndarray | None) -> AucDesign:
         se = ev.scores[score]
@@ -298,10 +321,9 @@ class Stratum:
         """Statistics (replicates x items) for a count matrix (replicates x groups)."""
         b = counts.shape[0]
         out = np.empty((b, len(self.items)))
-        if self.lin.size:
-            sums = counts @ self.design
         L = self.lin.size
         if L:
+            sums = (counts @ self.design)[:, self.where]
             nums, dens = sums[:, :L], sums[:, L:]
             with np.errstate(invalid="ignore", divide="ignore"):
                 ratio = nums / dens
@@ -313,7 +335,7 @@ class Stratum:
             for j, design in self.auc:
                 key = id(design)
                 if key not in done:
-                    done[key] = design.replicates(ct)
+                    done[key] = design.replicates(counts, ct)
                 out[:, j] = done[key]
         return out
 
@@ -378,8 +400,10 @@ def replicates(
     out = []
     for stratum, rng in zip(strata, rngs):
         parts = []
-        for b in _chunks(n_boot, stratum.chunk_size(n_boot)):
-            parts.append(stratum.values(resample_counts(rng, stratum.n, b)))
+        chunk = stratum.chunk_size(n_boot)
+        buf = np.empty((chunk, stratum.n))
+        for b in _chunks(n_boot, chunk):
+            parts.append(stratum.values(resample_counts(rng, stratum.n, b, out=buf)))
             if progress is not None:
                 progress.update(b)
         out.append(np.concatenate(parts, axis=0))
@@ -418,9 +442,11 @@ def sign_flip_pvalues(
         return np.ones(k)
     n_bytes = (n + 7) // 8
     chunk = max(1, min(n_flips, _CHUNK_ELEMENTS // n))
+    buf = np.empty((chunk, n))
     for b in _chunks(n_flips, chunk):
         raw = rng.integers(0, 256, size=(b, n_bytes), dtype=np.uint8)
-        bits = np.unpackbits(raw, axis=1, count=n).astype(np.float64)
+        bits = buf[:b]
+        bits[...] = np.unpackbits(raw, axis=1, count=n)
         # a flipped group (bit 1) contributes -wd: T* = T - 2 * bits @ wd
         t_star = total - 2.0 * (bits @ wd)
         hits += (np.abs(t_star) >= t - tol).sum(axis=0)
@@ -479,21 +505,26 @@ def bootstrap_report(
     n_boot = check_n_boot(n_boot, func)
     scores = list(ev.scores)
     items = [(s, name) for s in scores for name in names]
-    strata, _ = strata_of(ev, items, by_cols, func)
+    strata, present = strata_of(ev, items, by_cols, func)
     bar = _Progress(progress, n_boot * len(strata), "bootstrap")
     try:
         reps = replicates(strata, n_boot=n_boot, seed=seed, progress=bar)
     finally:
         bar.close()
-    per_stratum = len(out) // len(strata)
-    if per_stratum * len(strata) != len(out):  # pragma: no cover - report's layout
-        raise RuntimeError("report rows do not match the bootstrap strata")
+    intervals = [percentile_interval(r, ci) for r in reps]
+    if by_cols:  # match the report's rows to the strata by segment key, whatever their order
+        segs = ev.prepared.segments
+        assert segs is not None and present is not None
+        stratum_of = {
+            key if isinstance(key, tuple) else (key,): i for i, key in enumerate(segs.decode(present))
+        }
+        where = [(stratum_of[tuple(key[:-1])], key[-1]) for key in out.index]
+    else:
+        where = [(0, model) for model in out.index]
     lows = np.full((len(out), len(names)), np.nan)
     highs = np.full((len(out), len(names)), np.nan)
-    models = out.index.get_level_values("model") if by_cols else out.index
-    intervals = [percentile_interval(r, ci) for r in reps]
-    for i, model in enumerate(models):
-        lo, hi = intervals[i // per_stratum]
+    for i, (s, model) in enumerate(where):
+        lo, hi = intervals[s]
         for m, name in enumerate(names):
             j = items.index((model, name))
             if math.isfinite(float(out.iloc[i][name])):

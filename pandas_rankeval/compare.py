@@ -263,14 +263,21 @@ def compare(
     finally:
         bar.close()
 
+    if by_cols:  # segments in key order, as in report
+        segs = ev.prepared.segments
+        assert segs is not None and present is not None
+        keys = segs.decode(present)
+        try:
+            order = np.asarray(keys.argsort())
+        except TypeError:  # keys that do not compare: order of appearance
+            order = np.arange(len(keys))
+        keys = keys[order]
+        blocks = [blocks[i] for i in order]
     data = {c: np.concatenate([b[i] for b in blocks]) for i, c in enumerate(COLUMNS[:6])}
     data["p_holm"] = holm(data["p_value"])
     data["significant"] = np.nan_to_num(data["p_holm"], nan=1.0) < alpha
     pair_tuples = [(m, n) for m, n in pairs]
     if by_cols:
-        segs = ev.prepared.segments
-        assert segs is not None and present is not None
-        keys = segs.decode(present)
         tuples = [
             (*(key if isinstance(key, tuple) else (key,)), m, n)
             for key in keys

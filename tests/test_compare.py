@@ -296,3 +296,11 @@ def test_global_auc_only_with_segments(imp):
         sub = imp[imp["country"] == country]
         assert row["value"] == pytest.approx(float(pre.auc(sub, label="click", score="model_b")), abs=1e-12)
         assert row["baseline"] == pytest.approx(float(pre.auc(sub, label="click", score="model_a")), abs=1e-12)
+
+
+def test_segments_in_the_order_of_report(imp):
+    res = _compare(imp, scores=["model_a", "model_b"], metrics=["gauc"], by="country", n_boot=20)
+    rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"],
+                     metrics=["gauc"], by="country")
+    segments = list(dict.fromkeys(rep.index.get_level_values("country")))
+    assert list(res.index.get_level_values("country")) == segments
