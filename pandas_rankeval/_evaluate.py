@@ -22,7 +22,7 @@ from . import _engine as E
 from ._frame import Labels, Prepared, label_levels, prepare
 from ._registry import MetricSpec
 from ._result import Coverage, CoverageWarning
-from ._validation import as_columns, check_k, check_min_count, check_option
+from ._validation import as_columns, check_min_count, check_option
 
 __all__ = ["Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "WeightLike"]
 
@@ -521,12 +521,9 @@ def evaluate(
     prep.y = None  # the levels hold all the metrics need; free the float copy
     if prep.extra.get(opts.sample_weight) is not None and any(s.kind not in ("auc", "gauc") for s in specs):
         raise ValueError(
-            f"sample_weight applies to 'auc' and 'gauc' only; weigh groups with weight= instead."
+            "sample_weight applies to 'auc' and 'gauc' only; weigh groups with weight= instead."
         )
     ev = Evaluation(prep, labels, opts, list(specs), {})
-    keep = keep_order or opts.engine == "sklearn" or opts.max_fpr is not None or any(
-        s.kind == "auc" for s in specs
-    )
     names = list(scores)
     if prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1:
         # numpy and pandas release the GIL while sorting and hashing: the score sorts

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from . import _engine as E
+from ._display import ResultTable, as_result_table
 from ._evaluate import Evaluation, GroupValues, Options, WeightLike, evaluate
 from ._registry import parse_metrics
 from ._result import CoverageWarning
@@ -110,7 +111,7 @@ def report(
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
     progress: bool = False,
-) -> pd.DataFrame:
+) -> ResultTable:
     """Compare score columns on many metrics at once, overall or per segment.
 
     Each score column is sorted once; every metric is a reduction over that sort.
@@ -149,8 +150,8 @@ def report(
 
     Returns
     -------
-    report : DataFrame
-        One row per score column (index ``model``; with ``by``, a MultiIndex of
+    report : ResultTable
+        A DataFrame that prints with its coverage and choices underneath. One row per score column (index ``model``; with ``by``, a MultiIndex of
         the segment columns and ``model``), one column per metric, then the
         coverage: ``n_groups``, ``n_rows``, ``gauc_groups_used`` and
         ``gauc_rows_skipped`` (with GAUC), ``groups_no_relevant`` (with list
@@ -195,6 +196,11 @@ def report(
         assert segs is not None
         present = np.unique(seg_of_group)
         seg_keys = segs.decode(present)
+        try:  # segments in key order (country "de" before "fr"), models in the order given
+            by_key = seg_keys.argsort()
+            present, seg_keys = present[by_key], seg_keys[by_key]
+        except TypeError:  # keys that do not compare: keep the order of appearance
+            pass
         for code, key in zip(present, seg_keys):
             in_seg = seg_of_group == code
             row_mask = segs.codes == code
@@ -212,11 +218,11 @@ def report(
 
         out = bootstrap_report(ev, out, names, by_cols, ci=ci, n_boot=n_boot, seed=seed, progress=progress)
     out.attrs["params"] = {name: opts.params(spec) for name, spec in zip(names, specs)}
-    for s in score_cols:
-        for name in names:
-            gv = ev.scores[s].metrics[name]
-            if gv.spec.kind == "gauc" and gv.coverage.alert:
-                warnings.warn(
-                    f"report: {s}: gauc: {gv.coverage}.", CoverageWarning, stacklevel=2
-                )
+    out = as_result_table(out)
+    # which groups GAUC skips depends on the labels only: one warning covers every model
+    first = ev.scores[score_cols[0]].metrics
+    for name in names:
+        gv = first[name]
+        if gv.spec.kind == "gauc" and gv.coverage.alert:
+            warnings.warn(f"report: {name}: {gv.coverage}.", CoverageWarning, stacklevel=2)
     return out

@@ -152,3 +152,17 @@ def test_threads_and_serial_give_the_same_report(monkeypatch):
     monkeypatch.setattr(_evaluate, "_THREADS_FROM_ROWS", 0)
     threaded = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=METRICS[:1] + ["gauc", "mrr"])
     pd.testing.assert_frame_equal(serial, threaded)
+
+
+def test_report_displays_its_coverage_and_choices(frame):
+    rep = pre.report(frame, group="q", label="rel", scores=["a", "b"], metrics=["auc", "gauc", "mrr"], weight=None)
+    text = repr(rep)
+    assert "coverage:" in text and "gauc uses" in text
+    assert "choices: ties=expected; gauc: weight=count; mrr: weight=uniform, empty=zero" in text
+    html = rep._repr_html_()
+    assert html.startswith("<div") and "choices: ties=expected" in html
+    assert "coverage:" in rep.to_text() and rep.to_markdown().startswith("| model |")
+    # anything derived from it is a plain DataFrame
+    assert type(rep[["gauc"]]) is pd.DataFrame
+    assert type(rep.copy()) is pd.DataFrame
+    assert isinstance(rep, pd.DataFrame)
