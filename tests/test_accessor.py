@@ -15,6 +15,7 @@ import os
 import pickle
 import re
 import subprocess
+import tempfile
 import sys
 import warnings
 import weakref
@@ -511,7 +512,9 @@ def _run_pandas_tests(paths: list[Path], *extra: str) -> str:
         "-p", "pandas_rankeval_plugin", "-p", "no:cacheprovider",
         "--rootdir", str(pandas_dir), *extra,
     ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=TESTS_DIR)
+    # pandas' own pytest options write a junit file into the working directory: use a temporary one
+    with tempfile.TemporaryDirectory() as workdir:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=workdir)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output[-5000:]
     assert "pandas_rankeval_plugin: DataFrame.rank descriptor installed: True" in output
