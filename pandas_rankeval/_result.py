@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -137,9 +138,28 @@ class MetricResult(float):
         return (_rebuild, (float(self), self.metric, self.coverage, self.params))
 
     def describe(self) -> str:
-        """One line per fact: the value, the choices and the coverage."""
+        """One line per fact: the value, the choices and the coverage.
+
+        Examples
+        --------
+        >>> r = MetricResult(0.5, metric="gauc", params={"weight": "count"},
+        ...                  coverage=Coverage(n_rows=10, n_groups=3, n_used=2, n_only_neg=1,
+        ...                                    rows_skipped_share=0.2))
+        >>> print(r.describe())
+        gauc = 0.500000 (weight='count')
+        coverage: 2 of 3 groups used, skipped: 1 no positive; skipped groups hold 20.0% of rows and 0.0% of positives (more than 10% of rows skipped: check the data and filters)
+        """
         opts = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{self.metric} = {float(self):.6f} ({opts})\ncoverage: {self.coverage}"
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the value with its choices and coverage; ``repr`` stays the float's."""
+        opts = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        return (
+            f"<b>{html.escape(self.metric)} = {float(self):.6g}</b>"
+            f'<br><span style="font-size: 0.9em; color: #555">{html.escape(opts)}<br>'
+            f"{html.escape(str(self.coverage))}</span>"
+        )
 
 
 def _rebuild(value: float, metric: str, coverage: Coverage, params: dict[str, Any]) -> MetricResult:
