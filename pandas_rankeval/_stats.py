@@ -38,16 +38,16 @@ import pandas as pd
 from ._evaluate import Evaluation, GroupValues
 
 __all__ = [
-    "bootstrap_report",
     "Stratum",
-    "strata_of",
     "boot_rngs",
+    "bootstrap_report",
     "flip_rngs",
-    "resample_counts",
-    "replicates",
-    "percentile_interval",
-    "sign_flip_pvalues",
     "holm",
+    "percentile_interval",
+    "replicates",
+    "resample_counts",
+    "sign_flip_pvalues",
+    "strata_of",
 ]
 
 #: Elements of one chunk of the (replicates x groups) count matrix.

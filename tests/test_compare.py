@@ -34,8 +34,8 @@ def imp() -> pd.DataFrame:
 
 
 def _compare(df, **kw):
-    base = dict(group="user_id", label="click", scores=["model_a", "model_b", "model_c"],
-                baseline="model_a", metrics=["auc", "gauc", "mrr", "ndcg@10"], n_boot=200, seed=3)
+    base = {"group": "user_id", "label": "click", "scores": ["model_a", "model_b", "model_c"],
+            "baseline": "model_a", "metrics": ["auc", "gauc", "mrr", "ndcg@10"], "n_boot": 200, "seed": 3}
     base.update(kw)
     return pre.compare(df, **base)
 

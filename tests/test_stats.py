@@ -165,8 +165,8 @@ def test_resample_counts_are_multinomial_and_chunk_invariant():
 
 
 def _ci_report(df, **kw):
-    base = dict(group="user_id", label="click", scores=["model_a", "model_b"],
-                metrics=["auc", "gauc", "mrr", "ndcg@10"], ci=0.9, n_boot=200, seed=11)
+    base = {"group": "user_id", "label": "click", "scores": ["model_a", "model_b"],
+            "metrics": ["auc", "gauc", "mrr", "ndcg@10"], "ci": 0.9, "n_boot": 200, "seed": 11}
     base.update(kw)
     return pre.report(df, **base)
 
