@@ -298,7 +298,7 @@ class ResultTable(pd.DataFrame):
         return body + ("\n\n" + "\n".join(lines) if lines else "")
 
     def _repr_html_(self) -> str | None:
-        body = super()._repr_html_()
+        body = super()._repr_html_()  # type: ignore[misc]
         lines = self.footer()
         if body is None or not lines:
             return body

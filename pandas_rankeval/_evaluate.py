@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ import pandas as pd
 from . import _engine as E
 from ._frame import Labels, Prepared, label_levels, prepare
 from ._registry import MetricSpec
-from ._result import Coverage, CoverageWarning
+from ._result import Coverage, warn_coverage
 from ._validation import as_columns, check_min_count, check_option
 
 __all__ = ["Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "WeightLike"]
@@ -212,7 +211,7 @@ def _weights(
         stats = pd.DataFrame(
             {"n": rk.n, "positives": rk.npos, "negatives": rk.nneg}, index=ev.keys
         )
-        out = weight(stats)  # type: ignore[operator]
+        out = weight(stats)  # type: ignore[operator,misc]
         if isinstance(out, pd.Series):
             out = out.reindex(ev.keys)
         w = np.asarray(out, dtype=np.float64).reshape(-1)
@@ -511,13 +510,16 @@ def evaluate(
         nan_policy=opts.nan_policy,
     )
     graded = any(s.info.graded for s in specs)
-    if graded and (prep.y < 0).any():
-        count = int((prep.y < 0).sum())
+    y = prep.y
+    if y is None:  # pragma: no cover - prepare() always fills it
+        raise RuntimeError("prepare() returned no labels")
+    if graded and (y < 0).any():
+        count = int((y < 0).sum())
         raise ValueError(
             f"Column {label!r} has {count:,} negative label{'s' if count != 1 else ''}; NDCG needs "
             "labels >= 0 (graded relevance). Clip or shift them first."
         )
-    labels = label_levels(prep.y, opts.threshold, graded)
+    labels = label_levels(y, opts.threshold, graded)
     prep.y = None  # the levels hold all the metrics need; free the float copy
     if prep.extra.get(opts.sample_weight) is not None and any(s.kind not in ("auc", "gauc") for s in specs):
         raise ValueError(
@@ -561,15 +563,7 @@ def warn_if_needed(gv: GroupValues, where: str) -> None:
     """NaN with a warning when nothing was eligible; a warning when >10% of rows were skipped."""
     cov = gv.coverage
     if math.isnan(gv.value):
-        why = (
-            "the weights of the groups used sum to 0"
-            if cov.n_used
-            else "no group is eligible"
-        )
-        warnings.warn(
-            f"{where}: {gv.spec.name} is NaN because {why} ({cov}).",
-            CoverageWarning,
-            stacklevel=3,
-        )
+        why = "the weights of the groups used sum to 0" if cov.n_used else "no group is eligible"
+        warn_coverage(f"{where}: {gv.spec.name} is NaN because {why} ({cov}).")
     elif cov.alert and gv.spec.kind == "gauc":
-        warnings.warn(f"{where}: {gv.spec.name}: {cov}.", CoverageWarning, stacklevel=3)
+        warn_coverage(f"{where}: {gv.spec.name}: {cov}.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = ["MetricSpec", "METRICS", "parse_metric", "parse_metrics", "valid_names"]
@@ -91,11 +92,10 @@ def parse_metric(name: str) -> MetricSpec:
         close = difflib.get_close_matches(name.lower(), [v.replace("@K", "@10") for v in valid_names()], n=1)
         hint = f" Did you mean {close[0]!r}?" if close and info is None else ""
         raise ValueError(f"{problem}{hint} Valid metrics are {valid} (K a positive int).")
-    assert kind is not None  # for type checkers; unreachable when problem is None
-    return MetricSpec(kind, k)
+    return MetricSpec(str(kind), k)
 
 
-def parse_metrics(names: str | list[str] | tuple[str, ...]) -> list[MetricSpec]:
+def parse_metrics(names: str | Sequence[str]) -> list[MetricSpec]:
     """Parse a list of names, keeping order and dropping repeats."""
     if isinstance(names, str):
         names = [names]

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import html
+import os
+import sys
+import warnings
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Coverage", "MetricResult", "CoverageWarning"]
+__all__ = ["Coverage", "MetricResult", "CoverageWarning", "warn_coverage"]
 
 #: Share of rows in skipped groups above which the coverage says so (metrics.md).
 SKIPPED_ROWS_ALERT = 0.10
@@ -14,6 +17,23 @@ SKIPPED_ROWS_ALERT = 0.10
 
 class CoverageWarning(UserWarning):
     """A metric left out a large share of the data, or could not be computed at all."""
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def warn_coverage(message: str) -> None:
+    """Issue a :class:`CoverageWarning` pointing at the user's line.
+
+    The warning is attributed to the first frame outside this package, whether the
+    metric was called directly, through ``df.rank`` or from ``report``.
+    """
+    frame = sys._getframe(0)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    warnings.warn(message, CoverageWarning, stacklevel=level)
 
 
 @dataclass(frozen=True)

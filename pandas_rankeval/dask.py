@@ -124,25 +124,28 @@ def _chain_auc(parts: pd.DataFrame, ties: str) -> float:
     the two rows share a score it is corrected to the tie rule's value.
     """
     tie_value = {"expected": 0.5, "pessimistic": 0.0, "optimistic": 1.0}[ties]
+    col = {c: parts[c].to_numpy(dtype=np.float64) for c in _AUC_META}
     u = 0.0
     neg_before = 0.0
     pos_total = 0.0
-    last = None
+    last: float | None = None
     pos_at_last = neg_at_last = 0.0
-    for row in parts.itertuples(index=False):  # one row per partition, not per group
-        if row.n == 0:
+    for i in range(len(parts)):  # one row per partition, not per group
+        n, pos = col["n"][i], col["pos"][i]
+        if n == 0:
             continue
-        u += row.u + row.pos * neg_before
-        if last is not None and row.lo == last:
-            u += (tie_value - 1.0) * row.pos_at_lo * neg_at_last
-            u += tie_value * row.neg_at_lo * pos_at_last
-        if last is not None and row.hi == last:  # the whole partition is one tied score
-            pos_at_last += row.pos_at_hi
-            neg_at_last += row.neg_at_hi
+        lo, hi = col["lo"][i], col["hi"][i]
+        u += col["u"][i] + pos * neg_before
+        if last is not None and lo == last:
+            u += (tie_value - 1.0) * col["pos_at_lo"][i] * neg_at_last
+            u += tie_value * col["neg_at_lo"][i] * pos_at_last
+        if last is not None and hi == last:  # the whole partition is one tied score
+            pos_at_last += col["pos_at_hi"][i]
+            neg_at_last += col["neg_at_hi"][i]
         else:
-            last, pos_at_last, neg_at_last = row.hi, row.pos_at_hi, row.neg_at_hi
-        neg_before += row.n - row.pos
-        pos_total += row.pos
+            last, pos_at_last, neg_at_last = float(hi), col["pos_at_hi"][i], col["neg_at_hi"][i]
+        neg_before += n - pos
+        pos_total += pos
     if pos_total == 0 or neg_before == 0:
         return float("nan")
     return u / (pos_total * neg_before)

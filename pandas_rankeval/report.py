@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Hashable, Sequence
 from typing import Any, Literal
 
@@ -14,7 +13,7 @@ from . import _engine as E
 from ._display import ResultTable, as_result_table
 from ._evaluate import Evaluation, GroupValues, Options, WeightLike, evaluate
 from ._registry import parse_metrics
-from ._result import CoverageWarning
+from ._result import warn_coverage
 from ._validation import as_columns
 
 __all__ = ["report", "segment_of_groups"]
@@ -207,7 +206,7 @@ def report(
             for s in score_cols:
                 rows.append(_rows(ev, s, names, in_seg, row_mask))
                 index.append((*(key if isinstance(key, tuple) else (key,)), s))
-        idx = pd.MultiIndex.from_tuples(index, names=[*by_cols, "model"])
+        idx: pd.Index = pd.MultiIndex.from_tuples(index, names=[*by_cols, "model"])
     else:
         for s in score_cols:
             rows.append(_rows(ev, s, names, None, None))
@@ -224,5 +223,5 @@ def report(
     for name in names:
         gv = first[name]
         if gv.spec.kind == "gauc" and gv.coverage.alert:
-            warnings.warn(f"report: {name}: {gv.coverage}.", CoverageWarning, stacklevel=2)
+            warn_coverage(f"report: {name}: {gv.coverage}.")
     return out

@@ -293,3 +293,12 @@ def test_errors_leave_the_frame_alone(df):
         with pytest.raises((KeyError, ValueError)):
             call()
     pd.testing.assert_frame_equal(df, before)
+
+
+def test_coverage_warnings_point_at_the_callers_line():
+    df = pre.datasets.make_impressions(n_users=300)
+    with pytest.warns(pre.CoverageWarning) as record:
+        pre.gauc(df, group="user_id", label="click", score="model_a")
+        df.rank.gauc(group="user_id", label="click", score="model_a")
+        pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc"])
+    assert [w.filename for w in record] == [__file__] * 3  # one warning per call, at this file
