@@ -9,6 +9,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ._display import ResultTable, as_result_table
 from ._evaluate import Options, WeightLike, evaluate
 from ._registry import parse_metrics
 from ._result import CoverageWarning
@@ -61,7 +62,7 @@ def compare(
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
     progress: bool = False,
-) -> pd.DataFrame:
+) -> ResultTable:
     """Compare models with a baseline on the same groups: difference, interval, p-value.
 
     Every model is paired with the baseline on the same users (queries, sessions):
@@ -107,8 +108,9 @@ def compare(
 
     Returns
     -------
-    comparison : DataFrame
-        One row per (model, metric), the baseline left out (with ``by``: the segment
+    comparison : ResultTable
+        A DataFrame that prints with its tests and choices underneath. One row
+        per (model, metric), the baseline left out (with ``by``: the segment
         columns first), columns:
 
         - ``baseline``, ``value``: the metric of the baseline and of the model.
@@ -310,4 +312,4 @@ def compare(
         gv = ev.scores[baseline].metrics[n]
         if gv.spec.kind == "gauc" and gv.coverage.alert:
             warnings.warn(f"{func}: {n}: {gv.coverage}.", CoverageWarning, stacklevel=2)
-    return out
+    return as_result_table(out)

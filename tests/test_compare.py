@@ -68,6 +68,16 @@ def test_table_layout_and_values(imp):
     assert attrs["params"]["gauc"]["weight"] == "count"
 
 
+def test_renders_with_its_tests_underneath(imp):
+    res = _compare(imp, scores=["model_a", "model_b"], metrics=["auc", "gauc"], n_boot=50)
+    text = repr(res)
+    assert "baseline: model_a" in text
+    assert "ci: 95% percentile paired bootstrap over groups, 50 replicates (seed=3)" in text
+    assert "auc: paired bootstrap test" in text and "gauc: paired randomization test" in text
+    assert "significant: p_holm < 0.05 (Holm over all rows)" in text
+    assert "p_value" in res.to_text()
+
+
 def test_deterministic_for_a_seed(imp):
     res = _compare(imp)
     pd.testing.assert_frame_equal(_compare(imp), res)
