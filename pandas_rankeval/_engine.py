@@ -143,34 +143,31 @@ def score_rank(
     label level (relevant rows then sort after / before the others in a tie).
     """
     n = score.shape[0]
-    if tiebreak is None and ties == "expected":
-        if n >= _PARALLEL_FROM:
-            # the sorted values (the same as score[order], without a random gather) on
-            # the second core while the argsort runs: numpy releases the GIL in both
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                values = pool.submit(np.sort, score)
-                order = np.argsort(score)
-                s = values.result()
-        else:
+    if n >= _PARALLEL_FROM:
+        # the sorted values (the same as score[order], without a random gather) on
+        # the second core while the argsort runs: numpy releases the GIL in both
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            values = pool.submit(np.sort, score)
             order = np.argsort(score)
-            s = np.sort(score)
-        new = s[1:] != s[:-1]
-        del s
+            s = values.result()
     else:
-        keys: list[np.ndarray] = []
-        if ties != "expected":
-            if level is None:
-                raise ValueError("level is required for pessimistic/optimistic ties")
-            lv = level.astype(np.int64)
-            keys.append(-lv if ties == "pessimistic" else lv)
-        if tiebreak is not None:
-            keys.append(-tiebreak.astype(np.int64))  # tie-break ascending in the best-first order
-        keys.append(score)
-        order = np.lexsort(keys)
-        new = np.zeros(max(n - 1, 0), dtype=bool)
-        for k in keys:
-            ks = k[order]
-            new |= ks[1:] != ks[:-1]
+        order = np.argsort(score)
+        s = np.sort(score)
+    new = s[1:] != s[:-1]
+    del s
+    # finer keys inside tied scores, worst first: tie-break descending (so that it is
+    # ascending best-first), then the label level (relevant first when pessimistic)
+    fields: list[np.ndarray] = []
+    if tiebreak is not None:
+        tb = tiebreak.astype(np.int64)
+        fields.append(int(tb.max()) - tb)
+    if ties != "expected":
+        if level is None:
+            raise ValueError("level is required for pessimistic/optimistic ties")
+        lv = level.astype(np.int64)
+        fields.append(int(lv.max()) - lv if ties == "pessimistic" else lv)
+    if fields and not new.all():
+        order, new = _refine_ties(order, new, [f[order] for f in fields])
     if new.all():
         return order, np.arange(n - 1, -1, -1, dtype=np.int64)
     rank = np.empty(n, dtype=np.int64)
@@ -178,6 +175,40 @@ def score_rank(
     np.cumsum(new, out=rank[1:])
     np.subtract(rank[-1], rank, out=rank)
     return order, rank
+
+
+def _refine_ties(
+    order: np.ndarray, new: np.ndarray, fields: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Re-sort rows of equal score by extra non-negative integer keys (given in ``order``).
+
+    The dense score rank, the keys and the row's position are packed into one int64
+    and sorted by value, which costs far less than a lexsort; beyond 63 bits a lexsort
+    does the same.
+    """
+    n = order.shape[0]
+    r = np.empty(n, dtype=np.int64)
+    r[0] = 0
+    np.cumsum(new, out=r[1:])
+    widths = [_bits(int(f.max())) for f in fields]
+    ibits = _bits(n - 1)
+    if _bits(int(r[-1])) + sum(widths) + ibits <= 63:
+        key = r
+        for f, w in zip(fields, widths):
+            key <<= w
+            key |= f
+        key <<= ibits
+        key |= np.arange(n, dtype=np.int64)
+        key.sort()
+        pos = key & ((1 << ibits) - 1)
+        key >>= ibits
+        return order[pos], key[1:] != key[:-1]
+    perm = np.lexsort([*reversed(fields), r])
+    out = np.zeros(max(n - 1, 0), dtype=bool)
+    for k in (r, *fields):
+        ks = k[perm]
+        out |= ks[1:] != ks[:-1]
+    return order[perm], out
 
 
 # --------------------------------------------------------------------------- #
