@@ -407,8 +407,12 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
 
 
 def _gains(ev: Evaluation) -> np.ndarray:
+    """Gain of each label level; levels below the relevance threshold gain nothing."""
     v = ev.labels.values
-    return np.exp2(v) - 1.0 if ev.options.gain == "exp2" else v.astype(np.float64)
+    g = np.exp2(v) - 1.0 if ev.options.gain == "exp2" else v.astype(np.float64)
+    if ev.options.threshold is not None:
+        g = np.where(v >= ev.options.threshold, g, 0.0)
+    return g
 
 
 def _idcg(ev: Evaluation, rk: E.Ranking, k: int | None) -> np.ndarray:

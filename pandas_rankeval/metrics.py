@@ -314,6 +314,7 @@ def ndcg(
     weight: WeightLike = "uniform",
     ties: Ties = "expected",
     tiebreak: Hashable | None = None,
+    threshold: float | None = None,
     empty: Empty = "zero",
     nan_policy: NanPolicy = "raise",
 ) -> MetricResult:
@@ -328,6 +329,8 @@ def ndcg(
     gain : {{"exp2", "linear"}}, default="exp2"
         ``2**label - 1`` (Burges) or ``label`` (trec_eval, sklearn).
 {common_params}
+        For NDCG, rows with a label below ``threshold`` gain nothing (graded labels
+        at or above it keep their gain).
 
     Returns
     -------
@@ -350,8 +353,8 @@ def ndcg(
     """
     return _list_metric(
         "ndcg", df, group=group, label=label, score=score, k=k, allow_none=True,
-        gain=gain, weight=weight, ties=ties, tiebreak=tiebreak, empty=empty,
-        nan_policy=nan_policy,
+        gain=gain, weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold,
+        empty=empty, nan_policy=nan_policy,
     )
 
 

@@ -166,3 +166,11 @@ def test_report_displays_its_coverage_and_choices(frame):
     assert type(rep[["gauc"]]) is pd.DataFrame
     assert type(rep.copy()) is pd.DataFrame
     assert isinstance(rep, pd.DataFrame)
+
+
+def test_ndcg_threshold_zeroes_the_gain_of_low_labels(frame):
+    cut = frame.assign(rel=frame["rel"].where(frame["rel"] >= 2, 0))
+    for k in (3, None):
+        want = float(pre.ndcg(cut, group="q", label="rel", score="b", k=k))
+        got = float(pre.ndcg(frame, group="q", label="rel", score="b", k=k, threshold=2))
+        assert got == pytest.approx(want, abs=1e-12)
