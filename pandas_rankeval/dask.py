@@ -148,7 +148,7 @@ def _chain_auc(parts: pd.DataFrame, ties: str) -> float:
         pos_total += pos
     if pos_total == 0 or neg_before == 0:
         return float("nan")
-    return u / (pos_total * neg_before)
+    return float(u / (pos_total * neg_before))
 
 
 _AUC_META = {

@@ -80,6 +80,9 @@ def test_auc_and_gauc_shortcuts():
     assert prd.gauc(ddf, group="q", label="rel", score="a") == pytest.approx(
         float(pre.gauc(df, group="q", label="rel", score="a")), abs=1e-12
     )
+    # plain Python floats, as annotated (a numpy scalar reprs as np.float64(...) on numpy >= 2)
+    assert type(prd.auc(ddf, label="rel", score="a")) is float
+    assert type(prd.gauc(ddf, group="q", label="rel", score="a")) is float
 
 
 def test_missing_values_are_counted_globally():
