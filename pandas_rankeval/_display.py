@@ -294,7 +294,8 @@ class ResultTable(pd.DataFrame):
 
     def __repr__(self) -> str:
         lines = self.footer()
-        body = super().__repr__()
+        with pd.option_context("display.max_columns", None, "display.width", 120):
+            body = super().__repr__()  # every column, wrapped rather than cut to "..."
         return body + ("\n\n" + "\n".join(lines) if lines else "")
 
     def _repr_html_(self) -> str | None:

@@ -23,13 +23,14 @@ DEFAULT_METRICS = ("auc", "gauc", "mrr", "ndcg@10")
 
 def segment_of_groups(ev: Evaluation, by: list[Hashable], func: str) -> np.ndarray:
     """The segment code of every group; each ``by`` column must be constant within a group."""
-    groups, segs = ev.prepared.groups, ev.prepared.segments
-    assert groups is not None and segs is not None
+    groups, segs = ev.prepared.encode_groups(), ev.prepared.segments
+    if groups is None or segs is None:  # pragma: no cover - report() always passes both
+        raise RuntimeError("segments need group and segment codes")
     key = groups.codes.astype(np.int64) * segs.n_codes + segs.codes
-    uniq = np.unique(key)
-    n_groups = len(ev.group_stats["code"])
+    uniq = np.unique(key)  # ascending group code, the order of every per-group array
+    gk = uniq // segs.n_codes
+    n_groups = 1 + int(np.count_nonzero(gk[1:] != gk[:-1]))
     if uniq.shape[0] != n_groups:
-        gk = uniq // segs.n_codes
         n_mixed = int((np.bincount(np.searchsorted(np.unique(gk), gk)) > 1).sum())
         raise ValueError(
             f"The 'by' column(s) {by!r} of {func} must be constant within each group "
@@ -67,18 +68,19 @@ def _rows(
         out[name] = float(np.dot(w, gv.values[used]) / total) if total > 0 else math.nan
     stats = ev.group_stats
     in_seg = slice(None) if used_groups is None else used_groups
-    out["n_groups"] = int(np.asarray(stats["n"])[in_seg].shape[0]) if stats else 1
-    out["n_rows"] = int(np.asarray(stats["n"])[in_seg].sum()) if stats else ev.prepared.n_rows
+    if stats:
+        rows = np.asarray(stats["n"])[in_seg]
+        out["n_groups"] = int(rows.shape[0])
+        out["n_rows"] = int(rows.sum())
+    else:  # global AUC only: no per-group table was built
+        if used_groups is not None:
+            out["n_groups"] = int(used_groups.sum())
+        out["n_rows"] = int(row_mask.sum()) if row_mask is not None else ev.prepared.n_rows
     gauc_names = [n for n in names if se.metrics[n].spec.kind == "gauc"]
     if gauc_names:
-        gv = se.metrics[gauc_names[0]]
-        used = gv.used if used_groups is None else gv.used[used_groups]
+        used = se.metrics[gauc_names[0]].used[in_seg]
         out["gauc_groups_used"] = int(used.sum())
-        n_all = gv.used.shape[0] if used_groups is None else int(used_groups.sum())
-        skipped = ~(gv.used if used_groups is None else gv.used[used_groups])
-        rows = np.asarray(stats["n"])[in_seg]
-        out["gauc_rows_skipped"] = float(rows[skipped].sum() / max(rows.sum(), 1))
-        del n_all
+        out["gauc_rows_skipped"] = float(rows[~used].sum() / max(rows.sum(), 1))
     if any(se.metrics[n].spec.kind not in ("auc", "gauc") for n in names):
         pos = np.asarray(stats["positives"])[in_seg]
         out["groups_no_relevant"] = int((pos == 0).sum())

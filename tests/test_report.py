@@ -174,3 +174,11 @@ def test_ndcg_threshold_zeroes_the_gain_of_low_labels(frame):
         want = float(pre.ndcg(cut, group="q", label="rel", score="b", k=k))
         got = float(pre.ndcg(frame, group="q", label="rel", score="b", k=k, threshold=2))
         assert got == pytest.approx(want, abs=1e-12)
+
+
+def test_report_by_segment_with_global_auc_only(frame):
+    rep = pre.report(frame, group="q", label="rel", scores=["a"], metrics=["auc"], by="country")
+    for country, sub in frame.groupby("country"):
+        assert rep.loc[(country, "a"), "auc"] == pytest.approx(float(pre.auc(sub, label="rel", score="a")), abs=1e-12)
+        assert rep.loc[(country, "a"), "n_rows"] == len(sub)
+        assert rep.loc[(country, "a"), "n_groups"] == sub["q"].nunique()
