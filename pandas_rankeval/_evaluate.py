@@ -19,6 +19,7 @@ import pandas as pd
 
 from . import _engine as E
 from ._frame import Labels, Prepared, label_levels, prepare
+from ._progress import Progress
 from ._registry import MetricSpec
 from ._result import Coverage, warn_coverage
 from ._validation import as_columns, check_min_count, check_option
@@ -58,6 +59,7 @@ class Options:
     engine: str = "numpy"
     max_fpr: float | None = None
     nan_policy: str = "raise"
+    progress: bool = False
 
     def check(self) -> Options:
         f = self.func
@@ -289,14 +291,22 @@ def _sklearn_group_auc(
     rel = ev.labels.rel
     sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
     out = np.full(starts.shape[0], np.nan)
-    for g in np.flatnonzero(eligible):
-        rows = by_group[starts[g] : ends[g]]
-        out[g] = roc_auc_score(
-            rel[rows],
-            s[rows],
-            sample_weight=None if sw is None else sw[rows],
-            max_fpr=opts.max_fpr,
-        )
+    todo = np.flatnonzero(eligible)
+    bar = Progress(opts.progress, total=int(todo.shape[0]), desc="roc_auc_score per group", unit="group")
+    try:
+        for i, g in enumerate(todo):
+            rows = by_group[starts[g] : ends[g]]
+            out[g] = roc_auc_score(
+                rel[rows],
+                s[rows],
+                sample_weight=None if sw is None else sw[rows],
+                max_fpr=opts.max_fpr,
+            )
+            if i % 1000 == 999:
+                bar.update(1000)
+        bar.update(int(todo.shape[0]) % 1000)
+    finally:
+        bar.close()
     return out
 
 

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ._evaluate import Evaluation, GroupValues
+from ._progress import Progress as _Progress
 
 __all__ = [
     "Stratum",
@@ -127,30 +128,6 @@ def _chunks(total: int, size: int) -> Iterator[int]:
         step = min(size, total - done)
         yield step
         done += step
-
-
-class _Progress:
-    """A tqdm bar when asked for; tqdm is imported only then."""
-
-    def __init__(self, enabled: bool, total: int, desc: str) -> None:
-        self.bar = None
-        if enabled:
-            try:
-                from tqdm.auto import tqdm
-            except ImportError as exc:
-                raise ImportError(
-                    "progress=True needs the tqdm package: pip install tqdm "
-                    "(or pip install pandas_rankeval[progress])."
-                ) from exc
-            self.bar = tqdm(total=total, desc=desc, unit="rep")
-
-    def update(self, n: int) -> None:
-        if self.bar is not None:
-            self.bar.update(n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 # --------------------------------------------------------------------------- #

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable, Sequence
 from typing import Any, Literal
 
@@ -11,10 +10,10 @@ import pandas as pd
 
 from ._display import ResultTable, as_result_table
 from ._evaluate import Options, WeightLike, evaluate
+from ._progress import Progress as _Progress
 from ._registry import parse_metrics
-from ._result import CoverageWarning
+from ._result import warn_coverage
 from ._stats import (
-    _Progress,
     bootstrap_pvalues,
     check_level,
     check_n_boot,
@@ -311,5 +310,5 @@ def compare(
     for n in names:  # coverage depends on the labels only: one warning, not one per model
         gv = ev.scores[baseline].metrics[n]
         if gv.spec.kind == "gauc" and gv.coverage.alert:
-            warnings.warn(f"{func}: {n}: {gv.coverage}.", CoverageWarning, stacklevel=2)
+            warn_coverage(f"{func}: {n}: {gv.coverage}.")
     return as_result_table(out)

@@ -132,6 +132,7 @@ def gauc(
     engine: Literal["numpy", "sklearn"] = "numpy",
     max_fpr: float | None = None,
     nan_policy: NanPolicy = "raise",
+    progress: bool = False,
 ) -> MetricResult:
     """Group AUC: the weighted mean of the per-group AUC (the DIN paper's GAUC).
 
@@ -166,6 +167,9 @@ def gauc(
         Per-group standardized partial AUC (McClish), from sklearn.
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
+    progress : bool, default=False
+        Show a progress bar (needs tqdm) for the per-group sklearn loop
+        (``engine="sklearn"`` or ``max_fpr``); the numpy engine needs none.
 
     Returns
     -------
@@ -204,6 +208,7 @@ def gauc(
         "gauc", ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
         sample_weight=sample_weight, engine=engine, max_fpr=max_fpr, nan_policy=nan_policy,
+        progress=progress,
     )
     return _one(df, MetricSpec("gauc", None), group=group, label=label, score=score, options=opts)
 

@@ -302,3 +302,11 @@ def test_coverage_warnings_point_at_the_callers_line():
         df.rank.gauc(group="user_id", label="click", score="model_a")
         pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc"])
     assert [w.filename for w in record] == [__file__] * 3  # one warning per call, at this file
+
+
+def test_sklearn_engine_progress_bar(df, capsys):
+    pytest.importorskip("tqdm")
+    plain = pre.gauc(df, group="user_id", label="click", score="model_a", engine="sklearn")
+    shown = pre.gauc(df, group="user_id", label="click", score="model_a", engine="sklearn", progress=True)
+    assert float(plain) == float(shown)
+    assert "roc_auc_score per group" in capsys.readouterr().err
