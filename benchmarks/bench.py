@@ -392,6 +392,18 @@ def run_mem_probe(rows: int, groups: int, group: str, method: str, seed: int) ->
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def measure_memory(r: dict, seed: int, mem: dict) -> None:
+    """Peak-memory probes of one size (fresh subprocesses); the gate checks their gauc value."""
+    for key, col, method in (("rss", GROUP, "rss"), ("tracemalloc", GROUP, "tracemalloc"), ("rss_str", GROUP_S, "rss")):
+        print(f"[{r['label']}] memory probe {key} ...", file=sys.stderr, flush=True)
+        m = mem[(r["label"], key)] = run_mem_probe(r["rows"], r["groups"], col, method, seed)
+        if m.get("why"):
+            print(f"[{r['label']}] memory probe {key}: n/a ({m['why']})", file=sys.stderr)
+        elif abs(m["value"] - r["value"]) > TOL:  # same frame, same call: same number
+            raise GateFailure(f"[{r['label']}] memory probe {key} got gauc {m['value']!r}, the timed run "
+                              f"{r['value']!r}")
+
+
 # --------------------------------------------------------------------------- one size
 def bench_size(prk, rows: int, groups: int, args, gate: Gate, have_ranx: bool) -> dict:
     lab = size_label(rows, groups)
@@ -627,6 +639,18 @@ def render(results: list[dict], mem: dict, have_ranx: bool) -> tuple[str, list[s
 
 
 # --------------------------------------------------------------------------- main
+def source_revision(prk) -> str:
+    """Git commit of the imported package's checkout, '+dirty' when its files differ from it."""
+    pkg = Path(prk.__file__).resolve().parent
+    try:
+        git = ["git", "-C", str(pkg)]
+        rev = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run([*git, "status", "--porcelain", "--", "."], capture_output=True, text=True).stdout
+    except OSError:
+        return "?"
+    return (rev or "?") + ("+dirty" if dirty.strip() else "")
+
+
 def versions(prk) -> str:
     parts = [f"python {platform.python_version()}", f"numpy {np.__version__}", f"pandas {pd.__version__}"]
     from importlib.metadata import PackageNotFoundError, version
@@ -636,12 +660,8 @@ def versions(prk) -> str:
             parts.append(f"{dist} {version(dist)}")
         except PackageNotFoundError:
             parts.append(f"{dist} -")
-    try:
-        rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True).stdout.strip()
-    except OSError:
-        rev = "?"
-    parts.append(f"pandas_rankeval {getattr(prk, '__version__', '?')} @ {rev or '?'} ({Path(prk.__file__).parent})")
+    parts.append(f"pandas_rankeval {getattr(prk, '__version__', '?')} @ {source_revision(prk)} "
+                 f"({Path(prk.__file__).parent})")
     parts.append(f"{os.cpu_count()} CPUs, {platform.machine()}")
     return ", ".join(parts)
 
@@ -720,35 +740,29 @@ def main(argv=None) -> int:
         warnings.simplefilter("ignore", prk.CoverageWarning)
     t_start = time.perf_counter()
     load_start = load_average()
+    header = versions(prk)  # before timing: the code this process imports now
     warm_up(prk, have_ranx)
     gate = Gate()
     results = []
+    mem: dict = {}
     try:
         for rows, groups in sizes:
-            results.append(bench_size(prk, rows, groups, args, gate, have_ranx))
+            r = bench_size(prk, rows, groups, args, gate, have_ranx)
+            results.append(r)
+            if not args.no_memory:
+                measure_memory(r, args.seed, mem)
     except GateFailure as e:
         print("\n".join(gate.lines), file=sys.stderr)
         print(f"\n*** CORRECTNESS GATE FAILED: {e}\n*** No ratio is printed: the methods do not compute the same "
               f"number.", file=sys.stderr)
         return 2
 
-    mem: dict = {}
-    if not args.no_memory:
-        for r in results:
-            for key, col, method in (("rss", GROUP, "rss"), ("tracemalloc", GROUP, "tracemalloc"),
-                                     ("rss_str", GROUP_S, "rss")):
-                print(f"[{r['label']}] memory probe {key} ...", file=sys.stderr, flush=True)
-                mem[(r["label"], key)] = run_mem_probe(r["rows"], r["groups"], col, method, args.seed)
-                m = mem[(r["label"], key)]
-                if m.get("why"):
-                    print(f"[{r['label']}] memory probe {key}: n/a ({m['why']})", file=sys.stderr)
-                elif abs(m["value"] - r["value"]) > TOL:  # same frame, same call: same number
-                    print(f"*** CORRECTNESS GATE FAILED: memory probe {key} got gauc {m['value']!r}, "
-                          f"the timed run {r['value']!r}", file=sys.stderr)
-                    return 2
-
     table, verdicts = render(results, mem, have_ranx)
-    print(f"pandas_rankeval benchmark -- {versions(prk)}")
+    print(f"pandas_rankeval benchmark -- {header}")
+    rev_end = source_revision(prk)
+    if rev_end != header.split(" @ ")[1].split(" ")[0]:
+        print(f"NOTE: the package's checkout is now at {rev_end}; the memory probes (subprocesses, run after "
+              f"each size's timings) may have imported newer code than the timed process")
     print(f"{args.timer} time, medians of {args.repeats} interleaved rounds (5 calls per round under 0.1 s, 1 call "
           f"when > {args.slow:g} s); '~ (est)' = extrapolated from sampled groups; seed {args.seed}")
     print(f"{load_start} at start, {load_average()} at end")
