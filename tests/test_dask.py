@@ -9,6 +9,9 @@ import pytest
 import pandas_rankeval as pre
 from pandas_rankeval import dask as prd
 
+pytestmark = pytest.mark.filterwarnings("ignore::pandas_rankeval.CoverageWarning")  # coverage is asserted, not warned about, here
+
+
 dd = pytest.importorskip("dask.dataframe")
 
 METRICS = ["auc", "gauc", "mrr", "ndcg@5", "map", "precision@3", "recall@3", "hit_rate@3"]

@@ -9,6 +9,9 @@ import pytest
 import pandas_rankeval as pre
 from pandas_rankeval import _engine
 
+pytestmark = pytest.mark.filterwarnings("ignore::pandas_rankeval.CoverageWarning")  # coverage is asserted, not warned about, here
+
+
 METRICS = ["auc", "gauc", "mrr", "mrr@3", "ndcg@3", "ndcg", "map", "map@3", "precision@2", "recall@3", "hit_rate@2"]
 
 
