@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._validation import check_columns, check_frame, missing_mask, numeric_values
+from ._validation import (
+    check_columns,
+    check_frame,
+    missing_mask,
+    missing_values_error,
+    numeric_values,
+)
 
 __all__ = ["Groups", "Labels", "Prepared", "prepare", "encode_groups", "label_levels"]
 
@@ -201,14 +207,7 @@ def prepare(
     n_dropped = 0
     if bad:
         if nan_policy == "raise":
-            first, count = next(iter(bad.items()))
-            others = [c for c in bad if c != first]
-            also = f" (also missing values in {others!r})" if others else ""
-            raise ValueError(
-                f"Column {first!r} has {count:,} missing value{'s' if count != 1 else ''} "
-                f"(NaN/None){also}. Pass nan_policy='omit' to drop those rows "
-                "(the count is reported with the result), or fill them first."
-            )
+            raise missing_values_error(bad)
         keep = ~np.logical_or.reduce(list(masks.values()))
         n_dropped = int(len(df) - keep.sum())
         if not keep.any():

@@ -141,5 +141,13 @@ def numeric_values(
     return series.to_numpy(dtype=np.float64)
 
 
-def describe_count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+def missing_values_error(counts: dict[Hashable, int]) -> ValueError:
+    """The error for missing values: the first column and its count, the others, the fix."""
+    first, count = next(iter(counts.items()))
+    others = [c for c in counts if c != first]
+    also = f" (also missing values in {others!r})" if others else ""
+    return ValueError(
+        f"Column {first!r} has {count:,} missing value{'s' if count != 1 else ''} "
+        f"(NaN/None){also}. Pass nan_policy='omit' to drop those rows "
+        "(the count is reported with the result), or fill them first."
+    )

@@ -24,7 +24,7 @@ from . import _engine as E
 from ._evaluate import Options, WeightLike, evaluate
 from ._frame import label_levels
 from ._registry import MetricSpec, parse_metrics
-from ._validation import as_columns, check_columns
+from ._validation import as_columns, check_columns, missing_values_error
 
 __all__ = ["report", "auc", "gauc"]
 
@@ -47,14 +47,7 @@ def _check_nan(ddf: Any, cols: list[Hashable], nan_policy: str, func: str) -> tu
     if not bad:
         return ddf, 0
     if nan_policy == "raise":
-        first, count = next(iter(bad.items()))
-        others = [c for c in bad if c != first]
-        also = f" (also missing values in {others!r})" if others else ""
-        raise ValueError(
-            f"Column {first!r} has {count:,} missing value{'s' if count != 1 else ''} (NaN/None){also}. "
-            "Pass nan_policy='omit' to drop those rows (the count is reported with the result), "
-            "or fill them first."
-        )
+        raise missing_values_error(bad)
     before = int(ddf.shape[0].compute())
     ddf = ddf.dropna(subset=cols)
     return ddf, before - int(ddf.shape[0].compute())
