@@ -154,6 +154,8 @@ def score_rank(
         order = np.argsort(score)
         s = np.sort(score)
     new = s[1:] != s[:-1]
+    # the sorted copy is not needed any more: its buffer becomes the rank when it fits
+    buffer = s.view(np.int64) if s.dtype.itemsize == 8 else None
     del s
     # finer keys inside tied scores, worst first: tie-break descending (so that it is
     # ascending best-first), then the label level (relevant first when pessimistic)
@@ -168,9 +170,7 @@ def score_rank(
         fields.append(int(lv.max()) - lv if ties == "pessimistic" else lv)
     if fields and not new.all():
         order, new = _refine_ties(order, new, [f[order] for f in fields])
-    if new.all():
-        return order, np.arange(n - 1, -1, -1, dtype=np.int64)
-    rank = np.empty(n, dtype=np.int64)
+    rank = np.empty(n, dtype=np.int64) if buffer is None else buffer
     rank[0] = 0
     np.cumsum(new, out=rank[1:])
     np.subtract(rank[-1], rank, out=rank)
@@ -296,6 +296,8 @@ class Ranking:
         self._group: np.ndarray | None = None
         self._tops: dict[int, Ranking] = {}
         self._relevant: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        #: rows per (group, label level), when asked for (the ideal ranking of NDCG)
+        self.level_counts: np.ndarray | None = None
 
     @property
     def n_groups(self) -> int:
@@ -411,6 +413,7 @@ def build_ranking(
     *,
     gains: np.ndarray | None = None,
     sample_weight: np.ndarray | None = None,
+    count_levels: bool = False,
 ) -> Ranking:
     """Sort the rows of one score column by (group, rank) and summarize tie blocks.
 
@@ -428,6 +431,9 @@ def build_ranking(
         Gain of each label level; the block gain sums are computed only if given.
     sample_weight : float array, optional
         Per-row weights for AUC; they need the row permutation (a slower path).
+    count_levels : bool, default=False
+        Also count the rows of every label level per group (``level_counts``), from
+        which the ideal DCG follows without another sort.
     """
     n = codes.shape[0]
     rbits = _bits(int(rank[0]) if n else 0)
@@ -486,7 +492,7 @@ def build_ranking(
         if wsorted is not None:
             wpos_b = np.add.reduceat(np.where(relrow, wsorted, 0.0), bstart)
             wneg_b = np.add.reduceat(np.where(relrow, 0.0, wsorted), bstart)
-    del lev, relrow
+    del relrow
 
     nb = gkey.shape[0]
     gchange = np.empty(nb, dtype=bool)
@@ -496,6 +502,14 @@ def build_ranking(
     del gchange
     gstart = first if bstart is None else bstart[first]
     gsize = np.diff(np.append(gstart, n))
+    counts = None
+    n_groups = first.shape[0]
+    if count_levels and n_groups * n_levels <= 4 * n + 1024:
+        cell = np.repeat(np.arange(n_groups, dtype=np.int64) * n_levels, gsize)
+        cell += lev
+        counts = np.bincount(cell, minlength=n_groups * n_levels).reshape(n_groups, n_levels)
+        del cell
+    del lev
     npos = np.add.reduceat(pos, first, dtype=np.int64)
     if wpos_b is not None and wneg_b is not None:
         pos, neg = wpos_b, wneg_b
@@ -510,6 +524,7 @@ def build_ranking(
         size=size,
         bstart=bstart,
     )
+    ranking.level_counts = counts
     if wpos_b is not None and wneg_b is not None:
         ranking.wpos = np.add.reduceat(wpos_b, first)
         ranking.wneg = np.add.reduceat(wneg_b, first)
@@ -712,6 +727,21 @@ def dcg_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     lo = np.minimum(rk.offset, top)
     hi = np.minimum(rk.offset + rk.size, top)
     return rk.group_sum((rk.gain / rk.size) * (d[hi] - d[lo]))
+
+
+def idcg_from_counts(counts: np.ndarray, gains: np.ndarray, longest: int, k: int | None) -> np.ndarray:
+    """IDCG@k of every group from its rows per label level (groups x levels).
+
+    The ideal ranking lists the levels from the highest down; the rows of one level
+    fill the positions after those of the higher levels.
+    """
+    d = _discount_table(longest, k)
+    top = d.shape[0] - 1
+    desc = counts[:, ::-1]
+    hi = np.cumsum(desc, axis=1)
+    lo = hi - desc
+    spread = d[np.minimum(hi, top)] - d[np.minimum(lo, top)]
+    return spread @ gains[::-1]
 
 
 def idcg_per_group(ideal: Ideal, gains: np.ndarray, n_groups: int, longest: int, k: int | None) -> np.ndarray:

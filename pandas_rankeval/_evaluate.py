@@ -154,6 +154,7 @@ class Evaluation:
     specs: list[MetricSpec]
     scores: dict[Hashable, ScoreEvaluation]
     group_stats: dict[str, np.ndarray] = field(default_factory=dict)  # n, positives, negatives, code
+    ideal: E.Ideal | None = None  # label levels per group, sorted (NDCG with many levels)
     _keys: pd.Index | None = None
 
     @property
@@ -187,8 +188,12 @@ def _weights(
         elif weight in ev.prepared.extra:
             groups = ev.prepared.groups
             assert groups is not None
-            sums = np.bincount(groups.codes, weights=ev.prepared.extra[weight], minlength=groups.n_codes)
-            w = sums[rk.code]
+            values = ev.prepared.extra[weight]
+            if groups.n_codes <= 4 * values.shape[0] + 1024:
+                w = np.bincount(groups.codes, weights=values, minlength=groups.n_codes)[rk.code]
+            else:  # sparse codes: sum by hashing, then line up with the ranking's groups
+                sums = pd.Series(values).groupby(groups.codes).sum()
+                w = sums.reindex(rk.code).to_numpy(dtype=np.float64)
         else:  # pragma: no cover - resolved in evaluate()
             raise ValueError(f"unknown weight {weight!r}")
         return w
@@ -426,17 +431,20 @@ def _gains(ev: Evaluation) -> np.ndarray:
 
 
 def _idcg(ev: Evaluation, rk: E.Ranking, k: int | None) -> np.ndarray:
+    """IDCG@k per group (the same for every score column: computed once per k)."""
     cache_key = f"idcg@{k}"
     if cache_key not in ev.group_stats:
-        groups = ev.prepared.groups
-        assert groups is not None
-        if "ideal" not in ev.__dict__:
-            ev.__dict__["ideal"] = E.build_ideal(
-                groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels
-            )
-        ev.group_stats[cache_key] = E.idcg_per_group(
-            ev.__dict__["ideal"], _gains(ev), rk.n_groups, int(rk.n.max()), k
-        )
+        longest = int(rk.n.max())
+        if rk.level_counts is not None:
+            idcg = E.idcg_from_counts(rk.level_counts, _gains(ev), longest, k)
+        else:  # too many (group, level) cells to count densely: sort them instead
+            groups = ev.prepared.groups
+            if groups is None:  # pragma: no cover - list metrics always have groups
+                raise RuntimeError("NDCG needs group codes")
+            if ev.ideal is None:
+                ev.ideal = E.build_ideal(groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels)
+            idcg = E.idcg_per_group(ev.ideal, _gains(ev), rk.n_groups, longest, k)
+        ev.group_stats[cache_key] = idcg
     return ev.group_stats[cache_key]
 
 
@@ -469,6 +477,7 @@ def _group_one(ev: Evaluation, se: ScoreEvaluation) -> ScoreEvaluation:
         ev.labels.rel_level,
         gains=_gains(ev) if graded else None,
         sample_weight=sw,
+        count_levels=graded,
     )
     return se
 

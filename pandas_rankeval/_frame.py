@@ -29,9 +29,14 @@ class Groups:
     """Integer codes for the group key(s) and the way back to key values."""
 
     codes: np.ndarray  # int32 (int64 beyond 2**31 codes), one per row, in [0, n_codes)
-    n_codes: int
+    n_codes: int  # an upper bound of the codes; codes may be sparse (integer keys)
     decode: Callable[[np.ndarray], pd.Index]
     names: list[Hashable]
+
+
+#: Integer keys are used as codes without hashing while their range needs at most this many
+#: bits plus the bits of the row count: room is left in the sort's 63-bit key for the label.
+_SPARSE_CODE_BITS = 55
 
 
 def _code_dtype(n_codes: int) -> type[np.signedinteger]:
@@ -50,8 +55,9 @@ def _encode_one(s: pd.Series) -> tuple[np.ndarray, int, Callable[[np.ndarray], p
         v = s.to_numpy()
         lo, hi = int(v.min()), int(v.max())
         span = hi - lo + 1
-        if span <= 4 * len(v) + 1024:
-            # dense integer keys: the key itself is the code, no hashing needed
+        if span <= 4 * len(v) + 1024 or span.bit_length() <= _SPARSE_CODE_BITS - len(v).bit_length():
+            # integer keys of a moderate range: the key itself is the code, no hashing
+            # (codes may be sparse: the sort packs them with the score rank into 63 bits)
             codes = np.empty(v.shape[0], dtype=_code_dtype(span))
             np.subtract(v, lo, out=codes, casting="unsafe")  # in range: span fits the dtype
 
@@ -137,7 +143,11 @@ def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels
     if not graded:
         return Labels(rel.view(np.uint8), np.array([0.0, 1.0]), 1)
     lo, hi = float(y.min()), float(y.max())
-    if np.all(y == np.round(y)) and hi - lo < 4096:
+    if y.dtype.kind in "iu" and hi - lo < 4096:
+        values = np.arange(lo, hi + 1.0)
+        level = y.astype(np.int64)
+        level -= int(lo)
+    elif y.dtype.kind == "f" and hi - lo < 4096 and np.all(y == np.round(y)):
         values = np.arange(lo, hi + 1.0)
         level = (y - lo).astype(np.int64)
     else:
@@ -216,8 +226,8 @@ def prepare(
             )
         df = df.loc[keep]  # a new frame: the caller's frame is not touched
 
-    y = numeric_values(df[label], label, "label")
-    if not np.isfinite(y).all():
+    y = numeric_values(df[label], label, "label", keep_int=True)
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
         count = int((~np.isfinite(y)).sum())
         raise ValueError(
             f"Column {label!r} (label) has {count:,} infinite value{'s' if count != 1 else ''}; "

@@ -119,17 +119,23 @@ def missing_mask(series: pd.Series) -> np.ndarray:
 
 
 def numeric_values(
-    series: pd.Series, column: Hashable, role: str, *, keep_float32: bool = False
+    series: pd.Series,
+    column: Hashable,
+    role: str,
+    *,
+    keep_float32: bool = False,
+    keep_int: bool = False,
 ) -> np.ndarray:
     """The values of a numeric or bool column as a numpy array.
 
     Missing values must have been handled before (see :func:`missing_mask`).
     ``keep_float32`` keeps float32 scores as they are (sorting them is exact);
-    everything else becomes float64.
+    ``keep_int`` keeps integer and bool columns as (small) integers, which is all
+    labels need; everything else becomes float64.
     """
     dtype = series.dtype
     if pd.api.types.is_bool_dtype(dtype):
-        return series.to_numpy(dtype=np.float64)
+        return series.to_numpy(dtype=np.uint8 if keep_int else np.float64)
     if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_complex_dtype(dtype):
         hint = f"pd.to_numeric(df[{column!r}])"
         raise TypeError(
@@ -138,6 +144,9 @@ def numeric_values(
         )
     if keep_float32 and dtype == np.float32:
         return series.to_numpy()
+    if keep_int and pd.api.types.is_integer_dtype(dtype):
+        numpy_dtype = getattr(dtype, "numpy_dtype", dtype)  # nullable Int8 -> int8
+        return series.to_numpy(dtype=numpy_dtype)
     return series.to_numpy(dtype=np.float64)
 
 

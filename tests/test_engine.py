@@ -50,3 +50,27 @@ def test_log_factorial_and_harmonic_match_exact_values():
     np.testing.assert_allclose(E.log_factorial(x), [math.lgamma(v + 1) for v in x], rtol=1e-15)
     h = [sum(1.0 / i for i in range(1, v + 1)) for v in (0, 1, 10, 300, 5000)]
     np.testing.assert_allclose(E.harmonic(np.array([0, 1, 10, 300, 5000])), h, rtol=1e-14)
+
+
+@pytest.mark.parametrize("k", [3, None])
+def test_ndcg_with_more_label_levels_than_fit_a_dense_count(k):
+    """Thousands of distinct graded labels over many groups: the ideal ranking is sorted."""
+    import pandas as pd
+    from sklearn.metrics import ndcg_score
+
+    import pandas_rankeval as pre
+
+    rng = np.random.default_rng(0)
+    n_groups, size = 600, 5
+    df = pd.DataFrame(
+        {
+            "q": np.repeat(np.arange(n_groups), size),
+            "rel": rng.random(n_groups * size) * 3,  # 3000 distinct levels: 600 x 3000 cells
+            "s": rng.random(n_groups * size),
+        }
+    )
+    got = float(pre.ndcg(df, group="q", label="rel", score="s", k=k, gain="linear"))
+    want = np.mean(
+        [ndcg_score([g["rel"].to_numpy()], [g["s"].to_numpy()], k=k) for _, g in df.groupby("q")]
+    )
+    assert got == pytest.approx(want, abs=1e-12)
