@@ -298,6 +298,8 @@ class Ranking:
         self._relevant: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         #: rows per (group, label level), when asked for (the ideal ranking of NDCG)
         self.level_counts: np.ndarray | None = None
+        #: tie-free binary labels: the gain of every relevant row (no per-row gain array)
+        self.binary_gain: float | None = None
 
     @property
     def n_groups(self) -> int:
@@ -476,11 +478,17 @@ def build_ranking(
         del codes_o, perm, r_s
 
     relrow = lev >= rel_level if rel_level else np.ones(lev.shape[0], dtype=bool)
+    # binary labels (the usual clicks): the relevant rows are exactly those with a gain,
+    # all with the same one, and every group's level counts are its (negatives, positives)
+    binary = n_levels == 2 and rel_level == 1
+    binary_gain = None
+    if gains is not None and binary and gains[0] == 0 and wsorted is None:
+        binary_gain = float(gains[1])
     if bstart is None:  # blocks are rows
         size = None
         pos = relrow
         neg = None
-        gain = gains[lev] if gains is not None else None
+        gain = gains[lev] if gains is not None and binary_gain is None else None
         wpos_b = np.where(relrow, wsorted, 0.0) if wsorted is not None else None
         wneg_b = np.where(relrow, 0.0, wsorted) if wsorted is not None else None
     else:
@@ -492,7 +500,6 @@ def build_ranking(
         if wsorted is not None:
             wpos_b = np.add.reduceat(np.where(relrow, wsorted, 0.0), bstart)
             wneg_b = np.add.reduceat(np.where(relrow, 0.0, wsorted), bstart)
-    del relrow
 
     nb = gkey.shape[0]
     gchange = np.empty(nb, dtype=bool)
@@ -502,15 +509,17 @@ def build_ranking(
     del gchange
     gstart = first if bstart is None else bstart[first]
     gsize = np.diff(np.append(gstart, n))
+    npos = np.add.reduceat(pos, first, dtype=np.int64)
     counts = None
     n_groups = first.shape[0]
-    if count_levels and n_groups * n_levels <= 4 * n + 1024:
+    if count_levels and binary:
+        counts = np.column_stack([gsize - npos, npos])
+    elif count_levels and n_groups * n_levels <= 4 * n + 1024:
         cell = np.repeat(np.arange(n_groups, dtype=np.int64) * n_levels, gsize)
         cell += lev
         counts = np.bincount(cell, minlength=n_groups * n_levels).reshape(n_groups, n_levels)
         del cell
-    del lev
-    npos = np.add.reduceat(pos, first, dtype=np.int64)
+    del lev, relrow
     if wpos_b is not None and wneg_b is not None:
         pos, neg = wpos_b, wneg_b
     ranking = Ranking(
@@ -525,6 +534,7 @@ def build_ranking(
         bstart=bstart,
     )
     ranking.level_counts = counts
+    ranking.binary_gain = binary_gain
     if wpos_b is not None and wneg_b is not None:
         ranking.wpos = np.add.reduceat(wpos_b, first)
         ranking.wneg = np.add.reduceat(wneg_b, first)
@@ -710,6 +720,13 @@ def _discount_table(longest: int, k: int | None) -> np.ndarray:
 
 def dcg_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     """Expected DCG@k: each tied block spreads its mean gain over its positions."""
+    if rk.rel is not None and rk.binary_gain is not None:  # tie-free, binary labels
+        group, offset, _ = rk.relevant_rows()
+        if k is not None:
+            keep = offset < k
+            group, offset = group[keep], offset[keep]
+        disc = np.bincount(group, weights=1.0 / np.log2(offset + 2.0), minlength=rk.n_groups)
+        return rk.binary_gain * disc
     if rk.gain is None:  # pragma: no cover - internal invariant
         raise RuntimeError("the ranking was built without gains")
     longest = int(rk.n.max())
