@@ -185,3 +185,52 @@ def test_report_by_segment_with_global_auc_only(frame):
         assert rep.loc[(country, "a"), "auc"] == pytest.approx(float(pre.auc(sub, label="rel", score="a")), abs=1e-12)
         assert rep.loc[(country, "a"), "n_rows"] == len(sub)
         assert rep.loc[(country, "a"), "n_groups"] == sub["q"].nunique()
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("ties", ["expected", "pessimistic", "optimistic"])
+def test_two_half_rankings_join_to_the_whole(monkeypatch, seed, ties):
+    """Large inputs rank two halves of the groups on two threads: the same numbers."""
+    from pandas_rankeval import _evaluate
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 15, 300)
+    q = np.repeat(rng.permutation(300), sizes)
+    n = q.shape[0]
+    df = pd.DataFrame(
+        {
+            "q": q,
+            "rel": rng.integers(0, 4, n) * (rng.random(n) < 0.3) if seed % 2 else (rng.random(n) < 0.2).astype(int),
+            "a": np.round(rng.random(n), 1) if seed % 3 else rng.random(n),  # ties, or none
+            "b": rng.random(n),
+        }
+    )
+    metrics = ["auc", "gauc", "mrr", "mrr@2", "ndcg@3", "ndcg", "map@4", "precision@2", "recall@3", "hit_rate@2"]
+    whole = pre.report(df, group="q", label="rel", scores=["a", "b"], metrics=metrics, ties=ties)
+    monkeypatch.setattr(_evaluate, "_THREADS_FROM_ROWS", 0)
+    monkeypatch.setattr(_evaluate, "_SPLIT_FROM", 0)
+    split = pre.report(df, group="q", label="rel", scores=["a", "b"], metrics=metrics, ties=ties)
+    pd.testing.assert_frame_equal(pd.DataFrame(split), pd.DataFrame(whole), check_exact=False, rtol=0, atol=1e-12)
+    table_whole = pre.per_group(df, group="q", label="rel", score="a", metrics=metrics[1:], ties=ties)
+    monkeypatch.setattr(_evaluate, "_SPLIT_FROM", 10**12)
+    monkeypatch.setattr(_evaluate, "_THREADS_FROM_ROWS", 10**12)
+    table_serial = pre.per_group(df, group="q", label="rel", score="a", metrics=metrics[1:], ties=ties)
+    pd.testing.assert_frame_equal(table_whole, table_serial, check_exact=False, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("graded", [False, True])
+def test_halves_with_and_without_ties_join(monkeypatch, graded):
+    from pandas_rankeval import _evaluate
+
+    rng = np.random.default_rng(11)
+    q = np.repeat(np.arange(200), 6)
+    n = q.shape[0]
+    score = rng.random(n)
+    score[1] = score[0]  # one tie, in group 0: only the low half has a tie block
+    df = pd.DataFrame({"q": q, "rel": rng.integers(0, 3 if graded else 2, n), "s": score})
+    metrics = ["gauc", "mrr", "ndcg@3", "map", "precision@2", "hit_rate@1"]
+    whole = pd.DataFrame(pre.report(df, group="q", label="rel", scores=["s"], metrics=metrics))
+    monkeypatch.setattr(_evaluate, "_THREADS_FROM_ROWS", 0)
+    monkeypatch.setattr(_evaluate, "_SPLIT_FROM", 0)
+    split = pd.DataFrame(pre.report(df, group="q", label="rel", scores=["s"], metrics=metrics))
+    pd.testing.assert_frame_equal(split, whole, check_exact=False, rtol=0, atol=1e-12)
