@@ -132,7 +132,6 @@ def score_rank(
     ties: Ties = "expected",
     level: np.ndarray | None = None,
     tiebreak: np.ndarray | None = None,
-    threads: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Sort rows by score and give each a dense rank, 0 for the best.
 
@@ -144,7 +143,7 @@ def score_rank(
     label level (relevant rows then sort after / before the others in a tie).
     """
     n = score.shape[0]
-    if threads and n >= _PARALLEL_FROM:
+    if n >= _PARALLEL_FROM:
         # the sorted values (the same as score[order], without a random gather) on
         # the second core while the argsort runs: numpy releases the GIL in both
         with ThreadPoolExecutor(max_workers=1) as pool:
@@ -357,62 +356,6 @@ class Ranking:
         if self._group is None:
             self._group = np.repeat(np.arange(self.n_groups), self.nblocks)
         return self._group
-
-    @staticmethod
-    def concat(parts: list[Ranking]) -> Ranking:
-        """One ranking from rankings of disjoint groups, in the order given.
-
-        Rankings built from rows split by group code (all codes of one part below
-        those of the next) concatenate to exactly the ranking of all rows.
-        """
-        if len(parts) == 1:
-            return parts[0]
-        tie_free = all(p.rel is not None for p in parts)
-        block_counts = np.array([0] + [p.n_blocks for p in parts[:-1]]).cumsum()
-        row_counts = np.array([0] + [int(p.n.sum()) for p in parts[:-1]]).cumsum()
-
-        gains = [p.gain for p in parts]
-        if tie_free or all(g is None for g in gains):
-            gain = None if any(g is None for g in gains) else np.concatenate(gains)  # type: ignore[arg-type]
-        else:  # a tie-free part keeps its gains as one number: spell them out per row
-            gain = np.concatenate(
-                [
-                    g if g is not None else p.binary_gain * p.pos  # type: ignore[operator]
-                    for g, p in zip(gains, parts)
-                ]
-            ) if all(g is not None or p.binary_gain is not None for g, p in zip(gains, parts)) else None
-
-        if tie_free:
-            pos: np.ndarray = np.concatenate([p.rel for p in parts])  # type: ignore[misc]
-            neg = None
-            size = bstart = None
-        else:
-            pos = np.concatenate([p.pos for p in parts])
-            neg = np.concatenate([p.neg for p in parts])
-            size = np.concatenate([p.size for p in parts])
-            bstart = np.concatenate(
-                [
-                    (p._bstart if p._bstart is not None else np.arange(p.n_blocks)) + rows
-                    for p, rows in zip(parts, row_counts)
-                ]
-            )
-        out = Ranking(
-            pos=pos,
-            neg=neg,
-            gain=gain,
-            first=np.concatenate([p.first + b for p, b in zip(parts, block_counts)]),
-            code=np.concatenate([p.code for p in parts]),
-            n=np.concatenate([p.n for p in parts]),
-            npos=np.concatenate([p.npos for p in parts]),
-            size=size,
-            bstart=bstart,
-        )
-        counts = [p.level_counts for p in parts]
-        if all(c is not None for c in counts):
-            out.level_counts = np.concatenate(counts)  # type: ignore[arg-type]
-        binary = {p.binary_gain for p in parts}
-        out.binary_gain = binary.pop() if len(binary) == 1 else None
-        return out
 
     def sparse_rows(self, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Group index and offset in the group of the rows ``which`` (tie-free rankings)."""

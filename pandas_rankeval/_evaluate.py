@@ -38,8 +38,6 @@ WeightLike = Union[str, pd.Series, Callable[[pd.DataFrame], Any], None]
 
 #: Rows above which score columns are ranked on two threads (numpy sorts release the GIL).
 _THREADS_FROM_ROWS = 200_000
-#: Rows from which group metrics rank two halves of the groups on two threads.
-_SPLIT_FROM = 1_000_000
 
 
 @dataclass
@@ -452,58 +450,6 @@ def _idcg(ev: Evaluation, rk: E.Ranking, k: int | None) -> np.ndarray:
     return ev.group_stats[cache_key]
 
 
-def _split_rankings(ev: Evaluation, names: list[Hashable]) -> list[E.Ranking]:
-    """Rankings of every score column, the groups cut in two halves sorted on two threads.
-
-    Groups are independent, so the rows of the groups with codes below a pivot and
-    those of the others are ranked separately and the two rankings joined: two half
-    sorts on two cores instead of one whole sort.
-    """
-    prep = ev.prepared
-    groups = prep.groups
-    if groups is None:  # pragma: no cover - encoded by the caller
-        raise RuntimeError("group codes are needed")
-    codes = groups.codes
-    step = max(1, codes.shape[0] // 100_000)
-    pivot = np.median(codes[::step])
-    low = codes < pivot
-    halves = [np.flatnonzero(low), np.flatnonzero(~low)]
-    halves = [h for h in halves if h.shape[0]]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        jobs = [[pool.submit(_rank_rows, ev, s, rows) for rows in halves] for s in names]
-        return [E.Ranking.concat([job.result() for job in per_score]) for per_score in jobs]
-
-
-def _rank_rows(ev: Evaluation, score_name: Hashable, rows: np.ndarray) -> E.Ranking:
-    """The ranking of some rows (whole groups) of one score column."""
-    opts = ev.options
-    prep = ev.prepared
-    groups = prep.groups
-    if groups is None:  # pragma: no cover - encoded by the caller
-        raise RuntimeError("group codes are needed")
-    level = ev.labels.level[rows]
-    tb = prep.extra.get(opts.tiebreak) if opts.tiebreak is not None else None
-    order, rank = E.score_rank(
-        prep.scores[score_name][rows],
-        ties=opts.ties,  # type: ignore[arg-type]
-        level=level,
-        tiebreak=None if tb is None else tb[rows],
-        threads=False,
-    )
-    graded = any(s.info.graded for s in ev.specs)
-    return E.build_ranking(
-        groups.codes[rows],
-        groups.n_codes,
-        order,
-        rank,
-        level,
-        ev.labels.n_levels,
-        ev.labels.rel_level,
-        gains=_gains(ev) if graded else None,
-        count_levels=graded,
-    )
-
-
 def _sort_one(ev: Evaluation, score_name: Hashable) -> ScoreEvaluation:
     """The one sort of a score column (it needs no group codes)."""
     opts = ev.options
@@ -607,23 +553,18 @@ def evaluate(
     ev = Evaluation(prep, labels, opts, list(specs), {})
     names = list(scores)
     threads = prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1
-    # the global score order is needed by the sklearn engine, the bootstrap and segments
-    # (keep_order), and by global AUC with sample weights, a tie-break column or max_fpr;
-    # otherwise AUC looks scores up in the sorted negatives, and group metrics can sort
-    # the rows of two halves of the groups on two threads
+    # global AUC alone needs no row order (it looks scores up in the sorted negatives)
+    # unless the bootstrap or segments ask for it (keep_order), or sample weights, a
+    # tie-break column or max_fpr shape it
     needs_order = (
-        keep_order
-        or opts.engine == "sklearn"
+        need_groups
+        or keep_order
         or opts.max_fpr is not None
         or opts.sample_weight is not None
-        or (opts.tiebreak is not None and any(s.kind == "auc" for s in specs))
+        or opts.tiebreak is not None
     )
-    if not needs_order and (not need_groups or (threads and prep.n_rows >= _SPLIT_FROM)):
+    if not needs_order:
         evals = [ScoreEvaluation(s, {}) for s in names]
-        if need_groups:
-            prep.encode_groups()
-            for se, rk in zip(evals, _split_rankings(ev, names)):
-                se.ranking = rk
     elif threads:
         # numpy and pandas release the GIL while sorting and hashing: the score sorts
         # run on worker threads while this thread encodes the group keys

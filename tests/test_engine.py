@@ -74,3 +74,17 @@ def test_ndcg_with_more_label_levels_than_fit_a_dense_count(k):
         [ndcg_score([g["rel"].to_numpy()], [g["s"].to_numpy()], k=k) for _, g in df.groupby("q")]
     )
     assert got == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("ties", ["expected", "pessimistic", "optimistic"])
+@pytest.mark.parametrize("seed", range(4))
+def test_global_auc_by_search_equals_the_sorted_count(ties, seed):
+    rng = np.random.default_rng(seed)
+    n = 3_000
+    score = np.round(rng.random(n), 2)  # many ties
+    rel = rng.random(n) < 0.3
+    level = rel.view(np.uint8)
+    order, rank = E.score_rank(score, ties=ties, level=level)
+    want = E.global_auc(order, rank, rel)
+    got = E.global_auc_by_search(score, rel, ties)
+    assert got == pytest.approx(want, abs=1e-9)
