@@ -516,6 +516,11 @@ def build_ranking(
         if wsorted is not None:
             wpos_b = np.add.reduceat(np.where(relrow, wsorted, 0.0), bstart)
             wneg_b = np.add.reduceat(np.where(relrow, 0.0, wsorted), bstart)
+    del relrow
+    # the per-row levels are needed below only to count the levels of graded labels
+    count_graded = count_levels and not binary
+    if not count_graded:
+        del lev
 
     nb = gkey.shape[0]
     gchange = np.empty(nb, dtype=bool)
@@ -530,12 +535,13 @@ def build_ranking(
     n_groups = first.shape[0]
     if count_levels and binary:
         counts = np.column_stack([gsize - npos, npos])
-    elif count_levels and n_groups * n_levels <= 4 * n + 1024:
-        cell = np.repeat(np.arange(n_groups, dtype=np.int64) * n_levels, gsize)
-        cell += lev
-        counts = np.bincount(cell, minlength=n_groups * n_levels).reshape(n_groups, n_levels)
-        del cell
-    del lev, relrow
+    elif count_graded:
+        if n_groups * n_levels <= 4 * n + 1024:
+            cell = np.repeat(np.arange(n_groups, dtype=np.int64) * n_levels, gsize)
+            cell += lev
+            counts = np.bincount(cell, minlength=n_groups * n_levels).reshape(n_groups, n_levels)
+            del cell
+        del lev
     if wpos_b is not None and wneg_b is not None:
         pos, neg = wpos_b, wneg_b
     ranking = Ranking(
