@@ -15,6 +15,7 @@ from . import _accessor, datasets
 from ._registry import valid_names as metric_names
 from ._result import Coverage, CoverageWarning, MetricResult
 from ._validation import ColumnNotFoundError
+from .compare import compare
 from .metrics import (
     auc,
     average_precision,
@@ -26,7 +27,6 @@ from .metrics import (
     precision,
     recall,
 )
-from .compare import compare
 from .report import report
 
 #: ``map`` is the usual name of mean average precision.

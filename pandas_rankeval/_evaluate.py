@@ -22,7 +22,7 @@ from ._frame import Labels, Prepared, label_levels, prepare
 from ._progress import Progress
 from ._registry import MetricSpec
 from ._result import Coverage, warn_coverage
-from ._validation import as_columns, check_min_count, check_option
+from ._validation import as_columns, check_min_count, check_option, internal_error
 
 __all__ = ["Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "WeightLike"]
 
@@ -187,7 +187,8 @@ def _weights(
             w = np.ones_like(n)
         elif weight in ev.prepared.extra:
             groups = ev.prepared.groups
-            assert groups is not None
+            if groups is None:
+                raise internal_error("weights by column need group codes")
             values = ev.prepared.extra[weight]
             if groups.n_codes <= 4 * values.shape[0] + 1024:
                 w = np.bincount(groups.codes, weights=values, minlength=groups.n_codes)[rk.code]
@@ -281,7 +282,8 @@ def _sklearn_group_auc(
 
     opts = ev.options
     groups = ev.prepared.groups
-    assert groups is not None and score_eval.order is not None and score_eval.rank is not None
+    if groups is None or score_eval.order is None or score_eval.rank is None:
+        raise internal_error("the sklearn engine needs group codes and the score order")
     if opts.ties == "expected" and opts.tiebreak is None:
         s = score
     else:  # the ranking's own order (tie-break, label order inside ties) as the score
@@ -355,7 +357,8 @@ def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> Group
 def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: np.ndarray) -> GroupValues:
     opts = ev.options
     rk = se.ranking
-    assert rk is not None
+    if rk is None:
+        raise internal_error("group metrics need a ranking")
     func = opts.func
     k = spec.k
     npos = rk.npos
@@ -466,7 +469,8 @@ def _group_one(ev: Evaluation, se: ScoreEvaluation) -> ScoreEvaluation:
     opts = ev.options
     prep = ev.prepared
     groups = prep.groups
-    assert groups is not None and se.order is not None and se.rank is not None
+    if groups is None or se.order is None or se.rank is None:
+        raise internal_error("regrouping needs group codes and the score order")
     sw = prep.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
     graded = any(s.info.graded for s in ev.specs)
     se.ranking = E.build_ranking(
@@ -511,8 +515,9 @@ def evaluate(
     w = opts.weight
     if isinstance(w, str) and w not in WEIGHT_NAMES:
         if w not in df.columns:
-            from ._validation import ColumnNotFoundError
             import difflib
+
+            from ._validation import ColumnNotFoundError
 
             close = difflib.get_close_matches(w, [*WEIGHT_NAMES, *map(str, df.columns)], n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ""

@@ -37,6 +37,7 @@ import pandas as pd
 
 from ._evaluate import Evaluation, GroupValues
 from ._progress import Progress as _Progress
+from ._validation import internal_error
 
 __all__ = [
     "Stratum",
@@ -280,7 +281,8 @@ class Stratum:
         se = ev.scores[score]
         if se.order is None or se.rank is None:  # pragma: no cover - report asks keep_order
             raise RuntimeError("the bootstrap of global AUC needs evaluate(..., keep_order=True)")
-        assert row_group is not None
+        if row_group is None:
+            raise internal_error("the AUC bootstrap needs the group of every row")
         local = np.full(_group_codes(ev).shape[0], -1, dtype=np.int64)
         local[self.groups] = np.arange(self.n)
         opts = ev.options
@@ -491,7 +493,8 @@ def bootstrap_report(
     intervals = [percentile_interval(r, ci) for r in reps]
     if by_cols:  # match the report's rows to the strata by segment key, whatever their order
         segs = ev.prepared.segments
-        assert segs is not None and present is not None
+        if segs is None or present is None:
+            raise internal_error("stratified intervals need segment codes")
         stratum_of = {
             key if isinstance(key, tuple) else (key,): i for i, key in enumerate(segs.decode(present))
         }

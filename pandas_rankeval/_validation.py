@@ -150,6 +150,11 @@ def numeric_values(
     return series.to_numpy(dtype=np.float64)
 
 
+def internal_error(what: str) -> RuntimeError:
+    """An impossible state (a bug, not bad input): what was missing, and where to report it."""
+    return RuntimeError(f"pandas_rankeval internal error: {what}. Please report this with the call that raised it.")
+
+
 def missing_values_error(counts: dict[Hashable, int]) -> ValueError:
     """The error for missing values: the first column and its count, the others, the fix."""
     first, count = next(iter(counts.items()))

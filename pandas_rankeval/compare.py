@@ -24,7 +24,7 @@ from ._stats import (
     sign_flip_pvalues,
     strata_of,
 )
-from ._validation import as_columns, check_option
+from ._validation import as_columns, check_option, internal_error
 
 __all__ = ["compare"]
 
@@ -266,7 +266,8 @@ def compare(
 
     if by_cols:  # segments in key order, as in report
         segs = ev.prepared.segments
-        assert segs is not None and present is not None
+        if segs is None or present is None:
+            raise internal_error("segments need segment codes")
         keys = segs.decode(present)
         try:
             order = np.asarray(keys.argsort())

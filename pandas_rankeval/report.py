@@ -14,7 +14,7 @@ from ._display import ResultTable, as_result_table
 from ._evaluate import Evaluation, GroupValues, Options, WeightLike, evaluate
 from ._registry import parse_metrics
 from ._result import warn_coverage
-from ._validation import as_columns
+from ._validation import as_columns, internal_error
 
 __all__ = ["report", "segment_of_groups"]
 
@@ -56,7 +56,8 @@ def _rows(
             if row_mask is None:
                 out[name] = gv.value
             else:
-                assert se.order is not None and se.rank is not None
+                if se.order is None or se.rank is None:
+                    raise internal_error("segment AUC needs the score order")
                 sel = row_mask[se.order]
                 sw = ev.prepared.extra.get(ev.options.sample_weight) if ev.options.sample_weight else None
                 u, wp, wn = E.global_auc(se.order[sel], se.rank[sel], ev.labels.rel, sw)
@@ -194,7 +195,8 @@ def report(
     if by_cols:
         seg_of_group = segment_of_groups(ev, by_cols, func)
         segs = ev.prepared.segments
-        assert segs is not None
+        if segs is None:
+            raise internal_error("segments need segment codes")
         present = np.unique(seg_of_group)
         seg_keys = segs.decode(present)
         try:  # segments in key order (country "de" before "fr"), models in the order given
