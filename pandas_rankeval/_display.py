@@ -30,27 +30,31 @@ COVERAGE_COLUMNS = (
 )
 
 
+def _missing(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
 def _fmt_float(x: Any, digits: int = 4) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
+    if _missing(x):
         return "NaN"
     return f"{float(x):.{digits}f}"
 
 
 def _fmt_p(x: Any) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
+    if _missing(x):
         return "NaN"
     x = float(x)
     return "<0.0001" if 0 < x < 0.0001 else f"{x:.4f}"
 
 
 def _fmt_int(x: Any) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
+    if _missing(x):
         return "NaN"
     return f"{int(x):,}"
 
 
 def _fmt_share(x: Any) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
+    if _missing(x):
         return "NaN"
     return f"{float(x):.1%}"
 

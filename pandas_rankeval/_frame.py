@@ -31,7 +31,6 @@ class Groups:
     codes: np.ndarray  # int32 (int64 beyond 2**31 codes), one per row, in [0, n_codes)
     n_codes: int  # an upper bound of the codes; codes may be sparse (integer keys)
     decode: Callable[[np.ndarray], pd.Index]
-    names: list[Hashable]
 
 
 #: Integer keys are used as codes without hashing while their range needs at most this many
@@ -79,7 +78,7 @@ def encode_groups(df: pd.DataFrame, columns: Sequence[Hashable]) -> Groups:
     parts = [_encode_one(df[c]) for c in columns]
     if len(parts) == 1:
         codes, n_codes, dec = parts[0]
-        return Groups(codes, n_codes, dec, list(columns))
+        return Groups(codes, n_codes, dec)
     radices = [p[1] for p in parts]
     total = 1
     for r in radices:
@@ -103,7 +102,7 @@ def encode_groups(df: pd.DataFrame, columns: Sequence[Hashable]) -> Groups:
                 [d(x) for d, x in zip(decoders, comps)], names=list(columns)
             )
 
-        return Groups(codes, total, decode_multi, list(columns))
+        return Groups(codes, total, decode_multi)
     # too many combinations to multiply out: let pandas number the observed ones
     ngroup = df.groupby(list(columns), sort=False, observed=True, dropna=False).ngroup()
     codes = ngroup.to_numpy(dtype=np.int64)
@@ -112,7 +111,7 @@ def encode_groups(df: pd.DataFrame, columns: Sequence[Hashable]) -> Groups:
     keys = pd.MultiIndex.from_frame(df.iloc[first_rows][list(columns)])
     order = np.argsort(codes[first_rows])
     keys = keys[order]
-    return Groups(codes, int(codes.max()) + 1, lambda c: keys[np.asarray(c)], list(columns))
+    return Groups(codes, int(codes.max()) + 1, lambda c: keys[np.asarray(c)])
 
 
 @dataclass
@@ -171,7 +170,6 @@ class Prepared:
     extra: dict[Hashable, np.ndarray] = field(default_factory=dict)
     n_rows: int = 0
     n_dropped: int = 0
-    keep: np.ndarray | None = None  # row mask applied, when rows were dropped
     segments: Groups | None = None  # codes of the ``by`` columns, when asked for
     _pending: tuple[pd.DataFrame, list[Hashable]] | None = None
 
@@ -263,5 +261,4 @@ def prepare(
         extra=extra,
         n_rows=len(df),
         n_dropped=n_dropped,
-        keep=keep,
     )
