@@ -24,15 +24,31 @@ from ._stats import (
     sign_flip_pvalues,
     strata_of,
 )
+from ._delong import METHOD as DELONG_METHOD
+from ._delong import TEST as DELONG_TEST
+from ._delong import delong_compare, delong_unavailable, normal_interval, z_test
 from ._validation import as_columns, check_option, internal_error
 
 __all__ = ["compare"]
 
 METHODS = ("auto", "randomization", "bootstrap")
+AUC_METHODS = ("delong", "bootstrap")
 COLUMNS = ["baseline", "value", "diff", "ci_low", "ci_high", "p_value", "p_holm", "significant"]
 
 _RANDOMIZATION = "paired randomization test (random sign flips of the per-group differences)"
 _BOOTSTRAP = "paired bootstrap test over groups (centered replicates of the difference)"
+
+
+def _ci_method(n_boot: int, strata: bool, analytic: list[str], boot_names: list[str]) -> str:
+    boot = f"percentile paired bootstrap over groups, {n_boot} replicates" + (
+        " (stratified by segment)" if strata else ""
+    )
+    dl = DELONG_METHOD + (" (per segment)" if strata else "")
+    if not analytic:
+        return boot
+    if not boot_names:
+        return dl
+    return f"{boot}; {', '.join(analytic)}: {dl}"
 
 
 def compare(
@@ -48,6 +64,7 @@ def compare(
     n_boot: int = 1000,
     seed: Any = 0,
     method: Literal["auto", "randomization", "bootstrap"] = "auto",
+    auc_method: Literal["delong", "bootstrap"] = "delong",
     alpha: float = 0.05,
     weight: WeightLike = None,
     min_size: int | None = None,
@@ -95,9 +112,18 @@ def compare(
         Seed of :func:`numpy.random.default_rng`; the same seed gives the same table,
         and the same bootstrap replicates as ``report(..., ci=..., seed=seed)``.
     method : {"auto", "randomization", "bootstrap"}, default="auto"
-        The test. ``"auto"``: randomization test for every group metric, paired
-        bootstrap for global AUC. ``"randomization"``: the same, but global AUC is
-        an error. ``"bootstrap"``: paired bootstrap p-values for every metric.
+        The test of the group metrics. ``"auto"`` and ``"randomization"``: the
+        randomization test; ``"bootstrap"``: paired bootstrap p-values. Global AUC
+        follows ``auc_method``; with ``auc_method="bootstrap"``, ``"randomization"``
+        is an error for ``"auc"``.
+    auc_method : {"delong", "bootstrap"}, default="delong"
+        Interval and test of global AUC. ``"delong"``: the clustered DeLong
+        covariance of the two AUCs (Obuchowski 1997, groups as clusters), a normal
+        interval of the difference and a paired z-test, computed in one pass with
+        no resampling. ``"bootstrap"``: the paired bootstrap over groups, as for the
+        group metrics. DeLong needs ``ties="expected"`` (a tied pair counts 1/2);
+        under another tie rule global AUC uses the bootstrap, and
+        ``comparison.attrs["test"]`` says so.
     alpha : float in (0, 1), default=0.05
         Level of the ``significant`` column (on the Holm-adjusted p-value).
     weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
@@ -149,8 +175,15 @@ def compare(
     **Test of global AUC.** Global AUC compares rows across groups, so it is not a
     sum of per-group terms, and swapping the scores within a group mixes the two
     models' score scales in one ranking: such a test depends on how the two models
-    are calibrated relative to each other, which AUC itself ignores. Global AUC
-    therefore gets a paired bootstrap test: with ``D`` the observed difference and
+    are calibrated relative to each other, which AUC itself ignores. By default
+    (``auc_method="delong"``) the variance of the difference is the clustered
+    DeLong one: every row's placement value (its share of the other class beaten,
+    ties counting 1/2) is summed per group, and Obuchowski's (1997) estimator of
+    the variances and the covariance of the two AUCs treats groups as the
+    independent units; ``z = D / se(D)``, ``p = 2 (1 - Phi(|z|))`` and the interval
+    is ``D -/+ z_{(1+ci)/2} se(D)``. Row-level DeLong (pROC's ``roc.test``) would
+    treat the rows of one user as independent and understate the variance. With
+    ``auc_method="bootstrap"`` global AUC gets a paired bootstrap test: with ``D`` the observed difference and
     ``D*`` its replicates (the same replicates as the interval),
     ``p = (1 + #{|D* - D| >= |D|}) / (1 + n_boot)``, the centered bootstrap test
     (Hall & Wilson 1991). It is approximate (asymptotic in the number of groups),
@@ -201,10 +234,14 @@ def compare(
     n_boot = check_n_boot(n_boot, func)
     check_option(method, "method", func, METHODS)
     specs = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
-    if method == "randomization" and any(s.kind == "auc" for s in specs):
+    check_option(auc_method, "auc_method", func, AUC_METHODS)
+    no_delong = delong_unavailable(ties)
+    use_delong = auc_method == "delong" and no_delong is None
+    if method == "randomization" and not use_delong and any(s.kind == "auc" for s in specs):
         raise ValueError(
             "Global AUC has no group-level randomization test (it is not a sum over groups); "
-            "use method='auto' (a paired bootstrap test for 'auc') or method='bootstrap'."
+            "use auc_method='delong' (needs ties='expected'), method='auto' (a paired bootstrap "
+            "test for 'auc') or method='bootstrap'."
         )
     by_cols = as_columns(by, "by", func) if by is not None else []
     opts = Options(
@@ -219,13 +256,26 @@ def compare(
     names = [s.name for s in specs]
     kinds = {s.name: s.kind for s in specs}
     models = [s for s in score_cols if s != baseline]
-    items = [(s, n) for s in score_cols for n in names]
+    analytic = [n for n in names if kinds[n] == "auc"] if use_delong else []
+    boot_names = [n for n in names if n not in analytic]
+    items = [(s, n) for s in score_cols for n in boot_names]
     col = {item: j for j, item in enumerate(items)}
     pairs = [(m, n) for m in models for n in names]
+    bpairs = [(m, n) for m, n in pairs if n in boot_names]
+    at = np.array([pairs.index(pair) for pair in bpairs], dtype=np.int64)
     strata, present = strata_of(ev, items, by_cols, func)
+    dl = delong_compare(ev, score_cols, by_cols, func) if analytic else {}
+    if by_cols:
+        segs = ev.prepared.segments
+        if segs is None or present is None:
+            raise internal_error("segments need segment codes")
+        keys = segs.decode(present)
+        stratum_keys = [k if isinstance(k, tuple) else (k,) for k in keys]
+    else:
+        stratum_keys = [()]
 
     flip_pairs = []  # pairs tested by sign flips
-    for m, n in pairs:
+    for m, n in bpairs:
         if method == "bootstrap" or kinds[n] == "auc":
             continue
         gm, gb = ev.scores[m].metrics[n], ev.scores[baseline].metrics[n]
@@ -234,21 +284,36 @@ def compare(
             flip_pairs.append((m, n))
     flip_set = set(flip_pairs)
 
-    total = n_boot * len(strata) * (2 if flip_pairs else 1)
+    total = n_boot * len(strata) * ((1 if bpairs else 0) + (1 if flip_pairs else 0))
     bar = _Progress(progress, total, func)
     try:
-        reps = replicates(strata, n_boot=n_boot, seed=seed, progress=bar)
+        if bpairs:
+            reps = replicates(strata, n_boot=n_boot, seed=seed, progress=bar)
         flips = flip_rngs(seed, len(strata))
         blocks = []
         for s_idx, stratum in enumerate(strata):
+            base, value, diff, lo, hi, p = (np.full(len(pairs), np.nan) for _ in range(6))
+            if analytic:  # clustered DeLong: the AUCs and their covariance, no resampling
+                auc, cov = dl[stratum_keys[s_idx]]
+                for i, (m, n) in enumerate(pairs):
+                    if n in analytic:
+                        jm, jb = score_cols.index(m), score_cols.index(baseline)
+                        base[i], value[i] = auc[jb], auc[jm]
+                        diff[i] = auc[jm] - auc[jb]
+                        var = cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb]
+                        lo[i], hi[i] = normal_interval(diff[i], var, ci)
+                        p[i] = z_test(diff[i], var)
+            if not bpairs:
+                blocks.append((base, value, diff, lo, hi, p))
+                continue
             point = stratum.point()
-            jm = np.array([col[(m, n)] for m, n in pairs])
-            jb = np.array([col[(baseline, n)] for _, n in pairs])
-            base, value = point[jb], point[jm]
-            diff = value - base
+            jm = np.array([col[(m, n)] for m, n in bpairs])
+            jb = np.array([col[(baseline, n)] for _, n in bpairs])
+            base[at], value[at] = point[jb], point[jm]
+            diff[at] = value[at] - base[at]
             d_reps = reps[s_idx][:, jm] - reps[s_idx][:, jb]
-            lo, hi = percentile_interval(d_reps, ci)
-            p = bootstrap_pvalues(diff, d_reps)
+            lo[at], hi[at] = percentile_interval(d_reps, ci)
+            p[at] = bootstrap_pvalues(diff[at], d_reps)
             if flip_pairs:
                 g = stratum.groups
                 wd = np.empty((stratum.n, len(flip_pairs)))
@@ -265,10 +330,6 @@ def compare(
         bar.close()
 
     if by_cols:  # segments in key order, as in report
-        segs = ev.prepared.segments
-        if segs is None or present is None:
-            raise internal_error("segments need segment codes")
-        keys = segs.decode(present)
         try:
             order = np.asarray(keys.argsort())
         except TypeError:  # keys that do not compare: order of appearance
@@ -293,14 +354,18 @@ def compare(
     tests = {
         n: _BOOTSTRAP if method == "bootstrap" or kinds[n] == "auc" else _RANDOMIZATION for n in names
     }
+    for n in names:
+        if n in analytic:
+            tests[n] = DELONG_TEST
+        elif kinds[n] == "auc" and auc_method == "delong":
+            tests[n] = f"{_BOOTSTRAP}; {no_delong}"
     fallback = [f"{m}/{n}" for m, n in pairs if kinds[n] != "auc" and method != "bootstrap" and (m, n) not in flip_set]
     if fallback:  # pragma: no cover - weights never depend on scores
         tests["bootstrap_fallback"] = fallback
     out.attrs = {
         "baseline": baseline,
         "test": tests,
-        "ci_method": f"percentile paired bootstrap over groups, {n_boot} replicates"
-        + (" (stratified by segment)" if by_cols else ""),
+        "ci_method": _ci_method(n_boot, bool(by_cols), analytic, boot_names),
         "ci": ci,
         "n_boot": n_boot,
         "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),

@@ -14,7 +14,7 @@ from ._display import ResultTable, as_result_table
 from ._evaluate import Evaluation, GroupValues, Options, WeightLike, evaluate
 from ._registry import parse_metrics
 from ._result import warn_coverage
-from ._validation import as_columns, internal_error
+from ._validation import as_columns, check_option, internal_error
 
 __all__ = ["report", "segment_of_groups"]
 
@@ -100,6 +100,7 @@ def report(
     by: Hashable | Sequence[Hashable] | None = None,
     weight: WeightLike = None,
     ci: float | None = None,
+    auc_method: Literal["delong", "bootstrap"] = "delong",
     n_boot: int = 1000,
     seed: int | None = 0,
     min_size: int | None = None,
@@ -139,8 +140,17 @@ def report(
         Group weights for every group metric; default: "count" for GAUC and
         "uniform" for the list metrics.
     ci : float in (0, 1), optional
-        Add a bootstrap confidence interval (``<metric>_low``, ``<metric>_high``)
-        for every metric, resampling groups. See :func:`compare` for the method.
+        Add a confidence interval (``<metric>_low``, ``<metric>_high``) for every
+        metric: a percentile bootstrap resampling groups for the group metrics, and
+        for global AUC the method of ``auc_method``. ``report.attrs["ci"]["method"]``
+        names what was used. See :func:`compare` for the methods.
+    auc_method : {"delong", "bootstrap"}, default="delong"
+        Interval of global AUC. ``"delong"``: the clustered DeLong variance
+        (Obuchowski 1997, groups as clusters; per segment with ``by``) and a normal
+        interval clipped to [0, 1], in one pass with no resampling.
+        ``"bootstrap"``: the percentile bootstrap over groups. DeLong needs
+        ``ties="expected"``; under another tie rule global AUC uses the bootstrap
+        and the method in ``report.attrs["ci"]`` says so.
     n_boot : int, default=1000
         Bootstrap replicates.
     seed : int or None, default=0
@@ -184,6 +194,7 @@ def report(
         raise ValueError(
             f"The 'ci' parameter of report must be a float in the range (0, 1) or None. Got {ci!r} instead."
         )
+    check_option(auc_method, "auc_method", func, ("delong", "bootstrap"))
     need_rows = bool(by_cols) or ci is not None
     ev = evaluate(
         df, group=group, label=label, scores=score_cols, specs=specs, options=opts,
@@ -217,9 +228,27 @@ def report(
         idx = pd.Index(score_cols, name="model")
     out = pd.DataFrame(rows, index=idx)
     if ci is not None:
+        from ._delong import METHOD, delong_report, delong_unavailable
         from ._stats import bootstrap_report
 
-        out = bootstrap_report(ev, out, names, by_cols, ci=ci, n_boot=n_boot, seed=seed, progress=progress)
+        no_delong = delong_unavailable(ties)
+        analytic = [s.name for s in specs if s.kind == "auc"] if auc_method == "delong" and no_delong is None else []
+        boot = [n for n in names if n not in analytic]
+        if boot:
+            out = bootstrap_report(ev, out, boot, by_cols, ci=ci, n_boot=n_boot, seed=seed, progress=progress)
+        if analytic:
+            out = delong_report(ev, out, analytic, by_cols, ci=ci)
+            dl = METHOD + (" (per segment)" if by_cols else "")
+            if boot:
+                info = dict(out.attrs["ci"])
+                info["method"] = f"{info['method']}; {', '.join(analytic)}: {dl}"
+            else:
+                info = {"level": ci, "method": dl}
+            out.attrs["ci"] = info
+        elif auc_method == "delong" and any(s.kind == "auc" for s in specs):
+            info = dict(out.attrs["ci"])
+            info["method"] = f"{info['method']} (auc too: {no_delong})"
+            out.attrs["ci"] = info
     out.attrs["params"] = {name: opts.params(spec) for name, spec in zip(names, specs)}
     out = as_result_table(out)
     # which groups GAUC skips depends on the labels only: one warning covers every model

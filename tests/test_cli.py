@@ -446,8 +446,8 @@ def test_bad_metric(csv_path: Path, metrics: list[str], fragment: str, capsys) -
         (["--weight", "clickz"], "'clickz'"),
         (["--alpha", "0.01"], "--alpha applies to --baseline comparisons only"),
         (["--baseline", "model_a"], "--baseline needs at least one other --score column"),
-        (["--baseline", "model_b", "--ci", "0.9", "--method", "randomization", "-m", "auc"],
-         "use --method auto"),
+        (["--baseline", "model_b", "--ci", "0.9", "--method", "randomization", "-m", "auc",
+          "--auc-method", "bootstrap"], "use --auc-method delong"),
     ],
 )
 def test_bad_options(csv_path: Path, extra: list[str], fragment: str, capsys) -> None:

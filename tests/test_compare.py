@@ -54,22 +54,25 @@ def test_table_layout_and_values(imp):
         assert row["value"] == pytest.approx(rep.loc[m, k], abs=1e-12)
         assert row["diff"] == pytest.approx(row["value"] - row["baseline"], abs=1e-15)
         assert row["ci_low"] <= row["diff"] <= row["ci_high"]
-        assert 1 / 201 <= row["p_value"] <= row["p_holm"] <= 1.0
+        assert row["p_value"] <= row["p_holm"] <= 1.0
+        if k != "auc":  # randomization p-values are multiples of 1 / (n_boot + 1); DeLong's are not
+            assert 1 / 201 <= row["p_value"]
     assert res["significant"].dtype == bool
     assert (res["significant"] == (res["p_holm"] < 0.05)).all()
     np.testing.assert_allclose(res["p_holm"], S.holm(res["p_value"].to_numpy()))
     attrs = res.attrs
     assert attrs["baseline"] == "model_a" and attrs["n_boot"] == 200 and attrs["seed"] == 3
     assert attrs["alpha"] == 0.05 and attrs["ci"] == 0.95
-    assert "bootstrap" in attrs["test"]["auc"] and "randomization" in attrs["test"]["gauc"]
+    assert "clustered DeLong" in attrs["test"]["auc"] and "randomization" in attrs["test"]["gauc"]
     assert "randomization" in attrs["test"]["ndcg@10"]
     assert attrs["ci_method"].startswith("percentile paired bootstrap over groups")
+    assert "auc: clustered DeLong over groups (Obuchowski 1997)" in attrs["ci_method"]
     assert attrs["multiple_testing"] == "Holm over all rows"
     assert attrs["params"]["gauc"]["weight"] == "count"
 
 
 def test_renders_with_its_tests_underneath(imp):
-    res = _compare(imp, scores=["model_a", "model_b"], metrics=["auc", "gauc"], n_boot=50)
+    res = _compare(imp, scores=["model_a", "model_b"], metrics=["auc", "gauc"], n_boot=50, auc_method="bootstrap")
     text = repr(res)
     assert "baseline: model_a" in text
     assert "ci: 95% percentile paired bootstrap over groups, 50 replicates (seed=3)" in text
@@ -89,7 +92,8 @@ def test_deterministic_for_a_seed(imp):
 def test_interval_is_paired_percentile_of_the_report_replicates(imp):
     """The interval of diff uses the same replicates for both models, the ones report(ci=) uses."""
     metrics = ["auc", "gauc", "mrr"]
-    res = _compare(imp, scores=["model_a", "model_b"], metrics=metrics, ci=0.9, n_boot=100, seed=8)
+    res = _compare(imp, scores=["model_a", "model_b"], metrics=metrics, ci=0.9, n_boot=100, seed=8,
+                   auc_method="bootstrap")
     ev = evaluate(imp, group="user_id", label="click", scores=["model_a", "model_b"],
                   specs=parse_metrics(metrics), options=Options("compare"), keep_order=True)
     items = [(s, m) for s in ["model_a", "model_b"] for m in metrics]
@@ -106,7 +110,7 @@ def test_interval_is_paired_percentile_of_the_report_replicates(imp):
             assert res.loc[("model_b", m), "p_value"] == pytest.approx(p)
     # report with the same seed has the same marginal intervals
     rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"],
-                     metrics=metrics, ci=0.9, n_boot=100, seed=8)
+                     metrics=metrics, ci=0.9, n_boot=100, seed=8, auc_method="bootstrap")
     for j, m in enumerate(metrics):
         assert rep.loc["model_b", f"{m}_low"] == pytest.approx(np.quantile(reps[:, 3 + j], 0.05), abs=1e-14)
 
@@ -160,9 +164,9 @@ def test_identical_models_are_not_different(imp):
 
 
 def test_method_bootstrap_and_randomization(imp):
-    boot = _compare(imp, method="bootstrap")
+    boot = _compare(imp, method="bootstrap", auc_method="bootstrap")
     assert all("bootstrap" in t for t in boot.attrs["test"].values())
-    auto = _compare(imp)
+    auto = _compare(imp, auc_method="bootstrap")
     pd.testing.assert_frame_equal(boot[["diff", "ci_low", "ci_high"]], auto[["diff", "ci_low", "ci_high"]])
     rnd = _compare(imp, method="randomization", metrics=["gauc", "mrr"])
     np.testing.assert_allclose(
@@ -170,7 +174,10 @@ def test_method_bootstrap_and_randomization(imp):
         auto.loc[(slice(None), ["gauc", "mrr"]), "p_value"].to_numpy(),
     )
     with pytest.raises(ValueError, match=r"Global AUC has no group-level randomization test"):
-        _compare(imp, method="randomization")
+        _compare(imp, method="randomization", auc_method="bootstrap")
+    # with clustered DeLong for auc (the default) the randomization test serves the rest
+    rnd_auc = _compare(imp, method="randomization")
+    assert "clustered DeLong" in rnd_auc.attrs["test"]["auc"]
 
 
 def test_by_segments(imp):

@@ -184,7 +184,8 @@ def test_report_ci_layout_and_determinism(imp, monkeypatch):
     for m in ["auc", "gauc", "mrr", "ndcg@10"]:
         assert (rep[f"{m}_low"] <= rep[m]).all() and (rep[m] <= rep[f"{m}_high"]).all()
         assert (rep[f"{m}_high"] - rep[f"{m}_low"] > 0).all()
-    assert rep.attrs["ci"] == {"level": 0.9, "method": "percentile bootstrap over groups",
+    assert rep.attrs["ci"] == {"level": 0.9, "method": "percentile bootstrap over groups; auc: "
+                               "clustered DeLong over groups (Obuchowski 1997), normal interval",
                                "n_boot": 200, "seed": 11}
     assert "params" in rep.attrs
     # the same seed, the same table; another seed, other intervals

@@ -1,0 +1,417 @@
+"""Clustered DeLong inference for global AUC: variances and paired covariances in one pass.
+
+Global AUC is the Mann-Whitney statistic over all rows. Its *placement values*
+(DeLong, DeLong & Clarke-Pearson 1988) are, for a relevant row x and a
+non-relevant row y,
+
+    V10(x) = (1/N) * sum_y psi(x, y),     V01(y) = (1/P) * sum_x psi(x, y),
+
+with ``psi(x, y) = 1`` when x scores above y, ``1/2`` on a tie (the "expected"
+tie rule) and 0 below; AUC = mean V10 = mean V01. They come from the score
+sort the AUC already made: in a tie block, ``V10 * N`` is the non-relevant rows
+below the block plus half of those in it (the midrank), ``V01 * P`` the relevant
+rows above plus half of those in it. Nothing is compared pairwise: O(n) after
+the sort.
+
+Rows of one group (a user) are not independent. Obuchowski (1997) treats the
+groups as clusters: with, for group i, ``m_i`` relevant rows, ``n_i``
+non-relevant rows, ``V10_i`` the sum of its relevant rows' placements and
+``V01_i`` the sum of its non-relevant rows' placements, I groups, I10 of them
+with a relevant row, I01 with a non-relevant row, M = sum m_i, N = sum n_i,
+
+    S10 = I10 / ((I10 - 1) M) * sum_i (V10_i - m_i A)^2
+    S01 = I01 / ((I01 - 1) N) * sum_i (V01_i - n_i A)^2
+    S11 = I / (I - 1)         * sum_i (V10_i - m_i A) (V01_i - n_i A)
+    var(A) = S10 / M + S01 / N + 2 S11 / (M N)
+
+and for two score columns r, s on the same rows (a paired comparison) the
+covariance is the same expression with the products taken across r and s
+(``S11`` symmetrized: ``(S11_rs + S11_sr) / (M N)``). With one row per group
+this is DeLong's 1988 variance exactly (``S11 = 0``, I10 = M, I01 = N).
+
+Additive moments
+----------------
+Every sum above expands into sums over groups of products of the per-group
+numbers ``u_i = [1, [m_i > 0], [n_i > 0], m_i, n_i, a_i^1..a_i^K, b_i^1..b_i^K]``
+for K score columns, where ``a_i^k = N * V10_i`` (the relevant rows' counts of
+non-relevant rows below them, ties counting 1/2) and ``b_i^k = P * V01_i``
+(the non-relevant rows' counts of relevant rows above them), unnormalized so
+that no global total is needed to form them. :func:`delong_moments` returns
+the Gram matrix
+
+    G = sum_i u_i u_i^T        shape (5 + 2K, 5 + 2K), float64
+
+Index layout: 0 the constant 1 (so ``G[0, 0] = I``), 1 ``[m_i > 0]``
+(``G[0, 1] = I10``), 2 ``[n_i > 0]`` (``G[0, 2] = I01``), 3 ``m_i``
+(``G[0, 3] = M``), 4 ``n_i`` (``G[0, 4] = N``), ``5 + k`` ``a_i^k``
+(``G[0, 5 + k] = U_k``, the Mann-Whitney count), ``5 + K + k`` ``b_i^k``
+(``G[0, 5 + K + k] = U_k`` too). It holds every sum the variance needs
+(sum a^2, sum m a, sum m^2, sum b^2, sum n b, sum n^2, sum a b, sum m b, sum n a,
+sum m n, and the cross products of two models). G is **additive over any
+partition of whole groups**: ``G(all) = G(part 1) + G(part 2)``, so a Dask or
+Spark partition adds its groups' ``u_i u_i^T`` and the driver adds the
+matrices. :func:`delong_from_moments` turns G into the AUCs and their
+covariance matrix.
+
+One caveat for engines: ``a_i`` and ``b_i`` count rows of *all* groups (the
+placement of a row is global), so a partition can form them only after the
+global (positives, negatives) counts at each distinct score are known, for
+example from the range-partitioned pass of the exact global AUC: for a row of
+score s, ``a = neg_below(s) + neg_at(s) / 2`` and ``b = pos_above(s) +
+pos_at(s) / 2``. Given those, ``u_i`` is per group and G adds up.
+
+Tie rules: only ``ties="expected"`` gives the pair weights psi above. Under
+"pessimistic" / "optimistic" ties or with sample weights, the callers fall back
+to the group bootstrap (see ``report`` and ``compare``).
+
+References
+----------
+DeLong E. R., DeLong D. M., Clarke-Pearson D. L. (1988). Comparing the areas under
+two or more correlated receiver operating characteristic curves: a nonparametric
+approach. Biometrics 44, 837-845.
+Obuchowski N. A. (1997). Nonparametric analysis of clustered ROC curve data.
+Biometrics 53, 567-578.
+Sun X., Xu W. (2014). Fast implementation of DeLong's algorithm for comparing the
+areas under correlated receiver operating characteristic curves. IEEE Signal
+Processing Letters 21, 1389-1393.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "group_placements",
+    "delong_moments",
+    "delong_from_moments",
+    "row_placements",
+]
+
+#: Index of the per-group features in the moment matrix (see the module docstring).
+ONE, HAS_POS, HAS_NEG, POS, NEG, FIRST_MODEL = 0, 1, 2, 3, 4, 5
+
+
+def moment_size(n_models: int) -> int:
+    """Side of the moment matrix for ``n_models`` score columns."""
+    return FIRST_MODEL + 2 * n_models
+
+
+def row_placements(
+    order: np.ndarray,
+    rank: np.ndarray,
+    rel: np.ndarray,
+    segment: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Unnormalized placement of every row, from the score sort.
+
+    Parameters
+    ----------
+    order, rank : ndarray
+        As returned by :func:`pandas_rankeval._engine.score_rank`: ``order`` sorts the
+        rows from the worst to the best score, ``rank`` (non-increasing) is the dense
+        rank of row ``order[i]``; rows share a rank exactly when they tie.
+    rel : ndarray of bool
+        Relevance of every row (indexed by row, not by sort position).
+    segment : ndarray of int, optional
+        Segment code of every row: placements count only rows of the same segment
+        (the AUC of each segment on its own).
+
+    Returns
+    -------
+    rows : ndarray of int64
+        The rows, in the order of ``place`` (by segment, then worst to best).
+    place : ndarray of float64
+        For a relevant row, the non-relevant rows (of its segment) below it plus half
+        of those tied with it; for a non-relevant row, the relevant rows above it plus
+        half of those tied with it.
+    """
+    n = order.shape[0]
+    if n == 0:
+        return order.astype(np.int64), np.zeros(0)
+    rows = order
+    r = rank
+    if segment is not None:
+        s_o = segment[order]
+        by_seg = np.argsort(s_o, kind="stable")  # keeps the score order inside each segment
+        rows, r, s_o = order[by_seg], rank[by_seg], s_o[by_seg]
+    rel_o = rel[rows]
+    new = r[1:] != r[:-1]
+    if segment is not None:
+        seg_new = s_o[1:] != s_o[:-1]
+        new |= seg_new
+    starts = np.flatnonzero(new) + 1
+    starts = np.concatenate(([0], starts))
+    size = np.diff(np.append(starts, n))
+    pos = np.add.reduceat(rel_o.astype(np.int64), starts)
+    neg = size - pos
+    # exclusive / inclusive running counts from the worst block, restarted per segment
+    cneg = np.cumsum(neg)
+    cpos = np.cumsum(pos)
+    if segment is None:
+        neg_below = cneg - neg
+        pos_above = cpos[-1] - cpos
+    else:
+        seg_blk = np.concatenate(([0], np.cumsum(seg_new)))[starts]
+        first = np.flatnonzero(np.concatenate(([True], seg_blk[1:] != seg_blk[:-1])))
+        nblk = np.diff(np.append(first, starts.shape[0]))
+        neg_before = np.repeat((cneg - neg)[first], nblk)  # in the segments before
+        last = np.append(first[1:], starts.shape[0]) - 1
+        neg_below = cneg - neg - neg_before
+        pos_above = np.repeat(cpos[last], nblk) - cpos
+    a = neg_below + 0.5 * neg  # relevant rows of the block
+    b = pos_above + 0.5 * pos  # non-relevant rows of the block
+    place = np.where(rel_o, np.repeat(a, size), np.repeat(b, size))
+    return rows, place
+
+
+def group_placements(
+    order: np.ndarray,
+    rank: np.ndarray,
+    rel: np.ndarray,
+    row_group: np.ndarray,
+    n_groups: int,
+    segment: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-group sums of the unnormalized placements: ``(a, b)``, each of length ``n_groups``.
+
+    ``a[g] = N * V10_g`` sums over the relevant rows of group g, ``b[g] = P * V01_g``
+    over its non-relevant rows (N, P: the non-relevant and relevant rows of the
+    group's segment, or of all rows). ``row_group`` gives each row's group index.
+    """
+    rows, place = row_placements(order, rank, rel, segment)
+    g = row_group[rows]
+    rel_r = rel[rows]
+    a = np.bincount(g, weights=np.where(rel_r, place, 0.0), minlength=n_groups)
+    b = np.bincount(g, weights=np.where(rel_r, 0.0, place), minlength=n_groups)
+    return a, b
+
+
+def delong_moments(
+    m: np.ndarray,
+    n: np.ndarray,
+    a: np.ndarray | Sequence[np.ndarray],
+    b: np.ndarray | Sequence[np.ndarray],
+) -> np.ndarray:
+    """The additive moment matrix ``G = sum_i u_i u_i^T`` of some groups.
+
+    Parameters
+    ----------
+    m, n : ndarray of shape (groups,)
+        Relevant and non-relevant rows of each group.
+    a, b : ndarray of shape (groups,) or (groups, K), or a sequence of K such arrays
+        The per-group placement sums of :func:`group_placements`, one column per
+        score column.
+
+    Returns
+    -------
+    moments : ndarray of shape (5 + 2K, 5 + 2K)
+        See the module docstring for the layout. The moments of a union of
+        disjoint sets of whole groups are the sum of their moments.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m, n = np.array([1, 2]), np.array([1, 0])
+    >>> a, b = np.array([1.0, 1.5]), np.array([2.0, 0.0])
+    >>> G = delong_moments(m, n, a, b)
+    >>> G.shape, G[0, [0, 3, 4, 5]].tolist()
+    ((7, 7), [2.0, 3.0, 1.0, 2.5])
+    >>> bool(np.allclose(G, delong_moments(m[:1], n[:1], a[:1], b[:1])
+    ...                     + delong_moments(m[1:], n[1:], a[1:], b[1:])))
+    True
+    """
+    m = np.asarray(m, dtype=np.float64).reshape(-1)
+    n = np.asarray(n, dtype=np.float64).reshape(-1)
+    a2 = _columns(a, m.shape[0])
+    b2 = _columns(b, m.shape[0])
+    u = np.column_stack([np.ones_like(m), m > 0, n > 0, m, n, a2, b2])
+    return u.T @ u
+
+
+def _columns(x: np.ndarray | Sequence[np.ndarray], n: int) -> np.ndarray:
+    """(groups, K) float64 from one column, a 2-D array, or a sequence of K columns."""
+    if not isinstance(x, np.ndarray) and len(x) and np.ndim(x[0]) == 1:
+        cols = [np.asarray(c, dtype=np.float64).reshape(n) for c in x]
+        return np.column_stack(cols)
+    out = np.asarray(x, dtype=np.float64)
+    return out.reshape(n, out.shape[1] if out.ndim == 2 else 1)
+
+
+def delong_from_moments(moments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """AUCs and their clustered (Obuchowski) covariance matrix from the moment matrix.
+
+    Parameters
+    ----------
+    moments : ndarray of shape (5 + 2K, 5 + 2K)
+        From :func:`delong_moments` (summed over partitions).
+
+    Returns
+    -------
+    auc : ndarray of shape (K,)
+        ``U_k / (M N)``; NaN without a relevant or a non-relevant row.
+    cov : ndarray of shape (K, K)
+        ``cov[r, s]`` is the covariance of AUC r and AUC s on the same groups
+        (``cov[k, k]`` the variance); NaN when fewer than two groups hold a
+        relevant row or fewer than two a non-relevant row.
+
+    Examples
+    --------
+    One row per group is DeLong's unclustered case: three relevant rows scoring
+    3, 2, 1 against two non-relevant rows scoring 1.5 and 0 (V10 = 1, 1, 1/2 and
+    V01 = 2/3, 1; variance S10 / 3 + S01 / 2 = (1/12) / 3 + (1/18) / 2 = 1/18):
+
+    >>> import numpy as np
+    >>> m, n = np.array([1, 1, 1, 0, 0]), np.array([0, 0, 0, 1, 1])
+    >>> a = np.array([2.0, 2.0, 1.0, 0.0, 0.0])   # non-relevant rows below
+    >>> b = np.array([0.0, 0.0, 0.0, 2.0, 3.0])   # relevant rows above
+    >>> auc, cov = delong_from_moments(delong_moments(m, n, a, b))
+    >>> round(float(auc[0]), 6), round(float(cov[0, 0]), 6)
+    (0.833333, 0.055556)
+    """
+    G = np.asarray(moments, dtype=np.float64)
+    d = G.shape[0]
+    K = (d - FIRST_MODEL) // 2
+    if G.shape != (d, d) or d != moment_size(K) or K < 1:
+        raise ValueError(f"moments must be a square matrix of side 5 + 2K; got shape {G.shape}")
+    n_groups, i10, i01 = G[ONE, ONE], G[ONE, HAS_POS], G[ONE, HAS_NEG]
+    big_m, big_n = G[ONE, POS], G[ONE, NEG]
+    ia = FIRST_MODEL + np.arange(K)
+    ib = ia + K
+    u = G[ONE, ia]
+    if big_m <= 0 or big_n <= 0:
+        return np.full(K, np.nan), np.full((K, K), np.nan)
+    auc = u / (big_m * big_n)
+    # D10_i^k = a_i^k / N - m_i auc_k and D01_i^k = b_i^k / M - n_i auc_k are linear in u_i
+    e10 = np.zeros((d, K))
+    e10[ia, np.arange(K)] = 1.0 / big_n
+    e10[POS] = -auc
+    e01 = np.zeros((d, K))
+    e01[ib, np.arange(K)] = 1.0 / big_m
+    e01[NEG] = -auc
+    c10 = e10.T @ G @ e10  # sum_i D10^r D10^s
+    c01 = e01.T @ G @ e01
+    c11 = e10.T @ G @ e01  # sum_i D10^r D01^s
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f10 = i10 / ((i10 - 1.0) * big_m * big_m) if i10 > 1 else np.nan
+        f01 = i01 / ((i01 - 1.0) * big_n * big_n) if i01 > 1 else np.nan
+        f11 = n_groups / ((n_groups - 1.0) * big_m * big_n) if n_groups > 1 else np.nan
+    cov = f10 * c10 + f01 * c01 + f11 * (c11 + c11.T)
+    return auc, cov
+
+
+# --------------------------------------------------------------------------- #
+# From an evaluation (report / compare) to per-segment AUC covariances
+# --------------------------------------------------------------------------- #
+METHOD = "clustered DeLong over groups (Obuchowski 1997), normal interval"
+TEST = "paired clustered DeLong z-test over groups (Obuchowski 1997)"
+
+
+def delong_unavailable(ties: str) -> str | None:
+    """Why clustered DeLong cannot serve a call (None when it can)."""
+    if ties != "expected":
+        return f"clustered DeLong needs ties='expected' (got ties={ties!r})"
+    return None
+
+
+def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable], func: str) -> dict[tuple, np.ndarray]:
+    """The moment matrix of ``scores`` for every segment present, keyed by segment key.
+
+    Without segments the one key is ``()``. Needs ``evaluate(..., keep_order=True)``.
+    """
+    from ._stats import _group_codes, row_groups
+    from ._validation import internal_error
+
+    rg = row_groups(ev)
+    n_groups = int(_group_codes(ev).shape[0])
+    rel = ev.labels.rel
+    m = np.bincount(rg, weights=rel, minlength=n_groups)
+    n = np.bincount(rg, minlength=n_groups) - m
+    segs = ev.prepared.segments if by_cols else None
+    if by_cols and segs is None:
+        raise internal_error("segments need segment codes")
+    seg_rows = segs.codes if segs is not None else None
+    a_cols, b_cols = [], []
+    for s in scores:
+        se = ev.scores[s]
+        if se.order is None or se.rank is None:
+            raise internal_error("clustered DeLong needs evaluate(..., keep_order=True)")
+        a, b = group_placements(se.order, se.rank, rel, rg, n_groups, seg_rows)
+        a_cols.append(a)
+        b_cols.append(b)
+    a2, b2 = np.column_stack(a_cols), np.column_stack(b_cols)
+    if segs is None:
+        return {(): delong_moments(m, n, a2, b2)}
+    import dataclasses
+
+    from .report import segment_of_groups
+
+    if "code" not in ev.group_stats:  # only global AUC: no per-group statistics were built
+        ev = dataclasses.replace(ev, group_stats={"code": _group_codes(ev)})
+    seg = segment_of_groups(ev, by_cols, func)
+    present = np.unique(seg)
+    by_seg = np.argsort(seg, kind="stable")
+    cuts = np.searchsorted(seg[by_seg], present[1:])
+    out = {}
+    for key, gi in zip(segs.decode(present), np.split(by_seg, cuts)):
+        k = key if isinstance(key, tuple) else (key,)
+        out[k] = delong_moments(m[gi], n[gi], a2[gi], b2[gi])
+    return out
+
+
+def normal_interval(center: np.ndarray, var: np.ndarray, ci: float, clip: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``center -/+ z_{(1+ci)/2} * sqrt(var)``, optionally clipped."""
+    from scipy.stats import norm
+
+    z = float(norm.ppf(0.5 + ci / 2.0))
+    with np.errstate(invalid="ignore"):
+        half = z * np.sqrt(np.maximum(var, 0.0))
+    lo, hi = center - half, center + half
+    if clip is not None:
+        lo, hi = np.clip(lo, *clip), np.clip(hi, *clip)
+    return lo, hi
+
+
+def z_test(diff: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """Two-sided normal p-value of ``diff / sqrt(var)`` (1 when both are 0)."""
+    from scipy.stats import norm
+
+    diff = np.asarray(diff, dtype=np.float64)
+    se = np.sqrt(np.maximum(np.asarray(var, dtype=np.float64), 0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = 2.0 * norm.sf(np.abs(diff) / se)
+    p = np.where((se == 0) & (diff == 0), 1.0, p)
+    return np.where(np.isfinite(diff) & np.isfinite(se), p, np.nan)
+
+
+def delong_report(
+    ev: Any, out: pd.DataFrame, auc_names: list[str], by_cols: list[Hashable], *, ci: float, func: str = "report"
+) -> pd.DataFrame:
+    """Add ``<auc>_low``, ``<auc>_high`` after every global-AUC column of a report."""
+    scores = list(ev.scores)
+    moments = segment_moments(ev, scores, by_cols, func)
+    var = {key: np.diag(delong_from_moments(G)[1]) for key, G in moments.items()}
+    keys = [tuple(k[:-1]) if by_cols else () for k in out.index] if by_cols else [()] * len(out)
+    models = [k[-1] for k in out.index] if by_cols else list(out.index)
+    v = np.array([var[key][scores.index(model)] for key, model in zip(keys, models)])
+    result = out.copy()
+    cols: list[Hashable] = []
+    for col in out.columns:
+        cols.append(col)
+        if col in auc_names:
+            lo, hi = normal_interval(out[col].to_numpy(dtype=np.float64), v, ci, clip=(0.0, 1.0))
+            result[f"{col}_low"], result[f"{col}_high"] = lo, hi
+            cols += [f"{col}_low", f"{col}_high"]
+    result = result[cols]
+    result.attrs = dict(out.attrs)
+    return result
+
+
+def delong_compare(
+    ev: Any, scores: list[Hashable], by_cols: list[Hashable], func: str = "compare"
+) -> dict[tuple, tuple[np.ndarray, np.ndarray]]:
+    """Per segment key (``()`` without segments): the AUCs of ``scores`` and their covariance."""
+    return {key: delong_from_moments(G) for key, G in segment_moments(ev, scores, by_cols, func).items()}
