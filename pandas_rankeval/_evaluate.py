@@ -8,6 +8,7 @@ over that ranking -> per-group values, weights and coverage -> weighted means.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +23,7 @@ from ._frame import Labels, Prepared, label_levels, prepare
 from ._progress import Progress
 from ._registry import MetricSpec
 from ._result import Coverage, warn_coverage
-from ._validation import as_columns, check_min_count, check_option, internal_error
+from ._validation import as_columns, check_column_name, check_min_count, check_option, internal_error
 
 __all__ = ["Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "WeightLike"]
 
@@ -82,12 +83,19 @@ class Options:
                 f"Got {self.threshold!r} instead."
             )
         if self.max_fpr is not None and not (
-            isinstance(self.max_fpr, (int, float)) and 0 < self.max_fpr <= 1
+            isinstance(self.max_fpr, numbers.Real)
+            and not isinstance(self.max_fpr, (bool, np.bool_))
+            and 0 < self.max_fpr <= 1
         ):
             raise ValueError(
                 f"The 'max_fpr' parameter of {f} must be a float in the range (0, 1] or None. "
                 f"Got {self.max_fpr!r} instead."
             )
+        if self.max_fpr is not None:
+            self.max_fpr = float(self.max_fpr)  # sklearn would compute in float32 for np.float32
+        for name in ("sample_weight", "tiebreak"):
+            if getattr(self, name) is not None:
+                check_column_name(getattr(self, name), name, f)
         w = self.weight
         if isinstance(w, str):
             pass  # a weight name or a column: resolved against the frame's columns
@@ -168,6 +176,26 @@ class Evaluation:
         return self._keys
 
 
+#: What each weight name means, and a callable that asks for it without the name.
+_WEIGHT_MEANINGS = {
+    "count": ("the rows of each group", "weight=lambda stats: stats['n']"),
+    "clicks": ("the relevant rows of each group", "weight=lambda stats: stats['positives']"),
+    "log1p": ("log(1 + rows) of each group", "weight=lambda stats: np.log1p(stats['n'])"),
+    "uniform": ("1 for every group", "weight=lambda stats: np.ones(len(stats))"),
+}
+
+
+def _ambiguous_weight(name: str, func: str, gcols: Sequence[Hashable] | None) -> str:
+    meaning, ask = _WEIGHT_MEANINGS[name]
+    key = (gcols[0] if len(gcols) == 1 else list(gcols)) if gcols else "group"
+    return (
+        f"The 'weight' parameter of {func} is {name!r}, which is both a weight name ({meaning}) "
+        f"and a column of the frame. For the column, pass its per-group sums, "
+        f"weight=df.groupby({key!r})[{name!r}].sum(), or rename the column; for {meaning}, "
+        f"pass {ask}."
+    )
+
+
 def _weights(
     weight: WeightLike,
     ev: Evaluation,
@@ -214,7 +242,7 @@ def _weights(
                 f"The weight Series of {func} has no value for {missing:,} of {len(keys):,} groups "
                 f"(for example {examples!r}). Index it by group key and give every group a weight."
             )
-        w = aligned.to_numpy(dtype=np.float64)
+        w = _as_weights(aligned, f"The weight Series of {func}")
     else:  # callable
         stats = pd.DataFrame(
             {"n": rk.n, "positives": rk.npos, "negatives": rk.nneg}, index=ev.keys
@@ -222,7 +250,7 @@ def _weights(
         out = weight(stats)  # type: ignore[operator,misc]
         if isinstance(out, pd.Series):
             out = out.reindex(ev.keys)
-        w = np.asarray(out, dtype=np.float64).reshape(-1)
+        w = _as_weights(out, f"The weight callable of {func}").reshape(-1)
         if w.shape[0] != rk.n_groups:
             raise ValueError(
                 f"The weight callable of {func} returned {w.shape[0]:,} values for "
@@ -237,6 +265,19 @@ def _weights(
     return w
 
 
+def _as_weights(values: Any, what: str) -> np.ndarray:
+    """Per-group weights as float64, or an error that says what was not a number."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        flat = np.asarray(values, dtype=object).reshape(-1)
+        bad = [v for v in flat if not isinstance(v, (numbers.Real, np.bool_))][:3]
+        raise TypeError(
+            f"{what} must give numbers (one weight per group); got non-numeric values such as "
+            f"{bad!r}. Convert them first, for example with pd.to_numeric."
+        ) from None
+
+
 def _coverage(
     rk: E.Ranking,
     used: np.ndarray,
@@ -247,6 +288,7 @@ def _coverage(
     only_neg: int = 0,
     filtered: int = 0,
     empty: int = 0,
+    zero_weight: int = 0,
 ) -> Coverage:
     skipped = ~used
     total_pos = float(rk.npos.sum())
@@ -263,6 +305,7 @@ def _coverage(
         rows_skipped_share=rows_skipped,
         positives_skipped_share=pos_skipped,
         n_dropped=n_dropped,
+        n_zero_weight=zero_weight,
     )
 
 
@@ -272,6 +315,22 @@ def _mean(values: np.ndarray, weights: np.ndarray, used: np.ndarray) -> float:
     if total <= 0:
         return math.nan
     return float(np.dot(w, values[used]) / total)
+
+
+def _sklearn_scores(score: np.ndarray, order: np.ndarray, rank: np.ndarray, *, plain: bool) -> np.ndarray:
+    """The scores to hand to sklearn's ``roc_auc_score``.
+
+    The scores themselves when ``plain`` and float64 holds them exactly and finite
+    (sklearn rejects infinities and would round integers above 2**53); otherwise
+    minus the dense rank of the ranking (exact for integer scores, finite for
+    infinite ones, and carrying a tie-break or the label order inside ties): the
+    same order and the same ties, hence the same AUC.
+    """
+    if plain and score.dtype.kind == "f" and np.isfinite(score).all():
+        return score
+    s = np.empty(score.shape[0], dtype=np.float64)
+    s[order] = -rank
+    return s
 
 
 def _sklearn_group_auc(
@@ -284,11 +343,9 @@ def _sklearn_group_auc(
     groups = ev.prepared.groups
     if groups is None or score_eval.order is None or score_eval.rank is None:
         raise internal_error("the sklearn engine needs group codes and the score order")
-    if opts.ties == "expected" and opts.tiebreak is None:
-        s = score
-    else:  # the ranking's own order (tie-break, label order inside ties) as the score
-        s = np.empty(score.shape[0], dtype=np.float64)
-        s[score_eval.order] = -score_eval.rank
+    s = _sklearn_scores(
+        score, score_eval.order, score_eval.rank, plain=opts.ties == "expected" and opts.tiebreak is None
+    )
     codes = groups.codes
     by_group = np.argsort(codes, kind="stable")
     sorted_codes = codes[by_group]
@@ -324,28 +381,30 @@ def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> Group
     sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
     npos = int(rel.sum())
     nrows = rel.shape[0]
-    if se.order is None or se.rank is None:  # no row order needed: search the sorted negatives
+    both = 0 < npos < nrows
+    # with sample weights, one class may weigh 0 in total: no weighted pair, no AUC
+    zero_weight = both and sw is not None and not (sw[rel].sum() > 0 and sw[~rel].sum() > 0)
+    if zero_weight:
+        value = math.nan
+    elif se.order is None or se.rank is None:  # no row order needed: search the sorted negatives
         u, wp, wn = E.global_auc_by_search(score, rel, opts.ties)  # type: ignore[arg-type]
         value = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
-    elif opts.max_fpr is not None and 0 < npos < nrows:
+    elif opts.max_fpr is not None and both:
         from sklearn.metrics import roc_auc_score
 
-        if opts.ties == "expected" and opts.tiebreak is None:
-            s = score
-        else:
-            s = np.empty(nrows)
-            s[se.order] = -se.rank
+        s = _sklearn_scores(score, se.order, se.rank, plain=opts.ties == "expected" and opts.tiebreak is None)
         value = float(roc_auc_score(rel, s, sample_weight=sw, max_fpr=opts.max_fpr))
     else:
         u, wp, wn = E.global_auc(se.order, se.rank, rel, sw)
         value = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
-    ok = 0 < npos < nrows
+    ok = both and not zero_weight
     cov = Coverage(
         n_rows=nrows,
         n_groups=1,
         n_used=int(ok),
         n_only_pos=int(npos == nrows),
         n_only_neg=int(npos == 0),
+        n_zero_weight=int(zero_weight),
         rows_skipped_share=0.0 if ok else 1.0,
         positives_skipped_share=0.0 if ok or not npos else 1.0,
         n_dropped=ev.prepared.n_dropped,
@@ -369,7 +428,10 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     if spec.kind == "gauc":
         has_both = (rk.npos > 0) & (rk.nneg > 0)
         passes = (rk.n >= opts.min_size) & (rk.npos >= opts.min_pos) & (rk.nneg >= opts.min_neg)
-        used = has_both & passes
+        # with sample weights, a group whose relevant (or non-relevant) rows weigh 0 in
+        # total has no weighted pair: its AUC is undefined, so it is skipped (own reason)
+        weighted = (rk.wpos > 0) & (rk.wneg > 0) if rk.wpos is not None and rk.wneg is not None else True
+        used = has_both & passes & weighted
         if opts.engine == "sklearn" or opts.max_fpr is not None:
             values = _sklearn_group_auc(ev, se, used, score)
         else:
@@ -384,18 +446,21 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
             only_pos=int(((rk.npos > 0) & (rk.nneg == 0)).sum()),
             only_neg=int((rk.npos == 0).sum()),
             filtered=int((has_both & ~passes).sum()),
+            zero_weight=int((has_both & passes & ~used).sum()),
         )
         return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
 
-    # list metrics
+    # list metrics: one rule for every one of them, NDCG included. A row is relevant when
+    # its label is > 0 (or >= threshold); a group is empty when it has no relevant row.
+    empty = npos == 0
     if spec.kind == "ndcg":
         dcg = E.dcg_per_group(rk, k)
         idcg = _idcg(ev, rk, k)
-        empty = idcg <= 0
         with np.errstate(invalid="ignore", divide="ignore"):
-            values = dcg / idcg
+            # IDCG = 0 in a group with relevant rows (threshold <= 0 makes label-0 rows
+            # relevant, and they gain nothing): every ordering is ideal, NDCG = 1
+            values = np.where(idcg > 0, dcg / idcg, 1.0)
     else:
-        empty = npos == 0
         with np.errstate(invalid="ignore", divide="ignore"):
             if spec.kind == "mrr":
                 values = E.rr_per_group(rk, k)
@@ -429,9 +494,15 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
 def _gains(ev: Evaluation) -> np.ndarray:
     """Gain of each label level; levels below the relevance threshold gain nothing."""
     v = ev.labels.values
-    g = np.exp2(v) - 1.0 if ev.options.gain == "exp2" else v.astype(np.float64)
+    with np.errstate(over="ignore"):
+        g = np.exp2(v) - 1.0 if ev.options.gain == "exp2" else v.astype(np.float64)
     if ev.options.threshold is not None:
-        g = np.where(v >= ev.options.threshold, g, 0.0)
+        g = np.where(np.arange(v.shape[0]) >= ev.labels.rel_level, g, 0.0)
+    if not np.isfinite(g).all():  # 2**label overflows float64 from label 1024 on
+        raise ValueError(
+            f"{ev.options.func}: gain='exp2' overflows for labels >= 1024 (2**label - 1 is beyond "
+            f"float64); the largest label is {v.max():.6g}. Pass gain='linear', or rescale the labels."
+        )
     return g
 
 
@@ -440,15 +511,24 @@ def _idcg(ev: Evaluation, rk: E.Ranking, k: int | None) -> np.ndarray:
     cache_key = f"idcg@{k}"
     if cache_key not in ev.group_stats:
         longest = int(rk.n.max())
+        gains = _gains(ev)
         if rk.level_counts is not None:
-            idcg = E.idcg_from_counts(rk.level_counts, _gains(ev), longest, k)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                idcg = E.idcg_from_counts(rk.level_counts, gains, longest, k)
         else:  # too many (group, level) cells to count densely: sort them instead
             groups = ev.prepared.groups
             if groups is None:  # pragma: no cover - list metrics always have groups
                 raise RuntimeError("NDCG needs group codes")
             if ev.ideal is None:
                 ev.ideal = E.build_ideal(groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels)
-            idcg = E.idcg_per_group(ev.ideal, _gains(ev), rk.n_groups, longest, k)
+            with np.errstate(over="ignore", invalid="ignore"):
+                idcg = E.idcg_per_group(ev.ideal, gains, rk.n_groups, longest, k)
+        if not np.isfinite(idcg).all():  # a sum of large gains beyond float64
+            raise ValueError(
+                f"{ev.options.func}: the ideal DCG of {int((~np.isfinite(idcg)).sum()):,} groups overflows "
+                f"float64 (gain={ev.options.gain!r}, largest label {ev.labels.values.max():.6g}). "
+                "Pass gain='linear', or rescale the labels."
+            )
         ev.group_stats[cache_key] = idcg
     return ev.group_stats[cache_key]
 
@@ -502,7 +582,7 @@ def evaluate(
     """Run the pipeline for every score column and every metric."""
     opts = options.check()
     func = opts.func
-    gcols = as_columns(group, "group", func) if group is not None else None
+    gcols = as_columns(group, "group", func, df) if group is not None else None
     need_groups = any(s.info.grouped for s in specs)
     if need_groups and gcols is None:
         raise ValueError(
@@ -513,6 +593,8 @@ def evaluate(
     if opts.sample_weight is not None:
         numeric_extra.append(opts.sample_weight)
     w = opts.weight
+    if isinstance(w, str) and w in WEIGHT_NAMES and isinstance(df, pd.DataFrame) and w in df.columns:
+        raise ValueError(_ambiguous_weight(w, func, gcols))
     if isinstance(w, str) and w not in WEIGHT_NAMES:
         if w not in df.columns:
             import difflib

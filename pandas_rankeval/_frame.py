@@ -7,6 +7,7 @@ are dropped from the arrays, not from the frame.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
@@ -14,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import (
+    check_column_name,
     check_columns,
     check_frame,
     missing_mask,
@@ -136,26 +138,46 @@ def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels
 
     With ``graded=False`` only relevance matters: two levels (0 = not relevant,
     1 = relevant). With ``graded=True`` every distinct label is its own level, as
-    NDCG needs.
+    NDCG needs. Integer labels are compared as integers (exact beyond 2**53).
     """
-    rel = (y > 0) if threshold is None else (y >= threshold)
+    integer = y.dtype.kind in "iu"
+    if integer:
+        # y > 0 is y >= 1 and y >= t is y >= ceil(t): integer comparisons, exact at any size
+        info = np.iinfo(y.dtype)
+        bound = 1 if threshold is None else math.ceil(threshold)
+        if bound > info.max:
+            rel = np.zeros(y.shape[0], dtype=bool)
+        else:
+            rel = y >= y.dtype.type(max(bound, int(info.min)))
+    else:
+        rel = (y > 0) if threshold is None else (y >= threshold)
     if not graded:
         return Labels(rel.view(np.uint8), np.array([0.0, 1.0]), 1)
-    lo, hi = float(y.min()), float(y.max())
-    if y.dtype.kind in "iu" and hi - lo < 4096:
-        values = np.arange(lo, hi + 1.0)
-        level = y.astype(np.int64)
-        level -= int(lo)
-    elif y.dtype.kind == "f" and hi - lo < 4096 and np.all(y == np.round(y)):
-        values = np.arange(lo, hi + 1.0)
-        level = (y - lo).astype(np.int64)
+    if integer:
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo < 4096:
+            level = (y - y.dtype.type(lo)).astype(np.int64)  # in [0, hi - lo]: no overflow
+            values = float(lo) + np.arange(hi - lo + 1, dtype=np.float64)
+            rel_level = min(max(bound - lo, 0), hi - lo + 1)
+        else:
+            exact, level = np.unique(y, return_inverse=True)
+            level = level.astype(np.int64)
+            values = exact.astype(np.float64)  # only gains read these; relevance stays exact
+            rel_level = (
+                exact.shape[0] if bound > hi else int(np.searchsorted(exact, y.dtype.type(max(bound, lo)), side="left"))
+            )
     else:
-        values, level = np.unique(y, return_inverse=True)
-        level = level.astype(np.int64)
-    if threshold is None:
-        rel_level = int(np.searchsorted(values, 0.0, side="right"))
-    else:
-        rel_level = int(np.searchsorted(values, threshold, side="left"))
+        lo_f, hi_f = float(y.min()), float(y.max())
+        if hi_f - lo_f < 4096 and max(abs(lo_f), abs(hi_f)) < 2.0**52 and np.all(y == np.round(y)):
+            values = np.arange(lo_f, hi_f + 1.0)
+            level = (y - lo_f).astype(np.int64)
+        else:
+            values, level = np.unique(y, return_inverse=True)
+            level = level.astype(np.int64)
+        if threshold is None:
+            rel_level = int(np.searchsorted(values, 0.0, side="right"))
+        else:
+            rel_level = int(np.searchsorted(values, threshold, side="left"))
     dtype = np.uint8 if values.shape[0] <= 256 else np.int64
     return Labels(level.astype(dtype), values, rel_level)
 
@@ -205,6 +227,23 @@ def prepare(
     """
     check_frame(df, func)
     gcols = list(group) if group is not None else []
+    check_column_name(label, "label", func, df)
+    for s in scores:
+        check_column_name(s, "scores", func, df)
+    repeated = [s for s in dict.fromkeys(scores) if list(scores).count(s) > 1]
+    if repeated:
+        raise ValueError(
+            f"The 'scores' parameter of {func} names a column more than once: {repeated!r}. "
+            "Name each score column once."
+        )
+    # group keys (and segments) may be index levels, as in DataFrame.groupby: they become
+    # columns of a new frame (the caller's frame is not touched)
+    levels = [
+        c for c in dict.fromkeys([*gcols, *segment])
+        if c not in df.columns and c is not None and c in [n for n in df.index.names if n is not None]
+    ]
+    if levels:
+        df = df.reset_index(level=levels)
     cols = [*gcols, label, *scores, *numeric_extra, *key_extra, *segment]
     check_columns(df, cols)
 
@@ -233,8 +272,8 @@ def prepare(
         )
     score_arrays = {}
     for s in scores:
-        arr = numeric_values(df[s], s, "score", keep_float32=True)
-        if np.isnan(arr).any():  # NaN produced by conversion cannot happen; guard anyway
+        arr = numeric_values(df[s], s, "score", keep_float32=True, keep_int64=True)
+        if arr.dtype.kind == "f" and np.isnan(arr).any():  # NaN produced by conversion cannot happen; guard anyway
             raise ValueError(f"Column {s!r} (score) has NaN values after conversion.")
         score_arrays[s] = arr
     extra: dict[Hashable, np.ndarray] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 __all__ = ["MetricSpec", "METRICS", "parse_metric", "parse_metrics", "valid_names"]
@@ -99,6 +99,11 @@ def parse_metrics(names: str | Sequence[str]) -> list[MetricSpec]:
     """Parse a list of names, keeping order and dropping repeats."""
     if isinstance(names, str):
         names = [names]
+    if names is None or isinstance(names, (bytes, dict)) or not isinstance(names, Iterable):
+        raise TypeError(
+            "The 'metrics' parameter must be a metric name or a list of names, such as "
+            f"metrics=['gauc', 'ndcg@10']. Got {names!r} instead."
+        )
     specs = [parse_metric(n) for n in names]
     if not specs:
         raise ValueError("Give at least one metric, such as metrics=['gauc', 'ndcg@10'].")

@@ -53,6 +53,9 @@ class Coverage:
         (AUC-type metrics).
     n_filtered : int
         Groups skipped by ``min_size`` / ``min_pos`` / ``min_neg``.
+    n_zero_weight : int
+        Groups skipped because the ``sample_weight`` of their relevant rows, or of
+        their non-relevant rows, sums to 0: their AUC is undefined (AUC-type metrics).
     n_empty : int
         Groups with no relevant row (list metrics); they count as 0 under
         ``empty="zero"`` and are left out under ``empty="skip"``.
@@ -72,6 +75,7 @@ class Coverage:
     rows_skipped_share: float = 0.0
     positives_skipped_share: float = 0.0
     n_dropped: int = 0
+    n_zero_weight: int = 0
 
     @property
     def n_skipped(self) -> int:
@@ -93,6 +97,7 @@ class Coverage:
             (self.n_only_neg, "no positive"),
             (self.n_only_pos, "no negative"),
             (self.n_filtered, "filtered"),
+            (self.n_zero_weight, "zero sample weight"),
             (self.n_empty, "no relevant row"),
         ):
             if count:

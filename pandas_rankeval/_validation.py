@@ -7,6 +7,7 @@ message that names the column or parameter, the count and the fix.
 from __future__ import annotations
 
 import difflib
+import math
 import numbers
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
@@ -22,6 +23,9 @@ __all__ = [
     "check_k",
     "check_min_count",
     "as_columns",
+    "check_column_name",
+    "check_seed",
+    "check_n_boot_for_level",
     "missing_mask",
     "numeric_values",
 ]
@@ -45,19 +49,74 @@ def check_frame(df: Any, func: str) -> pd.DataFrame:
     return df
 
 
-def as_columns(value: Hashable | Sequence[Hashable], param: str, func: str) -> list[Hashable]:
-    """Normalize a column or a list of columns to a non-empty list."""
-    if isinstance(value, (list, tuple)):
+def _is_column(df: pd.DataFrame | None, value: Any) -> bool:
+    """``value`` is exactly one column's name in ``df`` (a tuple may name a column)."""
+    if df is None:
+        return False
+    try:
+        return value in df.columns and isinstance(df.columns.get_loc(value), int)
+    except (TypeError, KeyError, ValueError):
+        return False
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, pd.Series):
+        return f"a pandas Series (named {value.name!r})" if value.name is not None else "a pandas Series"
+    if isinstance(value, (pd.DataFrame, np.ndarray, pd.Index)):
+        return f"a {type(value).__name__}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_column_name(value: Any, param: str, func: str, df: pd.DataFrame | None = None) -> Hashable:
+    """A parameter that takes one column: a hashable name, not the column's values."""
+    if isinstance(value, (list, tuple)) and not _is_column(df, value):
+        fix = f"Pass {param}={value[0]!r}" if len(value) == 1 else "Name one column"
+        if param == "score":
+            fix += ", or use report(..., scores=[...]) for several score columns"
+        raise TypeError(
+            f"The '{param}' parameter of {func} takes one column name; got {_describe(value)}. {fix}."
+        )
+    if isinstance(value, (pd.Series, pd.DataFrame, np.ndarray, pd.Index)) or not isinstance(value, Hashable) or value is None:
+        hint = (
+            f" Pass the column's name instead: {param}={value.name!r}."
+            if isinstance(value, pd.Series) and value.name is not None
+            else " Add the values to the frame as a column and pass its name."
+        )
+        raise TypeError(
+            f"The '{param}' parameter of {func} must be a column name; got {_describe(value)}.{hint}"
+        )
+    return value
+
+
+def as_columns(
+    value: Hashable | Sequence[Hashable], param: str, func: str, df: pd.DataFrame | None = None
+) -> list[Hashable]:
+    """Normalize a column or a list of columns to a non-empty list.
+
+    A tuple is a list of columns unless it is itself the name of a column of ``df``
+    (MultiIndex columns, tuple names), as in ``pandas.DataFrame.groupby``.
+    """
+    if isinstance(value, tuple) and _is_column(df, value):
+        cols: list[Hashable] = [value]
+    elif isinstance(value, (list, tuple)):
         cols = list(value)
-    elif isinstance(value, Hashable) and value is not None:
+    elif isinstance(value, Hashable) and value is not None and not isinstance(value, (pd.Series, pd.Index)):
         cols = [value]
     else:
         raise TypeError(
             f"The '{param}' parameter of {func} must be a column name or a list of column "
-            f"names. Got {value!r} instead."
+            f"names. Got {_describe(value)} instead."
         )
     if not cols:
         raise ValueError(f"The '{param}' parameter of {func} must name at least one column.")
+    for c in cols:
+        if isinstance(c, (pd.Series, pd.DataFrame, np.ndarray, pd.Index, list)) or not isinstance(c, Hashable):
+            raise TypeError(
+                f"The '{param}' parameter of {func} must be a column name or a list of column "
+                f"names; one item is {_describe(c)}. Add the values to the frame as a column "
+                "and pass its name."
+            )
     return cols
 
 
@@ -66,6 +125,23 @@ def check_columns(df: pd.DataFrame, columns: Iterable[Hashable]) -> None:
     wanted = list(dict.fromkeys(columns))
     missing = [c for c in wanted if c not in df.columns]
     if not missing:
+        for c in wanted:
+            loc = df.columns.get_loc(c)
+            if isinstance(loc, int):
+                continue
+            count = int(np.asarray(loc).sum()) if not isinstance(loc, slice) else len(range(*loc.indices(len(df.columns))))
+            if isinstance(df.columns, pd.MultiIndex) and not (isinstance(c, tuple) and len(c) == df.columns.nlevels):
+                example = df.columns[df.columns.get_locs([c] if not isinstance(c, tuple) else list(c))[0]]
+                raise ColumnNotFoundError(
+                    f"Column {c!r} names {count:,} columns of the MultiIndex columns, not one. Name one "
+                    f"column with a tuple of every level, such as {example!r}, or flatten the columns "
+                    "first (df.columns = ['_'.join(map(str, c)) for c in df.columns])."
+                )
+            raise ValueError(
+                f"Column {c!r} appears {count:,} times in the frame, so it does not name one column. "
+                "Rename or drop the duplicates first, for example "
+                "df.loc[:, ~df.columns.duplicated()]."
+            )
         return
     available = [str(c) for c in df.columns]
     hints = []
@@ -125,13 +201,16 @@ def numeric_values(
     *,
     keep_float32: bool = False,
     keep_int: bool = False,
+    keep_int64: bool = False,
 ) -> np.ndarray:
     """The values of a numeric or bool column as a numpy array.
 
     Missing values must have been handled before (see :func:`missing_mask`).
     ``keep_float32`` keeps float32 scores as they are (sorting them is exact);
     ``keep_int`` keeps integer and bool columns as (small) integers, which is all
-    labels need; everything else becomes float64.
+    labels need; ``keep_int64`` keeps 64-bit integer columns (numpy or nullable)
+    as int64 / uint64, which float64 would round above 2**53 (scores are ranked
+    exactly as stored); everything else becomes float64.
     """
     dtype = series.dtype
     if pd.api.types.is_bool_dtype(dtype):
@@ -144,6 +223,10 @@ def numeric_values(
         )
     if keep_float32 and dtype == np.float32:
         return series.to_numpy()
+    if keep_int64 and pd.api.types.is_integer_dtype(dtype):
+        numpy_dtype = np.dtype(getattr(dtype, "numpy_dtype", dtype))
+        if numpy_dtype.itemsize == 8:  # smaller integers are exact in float64
+            return series.to_numpy(dtype=numpy_dtype)
     if keep_int and pd.api.types.is_integer_dtype(dtype):
         numpy_dtype = getattr(dtype, "numpy_dtype", dtype)  # nullable Int8 -> int8
         return series.to_numpy(dtype=numpy_dtype)
@@ -165,3 +248,31 @@ def missing_values_error(counts: dict[Hashable, int]) -> ValueError:
         f"(NaN/None){also}. Pass nan_policy='omit' to drop those rows "
         "(the count is reported with the result), or fill them first."
     )
+
+
+def check_seed(seed: Any, func: str) -> Any:
+    """A seed for :func:`numpy.random.default_rng`: None, an int >= 0, or a numpy Generator,
+    BitGenerator or SeedSequence."""
+    if seed is None or isinstance(seed, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)):
+        return seed
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)) and seed >= 0:
+        return seed
+    raise ValueError(
+        f"The 'seed' parameter of {func} must be an int in the range [0, inf), None, or a numpy "
+        f"Generator / SeedSequence. Got {seed!r} instead."
+    )
+
+
+def check_n_boot_for_level(n_boot: int, ci: float, func: str) -> None:
+    """A percentile interval at level ``ci`` needs at least 1 / (1 - ci) replicates.
+
+    With fewer, its ends are the extreme replicates (with one, a single replicate
+    is the whole "interval", which need not contain the estimate).
+    """
+    needed = math.ceil(1.0 / (1.0 - ci) - 1e-9)
+    if n_boot < needed:
+        raise ValueError(
+            f"The 'n_boot' parameter of {func} is {n_boot:,}, too few for a {ci:.0%} interval: a "
+            f"percentile interval at level ci needs at least 1 / (1 - ci) = {needed:,} bootstrap "
+            "replicates (1,000 or more is usual). Raise n_boot or lower ci."
+        )

@@ -27,7 +27,7 @@ from ._stats import (
 from ._delong import METHOD as DELONG_METHOD
 from ._delong import TEST as DELONG_TEST
 from ._delong import delong_compare, delong_unavailable, normal_interval, z_test
-from ._validation import as_columns, check_option, internal_error
+from ._validation import as_columns, check_n_boot_for_level, check_option, check_seed, internal_error
 
 __all__ = ["compare"]
 
@@ -215,7 +215,7 @@ def compare(
     True
     """
     func = "compare"
-    score_cols = as_columns(scores, "scores", func)
+    score_cols = as_columns(scores, "scores", func, df if isinstance(df, pd.DataFrame) else None)
     if len(set(score_cols)) != len(score_cols):
         dup = sorted({str(s) for s in score_cols if score_cols.count(s) > 1})
         raise ValueError(f"The 'scores' parameter of {func} names a column more than once: {dup}.")
@@ -232,18 +232,21 @@ def compare(
     ci = check_level(ci, "ci", func)
     alpha = check_level(alpha, "alpha", func)
     n_boot = check_n_boot(n_boot, func)
+    check_seed(seed, func)
     check_option(method, "method", func, METHODS)
     specs = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
     check_option(auc_method, "auc_method", func, AUC_METHODS)
     no_delong = delong_unavailable(ties)
     use_delong = auc_method == "delong" and no_delong is None
+    if any(not (use_delong and s.kind == "auc") for s in specs):  # a bootstrapped interval
+        check_n_boot_for_level(n_boot, ci, func)
     if method == "randomization" and not use_delong and any(s.kind == "auc" for s in specs):
         raise ValueError(
             "Global AUC has no group-level randomization test (it is not a sum over groups); "
             "use auc_method='delong' (needs ties='expected'), method='auto' (a paired bootstrap "
             "test for 'auc') or method='bootstrap'."
         )
-    by_cols = as_columns(by, "by", func) if by is not None else []
+    by_cols = as_columns(by, "by", func, df if isinstance(df, pd.DataFrame) else None) if by is not None else []
     opts = Options(
         func, ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]

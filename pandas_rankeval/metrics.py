@@ -17,7 +17,7 @@ import pandas as pd
 from ._evaluate import Options, WeightLike, evaluate, warn_if_needed
 from ._registry import MetricSpec, parse_metrics
 from ._result import MetricResult
-from ._validation import check_k
+from ._validation import check_column_name, check_k
 
 __all__ = [
     "auc",
@@ -46,6 +46,7 @@ def _one(
     score: Hashable,
     options: Options,
 ) -> MetricResult:
+    check_column_name(score, "score", options.func, df if isinstance(df, pd.DataFrame) else None)
     ev = evaluate(df, group=group, label=label, scores=[score], specs=[spec], options=options)
     gv = ev.scores[score].metrics[spec.name]
     warn_if_needed(gv, options.func)
@@ -121,7 +122,7 @@ def gauc(
     group: GroupLike,
     label: Hashable,
     score: Hashable,
-    weight: WeightLike = "count",
+    weight: WeightLike = None,
     min_size: int | None = None,
     min_pos: int | None = None,
     min_neg: int | None = None,
@@ -144,11 +145,14 @@ def gauc(
         The user, query or session.
     label, score : column
         Relevance (> 0 or >= ``threshold`` is relevant) and the model's score.
-    weight : {"count", "clicks", "log1p", "uniform"}, column, Series or callable, default="count"
+    weight : {"count", "clicks", "log1p", "uniform"}, column, Series or callable, optional
         Group weights: rows, relevant rows, ``log(1 + rows)``, 1, the per-group
         sum of a column, a Series indexed by group key, or a callable that takes
         the per-group statistics frame (columns ``n``, ``positives``,
         ``negatives``, indexed by group key) and returns one weight per group.
+        None (the default) is "count". A name that is also a column of ``df``
+        (say a column ``"count"``) is ambiguous and raises an error that shows
+        how to ask for either.
     min_size, min_pos, min_neg : int, optional
         Leave out groups with fewer rows / relevant rows / non-relevant rows.
     sample_weight : column, optional
@@ -236,8 +240,8 @@ _LIST_PARAMS = """    group : column or list of columns
     score : column
         The model's score; rank 1 is the highest score in the group."""
 
-_COMMON_PARAMS = """    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, default="uniform"
-        How groups are averaged (as in :func:`gauc`).
+_COMMON_PARAMS = """    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
     ties : {"expected", "pessimistic", "optimistic"}, default="expected"
         "expected" is the exact mean over every ordering of tied rows;
         "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
@@ -247,7 +251,10 @@ _COMMON_PARAMS = """    weight : {"uniform", "count", "clicks", "log1p"}, column
         Relevant when ``label >= threshold`` instead of ``label > 0``.
     empty : {"zero", "skip", "error"}, default="zero"
         Groups with no relevant row score 0, are left out, or raise. Their
-        count is in ``.coverage.n_empty`` either way.
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted."""
 
@@ -259,7 +266,7 @@ def mrr(
     label: Hashable,
     score: Hashable,
     k: int | None = None,
-    weight: WeightLike = "uniform",
+    weight: WeightLike = None,
     ties: Ties = "expected",
     tiebreak: Hashable | None = None,
     threshold: float | None = None,
@@ -314,9 +321,9 @@ def ndcg(
     group: GroupLike,
     label: Hashable,
     score: Hashable,
-    k: int | None = 10,
+    k: int | None = None,
     gain: Literal["exp2", "linear"] = "exp2",
-    weight: WeightLike = "uniform",
+    weight: WeightLike = None,
     ties: Ties = "expected",
     tiebreak: Hashable | None = None,
     threshold: float | None = None,
@@ -329,8 +336,10 @@ def ndcg(
     ----------
 {list_params}
         Graded labels (0, 1, 2, ...) are used as gains; negative labels are an error.
-    k : int or None, default=10
-        Cutoff; None (or k larger than a group) uses the whole group.
+    k : int or None, default=None
+        Cutoff. None (the default) is the whole list, as the metric name
+        ``"ndcg"`` in :func:`report` and sklearn's ``ndcg_score``; ``k=10`` is
+        NDCG@10, the name ``"ndcg@10"``. A k larger than a group uses the whole group.
     gain : {{"exp2", "linear"}}, default="exp2"
         ``2**label - 1`` (Burges) or ``label`` (trec_eval, sklearn).
 {common_params}
@@ -355,6 +364,8 @@ def ndcg(
     >>> df = pd.DataFrame({"q": [1, 1, 1], "rel": [0, 1, 2], "score": [3, 2, 1]})
     >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear"), 4)
     0.6199
+    >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear", k=2), 4)
+    0.2398
     """
     return _list_metric(
         "ndcg", df, group=group, label=label, score=score, k=k, allow_none=True,
@@ -371,7 +382,7 @@ def average_precision(
     score: Hashable,
     k: int | None = None,
     denominator: Literal["relevant", "min_k"] = "relevant",
-    weight: WeightLike = "uniform",
+    weight: WeightLike = None,
     ties: Ties = "expected",
     tiebreak: Hashable | None = None,
     threshold: float | None = None,
@@ -424,7 +435,7 @@ def _cutoff_metric(kind: str, summary: str, example: str):  # type: ignore[no-un
         label: Hashable,
         score: Hashable,
         k: int = 10,
-        weight: WeightLike = "uniform",
+        weight: WeightLike = None,
         ties: Ties = "expected",
         tiebreak: Hashable | None = None,
         threshold: float | None = None,
@@ -596,13 +607,13 @@ def per_group(
     a     3          1  0.5  0.5     3.0
     b     2          0  NaN  0.0     2.0
     """
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    specs = [MetricSpec("gauc", None) if s.kind == "auc" else s for s in parse_metrics(names)]
+    specs = [MetricSpec("gauc", None) if s.kind == "auc" else s for s in parse_metrics(metrics)]
     opts = Options(
         "per_group", ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
         gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
     )
+    check_column_name(score, "score", "per_group", df if isinstance(df, pd.DataFrame) else None)
     ev = evaluate(df, group=group, label=label, scores=[score], specs=specs, options=opts)
     se = ev.scores[score]
     out = pd.DataFrame(

@@ -14,7 +14,7 @@ from ._display import ResultTable, as_result_table
 from ._evaluate import Evaluation, GroupValues, Options, WeightLike, evaluate
 from ._registry import parse_metrics
 from ._result import warn_coverage
-from ._validation import as_columns, check_option, internal_error
+from ._validation import as_columns, check_n_boot_for_level, check_option, check_seed, internal_error
 
 __all__ = ["report", "segment_of_groups"]
 
@@ -183,18 +183,23 @@ def report(
     """
     func = "report"
     specs = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
-    score_cols = as_columns(scores, "scores", func)
-    by_cols = as_columns(by, "by", func) if by is not None else []
+    score_cols = as_columns(scores, "scores", func, df if isinstance(df, pd.DataFrame) else None)
+    by_cols = as_columns(by, "by", func, df if isinstance(df, pd.DataFrame) else None) if by is not None else []
     opts = Options(
         func, ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
         gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
     )
-    if ci is not None and not (isinstance(ci, float) and 0 < ci < 1):
-        raise ValueError(
-            f"The 'ci' parameter of report must be a float in the range (0, 1) or None. Got {ci!r} instead."
-        )
     check_option(auc_method, "auc_method", func, ("delong", "bootstrap"))
+    if ci is not None:
+        from ._delong import delong_unavailable
+        from ._stats import check_level, check_n_boot
+
+        ci = check_level(ci, "ci", func)
+        check_seed(seed, func)
+        delong_auc = auc_method == "delong" and delong_unavailable(ties) is None
+        if any(not (delong_auc and s.kind == "auc") for s in specs):  # a metric is bootstrapped
+            check_n_boot_for_level(check_n_boot(n_boot, func), ci, func)
     need_rows = bool(by_cols) or ci is not None
     ev = evaluate(
         df, group=group, label=label, scores=score_cols, specs=specs, options=opts,
@@ -225,7 +230,7 @@ def report(
     else:
         for s in score_cols:
             rows.append(_rows(ev, s, names, None, None))
-        idx = pd.Index(score_cols, name="model")
+        idx = pd.Index(score_cols, name="model", tupleize_cols=False)  # tuple names stay names
     out = pd.DataFrame(rows, index=idx)
     if ci is not None:
         from ._delong import METHOD, delong_report, delong_unavailable

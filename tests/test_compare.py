@@ -203,7 +203,7 @@ def test_options_pass_through(imp):
 
 def test_coverage_warning_once(imp):
     with pytest.warns(pre.CoverageWarning, match="compare: gauc:") as rec:
-        _compare(imp, n_boot=10)
+        _compare(imp, n_boot=20)
     assert len([w for w in rec if issubclass(w.category, pre.CoverageWarning)]) == 1
 
 
