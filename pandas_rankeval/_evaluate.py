@@ -22,7 +22,7 @@ from . import _engine as E
 from ._frame import Labels, Prepared, label_levels, prepare
 from ._progress import Progress
 from ._registry import MetricSpec
-from ._result import Coverage, warn_coverage
+from ._result import Coverage, coverage_problem, warn_coverage
 from ._validation import as_columns, check_column_name, check_min_count, check_option, internal_error
 
 __all__ = ["Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "WeightLike"]
@@ -289,11 +289,16 @@ def _coverage(
     filtered: int = 0,
     empty: int = 0,
     zero_weight: int = 0,
+    filtered_mask: np.ndarray | None = None,
 ) -> Coverage:
     skipped = ~used
     total_pos = float(rk.npos.sum())
     rows_skipped = float(rk.n[skipped].sum()) / max(n_rows, 1)
     pos_skipped = float(rk.npos[skipped].sum()) / total_pos if total_pos else 0.0
+    rows_filtered = pos_filtered = 0.0
+    if filtered_mask is not None and filtered:
+        rows_filtered = float(rk.n[filtered_mask].sum()) / max(n_rows, 1)
+        pos_filtered = float(rk.npos[filtered_mask].sum()) / total_pos if total_pos else 0.0
     return Coverage(
         n_rows=n_rows,
         n_groups=rk.n_groups,
@@ -306,6 +311,8 @@ def _coverage(
         positives_skipped_share=pos_skipped,
         n_dropped=n_dropped,
         n_zero_weight=zero_weight,
+        rows_filtered_share=rows_filtered,
+        positives_filtered_share=pos_filtered,
     )
 
 
@@ -408,6 +415,7 @@ def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> Group
         rows_skipped_share=0.0 if ok else 1.0,
         positives_skipped_share=0.0 if ok or not npos else 1.0,
         n_dropped=ev.prepared.n_dropped,
+        grouped=False,
     )
     one = np.ones(1)
     return GroupValues(spec, np.array([value]), np.array([ok]), one, value, cov)
@@ -447,6 +455,7 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
             only_neg=int((rk.npos == 0).sum()),
             filtered=int((has_both & ~passes).sum()),
             zero_weight=int((has_both & passes & ~used).sum()),
+            filtered_mask=has_both & ~passes,
         )
         return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
 
@@ -685,10 +694,9 @@ def evaluate(
 
 
 def warn_if_needed(gv: GroupValues, where: str) -> None:
-    """NaN with a warning when nothing was eligible; a warning when >10% of rows were skipped."""
-    cov = gv.coverage
-    if math.isnan(gv.value):
-        why = "the weights of the groups used sum to 0" if cov.n_used else "no group is eligible"
-        warn_coverage(f"{where}: {gv.spec.name} is NaN because {why} ({cov}).")
-    elif cov.alert and gv.spec.kind == "gauc":
-        warn_coverage(f"{where}: {gv.spec.name}: {cov}.")
+    """At most one :class:`CoverageWarning`: NaN because nothing was eligible, or the
+    filters dropped more than 10% of rows or positives (single-class groups never warn)."""
+    name = gv.spec.name if where == gv.spec.name else f"{where}: {gv.spec.name}"
+    problem = coverage_problem(name, gv.value, gv.coverage)
+    if problem is not None:
+        warn_coverage(problem)

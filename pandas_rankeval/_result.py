@@ -9,31 +9,81 @@ import warnings
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Coverage", "MetricResult", "CoverageWarning", "warn_coverage"]
+__all__ = ["Coverage", "MetricResult", "CoverageWarning", "warn_coverage", "warn_once", "coverage_problem"]
 
-#: Share of rows in skipped groups above which the coverage says so (metrics.md).
-SKIPPED_ROWS_ALERT = 0.10
+#: Share of rows (or of positives) dropped by the filters above which a metric warns
+#: (metrics.md: question the data before raising a threshold).
+FILTERED_ALERT = 0.10
+#: Former name, kept for code that imported it.
+SKIPPED_ROWS_ALERT = FILTERED_ALERT
 
 
 class CoverageWarning(UserWarning):
-    """A metric left out a large share of the data, or could not be computed at all."""
+    """The filters left out a large share of the data, or no group could be used.
+
+    Groups with one class only (a user who never clicks) are not a reason to warn: GAUC
+    skips them by definition, and the coverage (``result.coverage``, the table footers)
+    says how many there are. Silence the warning with the standard filters::
+
+        import warnings
+        warnings.filterwarnings("ignore", category=pandas_rankeval.CoverageWarning)
+    """
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+def _library_dirs() -> tuple[str, ...]:
+    """Directories whose frames are not the user's: this package and pandas (``df.pipe``)."""
+    dirs = [_PACKAGE_DIR]
+    pandas_mod = sys.modules.get("pandas")
+    if pandas_mod is not None and getattr(pandas_mod, "__file__", None):
+        dirs.append(os.path.dirname(os.path.abspath(pandas_mod.__file__)))  # type: ignore[arg-type]
+    return tuple(d + os.sep for d in dirs)
+
+
 def warn_coverage(message: str) -> None:
     """Issue a :class:`CoverageWarning` pointing at the user's line.
 
-    The warning is attributed to the first frame outside this package, whether the
-    metric was called directly, through ``df.rank`` or from ``report``.
+    The warning is attributed to the first frame outside this package and outside
+    pandas, whether the metric was called directly, through ``df.rank``, from
+    ``report`` or through ``df.pipe``.
     """
+    skip = _library_dirs()
     frame = sys._getframe(0)
     level = 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(skip):
         frame = frame.f_back  # type: ignore[assignment]
         level += 1
     warnings.warn(message, CoverageWarning, stacklevel=level)
+
+
+def coverage_problem(name: str, value: float, coverage: Coverage) -> str | None:
+    """Why a metric deserves a :class:`CoverageWarning`, or None.
+
+    Two reasons only (metrics.md): the value is NaN because no group (no row pair) could
+    be used, or the filters (``min_size``, ``min_pos``, ``min_neg``) dropped more than
+    10% of the rows or of the positives. Single-class groups are in the coverage, not here.
+    """
+    if value != value:  # NaN
+        if coverage.n_used and coverage.grouped:
+            why = "the weights of the groups used sum to 0"
+        elif not coverage.grouped:
+            why = "no (positive, negative) pair has weight" if coverage.n_zero_weight else "the labels hold only one class"
+        else:
+            why = "no group is eligible"
+        return f"{name} is NaN because {why} ({coverage})."
+    if coverage.alert:
+        return f"{name}: {coverage}."
+    return None
+
+
+def warn_once(where: str, metrics: list[tuple[str, float, Coverage]]) -> None:
+    """One :class:`CoverageWarning` for a call over several metrics (``report``,
+    ``compare``): every metric's problem in one message, or nothing."""
+    problems = [p for p in (coverage_problem(n, v, c) for n, v, c in metrics) if p is not None]
+    if problems:
+        warn_coverage(f"{where}: " + " ".join(problems))
 
 
 @dataclass(frozen=True)
@@ -63,6 +113,11 @@ class Coverage:
         Share of rows and of relevant rows that sit in skipped groups.
     n_dropped : int
         Rows dropped because of missing values (``nan_policy="omit"``).
+    rows_filtered_share, positives_filtered_share : float
+        Share of rows and of relevant rows in the groups that the filters
+        (``min_size`` / ``min_pos`` / ``min_neg``) dropped.
+    grouped : bool
+        False for global AUC, which pools every row: its coverage is rows, not groups.
     """
 
     n_rows: int
@@ -76,6 +131,9 @@ class Coverage:
     positives_skipped_share: float = 0.0
     n_dropped: int = 0
     n_zero_weight: int = 0
+    rows_filtered_share: float = 0.0
+    positives_filtered_share: float = 0.0
+    grouped: bool = True
 
     @property
     def n_skipped(self) -> int:
@@ -84,14 +142,23 @@ class Coverage:
 
     @property
     def alert(self) -> bool:
-        """True when more than 10% of the rows sit in skipped groups."""
-        return self.rows_skipped_share > SKIPPED_ROWS_ALERT
+        """True when the filters dropped more than 10% of the rows or of the positives."""
+        return max(self.rows_filtered_share, self.positives_filtered_share) > FILTERED_ALERT
 
     def as_dict(self) -> dict[str, Any]:
         """The coverage as a plain dict (for tables and JSON)."""
         return asdict(self)
 
     def __str__(self) -> str:
+        if not self.grouped:  # global AUC: every row in one pool
+            text = f"all {self.n_rows:,} rows pooled (no groups)"
+            if self.n_zero_weight:
+                text += "; one class has zero total sample weight, so no weighted pair"
+            elif not self.n_used:
+                text += "; only one class, so no (positive, negative) pair"
+            if self.n_dropped:
+                text += f"; {self.n_dropped:,} rows with missing values dropped"
+            return text
         parts = []
         for count, reason in (
             (self.n_only_neg, "no positive"),
@@ -114,7 +181,11 @@ class Coverage:
         if self.n_dropped:
             text += f"; {self.n_dropped:,} rows with missing values dropped"
         if self.alert:
-            text += " (more than 10% of rows skipped: check the data and filters)"
+            text += (
+                f"; the filters drop {self.rows_filtered_share:.1%} of rows and "
+                f"{self.positives_filtered_share:.1%} of positives (more than 10%: check the "
+                "data before raising a threshold)"
+            )
         return text
 
 
@@ -132,13 +203,14 @@ class MetricResult(float):
 
     Examples
     --------
-    >>> r = MetricResult(0.75, metric="auc", coverage=Coverage(n_rows=4, n_groups=1, n_used=1))
+    >>> r = MetricResult(0.75, metric="auc",
+    ...                  coverage=Coverage(n_rows=4, n_groups=1, n_used=1, grouped=False))
     >>> r
     0.75
     >>> r + 0.25
     1.0
     >>> print(r.coverage)
-    1 of 1 groups used
+    all 4 rows pooled (no groups)
     """
 
     metric: str
@@ -171,20 +243,26 @@ class MetricResult(float):
         ...                  coverage=Coverage(n_rows=10, n_groups=3, n_used=2, n_only_neg=1,
         ...                                    rows_skipped_share=0.2))
         >>> print(r.describe())
-        gauc = 0.500000 (weight='count')
-        coverage: 2 of 3 groups used, skipped: 1 no positive; skipped groups hold 20.0% of rows and 0.0% of positives (more than 10% of rows skipped: check the data and filters)
+        gauc = 0.5000 (weight='count')
+        coverage: 2 of 3 groups used, skipped: 1 no positive; skipped groups hold 20.0% of rows and 0.0% of positives
         """
         opts = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
-        return f"{self.metric} = {float(self):.6f} ({opts})\ncoverage: {self.coverage}"
+        return f"{self.metric} = {_fmt_value(float(self))} ({opts})\ncoverage: {self.coverage}"
 
     def _repr_html_(self) -> str:
         """Jupyter shows the value with its choices and coverage; ``repr`` stays the float's."""
         opts = ", ".join(f"{k}={v}" for k, v in self.params.items())
         return (
-            f"<b>{html.escape(self.metric)} = {float(self):.6g}</b>"
+            f"<b>{html.escape(self.metric)} = {_fmt_value(float(self))}</b>"
             f'<br><span style="font-size: 0.9em; color: #555">{html.escape(opts)}<br>'
             f"{html.escape(str(self.coverage))}</span>"
         )
+
+
+def _fmt_value(x: float) -> str:
+    from ._display import fmt_metric
+
+    return fmt_metric(x)
 
 
 def _rebuild(value: float, metric: str, coverage: Coverage, params: dict[str, Any]) -> MetricResult:

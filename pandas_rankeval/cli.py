@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import json
 import os
 import re
 import sys
@@ -29,9 +28,9 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from . import _display
 from ._display import (
     describe_params,
     format_table,
@@ -227,27 +226,15 @@ def _one_line(exc: BaseException | str) -> str:
 
 
 def to_json(df: pd.DataFrame, **meta: Any) -> str:
-    """Records (index levels as fields, NaN as null) with the choices of ``df.attrs``."""
-    records = json.loads(df.reset_index().to_json(orient="records", double_precision=15))
-    payload: dict[str, Any] = dict(meta)
-    for key, value in df.attrs.items():
-        payload[key] = value
-    payload["results"] = records
-    return json.dumps(payload, indent=2, default=_json_default) + "\n"
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    return str(value)
+    """Records (index levels as fields, NaN as null), the choices of ``df.attrs`` and the
+    footer lines."""
+    return _display.to_json(df, **meta)
 
 
 def render(df: pd.DataFrame, fmt: str, **meta: Any) -> str:
-    if fmt == "csv":
-        return df.to_csv()
-    if fmt == "json":
-        return to_json(df, **meta)
-    return format_table(df, fmt)
+    """The result in one output format; every format carries the same footer lines
+    (CSV: as trailing ``# `` lines, read back with ``pd.read_csv(path, comment="#")``)."""
+    return _display.render(df, fmt, **meta)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -255,26 +242,20 @@ def render(df: pd.DataFrame, fmt: str, **meta: Any) -> str:
 
 
 @contextlib.contextmanager
-def _warnings_to_stderr(coverage: bool = True) -> Iterator[None]:
+def _warnings_to_stderr() -> Iterator[None]:
     """Show each distinct warning once, as one ``pandas-rankeval: warning: ...`` line.
 
-    Coverage warnings repeat per model (the coverage depends on the labels only): the first
-    one is shown, or none when ``coverage`` is False (the output states the coverage).
+    The library issues at most one coverage warning per call (filters that drop more than
+    10% of rows or positives, or nothing usable); it is shown whatever the format, since
+    the command line is the caller here.
     """
-    from ._result import CoverageWarning
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             yield
         finally:
             seen: set[str] = set()
-            coverage_shown = not coverage
             for w in caught:
-                if issubclass(w.category, CoverageWarning):
-                    if coverage_shown:
-                        continue
-                    coverage_shown = True
                 text = _one_line(str(w.message))
                 if text not in seen:
                     seen.add(text)
@@ -351,7 +332,7 @@ def _eval(args: argparse.Namespace) -> int:
         if value is not None:
             options[name] = value
 
-    with _warnings_to_stderr(coverage=fmt in ("csv", "json")):
+    with _warnings_to_stderr():
         if args.baseline is not None:
             compare = getattr(pre, "compare", None)
             if compare is None:

@@ -12,7 +12,7 @@ from ._display import ResultTable, as_result_table
 from ._evaluate import Options, WeightLike, evaluate
 from ._progress import Progress as _Progress
 from ._registry import parse_metrics
-from ._result import warn_coverage
+from ._result import warn_once
 from ._stats import (
     bootstrap_pvalues,
     check_level,
@@ -33,7 +33,9 @@ __all__ = ["compare"]
 
 METHODS = ("auto", "randomization", "bootstrap")
 AUC_METHODS = ("delong", "bootstrap")
-COLUMNS = ["baseline", "value", "diff", "ci_low", "ci_high", "p_value", "p_holm", "significant"]
+COLUMNS = [
+    "baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm", "significant", "groups_used",
+]
 
 _RANDOMIZATION = "paired randomization test (random sign flips of the per-group differences)"
 _BOOTSTRAP = "paired bootstrap test over groups (centered replicates of the difference)"
@@ -49,6 +51,19 @@ def _ci_method(n_boot: int, strata: bool, analytic: list[str], boot_names: list[
     if not boot_names:
         return dl
     return f"{boot}; {', '.join(analytic)}: {dl}"
+
+
+def _groups_used(ev: Any, groups: np.ndarray, pairs: list[tuple[Hashable, str]], baseline: Hashable) -> np.ndarray:
+    """Groups of a stratum behind each (model, metric) row: used by both models (a group
+    metric), or all of them (global AUC pools their rows)."""
+    out = np.empty(len(pairs), dtype=np.int64)
+    for k, (m, n) in enumerate(pairs):
+        gm, gb = ev.scores[m].metrics[n], ev.scores[baseline].metrics[n]
+        if gm.spec.kind == "auc":
+            out[k] = groups.shape[0]
+        else:
+            out[k] = int((gm.used[groups] & gb.used[groups]).sum())
+    return out
 
 
 def compare(
@@ -138,15 +153,22 @@ def compare(
         per (model, metric), the baseline left out (with ``by``: the segment
         columns first), columns:
 
-        - ``baseline``, ``value``: the metric of the baseline and of the model.
-        - ``diff``: ``value - baseline``.
+        - ``baseline_value``, ``value``: the metric of the baseline and of the model.
+        - ``diff``: ``value - baseline_value``.
+        - ``lift``: the relative difference ``diff / baseline_value`` (a fraction; shown
+          in %), NaN when the baseline's value is 0.
         - ``ci_low``, ``ci_high``: the percentile bootstrap interval of ``diff``.
-        - ``p_value``: two-sided p-value of the paired test (see Notes).
+        - ``p_value``: two-sided p-value of the paired test (see Notes); shown as
+          ``< 0.001`` (a bound) at the floor ``1 / (n_boot + 1)`` of a resampling test.
         - ``p_holm``: Holm-adjusted over all rows of the table.
         - ``significant``: ``p_holm < alpha``.
+        - ``groups_used``: groups behind the row (in its segment): those both models'
+          metric uses; for global AUC, every group (their rows are pooled).
 
         ``comparison.attrs`` describes the tests, the interval, ``n_boot``, ``seed``,
-        ``alpha`` and the metric options.
+        ``alpha``, the metric options and each metric's coverage (the footer shows them).
+        ``comparison.compact()`` shows models side by side, ``comparison.summary()`` a
+        models x metrics table with significance marks.
 
     Notes
     -----
@@ -201,10 +223,11 @@ def compare(
     >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
     >>> res = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"],
     ...                   baseline="model_a", metrics=["auc", "gauc", "mrr"], n_boot=500)
-    >>> list(res.columns)
-    ['baseline', 'value', 'diff', 'ci_low', 'ci_high', 'p_value', 'p_holm', 'significant']
-    >>> res[["baseline", "value", "diff"]].round(3)
-                    baseline  value   diff
+    >>> list(res.columns)  # doctest: +NORMALIZE_WHITESPACE
+    ['baseline_value', 'value', 'diff', 'lift', 'ci_low', 'ci_high', 'p_value', 'p_holm',
+     'significant', 'groups_used']
+    >>> res[["baseline_value", "value", "diff"]].round(3)
+                    baseline_value  value   diff
     model   metric
     model_b auc        0.830  0.690 -0.140
             gauc       0.605  0.734  0.128
@@ -213,6 +236,14 @@ def compare(
     [True, True, True]
     >>> bool((res["ci_low"] <= res["diff"]).all() and (res["diff"] <= res["ci_high"]).all())
     True
+    >>> print(res.summary())  # doctest: +NORMALIZE_WHITESPACE
+                             auc      gauc       mrr
+    model
+    model_a (baseline)    0.8301    0.6054    0.2001
+    model_b             ▼ 0.6903  ▲ 0.7335  ▲ 0.2335
+    <BLANKLINE>
+    coverage: auc: all 5,806 rows pooled (no groups)
+    ...
     """
     func = "compare"
     score_cols = as_columns(scores, "scores", func, df if isinstance(df, pd.DataFrame) else None)
@@ -306,8 +337,9 @@ def compare(
                         var = cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb]
                         lo[i], hi[i] = normal_interval(diff[i], var, ci)
                         p[i] = z_test(diff[i], var)
+            used = _groups_used(ev, stratum.groups, pairs, baseline)
             if not bpairs:
-                blocks.append((base, value, diff, lo, hi, p))
+                blocks.append((base, value, diff, lo, hi, p, used))
                 continue
             point = stratum.point()
             jm = np.array([col[(m, n)] for m, n in bpairs])
@@ -328,7 +360,7 @@ def compare(
                 for k, pair in enumerate(flip_pairs):
                     p[pairs.index(pair)] = p_flip[k]
             p = np.where(np.isfinite(diff), p, np.nan)
-            blocks.append((base, value, diff, lo, hi, p))
+            blocks.append((base, value, diff, lo, hi, p, used))
     finally:
         bar.close()
 
@@ -339,7 +371,10 @@ def compare(
             order = np.arange(len(keys))
         keys = keys[order]
         blocks = [blocks[i] for i in order]
-    data = {c: np.concatenate([b[i] for b in blocks]) for i, c in enumerate(COLUMNS[:6])}
+    columns = ("baseline_value", "value", "diff", "ci_low", "ci_high", "p_value", "groups_used")
+    data = {c: np.concatenate([b[i] for b in blocks]) for i, c in enumerate(columns)}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data["lift"] = np.where(data["baseline_value"] != 0, data["diff"] / data["baseline_value"], np.nan)
     data["p_holm"] = holm(data["p_value"])
     data["significant"] = np.nan_to_num(data["p_holm"], nan=1.0) < alpha
     pair_tuples = [(m, n) for m, n in pairs]
@@ -375,9 +410,10 @@ def compare(
         "alpha": alpha,
         "multiple_testing": "Holm over all rows",
         "params": {s.name: opts.params(s) for s in specs},
+        "coverage": {n: ev.scores[baseline].metrics[n].coverage.as_dict() for n in names},
+        "table": "compare",
     }
-    for n in names:  # coverage depends on the labels only: one warning, not one per model
-        gv = ev.scores[baseline].metrics[n]
-        if gv.spec.kind == "gauc" and gv.coverage.alert:
-            warn_coverage(f"{func}: {n}: {gv.coverage}.")
-    return as_result_table(out)
+    # coverage depends on the labels only: one warning, not one per model
+    first = ev.scores[baseline].metrics
+    warn_once(func, [(n, first[n].value, first[n].coverage) for n in names])
+    return as_result_table(out, "compare")

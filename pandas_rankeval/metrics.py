@@ -16,6 +16,7 @@ import pandas as pd
 
 from ._evaluate import Options, WeightLike, evaluate, warn_if_needed
 from ._registry import MetricSpec, parse_metrics
+from ._display import ResultTable, as_result_table
 from ._result import MetricResult
 from ._validation import check_column_name, check_k
 
@@ -572,7 +573,7 @@ def per_group(
     denominator: Literal["relevant", "min_k"] = "relevant",
     empty: Empty = "zero",
     nan_policy: NanPolicy = "raise",
-) -> pd.DataFrame:
+) -> ResultTable:
     """Every requested metric for every group, indexed by group key.
 
     Parameters
@@ -590,10 +591,11 @@ def per_group(
 
     Returns
     -------
-    table : DataFrame
-        Indexed by the group key(s); columns ``n``, ``positives``, one column per
-        metric (NaN where the group is left out: one class for AUC, no relevant
-        row under ``empty="skip"``), and ``weight``.
+    table : ResultTable
+        A DataFrame indexed by the group key(s); columns ``n``, ``positives``, one
+        column per metric (NaN where the group is left out: one class for AUC, no
+        relevant row under ``empty="skip"``), and ``weight``. It prints with each
+        metric's coverage and the choices underneath (``table.attrs``).
 
     Examples
     --------
@@ -602,10 +604,14 @@ def per_group(
     >>> df = pd.DataFrame({"user": ["a", "a", "a", "b", "b"],
     ...                    "click": [1, 0, 0, 0, 0], "score": [0.2, 0.9, 0.1, 0.5, 0.4]})
     >>> pre.per_group(df, group="user", label="click", score="score", metrics=["auc", "mrr"])
-          n  positives  auc  mrr  weight
+          n positives     auc     mrr weight
     user
-    a     3          1  0.5  0.5     3.0
-    b     2          0  NaN  0.0     2.0
+    a     3         1  0.5000  0.5000      3
+    b     2         0     NaN  0.0000      2
+    <BLANKLINE>
+    coverage: auc: 1 of 2 groups used, skipped: 1 no positive; skipped groups hold 40.0% of rows and 0.0% of positives
+    coverage: mrr: 2 of 2 groups used (1 with no relevant row, scored 0)
+    choices: ties=expected; auc: weight=count; mrr: weight=uniform, empty=zero
     """
     specs = [MetricSpec("gauc", None) if s.kind == "auc" else s for s in parse_metrics(metrics)]
     opts = Options(
@@ -623,4 +629,6 @@ def per_group(
     for spec, name in zip(specs, display):
         out[name] = se.metrics[spec.name].values
     out["weight"] = se.metrics[specs[0].name].weights
-    return out
+    out.attrs["params"] = {name: opts.params(spec) for spec, name in zip(specs, display)}
+    out.attrs["coverage"] = {name: se.metrics[spec.name].coverage.as_dict() for spec, name in zip(specs, display)}
+    return as_result_table(out, "per_group")

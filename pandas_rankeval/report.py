@@ -13,7 +13,7 @@ from . import _engine as E
 from ._display import ResultTable, as_result_table
 from ._evaluate import Evaluation, GroupValues, Options, WeightLike, evaluate
 from ._registry import parse_metrics
-from ._result import warn_coverage
+from ._result import warn_once
 from ._validation import as_columns, check_n_boot_for_level, check_option, check_seed, internal_error
 
 __all__ = ["report", "segment_of_groups"]
@@ -255,11 +255,9 @@ def report(
             info["method"] = f"{info['method']} (auc too: {no_delong})"
             out.attrs["ci"] = info
     out.attrs["params"] = {name: opts.params(spec) for name, spec in zip(names, specs)}
-    out = as_result_table(out)
-    # which groups GAUC skips depends on the labels only: one warning covers every model
+    out.attrs["coverage"] = {name: ev.scores[score_cols[0]].metrics[name].coverage.as_dict() for name in names}
+    out = as_result_table(out, "report")
+    # which groups a metric uses depends on the labels only: one warning covers every model
     first = ev.scores[score_cols[0]].metrics
-    for name in names:
-        gv = first[name]
-        if gv.spec.kind == "gauc" and gv.coverage.alert:
-            warn_coverage(f"report: {name}: {gv.coverage}.")
+    warn_once(func, [(name, first[name].value, first[name].coverage) for name in names])
     return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -79,7 +80,7 @@ needs_ci = pytest.mark.skipif(not has_ci_support(), reason="report(ci=...) not a
 def test_csv_output_equals_report(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
     code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "--format", "csv"], capsys)
     assert code == 0, err
-    got = pd.read_csv(io.StringIO(out), index_col="model")
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col="model")
     expected = quiet_report(frame)
     pd.testing.assert_frame_equal(got, expected, check_dtype=False, rtol=1e-12)
     assert list(got.columns[:4]) == ["auc", "gauc", "mrr", "ndcg@10"]  # the default metrics
@@ -103,13 +104,30 @@ def test_table_output_shows_values_coverage_and_choices(csv_path: Path, frame: p
     assert err == ""
 
 
-def test_coverage_warning_once_on_stderr_for_machine_formats(csv_path: Path, capsys) -> None:
-    code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "--metrics", "gauc", "--format", "csv"], capsys)
+@pytest.mark.parametrize("fmt", ["table", "csv", "json", "markdown"])
+def test_coverage_warning_once_on_stderr_in_every_format(csv_path: Path, capsys, fmt: str) -> None:
+    # single-class users are in the coverage lines, not a warning
+    code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "--metrics", "gauc", "--format", fmt], capsys)
+    assert code == 0 and err == ""
+    # a filter that drops more than 10% of the positives: one warning line, whatever the format
+    code, out, err = run(
+        ["eval", csv_path, *GROUP, *SCORES, "--metrics", "gauc", "--min-size", "20", "--format", fmt], capsys
+    )
     assert code == 0
     warnings_ = err.strip().splitlines()
-    assert len(warnings_) == 1
-    assert warnings_[0].startswith("pandas-rankeval: warning: ") and "groups used" in warnings_[0]
+    assert len(warnings_) == 1, err
+    assert warnings_[0].startswith("pandas-rankeval: warning: report: gauc: ") and "the filters drop" in warnings_[0]
     assert "warning" not in out
+
+
+def test_coverage_warning_for_baseline(csv_path: Path, capsys) -> None:
+    code, out, err = run(
+        ["eval", csv_path, *GROUP, *SCORES, "--baseline", "model_a", "--metrics", "gauc",
+         "--min-size", "20", "--n-boot", "20"], capsys
+    )
+    assert code == 0
+    assert err.count("pandas-rankeval: warning: compare: gauc: ") == 1, err
+    assert "coverage: " in out
 
 
 def test_json_output(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
@@ -188,7 +206,7 @@ def test_describe_params_groups_shared_choices() -> None:
 def test_metric_names_and_default_cutoff(csv_path: Path, argv: list[str], columns: list[str], capsys) -> None:
     code, out, err = run(["eval", csv_path, *GROUP, "-s", "model_a", *argv, "-f", "csv"], capsys)
     assert code == 0, err
-    got = pd.read_csv(io.StringIO(out), index_col="model")
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col="model")
     assert [c for c in got.columns if c in columns] == columns
     assert not {c for c in got.columns if "@" in c or c in ("mrr", "ndcg", "map")} - set(columns)
 
@@ -196,7 +214,7 @@ def test_metric_names_and_default_cutoff(csv_path: Path, argv: list[str], column
 def test_cutoff_value_matches_library(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
     code, out, _ = run(["eval", csv_path, *GROUP, "-s", "model_b", "-m", "precision", "--k", "3", "-f", "csv"], capsys)
     assert code == 0
-    got = pd.read_csv(io.StringIO(out), index_col="model")
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col="model")
     expected = pre.precision(frame, group="user_id", label="click", score="model_b", k=3)
     assert got.loc["model_b", "precision@3"] == pytest.approx(float(expected), rel=1e-12)
 
@@ -238,7 +256,7 @@ def test_weight_column(tmp_path: Path, capsys) -> None:
     df.to_csv(path, index=False)
     code, out, err = run(["eval", path, "-g", "g", "-l", "y", "-s", "s", "-m", "gauc", "-w", "gmv", "-f", "csv"], capsys)
     assert code == 0, err
-    got = pd.read_csv(io.StringIO(out), index_col="model")
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col="model")
     # group 1: AUC 1.0, weight 6; group 2: AUC 0.0, weight 1
     assert got.loc["s", "gauc"] == pytest.approx(6 / 7)
 
@@ -246,7 +264,7 @@ def test_weight_column(tmp_path: Path, capsys) -> None:
 def test_by_segments(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
     code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "-m", "auc", "gauc", "--by", "activity", "-f", "csv"], capsys)
     assert code == 0, err
-    got = pd.read_csv(io.StringIO(out), index_col=["activity", "model"])
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col=["activity", "model"])
     expected = quiet_report(frame, metrics=["auc", "gauc"], by="activity")
     pd.testing.assert_frame_equal(got, expected, check_dtype=False, rtol=1e-12)
 
@@ -266,7 +284,7 @@ def test_nan_policy_omit(tmp_path: Path, frame: pd.DataFrame, capsys) -> None:
     df.to_csv(path, index=False)
     code, out, err = run(["eval", path, *GROUP, "-s", "model_a", "-m", "auc", "--nan-policy", "omit", "-f", "csv"], capsys)
     assert code == 0, err
-    got = pd.read_csv(io.StringIO(out), index_col="model")
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col="model")
     assert got.loc["model_a", "rows_dropped"] == 3
     assert got.loc["model_a", "auc"] == pytest.approx(
         float(pre.auc(df.dropna(subset=["model_a"]), label="click", score="model_a")), rel=1e-12
@@ -301,7 +319,7 @@ def test_parquet_input(frame: pd.DataFrame, csv_path: Path, tmp_path: Path, caps
     code, out, err = run(["eval", path, *GROUP, *SCORES, "-f", "csv"], capsys)
     assert code == 0, err
     code, from_csv, _ = run(["eval", csv_path, *GROUP, *SCORES, "-f", "csv"], capsys)
-    pd.testing.assert_frame_equal(pd.read_csv(io.StringIO(out)), pd.read_csv(io.StringIO(from_csv)))
+    pd.testing.assert_frame_equal(pd.read_csv(io.StringIO(out), comment="#"), pd.read_csv(io.StringIO(from_csv), comment="#"))
 
 
 def test_parquet_without_pyarrow(frame: pd.DataFrame, tmp_path: Path, capsys, monkeypatch) -> None:
@@ -331,7 +349,7 @@ def test_group_keys_are_text(tmp_path: Path, capsys) -> None:
     path.write_text("user,click,score\n007,1,0.9\n007,0,0.1\n7,1,0.1\n7,0,0.9\n")
     code, out, err = run(["eval", path, "-g", "user", "-l", "click", "-s", "score", "-m", "gauc", "-f", "csv"], capsys)
     assert code == 0, err
-    got = pd.read_csv(io.StringIO(out), index_col="model")
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col="model")
     assert got.loc["score", "n_groups"] == 2
     assert got.loc["score", "gauc"] == pytest.approx(0.5)
 
@@ -486,14 +504,14 @@ def test_baseline_prints_compare_table(csv_path: Path, frame: pd.DataFrame, caps
             "--n-boot", "200", "--seed", "3", "-f", "csv"]
     code, out, err = run(argv, capsys)
     assert code == 0, err
-    got = pd.read_csv(io.StringIO(out), index_col=["model", "metric"])
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col=["model", "metric"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pre.CoverageWarning)
         expected = pre.compare(
             frame, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
             metrics=["auc", "gauc"], n_boot=200, seed=3,
         )
-    for col in ("baseline", "value", "diff", "ci_low", "ci_high", "p_value", "p_holm"):
+    for col in ("baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm", "groups_used"):
         np.testing.assert_allclose(got[col].to_numpy(float), expected[col].to_numpy(float), rtol=1e-9)
     assert ("model_b", "gauc") in got.index
     # the story: model_b loses global AUC and wins GAUC
@@ -506,12 +524,14 @@ def test_baseline_table_format(csv_path: Path, capsys) -> None:
     code, out, err = run(argv, capsys)
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].split() == ["baseline", "value", "diff", "ci_low", "ci_high", "p_value", "p_holm", "significant"]
+    assert lines[0].split() == ["baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm",
+                                "significant", "groups_used"]
     assert lines[1].split() == ["model", "metric"]
     row = lines[2].split()
-    assert row[:2] == ["model_b", "gauc"] and row[-1] in ("yes", "no")
+    assert row[:2] == ["model_b", "gauc"] and row[-2] in ("yes", "no")
     assert "baseline: model_a" in lines
-    assert any(line.startswith("ci: 95% percentile paired bootstrap") for line in lines)
+    assert any(line.startswith("ci: ci_low, ci_high = 95% percentile paired bootstrap") for line in lines)
+    assert any(line.startswith("coverage: gauc: ") for line in lines)
     assert any(line.startswith("tests: gauc: paired randomization test") for line in lines)
     assert any(line.startswith("significant: p_holm < 0.05") for line in lines)
     assert any(line.startswith("choices: ties=expected") for line in lines)
@@ -545,12 +565,17 @@ def test_ci_columns(csv_path: Path, capsys) -> None:
     argv = ["eval", csv_path, *GROUP, *SCORES, "-m", "gauc", "--ci", "0.9", "--n-boot", "100", "-f", "csv"]
     code, out, err = run(argv, capsys)
     assert code == 0, err
-    got = pd.read_csv(io.StringIO(out), index_col="model")
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col="model")
     assert {"gauc_low", "gauc_high"} <= set(got.columns)
     assert (got["gauc_low"] <= got["gauc"]).all() and (got["gauc"] <= got["gauc_high"]).all()
     code, table, err = run(argv[:-2], capsys)
     assert code == 0, err
-    assert table.splitlines()[0].split()[:3] == ["gauc", "gauc_low", "gauc_high"]
+    # the table shows each interval in its estimate's cell: gauc  0.6897 [0.6402, 0.7320]
+    assert table.splitlines()[0].split()[0] == "gauc" and "gauc_low" not in table.splitlines()[0]
+    row = next(line for line in table.splitlines() if line.startswith("model_b"))
+    value, low, high = (float(x) for x in re.findall(r"\d\.\d{4}", row)[:3])
+    assert (low, value, high) == tuple(round(got.loc["model_b", c], 4) for c in ("gauc_low", "gauc", "gauc_high"))
+    assert "ci: [low, high] = 90% percentile bootstrap over groups" in table
 
 
 # --- demo -----------------------------------------------------------------------------------

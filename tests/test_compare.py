@@ -15,7 +15,8 @@ from pandas_rankeval import _stats as S
 from pandas_rankeval._evaluate import Options, evaluate
 from pandas_rankeval._registry import parse_metrics
 
-COLUMNS = ["baseline", "value", "diff", "ci_low", "ci_high", "p_value", "p_holm", "significant"]
+COLUMNS = ["baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm", "significant",
+           "groups_used"]
 
 
 @pytest.fixture(autouse=True)
@@ -50,9 +51,9 @@ def test_table_layout_and_values(imp):
     rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b", "model_c"],
                      metrics=["auc", "gauc", "mrr", "ndcg@10"])
     for (m, k), row in res.iterrows():
-        assert row["baseline"] == pytest.approx(rep.loc["model_a", k], abs=1e-12)
+        assert row["baseline_value"] == pytest.approx(rep.loc["model_a", k], abs=1e-12)
         assert row["value"] == pytest.approx(rep.loc[m, k], abs=1e-12)
-        assert row["diff"] == pytest.approx(row["value"] - row["baseline"], abs=1e-15)
+        assert row["diff"] == pytest.approx(row["value"] - row["baseline_value"], abs=1e-15)
         assert row["ci_low"] <= row["diff"] <= row["ci_high"]
         assert row["p_value"] <= row["p_holm"] <= 1.0
         if k != "auc":  # randomization p-values are multiples of 1 / (n_boot + 1); DeLong's are not
@@ -75,7 +76,7 @@ def test_renders_with_its_tests_underneath(imp):
     res = _compare(imp, scores=["model_a", "model_b"], metrics=["auc", "gauc"], n_boot=50, auc_method="bootstrap")
     text = repr(res)
     assert "baseline: model_a" in text
-    assert "ci: 95% percentile paired bootstrap over groups, 50 replicates (seed=3)" in text
+    assert "ci: ci_low, ci_high = 95% percentile paired bootstrap over groups, 50 replicates; seed=3" in text
     assert "auc: paired bootstrap test" in text and "gauc: paired randomization test" in text
     assert "significant: p_holm < 0.05 (Holm over all rows)" in text
     assert "p_value" in res.to_text()
@@ -86,7 +87,7 @@ def test_deterministic_for_a_seed(imp):
     pd.testing.assert_frame_equal(_compare(imp), res)
     other = _compare(imp, seed=4)
     assert not np.allclose(other["ci_low"], res["ci_low"])
-    pd.testing.assert_frame_equal(other[["baseline", "value", "diff"]], res[["baseline", "value", "diff"]])
+    pd.testing.assert_frame_equal(other[["baseline_value", "value", "diff", "lift"]], res[["baseline_value", "value", "diff", "lift"]])
 
 
 def test_interval_is_paired_percentile_of_the_report_replicates(imp):
@@ -187,7 +188,7 @@ def test_by_segments(imp):
                      metrics=["auc", "gauc", "mrr"], by="device")
     for (dev, m, k), row in res.iterrows():
         assert row["value"] == pytest.approx(rep.loc[(dev, m), k], abs=1e-12)
-        assert row["baseline"] == pytest.approx(rep.loc[(dev, "model_a"), k], abs=1e-12)
+        assert row["baseline_value"] == pytest.approx(rep.loc[(dev, "model_a"), k], abs=1e-12)
     assert len(res) == 3 * imp["device"].nunique()
     np.testing.assert_allclose(res["p_holm"], S.holm(res["p_value"].to_numpy()))
 
@@ -202,8 +203,14 @@ def test_options_pass_through(imp):
 
 
 def test_coverage_warning_once(imp):
-    with pytest.warns(pre.CoverageWarning, match="compare: gauc:") as rec:
+    # single-class users are part of GAUC's definition: no warning for them
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pre.CoverageWarning)
         _compare(imp, n_boot=20)
+    # filters that drop more than 10% of the positives: one warning, at this line
+    with pytest.warns(pre.CoverageWarning, match="compare: gauc: .*the filters drop") as rec:
+        _compare(imp, n_boot=20, min_size=20)
+    assert rec[0].filename == __file__
     assert len([w for w in rec if issubclass(w.category, pre.CoverageWarning)]) == 1
 
 
@@ -312,7 +319,7 @@ def test_global_auc_only_with_segments(imp):
     for (country, _, _), row in res.iterrows():
         sub = imp[imp["country"] == country]
         assert row["value"] == pytest.approx(float(pre.auc(sub, label="click", score="model_b")), abs=1e-12)
-        assert row["baseline"] == pytest.approx(float(pre.auc(sub, label="click", score="model_a")), abs=1e-12)
+        assert row["baseline_value"] == pytest.approx(float(pre.auc(sub, label="click", score="model_a")), abs=1e-12)
 
 
 def test_segments_in_the_order_of_report(imp):

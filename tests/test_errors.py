@@ -297,10 +297,11 @@ def test_errors_leave_the_frame_alone(df):
 
 def test_coverage_warnings_point_at_the_callers_line():
     df = pre.datasets.make_impressions(n_users=300)
-    with pytest.warns(pre.CoverageWarning) as record:
-        pre.gauc(df, group="user_id", label="click", score="model_a")
-        df.rank.gauc(group="user_id", label="click", score="model_a")
-        pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc"])
+    with pytest.warns(pre.CoverageWarning) as record:  # min_size=20 drops > 10% of positives
+        pre.gauc(df, group="user_id", label="click", score="model_a", min_size=20)
+        df.rank.gauc(group="user_id", label="click", score="model_a", min_size=20)
+        pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc"],
+                   min_size=20)
     assert [w.filename for w in record] == [__file__] * 3  # one warning per call, at this file
 
 

@@ -1,0 +1,231 @@
+"""One presentation layer: every output format carries the same footer, numbers are
+formatted only for display, and coverage warnings follow the reference rule."""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_rankeval as pre
+from pandas_rankeval import cli
+from pandas_rankeval._display import render
+
+
+@pytest.fixture(scope="module")
+def imp() -> pd.DataFrame:
+    return pre.datasets.make_impressions(n_users=400, seed=5)
+
+
+def _table(imp: pd.DataFrame, kind: str, by: str | None, ci: float | None) -> pd.DataFrame:
+    common = {"group": "user_id", "label": "click"}
+    if kind == "report":
+        kw = {"ci": ci, "n_boot": 60} if ci is not None else {}
+        return pre.report(imp, **common, scores=["model_a", "model_b"], metrics=["auc", "gauc", "mrr"], by=by, **kw)
+    if kind == "compare":
+        return pre.compare(imp, **common, scores=["model_a", "model_b"], baseline="model_a",
+                           metrics=["auc", "gauc", "ndcg@5"], by=by, ci=ci or 0.95, n_boot=60)
+    return pre.per_group(imp, **common, score="model_b", metrics=["auc", "mrr"])
+
+
+CASES = [
+    (kind, by, ci)
+    for kind in ("report", "compare")
+    for by in (None, "activity")
+    for ci in (None, 0.9)
+] + [("per_group", None, None)]
+
+
+@pytest.mark.parametrize(("kind", "by", "ci"), CASES)
+def test_every_format_carries_the_same_footer(imp, kind, by, ci) -> None:
+    table = _table(imp, kind, by, ci)
+    lines = table.footer()
+    # what each kind of table must state
+    assert any(line.startswith("coverage") for line in lines)
+    assert any(line.startswith("choices: ") for line in lines)
+    if ci is not None or kind == "compare":
+        assert any(line.startswith("ci: ") for line in lines)
+    if kind == "compare":
+        assert "baseline: model_a" in lines
+        assert any(line.startswith("tests: ") for line in lines)
+    # the same lines, in the same order, in every format
+    text = table.to_text()
+    assert text.rstrip("\n").endswith("\n\n" + "\n".join(lines))
+    assert repr(table).endswith("\n".join(lines))
+    markdown = table.to_markdown()
+    assert markdown.rstrip("\n").endswith("\n".join(f"- {line}" for line in lines))
+    page = table._repr_html_()
+    assert "<br>".join(html.escape(line) for line in lines) in page
+    payload = json.loads(render(table, "json"))
+    assert payload["footer"] == lines
+    csv = render(table, "csv")
+    assert [line[2:] for line in csv.splitlines() if line.startswith("# ")] == lines
+    # attrs survive (pandas 3.1 drops them in pd.DataFrame(table)): every format has them
+    assert render(table, "table") == text and render(table, "markdown") == markdown
+    # and the CSV body is the unrounded table
+    body = pd.read_csv(io.StringIO(csv), comment="#", index_col=list(range(table.index.nlevels)))
+    np.testing.assert_allclose(
+        body.select_dtypes("number").to_numpy(float),
+        pd.DataFrame(table).select_dtypes("number").to_numpy(float),
+        rtol=1e-12,
+    )
+
+
+def test_cli_formats_share_the_footer(imp, tmp_path, capsys) -> None:
+    path = tmp_path / "imp.csv"
+    imp.to_csv(path, index=False)
+    base = ["eval", str(path), "--group", "user_id", "--label", "click", "--score", "model_a", "model_b",
+            "--metrics", "auc", "gauc", "--by", "activity"]
+    outputs = {}
+    for fmt in ("table", "markdown", "json", "csv"):
+        assert cli.main([*base, "--format", fmt]) == 0
+        outputs[fmt], err = capsys.readouterr()
+        assert err == ""
+    lines = json.loads(outputs["json"])["footer"]
+    assert lines and outputs["table"].rstrip("\n").endswith("\n".join(lines))
+    assert outputs["markdown"].rstrip("\n").endswith("\n".join(f"- {line}" for line in lines))
+    assert [line[2:] for line in outputs["csv"].splitlines() if line.startswith("# ")] == lines
+
+
+# --- formatting ------------------------------------------------------------------------------
+
+
+def test_html_formats_values_and_keeps_data_unrounded(imp) -> None:
+    rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["auc", "gauc"])
+    page = rep._repr_html_()
+    gauc = float(rep.loc["model_a", "gauc"])
+    assert f">{gauc:.4f}<" in page and f"{gauc:.6f}" not in page  # 4 decimals, not pandas' 6
+    n_rows = int(rep.loc["model_a", "n_rows"])
+    assert f"{n_rows:,} rows" in page  # counts with separators, in the footer (constant columns)
+    share = float(rep.loc["model_a", "gauc_rows_skipped"])
+    assert f"{share:.1%} of rows" in page
+    assert ">n_rows<" not in page  # constant coverage columns are not repeated in the body
+    assert rep.loc["model_a", "gauc"] == gauc and not float(gauc * 1e4).is_integer()  # data unrounded
+    with pd.option_context("display.precision", 2):
+        assert f">{gauc:.2f}<" in rep._repr_html_() and f"{gauc:.2f}" in repr(rep)
+
+
+def test_html_escapes_odd_names(imp) -> None:
+    odd = imp.rename(columns={"model_a": "<b>a&b</b>", "user_id": "user <id>"})
+    rep = pre.report(odd, group="user <id>", label="click", scores=["<b>a&b</b>"], metrics=["gauc"])
+    page = rep._repr_html_()
+    assert "<b>a&b</b>" not in page and "&lt;b&gt;a&amp;b&lt;/b&gt;" in page
+
+
+def test_by_and_ci_report_fits_a_notebook(imp) -> None:
+    rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"], by="activity", ci=0.95,
+                     n_boot=50, metrics=["auc", "gauc", "mrr", "ndcg@10", "map", "precision@5", "recall@5", "hit_rate@5"])
+    page = rep._repr_html_()
+    # one cell per estimate and interval; columns wrapped into parts that fit ~120 characters
+    assert re.search(r">\d\.\d{4} \[\d\.\d{4}, \d\.\d{4}\]<", page)
+    assert ">gauc_low<" not in page
+    assert page.count("<table") >= 2
+    view = rep.compact()
+    assert list(view.columns) == ["model_a", "model_b"]
+    assert view.index.names == ["activity", "metric"] and len(view) == 3 * 8
+    lines = view.to_text().splitlines()
+    assert max(len(line) for line in lines[: len(view) + 2]) <= 120
+
+
+def test_compare_columns_lift_coverage_and_p_floor(imp) -> None:
+    res = pre.compare(imp, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
+                      metrics=["auc", "gauc", "mrr"], n_boot=99)
+    assert "baseline" not in res.columns and "baseline_value" in res.columns
+    np.testing.assert_allclose(res["lift"], res["diff"] / res["baseline_value"], rtol=1e-12)
+    gauc_used = pre.gauc(imp, group="user_id", label="click", score="model_a").coverage.n_used
+    assert res.loc[("model_b", "gauc"), "groups_used"] == gauc_used
+    assert res.loc[("model_b", "mrr"), "groups_used"] == imp["user_id"].nunique()
+    floor = 1 / 100
+    assert (res["p_value"] >= floor - 1e-15).all()
+    text = res.to_text()
+    at_floor = res["p_value"] <= floor + 1e-12
+    assert at_floor.any()
+    assert text.count("< 0.01") >= int(at_floor.sum()) and "0.0100 " not in text.split("\n\n")[0]
+    assert any(line.startswith("coverage: gauc: ") for line in res.footer())
+    assert re.search(r"[+-]\d+\.\d%", text)  # lift in %
+
+
+def test_compare_compact_and_summary(imp) -> None:
+    res = pre.compare(imp, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
+                      metrics=["auc", "gauc"], n_boot=60, by="device")
+    view = res.compact()
+    assert ("model_a (baseline)", "value") in view.columns and ("model_b", "diff [95% CI]") in view.columns
+    cell = view.iloc[0][("model_b", "diff [95% CI]")]
+    assert re.fullmatch(r"[+-]\d\.\d{4} \[[+-]\d\.\d{4}, [+-]\d\.\d{4}\]", cell)
+    summary = res.summary()
+    assert list(summary.columns) == ["auc", "gauc"]
+    assert summary.index.names == ["device", "model"]
+    assert list(summary.index.get_level_values("model")[:2]) == ["model_a (baseline)", "model_b"]
+    sig = res["significant"].to_numpy()
+    marks = [("▲" in c or "▼" in c) for c in summary.xs("model_b", level="model").to_numpy().ravel()]
+    assert marks == list(sig)
+    assert summary.footer()[-1].startswith("▲ / ▼: significantly above / below the baseline (model_a)")
+
+
+def test_global_auc_coverage_is_rows_not_one_group(imp) -> None:
+    text = str(pre.auc(imp, label="click", score="model_a").coverage)
+    assert "1 of 1" not in text and f"{len(imp):,} rows" in text
+
+
+# --- warnings --------------------------------------------------------------------------------
+
+
+def test_default_report_does_not_warn() -> None:
+    df = pre.datasets.make_impressions()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"])
+        pre.gauc(df, group="user_id", label="click", score="model_a")
+
+
+def _one_warning(record) -> warnings.WarningMessage:
+    ours = [w for w in record if issubclass(w.category, pre.CoverageWarning)]
+    assert len(ours) == 1, [str(w.message) for w in ours]
+    return ours[0]
+
+
+def test_filters_that_drop_more_than_ten_percent_warn_once_at_the_callers_line(imp) -> None:
+    kw = {"group": "user_id", "label": "click", "min_size": 20}
+    calls = {
+        "gauc": lambda: pre.gauc(imp, score="model_a", **kw),
+        "pipe": lambda: imp.pipe(pre.gauc, score="model_a", **kw),
+        "accessor": lambda: imp.rank.gauc(score="model_a", **kw),
+        "report": lambda: pre.report(imp, scores=["model_a", "model_b"], metrics=["gauc", "mrr"], **kw),
+        "compare": lambda: pre.compare(imp, scores=["model_a", "model_b"], baseline="model_a",
+                                       metrics=["gauc"], n_boot=20, **kw),
+    }
+    for name, call in calls.items():
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            call()
+        w = _one_warning(record)
+        assert w.filename == __file__, (name, w.filename)
+        message = str(w.message)
+        assert "gauc: gauc:" not in message and "the filters drop" in message, message
+    # a filter that drops little: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pre.gauc(imp, group="user_id", label="click", score="model_a", min_size=3)
+
+
+def test_no_usable_group_warns_once() -> None:
+    df = pd.DataFrame({"g": [1, 1, 2, 2], "y": [1, 1, 0, 0], "s": [0.1, 0.2, 0.3, 0.4]})
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        value = pre.report(df, group="g", label="y", scores="s", metrics=["auc", "gauc"])
+    w = _one_warning(record)
+    assert str(w.message).startswith("report: gauc is NaN because no group is eligible (0 of 2 groups used")
+    assert np.isnan(value.loc["s", "gauc"])
+
+
+def test_the_warning_can_be_silenced_with_the_standard_filter(imp) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=pre.CoverageWarning)
+        pre.gauc(imp, group="user_id", label="click", score="model_a", min_size=20)
