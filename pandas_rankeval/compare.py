@@ -337,9 +337,9 @@ def compare(
                         var = cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb]
                         lo[i], hi[i] = normal_interval(diff[i], var, ci)
                         p[i] = z_test(diff[i], var)
-            used = _groups_used(ev, stratum.groups, pairs, baseline)
+            groups_used = _groups_used(ev, stratum.groups, pairs, baseline)
             if not bpairs:
-                blocks.append((base, value, diff, lo, hi, p, used))
+                blocks.append((base, value, diff, lo, hi, p, groups_used))
                 continue
             point = stratum.point()
             jm = np.array([col[(m, n)] for m, n in bpairs])
@@ -360,7 +360,7 @@ def compare(
                 for k, pair in enumerate(flip_pairs):
                     p[pairs.index(pair)] = p_flip[k]
             p = np.where(np.isfinite(diff), p, np.nan)
-            blocks.append((base, value, diff, lo, hi, p, used))
+            blocks.append((base, value, diff, lo, hi, p, groups_used))
     finally:
         bar.close()
 

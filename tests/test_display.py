@@ -142,13 +142,17 @@ def test_compare_columns_lift_coverage_and_p_floor(imp) -> None:
     assert res.loc[("model_b", "gauc"), "groups_used"] == gauc_used
     assert res.loc[("model_b", "mrr"), "groups_used"] == imp["user_id"].nunique()
     floor = 1 / 100
-    assert (res["p_value"] >= floor - 1e-15).all()
-    text = res.to_text()
-    at_floor = res["p_value"] <= floor + 1e-12
+    resampled = res.xs("model_b", level="model")["p_value"][["gauc", "mrr"]]  # auc: DeLong, no floor
+    assert (resampled >= floor - 1e-15).all()
+    at_floor = resampled <= floor + 1e-12
     assert at_floor.any()
-    assert text.count("< 0.01") >= int(at_floor.sum()) and "0.0100 " not in text.split("\n\n")[0]
+    rows = res.to_text().split("\n\n")[0].splitlines()[2:]
+    shown = {next(t for t in line.split() if t in ("auc", "gauc", "mrr")): line for line in rows}
+    for metric, p in res.xs("model_b", level="model")["p_value"].items():
+        cell = "< 0.01" if metric != "auc" and p <= floor + 1e-12 else (f"{p:.4f}" if p >= 1e-4 else "< 0.0001")
+        assert f" {cell} " in shown[metric], (metric, shown[metric])
     assert any(line.startswith("coverage: gauc: ") for line in res.footer())
-    assert re.search(r"[+-]\d+\.\d%", text)  # lift in %
+    assert re.search(r"[+-]\d+\.\d%", res.to_text())  # lift in %
 
 
 def test_compare_compact_and_summary(imp) -> None:
