@@ -258,7 +258,7 @@ def test_compare_is_the_paired_clustered_z_test():
         row = res.loc[(s, "auc")]
         diff = auc[k] - auc[0]
         se = np.sqrt(cov[k, k] + cov[0, 0] - 2 * cov[0, k])
-        assert row["baseline"] == pytest.approx(auc[0], abs=1e-14)
+        assert row["baseline_value"] == pytest.approx(auc[0], abs=1e-14)
         assert row["value"] == pytest.approx(auc[k], abs=1e-14)
         assert row["diff"] == pytest.approx(diff, abs=1e-14)
         assert row["ci_low"] == pytest.approx(diff - z * se, abs=1e-12)
