@@ -81,7 +81,7 @@ def test_zero_weight_groups_match_sklearn_per_group():
 
 def test_global_auc_with_zero_weight_class_is_nan_with_the_reason():
     df = pd.DataFrame({"y": [1, 1, 0, 0], "s": [1.0, 2.0, 3.0, 4.0], "w": [0.0, 0.0, 1.0, 1.0]})
-    with pytest.warns(pre.CoverageWarning, match="no group is eligible"):
+    with pytest.warns(pre.CoverageWarning, match=r"auc is NaN because no \(positive, negative\) pair has weight"):
         r = pre.auc(df, label="y", score="s", sample_weight="w")
     assert np.isnan(r)
     assert r.coverage.n_zero_weight == 1
