@@ -136,6 +136,9 @@ def row_placements(
     r = rank
     if segment is not None:
         s_o = segment[order]
+        top = int(s_o.max())
+        if top < 2**16 and int(s_o.min()) >= 0:  # a stable sort of 8/16-bit keys is a radix sort
+            s_o = s_o.astype(np.uint8 if top < 2**8 else np.uint16, copy=False)
         by_seg = np.argsort(s_o, kind="stable")  # keeps the score order inside each segment
         rows, r, s_o = order[by_seg], rank[by_seg], s_o[by_seg]
     rel_o = rel[rows]
