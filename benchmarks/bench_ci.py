@@ -12,6 +12,19 @@ and prints one table with both medians, their ratio (target: ci / plain < 10) an
 bootstrap replicate. When ``report`` has no ``ci`` parameter yet, or the call raises because the
 bootstrap is not implemented, the CI row says "not available" and the script exits 0.
 
+Then (issue 11, global AUC inference) on the same table with 2 models x 8 metrics
+(``auc, gauc, mrr, ndcg@10, map@10, precision@10, recall@10, hit_rate@10``), timed in
+interleaved rounds:
+
+- plain8:   ``report(...)`` without intervals
+- ci8:      ``report(..., ci=0.95, n_boot=1000)`` (global AUC by clustered DeLong, the default)
+- compare8: ``compare(..., baseline="model_a", n_boot=1000)`` (the same default)
+- and, for information, both with ``auc_method="bootstrap"`` (the group bootstrap of global AUC)
+
+Targets: ci8 / plain8 <= 5 and compare8 / plain8 <= 5. Gate: the DeLong and bootstrap intervals of
+global AUC have widths within 20% of each other (n_boot=1000), and ci8's point estimates equal
+plain8's. ``--no-auc-bootstrap`` skips the informational bootstrap rows (the slow ones).
+
 Checks before the ratio is printed (a failure exits with code 2): the CI report's point estimates
 equal the plain report's to 1e-12, every interval holds its point estimate
 (``<metric>_low <= value <= <metric>_high``), and repeated calls with the same seed give the same
@@ -28,9 +41,12 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import GROUP, LABEL, SCORE_A, SCORE_B, TOL, fmt_time, make_frame, timed  # noqa: E402
+from bench import (  # noqa: E402
+    GROUP, LABEL, SCORE_A, SCORE_B, TOL, fmt_time, interleaved, load_average, make_frame, timed,
+)
 
 METRICS = ["gauc", "mrr", "ndcg@10"]
+METRICS8 = ["auc", "gauc", "mrr", "ndcg@10", "map@10", "precision@10", "recall@10", "hit_rate@10"]
 
 
 def main(argv=None) -> int:
@@ -41,6 +57,8 @@ def main(argv=None) -> int:
     ap.add_argument("--n-boot", type=int, default=1000)
     ap.add_argument("--slow", type=float, default=60.0, help="do not repeat a call slower than this (s)")
     ap.add_argument("--seed", type=int, default=20240601, help="data seed (the bootstrap seed is 0)")
+    ap.add_argument("--no-auc-bootstrap", action="store_true", help="skip the auc_method='bootstrap' rows")
+    ap.add_argument("--only-auc", action="store_true", help="only the 8-metric section (issue 11)")
     args = ap.parse_args(argv)
 
     import pandas_rankeval as prk
@@ -51,6 +69,8 @@ def main(argv=None) -> int:
     df = make_frame(rows, groups, args.seed)
     kw = dict(group=GROUP, label=LABEL, scores=[SCORE_A, SCORE_B], metrics=METRICS)
     prk.report(make_frame(3000, 300, 1), **kw)  # warm-up: imports, caches
+    if args.only_auc:
+        return auc_section(prk, df, args)
 
     t_plain, plain = timed(lambda: prk.report(df, **kw), args.repeats, args.slow)
 
@@ -112,6 +132,78 @@ def main(argv=None) -> int:
     print(f"{'ci / plain':{w}}  {ratio:>12.2f}  target < 10: {'PASS' if ratio < 10 else 'FAIL'}")
     print()
     print(ci_out.to_string())
+    print()
+    return auc_section(prk, df, args)
+
+
+def auc_section(prk, df, args) -> int:
+    """Issue 11: report / compare with intervals on 2 models x 8 metrics, against no intervals."""
+    params = inspect.signature(prk.report).parameters
+    if "auc_method" not in params:
+        print("8-metric section: report() has no auc_method parameter; skipped")
+        return 0
+    kw = dict(group=GROUP, label=LABEL, scores=[SCORE_A, SCORE_B], metrics=METRICS8)
+    ck = dict(kw, baseline=SCORE_A, n_boot=args.n_boot, seed=0)
+    small = make_frame(3000, 300, 1)
+    prk.report(small, **kw, ci=0.95, n_boot=50)
+    prk.compare(small, **dict(ck, n_boot=50))
+    fns = {
+        "plain8": lambda: prk.report(df, **kw),
+        "ci8": lambda: prk.report(df, **kw, ci=0.95, n_boot=args.n_boot, seed=0),
+        "compare8": lambda: prk.compare(df, **ck),
+    }
+    if not args.no_auc_bootstrap:
+        fns["ci8_boot"] = lambda: prk.report(
+            df, **kw, ci=0.95, n_boot=args.n_boot, seed=0, auc_method="bootstrap"
+        )
+        fns["compare8_boot"] = lambda: prk.compare(df, **ck, auc_method="bootstrap")
+    print(f"issue 11: 2 models x {len(METRICS8)} metrics, {len(df):,} rows, {df[GROUP].nunique():,} groups, "
+          f"n_boot={args.n_boot}; {load_average()}", flush=True)
+    res = interleaved(fns, args.repeats, args.slow)
+    t = {k: v[0] for k, v in res.items()}
+    out = {k: v[1] for k, v in res.items()}
+    problems = []
+    plain, ci = out["plain8"], out["ci8"]
+    for model in plain.index:
+        for m in METRICS8:
+            if not abs(float(ci.loc[model, m]) - float(plain.loc[model, m])) <= TOL:
+                problems.append(f"{model} {m}: point estimate differs with ci")
+            lo, hi = float(ci.loc[model, f"{m}_low"]), float(ci.loc[model, f"{m}_high"])
+            if not lo <= float(plain.loc[model, m]) <= hi:
+                problems.append(f"{model} {m}: interval [{lo}, {hi}] does not hold the estimate")
+    if "ci8_boot" in out:
+        boot = out["ci8_boot"]
+        for model in plain.index:
+            w_dl = float(ci.loc[model, "auc_high"] - ci.loc[model, "auc_low"])
+            w_bs = float(boot.loc[model, "auc_high"] - boot.loc[model, "auc_low"])
+            print(f"  auc interval width {model}: DeLong {w_dl:.5f}, bootstrap {w_bs:.5f} (ratio {w_dl / w_bs:.3f})")
+            if not 0.8 <= w_dl / w_bs <= 1.25:
+                problems.append(f"{model}: DeLong / bootstrap width {w_dl / w_bs:.3f}")
+        c_dl, c_bs = out["compare8"], out["compare8_boot"]
+        row = (SCORE_B, "auc")
+        w_dl = float(c_dl.loc[row, "ci_high"] - c_dl.loc[row, "ci_low"])
+        w_bs = float(c_bs.loc[row, "ci_high"] - c_bs.loc[row, "ci_low"])
+        print(f"  auc difference interval width: DeLong {w_dl:.5f}, bootstrap {w_bs:.5f} (ratio {w_dl / w_bs:.3f})")
+    if problems:
+        print("*** CORRECTNESS GATE FAILED:\n  " + "\n  ".join(problems), file=sys.stderr)
+        return 2
+    w = 58
+    base = t["plain8"]
+    print(f"{'':{w}}  {'time':>10}  {'x plain':>8}  target")
+    rows = [
+        ("plain8", "report, no intervals", None),
+        ("ci8", f"report, ci=0.95, n_boot={args.n_boot} (auc: DeLong)", 5.0),
+        ("compare8", f"compare, n_boot={args.n_boot} (auc: DeLong)", 5.0),
+        ("ci8_boot", "report, ci=0.95, auc_method='bootstrap' (information)", None),
+        ("compare8_boot", "compare, auc_method='bootstrap' (information)", None),
+    ]
+    for key, label, target in rows:
+        if key not in t:
+            continue
+        r = t[key] / base
+        verdict = "" if target is None else f"<= {target:g}: {'PASS' if r <= target else 'FAIL'}"
+        print(f"{label:{w}}  {fmt_time(t[key]):>10}  {r:>8.2f}  {verdict}")
+    print(f"end: {load_average()}")
     return 0
 
 

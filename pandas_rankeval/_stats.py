@@ -473,11 +473,13 @@ def bootstrap_report(
     n_boot: int,
     seed: Any,
     progress: bool,
+    ci_method: str = "percentile",
 ) -> pd.DataFrame:
     """Add ``<metric>_low`` and ``<metric>_high`` after every metric column of ``out``.
 
-    Percentile intervals of a bootstrap that resamples groups (within each segment
-    when ``by_cols``), ``n_boot`` replicates shared by every model and metric.
+    Percentile (or, with ``ci_method="studentized"``, bootstrap-t) intervals of a
+    bootstrap that resamples groups (within each segment when ``by_cols``), ``n_boot``
+    replicates shared by every model and metric.
     """
     func = "report"
     ci = check_level(ci, "ci", func)
@@ -486,11 +488,23 @@ def bootstrap_report(
     items = [(s, name) for s in scores for name in names]
     strata, present = strata_of(ev, items, by_cols, func)
     bar = _Progress(progress, n_boot * len(strata), "bootstrap")
-    try:
-        reps = replicates(strata, n_boot=n_boot, seed=seed, progress=bar)
-    finally:
-        bar.close()
-    intervals = [percentile_interval(r, ci) for r in reps]
+    if ci_method == "studentized":
+        from ._studentized import StudentizedStratum, studentized_interval
+
+        k = len(items)
+        wrapped = [StudentizedStratum(st, [[(j, 1.0)] for j in range(k)]) for st in strata]
+        try:
+            reps = replicates(wrapped, n_boot=n_boot, seed=seed, progress=bar)  # type: ignore[arg-type]
+        finally:
+            bar.close()
+        points = [w.point() for w in wrapped]
+        intervals = [studentized_interval(p[:k], p[k:], r[:, :k], r[:, k:], ci) for p, r in zip(points, reps)]
+    else:
+        try:
+            reps = replicates(strata, n_boot=n_boot, seed=seed, progress=bar)
+        finally:
+            bar.close()
+        intervals = [percentile_interval(r, ci) for r in reps]
     if by_cols:  # match the report's rows to the strata by segment key, whatever their order
         segs = ev.prepared.segments
         if segs is None or present is None:
@@ -519,9 +533,13 @@ def bootstrap_report(
             result[f"{col}_high"] = highs[:, m]
             cols += [f"{col}_low", f"{col}_high"]
     result = result[cols]
+    kind = "percentile bootstrap" if ci_method != "studentized" else "studentized bootstrap (bootstrap-t)"
+    note = ""
+    if ci_method == "studentized" and any(ev.scores[s].metrics[n].spec.kind == "auc" for s, n in items):
+        note = "; auc: percentile bootstrap"
     result.attrs["ci"] = {
         "level": ci,
-        "method": "percentile bootstrap over groups" + (" (stratified by segment)" if by_cols else ""),
+        "method": f"{kind} over groups" + (" (stratified by segment)" if by_cols else "") + note,
         "n_boot": n_boot,
         "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
     }

@@ -330,10 +330,10 @@ def test_row_bootstrap_would_undercover_global_auc(truth):
     wider than a row bootstrap (which treats rows as independent)."""
     df = simulate(np.random.default_rng(5), 400)
     rep = pre.report(df, group="user_id", label="click", scores="model_a", metrics=["auc"],
-                     ci=0.95, n_boot=300, seed=0)
+                     ci=0.95, n_boot=300, seed=0, auc_method="bootstrap")
     rows = df.assign(user_id=np.arange(len(df)))  # every row its own group: a row bootstrap
     rep_rows = pre.report(rows, group="user_id", label="click", scores="model_a", metrics=["auc"],
-                          ci=0.95, n_boot=300, seed=0)
+                          ci=0.95, n_boot=300, seed=0, auc_method="bootstrap")
     width = rep["auc_high"] - rep["auc_low"]
     width_rows = rep_rows["auc_high"] - rep_rows["auc_low"]
     assert float(rep["auc"].iloc[0]) == pytest.approx(float(rep_rows["auc"].iloc[0]))
