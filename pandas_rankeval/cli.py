@@ -93,20 +93,50 @@ def _require_pyarrow() -> None:
         ) from None
 
 
-def _check_columns(available: Sequence[Hashable], wanted: Sequence[Hashable], path: str) -> None:
+def _check_columns(
+    available: Sequence[Hashable], wanted: Sequence[Hashable], path: str, weight: str | None = None
+) -> None:
+    """Every wanted column is in the file; ``--weight`` is a weight name or a column, not both."""
+    from ._evaluate import WEIGHT_NAMES, _WEIGHT_MEANINGS
     from ._validation import check_columns
 
+    names = list(available)
+    if weight is not None and weight in WEIGHT_NAMES and weight in names:
+        raise CLIError(
+            f"--weight {weight} is ambiguous: it is a weight name ({_WEIGHT_MEANINGS[weight][0]}) and "
+            f"{path} has a column {weight!r}. To weigh groups by that column's per-group sum, rename "
+            f"the column and pass the new name; for {_WEIGHT_MEANINGS[weight][0]}, drop or rename the "
+            "column (or omit --weight for the defaults: count for gauc, uniform for list metrics)"
+        )
+    if weight is not None and weight not in WEIGHT_NAMES and weight not in names:
+        import difflib
+
+        close = difflib.get_close_matches(weight, [*WEIGHT_NAMES, *map(str, names)], n=1, cutoff=0.5)
+        hint = f"; did you mean {close[0]!r}?" if close else f"; the columns are {list(map(str, names))!r}"
+        raise CLIError(
+            f"--weight {weight!r} is neither a weight name ({', '.join(WEIGHT_NAMES)}) nor a column "
+            f"of {path}{hint}"
+        )
     try:
-        check_columns(pd.DataFrame(columns=pd.Index(list(available))), wanted)
-    except KeyError as exc:
-        raise CLIError(f"{path}: {exc}") from None
+        check_columns(pd.DataFrame(columns=pd.Index(names)), wanted)
+    except (KeyError, ValueError) as exc:
+        raise CLIError(f"{path}: {_one_line(exc)}") from None
 
 
-def read_table(path: str, columns: Sequence[Hashable], *, fmt: str = "auto", text_columns: Sequence[Hashable] = ()) -> pd.DataFrame:
+def read_table(
+    path: str,
+    columns: Sequence[Hashable],
+    *,
+    fmt: str = "auto",
+    text_columns: Sequence[Hashable] = (),
+    weight: str | None = None,
+) -> pd.DataFrame:
     """Read the needed ``columns`` of a CSV, TSV or Parquet file (``-``: CSV on stdin).
 
     ``text_columns`` (group keys, segments) are read as strings from CSV, so that ``"007"``
-    and ``"7"`` stay two groups.
+    and ``"7"`` stay two groups. ``weight`` (the ``--weight`` value) is checked against the
+    file's columns: a name, or a column, never both. Every CSV row must have as many fields as
+    the header (pandas' own rule; reading only some columns must not hide a malformed row).
     """
     kind = _input_format(path, fmt)
     wanted = list(dict.fromkeys(columns))
@@ -125,7 +155,7 @@ def read_table(path: str, columns: Sequence[Hashable], *, fmt: str = "auto", tex
             names = pq.read_schema(path).names
         except Exception as exc:  # ArrowInvalid, OSError, ...
             raise CLIError(f"cannot read {shown} as Parquet: {_one_line(exc)}") from None
-        _check_columns(names, wanted, shown)
+        _check_columns(names, wanted, shown, weight)
         try:
             return pd.read_parquet(path, columns=wanted)
         except Exception as exc:
@@ -155,16 +185,31 @@ def read_table(path: str, columns: Sequence[Hashable], *, fmt: str = "auto", tex
         else:
             data = path
             header = pd.read_csv(path, sep=sep, nrows=0).columns
-        _check_columns(header, wanted, shown)
-        return pd.read_csv(
-            data,
-            sep=sep,
-            usecols=wanted,
-            dtype={c: str for c in wanted if c in text},
-            low_memory=False,
-        )
+        _check_columns(header, wanted, shown, weight)
+        # every column is parsed (usecols would let a row with extra fields through), and
+        # index_col=False: a row longer than the header never becomes an index silently
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(
+                data,
+                sep=sep,
+                index_col=False,
+                dtype={c: str for c in wanted if c in text},
+                low_memory=False,
+            )
+        return frame[wanted]
     except CLIError:
         raise
+    except pd.errors.ParserWarning:
+        raise CLIError(
+            f"cannot read {shown} as {what}: its rows have more fields than its header "
+            f"({len(header)} names); fix the header or the rows"
+        ) from None
+    except pd.errors.ParserError as exc:
+        text = _one_line(exc)
+        if "Expected" in text and "fields" in text:
+            text += " (a row has more fields than the header)"
+        raise CLIError(f"cannot read {shown} as {what}: {text}") from None
     except pd.errors.EmptyDataError:
         raise CLIError(f"cannot read {shown}: the file is empty") from None
     except UnicodeDecodeError:
@@ -321,7 +366,11 @@ def _eval(args: argparse.Namespace) -> int:
         parent = Path(args.output).resolve().parent
         if not parent.is_dir():
             raise CLIError(f"cannot write {args.output}: the directory {parent} does not exist")
-    df = read_table(args.file, columns, fmt=args.input_format, text_columns=[*group, *by])
+    # keys are read as text ("007" and "7" are two users) unless a column also plays a numeric
+    # role (--label click --by click): then it is read as numbers, as that role needs
+    numeric_roles = {args.label, *scores, *([weight] if weight is not None and weight not in WEIGHT_NAMES else [])}
+    text_columns = [c for c in [*group, *by] if c not in numeric_roles]
+    df = read_table(args.file, columns, fmt=args.input_format, text_columns=text_columns, weight=weight)
     common: dict[str, Any] = dict(group=group if len(group) > 1 else group[0], label=args.label, metrics=metrics)
     options: dict[str, Any] = {}
     if weight is not None:

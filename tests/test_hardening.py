@@ -474,3 +474,95 @@ def test_group_may_be_an_index_level(small):
     pd.testing.assert_frame_equal(indexed, before)  # the caller's frame is untouched
     with pytest.raises(ColumnNotFoundError, match=r"not found: \['h'\]"):
         pre.gauc(indexed, group="h", label="y", score="s")
+
+
+# --------------------------------------------------------------------------------------------
+# 11-13. the command line
+# --------------------------------------------------------------------------------------------
+def _cli(argv, capsys):
+    from pandas_rankeval.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_error(code: int, err: str, pattern: str) -> None:
+    import re
+
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert re.search(pattern, lines[0]), lines[0]
+
+
+@pytest.mark.parametrize(
+    "body, pattern",
+    [
+        ("g,y,s\n1,1,0.5\n1,0,0.2,9\n2,1,0.3\n2,0,0.1\n",
+         r"cannot read .*extra\.csv as CSV: .*Expected 3 fields in line 3, saw 4 \(a row has more fields than the header\)"),
+        ("g,y,s\n1,1,0.5,7\n1,0,0.2,9\n2,1,0.3,1\n2,0,0.1,1\n",
+         r"cannot read .*extra\.csv as CSV: its rows have more fields than its header \(3 names\)"),
+    ],
+    ids=["one-row", "every-row"],
+)
+def test_cli_rejects_rows_with_more_fields_than_the_header(tmp_path, capsys, body, pattern):
+    path = tmp_path / "extra.csv"
+    path.write_text(body)
+    # plain pd.read_csv rejects the first file and shifts the second (its first column becomes
+    # the index); reading only the needed columns used to accept both silently
+    code, out, err = _cli([path, "--group", "g", "--label", "y", "--score", "s", "--metrics", "gauc"], capsys)
+    _one_error(code, err, pattern)
+    assert out == ""
+
+
+def test_cli_reads_extra_columns_it_does_not_need(tmp_path, capsys):
+    path = tmp_path / "wide.csv"
+    pd.DataFrame({"g": [1, 1, 2, 2], "note": ["a", "b,c", "d", "e"], "y": [1, 0, 1, 0],
+                  "s": [0.9, 0.1, 0.2, 0.8]}).to_csv(path, index=False)
+    code, out, err = _cli([path, "--group", "g", "--label", "y", "--score", "s", "--metrics", "gauc", "--format", "csv"], capsys)
+    assert code == 0, err
+    assert pd.read_csv(__import__("io").StringIO(out), index_col=0).loc["s", "gauc"] == 0.5
+
+
+@pytest.fixture
+def roles_csv(tmp_path):
+    path = tmp_path / "roles.csv"
+    pd.DataFrame({"user": ["007", "007", "7", "7", "8", "8"], "click": [1, 0, 1, 0, 1, 0],
+                  "score": [0.9, 0.5, 0.2, 0.8, 0.7, 0.1], "seg": [3, 3, 1, 1, 1, 1],
+                  "count": [5, 5, 1, 1, 1, 1]}).to_csv(path, index=False)
+    return path
+
+
+def test_cli_column_in_two_roles_is_read_as_numbers(roles_csv, capsys):
+    # --weight seg --by seg: the segment column is also the weight, which must be numeric
+    code, out, err = _cli([roles_csv, "--group", "user", "--label", "click", "--score", "score", "--weight", "seg",
+                           "--by", "seg", "--metrics", "gauc", "--format", "csv"], capsys)
+    assert code == 0, err
+    table = pd.read_csv(__import__("io").StringIO(out), index_col=[0, 1])
+    assert table.loc[(3, "score"), "gauc"] == 1.0
+    assert table.loc[(1, "score"), "gauc"] == 0.5
+    # --label click --by click: the label is read as numbers; the error is the real problem
+    code, out, err = _cli([roles_csv, "--group", "user", "--label", "click", "--score", "score", "--by", "click"], capsys)
+    _one_error(code, err, r"The 'by' column\(s\) \['click'\] of report must be constant within each group")
+    # keys used only as keys are still text: "007" and "7" are two users
+    code, out, err = _cli([roles_csv, "--group", "user", "--label", "click", "--score", "score", "--metrics", "gauc",
+                           "--format", "json"], capsys)
+    assert code == 0, err
+    assert __import__("json").loads(out)["results"][0]["n_groups"] == 3
+
+
+def test_cli_unknown_weight_names_the_option(roles_csv, capsys):
+    code, _, err = _cli([roles_csv, "--group", "user", "--label", "click", "--score", "score", "--weight", "bogus"], capsys)
+    _one_error(code, err, r"--weight 'bogus' is neither a weight name \(count, clicks, log1p, uniform\) nor a column of "
+                          r".*roles\.csv; the columns are \['user', 'click', 'score', 'seg', 'count'\]")
+    code, _, err = _cli([roles_csv, "--group", "user", "--label", "click", "--score", "score", "--weight", "clcks"], capsys)
+    _one_error(code, err, r"--weight 'clcks' is neither a weight name .*; did you mean 'clicks'\?")
+
+
+def test_cli_weight_name_that_is_also_a_column(roles_csv, capsys):
+    code, _, err = _cli([roles_csv, "--group", "user", "--label", "click", "--score", "score", "--weight", "count"], capsys)
+    _one_error(code, err, r"--weight count is ambiguous: it is a weight name \(the rows of each group\) and .* has a "
+                          r"column 'count'\. .*rename the column")
+    code, _, err = _cli([roles_csv, "--group", "user", "--label", "click", "--score", "score", "--weight", "clicks"], capsys)
+    assert code == 0, err
