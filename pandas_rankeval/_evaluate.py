@@ -242,7 +242,7 @@ def _weights(
                 f"The weight Series of {func} has no value for {missing:,} of {len(keys):,} groups "
                 f"(for example {examples!r}). Index it by group key and give every group a weight."
             )
-        w = _as_weights(aligned, f"The weight Series of {func}")
+        w = _as_weights(aligned, f"The 'weight' Series of {func}")
     else:  # callable
         stats = pd.DataFrame(
             {"n": rk.n, "positives": rk.npos, "negatives": rk.nneg}, index=ev.keys
@@ -250,7 +250,7 @@ def _weights(
         out = weight(stats)  # type: ignore[operator,misc]
         if isinstance(out, pd.Series):
             out = out.reindex(ev.keys)
-        w = _as_weights(out, f"The weight callable of {func}").reshape(-1)
+        w = _as_weights(out, f"The 'weight' callable of {func}").reshape(-1)
         if w.shape[0] != rk.n_groups:
             raise ValueError(
                 f"The weight callable of {func} returned {w.shape[0]:,} values for "
@@ -641,6 +641,11 @@ def evaluate(
             "labels >= 0 (graded relevance). Clip or shift them first."
         )
     labels = label_levels(y, opts.threshold, graded)
+    if graded and opts.gain == "exp2" and labels.rel_level < labels.n_levels and labels.values[-1] >= 1024:
+        raise ValueError(
+            f"Column {label!r} (label) has labels up to {labels.values[-1]:.6g}: with gain='exp2', "
+            "2**label - 1 overflows float64 from label 1024 on. Pass gain='linear', or rescale the labels."
+        )
     prep.y = None  # the levels hold all the metrics need; free the float copy
     if prep.extra.get(opts.sample_weight) is not None and any(s.kind not in ("auc", "gauc") for s in specs):
         raise ValueError(

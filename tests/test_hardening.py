@@ -194,10 +194,13 @@ def test_float_scores_stay_float64_and_small_ints_are_exact():
 # --------------------------------------------------------------------------------------------
 def test_exp2_gain_overflow_is_a_clear_error():
     df = pd.DataFrame({"q": [1, 1], "y": [1024, 0], "s": [1.0, 2.0]})
-    with pytest.raises(ValueError, match=r"gain='exp2' overflows for labels >= 1024.*largest label is 1024.*gain='linear'"):
+    with pytest.raises(ValueError, match=r"Column 'y' \(label\) has labels up to 1024: with gain='exp2', 2\*\*label - 1 "
+                       r"overflows float64 from label 1024 on\. Pass gain='linear'"):
         pre.ndcg(df, group="q", label="y", score="s")
-    with pytest.raises(ValueError, match=r"gain='exp2' overflows"):
+    with pytest.raises(ValueError, match=r"with gain='exp2', 2\*\*label - 1 overflows"):
         pre.report(df, group="q", label="y", scores="s", metrics=["ndcg@1"])
+    # labels below the threshold gain nothing: no overflow
+    assert pre.ndcg(df.assign(y=[1024, 1]), group="q", label="y", score="s", threshold=1025, empty="skip").coverage.n_empty == 1
     linear = pre.ndcg(df, group="q", label="y", score="s", gain="linear")
     assert linear == pytest.approx(ndcg_score([[1024, 0]], [[1.0, 2.0]]), abs=1e-12)
 
@@ -398,9 +401,9 @@ def test_values_instead_of_column_names(small):
 
 
 def test_non_numeric_weights_name_the_weight(small):
-    with pytest.raises(TypeError, match=r"The weight Series of gauc must give numbers .*\['a', 'b', 'c'\]"):
+    with pytest.raises(TypeError, match=r"The 'weight' Series of gauc must give numbers .*\['a', 'b', 'c'\]"):
         pre.gauc(small, group="g", label="y", score="s", weight=pd.Series(["a", "b", "c"], index=[1, 2, 3]))
-    with pytest.raises(TypeError, match=r"The weight callable of mrr must give numbers .*'x'"):
+    with pytest.raises(TypeError, match=r"The 'weight' callable of mrr must give numbers .*'x'"):
         pre.mrr(small, group="g", label="y", score="s", weight=lambda stats: ["x"] * len(stats))
 
 
