@@ -525,7 +525,7 @@ def test_cli_reads_extra_columns_it_does_not_need(tmp_path, capsys):
                   "s": [0.9, 0.1, 0.2, 0.8]}).to_csv(path, index=False)
     code, out, err = _cli([path, "--group", "g", "--label", "y", "--score", "s", "--metrics", "gauc", "--format", "csv"], capsys)
     assert code == 0, err
-    assert pd.read_csv(__import__("io").StringIO(out), index_col=0).loc["s", "gauc"] == 0.5
+    assert pd.read_csv(__import__("io").StringIO(out), index_col=0, comment="#").loc["s", "gauc"] == 0.5
 
 
 @pytest.fixture
@@ -542,7 +542,7 @@ def test_cli_column_in_two_roles_is_read_as_numbers(roles_csv, capsys):
     code, out, err = _cli([roles_csv, "--group", "user", "--label", "click", "--score", "score", "--weight", "seg",
                            "--by", "seg", "--metrics", "gauc", "--format", "csv"], capsys)
     assert code == 0, err
-    table = pd.read_csv(__import__("io").StringIO(out), index_col=[0, 1])
+    table = pd.read_csv(__import__("io").StringIO(out), index_col=[0, 1], comment="#")
     assert table.loc[(3, "score"), "gauc"] == 1.0
     assert table.loc[(1, "score"), "gauc"] == 0.5
     # --label click --by click: the label is read as numbers; the error is the real problem
