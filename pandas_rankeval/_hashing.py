@@ -1,0 +1,331 @@
+"""Stable hashes of group keys, and the resampling draws derived from them.
+
+A group-level bootstrap (or sign-flip test) whose draws are a function of
+``(seed, group key, replicate)`` alone does not depend on where a group sits: every
+partition of whole groups can add its groups' contributions to every replicate, and
+the same seed gives the same interval on pandas, Dask and Spark.
+
+That needs a hash of the key that is the same in every process (never Python's
+``hash()``, which is salted per process for strings), on every platform, and for
+every dtype that can hold the same key:
+
+- integers of any width and signedness (numpy or nullable ``Int64``), bools, and
+  floats with an integral value hash as the integer (two's complement in 64 bits);
+  other floats hash their IEEE bits (``-0.0`` as ``0.0``);
+- strings (``object``, ``str``, ``string[python]``, ``string[pyarrow]``,
+  categoricals of strings) hash their UTF-8 bytes with pandas' keyed SipHash-2-4
+  (:func:`pandas.util.hash_array`, fixed key), whatever the storage;
+- datetimes hash their nanoseconds since the epoch (any unit);
+- a key of several columns folds the column hashes in column order.
+
+Everything is vectorized over numpy ``uint64`` arrays (wrap-around arithmetic).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from decimal import Decimal, getcontext
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "key_hash",
+    "poisson_weights",
+    "flip_signs",
+    "flip_bits",
+    "mix64",
+    "seed_to_int",
+    "MAX_POISSON",
+]
+
+_U64 = np.uint64
+_GOLDEN = _U64(0x9E3779B97F4A7C15)
+_M1 = _U64(0xBF58476D1CE4E5B9)
+_M2 = _U64(0x94D049BB133111EB)
+# domain tags: strings and numbers never share a hash by construction of the input
+_TAG_STR = _U64(0x5A17_C0DE_0000_0001)
+_TAG_FLOAT = _U64(0x5A17_C0DE_0000_0002)
+_TAG_BOOT = 0x426F6F7473747261  # "Bootstra"
+_TAG_FLIP = 0x5369676E466C6970  # "SignFlip"
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """The SplitMix64 finalizer: a bijection of uint64 with full avalanche (in place)."""
+    x ^= x >> _U64(30)
+    x *= _M1
+    x ^= x >> _U64(27)
+    x *= _M2
+    x ^= x >> _U64(31)
+    return x
+
+
+def _mix_scalar(x: int) -> int:
+    m = (1 << 64) - 1
+    x &= m
+    x ^= x >> 30
+    x = (x * 0xBF58476D1CE4E5B9) & m
+    x ^= x >> 27
+    x = (x * 0x94D049BB133111EB) & m
+    x ^= x >> 31
+    return x
+
+
+def _int_hash(v: np.ndarray) -> np.ndarray:
+    """Hash of integers given as int64 / uint64 (two's complement bits)."""
+    x = v.astype(np.int64, copy=True).view(np.uint64) if v.dtype.kind == "i" else v.astype(np.uint64, copy=True)
+    x += _GOLDEN
+    return mix64(x)
+
+
+def _float_hash(v: np.ndarray) -> np.ndarray:
+    """Integral floats hash as the integer; others by their bits, tagged."""
+    v = np.asarray(v, dtype=np.float64)
+    out = np.empty(v.shape[0], dtype=np.uint64)
+    integral = np.isfinite(v) & (v == np.floor(v)) & (v >= -(2.0**63)) & (v < 2.0**63)
+    if integral.any():
+        out[integral] = _int_hash(v[integral].astype(np.int64))
+    rest = ~integral
+    if rest.any():
+        bits = (v[rest] + 0.0).view(np.uint64).copy()  # -0.0 + 0.0 == +0.0
+        bits ^= _TAG_FLOAT
+        out[rest] = mix64(bits + _GOLDEN)
+    return out
+
+
+def _str_hash(values: np.ndarray) -> np.ndarray:
+    """Keyed SipHash-2-4 of the UTF-8 bytes (pandas' fixed key), then tagged and mixed."""
+    from pandas.util import hash_array
+
+    h = hash_array(np.asarray(values, dtype=object), encoding="utf8", hash_key="0123456789123456",
+                   categorize=False).astype(np.uint64, copy=True)
+    h ^= _TAG_STR
+    return mix64(h)
+
+
+def _object_hash(values: np.ndarray) -> np.ndarray:
+    """Mixed Python objects: each kind with its own rule (slow path, element types vary)."""
+    n = values.shape[0]
+    out = np.empty(n, dtype=np.uint64)
+    kinds = np.fromiter(
+        (
+            0 if isinstance(v, str)
+            else 1 if isinstance(v, (bool, np.bool_, int, np.integer))
+            else 2 if isinstance(v, (float, np.floating))
+            else 3 if isinstance(v, (bytes, bytearray))
+            else 4
+            for v in values
+        ),
+        dtype=np.int8,
+        count=n,
+    )
+    for kind in np.unique(kinds):
+        sel = kinds == kind
+        part = values[sel]
+        if kind == 0:
+            out[sel] = _str_hash(part)
+        elif kind == 1:
+            ints = [int(v) for v in part]
+            if all(-(2**63) <= i < 2**64 for i in ints):
+                out[sel] = np.array(
+                    [_mix_scalar((i & ((1 << 64) - 1)) + 0x9E3779B97F4A7C15) for i in ints], dtype=np.uint64
+                )
+            else:
+                raise TypeError("group keys must fit in 64 bits to be hashed")
+        elif kind == 2:
+            out[sel] = _float_hash(np.array(part, dtype=np.float64))
+        elif kind == 3:
+            out[sel] = _str_hash(np.array([bytes(b).decode("latin-1") for b in part], dtype=object))
+        else:
+            if any(isinstance(v, pd.Timestamp) for v in part):
+                out[sel] = _series_hash(pd.Series(pd.to_datetime(part)))
+            else:
+                raise TypeError(
+                    f"group keys of type {type(part[0]).__name__} cannot be hashed stably; "
+                    "use int, float, str, bytes or datetime keys"
+                )
+    return out
+
+
+def _series_hash(s: pd.Series) -> np.ndarray:
+    dtype = s.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        cats = _series_hash(pd.Series(dtype.categories))
+        codes = s.cat.codes.to_numpy()
+        if (codes < 0).any():
+            raise ValueError("group keys must not be missing to be hashed")
+        return cats[codes]
+    if s.isna().any():
+        raise ValueError("group keys must not be missing to be hashed")
+    if pd.api.types.is_bool_dtype(dtype):
+        return _int_hash(s.to_numpy(dtype=np.int64))
+    if pd.api.types.is_integer_dtype(dtype):
+        np_dtype = getattr(dtype, "numpy_dtype", dtype)
+        kind = np.dtype(np_dtype).kind
+        return _int_hash(s.to_numpy(dtype=np.uint64 if kind == "u" else np.int64))
+    if pd.api.types.is_float_dtype(dtype):
+        return _float_hash(s.to_numpy(dtype=np.float64))
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        if getattr(dtype, "tz", None) is not None:
+            s = s.dt.tz_convert("UTC").dt.tz_localize(None)
+        return _int_hash(s.to_numpy(dtype="datetime64[ns]").view(np.int64))
+    if pd.api.types.is_string_dtype(dtype) and not pd.api.types.is_object_dtype(dtype):
+        return _str_hash(s.to_numpy(dtype=object))
+    values = s.to_numpy(dtype=object)
+    if all(isinstance(v, str) for v in values):  # the common object case: strings only
+        return _str_hash(values)
+    return _object_hash(values)
+
+
+def key_hash(keys: pd.DataFrame | pd.Series | pd.Index) -> np.ndarray:
+    """One stable 64-bit hash per row of ``keys`` (one or several key columns).
+
+    The same key gives the same hash in every process and on every platform, for
+    every dtype that can hold it (``int8`` ... ``int64``, ``uint``, nullable ``Int64``,
+    integral floats; ``object``, ``str`` or ``string[pyarrow]`` strings). Several
+    columns are folded in column order.
+
+    Parameters
+    ----------
+    keys : Series, Index, MultiIndex or DataFrame
+        The group key(s), one row per group (or per row: the hash is per row).
+
+    Returns
+    -------
+    hashes : ndarray of uint64
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> a = key_hash(pd.Series([1, 2, 3], dtype="int8"))
+    >>> b = key_hash(pd.Series([1, 2, 3], dtype="Int64"))
+    >>> bool((a == b).all())
+    True
+    >>> bool((key_hash(pd.Series(["x", "y"])) == key_hash(pd.Series(["x", "y"], dtype="string"))).all())
+    True
+    """
+    if isinstance(keys, pd.MultiIndex):
+        cols = [pd.Series(keys.get_level_values(i)) for i in range(keys.nlevels)]
+    elif isinstance(keys, pd.Index):
+        cols = [pd.Series(keys)]
+    elif isinstance(keys, pd.Series):
+        cols = [keys]
+    elif isinstance(keys, pd.DataFrame):
+        cols = [keys.iloc[:, i] for i in range(keys.shape[1])]
+    else:
+        raise TypeError(f"key_hash takes a Series, Index or DataFrame; got {type(keys).__name__}")
+    if not cols:
+        raise ValueError("key_hash needs at least one key column")
+    h = _series_hash(cols[0])
+    for c in cols[1:]:
+        # order-dependent fold: h' = mix(h * golden + (hash(c) ^ rotl(h, 17)))
+        hc = _series_hash(c)
+        rot = (h << _U64(17)) | (h >> _U64(47))
+        h = mix64(h * _GOLDEN + (hc ^ rot))
+    return h
+
+
+def seed_to_int(seed: Any, func: str) -> int:
+    """The integer seed of the hashed draws; None draws one (fresh entropy)."""
+    if seed is None:
+        return int(np.random.default_rng().integers(0, 2**63))
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(
+            f"The 'seed' parameter of {func} must be a non-negative int or None for the hashed "
+            f"bootstrap (resample='poisson'). Got {seed!r} instead; pass an int, or "
+            "resample='multinomial' for numpy Generator seeds."
+        )
+    return int(seed)
+
+
+def _stream(seed: int, tag: int, n: int, start: int = 0) -> np.ndarray:
+    """One 64-bit value per replicate, for a (seed, purpose) pair."""
+    s = _mix_scalar(_mix_scalar(seed & ((1 << 64) - 1)) ^ tag)
+    b = np.arange(start, start + n, dtype=np.uint64)
+    b *= _GOLDEN
+    b += _U64(s)
+    return mix64(mix64(b))
+
+
+def _poisson_thresholds() -> np.ndarray:
+    """floor(P(K <= k) * 2**53) for K ~ Poisson(1), exact decimal arithmetic (no libm)."""
+    getcontext().prec = 60
+    e_inv = Decimal(-1).exp()
+    out = []
+    term = e_inv
+    cdf = Decimal(0)
+    k = 0
+    scale = Decimal(2) ** 53
+    while True:
+        cdf += term
+        t = int(cdf * scale)
+        if t >= 2**53 - 1:  # the rest of the tail is below the resolution of 53 bits
+            break
+        out.append(t)
+        k += 1
+        term /= k
+    return np.array(out, dtype=np.uint64)
+
+
+_POISSON_T = _poisson_thresholds()
+#: The largest Poisson(1) draw this method can produce (P(K > MAX_POISSON) < 2**-53).
+MAX_POISSON = int(_POISSON_T.shape[0])
+
+
+def poisson_weights(
+    key_hashes: np.ndarray, seed: int, n_boot: int, *, start: int = 0, dtype: Any = np.float64
+) -> np.ndarray:
+    """Poisson(1) bootstrap counts, (groups x replicates), a function of (seed, key, replicate).
+
+    Replicates ``start .. start + n_boot - 1``: asking for a slice of replicates gives
+    the same columns as asking for all of them.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> h = key_hash(pd.Series([10, 11, 12]))
+    >>> w = poisson_weights(h, seed=0, n_boot=5)
+    >>> w.shape
+    (3, 5)
+    >>> bool((poisson_weights(h[1:], seed=0, n_boot=5) == w[1:]).all())
+    True
+    """
+    kh = np.asarray(key_hashes, dtype=np.uint64)
+    r = _stream(seed, _TAG_BOOT, n_boot, start)
+    x = kh[:, None] ^ r[None, :]
+    mix64(x)
+    x >>= _U64(11)  # 53 uniform bits
+    t = _POISSON_T
+    k = (x >= t[0]).view(np.uint8)
+    k += x >= t[1]
+    tail = np.flatnonzero(x >= t[2])  # K >= 2: 8% of the draws, looked up in the full table
+    if tail.size:
+        k.reshape(-1)[tail] = np.searchsorted(t, x.reshape(-1)[tail], side="right")
+    return k.astype(dtype, copy=False)
+
+
+def flip_bits(key_hashes: np.ndarray, seed: int, n_boot: int, *, start: int = 0) -> np.ndarray:
+    """Sign-flip indicators (groups x replicates) in {0, 1}: 1 flips the group's sign.
+
+    A function of (seed, key, replicate), independent of the bootstrap draws.
+    """
+    kh = np.asarray(key_hashes, dtype=np.uint64)
+    r = _stream(seed, _TAG_FLIP, n_boot, start)
+    x = kh[:, None] ^ r[None, :]
+    mix64(x)
+    return (x >> _U64(63)).astype(np.float64)
+
+
+def flip_signs(key_hashes: np.ndarray, seed: int, n_boot: int, *, start: int = 0) -> np.ndarray:
+    """Random signs (groups x replicates) in {-1, +1}, a function of (seed, key, replicate).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = flip_signs(key_hash(pd.Series(["a", "b"])), seed=1, n_boot=4)
+    >>> sorted(set(s.ravel().tolist())) <= [-1.0, 1.0]
+    True
+    """
+    return 1.0 - 2.0 * flip_bits(key_hashes, seed, n_boot, start=start)
+

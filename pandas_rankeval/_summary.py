@@ -1,0 +1,1063 @@
+"""The additive summary layer that pandas, Dask and Spark share.
+
+A *partition* holds whole groups (any number, possibly none). :func:`summarize`
+runs the same vectorized engine as pandas (:func:`~pandas_rankeval._evaluate.evaluate`)
+on it and returns a :class:`Summary`: per segment and per (score, metric), the sums
+``sum_g w_g v_g`` and ``sum_g w_g`` over the used groups and exact integer coverage
+counters; with ``n_boot``, the same two sums for every hashed Poisson(1) bootstrap
+replicate; with flip pairs, the sums of sign-flipped weighted differences; and the
+missing-value counts of every checked column. Never a per-group row.
+
+Summaries add up (``a + b``, commutative and associative up to float summation
+order), travel as bytes (:meth:`Summary.to_bytes`) and are turned into the very
+result objects of the pandas API by :func:`finalize` on the client, which also raises
+the errors that need whole-table counts (missing values, ``empty="error"``).
+pandas is the one-partition case: its report, compare and metric functions call
+:func:`summarize_evaluation` on their one evaluation, then :func:`finalize`.
+
+Global AUC is not a sum over groups. The engines compute it from their own score
+pass and hand it to :func:`finalize` as ``auc={(segment key, score): value}``, where
+the value is a float or an :class:`AucCounts` (exact pair counts, see
+:func:`auc_counts_sorted` and :func:`chain_auc`).
+
+This module imports neither dask nor pyspark.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import pickle
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _hashing as H
+from ._evaluate import WEIGHT_NAMES, Evaluation, Options, WeightLike, evaluate
+from ._registry import MetricSpec, parse_metrics
+from ._result import Coverage, MetricResult, warn_coverage
+from ._validation import as_columns, check_option, internal_error, missing_mask, missing_values_error
+
+__all__ = [
+    "AucCounts",
+    "Plan",
+    "Summary",
+    "auc_counts_sorted",
+    "chain_auc",
+    "empty_summary",
+    "finalize",
+    "make_plan",
+    "summarize",
+    "summarize_evaluation",
+]
+
+#: Counters per (segment, item), exact int64: groups used, skipped per reason, rows and
+#: positives in skipped groups.
+COUNTERS = ("n_used", "n_only_pos", "n_only_neg", "n_filtered", "n_empty", "rows_skipped", "pos_skipped")
+_C = {name: i for i, name in enumerate(COUNTERS)}
+
+KINDS = ("metric", "report", "compare")
+RESAMPLES = ("poisson", "multinomial")
+METHODS = ("auto", "randomization", "bootstrap")
+
+#: Elements of one chunk of the (groups x replicates) draw matrix.
+_CHUNK_ELEMENTS = 1 << 20
+
+_FORMAT = 1  # version of the bytes of a Summary
+
+
+# --------------------------------------------------------------------------- #
+# The plan
+# --------------------------------------------------------------------------- #
+@dataclass(frozen=True)
+class Plan:
+    """Everything decided on the client before any compute. Picklable, small.
+
+    ``specs`` are the group metrics (what :func:`summarize` computes); ``metrics``
+    every requested name in the caller's order, ``"auc"`` (global AUC) included.
+    """
+
+    func: str
+    kind: str  # "metric" | "report" | "compare"
+    group: list[Hashable]
+    label: Hashable
+    scores: list[Hashable]
+    specs: list[MetricSpec]
+    options: Options
+    metrics: tuple[str, ...]
+    by: list[Hashable] = field(default_factory=list)
+    columns: list[Hashable] = field(default_factory=list)
+    ci: float | None = None
+    n_boot: int = 0
+    seed: int | None = 0
+    seed_repr: Any = 0
+    resample: str = "poisson"
+    flip_pairs: tuple[tuple[Hashable, Hashable, str], ...] = ()
+    baseline: Hashable | None = None
+    alpha: float = 0.05
+    method: str = "auto"
+
+    @property
+    def has_auc(self) -> bool:
+        """Global AUC is among the metrics (the engine computes it from its score pass)."""
+        return "auc" in self.metrics
+
+    @property
+    def items(self) -> list[tuple[Hashable, str]]:
+        """(score, group metric name), the order of every per-item array of a Summary."""
+        return [(s, spec.name) for s in self.scores for spec in self.specs]
+
+    @property
+    def all_specs(self) -> list[MetricSpec]:
+        return parse_metrics(list(self.metrics))
+
+    @property
+    def hashed_boot(self) -> int:
+        """Replicates the summary carries (0 unless the hashed bootstrap is asked for)."""
+        return self.n_boot if (self.resample == "poisson" and (self.ci is not None or self.kind == "compare")) else 0
+
+
+def _check_n_boot(n_boot: Any, func: str) -> int:
+    from ._stats import check_n_boot
+
+    return check_n_boot(n_boot, func)
+
+
+def make_plan(
+    func: str,
+    *,
+    kind: str,
+    group: Hashable | Sequence[Hashable] | None,
+    label: Hashable,
+    scores: Hashable | Sequence[Hashable],
+    metrics: str | Sequence[str],
+    by: Hashable | Sequence[Hashable] | None = None,
+    weight: WeightLike = None,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: Any = 0,
+    resample: str = "poisson",
+    baseline: Hashable | None = None,
+    alpha: float = 0.05,
+    method: str = "auto",
+    min_size: int | None = None,
+    min_pos: int | None = None,
+    min_neg: int | None = None,
+    ties: str = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    gain: str = "exp2",
+    denominator: str = "relevant",
+    empty: str = "zero",
+    sample_weight: Hashable | None = None,
+    max_fpr: float | None = None,
+    engine: str = "numpy",
+    nan_policy: str = "raise",
+    progress: bool = False,
+) -> Plan:
+    """Check every parameter (no data touched) and decide what each partition computes.
+
+    The checks and their messages are those of the pandas functions: ``func`` names
+    the function in messages (``"report"``, ``"dask.report"``, ...). ``kind`` is
+    ``"metric"`` (one metric, a :class:`MetricResult`), ``"report"`` or
+    ``"compare"``. ``seed=None`` draws a seed here, once, so that every partition
+    uses the same one.
+    """
+    check_option(kind, "kind", func, KINDS)
+    if kind == "metric":
+        specs_all = [metrics] if isinstance(metrics, MetricSpec) else parse_metrics(metrics)
+    else:
+        specs_all = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
+    score_cols = as_columns(scores, "scores" if kind != "metric" else "score", func)
+    gcols = as_columns(group, "group", func) if group is not None else []
+    by_cols = as_columns(by, "by", func) if by is not None else []
+    opts = Options(
+        func, ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
+        min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
+        gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
+        sample_weight=sample_weight, max_fpr=max_fpr, engine=engine, progress=progress,
+    ).check()
+    if any(s.info.grouped for s in specs_all) and not gcols:
+        raise ValueError(
+            f"{func} needs the 'group' parameter (the user, query or session column) for "
+            f"{[s.name for s in specs_all if s.info.grouped]}."
+        )
+    check_option(resample, "resample", func, RESAMPLES)
+    flip_pairs: list[tuple[Hashable, Hashable, str]] = []
+    seed_int: int | None = None
+    if kind == "report":
+        if ci is not None and not (isinstance(ci, float) and 0 < ci < 1):
+            raise ValueError(
+                f"The 'ci' parameter of {func} must be a float in the range (0, 1) or None. Got {ci!r} instead."
+            )
+    if kind == "compare":
+        from ._stats import check_level
+
+        if len(set(score_cols)) != len(score_cols):
+            dup = sorted({str(s) for s in score_cols if score_cols.count(s) > 1})
+            raise ValueError(f"The 'scores' parameter of {func} names a column more than once: {dup}.")
+        if len(score_cols) < 2:
+            raise ValueError(
+                f"{func} needs at least two score columns, the baseline and a model to compare with it; "
+                f"got scores={score_cols!r}."
+            )
+        if baseline not in score_cols:
+            raise ValueError(
+                f"The 'baseline' parameter of {func} must be one of the score columns {score_cols!r}. "
+                f"Got {baseline!r} instead."
+            )
+        ci = check_level(0.95 if ci is None else ci, "ci", func)  # compare's default level
+        alpha = check_level(alpha, "alpha", func)
+        check_option(method, "method", func, METHODS)
+        if method == "randomization" and any(s.kind == "auc" for s in specs_all):
+            raise ValueError(
+                "Global AUC has no group-level randomization test (it is not a sum over groups); "
+                "use method='auto' (a paired bootstrap test for 'auc') or method='bootstrap'."
+            )
+        if method != "bootstrap":
+            flip_pairs = [
+                (m, baseline, s.name) for m in score_cols if m != baseline for s in specs_all if s.kind != "auc"
+            ]
+    if kind == "compare" or ci is not None:
+        n_boot = _check_n_boot(n_boot, func)
+        if resample == "poisson":
+            seed_int = H.seed_to_int(seed, func)
+    # every column a partition reads, in the order of the missing-value check of pandas
+    numeric_extra: list[Hashable] = []
+    if sample_weight is not None:
+        numeric_extra.append(sample_weight)
+    if isinstance(weight, str) and weight not in WEIGHT_NAMES:
+        numeric_extra.append(weight)
+    columns = list(dict.fromkeys([
+        *gcols, label, *score_cols, *numeric_extra, *([tiebreak] if tiebreak is not None else []), *by_cols,
+    ]))
+    seed_repr = seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed)
+    return Plan(
+        func=func,
+        kind=kind,
+        group=gcols,
+        label=label,
+        scores=score_cols,
+        specs=[s for s in specs_all if s.kind != "auc"],
+        options=opts,
+        metrics=tuple(s.name for s in specs_all),
+        by=by_cols,
+        columns=columns,
+        ci=ci,
+        n_boot=int(n_boot) if (kind == "compare" or ci is not None) else 0,
+        seed=seed_int if seed_int is not None else seed,
+        seed_repr=seed_repr,
+        resample=resample,
+        flip_pairs=tuple(flip_pairs),
+        baseline=baseline,
+        alpha=float(alpha),
+        method=method,
+    )
+
+
+# --------------------------------------------------------------------------- #
+# The summary
+# --------------------------------------------------------------------------- #
+def _seg_zero(n_items: int, n_boot: int, n_pairs: int) -> dict[str, Any]:
+    return {
+        "n_groups": 0,
+        "n_rows": 0,
+        "n_pos": 0,
+        "n_nopos": 0,
+        "counts": np.zeros((n_items, len(COUNTERS)), dtype=np.int64),
+        "sums": np.zeros((n_items, 2)),
+        "boot": np.zeros((n_boot, n_items, 2)) if n_boot else None,
+        "flip_obs": np.zeros(n_pairs),
+        "flip_abs": np.zeros(n_pairs),
+        "flip_reps": np.zeros((n_boot, n_pairs)) if (n_boot and n_pairs) else None,
+        "flip_mismatch": np.zeros(n_pairs, dtype=np.int64),
+    }
+
+
+def _seg_add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, va in a.items():
+        vb = b[k]
+        if va is None or vb is None:
+            if (va is None) != (vb is None):
+                raise ValueError("these summaries were made with different plans; they cannot be added")
+            out[k] = None
+        elif isinstance(va, np.ndarray):
+            if va.shape != vb.shape:
+                raise ValueError("these summaries were made with different plans; they cannot be added")
+            out[k] = va + vb
+        else:
+            out[k] = int(va) + int(vb)
+    return out
+
+
+class Summary:
+    """An additive summary of one or more partitions of whole groups.
+
+    Attributes
+    ----------
+    segments : dict
+        Segment key (a tuple of the ``by`` values, ``()`` without ``by``) -> a dict of
+        ``n_groups``, ``n_rows``, ``n_pos`` (relevant rows), ``n_nopos`` (groups with
+        no relevant row), ``counts`` (items x :data:`COUNTERS`, int64), ``sums``
+        (items x 2: ``sum w v``, ``sum w`` over used groups), ``boot`` (replicates x
+        items x 2, the same sums with every group weighted by its hashed Poisson(1)
+        count, or None), ``flip_obs``, ``flip_abs`` (pairs: ``sum w d``, ``sum |w d|``),
+        ``flip_reps`` (replicates x pairs: ``sum b w d`` over groups whose hashed flip
+        bit ``b`` is 1, or None) and ``flip_mismatch`` (pairs: groups whose weight or
+        eligibility differs between the model and the baseline).
+    missing : dict
+        Column -> missing values seen (rows), in the order of the plan's columns.
+    n_dropped : int
+        Rows dropped for missing values.
+    n_rows : int
+        Rows evaluated.
+    """
+
+    __slots__ = ("segments", "missing", "n_dropped", "n_rows", "shape")
+
+    def __init__(
+        self,
+        segments: dict[tuple, dict[str, Any]],
+        missing: dict[Hashable, int],
+        n_dropped: int,
+        n_rows: int,
+        shape: tuple[int, int, int],
+    ) -> None:
+        self.segments = segments
+        self.missing = missing
+        self.n_dropped = int(n_dropped)
+        self.n_rows = int(n_rows)
+        self.shape = shape  # (items, replicates, flip pairs)
+
+    def __add__(self, other: Summary) -> Summary:
+        if not isinstance(other, Summary):
+            return NotImplemented
+        if self.shape != other.shape:
+            raise ValueError("these summaries were made with different plans; they cannot be added")
+        segs = dict(self.segments)
+        for key, seg in other.segments.items():
+            segs[key] = _seg_add(segs[key], seg) if key in segs else seg
+        missing = dict(self.missing)
+        for c, n in other.missing.items():
+            missing[c] = missing.get(c, 0) + int(n)
+        return Summary(segs, missing, self.n_dropped + other.n_dropped, self.n_rows + other.n_rows, self.shape)
+
+    def __radd__(self, other: Any) -> Summary:
+        if isinstance(other, int) and other == 0:  # sum(summaries)
+            return self
+        return NotImplemented
+
+    def to_bytes(self) -> bytes:
+        """The summary as bytes (a binary column in Spark, a message anywhere).
+
+        Pickle of plain dicts, numpy arrays and the segment keys: for transport between
+        the processes of one computation, not for untrusted input.
+        """
+        state = (_FORMAT, self.segments, self.missing, self.n_dropped, self.n_rows, self.shape)
+        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Summary:
+        fmt, segments, missing, n_dropped, n_rows, shape = pickle.loads(data)
+        if fmt != _FORMAT:
+            raise ValueError(f"a Summary written in format {fmt} cannot be read by format {_FORMAT}")
+        return cls(segments, missing, n_dropped, n_rows, tuple(shape))
+
+    def __reduce__(self) -> Any:
+        return (Summary.from_bytes, (self.to_bytes(),))
+
+    def __repr__(self) -> str:
+        return (
+            f"Summary({len(self.segments)} segment(s), {self.n_rows:,} rows, "
+            f"{sum(s['n_groups'] for s in self.segments.values()):,} groups)"
+        )
+
+
+def _shape(plan: Plan) -> tuple[int, int, int]:
+    return (len(plan.items), plan.hashed_boot, len(plan.flip_pairs))
+
+
+def empty_summary(plan: Plan) -> Summary:
+    """The summary of a partition with no rows (the identity of ``+``)."""
+    return Summary({}, {}, 0, 0, _shape(plan))
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _segment_keys(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, list[tuple]]:
+    """Per group (ascending code), the index of its segment; and the segment keys."""
+    n_groups = ev.group_stats["n"].shape[0]
+    if not plan.by:
+        return np.zeros(n_groups, dtype=np.int64), [()]
+    from .report import segment_of_groups
+
+    seg = segment_of_groups(ev, plan.by, plan.func)
+    present, inv = np.unique(seg, return_inverse=True)
+    segs = ev.prepared.segments
+    if segs is None:
+        raise internal_error("segments need segment codes")
+    keys = segs.decode(present)
+    out = []
+    for k in keys:
+        t = k if isinstance(k, tuple) else (k,)
+        out.append(tuple(_plain(v) for v in t))
+    return inv.reshape(-1).astype(np.int64), out
+
+
+def _ensure_group_stats(ev: Evaluation) -> None:
+    """Group codes, rows and relevant rows per group, when no group metric built them."""
+    if ev.group_stats:
+        return
+    groups = ev.prepared.encode_groups()
+    if groups is None:
+        raise internal_error("a summary needs group codes")
+    uniq, inv = np.unique(groups.codes, return_inverse=True)
+    inv = inv.reshape(-1)
+    n = np.bincount(inv, minlength=uniq.shape[0]).astype(np.int64)
+    npos = np.bincount(inv, weights=ev.labels.rel, minlength=uniq.shape[0]).astype(np.int64)
+    ev.group_stats.update(code=uniq, n=n, positives=npos, negatives=n - npos)
+
+
+def _empty_flags(ev: Evaluation, spec: MetricSpec, npos: np.ndarray) -> np.ndarray:
+    if spec.kind == "ndcg":
+        idcg = ev.group_stats.get(f"idcg@{spec.k}")
+        if idcg is None:
+            raise internal_error("NDCG's ideal DCG was not cached")
+        return np.asarray(idcg) <= 0
+    return npos == 0
+
+
+def summarize_evaluation(
+    ev: Evaluation,
+    plan: Plan,
+    *,
+    missing: dict[Hashable, int] | None = None,
+    n_dropped: int | None = None,
+    key_hashes: np.ndarray | None = None,
+) -> Summary:
+    """The summary of an evaluation of whole groups (pandas calls this directly)."""
+    _ensure_group_stats(ev)
+    stats = ev.group_stats
+    n = np.asarray(stats["n"], dtype=np.int64)
+    npos = np.asarray(stats["positives"], dtype=np.int64)
+    nneg = n - npos
+    seg_index, seg_keys = _segment_keys(ev, plan)
+    items = plan.items
+    n_items, n_boot, n_pairs = _shape(plan)
+    opts = plan.options
+
+    # per item: values, weights, eligibility, and the counters of every group
+    used_l: list[np.ndarray] = []
+    w_l: list[np.ndarray] = []
+    v_l: list[np.ndarray] = []
+    flags_l: list[np.ndarray] = []  # (groups x counters) contributions
+    for score, name in items:
+        gv = ev.scores[score].metrics[name]
+        used = np.asarray(gv.used, dtype=bool)
+        used_l.append(used)
+        w_l.append(np.asarray(gv.weights, dtype=np.float64))
+        v_l.append(np.asarray(gv.values, dtype=np.float64))
+        f = np.zeros((n.shape[0], len(COUNTERS)), dtype=np.int64)
+        f[:, _C["n_used"]] = used
+        if gv.spec.kind == "gauc":
+            has_both = (npos > 0) & (nneg > 0)
+            passes = (n >= opts.min_size) & (npos >= opts.min_pos) & (nneg >= opts.min_neg)
+            f[:, _C["n_only_pos"]] = (npos > 0) & (nneg == 0)
+            f[:, _C["n_only_neg"]] = npos == 0
+            f[:, _C["n_filtered"]] = has_both & ~passes
+        else:
+            f[:, _C["n_empty"]] = _empty_flags(ev, gv.spec, npos)
+        f[:, _C["rows_skipped"]] = np.where(used, 0, n)
+        f[:, _C["pos_skipped"]] = np.where(used, 0, npos)
+        flags_l.append(f)
+
+    need_hash = n_boot > 0
+    if need_hash and key_hashes is None:
+        key_hashes = H.key_hash(ev.keys)
+    segments: dict[tuple, dict[str, Any]] = {}
+    order = np.argsort(seg_index, kind="stable")
+    cuts = np.searchsorted(seg_index[order], np.arange(1, len(seg_keys)))
+    for si, gi in enumerate(np.split(order, cuts)):
+        seg = _seg_zero(n_items, n_boot, n_pairs)
+        seg["n_groups"] = int(gi.shape[0])
+        seg["n_rows"] = int(n[gi].sum())
+        seg["n_pos"] = int(npos[gi].sum())
+        seg["n_nopos"] = int((npos[gi] == 0).sum())
+        if n_items:
+            used = np.column_stack([u[gi] for u in used_l])
+            w = np.where(used, np.column_stack([x[gi] for x in w_l]), 0.0)
+            with np.errstate(invalid="ignore"):
+                wv = np.where(used, w * np.column_stack([x[gi] for x in v_l]), 0.0)
+            seg["counts"] = np.stack([f[gi].sum(axis=0) for f in flags_l]).astype(np.int64)
+            seg["sums"] = np.column_stack([wv.sum(axis=0), w.sum(axis=0)])
+            design = np.concatenate([wv, w], axis=1)  # (groups, 2 items)
+        else:
+            design = np.zeros((gi.shape[0], 0))
+        wd = None
+        if n_pairs:
+            wd = np.zeros((gi.shape[0], n_pairs))
+            col = {item: j for j, item in enumerate(items)}
+            for p, (m, b, name) in enumerate(plan.flip_pairs):
+                jm, jb = col[(m, name)], col[(b, name)]
+                um, ub = used_l[jm][gi], used_l[jb][gi]
+                wm, wb = w_l[jm][gi], w_l[jb][gi]
+                mismatch = (um != ub) | (um & (wm != wb))
+                seg["flip_mismatch"][p] = int(mismatch.sum())
+                with np.errstate(invalid="ignore"):
+                    wd[:, p] = np.where(um & ub, wm * (v_l[jm][gi] - v_l[jb][gi]), 0.0)
+            seg["flip_obs"] = wd.sum(axis=0)
+            seg["flip_abs"] = np.abs(wd).sum(axis=0)
+        if n_boot and gi.shape[0]:
+            kh = key_hashes[gi]  # type: ignore[index]
+            boot = np.zeros((n_boot, design.shape[1]))
+            reps = np.zeros((n_boot, n_pairs)) if n_pairs else None
+            step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
+            for lo in range(0, gi.shape[0], step):
+                hi = min(lo + step, gi.shape[0])
+                k = H.poisson_weights(kh[lo:hi], plan.seed, n_boot)  # type: ignore[arg-type]
+                boot += k.T @ design[lo:hi]
+                if reps is not None and wd is not None:
+                    bits = H.flip_bits(kh[lo:hi], plan.seed, n_boot)  # type: ignore[arg-type]
+                    reps += bits.T @ wd[lo:hi]
+            seg["boot"] = np.stack([boot[:, :n_items], boot[:, n_items:]], axis=2)
+            seg["flip_reps"] = reps
+        segments[seg_keys[si]] = seg
+    if n_dropped is None:
+        n_dropped = ev.prepared.n_dropped
+    return Summary(segments, dict(missing or {}), n_dropped, ev.prepared.n_rows, (n_items, n_boot, n_pairs))
+
+
+def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
+    """The additive summary of one partition that holds whole groups.
+
+    Runs the pandas engine on ``pdf``. Missing values of the plan's columns are
+    counted (and their rows dropped) instead of raising: :func:`finalize` raises with
+    the whole table's counts, or, under ``nan_policy="omit"``, reports the rows
+    dropped. ``empty="error"`` is likewise raised by :func:`finalize`. A partition
+    with no rows gives :func:`empty_summary`.
+    """
+    if len(pdf) == 0:
+        return empty_summary(plan)
+    missing: dict[Hashable, int] = {}
+    keep: np.ndarray | None = None
+    for c in plan.columns:
+        if c not in pdf.columns:
+            from ._validation import check_columns
+
+            check_columns(pdf, plan.columns)
+        m = missing_mask(pdf[c])
+        if m.any():
+            missing[c] = int(m.sum())
+            keep = ~m if keep is None else keep & ~m
+    n_dropped = 0
+    if keep is not None:
+        n_dropped = int(keep.shape[0] - keep.sum())
+        pdf = pdf.loc[keep]
+        if len(pdf) == 0:
+            s = empty_summary(plan)
+            s.missing.update(missing)
+            s.n_dropped = n_dropped
+            return s
+    opts = dataclasses.replace(
+        plan.options, nan_policy="raise", empty="zero" if plan.options.empty == "error" else plan.options.empty,
+        progress=False,
+    )
+    ev = evaluate(
+        pdf, group=plan.group, label=plan.label, scores=plan.scores, specs=plan.specs,
+        options=opts, by=plan.by,
+    )
+    return summarize_evaluation(ev, plan, missing=missing, n_dropped=n_dropped)
+
+
+# --------------------------------------------------------------------------- #
+# Global AUC: exact counts
+# --------------------------------------------------------------------------- #
+@dataclass(frozen=True)
+class AucCounts:
+    """Exact Mann-Whitney counts of one score column (Python ints, no overflow).
+
+    ``greater``: (relevant, non-relevant) pairs with the relevant row scored higher;
+    ``tied``: pairs with equal scores. With float (sample-weighted) counts the fields
+    are floats.
+    """
+
+    pos: int
+    neg: int
+    greater: int
+    tied: int
+
+    @property
+    def twice_u(self) -> int:
+        """2 U under ties='expected' (a tied pair counts 1/2): an integer."""
+        return 2 * self.greater + self.tied
+
+    def value(self, ties: str = "expected") -> float:
+        """AUC under a tie rule: tied pairs count 1/2 ('expected'), 0 ('pessimistic'), 1 ('optimistic')."""
+        check_option(ties, "ties", "AucCounts.value", ("expected", "pessimistic", "optimistic"))
+        if not self.pos or not self.neg:
+            return math.nan
+        if ties == "expected":
+            num, den = self.twice_u, 2 * self.pos * self.neg
+        elif ties == "pessimistic":
+            num, den = self.greater, self.pos * self.neg
+        else:
+            num, den = self.greater + self.tied, self.pos * self.neg
+        return float(num / den)  # int / int: correctly rounded for any size
+
+    def __add__(self, other: AucCounts) -> AucCounts:  # pragma: no cover - use chain_auc
+        raise TypeError("AUC counts of score ranges are chained (chain_auc), not added")
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _exact_sum(a: np.ndarray) -> int:
+    if a.shape[0] == 0:
+        return 0
+    if int(a.max()) * a.shape[0] <= _INT64_MAX and int(a.min()) >= 0:
+        return int(a.sum())
+    return int(sum(int(x) for x in a.tolist()))
+
+
+def auc_counts_sorted(pos: np.ndarray, neg: np.ndarray) -> tuple[int, int, int, int]:
+    """Mann-Whitney counts of one range partition of DISTINCT scores, ascending.
+
+    ``pos[i]``, ``neg[i]``: relevant / non-relevant rows (or their summed sample
+    weights) at the i-th distinct score. Returns ``(pos_total, neg_total, greater,
+    tied)``: exact Python ints for integer counts (int64 arithmetic where the totals
+    prove it cannot overflow, Python integers on the distinct-score arrays
+    otherwise), floats for float counts. Chain partitions with :func:`chain_auc`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> auc_counts_sorted(np.array([0, 1, 1]), np.array([2, 1, 0]))  # scores 1 < 2 < 3
+    (2, 3, 5, 1)
+    """
+    pos = np.asarray(pos)
+    neg = np.asarray(neg)
+    if pos.shape != neg.shape or pos.ndim != 1:
+        raise ValueError("pos and neg must be 1-d arrays of the same length")
+    if pos.dtype.kind == "f" or neg.dtype.kind == "f":
+        p = pos.astype(np.float64)
+        q = neg.astype(np.float64)
+        below = np.cumsum(q) - q
+        return float(p.sum()), float(q.sum()), float(np.dot(p, below)), float(np.dot(p, q))
+    if pos.dtype.kind not in "iub" or neg.dtype.kind not in "iub":
+        raise TypeError("pos and neg must be integer (or float) counts")
+    if (pos.size and int(pos.min()) < 0) or (neg.size and int(neg.min()) < 0):
+        raise ValueError("counts must be >= 0")
+    P = _exact_sum(pos)
+    N = _exact_sum(neg)
+    if P * N <= _INT64_MAX and N <= _INT64_MAX:
+        # every partial sum of pos_i * below_i and of pos_i * neg_i is at most P * N
+        p = pos.astype(np.int64)
+        q = neg.astype(np.int64)
+        below = np.cumsum(q) - q
+        return P, N, int(np.dot(p, below)), int(np.dot(p, q))
+    return _auc_counts_exact(pos, neg)
+
+
+def _auc_counts_exact(pos: np.ndarray, neg: np.ndarray) -> tuple[int, int, int, int]:
+    """Python integers on the (distinct-score) arrays: no bound needed."""
+    greater = tied = acc = P = 0
+    for pi, qi in zip(pos.tolist(), neg.tolist()):
+        if pi:
+            greater += pi * acc
+            tied += pi * qi
+            P += pi
+        acc += qi
+    return P, acc, greater, tied
+
+
+def chain_auc(parts: Sequence[tuple[Any, Any, Any, Any]]) -> AucCounts:
+    """Chain per-partition counts given in ascending score order (partitions disjoint in score).
+
+    ``greater = sum_p greater_p + pos_p * (non-relevant rows of all earlier partitions)``;
+    no tie straddles two partitions of distinct scores. Python integers throughout.
+
+    Examples
+    --------
+    >>> c = chain_auc([(0, 2, 0, 0), (2, 1, 1, 1)])  # the example of auc_counts_sorted, split
+    >>> c, c.value()
+    (AucCounts(pos=2, neg=3, greater=5, tied=1), 0.9166666666666666)
+    """
+    P = N = greater = tied = 0
+    for p, n, g, t in parts:
+        isint = all(isinstance(x, (int, np.integer)) for x in (p, n, g, t))
+        conv = int if isint else float
+        p, n, g, t = conv(p), conv(n), conv(g), conv(t)
+        greater = greater + g + p * N
+        tied = tied + t
+        P = P + p
+        N = N + n
+    return AucCounts(P, N, greater, tied)
+
+
+def _auc_value(v: Any, ties: str) -> float:
+    if isinstance(v, AucCounts):
+        return v.value(ties)
+    return float(v)
+
+
+# --------------------------------------------------------------------------- #
+# finalize
+# --------------------------------------------------------------------------- #
+def _raise_input_errors(summary: Summary, plan: Plan) -> None:
+    bad = {c: int(summary.missing[c]) for c in plan.columns if summary.missing.get(c)}
+    for c, k in summary.missing.items():  # columns outside the plan's list, if any
+        if k and c not in bad:
+            bad[c] = int(k)
+    if bad and plan.options.nan_policy == "raise":
+        raise missing_values_error(bad)
+    if summary.n_rows == 0:
+        if summary.n_dropped:
+            raise ValueError(
+                f"{plan.func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
+            )
+        raise ValueError(f"{plan.func} got an empty DataFrame (0 rows); there is nothing to evaluate.")
+    if plan.options.empty == "error":
+        tot = _totals(summary, plan)
+        n_groups = sum(s["n_groups"] for s in summary.segments.values())
+        for j, (score, name) in enumerate(plan.items):
+            if score != plan.scores[0]:
+                break
+            n_empty = int(tot["counts"][j, _C["n_empty"]])
+            if n_empty:
+                raise ValueError(
+                    f"{name}: {n_empty:,} of {n_groups:,} groups have no relevant row. "
+                    "Pass empty='zero' to score them 0 or empty='skip' to leave them out."
+                )
+
+
+def _totals(summary: Summary, plan: Plan) -> dict[str, Any]:
+    n_items, n_boot, n_pairs = summary.shape
+    tot = _seg_zero(n_items, n_boot, n_pairs)
+    for seg in summary.segments.values():
+        tot = _seg_add(tot, seg)
+    return tot
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = num / den
+    return np.where(den > 0, r, np.nan)
+
+
+def _coverage(seg: dict[str, Any], j: int, n_dropped: int) -> Coverage:
+    c = seg["counts"][j]
+    n_rows = seg["n_rows"]
+    total_pos = seg["n_pos"]
+    return Coverage(
+        n_rows=n_rows,
+        n_groups=seg["n_groups"],
+        n_used=int(c[_C["n_used"]]),
+        n_only_pos=int(c[_C["n_only_pos"]]),
+        n_only_neg=int(c[_C["n_only_neg"]]),
+        n_filtered=int(c[_C["n_filtered"]]),
+        n_empty=int(c[_C["n_empty"]]),
+        rows_skipped_share=float(int(c[_C["rows_skipped"]]) / max(n_rows, 1)),
+        positives_skipped_share=float(int(c[_C["pos_skipped"]]) / total_pos) if total_pos else 0.0,
+        n_dropped=n_dropped,
+    )
+
+
+def _auc_coverage(summary: Summary) -> Coverage:
+    n_rows = summary.n_rows
+    npos = sum(s["n_pos"] for s in summary.segments.values())
+    ok = 0 < npos < n_rows
+    return Coverage(
+        n_rows=n_rows,
+        n_groups=1,
+        n_used=int(ok),
+        n_only_pos=int(npos == n_rows),
+        n_only_neg=int(npos == 0),
+        rows_skipped_share=0.0 if ok else 1.0,
+        positives_skipped_share=0.0 if ok or not npos else 1.0,
+        n_dropped=summary.n_dropped,
+    )
+
+
+def _segment_order(keys: list[tuple]) -> list[tuple]:
+    """Segments in key order (country "de" before "fr"); keys that do not compare keep their order."""
+    try:
+        return sorted(keys)
+    except TypeError:
+        return list(keys)
+
+
+def _auc_lookup(auc: dict | None, key: tuple, score: Hashable, plan: Plan) -> float:
+    if auc is None:
+        raise ValueError(f"{plan.func}: global AUC was asked for, but no AUC counts were given to finalize")
+    for k in ((key, score), (key[0] if len(key) == 1 else key, score)):
+        if k in auc:
+            return _auc_value(auc[k], plan.options.ties)
+    if not key and score in auc:
+        return _auc_value(auc[score], plan.options.ties)
+    raise ValueError(f"{plan.func}: no global AUC counts for segment {key!r} and score {score!r}")
+
+
+def _auc_reps(auc_boot: dict | None, key: tuple, score: Hashable, plan: Plan) -> np.ndarray:
+    if auc_boot is not None:
+        for k in ((key, score), (key[0] if len(key) == 1 else key, score)):
+            if k in auc_boot:
+                return np.asarray(auc_boot[k], dtype=np.float64)
+        if not key and score in auc_boot:
+            return np.asarray(auc_boot[score], dtype=np.float64)
+    raise ValueError(
+        f"{plan.func}: an interval for global AUC needs its bootstrap replicates; "
+        "this engine gave none (leave 'auc' out of the metrics, or drop ci=)"
+    )
+
+
+def finalize(
+    summary: Summary,
+    plan: Plan,
+    *,
+    auc: dict | None = None,
+    auc_boot: dict | None = None,
+) -> Any:
+    """Client side: check with whole-table counts, divide, and build the pandas result.
+
+    Parameters
+    ----------
+    summary : Summary
+        The sum of every partition's summary.
+    plan : Plan
+        The plan the summaries were made with.
+    auc : dict, optional
+        ``{(segment key, score): AucCounts or float}`` for global AUC (segment key
+        ``()`` without ``by``), computed by the engine's own score pass.
+    auc_boot : dict, optional
+        ``{(segment key, score): array of n_boot replicates}`` of global AUC under the
+        same hashed bootstrap, when an interval of global AUC is asked for.
+
+    Returns
+    -------
+    MetricResult (kind "metric"), or the ResultTable of report / compare.
+    """
+    _raise_input_errors(summary, plan)
+    if plan.kind == "metric":
+        return _finalize_metric(summary, plan, auc)
+    if plan.kind == "report":
+        return _finalize_report(summary, plan, auc, auc_boot)
+    return _finalize_compare(summary, plan, auc, auc_boot)
+
+
+def _finalize_metric(summary: Summary, plan: Plan, auc: dict | None) -> MetricResult:
+    from ._evaluate import GroupValues, warn_if_needed
+
+    spec = plan.all_specs[0]
+    score = plan.scores[0]
+    if spec.kind == "auc":
+        value = _auc_lookup(auc, (), score, plan)
+        cov = _auc_coverage(summary)
+    else:
+        tot = _totals(summary, plan)
+        value = float(_ratio(tot["sums"][0, 0], tot["sums"][0, 1]))
+        tot["n_groups"] = sum(s["n_groups"] for s in summary.segments.values())
+        tot["n_rows"] = summary.n_rows
+        tot["n_pos"] = sum(s["n_pos"] for s in summary.segments.values())
+        cov = _coverage(tot, 0, summary.n_dropped)
+    empty = np.zeros(0)
+    warn_if_needed(GroupValues(spec, empty, empty, empty, value, cov), plan.func)
+    return MetricResult(value, metric=spec.name, coverage=cov, params=plan.options.params(spec))
+
+
+def _seg_values(seg: dict[str, Any], plan: Plan, key: tuple, auc: dict | None) -> dict[tuple, float]:
+    point = _ratio(seg["sums"][:, 0], seg["sums"][:, 1]) if seg["sums"].size else np.zeros(0)
+    out = {item: float(point[j]) for j, item in enumerate(plan.items)}
+    if plan.has_auc:
+        for s in plan.scores:
+            out[(s, "auc")] = _auc_lookup(auc, key, s, plan)
+    return out
+
+
+def _seg_reps(seg: dict[str, Any], plan: Plan, key: tuple, auc_boot: dict | None) -> dict[tuple, np.ndarray]:
+    boot = seg["boot"]
+    out: dict[tuple, np.ndarray] = {}
+    if boot is not None:
+        reps = _ratio(boot[:, :, 0], boot[:, :, 1])
+        for j, item in enumerate(plan.items):
+            out[item] = reps[:, j]
+    if plan.has_auc:
+        for s in plan.scores:
+            out[(s, "auc")] = _auc_reps(auc_boot, key, s, plan)
+    return out
+
+
+def ci_method(plan: Plan, paired: bool = False) -> str:
+    base = "percentile paired bootstrap over groups" if paired else "percentile bootstrap over groups"
+    if plan.resample == "poisson":
+        base += " (hashed Poisson(1) weights)"
+    return base
+
+
+def _finalize_report(summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None) -> Any:
+    from ._display import as_result_table
+    from ._stats import percentile_interval
+
+    names = list(plan.metrics)
+    specs = {s.name: s for s in plan.all_specs}
+    item_j = {item: j for j, item in enumerate(plan.items)}
+    group_names = [n for n in names if specs[n].kind != "auc"]
+    gauc_names = [n for n in names if specs[n].kind == "gauc"]
+    has_list = any(specs[n].kind not in ("auc", "gauc") for n in names)
+    keys = _segment_order(list(summary.segments)) if plan.by else [()]
+    rows: list[dict[str, Any]] = []
+    index: list[Any] = []
+    ci_cols: list[dict[str, float]] = []
+    for key in keys:
+        seg = summary.segments.get(key)
+        if seg is None:  # no groups at all (cannot happen once the empty frame raised)
+            raise internal_error("a segment without a summary")
+        values = _seg_values(seg, plan, key, auc)
+        reps = _seg_reps(seg, plan, key, auc_boot) if (plan.ci is not None and plan.hashed_boot) else None
+        for s in plan.scores:
+            out: dict[str, Any] = {n: values[(s, n)] for n in names}
+            if group_names or plan.by:
+                out["n_groups"] = seg["n_groups"]
+            out["n_rows"] = seg["n_rows"]
+            if gauc_names:
+                c = seg["counts"][item_j[(s, gauc_names[0])]]
+                out["gauc_groups_used"] = int(c[_C["n_used"]])
+                out["gauc_rows_skipped"] = float(int(c[_C["rows_skipped"]]) / max(seg["n_rows"], 1))
+            if has_list:
+                out["groups_no_relevant"] = seg["n_nopos"]
+            if summary.n_dropped:
+                out["rows_dropped"] = summary.n_dropped
+            rows.append(out)
+            index.append((*key, s) if plan.by else s)
+            if reps is not None and plan.ci is not None:
+                iv: dict[str, float] = {}
+                for n in names:
+                    r = reps[(s, n)][:, None]
+                    lo, hi = percentile_interval(r, plan.ci)
+                    ok = math.isfinite(out[n])
+                    iv[f"{n}_low"] = float(lo[0]) if ok else math.nan
+                    iv[f"{n}_high"] = float(hi[0]) if ok else math.nan
+                ci_cols.append(iv)
+    if plan.by:
+        idx: pd.Index = pd.MultiIndex.from_tuples(index, names=[*plan.by, "model"])
+    else:
+        idx = pd.Index(plan.scores, name="model")
+    table = pd.DataFrame(rows, index=idx)
+    if ci_cols:
+        cols: list[Hashable] = []
+        for c in list(table.columns):
+            cols.append(c)
+            if c in names:
+                table[f"{c}_low"] = [iv[f"{c}_low"] for iv in ci_cols]
+                table[f"{c}_high"] = [iv[f"{c}_high"] for iv in ci_cols]
+                cols += [f"{c}_low", f"{c}_high"]
+        table = table[cols]
+        table.attrs["ci"] = {
+            "level": plan.ci,
+            "method": ci_method(plan) + (" (stratified by segment)" if plan.by and plan.resample != "poisson" else ""),
+            "n_boot": plan.n_boot,
+            "seed": plan.seed_repr,
+        }
+    table.attrs["params"] = {n: plan.options.params(specs[n]) for n in names}
+    table = as_result_table(table)
+    _warn_gauc(summary, plan, "report")
+    return table
+
+
+def _warn_gauc(summary: Summary, plan: Plan, where: str, score: Hashable | None = None) -> None:
+    """One coverage warning per GAUC metric (which groups it skips depends on the labels only)."""
+    tot = _totals(summary, plan)
+    tot["n_groups"] = sum(s["n_groups"] for s in summary.segments.values())
+    tot["n_rows"] = summary.n_rows
+    tot["n_pos"] = sum(s["n_pos"] for s in summary.segments.values())
+    s0 = plan.scores[0] if score is None else score
+    for j, (s, name) in enumerate(plan.items):
+        if s != s0:
+            continue
+        spec = next(x for x in plan.specs if x.name == name)
+        if spec.kind != "gauc":
+            continue
+        cov = _coverage(tot, j, summary.n_dropped)
+        if cov.alert:
+            warn_coverage(f"{where}: {name}: {cov}.")
+
+
+def flip_pvalues(obs: np.ndarray, abs_sum: np.ndarray, reps: np.ndarray, n_flips: int) -> np.ndarray:
+    """Randomization p-values from the hashed sign flips: T* = T - 2 sum_{b=1} w d."""
+    t = np.abs(obs)
+    tol = 1e-10 * abs_sum
+    t_star = obs[None, :] - 2.0 * reps
+    hits = (np.abs(t_star) >= t - tol).sum(axis=0)
+    return (1.0 + hits) / (1.0 + n_flips)
+
+
+def _finalize_compare(summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None) -> Any:
+    from ._display import as_result_table
+    from ._stats import bootstrap_pvalues, holm, percentile_interval
+
+    from .compare import _BOOTSTRAP, _RANDOMIZATION, COLUMNS
+
+    names = list(plan.metrics)
+    kinds = {s.name: s.kind for s in plan.all_specs}
+    baseline = plan.baseline
+    models = [s for s in plan.scores if s != baseline]
+    pairs = [(m, n) for m in models for n in names]
+    tot = _totals(summary, plan)
+    pair_index = {(m, n): p for p, (m, _, n) in enumerate(plan.flip_pairs)}
+    flip_ok = {k for k, p in pair_index.items() if tot["flip_mismatch"][p] == 0}
+    keys = _segment_order(list(summary.segments)) if plan.by else [()]
+    blocks = []
+    for key in keys:
+        seg = summary.segments[key]
+        values = _seg_values(seg, plan, key, auc)
+        reps = _seg_reps(seg, plan, key, auc_boot)
+        base = np.array([values[(baseline, n)] for _, n in pairs])
+        value = np.array([values[(m, n)] for m, n in pairs])
+        diff = value - base
+        d_reps = np.column_stack([reps[(m, n)] - reps[(baseline, n)] for m, n in pairs])
+        lo, hi = percentile_interval(d_reps, plan.ci)  # type: ignore[arg-type]
+        p = bootstrap_pvalues(diff, d_reps)
+        for i, pair in enumerate(pairs):
+            if pair in flip_ok and seg["flip_reps"] is not None:
+                k = pair_index[pair]
+                p[i] = flip_pvalues(
+                    seg["flip_obs"][k : k + 1], seg["flip_abs"][k : k + 1], seg["flip_reps"][:, k : k + 1],
+                    plan.n_boot,
+                )[0]
+        p = np.where(np.isfinite(diff), p, np.nan)
+        blocks.append((base, value, diff, lo, hi, p))
+    data = {c: np.concatenate([b[i] for b in blocks]) for i, c in enumerate(COLUMNS[:6])}
+    data["p_holm"] = holm(data["p_value"])
+    data["significant"] = np.nan_to_num(data["p_holm"], nan=1.0) < plan.alpha
+    if plan.by:
+        tuples = [(*key, m, n) for key in keys for m, n in pairs]
+        index = pd.MultiIndex.from_tuples(tuples, names=[*plan.by, "model", "metric"])
+    else:
+        index = pd.MultiIndex.from_tuples(pairs, names=["model", "metric"])
+    out = pd.DataFrame(data, index=index)[COLUMNS]
+    method = plan.method
+    tests: dict[str, Any] = {
+        n: _BOOTSTRAP if method == "bootstrap" or kinds[n] == "auc" else _RANDOMIZATION for n in names
+    }
+    fallback = [f"{m}/{n}" for m, n in pairs if kinds[n] != "auc" and method != "bootstrap" and (m, n) not in flip_ok]
+    if fallback:
+        tests["bootstrap_fallback"] = fallback
+    out.attrs = {
+        "baseline": baseline,
+        "test": tests,
+        "ci_method": f"{ci_method(plan, paired=True)}, {plan.n_boot} replicates"
+        + (" (stratified by segment)" if plan.by and plan.resample != "poisson" else ""),
+        "ci": plan.ci,
+        "n_boot": plan.n_boot,
+        "seed": plan.seed_repr,
+        "alpha": plan.alpha,
+        "multiple_testing": "Holm over all rows",
+        "params": {s.name: plan.options.params(s) for s in plan.all_specs},
+    }
+    _warn_gauc(summary, plan, plan.func, score=baseline)
+    return as_result_table(out)

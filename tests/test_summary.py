@@ -1,0 +1,340 @@
+"""The additive summary layer: partitions of whole groups add up to the one-partition result.
+
+Oracle: the pandas functions on the whole frame. Every test here cuts the frame into random
+partitions of whole groups (some empty), summarizes each, adds the summaries in several orders
+(and through bytes) and checks that finalize gives the pandas result to 1e-12.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_rankeval as pre
+from pandas_rankeval import _summary as S
+
+GROUP_METRICS = ["gauc", "mrr", "mrr@3", "ndcg", "ndcg@5", "map", "map@4", "precision@3", "recall@3", "hit_rate@2"]
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        yield
+
+
+def _frame(n_users: int = 200, seed: int = 5, string_keys: bool = False) -> pd.DataFrame:
+    df = pre.datasets.make_impressions(n_users=n_users, seed=seed, max_rows_per_user=40)
+    df["a_tied"] = df["model_a"].round(1)  # heavy ties within and across groups
+    rng = np.random.default_rng(seed)
+    # single-class and one-row groups
+    extra = pd.DataFrame({
+        "user_id": np.repeat([10_001, 10_002, 10_003, 10_004], [1, 1, 3, 3]),
+        "click": [1, 0, 1, 1, 1, 0, 0, 0],
+        "relevance": [2, 0, 1, 3, 1, 0, 0, 0],
+    })
+    donor = rng.integers(0, len(df), 4)[np.repeat(np.arange(4), [1, 1, 3, 3])]  # group-level columns stay constant
+    for c in df.columns:
+        if c not in extra.columns:
+            extra[c] = df[c].iloc[donor].to_numpy()
+    extra["model_a"] = rng.random(len(extra))
+    df = pd.concat([df, extra], ignore_index=True)
+    if string_keys:
+        df["user_id"] = "u" + df["user_id"].astype(str)
+    return df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+def _parts(df: pd.DataFrame, n_parts: int, seed: int = 0, group: str = "user_id") -> list[pd.DataFrame]:
+    """Random partitions of whole groups; some partitions may be empty (one always is)."""
+    keys = df[group].unique()
+    rng = np.random.default_rng(seed)
+    where = pd.Series(rng.integers(0, n_parts, len(keys)), index=keys)
+    p = df[group].map(where).to_numpy()
+    return [df[p == i] for i in range(n_parts)] + [df.iloc[:0]]
+
+
+def _summaries(df: pd.DataFrame, plan: S.Plan, n_parts: int, seed: int = 0) -> list[S.Summary]:
+    return [S.summarize(part, plan) for part in _parts(df, n_parts, seed)]
+
+
+def _equal(a: pd.DataFrame, b: pd.DataFrame, atol: float = 1e-12) -> None:
+    a, b = pd.DataFrame(a), pd.DataFrame(b)
+    assert list(a.columns) == list(b.columns)
+    assert a.index.equals(b.index)
+    for c in a.columns:
+        x, y = a[c].to_numpy(), b[c].to_numpy()
+        if x.dtype.kind in "fc" or y.dtype.kind in "fc":
+            np.testing.assert_allclose(x.astype(float), y.astype(float), rtol=0, atol=atol, err_msg=str(c))
+        else:
+            assert (x == y).all(), c
+
+
+def _segment_auc(df: pd.DataFrame, plan: S.Plan) -> dict:
+    """Global AUC per (segment, score) from the pandas function: the engines' job, here the oracle's."""
+    o = plan.options
+    kw = {"ties": o.ties, "threshold": o.threshold, "tiebreak": o.tiebreak, "sample_weight": o.sample_weight}
+    out = {}
+    if plan.by:
+        for key, sub in df.groupby(plan.by, sort=False):
+            key = key if isinstance(key, tuple) else (key,)
+            for s in plan.scores:
+                out[(key, s)] = float(pre.auc(sub, label=plan.label, score=s, **kw))
+    else:
+        for s in plan.scores:
+            out[((), s)] = float(pre.auc(df, label=plan.label, score=s, **kw))
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# report
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("n_parts", [1, 7, 32])
+@pytest.mark.parametrize("string_keys", [False, True])
+def test_report_partitions_add_up_to_pandas(n_parts, string_keys):
+    df = _frame(string_keys=string_keys)
+    kw = dict(group="user_id", label="relevance", scores=["model_a", "a_tied"], metrics=GROUP_METRICS)
+    plan = S.make_plan("report", kind="report", **kw)
+    sums = _summaries(df, plan, n_parts, seed=n_parts)
+    expected = pre.report(df, **kw)
+    _equal(S.finalize(sum(sums), plan), expected)
+    # merge order is irrelevant, and so is a trip through bytes
+    rng = np.random.default_rng(1)
+    shuffled = [sums[i] for i in rng.permutation(len(sums))]
+    tree = shuffled[0]
+    for s in shuffled[1:]:
+        tree = S.Summary.from_bytes((S.Summary.from_bytes(s.to_bytes()) + tree).to_bytes())
+    _equal(S.finalize(tree, plan), expected)
+
+
+@pytest.mark.parametrize(
+    "label, options",
+    [
+        ("click", {}),
+        ("click", {"ties": "pessimistic", "by": "device"}),
+        ("click", {"ties": "optimistic", "weight": "uniform", "by": ["device", "country"]}),
+        ("relevance", {"weight": "log1p", "empty": "skip"}),
+        ("relevance", {"threshold": 2, "gain": "linear", "denominator": "min_k"}),
+        ("click", {"weight": "clicks", "min_size": 3, "min_neg": 2, "tiebreak": "position"}),
+        ("click", {"weight": "position"}),  # a column: per-group sums
+    ],
+)
+def test_report_options_and_segments(label, options):
+    df = _frame()
+    kw = dict(group="user_id", label=label, scores=["model_b", "a_tied"], metrics=["auc", *GROUP_METRICS], **options)
+    plan = S.make_plan("report", kind="report", **kw)
+    sums = _summaries(df, plan, 7)
+    _equal(S.finalize(sum(sums), plan, auc=_segment_auc(df, plan)), pre.report(df, **kw))
+
+
+def test_report_multi_column_keys_and_auc_only():
+    df = _frame()
+    df["half"] = df["user_id"] % 2
+    kw = dict(group=["user_id", "half"], label="click", scores=["model_a"], metrics=["auc"])
+    plan = S.make_plan("report", kind="report", **kw)
+    _equal(S.finalize(sum(_summaries(df, plan, 5)), plan, auc=_segment_auc(df, plan)), pre.report(df, **kw))
+    kw["by"] = "device"
+    plan = S.make_plan("report", kind="report", **kw)
+    _equal(S.finalize(sum(_summaries(df, plan, 5)), plan, auc=_segment_auc(df, plan)), pre.report(df, **kw))
+
+
+# --------------------------------------------------------------------------- #
+# single metrics: value and coverage
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize(
+    "func, metric, kw",
+    [
+        (pre.gauc, "gauc", {"min_size": 4}),
+        (pre.gauc, "gauc", {"weight": "uniform", "ties": "pessimistic"}),
+        (pre.mrr, "mrr@5", {"k": 5}),
+        (pre.ndcg, "ndcg@3", {"k": 3, "empty": "skip"}),
+        (pre.precision, "precision@2", {"k": 2}),
+    ],
+)
+def test_single_metric_value_and_coverage(func, metric, kw):
+    df = _frame()
+    plan_kw = {k: v for k, v in kw.items() if k != "k"}
+    plan = S.make_plan(func.__name__, kind="metric", group="user_id", label="relevance", scores="model_a",
+                       metrics=[metric], **plan_kw)
+    got = S.finalize(sum(_summaries(df, plan, 7)), plan)
+    want = func(df, group="user_id", label="relevance", score="model_a", **kw)
+    assert isinstance(got, pre.MetricResult)
+    assert float(got) == pytest.approx(float(want), abs=1e-12)
+    assert got.metric == want.metric and got.params == want.params
+    a, b = got.coverage.as_dict(), want.coverage.as_dict()
+    for k in a:
+        assert a[k] == pytest.approx(b[k], abs=1e-12), k
+
+
+def test_single_metric_warnings_match_pandas():
+    df = pd.DataFrame({"u": [1, 1, 2, 2], "y": [1, 1, 0, 0], "s": [0.1, 0.2, 0.3, 0.4]})
+    plan = S.make_plan("gauc", kind="metric", group="u", label="y", scores="s", metrics=["gauc"])
+    with pytest.warns(pre.CoverageWarning, match="gauc: gauc is NaN because no group is eligible"):
+        got = S.finalize(S.summarize(df[df.u == 1], plan) + S.summarize(df[df.u == 2], plan), plan)
+    assert math.isnan(got) and got.coverage.n_only_pos == 1 and got.coverage.n_only_neg == 1
+
+
+# --------------------------------------------------------------------------- #
+# errors with whole-table counts
+# --------------------------------------------------------------------------- #
+def test_missing_values_counted_then_raised_or_dropped():
+    df = _frame()
+    df.loc[df.index[::50], "model_a"] = np.nan
+    df.loc[df.index[3::70], "click"] = np.nan
+    kw = dict(group="user_id", label="click", scores=["model_a"], metrics=["gauc", "mrr"])
+    plan = S.make_plan("report", kind="report", **kw)
+    total = sum(_summaries(df, plan, 7))  # no error on the partitions
+    with pytest.raises(ValueError) as want:
+        pre.report(df, **kw)
+    with pytest.raises(ValueError) as got:
+        S.finalize(total, plan)
+    assert str(got.value) == str(want.value)
+    assert str(int(df["click"].isna().sum())) in str(got.value)
+    plan = S.make_plan("report", kind="report", nan_policy="omit", **kw)
+    out = S.finalize(sum(_summaries(df, plan, 7)), plan)
+    _equal(out, pre.report(df, nan_policy="omit", **kw))
+    assert out["rows_dropped"].iloc[0] == int((df["model_a"].isna() | df["click"].isna()).sum())
+
+
+def test_every_row_missing_and_empty_frame():
+    df = pd.DataFrame({"u": [1, 2], "y": [1, 0], "s": [np.nan, np.nan]})
+    plan = S.make_plan("report", kind="report", group="u", label="y", scores="s", metrics=["mrr"],
+                       nan_policy="omit")
+    with pytest.raises(ValueError, match="every row has a missing value in \\['s'\\]"):
+        S.finalize(S.summarize(df.iloc[:1], plan) + S.summarize(df.iloc[1:], plan), plan)
+    with pytest.raises(ValueError, match="report got an empty DataFrame \\(0 rows\\)"):
+        S.finalize(S.empty_summary(plan) + S.summarize(df.iloc[:0], plan), plan)
+
+
+def test_empty_error_raised_with_whole_table_counts():
+    df = _frame()
+    kw = dict(group="user_id", label="click", scores=["model_a"], metrics=["mrr", "ndcg@5"], empty="error")
+    plan = S.make_plan("report", kind="report", **kw)
+    total = sum(_summaries(df, plan, 7))
+    with pytest.raises(ValueError) as want:
+        pre.report(df, **kw)
+    with pytest.raises(ValueError) as got:
+        S.finalize(total, plan)
+    assert str(got.value) == str(want.value)
+    assert f"of {df['user_id'].nunique():,} groups have no relevant row" in str(got.value)
+
+
+def test_summaries_of_different_plans_do_not_add():
+    df = _frame(n_users=20)
+    a = S.summarize(df, S.make_plan("report", kind="report", group="user_id", label="click",
+                                    scores=["model_a"], metrics=["gauc"]))
+    b = S.summarize(df, S.make_plan("report", kind="report", group="user_id", label="click",
+                                    scores=["model_a"], metrics=["gauc", "mrr"]))
+    with pytest.raises(ValueError, match="different plans"):
+        a + b
+
+
+def test_summary_is_small_and_picklable():
+    df = _frame(n_users=400)
+    plan = S.make_plan("report", kind="report", group="user_id", label="click", scores=["model_a", "model_b"],
+                       metrics=["gauc", "mrr", "ndcg@10"], by="device")
+    s = S.summarize(df, plan)
+    assert len(s.to_bytes()) < 10_000  # no per-group rows
+    again = pickle.loads(pickle.dumps(s))
+    _equal(S.finalize(again, plan), S.finalize(s, plan), atol=0)
+    assert sum([s]) is s
+
+
+# --------------------------------------------------------------------------- #
+# global AUC counts
+# --------------------------------------------------------------------------- #
+def _brute_auc_counts(scores, labels):
+    pos = scores[labels == 1]
+    neg = scores[labels == 0]
+    greater = int((pos[:, None] > neg[None, :]).sum())
+    tied = int((pos[:, None] == neg[None, :]).sum())
+    return len(pos), len(neg), greater, tied
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_auc_counts_chained_over_range_partitions(seed):
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, 30, 400).astype(float)  # many ties
+    y = (rng.random(400) < 0.3).astype(int)
+    d = pd.DataFrame({"s": s, "y": y}).groupby("s")["y"].agg(pos="sum", n="count").sort_index()
+    pos = d["pos"].to_numpy()
+    neg = (d["n"] - d["pos"]).to_numpy()
+    cuts = np.sort(rng.choice(np.arange(1, len(d)), size=4, replace=False))
+    parts = [S.auc_counts_sorted(p, q) for p, q in zip(np.split(pos, cuts), np.split(neg, cuts))]
+    c = S.chain_auc(parts)
+    assert (c.pos, c.neg, c.greater, c.tied) == _brute_auc_counts(s, y)
+    df = pd.DataFrame({"s": s, "y": y})
+    for ties in ("expected", "pessimistic", "optimistic"):
+        assert c.value(ties) == pytest.approx(float(pre.auc(df, label="y", score="s", ties=ties)), abs=1e-15)
+
+
+def test_auc_counts_near_2_63_are_exact():
+    """Counts of 1e11 rows, products far beyond 2**63: exact Python integers, checked by hand."""
+    big = 2**62 + 12345
+    pos = np.array([big, 3, 2**40], dtype=np.int64)
+    neg = np.array([2**62 + 7, big, 5], dtype=np.int64)
+    p, n, g, t = S.auc_counts_sorted(pos, neg)
+    P = big + 3 + 2**40
+    N = 2**62 + 7 + big + 5
+    assert (p, n) == (P, N) and N > 2**63  # the total itself overflows int64
+    assert g == 3 * (2**62 + 7) + 2**40 * (2**62 + 7 + big)
+    assert t == big * (2**62 + 7) + 3 * big + 2**40 * 5
+    assert S.chain_auc([(p, n, g, t)]).value() == pytest.approx((2 * g + t) / (2 * P * N), rel=1e-15)
+    # 1e11 rows split over 4 range partitions, 2.5e10 rows each, chained on the client
+    rows = 25_000_000_000
+    parts = [S.auc_counts_sorted(np.array([rows // 2, 0]), np.array([0, rows // 2])) for _ in range(4)]
+    c = S.chain_auc(parts)
+    half = rows // 2
+    assert c.pos == c.neg == 4 * half
+    assert c.greater == sum(half * (k * half) for k in range(4))  # all earlier negatives, no local pair
+    assert c.tied == 0
+    assert c.value() == pytest.approx(c.greater / (c.pos * c.neg), rel=1e-15)
+    # the int64 fast path and the exact path agree where both apply
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 1000, 50), rng.integers(0, 1000, 50)
+    assert S.auc_counts_sorted(a, b) == S._auc_counts_exact(a, b)
+
+
+def test_auc_counts_float_weights_and_bad_input():
+    p, n, g, t = S.auc_counts_sorted(np.array([0.5, 1.5]), np.array([2.0, 0.0]))
+    assert (p, n, g, t) == (2.0, 2.0, 3.0, 1.0)
+    with pytest.raises(ValueError, match="counts must be >= 0"):
+        S.auc_counts_sorted(np.array([1, -1]), np.array([0, 1]))
+    assert math.isnan(S.AucCounts(0, 5, 0, 0).value())
+
+
+# --------------------------------------------------------------------------- #
+# hashed bootstrap and sign flips: independent of the partitioning
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("string_keys", [False, True])
+def test_hashed_interval_does_not_depend_on_partitions(string_keys):
+    df = _frame(string_keys=string_keys)
+    kw = dict(group="user_id", label="click", scores=["model_a", "a_tied"], metrics=["gauc", "mrr", "ndcg@5"],
+              ci=0.9, n_boot=64, seed=3)
+    plan = S.make_plan("report", kind="report", **kw)
+    one = S.finalize(S.summarize(df, plan), plan)
+    many = S.finalize(sum(_summaries(df, plan, 7)), plan)
+    _equal(many, one)
+    assert (one["gauc_high"] > one["gauc_low"]).all()
+    assert one.attrs["ci"]["method"] == "percentile bootstrap over groups (hashed Poisson(1) weights)"
+    other = S.finalize(S.summarize(df, S.make_plan("report", kind="report", **{**kw, "seed": 4})), plan)
+    assert not np.allclose(other["gauc_low"], one["gauc_low"])
+
+
+def test_hashed_compare_does_not_depend_on_partitions():
+    df = _frame()
+    kw = dict(group="user_id", label="click", scores=["model_a", "model_b", "a_tied"], baseline="model_a",
+              metrics=["gauc", "mrr", "ndcg@5"], by="device", n_boot=99, seed=1)
+    plan = S.make_plan("compare", kind="compare", **kw)
+    assert len(plan.flip_pairs) == 6
+    one = S.finalize(S.summarize(df, plan), plan)
+    many = S.finalize(sum(_summaries(df, plan, 32, seed=2)), plan)
+    _equal(many, one)
+    assert set(one.attrs["test"].values()) == {"paired randomization test (random sign flips of the per-group differences)"}
+    # p-values are multiples of 1 / (n_boot + 1)
+    k = one["p_value"].to_numpy() * 100
+    np.testing.assert_allclose(k, np.round(k), rtol=0, atol=1e-9)
