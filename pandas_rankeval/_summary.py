@@ -38,7 +38,7 @@ import pandas as pd
 from . import _hashing as H
 from ._evaluate import WEIGHT_NAMES, Evaluation, Options, WeightLike, evaluate
 from ._registry import MetricSpec, parse_metrics
-from ._result import Coverage, MetricResult, warn_coverage
+from ._result import Coverage, MetricResult, warn_once
 from ._validation import as_columns, check_option, internal_error, missing_mask, missing_values_error
 
 __all__ = [
@@ -55,8 +55,11 @@ __all__ = [
 ]
 
 #: Counters per (segment, item), exact int64: groups used, skipped per reason, rows and
-#: positives in skipped groups.
-COUNTERS = ("n_used", "n_only_pos", "n_only_neg", "n_filtered", "n_empty", "rows_skipped", "pos_skipped")
+#: positives in skipped groups and in the groups the filters dropped.
+COUNTERS = (
+    "n_used", "n_only_pos", "n_only_neg", "n_filtered", "n_empty", "n_zero_weight",
+    "rows_skipped", "pos_skipped", "rows_filtered", "pos_filtered",
+)
 _C = {name: i for i, name in enumerate(COUNTERS)}
 
 KINDS = ("metric", "report", "compare")
@@ -99,6 +102,15 @@ class Plan:
     baseline: Hashable | None = None
     alpha: float = 0.05
     method: str = "auto"
+    auc_method: str = "delong"
+    ci_method: str = "percentile"
+
+    @property
+    def auc_delong(self) -> bool:
+        """Global AUC's interval / test is clustered DeLong (else the bootstrap)."""
+        from ._delong import delong_unavailable
+
+        return self.has_auc and self.auc_method == "delong" and delong_unavailable(self.options.ties) is None
 
     @property
     def has_auc(self) -> bool:
@@ -143,6 +155,8 @@ def make_plan(
     baseline: Hashable | None = None,
     alpha: float = 0.05,
     method: str = "auto",
+    auc_method: str = "delong",
+    ci_method: str = "percentile",
     min_size: int | None = None,
     min_pos: int | None = None,
     min_neg: int | None = None,
@@ -186,6 +200,13 @@ def make_plan(
             f"{[s.name for s in specs_all if s.info.grouped]}."
         )
     check_option(resample, "resample", func, RESAMPLES)
+    check_option(auc_method, "auc_method", func, ("delong", "bootstrap"))
+    check_option(ci_method, "ci_method", func, ("percentile", "studentized"))
+    if ci_method == "studentized" and resample == "poisson":
+        raise ValueError(
+            f"{func}: ci_method='studentized' is not available with the hashed bootstrap yet; "
+            "pass resample='multinomial' (pandas) or ci_method='percentile'."
+        )
     flip_pairs: list[tuple[Hashable, Hashable, str]] = []
     seed_int: int | None = None
     if kind == "report":
@@ -217,10 +238,9 @@ def make_plan(
                 "Global AUC has no group-level randomization test (it is not a sum over groups); "
                 "use method='auto' (a paired bootstrap test for 'auc') or method='bootstrap'."
             )
-        if method != "bootstrap":
-            flip_pairs = [
-                (m, baseline, s.name) for m in score_cols if m != baseline for s in specs_all if s.kind != "auc"
-            ]
+        flip_pairs = [  # every (model, baseline, group metric); sign-flipped unless method="bootstrap"
+            (m, baseline, s.name) for m in score_cols if m != baseline for s in specs_all if s.kind != "auc"
+        ]
     if kind == "compare" or ci is not None:
         n_boot = _check_n_boot(n_boot, func)
         if resample == "poisson":
@@ -255,25 +275,30 @@ def make_plan(
         baseline=baseline,
         alpha=float(alpha),
         method=method,
+        auc_method=auc_method,
+        ci_method=ci_method,
     )
 
 
 # --------------------------------------------------------------------------- #
 # The summary
 # --------------------------------------------------------------------------- #
-def _seg_zero(n_items: int, n_boot: int, n_pairs: int) -> dict[str, Any]:
+def _seg_zero(n_items: int, n_boot: int, n_pairs: int, flips: bool = True) -> dict[str, Any]:
     return {
         "n_groups": 0,
         "n_rows": 0,
         "n_pos": 0,
         "n_nopos": 0,
+        "sw_pos": 0.0,
+        "sw_neg": 0.0,
         "counts": np.zeros((n_items, len(COUNTERS)), dtype=np.int64),
         "sums": np.zeros((n_items, 2)),
         "boot": np.zeros((n_boot, n_items, 2)) if n_boot else None,
         "flip_obs": np.zeros(n_pairs),
         "flip_abs": np.zeros(n_pairs),
-        "flip_reps": np.zeros((n_boot, n_pairs)) if (n_boot and n_pairs) else None,
+        "flip_reps": np.zeros((n_boot, n_pairs)) if (n_boot and n_pairs and flips) else None,
         "flip_mismatch": np.zeros(n_pairs, dtype=np.int64),
+        "pair_used": np.zeros(n_pairs, dtype=np.int64),
     }
 
 
@@ -289,6 +314,8 @@ def _seg_add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
             if va.shape != vb.shape:
                 raise ValueError("these summaries were made with different plans; they cannot be added")
             out[k] = va + vb
+        elif isinstance(va, float) or isinstance(vb, float):
+            out[k] = float(va) + float(vb)
         else:
             out[k] = int(va) + int(vb)
     return out
@@ -424,13 +451,21 @@ def _ensure_group_stats(ev: Evaluation) -> None:
     ev.group_stats.update(code=uniq, n=n, positives=npos, negatives=n - npos)
 
 
-def _empty_flags(ev: Evaluation, spec: MetricSpec, npos: np.ndarray) -> np.ndarray:
-    if spec.kind == "ndcg":
-        idcg = ev.group_stats.get(f"idcg@{spec.k}")
-        if idcg is None:
-            raise internal_error("NDCG's ideal DCG was not cached")
-        return np.asarray(idcg) <= 0
-    return npos == 0
+def _class_weights(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per group (ascending code): summed sample weight of the relevant / other rows."""
+    sw_col = plan.options.sample_weight
+    if sw_col is None:
+        return None
+    sw = ev.prepared.extra[sw_col]
+    groups = ev.prepared.encode_groups()
+    if groups is None:
+        raise internal_error("a summary needs group codes")
+    gi = np.searchsorted(np.asarray(ev.group_stats["code"]), groups.codes)
+    n_groups = ev.group_stats["n"].shape[0]
+    rel = ev.labels.rel
+    wpos = np.bincount(gi[rel], weights=sw[rel], minlength=n_groups)
+    wneg = np.bincount(gi[~rel], weights=sw[~rel], minlength=n_groups)
+    return wpos, wneg
 
 
 def summarize_evaluation(
@@ -468,15 +503,20 @@ def summarize_evaluation(
         if gv.spec.kind == "gauc":
             has_both = (npos > 0) & (nneg > 0)
             passes = (n >= opts.min_size) & (npos >= opts.min_pos) & (nneg >= opts.min_neg)
+            filtered = has_both & ~passes
             f[:, _C["n_only_pos"]] = (npos > 0) & (nneg == 0)
             f[:, _C["n_only_neg"]] = npos == 0
-            f[:, _C["n_filtered"]] = has_both & ~passes
+            f[:, _C["n_filtered"]] = filtered
+            f[:, _C["n_zero_weight"]] = has_both & passes & ~used  # sample weights of a class sum to 0
+            f[:, _C["rows_filtered"]] = np.where(filtered, n, 0)
+            f[:, _C["pos_filtered"]] = np.where(filtered, npos, 0)
         else:
-            f[:, _C["n_empty"]] = _empty_flags(ev, gv.spec, npos)
+            f[:, _C["n_empty"]] = npos == 0  # one rule for every list metric
         f[:, _C["rows_skipped"]] = np.where(used, 0, n)
         f[:, _C["pos_skipped"]] = np.where(used, 0, npos)
         flags_l.append(f)
 
+    class_w = _class_weights(ev, plan)
     need_hash = n_boot > 0
     if need_hash and key_hashes is None:
         key_hashes = H.key_hash(ev.keys)
@@ -484,11 +524,17 @@ def summarize_evaluation(
     order = np.argsort(seg_index, kind="stable")
     cuts = np.searchsorted(seg_index[order], np.arange(1, len(seg_keys)))
     for si, gi in enumerate(np.split(order, cuts)):
-        seg = _seg_zero(n_items, n_boot, n_pairs)
+        seg = _seg_zero(n_items, n_boot, n_pairs, plan.method != "bootstrap")
         seg["n_groups"] = int(gi.shape[0])
         seg["n_rows"] = int(n[gi].sum())
         seg["n_pos"] = int(npos[gi].sum())
         seg["n_nopos"] = int((npos[gi] == 0).sum())
+        if class_w is not None:
+            seg["sw_pos"] = float(class_w[0][gi].sum())
+            seg["sw_neg"] = float(class_w[1][gi].sum())
+        else:
+            seg["sw_pos"] = float(seg["n_pos"])
+            seg["sw_neg"] = float(seg["n_rows"] - seg["n_pos"])
         if n_items:
             used = np.column_stack([u[gi] for u in used_l])
             w = np.where(used, np.column_stack([x[gi] for x in w_l]), 0.0)
@@ -509,6 +555,7 @@ def summarize_evaluation(
                 wm, wb = w_l[jm][gi], w_l[jb][gi]
                 mismatch = (um != ub) | (um & (wm != wb))
                 seg["flip_mismatch"][p] = int(mismatch.sum())
+                seg["pair_used"][p] = int((um & ub).sum())
                 with np.errstate(invalid="ignore"):
                     wd[:, p] = np.where(um & ub, wm * (v_l[jm][gi] - v_l[jb][gi]), 0.0)
             seg["flip_obs"] = wd.sum(axis=0)
@@ -516,13 +563,13 @@ def summarize_evaluation(
         if n_boot and gi.shape[0]:
             kh = key_hashes[gi]  # type: ignore[index]
             boot = np.zeros((n_boot, design.shape[1]))
-            reps = np.zeros((n_boot, n_pairs)) if n_pairs else None
+            reps = np.zeros((n_boot, n_pairs)) if (n_pairs and plan.method != "bootstrap") else None
             step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
             for lo in range(0, gi.shape[0], step):
                 hi = min(lo + step, gi.shape[0])
                 k = H.poisson_weights(kh[lo:hi], plan.seed, n_boot)  # type: ignore[arg-type]
                 boot += k.T @ design[lo:hi]
-                if reps is not None and wd is not None:
+                if reps is not None and wd is not None and plan.method != "bootstrap":
                     bits = H.flip_bits(kh[lo:hi], plan.seed, n_boot)  # type: ignore[arg-type]
                     reps += bits.T @ wd[lo:hi]
             seg["boot"] = np.stack([boot[:, :n_items], boot[:, n_items:]], axis=2)
@@ -738,7 +785,7 @@ def _raise_input_errors(summary: Summary, plan: Plan) -> None:
 
 def _totals(summary: Summary, plan: Plan) -> dict[str, Any]:
     n_items, n_boot, n_pairs = summary.shape
-    tot = _seg_zero(n_items, n_boot, n_pairs)
+    tot = _seg_zero(n_items, n_boot, n_pairs, plan.method != "bootstrap")
     for seg in summary.segments.values():
         tot = _seg_add(tot, seg)
     return tot
@@ -765,23 +812,65 @@ def _coverage(seg: dict[str, Any], j: int, n_dropped: int) -> Coverage:
         rows_skipped_share=float(int(c[_C["rows_skipped"]]) / max(n_rows, 1)),
         positives_skipped_share=float(int(c[_C["pos_skipped"]]) / total_pos) if total_pos else 0.0,
         n_dropped=n_dropped,
+        n_zero_weight=int(c[_C["n_zero_weight"]]),
+        rows_filtered_share=float(int(c[_C["rows_filtered"]]) / max(n_rows, 1)) if c[_C["n_filtered"]] else 0.0,
+        positives_filtered_share=(
+            float(int(c[_C["pos_filtered"]]) / total_pos) if (total_pos and c[_C["n_filtered"]]) else 0.0
+        ),
     )
 
 
-def _auc_coverage(summary: Summary) -> Coverage:
+def _auc_coverage(summary: Summary, plan: Plan) -> Coverage:
+    """Coverage of global AUC over the whole table (every row pooled)."""
     n_rows = summary.n_rows
-    npos = sum(s["n_pos"] for s in summary.segments.values())
-    ok = 0 < npos < n_rows
+    segs = summary.segments.values()
+    npos = sum(s["n_pos"] for s in segs)
+    both = 0 < npos < n_rows
+    zero_weight = (
+        both and plan.options.sample_weight is not None
+        and not (sum(s["sw_pos"] for s in segs) > 0 and sum(s["sw_neg"] for s in segs) > 0)
+    )
+    ok = both and not zero_weight
     return Coverage(
         n_rows=n_rows,
         n_groups=1,
         n_used=int(ok),
         n_only_pos=int(npos == n_rows),
         n_only_neg=int(npos == 0),
+        n_zero_weight=int(zero_weight),
         rows_skipped_share=0.0 if ok else 1.0,
         positives_skipped_share=0.0 if ok or not npos else 1.0,
         n_dropped=summary.n_dropped,
+        grouped=False,
     )
+
+
+def _whole_table(summary: Summary, plan: Plan) -> dict[str, Any]:
+    """The sum of every segment, with the table's totals."""
+    tot = _totals(summary, plan)
+    segs = summary.segments.values()
+    tot["n_groups"] = sum(s["n_groups"] for s in segs)
+    tot["n_rows"] = summary.n_rows
+    tot["n_pos"] = sum(s["n_pos"] for s in segs)
+    return tot
+
+
+def _metric_coverage(summary: Summary, plan: Plan, score: Hashable) -> dict[str, tuple[float, Coverage]]:
+    """Whole-table (value, coverage) of every metric of one score column, for footers and warnings.
+
+    Global AUC's value is only used to decide the warning: NaN exactly when it has no pair.
+    """
+    tot = _whole_table(summary, plan)
+    out: dict[str, tuple[float, Coverage]] = {}
+    for name in plan.metrics:
+        if name == "auc":
+            cov = _auc_coverage(summary, plan)
+            out[name] = (1.0 if cov.n_used else math.nan, cov)
+            continue
+        j = plan.items.index((score, name))
+        value = float(_ratio(tot["sums"][j, 0], tot["sums"][j, 1]))
+        out[name] = (value, _coverage(tot, j, summary.n_dropped))
+    return out
 
 
 def _segment_order(keys: list[tuple]) -> list[tuple]:
@@ -822,6 +911,7 @@ def finalize(
     *,
     auc: dict | None = None,
     auc_boot: dict | None = None,
+    delong: dict | None = None,
 ) -> Any:
     """Client side: check with whole-table counts, divide, and build the pandas result.
 
@@ -836,7 +926,12 @@ def finalize(
         ``()`` without ``by``), computed by the engine's own score pass.
     auc_boot : dict, optional
         ``{(segment key, score): array of n_boot replicates}`` of global AUC under the
-        same hashed bootstrap, when an interval of global AUC is asked for.
+        same hashed bootstrap, when an interval of global AUC by bootstrap is asked for
+        (``auc_method="bootstrap"``, or a tie rule other than "expected").
+    delong : dict, optional
+        ``{segment key: moment matrix}`` of :func:`pandas_rankeval._delong.delong_moments`
+        over the plan's scores (in order), summed over partitions: the clustered-DeLong
+        interval and test of global AUC (``auc_method="delong"``, the default).
 
     Returns
     -------
@@ -846,8 +941,8 @@ def finalize(
     if plan.kind == "metric":
         return _finalize_metric(summary, plan, auc)
     if plan.kind == "report":
-        return _finalize_report(summary, plan, auc, auc_boot)
-    return _finalize_compare(summary, plan, auc, auc_boot)
+        return _finalize_report(summary, plan, auc, auc_boot, delong)
+    return _finalize_compare(summary, plan, auc, auc_boot, delong)
 
 
 def _finalize_metric(summary: Summary, plan: Plan, auc: dict | None) -> MetricResult:
@@ -857,14 +952,9 @@ def _finalize_metric(summary: Summary, plan: Plan, auc: dict | None) -> MetricRe
     score = plan.scores[0]
     if spec.kind == "auc":
         value = _auc_lookup(auc, (), score, plan)
-        cov = _auc_coverage(summary)
+        cov = _auc_coverage(summary, plan)
     else:
-        tot = _totals(summary, plan)
-        value = float(_ratio(tot["sums"][0, 0], tot["sums"][0, 1]))
-        tot["n_groups"] = sum(s["n_groups"] for s in summary.segments.values())
-        tot["n_rows"] = summary.n_rows
-        tot["n_pos"] = sum(s["n_pos"] for s in summary.segments.values())
-        cov = _coverage(tot, 0, summary.n_dropped)
+        value, cov = _metric_coverage(summary, plan, score)[spec.name]
     empty = np.zeros(0)
     warn_if_needed(GroupValues(spec, empty, empty, empty, value, cov), plan.func)
     return MetricResult(value, metric=spec.name, coverage=cov, params=plan.options.params(spec))
@@ -886,20 +976,46 @@ def _seg_reps(seg: dict[str, Any], plan: Plan, key: tuple, auc_boot: dict | None
         reps = _ratio(boot[:, :, 0], boot[:, :, 1])
         for j, item in enumerate(plan.items):
             out[item] = reps[:, j]
-    if plan.has_auc:
+    if plan.has_auc and not plan.auc_delong:
         for s in plan.scores:
             out[(s, "auc")] = _auc_reps(auc_boot, key, s, plan)
     return out
 
 
 def ci_method(plan: Plan, paired: bool = False) -> str:
+    """The words for the bootstrap interval (``attrs``, footers)."""
     base = "percentile paired bootstrap over groups" if paired else "percentile bootstrap over groups"
     if plan.resample == "poisson":
         base += " (hashed Poisson(1) weights)"
     return base
 
 
-def _finalize_report(summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None) -> Any:
+def _report_ci_info(plan: Plan) -> dict[str, Any]:
+    from ._delong import METHOD, delong_unavailable
+
+    names = list(plan.metrics)
+    analytic = ["auc"] if plan.auc_delong else []
+    boot = [n for n in names if n not in analytic]
+    dl = METHOD + (" (per segment)" if plan.by else "")
+    info: dict[str, Any] = {
+        "level": plan.ci,
+        "method": ci_method(plan) + (" (stratified by segment)" if plan.by and plan.resample != "poisson" else ""),
+        "n_boot": plan.n_boot,
+        "seed": plan.seed_repr,
+    }
+    if analytic and boot:
+        info["method"] = f"{info['method']}; auc: {dl}"
+    elif analytic:
+        info = {"level": plan.ci, "method": dl}
+    elif plan.has_auc and plan.auc_method == "delong":
+        info["method"] = f"{info['method']} (auc too: {delong_unavailable(plan.options.ties)})"
+    return info
+
+
+def _finalize_report(
+    summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None, delong: dict | None
+) -> Any:
+    from ._delong import normal_interval
     from ._display import as_result_table
     from ._stats import percentile_interval
 
@@ -915,10 +1031,13 @@ def _finalize_report(summary: Summary, plan: Plan, auc: dict | None, auc_boot: d
     ci_cols: list[dict[str, float]] = []
     for key in keys:
         seg = summary.segments.get(key)
-        if seg is None:  # no groups at all (cannot happen once the empty frame raised)
+        if seg is None:  # pragma: no cover - every key comes from the summary
             raise internal_error("a segment without a summary")
         values = _seg_values(seg, plan, key, auc)
-        reps = _seg_reps(seg, plan, key, auc_boot) if (plan.ci is not None and plan.hashed_boot) else None
+        reps = _seg_reps(seg, plan, key, auc_boot) if plan.ci is not None else None
+        var = None
+        if plan.ci is not None and plan.auc_delong:
+            var = np.diag(_delong_of(delong, key, plan)[1])
         for s in plan.scores:
             out: dict[str, Any] = {n: values[(s, n)] for n in names}
             if group_names or plan.by:
@@ -937,16 +1056,21 @@ def _finalize_report(summary: Summary, plan: Plan, auc: dict | None, auc_boot: d
             if reps is not None and plan.ci is not None:
                 iv: dict[str, float] = {}
                 for n in names:
-                    r = reps[(s, n)][:, None]
-                    lo, hi = percentile_interval(r, plan.ci)
                     ok = math.isfinite(out[n])
+                    if n == "auc" and var is not None:
+                        lo, hi = normal_interval(
+                            np.array([out[n]]), var[plan.scores.index(s) : plan.scores.index(s) + 1], plan.ci,
+                            clip=(0.0, 1.0),
+                        )
+                    else:
+                        lo, hi = percentile_interval(reps[(s, n)][:, None], plan.ci)
                     iv[f"{n}_low"] = float(lo[0]) if ok else math.nan
                     iv[f"{n}_high"] = float(hi[0]) if ok else math.nan
                 ci_cols.append(iv)
     if plan.by:
         idx: pd.Index = pd.MultiIndex.from_tuples(index, names=[*plan.by, "model"])
     else:
-        idx = pd.Index(plan.scores, name="model")
+        idx = pd.Index(plan.scores, name="model", tupleize_cols=False)  # tuple names stay names
     table = pd.DataFrame(rows, index=idx)
     if ci_cols:
         cols: list[Hashable] = []
@@ -957,34 +1081,14 @@ def _finalize_report(summary: Summary, plan: Plan, auc: dict | None, auc_boot: d
                 table[f"{c}_high"] = [iv[f"{c}_high"] for iv in ci_cols]
                 cols += [f"{c}_low", f"{c}_high"]
         table = table[cols]
-        table.attrs["ci"] = {
-            "level": plan.ci,
-            "method": ci_method(plan) + (" (stratified by segment)" if plan.by and plan.resample != "poisson" else ""),
-            "n_boot": plan.n_boot,
-            "seed": plan.seed_repr,
-        }
+        table.attrs["ci"] = _report_ci_info(plan)
     table.attrs["params"] = {n: plan.options.params(specs[n]) for n in names}
-    table = as_result_table(table)
-    _warn_gauc(summary, plan, "report")
+    first = _metric_coverage(summary, plan, plan.scores[0])
+    table.attrs["coverage"] = {n: first[n][1].as_dict() for n in names}
+    table = as_result_table(table, "report")
+    # which groups a metric uses depends on the labels only: one warning covers every model
+    warn_once(plan.func, [(n, first[n][0], first[n][1]) for n in names])
     return table
-
-
-def _warn_gauc(summary: Summary, plan: Plan, where: str, score: Hashable | None = None) -> None:
-    """One coverage warning per GAUC metric (which groups it skips depends on the labels only)."""
-    tot = _totals(summary, plan)
-    tot["n_groups"] = sum(s["n_groups"] for s in summary.segments.values())
-    tot["n_rows"] = summary.n_rows
-    tot["n_pos"] = sum(s["n_pos"] for s in summary.segments.values())
-    s0 = plan.scores[0] if score is None else score
-    for j, (s, name) in enumerate(plan.items):
-        if s != s0:
-            continue
-        spec = next(x for x in plan.specs if x.name == name)
-        if spec.kind != "gauc":
-            continue
-        cov = _coverage(tot, j, summary.n_dropped)
-        if cov.alert:
-            warn_coverage(f"{where}: {name}: {cov}.")
 
 
 def flip_pvalues(obs: np.ndarray, abs_sum: np.ndarray, reps: np.ndarray, n_flips: int) -> np.ndarray:
@@ -996,10 +1100,38 @@ def flip_pvalues(obs: np.ndarray, abs_sum: np.ndarray, reps: np.ndarray, n_flips
     return (1.0 + hits) / (1.0 + n_flips)
 
 
-def _finalize_compare(summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None) -> Any:
+def _delong_of(delong: dict | None, key: tuple, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
+    """AUCs of the plan's scores and their clustered-DeLong covariance in one segment."""
+    from ._delong import delong_from_moments
+
+    if delong is None or key not in delong:
+        raise ValueError(
+            f"{plan.func}: the clustered DeLong interval of global AUC needs its moment matrix "
+            f"for segment {key!r}; this engine gave none (pass auc_method='bootstrap', or leave 'auc' out)"
+        )
+    return delong_from_moments(np.asarray(delong[key], dtype=np.float64))
+
+
+def _compare_ci_method(plan: Plan, analytic: list[str], boot_names: list[str]) -> str:
+    from ._delong import METHOD
+
+    strata = bool(plan.by) and plan.resample != "poisson"
+    boot = f"{ci_method(plan, paired=True)}, {plan.n_boot} replicates" + (" (stratified by segment)" if strata else "")
+    dl = METHOD + (" (per segment)" if plan.by else "")
+    if not analytic:
+        return boot
+    if not boot_names:
+        return dl
+    return f"{boot}; {', '.join(analytic)}: {dl}"
+
+
+def _finalize_compare(
+    summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None, delong: dict | None
+) -> Any:
+    from ._delong import TEST as DELONG_TEST
+    from ._delong import delong_unavailable, normal_interval, z_test
     from ._display import as_result_table
     from ._stats import bootstrap_pvalues, holm, percentile_interval
-
     from .compare import _BOOTSTRAP, _RANDOMIZATION, COLUMNS
 
     names = list(plan.metrics)
@@ -1007,31 +1139,61 @@ def _finalize_compare(summary: Summary, plan: Plan, auc: dict | None, auc_boot: 
     baseline = plan.baseline
     models = [s for s in plan.scores if s != baseline]
     pairs = [(m, n) for m in models for n in names]
+    no_delong = delong_unavailable(plan.options.ties)
+    analytic = [n for n in names if kinds[n] == "auc"] if plan.auc_method == "delong" and no_delong is None else []
     tot = _totals(summary, plan)
     pair_index = {(m, n): p for p, (m, _, n) in enumerate(plan.flip_pairs)}
-    flip_ok = {k for k, p in pair_index.items() if tot["flip_mismatch"][p] == 0}
+    flip_ok = {k for k, p in pair_index.items() if tot["flip_mismatch"][p] == 0} if plan.method != "bootstrap" else set()
     keys = _segment_order(list(summary.segments)) if plan.by else [()]
     blocks = []
     for key in keys:
         seg = summary.segments[key]
-        values = _seg_values(seg, plan, key, auc)
-        reps = _seg_reps(seg, plan, key, auc_boot)
-        base = np.array([values[(baseline, n)] for _, n in pairs])
-        value = np.array([values[(m, n)] for m, n in pairs])
-        diff = value - base
-        d_reps = np.column_stack([reps[(m, n)] - reps[(baseline, n)] for m, n in pairs])
-        lo, hi = percentile_interval(d_reps, plan.ci)  # type: ignore[arg-type]
-        p = bootstrap_pvalues(diff, d_reps)
-        for i, pair in enumerate(pairs):
-            if pair in flip_ok and seg["flip_reps"] is not None:
-                k = pair_index[pair]
+        n_pairs = len(pairs)
+        base, value, diff, lo, hi, p = (np.full(n_pairs, np.nan) for _ in range(6))
+        used = np.zeros(n_pairs, dtype=np.int64)
+        point = _ratio(seg["sums"][:, 0], seg["sums"][:, 1]) if seg["sums"].size else np.zeros(0)
+        reps = _ratio(seg["boot"][:, :, 0], seg["boot"][:, :, 1]) if seg["boot"] is not None else None
+        item_j = {item: j for j, item in enumerate(plan.items)}
+        if analytic:
+            a, cov = _delong_of(delong, key, plan)
+        for i, (m, n) in enumerate(pairs):
+            if kinds[n] == "auc":
+                used[i] = seg["n_groups"]  # global AUC pools the rows of every group
+                jm, jb = plan.scores.index(m), plan.scores.index(baseline)
+                if analytic:
+                    base[i], value[i] = a[jb], a[jm]
+                    diff[i] = a[jm] - a[jb]
+                    var = cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb]
+                    lo[i], hi[i] = normal_interval(np.array([diff[i]]), np.array([var]), plan.ci)  # type: ignore[arg-type]
+                    p[i] = z_test(np.array([diff[i]]), np.array([var]))[0]
+                    continue
+                base[i] = _auc_lookup(auc, key, baseline, plan)
+                value[i] = _auc_lookup(auc, key, m, plan)
+                d_rep = _auc_reps(auc_boot, key, m, plan) - _auc_reps(auc_boot, key, baseline, plan)
+            else:
+                k = pair_index[(m, n)]
+                used[i] = int(seg["pair_used"][k])
+                jm, jb = item_j[(m, n)], item_j[(baseline, n)]
+                base[i], value[i] = point[jb], point[jm]
+                if reps is None:
+                    raise internal_error("compare needs bootstrap sums")
+                d_rep = reps[:, jm] - reps[:, jb]
+            diff[i] = value[i] - base[i]
+            lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci)  # type: ignore[arg-type]
+            lo[i], hi[i] = lo_i[0], hi_i[0]
+            p[i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None])[0]
+            if (m, n) in flip_ok and seg["flip_reps"] is not None:
+                k = pair_index[(m, n)]
                 p[i] = flip_pvalues(
                     seg["flip_obs"][k : k + 1], seg["flip_abs"][k : k + 1], seg["flip_reps"][:, k : k + 1],
                     plan.n_boot,
                 )[0]
         p = np.where(np.isfinite(diff), p, np.nan)
-        blocks.append((base, value, diff, lo, hi, p))
-    data = {c: np.concatenate([b[i] for b in blocks]) for i, c in enumerate(COLUMNS[:6])}
+        blocks.append((base, value, diff, lo, hi, p, used))
+    columns = ("baseline_value", "value", "diff", "ci_low", "ci_high", "p_value", "groups_used")
+    data = {c: np.concatenate([b[i] for b in blocks]) for i, c in enumerate(columns)}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data["lift"] = np.where(data["baseline_value"] != 0, data["diff"] / data["baseline_value"], np.nan)
     data["p_holm"] = holm(data["p_value"])
     data["significant"] = np.nan_to_num(data["p_holm"], nan=1.0) < plan.alpha
     if plan.by:
@@ -1044,20 +1206,29 @@ def _finalize_compare(summary: Summary, plan: Plan, auc: dict | None, auc_boot: 
     tests: dict[str, Any] = {
         n: _BOOTSTRAP if method == "bootstrap" or kinds[n] == "auc" else _RANDOMIZATION for n in names
     }
+    for n in names:
+        if n in analytic:
+            tests[n] = DELONG_TEST
+        elif kinds[n] == "auc" and plan.auc_method == "delong":
+            tests[n] = f"{_BOOTSTRAP}; {no_delong}"
     fallback = [f"{m}/{n}" for m, n in pairs if kinds[n] != "auc" and method != "bootstrap" and (m, n) not in flip_ok]
     if fallback:
         tests["bootstrap_fallback"] = fallback
+    first = _metric_coverage(summary, plan, baseline)
+    boot_names = [n for n in names if n not in analytic]
     out.attrs = {
         "baseline": baseline,
         "test": tests,
-        "ci_method": f"{ci_method(plan, paired=True)}, {plan.n_boot} replicates"
-        + (" (stratified by segment)" if plan.by and plan.resample != "poisson" else ""),
+        "ci_method": _compare_ci_method(plan, analytic, boot_names),
         "ci": plan.ci,
         "n_boot": plan.n_boot,
         "seed": plan.seed_repr,
         "alpha": plan.alpha,
         "multiple_testing": "Holm over all rows",
         "params": {s.name: plan.options.params(s) for s in plan.all_specs},
+        "coverage": {n: first[n][1].as_dict() for n in names},
+        "table": "compare",
     }
-    _warn_gauc(summary, plan, plan.func, score=baseline)
-    return as_result_table(out)
+    # coverage depends on the labels only: one warning, not one per model
+    warn_once(plan.func, [(n, first[n][0], first[n][1]) for n in names])
+    return as_result_table(out, "compare")
