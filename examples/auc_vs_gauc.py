@@ -235,12 +235,9 @@ def main(argv: list[str] | None = None) -> None:
             out.mkdir(parents=True, exist_ok=True)
             fig, ax = plt.subplots(figsize=(8, 5))
             plotting.plot_group_auc(df, group="user_id", label="click", score=MODELS, ax=ax)
-            fig.tight_layout()
-            fig.savefig(out / "group_auc_by_size.png", dpi=100)
-            fig, ax = plt.subplots(figsize=(7, 3))
-            plotting.plot_comparison(cmp, ax=ax)
-            fig.tight_layout()
-            fig.savefig(out / "comparison.png", dpi=100)
+            fig.savefig(out / "group_auc_by_size.png", dpi=100, bbox_inches="tight")  # legend at the right
+            axes = plotting.plot_comparison(cmp)  # one panel per metric
+            axes[0].figure.savefig(out / "comparison.png", dpi=100, bbox_inches="tight")
             plt.close("all")
             print(f"saved {out / 'group_auc_by_size.png'} and {out / 'comparison.png'}")
 

@@ -338,6 +338,21 @@ def _level(text: str) -> float:
     return value
 
 
+def _want_progress(flag: bool | None) -> bool:
+    """--progress / --no-progress, else a bar only when stderr is a terminal (and tqdm is there)."""
+    if flag is False:
+        return False
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        if flag:
+            raise CLIError(
+                "--progress needs the tqdm package: pip install tqdm (or pip install 'pandas_rankeval[progress]')"
+            ) from None
+        return False
+    return True if flag else bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+
 def _eval(args: argparse.Namespace) -> int:
     import pandas_rankeval as pre
 
@@ -381,13 +396,14 @@ def _eval(args: argparse.Namespace) -> int:
         if value is not None:
             options[name] = value
 
+    progress = _want_progress(args.progress)
     with _warnings_to_stderr():
         if args.baseline is not None:
             compare = getattr(pre, "compare", None)
             if compare is None:
                 raise CLIError("--baseline needs pandas_rankeval.compare, which this version does not have")
             kwargs: dict[str, Any] = dict(
-                common, scores=scores, baseline=args.baseline, n_boot=args.n_boot, seed=args.seed
+                common, scores=scores, baseline=args.baseline, n_boot=args.n_boot, seed=args.seed, progress=progress
             )
             if args.ci is not None:
                 kwargs["ci"] = args.ci
@@ -406,7 +422,7 @@ def _eval(args: argparse.Namespace) -> int:
             if by:
                 kwargs["by"] = by if len(by) > 1 else by[0]
             if args.ci is not None:
-                kwargs.update(ci=args.ci, n_boot=args.n_boot, seed=args.seed)
+                kwargs.update(ci=args.ci, n_boot=args.n_boot, seed=args.seed, progress=progress)
             result = pre.report(df, **kwargs)
 
     text = render(result, fmt, file=args.file)
@@ -442,7 +458,8 @@ def _metrics_command(args: argparse.Namespace) -> int:
     width = max(len(f"{name}@K") for name in METRICS)
     for name, info in METRICS.items():
         shown = {"none": name, "optional": f"{name}[@K]", "required": f"{name}@K"}[info.cutoff]
-        print(f"{shown:<{width + 2}} {info.summary} (default weight: {info.default_weight})")
+        how = f"default weight: {info.default_weight}" if info.grouped else "pooled over all rows, no group weight"
+        print(f"{shown:<{width + 2}} {info.summary} ({how})")
     print()
     print(
         f"With --k K, precision/recall/hit_rate written without @K get K (default {DEFAULT_K}); "
@@ -576,7 +593,16 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--min-pos", type=_non_negative_int, metavar="N", help="gauc: skip groups with fewer positives")
     ev.add_argument("--min-neg", type=_non_negative_int, metavar="N", help="gauc: skip groups with fewer negatives")
     ev.add_argument("--nan-policy", choices=("raise", "omit"), help="missing values: raise (default) or omit their rows")
-    ev.add_argument("--format", "-f", choices=FORMATS, help="output format (default table, or from the --output suffix)")
+    ev.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None,
+        help="a progress bar on stderr for the bootstrap and the tests of --ci / --baseline "
+        "(default: when stderr is a terminal and tqdm is installed)",
+    )
+    ev.add_argument(
+        "--format", "-f", choices=FORMATS,
+        help="output format (default table, or from the --output suffix); every format ends with the same "
+        "footer (coverage, choices, ci, tests); csv writes it as '# ' lines: pd.read_csv(path, comment='#')",
+    )
     ev.add_argument("--output", "-o", metavar="PATH", help="write the result to PATH instead of stdout")
     ev.add_argument("--input-format", choices=("auto", "csv", "tsv", "parquet"), default="auto", help="input format (default: from the file name)")
     ev.set_defaults(handler=_eval)

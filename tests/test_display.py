@@ -233,3 +233,34 @@ def test_the_warning_can_be_silenced_with_the_standard_filter(imp) -> None:
         warnings.simplefilter("error")
         warnings.filterwarnings("ignore", category=pre.CoverageWarning)
         pre.gauc(imp, group="user_id", label="click", score="model_a", min_size=20)
+
+
+# --- command line ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def imp_csv(imp, tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("display") / "imp.csv"
+    imp.to_csv(path, index=False)
+    return str(path)
+
+
+@pytest.mark.parametrize(("flag", "bar"), [([], False), (["--progress"], True), (["--no-progress"], False)])
+def test_cli_progress_bar(imp_csv, capsys, flag, bar) -> None:
+    pytest.importorskip("tqdm")
+    argv = ["eval", imp_csv, "--group", "user_id", "--label", "click", "--score", "model_a", "model_b",
+            "--baseline", "model_a", "--metrics", "gauc", "--n-boot", "50", *flag]
+    assert cli.main(argv) == 0
+    out, err = capsys.readouterr()
+    # stderr is not a terminal under pytest: no bar unless asked for
+    assert ("compare" in err and "50/" not in out) if bar else err == ""
+    assert "coverage: gauc: " in out
+
+
+def test_cli_metrics_lists_no_weight_for_global_auc(capsys) -> None:
+    assert cli.main(["metrics"]) == 0
+    out = capsys.readouterr().out
+    auc = next(line for line in out.splitlines() if line.startswith("auc "))
+    assert "weight" not in auc.replace("no group weight", "") and "pooled over all rows" in auc
+    gauc = next(line for line in out.splitlines() if line.startswith("gauc "))
+    assert "default weight: count" in gauc

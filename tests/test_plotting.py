@@ -79,7 +79,17 @@ def test_group_auc_points_lines_and_labels(frame: pd.DataFrame) -> None:
     assert ax.get_ylabel() == "per-group AUC"
     assert ax.get_title() == "Per-group AUC by group size"
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert f"groups ({len(defined):,})" in legend
+    assert f"groups ({len(defined):,}), area ∝ weight (count)" in legend
+    # the legend sits outside the data (to the right of the axes)
+    fig = ax.figure
+    fig.canvas.draw()
+    assert ax.get_legend().get_window_extent().x0 >= ax.get_window_extent().x1
+    # point areas grow with the group's weight (rows), so big groups are visible
+    sizes = points.get_sizes()
+    order = np.argsort(offsets[:, 0])
+    assert sizes[order[-1]] == pytest.approx(160) and sizes[order[0]] < 10
+    # the few largest groups (sparse size bins) still get a mean marker
+    assert any(ln.get_label() == "mean of bins with < 5 groups" for ln in ax.lines)
 
 
 def test_group_auc_binned_mean_and_band_exact() -> None:
@@ -164,7 +174,7 @@ def comparison_table() -> pd.DataFrame:
     )
     return pd.DataFrame(
         {
-            "baseline": [0.82, 0.53, 0.53, 0.19],
+            "baseline_value": [0.82, 0.53, 0.53, 0.19],
             "value": [0.70, 0.69, 0.54, 0.20],
             "diff": [-0.12, 0.16, 0.01, 0.01],
             "ci_low": [-0.14, 0.12, -0.02, np.nan],
@@ -179,15 +189,15 @@ def comparison_table() -> pd.DataFrame:
 
 def test_comparison_rows_bars_and_zero_line() -> None:
     table = comparison_table()
-    ax = plotting.plot_comparison(table)
+    fig, ax = plt.subplots()
+    assert plotting.plot_comparison(table, ax, relative=False) is ax
     labels = [t.get_text() for t in ax.get_yticklabels()]
     ticks = list(ax.get_yticks())
     # first row of the table at the top
     by_y = [label for _, label in sorted(zip(ticks, labels), reverse=True)]
     assert by_y == ["model_b: auc", "model_b: gauc", "model_c: gauc", "model_c: ndcg@10"]
 
-    (bars,) = ax.containers
-    segments = bars.lines[2][0].get_segments()
+    segments = [seg for bars in ax.containers for seg in bars.lines[2][0].get_segments()]
     assert len(segments) == 3  # the row without a CI has no bar
     spans = sorted((float(s[0][0]), float(s[1][0])) for s in segments)
     np.testing.assert_allclose(spans, sorted([(-0.14, -0.10), (0.12, 0.19), (-0.02, 0.04)]), atol=1e-12)
@@ -201,13 +211,42 @@ def test_comparison_rows_bars_and_zero_line() -> None:
     assert len(zero) == 1
     assert ax.get_xlabel() == "difference to the baseline"
     texts = sorted(t.get_text() for t in ax.texts)
-    assert texts == ["p<0.001", "p<0.001", "p=0.800"]  # Holm-adjusted; none for the NaN row
+    # the p-value that decides significance, named as such; none for the NaN row
+    assert texts == ["p_Holm<0.001", "p_Holm<0.001", "p_Holm=0.800"]
+
+
+def test_comparison_one_panel_per_metric() -> None:
+    table = comparison_table()
+    axes = plotting.plot_comparison(table)
+    assert [a.get_title(loc="left") for a in axes] == ["auc", "gauc", "ndcg@10"]
+    gauc = axes[1]
+    assert [t.get_text() for t in gauc.get_yticklabels()] == ["model_b", "model_c"]  # first row at the top (y=1)
+    # each metric on its own x scale: the small ndcg difference is not squeezed next to gauc's
+    lo, hi = axes[2].get_xlim()
+    assert hi - lo < 0.2
+    # one colour per model, filled when significant
+    colours = {tuple(np.round(c.get_edgecolor()[0], 3)) for c in scatters(gauc)}
+    assert len(colours) == 2
+    fills = [c.get_facecolor()[0][:3].tolist() for c in scatters(gauc)]
+    assert fills[1] == [1.0, 1.0, 1.0]  # model_c's gauc row is not significant: hollow
+    legend = axes[0].figure.legends[0]
+    assert [t.get_text() for t in legend.get_texts()] == ["model_b", "model_c", "significant (Holm)", "not significant"]
+
+
+def test_comparison_relative_on_one_axis() -> None:
+    table = comparison_table()
+    fig, ax = plt.subplots()
+    plotting.plot_comparison(table, ax)  # a given Axes: relative differences by default
+    xs = sorted(float(x) for c in scatters(ax) for x in np.asarray(c.get_offsets())[:, 0])
+    want = sorted(100 * table["diff"] / table["baseline_value"])
+    np.testing.assert_allclose(xs, want, rtol=1e-12)
+    assert ax.get_xlabel() == "difference to the baseline (% of the baseline's value)"
 
 
 def test_comparison_on_given_axes_without_annotations() -> None:
     fig, ax = plt.subplots()
     table = comparison_table().drop(columns=["significant", "p_value", "p_holm"])
-    out = plotting.plot_comparison(table, ax, annotate=True, title="t")
+    out = plotting.plot_comparison(table, ax, annotate=True, title="t", relative=False)
     assert out is ax
     assert len(ax.texts) == 0
     (points,) = scatters(ax)
@@ -236,12 +275,15 @@ def test_comparison_of_real_compare(frame: pd.DataFrame) -> None:
         pre.compare, frame, group="user_id", label="click", scores=["model_a", "model_b"],
         baseline="model_a", metrics=["auc", "gauc", "ndcg@10"], n_boot=200, seed=0,
     )
-    ax = plotting.plot_comparison(table)
-    assert len(ax.get_yticks()) == len(table)
-    assert sum(len(c.get_offsets()) for c in scatters(ax)) == len(table)
-    assert {t.get_text() for t in ax.get_yticklabels()} >= {"model_b: gauc"}
-    assert ax.get_title() == "Difference to the baseline (model_a)"
-    assert ax.get_xlabel() == "difference to the baseline (model_a)"
+    axes = plotting.plot_comparison(table)
+    assert len(axes) == 3 and sum(len(a.get_yticks()) for a in axes) == len(table)
+    assert sum(len(c.get_offsets()) for a in axes for c in scatters(a)) == len(table)
+    assert [t.get_text() for t in axes[1].get_yticklabels()] == ["model_b"]
+    fig = axes[0].figure
+    assert fig.texts[0].get_text() == "Difference to the baseline (model_a)"
+    assert axes[-1].get_xlabel() == "difference to the baseline (model_a)"
+    holm = [t.get_text() for a in axes for t in a.texts]
+    assert all(t.startswith("p_Holm") for t in holm) and len(holm) == len(table)
     # model_b: lower global AUC, higher GAUC; the GAUC interval excludes 0
     diffs = dict(zip(table.index.get_level_values("metric"), table["diff"]))
     assert diffs["auc"] < 0 < diffs["gauc"]
