@@ -52,8 +52,9 @@ COVERAGE_COLUMNS = (
 COUNT_COLUMNS = frozenset({*COVERAGE_COLUMNS, "groups_used", "n", "positives"}) - {"gauc_rows_skipped"}
 #: Columns that hold shares (shown in %).
 SHARE_COLUMNS = frozenset({"gauc_rows_skipped"})
-#: Characters of a notebook output area (about 1,100 px) before a table wraps.
-HTML_WIDTH = 120
+#: Characters of a notebook output area (about 1,100 px at Jupyter's table font) before a
+#: table wraps into parts of columns.
+HTML_WIDTH = 150
 _PANDAS_DEFAULT_PRECISION = 6
 
 
@@ -383,6 +384,9 @@ def footer_lines(df: pd.DataFrame) -> list[str]:
         coverage = [c for c in COVERAGE_COLUMNS if c in df.columns]
         varying = [c for c in coverage if not _constant(df, c)] if len(df) > 1 else []
         fixed = {c: df[c].iloc[0] for c in coverage if c not in varying} if len(df) else {}
+        if isinstance(attrs.get("coverage"), dict) and attrs["coverage"]:
+            # gauc's own line below says more (why groups were skipped, share of positives)
+            fixed = {c: v for c, v in fixed.items() if not c.startswith("gauc_")}
         if fixed:
             lines.append("coverage: " + coverage_sentence(fixed))
         if varying:
@@ -483,7 +487,7 @@ def _column_chunks(shown: pd.DataFrame, width: int) -> list[list[int]]:
     for j, name in enumerate(shown.columns):
         label = " ".join(map(str, name)) if isinstance(name, tuple) else str(name)
         cells = shown.iloc[:50, j].astype(str)
-        w = max([len(label), *(len(c) for c in cells)]) + 3
+        w = max([len(label), *(len(c) for c in cells)]) + 2
         if chunks[-1] and used + w > width:
             chunks.append([])
             used = index_width
@@ -617,7 +621,7 @@ def report_view(df: pd.DataFrame, baseline: Hashable | None = None) -> ResultTab
             index.append((*key, m))
     idx = pd.MultiIndex.from_tuples(index, names=[*segs, "metric"]) if segs else pd.Index([i[0] for i in index], name="metric")
     frame = pd.DataFrame(rows, index=idx).fillna("")
-    footer = footer_lines(df)
+    footer = [line for line in footer_lines(df) if not line.startswith("coverage per row: ")]
     if baseline is not None:
         footer.append(f"'<model> vs {baseline}': difference (relative lift in %), no test; use compare() for intervals and p-values")
     return _view(frame, footer)

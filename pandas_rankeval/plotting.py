@@ -33,13 +33,17 @@ _INSTALL_HINT = (
 )
 
 
-def _axes(ax: Any) -> Any:
-    """The given Axes, or a new figure's Axes; a clear ImportError without matplotlib."""
+def _require_matplotlib() -> None:
     try:
         import matplotlib  # noqa: F401
         import matplotlib.pyplot  # noqa: F401
     except ImportError as exc:
         raise ImportError(_INSTALL_HINT) from exc
+
+
+def _axes(ax: Any) -> Any:
+    """The given Axes, or a new figure's Axes; a clear ImportError without matplotlib."""
+    _require_matplotlib()
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
@@ -208,9 +212,10 @@ def plot_group_auc(
             ax.plot(xs, means, marker=marker, color=color, linewidth=2, label=f"{s}: mean by size")
             if quantiles is not None:
                 band = f"{quantiles[0]:.0%}-{quantiles[1]:.0%} of groups by size"
+                several = len(scores) > 1  # overlapping fills would blend: light fill, clear edges
                 ax.fill_between(
-                    xs, lows, highs, facecolor=color, alpha=0.12, edgecolor=color, linewidth=0.8,
-                    linestyle="--" if i % 2 else "-",
+                    xs, lows, highs, facecolor=color, alpha=0.07 if several else 0.15,
+                    edgecolor=color, linewidth=1.2 if several else 0.0, linestyle="--" if i % 2 else "-",
                     label=f"{prefix}{band}" if i < 1 or len(scores) > 1 else f"_{band}",
                 )
         if sparse_x and (xs or points):
@@ -318,7 +323,7 @@ def plot_comparison(
     against = "the baseline" if baseline is None else f"the baseline ({baseline})"
     names = list(t.index.names)
     has_metric = "metric" in names and len(names) > 1
-    _axes(ax)  # matplotlib or a clear ImportError
+    _require_matplotlib()
     if ax is not None or not has_metric:
         rel = bool(base_col is not None and ax is not None) if relative is None else bool(relative)
         ax = _axes(ax)

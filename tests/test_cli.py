@@ -97,7 +97,8 @@ def test_table_output_shows_values_coverage_and_choices(csv_path: Path, frame: p
     assert row_a[1:] == [f"{v:.4f}" for v in expected.loc["model_a", ["auc", "gauc", "ndcg@10"]]]
     coverage = next(line for line in lines if line.startswith("coverage: "))
     assert f"{len(frame):,} rows in {frame['user_id'].nunique():,} groups" in coverage
-    assert f"gauc uses {expected.loc['model_a', 'gauc_groups_used']:,} of" in coverage
+    gauc = next(line for line in lines if line.startswith("coverage: gauc: "))
+    assert f"gauc: {expected.loc['model_a', 'gauc_groups_used']:,} of {frame['user_id'].nunique():,} groups used" in gauc
     choices = next(line for line in lines if line.startswith("choices: "))
     assert choices.startswith("choices: ties=expected; gauc: weight=count; ndcg@10: weight=uniform")
     # coverage is in the output, so the coverage warning is not repeated on stderr

@@ -160,7 +160,7 @@ def test_threads_and_serial_give_the_same_report(monkeypatch):
 def test_report_displays_its_coverage_and_choices(frame):
     rep = pre.report(frame, group="q", label="rel", scores=["a", "b"], metrics=["auc", "gauc", "mrr"], weight=None)
     text = repr(rep)
-    assert "coverage:" in text and "gauc uses" in text
+    assert "coverage:" in text and "coverage: gauc: " in text and "groups used" in text
     assert "choices: ties=expected; gauc: weight=count; mrr: weight=uniform, empty=zero" in text
     html = rep._repr_html_()
     assert html.startswith("<div") and "choices: ties=expected" in html
