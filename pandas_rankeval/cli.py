@@ -391,7 +391,7 @@ def _eval(args: argparse.Namespace) -> int:
     if weight is not None:
         options["weight"] = weight
     for name in ("ties", "tiebreak", "threshold", "nan_policy", "empty", "gain", "min_size", "min_pos", "min_neg",
-                 "auc_method"):
+                 "auc_method", "ci_method"):
         value = getattr(args, name)
         if value is not None:
             options[name] = value
@@ -583,6 +583,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--baseline", metavar="COL", help="compare every other --score column with this one: differences, CIs, p-values")
     ev.add_argument("--method", choices=("auto", "randomization", "bootstrap"), help="with --baseline: the paired test (default auto)")
     ev.add_argument("--auc-method", choices=("delong", "bootstrap"), help="interval and test of global auc: clustered DeLong (default) or the group bootstrap")
+    ev.add_argument("--ci-method", choices=("percentile", "studentized"), help="bootstrap interval of the group metrics (default percentile)")
     ev.add_argument("--alpha", type=_level, metavar="A", help="with --baseline: level of the 'significant' column (default 0.05)")
     ev.add_argument("--ties", choices=("expected", "pessimistic", "optimistic"), help="how tied scores count (default expected)")
     ev.add_argument("--tiebreak", metavar="COL", help="column ordering rows with equal scores (ascending)")
@@ -628,7 +629,7 @@ def _error(message: str) -> None:
 
 #: Keyword arguments of the library that are command-line options here.
 _OPTION_NAMES = (
-    "nan_policy", "method", "auc_method", "weight", "ties", "empty", "gain", "threshold", "tiebreak",
+    "nan_policy", "method", "auc_method", "ci_method", "weight", "ties", "empty", "gain", "threshold", "tiebreak",
     "min_size", "min_pos", "min_neg", "alpha", "n_boot", "ci", "seed",
 )
 _KWARG = re.compile(r"\b(" + "|".join(_OPTION_NAMES) + r")=(?:'([^']*)'|([\w.+-]+))")

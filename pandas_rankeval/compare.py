@@ -164,7 +164,10 @@ def compare(
         - ``diff``: ``value - baseline_value``.
         - ``lift``: the relative difference ``diff / baseline_value`` (a fraction; shown
           in %), NaN when the baseline's value is 0.
-        - ``ci_low``, ``ci_high``: the percentile bootstrap interval of ``diff``.
+        - ``ci_low``, ``ci_high``: the interval of ``diff``: the paired bootstrap
+          (percentile, or studentized with ``ci_method="studentized"``) for group
+          metrics; for global AUC the clustered DeLong normal interval (or the
+          bootstrap with ``auc_method="bootstrap"``).
         - ``p_value``: two-sided p-value of the paired test (see Notes); shown as
           ``< 0.001`` (a bound) at the floor ``1 / (n_boot + 1)`` of a resampling test.
         - ``p_holm``: Holm-adjusted over all rows of the table.
@@ -185,7 +188,11 @@ def compare(
     **Interval.** The percentile interval of ``diff* = value* - baseline*`` over
     ``n_boot`` bootstrap replicates that draw groups with replacement (within each
     segment with ``by``). Both models, and every metric, use the same resampled
-    groups in a replicate, so the interval accounts for their correlation.
+    groups in a replicate, so the interval accounts for their correlation. With
+    ``ci_method="studentized"`` each replicate is divided by its own delta-method
+    standard error (the bootstrap-t interval ``[D - t*_hi se, D - t*_lo se]``), which
+    holds its level better with few groups and unequal group weights. Global AUC:
+    ``D -/+ z se(D)`` with the clustered DeLong ``se(D)`` (see below).
 
     **Test of a group metric** (GAUC, MRR, NDCG, MAP, precision, recall, hit rate).
     The metric is ``sum_g w_g v_g / sum_g w_g`` over the used groups, where the

@@ -434,3 +434,21 @@ def test_delong_agrees_with_the_group_bootstrap_on_large_data():
     assert ratio == pytest.approx(1.0, abs=0.1)
     # both find the difference
     assert c_dl["p_value"].iloc[0] < 0.01 and c_bs["p_value"].iloc[0] < 0.01
+
+
+def test_cli_auc_and_ci_methods(tmp_path, capsys):
+    from pandas_rankeval.cli import main
+
+    path = tmp_path / "imp.csv"
+    pre.datasets.make_impressions(n_users=200, seed=2).to_csv(path, index=False)
+    base = ["eval", str(path), "--group", "user_id", "--label", "click", "-s", "model_a", "model_b",
+            "-m", "auc", "gauc", "--ci", "0.9", "--n-boot", "200"]
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert "clustered DeLong" in out and "percentile bootstrap" in out
+    assert main([*base, "--auc-method", "bootstrap", "--ci-method", "studentized"]) == 0
+    out = capsys.readouterr().out
+    assert "DeLong" not in out and "studentized bootstrap (bootstrap-t)" in out
+    assert main([*base, "--baseline", "model_a", "--ci-method", "studentized"]) == 0
+    out = capsys.readouterr().out
+    assert "paired clustered DeLong z-test" in out and "studentized (bootstrap-t)" in out
