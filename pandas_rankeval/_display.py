@@ -500,6 +500,7 @@ _CSS = (
     "<style>"
     ".rankeval-table td{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}"
     ".rankeval-table th{white-space:nowrap}"
+    ".rankeval-table thead th[colspan]{text-align:center;border-bottom:1px solid #bbb}"
     ".rankeval-footer{font-size:0.9em;color:#555;margin:0.3em 0 0.6em 0;line-height:1.35}"
     "</style>"
 )

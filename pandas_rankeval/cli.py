@@ -23,6 +23,7 @@ import io
 import os
 import re
 import sys
+import time
 import warnings
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from pathlib import Path
@@ -385,6 +386,7 @@ def _eval(args: argparse.Namespace) -> int:
     # role (--label click --by click): then it is read as numbers, as that role needs
     numeric_roles = {args.label, *scores, *([weight] if weight is not None and weight not in WEIGHT_NAMES else [])}
     text_columns = [c for c in [*group, *by] if c not in numeric_roles]
+    started = time.perf_counter()
     df = read_table(args.file, columns, fmt=args.input_format, text_columns=text_columns, weight=weight)
     common: dict[str, Any] = dict(group=group if len(group) > 1 else group[0], label=args.label, metrics=metrics)
     options: dict[str, Any] = {}
@@ -397,6 +399,11 @@ def _eval(args: argparse.Namespace) -> int:
             options[name] = value
 
     progress = _want_progress(args.progress)
+    if progress:  # long inputs: say what happened so far before the bar starts
+        print(
+            f"{PROG}: read {len(df):,} rows from {args.file} in {time.perf_counter() - started:.1f} s; evaluating",
+            file=sys.stderr,
+        )
     with _warnings_to_stderr():
         if args.baseline is not None:
             compare = getattr(pre, "compare", None)

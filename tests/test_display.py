@@ -246,7 +246,7 @@ def imp_csv(imp, tmp_path_factory) -> str:
 
 
 @pytest.mark.parametrize(("flag", "bar"), [([], False), (["--progress"], True), (["--no-progress"], False)])
-def test_cli_progress_bar(imp_csv, capsys, flag, bar) -> None:
+def test_cli_progress_bar(imp, imp_csv, capsys, flag, bar) -> None:
     pytest.importorskip("tqdm")
     argv = ["eval", imp_csv, "--group", "user_id", "--label", "click", "--score", "model_a", "model_b",
             "--baseline", "model_a", "--metrics", "gauc", "--n-boot", "50", *flag]
@@ -254,6 +254,8 @@ def test_cli_progress_bar(imp_csv, capsys, flag, bar) -> None:
     out, err = capsys.readouterr()
     # stderr is not a terminal under pytest: no bar unless asked for
     assert ("compare" in err and "50/" not in out) if bar else err == ""
+    if bar:
+        assert err.startswith(f"pandas-rankeval: read {len(imp):,} rows from ")
     assert "coverage: gauc: " in out
 
 

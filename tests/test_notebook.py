@@ -49,11 +49,14 @@ def execute(nb: Any, strict: bool) -> Any:
     try:
         if strict:
             nb.cells.insert(0, nbformat.v4.new_code_cell(_STRICT))
+            # the kernel's own shutdown may warn (ipykernel deprecations): not the notebook's
+            nb.cells.append(nbformat.v4.new_code_cell("warnings.resetwarnings()"))
         client = nbclient.NotebookClient(
             nb, kernel_name="python3", timeout=300, resources={"metadata": {"path": str(NOTEBOOK.parent)}}
         )
         client.execute()
         if strict:
+            nb.cells.pop()
             first = nb.cells.pop(0)
             nb.metadata["kernel_executable"] = "".join(o.get("text", "") for o in first.outputs).strip()
         return nb
