@@ -188,6 +188,29 @@ def report(
     ['auc', 'gauc', 'ndcg@10']
     >>> list(rep.index)
     ['model_a', 'model_b']
+
+    It prints rounded, with what the numbers cover underneath (the data stay unrounded):
+
+    >>> print(rep)  # doctest: +NORMALIZE_WHITESPACE
+                auc    gauc ndcg@10
+    model
+    model_a  0.8301  0.6054  0.2112
+    model_b  0.6903  0.7335  0.2336
+    <BLANKLINE>
+    coverage: 5,806 rows in 300 groups; 214 groups have no relevant row
+    coverage: gauc: 52 of 300 groups used, skipped: 214 no positive, 34 no negative; skipped groups hold 13.3% of rows and 12.7% of positives
+    choices: ties=expected; gauc: weight=count; ndcg@10: weight=uniform, gain=exp2, empty=zero
+
+    ``compact()`` puts metrics in rows and models side by side (intervals, with ``ci=``,
+    in the cell of their estimate), here with the difference to a baseline:
+
+    >>> print(rep.compact(baseline="model_a"))  # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
+            model_a model_b model_b vs model_a
+    metric
+    auc      0.8301  0.6903   -0.1399 (-16.8%)
+    gauc     0.6054  0.7335   +0.1281 (+21.2%)
+    ndcg@10  0.2112  0.2336   +0.0224 (+10.6%)
+    ...
     """
     func = "report"
     specs = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
