@@ -227,16 +227,20 @@ def key_hash(keys: pd.DataFrame | pd.Series | pd.Index) -> np.ndarray:
 
 
 def seed_to_int(seed: Any, func: str) -> int:
-    """The integer seed of the hashed draws; None draws one (fresh entropy)."""
+    """The integer seed of the hashed draws.
+
+    An int is used as it is; None draws one from fresh entropy; a numpy Generator,
+    BitGenerator or SeedSequence gives one integer drawn from it (so a SeedSequence
+    always gives the same one). Anything else is the error of the pandas functions.
+    """
+    from ._validation import check_seed
+
+    check_seed(seed, func)
     if seed is None:
         return int(np.random.default_rng().integers(0, 2**63))
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(
-            f"The 'seed' parameter of {func} must be a non-negative int or None for the hashed "
-            f"bootstrap (resample='poisson'). Got {seed!r} instead; pass an int, or "
-            "resample='multinomial' for numpy Generator seeds."
-        )
-    return int(seed)
+    if isinstance(seed, (int, np.integer)):
+        return int(seed)
+    return int(np.random.default_rng(seed).integers(0, 2**63))
 
 
 def _stream(seed: int, tag: int, n: int, start: int = 0) -> np.ndarray:
@@ -248,19 +252,18 @@ def _stream(seed: int, tag: int, n: int, start: int = 0) -> np.ndarray:
     return mix64(mix64(b))
 
 
-def _poisson_thresholds() -> np.ndarray:
-    """floor(P(K <= k) * 2**53) for K ~ Poisson(1), exact decimal arithmetic (no libm)."""
+def _poisson_thresholds(bits: int) -> np.ndarray:
+    """floor(P(K <= k) * 2**bits) for K ~ Poisson(1), exact decimal arithmetic (no libm)."""
     getcontext().prec = 60
-    e_inv = Decimal(-1).exp()
-    out = []
-    term = e_inv
+    term = Decimal(-1).exp()
     cdf = Decimal(0)
+    scale = Decimal(2) ** bits
+    out = []
     k = 0
-    scale = Decimal(2) ** 53
     while True:
         cdf += term
         t = int(cdf * scale)
-        if t >= 2**53 - 1:  # the rest of the tail is below the resolution of 53 bits
+        if t >= 2**bits - 1:  # the rest of the tail is below the resolution
             break
         out.append(t)
         k += 1
@@ -268,9 +271,29 @@ def _poisson_thresholds() -> np.ndarray:
     return np.array(out, dtype=np.uint64)
 
 
-_POISSON_T = _poisson_thresholds()
-#: The largest Poisson(1) draw this method can produce (P(K > MAX_POISSON) < 2**-53).
+#: One 64-bit hash gives two draws, each from 32 uniform bits.
+_POISSON_T = _poisson_thresholds(32)
+#: The largest Poisson(1) draw this method can produce (P(K > MAX_POISSON) < 2**-32).
 MAX_POISSON = int(_POISSON_T.shape[0])
+_LOW32 = _U64(0xFFFFFFFF)
+
+
+def _uniform32(key_hashes: np.ndarray, seed: int, tag: int, n: int, start: int) -> np.ndarray:
+    """(groups x n) uniform 32-bit values (as uint64) for replicates start .. start + n - 1.
+
+    Replicate b uses half ``b % 2`` (high, then low 32 bits) of hash ``b // 2``: plain
+    shifts and masks, the same on every platform.
+    """
+    kh = np.asarray(key_hashes, dtype=np.uint64)
+    first, last = start // 2, (start + n + 1) // 2
+    r = _stream(seed, tag, last - first, first)
+    x = kh[:, None] ^ r[None, :]
+    mix64(x)
+    out = np.empty((kh.shape[0], last - first, 2), dtype=np.uint64)
+    np.right_shift(x, _U64(32), out=out[:, :, 0])
+    np.bitwise_and(x, _LOW32, out=out[:, :, 1])
+    off = start - 2 * first
+    return out.reshape(kh.shape[0], -1)[:, off : off + n]
 
 
 def poisson_weights(
@@ -291,11 +314,7 @@ def poisson_weights(
     >>> bool((poisson_weights(h[1:], seed=0, n_boot=5) == w[1:]).all())
     True
     """
-    kh = np.asarray(key_hashes, dtype=np.uint64)
-    r = _stream(seed, _TAG_BOOT, n_boot, start)
-    x = kh[:, None] ^ r[None, :]
-    mix64(x)
-    x >>= _U64(11)  # 53 uniform bits
+    x = _uniform32(key_hashes, seed, _TAG_BOOT, n_boot, start)
     t = _POISSON_T
     k = (x >= t[0]).view(np.uint8)
     k += x >= t[1]
@@ -308,13 +327,18 @@ def poisson_weights(
 def flip_bits(key_hashes: np.ndarray, seed: int, n_boot: int, *, start: int = 0) -> np.ndarray:
     """Sign-flip indicators (groups x replicates) in {0, 1}: 1 flips the group's sign.
 
-    A function of (seed, key, replicate), independent of the bootstrap draws.
+    A function of (seed, key, replicate), independent of the bootstrap draws: replicate
+    b is bit ``b % 64`` (least significant first) of hash ``b // 64``.
     """
     kh = np.asarray(key_hashes, dtype=np.uint64)
-    r = _stream(seed, _TAG_FLIP, n_boot, start)
+    first, last = start // 64, (start + n_boot + 63) // 64
+    r = _stream(seed, _TAG_FLIP, last - first, first)
     x = kh[:, None] ^ r[None, :]
     mix64(x)
-    return (x >> _U64(63)).astype(np.float64)
+    # explicit little-endian bytes, then bits least significant first: platform-independent
+    bits = np.unpackbits(x.astype("<u8").view(np.uint8), axis=1, bitorder="little")
+    off = start - 64 * first
+    return bits[:, off : off + n_boot].astype(np.float64)
 
 
 def flip_signs(key_hashes: np.ndarray, seed: int, n_boot: int, *, start: int = 0) -> np.ndarray:
@@ -328,4 +352,3 @@ def flip_signs(key_hashes: np.ndarray, seed: int, n_boot: int, *, start: int = 0
     True
     """
     return 1.0 - 2.0 * flip_bits(key_hashes, seed, n_boot, start=start)
-

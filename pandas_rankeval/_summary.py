@@ -106,6 +106,18 @@ class Plan:
     ci_method: str = "percentile"
 
     @property
+    def targets(self) -> list[list[tuple[int, float]]]:
+        """Statistics of the studentized interval: (item index, sign) lists, one per item
+        (report) or per (model - baseline) group-metric pair (compare, the order of
+        ``flip_pairs``); empty unless ``ci_method="studentized"``."""
+        if self.ci_method != "studentized" or not self.hashed_boot:
+            return []
+        col = {item: j for j, item in enumerate(self.items)}
+        if self.kind == "compare":
+            return [[(col[(m, n)], 1.0), (col[(b, n)], -1.0)] for m, b, n in self.flip_pairs]
+        return [[(j, 1.0)] for j in range(len(self.items))]
+
+    @property
     def auc_delong(self) -> bool:
         """Global AUC's interval / test is clustered DeLong (else the bootstrap)."""
         from ._delong import delong_unavailable
@@ -171,6 +183,7 @@ def make_plan(
     engine: str = "numpy",
     nan_policy: str = "raise",
     progress: bool = False,
+    df: pd.DataFrame | None = None,
 ) -> Plan:
     """Check every parameter (no data touched) and decide what each partition computes.
 
@@ -178,16 +191,17 @@ def make_plan(
     the function in messages (``"report"``, ``"dask.report"``, ...). ``kind`` is
     ``"metric"`` (one metric, a :class:`MetricResult`), ``"report"`` or
     ``"compare"``. ``seed=None`` draws a seed here, once, so that every partition
-    uses the same one.
+    uses the same one. ``df`` (optional, a frame or an empty frame with the same
+    columns) lets a tuple name a column, as in the pandas functions.
     """
     check_option(kind, "kind", func, KINDS)
     if kind == "metric":
         specs_all = [metrics] if isinstance(metrics, MetricSpec) else parse_metrics(metrics)
     else:
         specs_all = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
-    score_cols = as_columns(scores, "scores" if kind != "metric" else "score", func)
-    gcols = as_columns(group, "group", func) if group is not None else []
-    by_cols = as_columns(by, "by", func) if by is not None else []
+    score_cols = as_columns(scores, "scores" if kind != "metric" else "score", func, df)
+    gcols = as_columns(group, "group", func, df) if group is not None else []
+    by_cols = as_columns(by, "by", func, df) if by is not None else []
     opts = Options(
         func, ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
@@ -202,18 +216,15 @@ def make_plan(
     check_option(resample, "resample", func, RESAMPLES)
     check_option(auc_method, "auc_method", func, ("delong", "bootstrap"))
     check_option(ci_method, "ci_method", func, ("percentile", "studentized"))
-    if ci_method == "studentized" and resample == "poisson":
-        raise ValueError(
-            f"{func}: ci_method='studentized' is not available with the hashed bootstrap yet; "
-            "pass resample='multinomial' (pandas) or ci_method='percentile'."
-        )
     flip_pairs: list[tuple[Hashable, Hashable, str]] = []
     seed_int: int | None = None
-    if kind == "report":
-        if ci is not None and not (isinstance(ci, float) and 0 < ci < 1):
-            raise ValueError(
-                f"The 'ci' parameter of {func} must be a float in the range (0, 1) or None. Got {ci!r} instead."
-            )
+    from ._delong import delong_unavailable
+
+    delong_auc = auc_method == "delong" and delong_unavailable(ties) is None
+    if kind == "report" and ci is not None:
+        from ._stats import check_level
+
+        ci = check_level(ci, "ci", func)
     if kind == "compare":
         from ._stats import check_level
 
@@ -233,16 +244,22 @@ def make_plan(
         ci = check_level(0.95 if ci is None else ci, "ci", func)  # compare's default level
         alpha = check_level(alpha, "alpha", func)
         check_option(method, "method", func, METHODS)
-        if method == "randomization" and any(s.kind == "auc" for s in specs_all):
+        if method == "randomization" and not delong_auc and any(s.kind == "auc" for s in specs_all):
             raise ValueError(
                 "Global AUC has no group-level randomization test (it is not a sum over groups); "
-                "use method='auto' (a paired bootstrap test for 'auc') or method='bootstrap'."
+                "use auc_method='delong' (needs ties='expected'), method='auto' (a paired bootstrap "
+                "test for 'auc') or method='bootstrap'."
             )
         flip_pairs = [  # every (model, baseline, group metric); sign-flipped unless method="bootstrap"
             (m, baseline, s.name) for m in score_cols if m != baseline for s in specs_all if s.kind != "auc"
         ]
     if kind == "compare" or ci is not None:
+        from ._validation import check_n_boot_for_level, check_seed
+
         n_boot = _check_n_boot(n_boot, func)
+        check_seed(seed, func)
+        if any(not (delong_auc and s.kind == "auc") for s in specs_all):  # a metric is bootstrapped
+            check_n_boot_for_level(n_boot, ci, func)  # type: ignore[arg-type]
         if resample == "poisson":
             seed_int = H.seed_to_int(seed, func)
     # every column a partition reads, in the order of the missing-value check of pandas
@@ -299,6 +316,8 @@ def _seg_zero(n_items: int, n_boot: int, n_pairs: int, flips: bool = True) -> di
         "flip_reps": np.zeros((n_boot, n_pairs)) if (n_boot and n_pairs and flips) else None,
         "flip_mismatch": np.zeros(n_pairs, dtype=np.int64),
         "pair_used": np.zeros(n_pairs, dtype=np.int64),
+        "gram": None,  # (targets x q) sums of x x^T (studentized intervals), or None
+        "boot_gram": None,  # (n_boot x targets x q), or None
     }
 
 
@@ -468,6 +487,21 @@ def _class_weights(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, np.ndarray] 
     return wpos, wneg
 
 
+def _distinct(columns: list[np.ndarray]) -> tuple[list[np.ndarray], list[int]]:
+    """Distinct columns (models share a metric's weights) and where each input column went."""
+    out: list[np.ndarray] = []
+    where: list[int] = []
+    for c in columns:
+        for k, u in enumerate(out):
+            if u is c or np.array_equal(u, c):
+                where.append(k)
+                break
+        else:
+            where.append(len(out))
+            out.append(c)
+    return out, where
+
+
 def summarize_evaluation(
     ev: Evaluation,
     plan: Plan,
@@ -476,108 +510,223 @@ def summarize_evaluation(
     n_dropped: int | None = None,
     key_hashes: np.ndarray | None = None,
 ) -> Summary:
-    """The summary of an evaluation of whole groups (pandas calls this directly)."""
+    """The summary of an evaluation of whole groups (pandas calls this directly).
+
+    Per-group arrays are reduced per segment as they are made: nothing of size
+    (groups x items) is kept, except the distinct weight and weight-times-value
+    columns that the hashed bootstrap multiplies by its draws, chunk by chunk.
+    """
     _ensure_group_stats(ev)
     stats = ev.group_stats
     n = np.asarray(stats["n"], dtype=np.int64)
     npos = np.asarray(stats["positives"], dtype=np.int64)
     nneg = n - npos
+    n_all = n.shape[0]
     seg_index, seg_keys = _segment_keys(ev, plan)
+    n_seg = len(seg_keys)
     items = plan.items
     n_items, n_boot, n_pairs = _shape(plan)
     opts = plan.options
+    flips = n_pairs > 0 and plan.method != "bootstrap"
 
-    # per item: values, weights, eligibility, and the counters of every group
+    def count(mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        """Per segment: groups in ``mask`` (or the sum of int ``weights`` over them), exact."""
+        if n_seg == 1:
+            return np.array([int(mask.sum()) if weights is None else int(weights[mask].sum())], dtype=np.int64)
+        if weights is None:
+            return np.bincount(seg_index[mask], minlength=n_seg).astype(np.int64)
+        # float64 bincount: exact while a segment holds fewer than 2**53 rows
+        return np.rint(np.bincount(seg_index[mask], weights=weights[mask], minlength=n_seg)).astype(np.int64)
+
+    def fsum(x: np.ndarray) -> np.ndarray:
+        if n_seg == 1:
+            return np.array([x.sum()])
+        return np.bincount(seg_index, weights=x, minlength=n_seg)
+
+    counts = np.zeros((n_seg, max(n_items, 0), len(COUNTERS)), dtype=np.int64)
+    sums = np.zeros((n_seg, n_items, 2))
+    label_only: dict[str, dict[str, np.ndarray]] = {}
+    num_cols: list[np.ndarray] = []
+    den_cols: list[np.ndarray] = []
     used_l: list[np.ndarray] = []
     w_l: list[np.ndarray] = []
     v_l: list[np.ndarray] = []
-    flags_l: list[np.ndarray] = []  # (groups x counters) contributions
-    for score, name in items:
+    for j, (score, name) in enumerate(items):
         gv = ev.scores[score].metrics[name]
         used = np.asarray(gv.used, dtype=bool)
-        used_l.append(used)
-        w_l.append(np.asarray(gv.weights, dtype=np.float64))
-        v_l.append(np.asarray(gv.values, dtype=np.float64))
-        f = np.zeros((n.shape[0], len(COUNTERS)), dtype=np.int64)
-        f[:, _C["n_used"]] = used
+        w = np.asarray(gv.weights, dtype=np.float64)
+        v = np.asarray(gv.values, dtype=np.float64)
+        wu = np.where(used, w, 0.0)
+        with np.errstate(invalid="ignore"):
+            wv = np.where(used, w * v, 0.0)
+        sums[:, j, 0] = fsum(wv)
+        sums[:, j, 1] = fsum(wu)
+        c = counts[:, j]
+        c[:, _C["n_used"]] = count(used)
+        skipped = ~used
+        c[:, _C["rows_skipped"]] = count(skipped, n)
+        c[:, _C["pos_skipped"]] = count(skipped, npos)
         if gv.spec.kind == "gauc":
-            has_both = (npos > 0) & (nneg > 0)
-            passes = (n >= opts.min_size) & (npos >= opts.min_pos) & (nneg >= opts.min_neg)
-            filtered = has_both & ~passes
-            f[:, _C["n_only_pos"]] = (npos > 0) & (nneg == 0)
-            f[:, _C["n_only_neg"]] = npos == 0
-            f[:, _C["n_filtered"]] = filtered
-            f[:, _C["n_zero_weight"]] = has_both & passes & ~used  # sample weights of a class sum to 0
-            f[:, _C["rows_filtered"]] = np.where(filtered, n, 0)
-            f[:, _C["pos_filtered"]] = np.where(filtered, npos, 0)
+            if "gauc" not in label_only:  # the same for every score column: labels only
+                has_both = (npos > 0) & (nneg > 0)
+                passes = (n >= opts.min_size) & (npos >= opts.min_pos) & (nneg >= opts.min_neg)
+                filtered = has_both & ~passes
+                label_only["gauc"] = {
+                    "eligible": has_both & passes,
+                    "n_only_pos": count((npos > 0) & (nneg == 0)),
+                    "n_only_neg": count(npos == 0),
+                    "n_filtered": count(filtered),
+                    "rows_filtered": count(filtered, n),
+                    "pos_filtered": count(filtered, npos),
+                }
+            lo = label_only["gauc"]
+            for k in ("n_only_pos", "n_only_neg", "n_filtered", "rows_filtered", "pos_filtered"):
+                c[:, _C[k]] = lo[k]
+            c[:, _C["n_zero_weight"]] = count(lo["eligible"] & skipped)  # a class weighs 0 in total
         else:
-            f[:, _C["n_empty"]] = npos == 0  # one rule for every list metric
-        f[:, _C["rows_skipped"]] = np.where(used, 0, n)
-        f[:, _C["pos_skipped"]] = np.where(used, 0, npos)
-        flags_l.append(f)
+            if "empty" not in label_only:
+                label_only["empty"] = {"n_empty": count(npos == 0)}  # one rule for every list metric
+            c[:, _C["n_empty"]] = label_only["empty"]["n_empty"]
+        if n_boot:
+            num_cols.append(wv)
+            den_cols.append(wu)
+        if n_pairs:
+            used_l.append(used)
+            w_l.append(w)
+            v_l.append(v)
+
+    # paired differences: observed sums, and which groups both models use
+    wd_cols: list[np.ndarray] = []
+    flip_obs = np.zeros((n_seg, n_pairs))
+    flip_abs = np.zeros((n_seg, n_pairs))
+    mismatch = np.zeros((n_seg, n_pairs), dtype=np.int64)
+    pair_used = np.zeros((n_seg, n_pairs), dtype=np.int64)
+    col = {item: j for j, item in enumerate(items)}
+    for p, (m, b, name) in enumerate(plan.flip_pairs):
+        jm, jb = col[(m, name)], col[(b, name)]
+        um, ub = used_l[jm], used_l[jb]
+        wm, wb = w_l[jm], w_l[jb]
+        both = um & ub
+        mismatch[:, p] = count((um != ub) | (um & (wm != wb)))
+        pair_used[:, p] = count(both)
+        with np.errstate(invalid="ignore"):
+            wd = np.where(both, wm * (v_l[jm] - v_l[jb]), 0.0)
+        flip_obs[:, p] = fsum(wd)
+        flip_abs[:, p] = fsum(np.abs(wd))
+        if flips and n_boot:
+            wd_cols.append(wd)
 
     class_w = _class_weights(ev, plan)
-    need_hash = n_boot > 0
-    if need_hash and key_hashes is None:
-        key_hashes = H.key_hash(ev.keys)
+    seg_n = count(np.ones(n_all, dtype=bool))
+    seg_rows = count(np.ones(n_all, dtype=bool), n)
+    seg_pos = count(np.ones(n_all, dtype=bool), npos)
+    seg_nopos = count(npos == 0)
+    if class_w is not None:
+        sw_pos, sw_neg = fsum(class_w[0]), fsum(class_w[1])
+    else:
+        sw_pos, sw_neg = seg_pos.astype(np.float64), (seg_rows - seg_pos).astype(np.float64)
+
+    # studentized intervals: per target, the sums of x x^T with x = [num, den] of its items
+    targets = plan.targets
+    gram_cols: list[np.ndarray] = []
+    for t in targets:
+        x: list[np.ndarray] = []
+        for j, _ in t:
+            x += [num_cols[j], den_cols[j]]
+        for a, b in zip(*np.triu_indices(len(x))):
+            gram_cols.append(x[a] * x[b])
+    q = (2 * len(targets[0])) * (2 * len(targets[0]) + 1) // 2 if targets else 0
+    gram = np.stack([fsum(c) for c in gram_cols], axis=1).reshape(n_seg, len(targets), q) if targets else None
+
+    boot = flip_reps = boot_gram = None
+    if n_boot and n_all:
+        if key_hashes is None:
+            key_hashes = H.key_hash(ev.keys)
+        acc, flip_reps = _hashed_sums(
+            plan, key_hashes, seg_index, n_seg, num_cols + den_cols + gram_cols, wd_cols, n_pairs if flips else 0
+        )
+        boot = np.stack([acc[:, :, :n_items], acc[:, :, n_items : 2 * n_items]], axis=3)
+        if targets:
+            boot_gram = acc[:, :, 2 * n_items :].reshape(n_seg, n_boot, len(targets), q)
+
     segments: dict[tuple, dict[str, Any]] = {}
-    order = np.argsort(seg_index, kind="stable")
-    cuts = np.searchsorted(seg_index[order], np.arange(1, len(seg_keys)))
-    for si, gi in enumerate(np.split(order, cuts)):
-        seg = _seg_zero(n_items, n_boot, n_pairs, plan.method != "bootstrap")
-        seg["n_groups"] = int(gi.shape[0])
-        seg["n_rows"] = int(n[gi].sum())
-        seg["n_pos"] = int(npos[gi].sum())
-        seg["n_nopos"] = int((npos[gi] == 0).sum())
-        if class_w is not None:
-            seg["sw_pos"] = float(class_w[0][gi].sum())
-            seg["sw_neg"] = float(class_w[1][gi].sum())
-        else:
-            seg["sw_pos"] = float(seg["n_pos"])
-            seg["sw_neg"] = float(seg["n_rows"] - seg["n_pos"])
-        if n_items:
-            used = np.column_stack([u[gi] for u in used_l])
-            w = np.where(used, np.column_stack([x[gi] for x in w_l]), 0.0)
-            with np.errstate(invalid="ignore"):
-                wv = np.where(used, w * np.column_stack([x[gi] for x in v_l]), 0.0)
-            seg["counts"] = np.stack([f[gi].sum(axis=0) for f in flags_l]).astype(np.int64)
-            seg["sums"] = np.column_stack([wv.sum(axis=0), w.sum(axis=0)])
-            design = np.concatenate([wv, w], axis=1)  # (groups, 2 items)
-        else:
-            design = np.zeros((gi.shape[0], 0))
-        wd = None
-        if n_pairs:
-            wd = np.zeros((gi.shape[0], n_pairs))
-            col = {item: j for j, item in enumerate(items)}
-            for p, (m, b, name) in enumerate(plan.flip_pairs):
-                jm, jb = col[(m, name)], col[(b, name)]
-                um, ub = used_l[jm][gi], used_l[jb][gi]
-                wm, wb = w_l[jm][gi], w_l[jb][gi]
-                mismatch = (um != ub) | (um & (wm != wb))
-                seg["flip_mismatch"][p] = int(mismatch.sum())
-                seg["pair_used"][p] = int((um & ub).sum())
-                with np.errstate(invalid="ignore"):
-                    wd[:, p] = np.where(um & ub, wm * (v_l[jm][gi] - v_l[jb][gi]), 0.0)
-            seg["flip_obs"] = wd.sum(axis=0)
-            seg["flip_abs"] = np.abs(wd).sum(axis=0)
-        if n_boot and gi.shape[0]:
-            kh = key_hashes[gi]  # type: ignore[index]
-            boot = np.zeros((n_boot, design.shape[1]))
-            reps = np.zeros((n_boot, n_pairs)) if (n_pairs and plan.method != "bootstrap") else None
-            step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
-            for lo in range(0, gi.shape[0], step):
-                hi = min(lo + step, gi.shape[0])
-                k = H.poisson_weights(kh[lo:hi], plan.seed, n_boot)  # type: ignore[arg-type]
-                boot += k.T @ design[lo:hi]
-                if reps is not None and wd is not None and plan.method != "bootstrap":
-                    bits = H.flip_bits(kh[lo:hi], plan.seed, n_boot)  # type: ignore[arg-type]
-                    reps += bits.T @ wd[lo:hi]
-            seg["boot"] = np.stack([boot[:, :n_items], boot[:, n_items:]], axis=2)
-            seg["flip_reps"] = reps
-        segments[seg_keys[si]] = seg
+    for si, key in enumerate(seg_keys):
+        seg = _seg_zero(n_items, n_boot, n_pairs, flips)
+        seg.update(
+            n_groups=int(seg_n[si]), n_rows=int(seg_rows[si]), n_pos=int(seg_pos[si]), n_nopos=int(seg_nopos[si]),
+            sw_pos=float(sw_pos[si]), sw_neg=float(sw_neg[si]),
+            counts=counts[si].copy(), sums=sums[si].copy(),
+            flip_obs=flip_obs[si].copy(), flip_abs=flip_abs[si].copy(),
+            flip_mismatch=mismatch[si].copy(), pair_used=pair_used[si].copy(),
+        )
+        if boot is not None:
+            seg["boot"] = boot[si]
+        if flip_reps is not None:
+            seg["flip_reps"] = flip_reps[si]
+        if gram is not None:
+            seg["gram"] = gram[si].copy()
+        if boot_gram is not None:
+            seg["boot_gram"] = boot_gram[si].copy()
+        segments[key] = seg
     if n_dropped is None:
         n_dropped = ev.prepared.n_dropped
     return Summary(segments, dict(missing or {}), n_dropped, ev.prepared.n_rows, (n_items, n_boot, n_pairs))
+
+
+def _hashed_sums(
+    plan: Plan,
+    key_hashes: np.ndarray,
+    seg_index: np.ndarray,
+    n_seg: int,
+    columns: list[np.ndarray],
+    wd_cols: list[np.ndarray],
+    n_flip: int,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per segment: (n_boot x columns) sums of k_gb * column_g, and (n_boot x pairs) flip sums.
+
+    Replicate b weighs group g by its hashed Poisson(1) count k_gb (and flips it when its
+    hashed bit is 1); groups are taken in chunks so that the draws of a chunk stay small.
+    Repeated columns (models share a metric's weights) are multiplied once.
+    """
+    n_boot = plan.n_boot
+    seed = int(plan.seed)  # type: ignore[arg-type]
+    cols, where = _distinct(columns)
+    boot = np.zeros((n_seg, n_boot, len(columns)))
+    reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
+    if n_seg == 1:
+        groups_of = [None]
+    else:
+        order = np.argsort(seg_index, kind="stable")
+        cuts = np.searchsorted(seg_index[order], np.arange(1, n_seg))
+        groups_of = np.split(order, cuts)
+    n_all = key_hashes.shape[0]
+    step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
+    from ._progress import Progress
+
+    bar = Progress(plan.options.progress, total=n_all, desc="bootstrap" if plan.kind == "report" else plan.func,
+                   unit="group")
+    where_arr = np.array(where, dtype=np.int64)
+    for si, gi in enumerate(groups_of):
+        size = n_all if gi is None else gi.shape[0]
+        acc = np.zeros((n_boot, len(cols)))
+        acc_f = np.zeros((n_boot, n_flip)) if n_flip else None
+        for lo in range(0, size, step):
+            hi = min(lo + step, size)
+            idx: Any = slice(lo, hi) if gi is None else gi[lo:hi]
+            kh = key_hashes[idx]
+            if cols:
+                design = np.column_stack([c[idx] for c in cols])
+                acc += H.poisson_weights(kh, seed, n_boot).T @ design
+            if acc_f is not None:
+                wd = np.column_stack([c[idx] for c in wd_cols])
+                acc_f += H.flip_bits(kh, seed, n_boot).T @ wd
+            bar.update(hi - lo)
+        if columns:
+            boot[si] = acc[:, where_arr]
+        if reps is not None and acc_f is not None:
+            reps[si] = acc_f
+    bar.close()
+    return boot, reps
 
 
 def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
@@ -784,9 +933,13 @@ def _raise_input_errors(summary: Summary, plan: Plan) -> None:
 
 
 def _totals(summary: Summary, plan: Plan) -> dict[str, Any]:
-    n_items, n_boot, n_pairs = summary.shape
-    tot = _seg_zero(n_items, n_boot, n_pairs, plan.method != "bootstrap")
-    for seg in summary.segments.values():
+    """The sum of every segment (the whole table)."""
+    segs = list(summary.segments.values())
+    if not segs:
+        n_items, n_boot, n_pairs = summary.shape
+        return _seg_zero(n_items, n_boot, n_pairs, plan.method != "bootstrap")
+    tot = segs[0]
+    for seg in segs[1:]:
         tot = _seg_add(tot, seg)
     return tot
 
@@ -984,10 +1137,30 @@ def _seg_reps(seg: dict[str, Any], plan: Plan, key: tuple, auc_boot: dict | None
 
 def ci_method(plan: Plan, paired: bool = False) -> str:
     """The words for the bootstrap interval (``attrs``, footers)."""
-    base = "percentile paired bootstrap over groups" if paired else "percentile bootstrap over groups"
+    stud = plan.ci_method == "studentized"
+    if paired:
+        base = ("studentized (bootstrap-t)" if stud else "percentile") + " paired bootstrap over groups"
+    else:
+        base = ("studentized bootstrap (bootstrap-t)" if stud else "percentile bootstrap") + " over groups"
     if plan.resample == "poisson":
         base += " (hashed Poisson(1) weights)"
     return base
+
+
+def _studentized(
+    seg: dict[str, Any], t: int, js: list[int], signs: list[float], point: float, reps: np.ndarray, ci: float
+) -> tuple[float, float]:
+    """Bootstrap-t interval of target t (``sum_k s_k R_k`` over items js) in one segment."""
+    from ._studentized import _se, studentized_interval
+
+    sums, boot = seg["sums"], seg["boot"]
+    sg = np.array(signs)
+    r0 = _ratio(sums[js, 0], sums[js, 1])[None, :]
+    se0 = _se(r0, sg, sums[js, 1][None, :], seg["gram"][t][None, :])
+    r = _ratio(boot[:, js, 0], boot[:, js, 1])
+    se_r = _se(r, sg, boot[:, js, 1], seg["boot_gram"][:, t, :])
+    lo, hi = studentized_interval(np.array([point]), se0, reps[:, None], se_r[:, None], ci)
+    return float(lo[0]), float(hi[0])
 
 
 def _report_ci_info(plan: Plan) -> dict[str, Any]:
@@ -997,9 +1170,11 @@ def _report_ci_info(plan: Plan) -> dict[str, Any]:
     analytic = ["auc"] if plan.auc_delong else []
     boot = [n for n in names if n not in analytic]
     dl = METHOD + (" (per segment)" if plan.by else "")
+    note = "; auc: percentile bootstrap" if plan.ci_method == "studentized" and plan.has_auc and not analytic else ""
     info: dict[str, Any] = {
         "level": plan.ci,
-        "method": ci_method(plan) + (" (stratified by segment)" if plan.by and plan.resample != "poisson" else ""),
+        "method": ci_method(plan) + (" (stratified by segment)" if plan.by and plan.resample != "poisson" else "")
+        + note,
         "n_boot": plan.n_boot,
         "seed": plan.seed_repr,
     }
@@ -1062,6 +1237,9 @@ def _finalize_report(
                             np.array([out[n]]), var[plan.scores.index(s) : plan.scores.index(s) + 1], plan.ci,
                             clip=(0.0, 1.0),
                         )
+                    elif n != "auc" and plan.ci_method == "studentized":
+                        j = item_j[(s, n)]
+                        lo, hi = (np.array([v]) for v in _studentized(seg, j, [j], [1.0], out[n], reps[(s, n)], plan.ci))
                     else:
                         lo, hi = percentile_interval(reps[(s, n)][:, None], plan.ci)
                     iv[f"{n}_low"] = float(lo[0]) if ok else math.nan
@@ -1164,7 +1342,8 @@ def _finalize_compare(
                     base[i], value[i] = a[jb], a[jm]
                     diff[i] = a[jm] - a[jb]
                     var = cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb]
-                    lo[i], hi[i] = normal_interval(np.array([diff[i]]), np.array([var]), plan.ci)  # type: ignore[arg-type]
+                    lo_i, hi_i = normal_interval(np.array([diff[i]]), np.array([var]), plan.ci)  # type: ignore[arg-type]
+                    lo[i], hi[i] = lo_i[0], hi_i[0]
                     p[i] = z_test(np.array([diff[i]]), np.array([var]))[0]
                     continue
                 base[i] = _auc_lookup(auc, key, baseline, plan)
@@ -1179,8 +1358,14 @@ def _finalize_compare(
                     raise internal_error("compare needs bootstrap sums")
                 d_rep = reps[:, jm] - reps[:, jb]
             diff[i] = value[i] - base[i]
-            lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci)  # type: ignore[arg-type]
-            lo[i], hi[i] = lo_i[0], hi_i[0]
+            if kinds[n] != "auc" and plan.ci_method == "studentized":
+                k = pair_index[(m, n)]
+                lo[i], hi[i] = _studentized(
+                    seg, k, [item_j[(m, n)], item_j[(baseline, n)]], [1.0, -1.0], diff[i], d_rep, plan.ci,  # type: ignore[arg-type]
+                )
+            else:
+                lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci)  # type: ignore[arg-type]
+                lo[i], hi[i] = lo_i[0], hi_i[0]
             p[i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None])[0]
             if (m, n) in flip_ok and seg["flip_reps"] is not None:
                 k = pair_index[(m, n)]
@@ -1232,3 +1417,126 @@ def _finalize_compare(
     # coverage depends on the labels only: one warning, not one per model
     warn_once(plan.func, [(n, first[n][0], first[n][1]) for n in names])
     return as_result_table(out, "compare")
+
+
+# --------------------------------------------------------------------------- #
+# pandas: the one-partition case
+# --------------------------------------------------------------------------- #
+def resolve_resample(resample: str | None, ci_method: str, func: str) -> str:
+    """The bootstrap of a pandas call: the hashed Poisson one unless asked otherwise.
+
+    ``None`` (the default of the pandas functions) is ``"poisson"``.
+    """
+    if resample is None:
+        return "poisson"
+    check_option(resample, "resample", func, RESAMPLES)
+    return resample
+
+
+def _pandas_segments(ev: Evaluation, plan: Plan) -> list[tuple[tuple, np.ndarray | None, np.ndarray | None]]:
+    """(segment key, its groups (indices of the per-group arrays), its rows mask) per segment."""
+    n_groups = ev.group_stats["n"].shape[0]
+    if not plan.by:
+        return [((), None, None)]
+    seg_index, keys = _segment_keys(ev, plan)
+    from .report import segment_of_groups
+
+    seg_code = segment_of_groups(ev, plan.by, plan.func)  # per group, the segment code
+    segs = ev.prepared.segments
+    if segs is None:  # pragma: no cover - by implies segment codes
+        raise internal_error("segments need segment codes")
+    out = []
+    for si, key in enumerate(keys):
+        gi = np.flatnonzero(seg_index == si)
+        code = seg_code[gi[0]] if gi.shape[0] else -1
+        out.append((key, gi, segs.codes == code))
+    del n_groups
+    return out
+
+
+def pandas_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None = None) -> dict[str, Any]:
+    """What an engine adds to :func:`finalize` for global AUC, computed from the pandas sorts.
+
+    ``auc``: exact from the one sort of each score column (per segment: the rows of the
+    segment in that sort). ``delong``: the clustered-DeLong moments. ``auc_boot``: the
+    AUC of every hashed bootstrap replicate, reading the same sort with each row of
+    group g weighted by its draw (``AucDesign``).
+    """
+    from . import _engine as E
+
+    out: dict[str, Any] = {}
+    if not plan.has_auc:
+        return out
+    _ensure_group_stats(ev)
+    segments = _pandas_segments(ev, plan)
+    auc: dict[tuple, float] = {}
+    opts = ev.options
+    sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
+    for key, _, rows in segments:
+        for s in plan.scores:
+            se = ev.scores[s]
+            if rows is None:
+                auc[(key, s)] = float(se.metrics["auc"].value)
+                continue
+            if se.order is None or se.rank is None:
+                raise internal_error("segment AUC needs the score order")
+            sel = rows[se.order]
+            u, wp, wn = E.global_auc(se.order[sel], se.rank[sel], ev.labels.rel, sw)
+            auc[(key, s)] = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
+    out["auc"] = auc
+    interval = plan.ci is not None or plan.kind == "compare"
+    if not interval:
+        return out
+    if plan.auc_delong:
+        from ._delong import segment_moments
+
+        moments = segment_moments(ev, plan.scores, plan.by, plan.func)
+        out["delong"] = {tuple(_plain(v) for v in k): G for k, G in moments.items()}
+        return out
+    if plan.resample != "poisson":  # pragma: no cover - the multinomial path never gets here
+        raise internal_error("the hashed AUC replicates need resample='poisson'")
+    from ._stats import Stratum, row_groups
+
+    if key_hashes is None:
+        key_hashes = H.key_hash(ev.keys)
+    rg = row_groups(ev)
+    n_all = ev.group_stats["n"].shape[0]
+    items = [(s, "auc") for s in plan.scores]
+    boot: dict[tuple, np.ndarray] = {}
+    for key, gi, _ in segments:
+        groups = np.arange(n_all) if gi is None else gi
+        stratum = Stratum(ev, items, groups, rg)
+        kh = key_hashes[groups]
+        chunk = stratum.chunk_size(plan.n_boot)
+        parts = []
+        for lo in range(0, plan.n_boot, chunk):
+            b = min(chunk, plan.n_boot - lo)
+            counts = np.ascontiguousarray(H.poisson_weights(kh, int(plan.seed), b, start=lo).T)  # type: ignore[arg-type]
+            parts.append(stratum.values(counts))
+        reps = np.concatenate(parts, axis=0)
+        for j, s in enumerate(plan.scores):
+            boot[(key, s)] = reps[:, j]
+    out["auc_boot"] = boot
+    return out
+
+
+def metric_plan(
+    options: Options, spec: MetricSpec, *, group: Any, label: Hashable, score: Hashable, df: Any = None
+) -> Plan:
+    """The plan of a single-metric function from its checked options."""
+    o = options
+    return make_plan(
+        o.func, kind="metric", group=group, label=label, scores=score, metrics=spec, weight=o.weight,
+        min_size=o.min_size, min_pos=o.min_pos, min_neg=o.min_neg, ties=o.ties, tiebreak=o.tiebreak,
+        threshold=o.threshold, gain=o.gain, denominator=o.denominator, empty=o.empty,
+        sample_weight=o.sample_weight, max_fpr=o.max_fpr, engine=o.engine, nan_policy=o.nan_policy,
+        progress=o.progress, df=df if isinstance(df, pd.DataFrame) else None,
+    )
+
+
+def finalize_evaluation(ev: Evaluation, plan: Plan) -> Any:
+    """pandas: summarize the one evaluation (one partition), add the AUC pieces, finalize."""
+    _ensure_group_stats(ev)
+    key_hashes = H.key_hash(ev.keys) if plan.hashed_boot else None
+    summary = summarize_evaluation(ev, plan, key_hashes=key_hashes)
+    return finalize(summary, plan, **pandas_extras(ev, plan, key_hashes))

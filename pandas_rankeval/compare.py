@@ -82,6 +82,7 @@ def compare(
     method: Literal["auto", "randomization", "bootstrap"] = "auto",
     auc_method: Literal["delong", "bootstrap"] = "delong",
     ci_method: Literal["percentile", "studentized"] = "percentile",
+    resample: Literal["poisson", "multinomial"] | None = None,
     alpha: float = 0.05,
     weight: WeightLike = None,
     min_size: int | None = None,
@@ -126,8 +127,17 @@ def compare(
         Bootstrap replicates, and random sign flips of the randomization test.
         p-values are multiples of ``1 / (n_boot + 1)``.
     seed : int or None, default=0
-        Seed of :func:`numpy.random.default_rng`; the same seed gives the same table,
-        and the same bootstrap replicates as ``report(..., ci=..., seed=seed)``.
+        Seed of the bootstrap and of the sign flips; the same seed gives the same
+        table, and the same bootstrap replicates as ``report(..., ci=..., seed=seed)``.
+    resample : {"poisson", "multinomial"}, optional
+        How the bootstrap draws groups (and the randomization test its signs).
+        ``"poisson"`` (the default): Poisson(1) group weights and random signs from a
+        stable hash of (seed, group key, replicate), so the table does not depend on
+        how the rows are ordered or partitioned, and the same seed gives the same
+        table on pandas, Dask and Spark. ``"multinomial"``: the classic bootstrap
+        that draws exactly as many groups as there are (per segment with ``by``),
+        and signs from :func:`numpy.random.default_rng`. Every ``ci_method`` works
+        with both.
     method : {"auto", "randomization", "bootstrap"}, default="auto"
         The test of the group metrics. ``"auto"`` and ``"randomization"``: the
         randomization test; ``"bootstrap"``: paired bootstrap p-values. Global AUC
@@ -298,10 +308,25 @@ def compare(
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
         gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
     )
+    from ._summary import finalize_evaluation, make_plan, resolve_resample
+
+    plan = None
+    if resolve_resample(resample, ci_method, func) == "poisson":
+        # the one-partition case of the summary layer that Dask and Spark share
+        plan = make_plan(
+            func, kind="compare", group=group, label=label, scores=score_cols, metrics=[s.name for s in specs],
+            by=by_cols or None, weight=weight, ci=ci, n_boot=n_boot, seed=seed, resample="poisson",
+            baseline=baseline, alpha=alpha, method=method, auc_method=auc_method, ci_method=ci_method, min_size=min_size,
+            min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
+            denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
+            df=df if isinstance(df, pd.DataFrame) else None,
+        )
     ev = evaluate(
         df, group=group, label=label, scores=score_cols, specs=specs, options=opts,
         keep_order=any(s.kind == "auc" for s in specs), by=by_cols,
     )
+    if plan is not None:
+        return finalize_evaluation(ev, plan)  # type: ignore[no-any-return]
     names = [s.name for s in specs]
     kinds = {s.name: s.kind for s in specs}
     models = [s for s in score_cols if s != baseline]

@@ -49,6 +49,11 @@ def _one(
 ) -> MetricResult:
     check_column_name(score, "score", options.func, df if isinstance(df, pd.DataFrame) else None)
     ev = evaluate(df, group=group, label=label, scores=[score], specs=[spec], options=options)
+    if spec.info.grouped:  # the one-partition case of the summary layer that Dask and Spark share
+        from ._summary import finalize_evaluation, metric_plan
+
+        plan = metric_plan(options, spec, group=group, label=label, score=score, df=df)
+        return finalize_evaluation(ev, plan)  # type: ignore[no-any-return]
     gv = ev.scores[score].metrics[spec.name]
     warn_if_needed(gv, options.func)
     return MetricResult(gv.value, metric=spec.name, coverage=gv.coverage, params=options.params(spec))

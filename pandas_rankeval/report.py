@@ -104,6 +104,7 @@ def report(
     ci_method: Literal["percentile", "studentized"] = "percentile",
     n_boot: int = 1000,
     seed: int | None = 0,
+    resample: Literal["poisson", "multinomial"] | None = None,
     min_size: int | None = None,
     min_pos: int | None = None,
     min_neg: int | None = None,
@@ -163,6 +164,15 @@ def report(
         Bootstrap replicates.
     seed : int or None, default=0
         Seed of the bootstrap; the same seed gives the same intervals.
+    resample : {"poisson", "multinomial"}, optional
+        How the bootstrap draws groups. ``"poisson"`` (the default): every group
+        weighs a Poisson(1) count drawn from a stable hash of (seed, group key,
+        replicate), so the interval does not depend on how the rows are ordered or
+        partitioned, and the same seed gives the same interval on pandas, Dask and
+        Spark. ``"multinomial"``: the classic bootstrap that draws exactly as many
+        groups as there are (per segment with ``by``), from
+        :func:`numpy.random.default_rng`. Both resample groups and agree in
+        distribution as the number of groups grows; every ``ci_method`` works with both.
     min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
         As in the single-metric functions.
     progress : bool, default=False
@@ -232,11 +242,25 @@ def report(
         delong_auc = auc_method == "delong" and delong_unavailable(ties) is None
         if any(not (delong_auc and s.kind == "auc") for s in specs):  # a metric is bootstrapped
             check_n_boot_for_level(check_n_boot(n_boot, func), ci, func)
+    from ._summary import finalize_evaluation, make_plan, resolve_resample
+
+    plan = None
+    if ci is None or resolve_resample(resample, ci_method, func) == "poisson":
+        # the one-partition case of the summary layer that Dask and Spark share
+        plan = make_plan(
+            func, kind="report", group=group, label=label, scores=score_cols, metrics=[s.name for s in specs],
+            by=by_cols or None, weight=weight, ci=ci, n_boot=n_boot, seed=seed, resample="poisson",
+            auc_method=auc_method, ci_method=ci_method, min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties,
+            tiebreak=tiebreak, threshold=threshold, gain=gain, denominator=denominator, empty=empty,
+            nan_policy=nan_policy, progress=progress, df=df if isinstance(df, pd.DataFrame) else None,
+        )
     need_rows = bool(by_cols) or ci is not None
     ev = evaluate(
         df, group=group, label=label, scores=score_cols, specs=specs, options=opts,
         keep_order=need_rows, by=by_cols,
     )
+    if plan is not None:
+        return finalize_evaluation(ev, plan)  # type: ignore[no-any-return]
     names = [s.name for s in specs]
     rows: list[dict[str, Any]] = []
     index: list[Any] = []

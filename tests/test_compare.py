@@ -73,10 +73,15 @@ def test_table_layout_and_values(imp):
 
 
 def test_renders_with_its_tests_underneath(imp):
-    res = _compare(imp, scores=["model_a", "model_b"], metrics=["auc", "gauc"], n_boot=50, auc_method="bootstrap")
+    res = _compare(imp, scores=["model_a", "model_b"], metrics=["auc", "gauc"], n_boot=50, auc_method="bootstrap",
+                   resample="multinomial")
     text = repr(res)
     assert "baseline: model_a" in text
     assert "ci: ci_low, ci_high = 95% percentile paired bootstrap over groups, 50 replicates; seed=3" in text
+    hashed = repr(_compare(imp, scores=["model_a", "model_b"], metrics=["auc", "gauc"], n_boot=50,
+                           auc_method="bootstrap"))  # the default: hashed Poisson(1) weights
+    assert ("ci: ci_low, ci_high = 95% percentile paired bootstrap over groups (hashed Poisson(1) weights), "
+            "50 replicates; seed=3") in hashed
     assert "auc: paired bootstrap test" in text and "gauc: paired randomization test" in text
     assert "significant: p_holm < 0.05 (Holm over all rows)" in text
     assert "p_value" in res.to_text()
@@ -94,7 +99,7 @@ def test_interval_is_paired_percentile_of_the_report_replicates(imp):
     """The interval of diff uses the same replicates for both models, the ones report(ci=) uses."""
     metrics = ["auc", "gauc", "mrr"]
     res = _compare(imp, scores=["model_a", "model_b"], metrics=metrics, ci=0.9, n_boot=100, seed=8,
-                   auc_method="bootstrap")
+                   auc_method="bootstrap", resample="multinomial")
     ev = evaluate(imp, group="user_id", label="click", scores=["model_a", "model_b"],
                   specs=parse_metrics(metrics), options=Options("compare"), keep_order=True)
     items = [(s, m) for s in ["model_a", "model_b"] for m in metrics]
@@ -111,9 +116,44 @@ def test_interval_is_paired_percentile_of_the_report_replicates(imp):
             assert res.loc[("model_b", m), "p_value"] == pytest.approx(p)
     # report with the same seed has the same marginal intervals
     rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"],
-                     metrics=metrics, ci=0.9, n_boot=100, seed=8, auc_method="bootstrap")
+                     metrics=metrics, ci=0.9, n_boot=100, seed=8, auc_method="bootstrap", resample="multinomial")
     for j, m in enumerate(metrics):
         assert rep.loc["model_b", f"{m}_low"] == pytest.approx(np.quantile(reps[:, 3 + j], 0.05), abs=1e-14)
+
+
+def test_hashed_interval_is_paired_percentile_of_the_hashed_replicates(imp):
+    """The default (hashed Poisson) bootstrap: the same check, with the replicates recomputed from
+    the hashed draws through the multinomial machinery's own reweighting (Stratum.values)."""
+    from pandas_rankeval import _hashing as H
+
+    metrics = ["auc", "gauc", "mrr"]
+    res = _compare(imp, scores=["model_a", "model_b"], metrics=metrics, ci=0.9, n_boot=100, seed=8,
+                   auc_method="bootstrap")
+    ev = evaluate(imp, group="user_id", label="click", scores=["model_a", "model_b"],
+                  specs=parse_metrics(metrics), options=Options("compare"), keep_order=True)
+    items = [(s, m) for s in ["model_a", "model_b"] for m in metrics]
+    (stratum,), _ = S.strata_of(ev, items, [], "compare")
+    counts = H.poisson_weights(H.key_hash(ev.keys), 8, 100).T
+    reps = stratum.values(np.ascontiguousarray(counts))
+    for j, m in enumerate(metrics):
+        d = reps[:, 3 + j] - reps[:, j]
+        lo, hi = np.quantile(d, [0.05, 0.95])
+        assert res.loc[("model_b", m), "ci_low"] == pytest.approx(lo, abs=1e-12)
+        assert res.loc[("model_b", m), "ci_high"] == pytest.approx(hi, abs=1e-12)
+        if m == "auc":  # the centered bootstrap test on the same replicates
+            diff = res.loc[("model_b", m), "diff"]
+            p = (1 + np.sum(np.abs(d - diff) >= abs(diff))) / 101
+            assert res.loc[("model_b", m), "p_value"] == pytest.approx(p)
+        else:  # the randomization test from the hashed signs
+            gm, gb = ev.scores["model_b"].metrics[m], ev.scores["model_a"].metrics[m]
+            wd = np.where(gm.used, gm.weights * (gm.values - gb.values), 0.0)
+            t_star = H.flip_signs(H.key_hash(ev.keys), 8, 100).T @ wd
+            p = (1 + np.sum(np.abs(t_star) >= abs(wd.sum()) - 1e-10 * np.abs(wd).sum())) / 101
+            assert res.loc[("model_b", m), "p_value"] == pytest.approx(p)
+    rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"],
+                     metrics=metrics, ci=0.9, n_boot=100, seed=8, auc_method="bootstrap")
+    for j, m in enumerate(metrics):
+        assert rep.loc["model_b", f"{m}_low"] == pytest.approx(np.quantile(reps[:, 3 + j], 0.05), abs=1e-12)
 
 
 def _tiny(n_groups=7, seed=0):

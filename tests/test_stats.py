@@ -171,8 +171,9 @@ def _ci_report(df, **kw):
     return pre.report(df, **base)
 
 
-def test_report_ci_layout_and_determinism(imp, monkeypatch):
-    rep = _ci_report(imp)
+@pytest.mark.parametrize("resample", ["multinomial", None])
+def test_report_ci_layout_and_determinism(imp, monkeypatch, resample):
+    rep = _ci_report(imp, resample=resample)
     plain = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"],
                        metrics=["auc", "gauc", "mrr", "ndcg@10"])
     assert list(rep.columns[:12]) == [
@@ -184,21 +185,25 @@ def test_report_ci_layout_and_determinism(imp, monkeypatch):
     for m in ["auc", "gauc", "mrr", "ndcg@10"]:
         assert (rep[f"{m}_low"] <= rep[m]).all() and (rep[m] <= rep[f"{m}_high"]).all()
         assert (rep[f"{m}_high"] - rep[f"{m}_low"] > 0).all()
-    assert rep.attrs["ci"] == {"level": 0.9, "method": "percentile bootstrap over groups; auc: "
+    method = "percentile bootstrap over groups" + (" (hashed Poisson(1) weights)" if resample is None else "")
+    assert rep.attrs["ci"] == {"level": 0.9, "method": f"{method}; auc: "
                                "clustered DeLong over groups (Obuchowski 1997), normal interval",
                                "n_boot": 200, "seed": 11}
     assert "params" in rep.attrs
     # the same seed, the same table; another seed, other intervals
-    pd.testing.assert_frame_equal(_ci_report(imp), rep)
-    other = _ci_report(imp, seed=12)
+    pd.testing.assert_frame_equal(_ci_report(imp, resample=resample), rep)
+    other = _ci_report(imp, seed=12, resample=resample)
     assert not np.allclose(other["gauc_low"], rep["gauc_low"])
     # chunking is an implementation detail: tiny chunks give the same intervals
+    from pandas_rankeval import _summary
+
     monkeypatch.setattr(S, "_CHUNK_ELEMENTS", 97)
-    pd.testing.assert_frame_equal(_ci_report(imp), rep)
+    monkeypatch.setattr(_summary, "_CHUNK_ELEMENTS", 97)
+    pd.testing.assert_frame_equal(_ci_report(imp, resample=resample), rep)
 
 
 def test_report_ci_equals_percentiles_of_replicates(imp):
-    rep = _ci_report(imp, metrics=["gauc", "mrr"], ci=0.8, n_boot=50, seed=5)
+    rep = _ci_report(imp, metrics=["gauc", "mrr"], ci=0.8, n_boot=50, seed=5, resample="multinomial")
     ev = _evaluation(imp, ["gauc", "mrr"], ["model_a", "model_b"])
     items = [(s, m) for s in ["model_a", "model_b"] for m in ["gauc", "mrr"]]
     strata, _ = S.strata_of(ev, items, [], "report")
@@ -207,6 +212,32 @@ def test_report_ci_equals_percentiles_of_replicates(imp):
         lo, hi = np.quantile(reps[:, j], [0.1, 0.9])
         assert rep.loc[s, f"{m}_low"] == pytest.approx(lo, abs=1e-14)
         assert rep.loc[s, f"{m}_high"] == pytest.approx(hi, abs=1e-14)
+
+
+@pytest.mark.parametrize("by", [None, "device"])
+def test_hashed_report_ci_equals_percentiles_of_hashed_replicates(imp, by):
+    """The default bootstrap: every group of a replicate weighs its hashed Poisson(1) draw. The
+    replicates recomputed with the multinomial machinery's reweighting (Stratum.values, global
+    AUC included) from those draws give the report's intervals."""
+    from pandas_rankeval import _hashing as H
+
+    metrics = ["auc", "gauc", "mrr", "ndcg@5"]
+    rep = _ci_report(imp, metrics=metrics, ci=0.8, n_boot=50, seed=5, auc_method="bootstrap", by=by)
+    ev = _evaluation(imp, metrics, ["model_a", "model_b"], by=[by] if by else ())
+    items = [(s, m) for s in ["model_a", "model_b"] for m in metrics]
+    strata, present = S.strata_of(ev, items, [by] if by else [], "report")
+    keys = [()] if by is None else [(k,) for k in ev.prepared.segments.decode(present)]
+    kh = H.key_hash(ev.keys)
+    for stratum, key in zip(strata, keys):
+        reps = stratum.values(np.ascontiguousarray(H.poisson_weights(kh[stratum.groups], 5, 50).T))
+        for j, (s, m) in enumerate(items):
+            lo, hi = np.nanquantile(reps[:, j], [0.1, 0.9])  # undefined replicates left out
+            row = rep.loc[(*key, s)] if by else rep.loc[s]
+            if np.isnan(row[m]):  # a segment with no click (tablet): no value, no interval
+                assert np.isnan(row[f"{m}_low"]) and np.isnan(row[f"{m}_high"])
+                continue
+            assert row[f"{m}_low"] == pytest.approx(lo, abs=1e-12)
+            assert row[f"{m}_high"] == pytest.approx(hi, abs=1e-12)
 
 
 def test_report_ci_by_is_stratified(imp):

@@ -65,18 +65,27 @@ def test_replicate_standard_errors_equal_the_delta_method_recomputed(imp):
             assert g_row[k + t] == pytest.approx(want, rel=1e-9)
 
 
-def test_report_studentized_interval_is_bootstrap_t(imp):
+@pytest.mark.parametrize("resample", ["multinomial", None])
+def test_report_studentized_interval_is_bootstrap_t(imp, resample):
+    """The bootstrap-t interval from the replicate counts: the multinomial bootstrap, and the
+    default hashed Poisson(1) bootstrap (counts from the hashed draws of the group keys)."""
+    from pandas_rankeval import _hashing as H
+
     metrics = ["gauc", "mrr"]
     rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"], metrics=metrics,
-                     ci=0.9, n_boot=300, seed=5, ci_method="studentized")
+                     ci=0.9, n_boot=300, seed=5, ci_method="studentized", resample=resample)
     ev, items, st = _stratum(imp, metrics)
-    reps = S.replicates([st], n_boot=300, seed=5)[0]  # the same replicates as the percentile method
+    if resample == "multinomial":
+        counts = S.resample_counts(S.boot_rngs(5, 1)[0], st.n, 300)
+        reps = S.replicates([st], n_boot=300, seed=5)[0]  # the same replicates as the percentile method
+    else:
+        counts = np.ascontiguousarray(H.poisson_weights(H.key_hash(ev.keys), 5, 300).T)
+        reps = st.values(counts)
     for j, (score, m) in enumerate(items):
         num, den = _group_arrays(ev, score, m)
         t_hat = num.sum() / den.sum()
         se = math.sqrt(np.sum(((num - t_hat * den) / den.sum()) ** 2))
         # the replicates' own standard errors, recomputed from the counts
-        counts = S.resample_counts(S.boot_rngs(5, 1)[0], st.n, 300)
         d = counts @ den
         r = counts @ num / d
         se_b = np.sqrt(np.einsum("bg,bg->b", counts, (num[None, :] - r[:, None] * den[None, :]) ** 2)) / d
