@@ -232,14 +232,14 @@ def _weights(
             aligned = weight.reindex(keys)
         except Exception as exc:  # duplicate index values, incompatible key types
             raise ValueError(
-                f"The weight Series of {func} could not be aligned to the group keys: {exc}. "
+                f"The 'weight' Series of {func} could not be aligned to the group keys: {exc}. "
                 "Index it by group key, one value per group."
             ) from exc
         missing = int(aligned.isna().sum())
         if missing:
             examples = list(keys[np.asarray(aligned.isna())][:3])
             raise ValueError(
-                f"The weight Series of {func} has no value for {missing:,} of {len(keys):,} groups "
+                f"The 'weight' Series of {func} has no value for {missing:,} of {len(keys):,} groups "
                 f"(for example {examples!r}). Index it by group key and give every group a weight."
             )
         w = _as_weights(aligned, f"The 'weight' Series of {func}")
@@ -253,13 +253,13 @@ def _weights(
         w = _as_weights(out, f"The 'weight' callable of {func}").reshape(-1)
         if w.shape[0] != rk.n_groups:
             raise ValueError(
-                f"The weight callable of {func} returned {w.shape[0]:,} values for "
+                f"The 'weight' callable of {func} returned {w.shape[0]:,} values for "
                 f"{rk.n_groups:,} groups; return one weight per row of the statistics frame."
             )
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         raise ValueError(
-            f"The weights of {func} must be finite and >= 0; {int(bad.sum()):,} groups got a "
+            f"The 'weight' of {func} must be finite and >= 0; {int(bad.sum()):,} groups got a "
             "negative, infinite or missing weight."
         )
     return w

@@ -84,7 +84,9 @@ def auc(
         The model's score; higher ranks first.
     sample_weight : column, optional
         Per-row weights; a (positive, negative) pair weighs ``w_i * w_j``, as
-        sklearn's ``sample_weight``.
+        sklearn's ``sample_weight``. When the relevant or the non-relevant rows
+        weigh 0 in total, no pair has weight: NaN with a warning
+        (``.coverage.n_zero_weight`` is 1).
     ties : {"expected", "pessimistic", "optimistic"}, default="expected"
         A tied (positive, negative) pair counts 1/2, 0 or 1.
     tiebreak : column, optional
@@ -162,7 +164,9 @@ def gauc(
     min_size, min_pos, min_neg : int, optional
         Leave out groups with fewer rows / relevant rows / non-relevant rows.
     sample_weight : column, optional
-        Per-row weights inside each group's AUC (pairs weigh ``w_i * w_j``).
+        Per-row weights inside each group's AUC (pairs weigh ``w_i * w_j``). A
+        group whose relevant or non-relevant rows weigh 0 in total has no AUC: it
+        is skipped, on both engines, and counted in ``.coverage.n_zero_weight``.
     ties : {"expected", "pessimistic", "optimistic"}, default="expected"
         A tied pair counts 1/2, 0 or 1.
     tiebreak : column, optional

@@ -89,7 +89,7 @@ def _column(draw, kind: str, n: int, role: str) -> pd.Series | np.ndarray:
 
 
 #: Column kinds: (valid for the role, invalid for it).
-GROUP_KINDS = (["int64", "Int64", "string", "object", "float64", "bool", "big_int"], [])
+GROUP_KINDS = (["int64", "Int64", "string", "object", "float64", "bool", "big_int", "uint64"], [])
 LABEL_KINDS = (["int64", "bool", "boolean", "Int64", "float64", "Float64", "big_int"], ["negative", "string"])
 SCORE_KINDS = (["float64", "float32", "Float64", "int64", "big_int", "uint64", "Int64", "inf", "bool"], ["string"])
 WEIGHT_KINDS = (["float64", "int64", "Float64"], ["negative", "string"])
@@ -113,6 +113,7 @@ def frames(draw) -> pd.DataFrame:
         "w": _column(draw, _pick(draw, *WEIGHT_KINDS), n, "weight"),
     }
     df = pd.DataFrame(cols)
+    df["c"] = np.where(pd.factorize(df["g"])[0] % 2 == 0, "even", "odd")  # a segment, constant per group
     if draw(st.integers(0, 9)) == 5:
         df = df.rename(columns={"w": "count"})  # a column with a weight name
     if draw(st.integers(0, 19)) == 7:
@@ -141,6 +142,7 @@ OPTIONS = {
     "ci": ([None, 0.5, np.float32(0.8)], [1.0, "x"]),
     "n_boot": ([10, 20], [0, 1]),
     "seed": ([0, None, np.int64(5)], [-1, "x"]),
+    "by": ([None, "c", ["c"]], ["s", "missing"]),
 }
 
 
@@ -157,8 +159,9 @@ ACCEPTS = {
     "ndcg": ["ties", "tiebreak", "threshold", "nan_policy", "weight", "empty", "k", "gain"],
     "per_group": ["ties", "tiebreak", "threshold", "nan_policy", "weight", "empty", "gain", "metrics", "min_size"],
     "report": ["ties", "tiebreak", "threshold", "nan_policy", "weight", "empty", "gain", "metrics", "ci", "n_boot",
-               "seed", "min_size"],
-    "compare": ["ties", "threshold", "nan_policy", "weight", "empty", "metrics", "ci", "n_boot", "seed"],
+               "seed", "min_size", "by"],
+    "compare": ["ties", "tiebreak", "threshold", "nan_policy", "weight", "empty", "metrics", "ci", "n_boot", "seed",
+                "by"],
 }
 
 

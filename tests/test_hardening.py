@@ -569,3 +569,18 @@ def test_cli_weight_name_that_is_also_a_column(roles_csv, capsys):
                           r"column 'count'\. .*rename the column")
     code, _, err = _cli([roles_csv, "--group", "user", "--label", "click", "--score", "score", "--weight", "clicks"], capsys)
     assert code == 0, err
+
+
+# --------------------------------------------------------------------------------------------
+# found by the fuzz test
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["uint64", "int64", "UInt64"])
+def test_group_keys_near_the_top_of_their_dtype(dtype):
+    top = 2**63 if dtype.lower() == "uint64" else 2**62
+    keys = pd.array([top, top, top + 1, top + 1, top + 2], dtype=dtype)
+    df = pd.DataFrame({"g": keys, "y": [1, 0, 1, 0, 1], "s": [0.1, 0.2, 0.4, 0.3, 0.5]})
+    per = pre.per_group(df, group="g", label="y", score="s", metrics=["auc", "mrr"])
+    assert list(per.index) == [top, top + 1, top + 2]
+    assert per["auc"].tolist()[:2] == [0.0, 1.0]
+    two = pre.per_group(df.assign(h=1), group=["g", "h"], label="y", score="s", metrics=["mrr"])
+    assert list(two.index.get_level_values("g")) == [top, top + 1, top + 2]
