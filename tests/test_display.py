@@ -266,3 +266,53 @@ def test_cli_metrics_lists_no_weight_for_global_auc(capsys) -> None:
     assert "weight" not in auc.replace("no group weight", "") and "pooled over all rows" in auc
     gauc = next(line for line in out.splitlines() if line.startswith("gauc "))
     assert "default weight: count" in gauc
+
+
+# --- property: random small tables, every format carries the same footer ------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def _frames(draw):
+    n_groups = draw(st.integers(2, 12))
+    sizes = draw(st.lists(st.integers(1, 6), min_size=n_groups, max_size=n_groups))
+    g = np.repeat(np.arange(n_groups), sizes)
+    n = int(g.shape[0])
+    y = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    a = np.array(draw(st.lists(st.sampled_from([0.1, 0.2, 0.5, 0.7, 0.9]), min_size=n, max_size=n)))
+    b = np.array(draw(st.lists(st.floats(0, 1, allow_nan=False), min_size=n, max_size=n)))
+    seg = np.array(["x", "y"])[np.arange(n_groups) % 2][g]
+    return pd.DataFrame({"g": g, "y": y, "a": a, "b": b, "seg": seg})
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    df=_frames(),
+    kind=st.sampled_from(["report", "compare", "per_group"]),
+    by=st.sampled_from([None, "seg"]),
+    ci=st.sampled_from([None, 0.9]),
+    metrics=st.lists(st.sampled_from(["auc", "gauc", "mrr", "ndcg@3", "map", "hit_rate@2"]), min_size=1,
+                     max_size=3, unique=True),
+)
+def test_footer_is_the_same_in_every_format_on_random_tables(df, kind, by, ci, metrics) -> None:
+    common = {"group": "g", "label": "y", "metrics": metrics}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        if kind == "report":
+            extra = {"ci": ci, "n_boot": 200} if ci is not None else {}
+            table = pre.report(df, **common, scores=["a", "b"], by=by, **extra)
+        elif kind == "compare":
+            table = pre.compare(df, **common, scores=["a", "b"], baseline="a", by=by, ci=ci or 0.95, n_boot=200)
+        else:
+            table = pre.per_group(df, **common, score="b")
+    lines = table.footer()
+    assert lines and any(line.startswith("coverage") for line in lines)
+    assert any(line.startswith("choices: ") for line in lines)
+    assert table.to_text().rstrip("\n").endswith("\n\n" + "\n".join(lines))
+    assert repr(table).endswith("\n".join(lines))
+    assert table.to_markdown().rstrip("\n").endswith("\n".join(f"- {line}" for line in lines))
+    assert "<br>".join(html.escape(line) for line in lines) in table._repr_html_()
+    assert json.loads(render(table, "json"))["footer"] == lines
+    assert [line[2:] for line in render(table, "csv").splitlines() if line.startswith("# ")] == lines
