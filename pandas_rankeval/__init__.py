@@ -61,3 +61,8 @@ __all__ = [
 ]
 
 _accessor.register()
+
+import sys as _sys
+
+if "dask.dataframe" in _sys.modules:  # Dask is loaded: its DataFrames get ddf.rank / ddf.rankeval too
+    from . import dask as _dask_engine  # noqa: F401

@@ -90,20 +90,20 @@ class _CallSignature:
         return _signature_without_first(PANDAS_RANK)
 
 
-def _forward_function(name: str, target: str) -> Callable[..., Any]:
-    def forward(self: RankevalNamespace, /, *args: Any, **kwargs: Any) -> Any:
-        package = importlib.import_module("pandas_rankeval")
+def _forward_function(name: str, target: str, module: str = "pandas_rankeval") -> Callable[..., Any]:
+    def forward(self: Any, /, *args: Any, **kwargs: Any) -> Any:
+        package = importlib.import_module(module)
         return getattr(package, target)(self._obj, *args, **kwargs)
 
     forward.__name__ = name
     forward.__qualname__ = f"{RankevalNamespace.__name__}.{name}"
     forward.__module__ = __name__
-    forward.__doc__ = _generic_doc(target)
+    forward.__doc__ = _generic_doc(target, module)
     return forward
 
 
-def _generic_doc(target: str) -> str:
-    return f"Call ``pandas_rankeval.{target}`` with this DataFrame as its first argument."
+def _generic_doc(target: str, module: str = "pandas_rankeval") -> str:
+    return f"Call ``{module}.{target}`` with this DataFrame as its first argument."
 
 
 class _Forward:
@@ -116,16 +116,17 @@ class _Forward:
     afresh.
     """
 
-    __slots__ = ("name", "target", "function", "copied_from")
+    __slots__ = ("name", "target", "module", "function", "copied_from")
 
-    def __init__(self, name: str, target: str) -> None:
+    def __init__(self, name: str, target: str, module: str = "pandas_rankeval") -> None:
         self.name = name
         self.target = target
-        self.function = _forward_function(name, target)
+        self.module = module  # pandas_rankeval.dask for the Dask namespace
+        self.function = _forward_function(name, target, module)
         self.copied_from: object = None
 
     def _refresh_metadata(self) -> None:
-        package = importlib.import_module("pandas_rankeval")
+        package = importlib.import_module(self.module)
         target = getattr(package, self.target, None)
         if target is None or target is self.copied_from or not callable(target):
             return
@@ -134,7 +135,7 @@ class _Forward:
             self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
             sig = sig.replace(parameters=[self_param, *sig.parameters.values()])
         self.function.__signature__ = sig  # type: ignore[attr-defined]
-        self.function.__doc__ = target.__doc__ or _generic_doc(self.target)
+        self.function.__doc__ = target.__doc__ or _generic_doc(self.target, self.module)
         self.copied_from = target
 
     def __get__(self, ns: object, owner: type | None = None) -> Callable[..., Any]:

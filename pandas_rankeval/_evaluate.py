@@ -196,6 +196,33 @@ def _ambiguous_weight(name: str, func: str, gcols: Sequence[Hashable] | None) ->
     )
 
 
+def check_weight_name(
+    weight: WeightLike, columns: pd.Index, func: str, gcols: Sequence[Hashable] | None
+) -> Hashable | None:
+    """A weight given by name: a weight name, or a column of the frame (returned), never both.
+
+    Needs only the column names, so the Dask and Spark engines check it from metadata.
+    """
+    w = weight
+    if isinstance(w, str) and w in WEIGHT_NAMES and w in columns:
+        raise ValueError(_ambiguous_weight(w, func, gcols))
+    if isinstance(w, str) and w not in WEIGHT_NAMES:
+        if w not in columns:
+            import difflib
+
+            from ._validation import ColumnNotFoundError
+
+            close = difflib.get_close_matches(w, [*WEIGHT_NAMES, *map(str, columns)], n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ColumnNotFoundError(
+                f"The 'weight' parameter of {func} must be one of "
+                f"{', '.join(map(repr, WEIGHT_NAMES))} or a column name. Got {w!r}, which is "
+                f"neither.{hint}"
+            )
+        return w
+    return None
+
+
 def _weights(
     weight: WeightLike,
     ev: Evaluation,
@@ -601,23 +628,10 @@ def evaluate(
     numeric_extra: list[Hashable] = []
     if opts.sample_weight is not None:
         numeric_extra.append(opts.sample_weight)
-    w = opts.weight
-    if isinstance(w, str) and w in WEIGHT_NAMES and isinstance(df, pd.DataFrame) and w in df.columns:
-        raise ValueError(_ambiguous_weight(w, func, gcols))
-    if isinstance(w, str) and w not in WEIGHT_NAMES:
-        if w not in df.columns:
-            import difflib
-
-            from ._validation import ColumnNotFoundError
-
-            close = difflib.get_close_matches(w, [*WEIGHT_NAMES, *map(str, df.columns)], n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise ColumnNotFoundError(
-                f"The 'weight' parameter of {func} must be one of "
-                f"{', '.join(map(repr, WEIGHT_NAMES))} or a column name. Got {w!r}, which is "
-                f"neither.{hint}"
-            )
-        numeric_extra.append(w)
+    # (not a DataFrame: prepare() below says so)
+    weight_column = check_weight_name(opts.weight, df.columns, func, gcols) if isinstance(df, pd.DataFrame) else None
+    if weight_column is not None:
+        numeric_extra.append(weight_column)
     prep = prepare(
         df,
         defer_groups=True,

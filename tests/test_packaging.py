@@ -31,7 +31,8 @@ def test_pyproject_declarations(pyproject):
     assert extras["progress"] == ["tqdm"]
     assert extras["parquet"] == ["pyarrow"]
     assert extras["bench"] == ["ranx"]
-    assert extras["dask"] == ["dask[dataframe]"]
+    assert extras["dask"] == ["dask[dataframe]", "distributed"]
+    assert {"dask[dataframe]", "distributed"} <= set(extras["test"])  # the Dask tests and their LocalCluster
     assert project["scripts"] == {"pandas-rankeval": "pandas_rankeval.cli:main"}
     pytest_ini = pyproject["tool"]["pytest"]["ini_options"]
     assert pytest_ini["testpaths"] == ["tests", "pandas_rankeval"]

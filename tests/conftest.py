@@ -1,0 +1,39 @@
+"""Session-wide engines for the tests: one Dask LocalCluster (and, next to it, one SparkSession).
+
+Started lazily, the first time a test asks for them, and shut down at the end of the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def dask_cluster_client() -> Iterator[Any]:
+    """A ``distributed.Client`` on a LocalCluster of 2 worker processes with 1 thread each and a
+    small memory limit. It is not made the default scheduler: tests that want it use
+    :func:`on_dask_cluster`, every other Dask test runs on the synchronous scheduler."""
+    import distributed
+
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        memory_limit="700MB",
+        dashboard_address=":0",
+    ) as cluster, distributed.Client(cluster, set_as_default=False) as client:
+        yield client
+
+
+@pytest.fixture
+def on_dask_cluster(dask_cluster_client: Any) -> Iterator[Any]:
+    """Run the test's Dask computations (and shuffles, p2p) on the shared LocalCluster."""
+    import dask
+
+    with dask_cluster_client.as_current(), dask.config.set(
+        {"scheduler": dask_cluster_client, "dataframe.shuffle.method": "p2p"}
+    ):
+        yield dask_cluster_client
