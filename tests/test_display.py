@@ -7,6 +7,7 @@ import html
 import io
 import json
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -316,3 +317,18 @@ def test_footer_is_the_same_in_every_format_on_random_tables(df, kind, by, ci, m
     assert "<br>".join(html.escape(line) for line in lines) in table._repr_html_()
     assert json.loads(render(table, "json"))["footer"] == lines
     assert [line[2:] for line in render(table, "csv").splitlines() if line.startswith("# ")] == lines
+
+
+def test_progress_bar_without_ipywidgets_is_the_text_bar(monkeypatch) -> None:
+    pytest.importorskip("tqdm")
+    import tqdm.std
+
+    from pandas_rankeval._progress import Progress
+
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import ipywidgets -> ImportError
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "IProgress not found" TqdmWarning
+        bar = Progress(True, total=3, desc="bootstrap")
+        bar.update(3)
+        bar.close()
+    assert type(bar.bar) is tqdm.std.tqdm
