@@ -482,3 +482,21 @@ def test_signatures_mirror_pandas():
             if (name, p) != ("compare", "metrics"):
                 assert got[p].default == want[p].default, (name, p)
     assert inspect.signature(prd.compare).parameters["metrics"].default == ("gauc", "mrr", "ndcg@10")
+
+
+def test_int64_and_float32_scores_keep_their_order():
+    """Scores above 2**53 that float64 would merge, float32 scores, -0.0 against 0.0: the score
+    pass ranks them as pandas does."""
+    rng = np.random.default_rng(21)
+    n = 600
+    df = pd.DataFrame(
+        {
+            "q": rng.integers(0, 40, n),
+            "rel": rng.integers(0, 2, n),
+            "big": (2**60 + rng.integers(0, 8, n)).astype(np.int64),  # 8 values, one float64
+            "f32": rng.integers(-3, 4, n).astype(np.float32) / np.float32(3),
+            "zero": np.where(rng.random(n) < 0.5, -0.0, 0.0),
+        }
+    )
+    for score in ("big", "f32", "zero"):
+        assert_result(prd.auc(ddf_of(df, 5), label="rel", score=score), pre.auc(df, label="rel", score=score))
