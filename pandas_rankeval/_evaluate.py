@@ -455,6 +455,10 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
         raise internal_error("group metrics need a ranking")
     func = opts.func
     k = spec.k
+    if k is not None and rk.n_groups and k > int(rk.n.max()):
+        # a cutoff beyond the longest group cuts nothing: the same numbers, and no int64
+        # overflow for k >= 2**63 (precision still divides by spec.k)
+        k = int(rk.n.max())
     npos = rk.npos
     n_rows = ev.prepared.n_rows
     n_dropped = ev.prepared.n_dropped
@@ -504,7 +508,7 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
                 denom = npos if (opts.denominator == "relevant" or k is None) else np.minimum(npos, k)
                 values = E.ap_per_group(rk, k) / denom
             elif spec.kind == "precision":
-                values = E.hits_per_group(rk, k) / float(k)  # type: ignore[arg-type]
+                values = E.hits_per_group(rk, k) / float(spec.k)  # type: ignore[arg-type]
             elif spec.kind == "recall":
                 values = E.hits_per_group(rk, k) / npos
             elif spec.kind == "hit_rate":

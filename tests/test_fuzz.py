@@ -131,7 +131,7 @@ OPTIONS = {
     "weight": ([None, "count", "clicks", "log1p", "uniform", "w", "series", "callable"], ["bogus", 3, "bad_callable"]),
     "empty": (["zero", "skip", "error"], ["none"]),
     "gain": (["exp2", "linear"], ["log"]),
-    "k": ([None, 1, 3, np.int64(2)], [0, -2, True, 2.5, "3"]),
+    "k": ([None, 1, 3, np.int64(2), 2**63], [0, -2, True, 2.5, "3"]),
     "sample_weight": ([None, "w"], ["missing"]),
     "engine": (["numpy", "sklearn"], ["spark"]),
     "max_fpr": ([None, 0.5, 1, np.float32(0.25)], [0, True, 1.5]),

@@ -584,3 +584,15 @@ def test_group_keys_near_the_top_of_their_dtype(dtype):
     assert per["auc"].tolist()[:2] == [0.0, 1.0]
     two = pre.per_group(df.assign(h=1), group=["g", "h"], label="y", score="s", metrics=["mrr"])
     assert list(two.index.get_level_values("g")) == [top, top + 1, top + 2]
+
+
+@pytest.mark.parametrize("k", [2**63, 10**20])
+def test_cutoffs_beyond_int64_are_the_whole_list(k):
+    df = pd.DataFrame({"g": [1, 1, 1, 2, 2], "y": [1, 0, 1, 0, 1], "s": [0.5, 0.5, 0.2, 0.3, 0.3]})
+    kw = dict(group="g", label="y", score="s")
+    for func in (pre.mrr, pre.ndcg, pre.average_precision, pre.recall, pre.hit_rate):
+        assert func(df, k=k, **kw) == func(df, k=3, **kw), func.__name__
+    assert pre.precision(df, k=k, **kw) == pytest.approx(pre.precision(df, k=3, **kw) * 3 / k, rel=1e-12)
+    assert pre.average_precision(df, k=k, denominator="min_k", **kw) == pre.average_precision(df, **kw)
+    rep = pre.report(df, group="g", label="y", scores="s", metrics=[f"mrr@{k}", f"ndcg@{k}"])
+    assert rep.iloc[0][f"mrr@{k}"] == pre.mrr(df, **kw)
