@@ -47,6 +47,8 @@ __all__ = [
     "Summary",
     "auc_counts_sorted",
     "chain_auc",
+    "chain_offsets",
+    "placements_sorted",
     "empty_summary",
     "finalize",
     "make_plan",
@@ -104,6 +106,7 @@ class Plan:
     method: str = "auto"
     auc_method: str = "delong"
     ci_method: str = "percentile"
+    placement_columns: tuple[Hashable, ...] = ()  # per score: each row's DeLong placement (engines)
 
     @property
     def targets(self) -> list[list[tuple[int, float]]]:
@@ -184,6 +187,7 @@ def make_plan(
     nan_policy: str = "raise",
     progress: bool = False,
     df: pd.DataFrame | None = None,
+    placement_columns: Sequence[Hashable] | None = None,
 ) -> Plan:
     """Check every parameter (no data touched) and decide what each partition computes.
 
@@ -193,6 +197,12 @@ def make_plan(
     ``"compare"``. ``seed=None`` draws a seed here, once, so that every partition
     uses the same one. ``df`` (optional, a frame or an empty frame with the same
     columns) lets a tuple name a column, as in the pandas functions.
+
+    ``placement_columns`` (engines, clustered DeLong): one column name per score, in
+    the order of ``scores``, that the engine adds to every row before
+    :func:`summarize`: the row's unnormalized DeLong placement from the global score
+    pass (see :func:`placements_sorted`). :func:`summarize` then adds the per-segment
+    DeLong moment matrices to the summary, and :func:`finalize` needs no ``delong=``.
     """
     check_option(kind, "kind", func, KINDS)
     if kind == "metric":
@@ -294,6 +304,7 @@ def make_plan(
         method=method,
         auc_method=auc_method,
         ci_method=ci_method,
+        placement_columns=tuple(placement_columns or ()),
     )
 
 
@@ -316,6 +327,7 @@ def _seg_zero(n_items: int, n_boot: int, n_pairs: int, flips: bool = True) -> di
         "flip_reps": np.zeros((n_boot, n_pairs)) if (n_boot and n_pairs and flips) else None,
         "flip_mismatch": np.zeros(n_pairs, dtype=np.int64),
         "pair_used": np.zeros(n_pairs, dtype=np.int64),
+        "delong": None,  # clustered-DeLong moment matrix over the scores, or None
         "gram": None,  # (targets x q) sums of x x^T (studentized intervals), or None
         "boot_gram": None,  # (n_boot x targets x q), or None
     }
@@ -768,7 +780,40 @@ def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
         pdf, group=plan.group, label=plan.label, scores=plan.scores, specs=plan.specs,
         options=opts, by=plan.by,
     )
-    return summarize_evaluation(ev, plan, missing=missing, n_dropped=n_dropped)
+    out = summarize_evaluation(ev, plan, missing=missing, n_dropped=n_dropped)
+    if plan.placement_columns:
+        for key, G in _partition_moments(pdf, ev, plan).items():
+            out.segments[key]["delong"] = G
+    return out
+
+
+def _partition_moments(pdf: pd.DataFrame, ev: Evaluation, plan: Plan) -> dict[tuple, np.ndarray]:
+    """Clustered-DeLong moments per segment from the rows' placement columns."""
+    from ._delong import delong_moments
+
+    if len(plan.placement_columns) != len(plan.scores):
+        raise ValueError("placement_columns needs one column per score column")
+    _ensure_group_stats(ev)
+    groups = ev.prepared.encode_groups()
+    if groups is None:  # pragma: no cover - a summary always has groups
+        raise internal_error("DeLong moments need group codes")
+    n_all = ev.group_stats["n"].shape[0]
+    gi = np.searchsorted(np.asarray(ev.group_stats["code"]), groups.codes)
+    rel = ev.labels.rel
+    a = np.empty((n_all, len(plan.scores)))
+    b = np.empty((n_all, len(plan.scores)))
+    for k, col in enumerate(plan.placement_columns):
+        place = pdf[col].to_numpy(dtype=np.float64)
+        a[:, k] = np.bincount(gi, weights=np.where(rel, place, 0.0), minlength=n_all)
+        b[:, k] = np.bincount(gi, weights=np.where(rel, 0.0, place), minlength=n_all)
+    m = np.asarray(ev.group_stats["positives"], dtype=np.float64)
+    n = np.asarray(ev.group_stats["n"], dtype=np.float64) - m
+    seg_index, keys = _segment_keys(ev, plan)
+    out = {}
+    for si, key in enumerate(keys):
+        sel = seg_index == si
+        out[key] = delong_moments(m[sel], n[sel], a[sel], b[sel])
+    return out
 
 
 # --------------------------------------------------------------------------- #
@@ -894,6 +939,53 @@ def chain_auc(parts: Sequence[tuple[Any, Any, Any, Any]]) -> AucCounts:
         P = P + p
         N = N + n
     return AucCounts(P, N, greater, tied)
+
+
+def chain_offsets(parts: Sequence[tuple[Any, Any, Any, Any]]) -> list[tuple[int, int]]:
+    """Per range partition (ascending score order): (non-relevant rows in the partitions
+    before it, relevant rows in the partitions after it), Python ints. With
+    :func:`placements_sorted` they give every row its global DeLong placement.
+
+    Examples
+    --------
+    >>> chain_offsets([(0, 2, 0, 0), (2, 1, 1, 1)])
+    [(0, 2), (2, 0)]
+    """
+    negs = [int(p[1]) for p in parts]
+    poss = [int(p[0]) for p in parts]
+    out = []
+    before = 0
+    after = sum(poss)
+    for p, n in zip(poss, negs):
+        after -= p
+        out.append((before, after))
+        before += n
+    return out
+
+
+def placements_sorted(
+    pos: np.ndarray, neg: np.ndarray, neg_before: int = 0, pos_after: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Unnormalized DeLong placements at each DISTINCT score of one range partition (ascending).
+
+    A relevant row at score i is placed above ``neg_before + (non-relevant rows below i
+    in this partition) + neg[i] / 2`` non-relevant rows; a non-relevant row below
+    ``pos_after + (relevant rows above i in this partition) + pos[i] / 2`` relevant rows
+    (ties count 1/2, ``ties="expected"``). Returns ``(for relevant rows, for
+    non-relevant rows)`` as float64: give every row the value of its score and class in
+    a placement column of the plan (``make_plan(placement_columns=...)``).
+
+    Examples
+    --------
+    >>> a, b = placements_sorted(np.array([0, 1, 1]), np.array([2, 1, 0]))
+    >>> a.tolist(), b.tolist()
+    ([1.0, 2.5, 3.0], [2.0, 1.5, 0.5])
+    """
+    p = np.asarray(pos, dtype=np.float64)
+    q = np.asarray(neg, dtype=np.float64)
+    below = np.cumsum(q) - q + float(neg_before)
+    above = (p.sum() - np.cumsum(p)) + float(pos_after)
+    return below + 0.5 * q, above + 0.5 * p
 
 
 def _auc_value(v: Any, ties: str) -> float:
@@ -1212,7 +1304,7 @@ def _finalize_report(
         reps = _seg_reps(seg, plan, key, auc_boot) if plan.ci is not None else None
         var = None
         if plan.ci is not None and plan.auc_delong:
-            var = np.diag(_delong_of(delong, key, plan)[1])
+            var = np.diag(_delong_of(delong, key, plan, seg)[1])
         for s in plan.scores:
             out: dict[str, Any] = {n: values[(s, n)] for n in names}
             if group_names or plan.by:
@@ -1278,10 +1370,14 @@ def flip_pvalues(obs: np.ndarray, abs_sum: np.ndarray, reps: np.ndarray, n_flips
     return (1.0 + hits) / (1.0 + n_flips)
 
 
-def _delong_of(delong: dict | None, key: tuple, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
+def _delong_of(
+    delong: dict | None, key: tuple, plan: Plan, seg: dict | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """AUCs of the plan's scores and their clustered-DeLong covariance in one segment."""
     from ._delong import delong_from_moments
 
+    if (delong is None or key not in delong) and seg is not None and seg.get("delong") is not None:
+        return delong_from_moments(seg["delong"])
     if delong is None or key not in delong:
         raise ValueError(
             f"{plan.func}: the clustered DeLong interval of global AUC needs its moment matrix "
@@ -1333,7 +1429,7 @@ def _finalize_compare(
         reps = _ratio(seg["boot"][:, :, 0], seg["boot"][:, :, 1]) if seg["boot"] is not None else None
         item_j = {item: j for j, item in enumerate(plan.items)}
         if analytic:
-            a, cov = _delong_of(delong, key, plan)
+            a, cov = _delong_of(delong, key, plan, seg)
         for i, (m, n) in enumerate(pairs):
             if kinds[n] == "auc":
                 used[i] = seg["n_groups"]  # global AUC pools the rows of every group

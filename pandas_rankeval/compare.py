@@ -196,8 +196,16 @@ def compare(
     are not. Resampling or testing rows would understate the uncertainty.
 
     **Interval.** The percentile interval of ``diff* = value* - baseline*`` over
-    ``n_boot`` bootstrap replicates that draw groups with replacement (within each
-    segment with ``by``). Both models, and every metric, use the same resampled
+    ``n_boot`` bootstrap replicates that resample groups. By default
+    (``resample="poisson"``) replicate b weighs group g by a Poisson(1) count drawn
+    from a hash of (seed, group key, b) (the Poisson bootstrap, Hanley & MacGibbon
+    2006; Chamandy et al. 2012): the draws do not depend on the row order or on how
+    the data are partitioned, so pandas, Dask and Spark give the same table for a
+    seed. ``resample="multinomial"`` draws as many groups as there are, with
+    replacement (within each segment with ``by``); both are the group bootstrap and
+    agree as the number of groups grows (``tests/test_stats.py`` and
+    ``tests/test_compare.py`` check coverage and false positives by simulation).
+    Both models, and every metric, use the same resampled
     groups in a replicate, so the interval accounts for their correlation. With
     ``ci_method="studentized"`` each replicate is divided by its own delta-method
     standard error (the bootstrap-t interval ``[D - t*_hi se, D - t*_lo se]``), which

@@ -375,3 +375,69 @@ def test_same_seed_same_interval_whatever_the_row_order_and_key_dtype():
     assert not np.allclose(m1["gauc_low"], m2["gauc_low"])
     ints = _frame()
     _equal(pre.report(ints.astype({"user_id": "Int32"}), **kw), pre.report(ints, **kw))
+
+
+# --------------------------------------------------------------------------- #
+# clustered DeLong at scale: placements from range partitions of distinct scores
+# --------------------------------------------------------------------------- #
+def _placement_columns(df: pd.DataFrame, plan: S.Plan, n_ranges: int, seed: int = 0) -> pd.DataFrame:
+    """What an engine does: per (segment, score), count (pos, neg) per distinct score, cut the
+    distinct scores into range partitions, chain their offsets, and give every row its placement."""
+    rng = np.random.default_rng(seed)
+    out = df.copy()
+    rel = (df[plan.label] > 0).to_numpy()
+    seg = df[plan.by].apply(tuple, axis=1) if plan.by else pd.Series([()] * len(df), index=df.index)
+    for k, s in enumerate(plan.scores):
+        col = f"__place_{k}"
+        out[col] = np.nan
+        for key in seg.unique():
+            rows = (seg == key).to_numpy()
+            d = pd.DataFrame({"s": df.loc[rows, s].to_numpy(), "rel": rel[rows]})
+            t = d.groupby("s")["rel"].agg(pos="sum", n="count").sort_index()
+            pos, neg = t["pos"].to_numpy(), (t["n"] - t["pos"]).to_numpy()
+            cuts = np.sort(rng.choice(np.arange(1, len(t)), size=min(n_ranges - 1, len(t) - 1), replace=False))
+            parts = [(p, q) for p, q in zip(np.split(pos, cuts), np.split(neg, cuts))]
+            offs = S.chain_offsets([S.auc_counts_sorted(p, q) for p, q in parts])
+            a = np.concatenate([S.placements_sorted(p, q, nb, pa)[0] for (p, q), (nb, pa) in zip(parts, offs)])
+            b = np.concatenate([S.placements_sorted(p, q, nb, pa)[1] for (p, q), (nb, pa) in zip(parts, offs)])
+            at = np.searchsorted(t.index.to_numpy(), d["s"].to_numpy())
+            out.loc[rows, col] = np.where(d["rel"].to_numpy(), a[at], b[at])
+    return out
+
+
+@pytest.mark.parametrize("by", [None, "device"])
+def test_delong_from_placement_columns_equals_pandas(by):
+    df = _frame()
+    kw = dict(group="user_id", label="click", scores=["a_tied", "model_b"], metrics=["auc", "gauc"], by=by)
+    plan = S.make_plan("report", kind="report", ci=0.9, n_boot=50, seed=1,
+                       placement_columns=["__place_0", "__place_1"], **kw)
+    placed = _placement_columns(df, plan, n_ranges=5)
+    auc = _segment_auc(df, plan)
+    got = S.finalize(sum(_summaries(placed, plan, 7)), plan, auc=auc)  # no delong=: it is in the summary
+    _equal(got, pre.report(df, ci=0.9, n_boot=50, seed=1, **kw))
+    assert "clustered DeLong" in got.attrs["ci"]["method"]
+    cplan = S.make_plan("compare", kind="compare", baseline="a_tied", n_boot=50, seed=1,
+                        placement_columns=["__place_0", "__place_1"], **kw)
+    got = S.finalize(sum(_summaries(placed, cplan, 7)), cplan, auc=auc)
+    _equal(got, pre.compare(df, baseline="a_tied", n_boot=50, seed=1, **kw))
+
+
+def test_chain_offsets_and_placements_match_the_sort():
+    from pandas_rankeval._delong import row_placements
+    from pandas_rankeval._engine import score_rank
+
+    rng = np.random.default_rng(3)
+    s = rng.integers(0, 12, 300).astype(float)
+    y = rng.random(300) < 0.4
+    order, rank = score_rank(s, ties="expected", level=y.astype(np.uint8))
+    rows, place = row_placements(order, rank, y)
+    want = np.empty(300)
+    want[rows] = place
+    t = pd.DataFrame({"s": s, "y": y}).groupby("s")["y"].agg(pos="sum", n="count")
+    pos, neg = t["pos"].to_numpy(), (t["n"] - t["pos"]).to_numpy()
+    parts = [(pos[:4], neg[:4]), (pos[4:9], neg[4:9]), (pos[9:], neg[9:])]
+    offs = S.chain_offsets([S.auc_counts_sorted(p, q) for p, q in parts])
+    a = np.concatenate([S.placements_sorted(p, q, *o)[0] for (p, q), o in zip(parts, offs)])
+    b = np.concatenate([S.placements_sorted(p, q, *o)[1] for (p, q), o in zip(parts, offs)])
+    at = np.searchsorted(t.index.to_numpy(), s)
+    np.testing.assert_array_equal(np.where(y, a[at], b[at]), want)
