@@ -51,13 +51,19 @@ _TAG_BOOT = 0x426F6F7473747261  # "Bootstra"
 _TAG_FLIP = 0x5369676E466C6970  # "SignFlip"
 
 
-def mix64(x: np.ndarray) -> np.ndarray:
-    """The SplitMix64 finalizer: a bijection of uint64 with full avalanche (in place)."""
-    x ^= x >> _U64(30)
-    x *= _M1
-    x ^= x >> _U64(27)
-    x *= _M2
-    x ^= x >> _U64(31)
+def mix64(x: np.ndarray, tmp: np.ndarray | None = None) -> np.ndarray:
+    """The SplitMix64 finalizer: a bijection of uint64 with full avalanche (in place).
+
+    ``tmp``: an optional scratch array of x's shape (saves three allocations).
+    """
+    if tmp is None:
+        tmp = np.empty_like(x)
+    for shift, mult in ((30, _M1), (27, _M2)):
+        np.right_shift(x, _U64(shift), out=tmp)
+        x ^= tmp
+        x *= mult
+    np.right_shift(x, _U64(31), out=tmp)
+    x ^= tmp
     return x
 
 
@@ -275,11 +281,12 @@ def _poisson_thresholds(bits: int) -> np.ndarray:
 _POISSON_T = _poisson_thresholds(32)
 #: The largest Poisson(1) draw this method can produce (P(K > MAX_POISSON) < 2**-32).
 MAX_POISSON = int(_POISSON_T.shape[0])
+_POISSON_T32 = _POISSON_T.astype(np.uint32)
 _LOW32 = _U64(0xFFFFFFFF)
 
 
 def _uniform32(key_hashes: np.ndarray, seed: int, tag: int, n: int, start: int) -> np.ndarray:
-    """(groups x n) uniform 32-bit values (as uint64) for replicates start .. start + n - 1.
+    """(groups x n) uniform 32-bit values (uint32) for replicates start .. start + n - 1.
 
     Replicate b uses half ``b % 2`` (high, then low 32 bits) of hash ``b // 2``: plain
     shifts and masks, the same on every platform.
@@ -287,11 +294,14 @@ def _uniform32(key_hashes: np.ndarray, seed: int, tag: int, n: int, start: int) 
     kh = np.asarray(key_hashes, dtype=np.uint64)
     first, last = start // 2, (start + n + 1) // 2
     r = _stream(seed, tag, last - first, first)
-    x = kh[:, None] ^ r[None, :]
-    mix64(x)
-    out = np.empty((kh.shape[0], last - first, 2), dtype=np.uint64)
-    np.right_shift(x, _U64(32), out=out[:, :, 0])
-    np.bitwise_and(x, _LOW32, out=out[:, :, 1])
+    x = np.bitwise_xor(kh[:, None], r[None, :])
+    tmp = np.empty_like(x)
+    mix64(x, tmp)
+    out = np.empty((kh.shape[0], last - first, 2), dtype=np.uint32)
+    np.right_shift(x, _U64(32), out=tmp)
+    out[:, :, 0] = tmp
+    np.bitwise_and(x, _LOW32, out=tmp)
+    out[:, :, 1] = tmp
     off = start - 2 * first
     return out.reshape(kh.shape[0], -1)[:, off : off + n]
 
@@ -315,8 +325,8 @@ def poisson_weights(
     True
     """
     x = _uniform32(key_hashes, seed, _TAG_BOOT, n_boot, start)
-    t = _POISSON_T
-    k = (x >= t[0]).view(np.uint8)
+    t = _POISSON_T32
+    k = np.greater_equal(x, t[0]).view(np.uint8)
     k += x >= t[1]
     tail = np.flatnonzero(x >= t[2])  # K >= 2: 8% of the draws, looked up in the full table
     if tail.size:

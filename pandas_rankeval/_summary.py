@@ -527,7 +527,11 @@ def summarize_evaluation(
     Per-group arrays are reduced per segment as they are made: nothing of size
     (groups x items) is kept, except the distinct weight and weight-times-value
     columns that the hashed bootstrap multiplies by its draws, chunk by chunk.
+    A plan without groups (global AUC alone) counts rows, relevant rows and
+    sample weights only: any partition of the rows will do.
     """
+    if not plan.group:
+        return _rows_only(ev, plan, missing, n_dropped)
     _ensure_group_stats(ev)
     stats = ev.group_stats
     n = np.asarray(stats["n"], dtype=np.int64)
@@ -685,6 +689,27 @@ def summarize_evaluation(
     return Summary(segments, dict(missing or {}), n_dropped, ev.prepared.n_rows, (n_items, n_boot, n_pairs))
 
 
+def _rows_only(ev: Evaluation, plan: Plan, missing: dict | None, n_dropped: int | None) -> Summary:
+    """The summary of global AUC alone: rows, relevant rows and class weights, no groups."""
+    n_items, n_boot, n_pairs = _shape(plan)
+    if n_items or n_pairs or plan.by:
+        raise internal_error("a plan without groups has group metrics, pairs or segments")
+    rel = ev.labels.rel
+    seg = _seg_zero(n_items, n_boot, n_pairs)
+    n_pos = int(rel.sum())
+    sw_col = plan.options.sample_weight
+    sw = ev.prepared.extra.get(sw_col) if sw_col is not None else None
+    seg.update(
+        n_rows=int(rel.shape[0]), n_pos=n_pos,
+        sw_pos=float(sw[rel].sum()) if sw is not None else float(n_pos),
+        sw_neg=float(sw[~rel].sum()) if sw is not None else float(rel.shape[0] - n_pos),
+    )
+    seg["boot"] = None
+    if n_dropped is None:
+        n_dropped = ev.prepared.n_dropped
+    return Summary({(): seg}, dict(missing or {}), n_dropped, ev.prepared.n_rows, (n_items, n_boot, n_pairs))
+
+
 def _hashed_sums(
     plan: Plan,
     key_hashes: np.ndarray,
@@ -777,7 +802,7 @@ def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
         progress=False,
     )
     ev = evaluate(
-        pdf, group=plan.group, label=plan.label, scores=plan.scores, specs=plan.specs,
+        pdf, group=plan.group or None, label=plan.label, scores=plan.scores, specs=plan.specs,
         options=opts, by=plan.by,
     )
     out = summarize_evaluation(ev, plan, missing=missing, n_dropped=n_dropped)

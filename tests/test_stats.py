@@ -231,11 +231,12 @@ def test_hashed_report_ci_equals_percentiles_of_hashed_replicates(imp, by):
     for stratum, key in zip(strata, keys):
         reps = stratum.values(np.ascontiguousarray(H.poisson_weights(kh[stratum.groups], 5, 50).T))
         for j, (s, m) in enumerate(items):
-            lo, hi = np.nanquantile(reps[:, j], [0.1, 0.9])  # undefined replicates left out
             row = rep.loc[(*key, s)] if by else rep.loc[s]
             if np.isnan(row[m]):  # a segment with no click (tablet): no value, no interval
                 assert np.isnan(row[f"{m}_low"]) and np.isnan(row[f"{m}_high"])
+                assert np.isnan(reps[:, j]).all()
                 continue
+            lo, hi = np.nanquantile(reps[:, j], [0.1, 0.9])  # undefined replicates left out
             assert row[f"{m}_low"] == pytest.approx(lo, abs=1e-12)
             assert row[f"{m}_high"] == pytest.approx(hi, abs=1e-12)
 

@@ -441,3 +441,21 @@ def test_chain_offsets_and_placements_match_the_sort():
     b = np.concatenate([S.placements_sorted(p, q, *o)[1] for (p, q), o in zip(parts, offs)])
     at = np.searchsorted(t.index.to_numpy(), s)
     np.testing.assert_array_equal(np.where(y, a[at], b[at]), want)
+
+
+@pytest.mark.parametrize("sample_weight", [None, "position"])
+def test_global_auc_alone_needs_no_groups(sample_weight):
+    """Global AUC by itself: any partition of the rows (not whole groups), coverage as pandas."""
+    df = _frame()
+    df.loc[df.index[::40], "model_a"] = np.nan
+    plan = S.make_plan("auc", kind="metric", group=None, label="click", scores="model_a", metrics=["auc"],
+                       sample_weight=sample_weight, nan_policy="omit")
+    assert plan.group == [] and not plan.specs
+    chunks = np.array_split(np.arange(len(df)), 9)
+    total = sum(S.summarize(df.iloc[c], plan) for c in chunks)
+    want = pre.auc(df, label="click", score="model_a", sample_weight=sample_weight, nan_policy="omit")
+    got = S.finalize(total, plan, auc={((), "model_a"): float(want)})
+    assert float(got) == float(want) and got.coverage == want.coverage and got.params == want.params
+    strict = S.make_plan("auc", kind="metric", group=None, label="click", scores="model_a", metrics=["auc"])
+    with pytest.raises(ValueError, match=r"Column 'model_a' has \d+ missing values"):
+        S.finalize(sum(S.summarize(df.iloc[c], strict) for c in chunks), strict, auc={})
