@@ -23,7 +23,6 @@ Everything is vectorized over numpy ``uint64`` arrays (wrap-around arithmetic).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
 from decimal import Decimal, getcontext
 from typing import Any
 

@@ -18,7 +18,14 @@ pandas is the one-partition case: its report, compare and metric functions call
 Global AUC is not a sum over groups. The engines compute it from their own score
 pass and hand it to :func:`finalize` as ``auc={(segment key, score): value}``, where
 the value is a float or an :class:`AucCounts` (exact pair counts, see
-:func:`auc_counts_sorted` and :func:`chain_auc`).
+:func:`auc_counts_sorted` and :func:`chain_auc`). Its clustered-DeLong interval is
+additive again once every row knows its global placement (:func:`chain_offsets`,
+:func:`placements_sorted`, ``make_plan(placement_columns=...)``): the summary then
+carries the per-segment moment matrices of :mod:`pandas_rankeval._delong`.
+
+Studentized (bootstrap-t) intervals need, per statistic, the sums of ``x x^T`` with
+``x = [w v, w]`` of its items, once and per replicate: additive too, and carried when
+``ci_method="studentized"``.
 
 This module imports neither dask nor pyspark.
 """
