@@ -59,6 +59,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=20240601, help="data seed (the bootstrap seed is 0)")
     ap.add_argument("--no-auc-bootstrap", action="store_true", help="skip the auc_method='bootstrap' rows")
     ap.add_argument("--only-auc", action="store_true", help="only the 8-metric section (issue 11)")
+    ap.add_argument("--timer", choices=("wall", "cpu"), default="wall",
+                    help="8-metric section: wall time, or process CPU time (steadier on a loaded machine)")
     args = ap.parse_args(argv)
 
     import pandas_rankeval as prk
@@ -159,7 +161,7 @@ def auc_section(prk, df, args) -> int:
         fns["compare8_boot"] = lambda: prk.compare(df, **ck, auc_method="bootstrap")
     print(f"issue 11: 2 models x {len(METRICS8)} metrics, {len(df):,} rows, {df[GROUP].nunique():,} groups, "
           f"n_boot={args.n_boot}; {load_average()}", flush=True)
-    res = interleaved(fns, args.repeats, args.slow)
+    res = interleaved(fns, args.repeats, args.slow, args.timer)
     t = {k: v[0] for k, v in res.items()}
     out = {k: v[1] for k, v in res.items()}
     problems = []
@@ -189,7 +191,7 @@ def auc_section(prk, df, args) -> int:
         return 2
     w = 58
     base = t["plain8"]
-    print(f"{'':{w}}  {'time':>10}  {'x plain':>8}  target")
+    print(f"{'':{w}}  {args.timer + ' time':>10}  {'x plain':>8}  target")
     rows = [
         ("plain8", "report, no intervals", None),
         ("ci8", f"report, ci=0.95, n_boot={args.n_boot} (auc: DeLong)", 5.0),

@@ -83,6 +83,10 @@ class StudentizedStratum:
             self._plan.append((js, signs, dens, np.arange(start, start + len(iu[0]))))
         self._q = np.column_stack(cols) if cols else np.zeros((self.n, 0))
 
+    def __getattr__(self, name: str) -> object:
+        # anything else the replicate machinery reads (group keys, sizes) is the stratum's
+        return getattr(self.inner, name)
+
     def chunk_size(self, n_boot: int) -> int:
         return self.inner.chunk_size(n_boot)  # type: ignore[attr-defined]
 

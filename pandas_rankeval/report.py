@@ -221,6 +221,16 @@ def report(
     gauc     0.6054  0.7335   +0.1281 (+21.2%)
     ndcg@10  0.2112  0.2336   +0.0224 (+10.6%)
     ...
+
+    Intervals: global AUC by clustered DeLong (no resampling), group metrics by the
+    bootstrap over groups.
+
+    >>> rep = pre.report(df, group="user_id", label="click", scores="model_a",
+    ...                  metrics=["auc", "gauc"], ci=0.95, n_boot=200)
+    >>> list(rep.columns[:6])
+    ['auc', 'auc_low', 'auc_high', 'gauc', 'gauc_low', 'gauc_high']
+    >>> print(rep.attrs["ci"]["method"])
+    percentile bootstrap over groups; auc: clustered DeLong over groups (Obuchowski 1997), normal interval
     """
     func = "report"
     specs = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
