@@ -229,8 +229,8 @@ def report(
     ...                  metrics=["auc", "gauc"], ci=0.95, n_boot=200)
     >>> list(rep.columns[:6])
     ['auc', 'auc_low', 'auc_high', 'gauc', 'gauc_low', 'gauc_high']
-    >>> print(rep.attrs["ci"]["method"])
-    percentile bootstrap over groups; auc: clustered DeLong over groups (Obuchowski 1997), normal interval
+    >>> print(rep.attrs["ci"]["method"])  # doctest: +ELLIPSIS
+    percentile bootstrap over groups...; auc: clustered DeLong over groups (Obuchowski 1997), normal interval
     """
     func = "report"
     specs = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
