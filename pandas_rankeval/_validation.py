@@ -78,11 +78,12 @@ def check_column_name(value: Any, param: str, func: str, df: pd.DataFrame | None
             f"The '{param}' parameter of {func} takes one column name; got {_describe(value)}. {fix}."
         )
     if isinstance(value, (pd.Series, pd.DataFrame, np.ndarray, pd.Index)) or not isinstance(value, Hashable) or value is None:
-        hint = (
-            f" Pass the column's name instead: {param}={value.name!r}."
-            if isinstance(value, pd.Series) and value.name is not None
-            else " Add the values to the frame as a column and pass its name."
-        )
+        if isinstance(value, pd.Series) and value.name is not None:
+            hint = f" Pass the column's name instead: {param}={value.name!r}."
+        elif value is None:
+            hint = ""
+        else:
+            hint = " Add the values to the frame as a column and pass its name."
         raise TypeError(
             f"The '{param}' parameter of {func} must be a column name; got {_describe(value)}.{hint}"
         )

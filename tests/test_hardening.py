@@ -394,6 +394,8 @@ def test_values_instead_of_column_names(small):
         pre.gauc(small, group="g", label="y", score=small["s"].to_numpy())
     with pytest.raises(TypeError, match=r"The 'group' parameter of mrr must be a column name or a list of column names.*pandas Series"):
         pre.mrr(small, group=small["g"], label="y", score="s")
+    with pytest.raises(TypeError, match=r"The 'label' parameter of auc must be a column name; got None\.$"):
+        pre.auc(small, label=None, score="s")
     with pytest.raises(TypeError, match=r"The 'sample_weight' parameter of auc must be a column name"):
         pre.auc(small, label="y", score="s", sample_weight=np.ones(6))
     with pytest.raises(TypeError, match=r"The 'tiebreak' parameter of ndcg takes one column name; got \[1, 2\]\. Name one column\."):
