@@ -281,10 +281,23 @@ _POISSON_T = _poisson_thresholds(32)
 #: The largest Poisson(1) draw this method can produce (P(K > MAX_POISSON) < 2**-32).
 MAX_POISSON = int(_POISSON_T.shape[0])
 _POISSON_T32 = _POISSON_T.astype(np.uint32)
+
 _LOW32 = _U64(0xFFFFFFFF)
 
 
-def _uniform32(key_hashes: np.ndarray, seed: int, tag: int, n: int, start: int) -> np.ndarray:
+def _buffer(work: dict | None, name: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """A scratch array, reused from ``work`` when the shape matches (no page faults per chunk)."""
+    if work is None:
+        return np.empty(shape, dtype=dtype)
+    buf = work.get(name)
+    if buf is None or buf.shape != shape or buf.dtype != dtype:
+        buf = work[name] = np.empty(shape, dtype=dtype)
+    return buf
+
+
+def _uniform32(
+    key_hashes: np.ndarray, seed: int, tag: int, n: int, start: int, work: dict | None = None
+) -> np.ndarray:
     """(groups x n) uniform 32-bit values (uint32) for replicates start .. start + n - 1.
 
     Replicate b uses half ``b % 2`` (high, then low 32 bits) of hash ``b // 2``: plain
@@ -293,10 +306,11 @@ def _uniform32(key_hashes: np.ndarray, seed: int, tag: int, n: int, start: int) 
     kh = np.asarray(key_hashes, dtype=np.uint64)
     first, last = start // 2, (start + n + 1) // 2
     r = _stream(seed, tag, last - first, first)
-    x = np.bitwise_xor(kh[:, None], r[None, :])
-    tmp = np.empty_like(x)
+    shape = (kh.shape[0], last - first)
+    x = np.bitwise_xor(kh[:, None], r[None, :], out=_buffer(work, "x", shape, np.uint64))
+    tmp = _buffer(work, "tmp", shape, np.uint64)
     mix64(x, tmp)
-    out = np.empty((kh.shape[0], last - first, 2), dtype=np.uint32)
+    out = _buffer(work, "u32", (*shape, 2), np.uint32)
     np.right_shift(x, _U64(32), out=tmp)
     out[:, :, 0] = tmp
     np.bitwise_and(x, _LOW32, out=tmp)
@@ -306,12 +320,20 @@ def _uniform32(key_hashes: np.ndarray, seed: int, tag: int, n: int, start: int) 
 
 
 def poisson_weights(
-    key_hashes: np.ndarray, seed: int, n_boot: int, *, start: int = 0, dtype: Any = np.float64
+    key_hashes: np.ndarray,
+    seed: int,
+    n_boot: int,
+    *,
+    start: int = 0,
+    dtype: Any = np.float64,
+    work: dict | None = None,
 ) -> np.ndarray:
     """Poisson(1) bootstrap counts, (groups x replicates), a function of (seed, key, replicate).
 
     Replicates ``start .. start + n_boot - 1``: asking for a slice of replicates gives
-    the same columns as asking for all of them.
+    the same columns as asking for all of them. ``work``: a dict of scratch arrays
+    reused across calls of the same shape (the result may live in it: copy it before
+    the next call with the same ``work``).
 
     Examples
     --------
@@ -323,14 +345,20 @@ def poisson_weights(
     >>> bool((poisson_weights(h[1:], seed=0, n_boot=5) == w[1:]).all())
     True
     """
-    x = _uniform32(key_hashes, seed, _TAG_BOOT, n_boot, start)
+    x = _uniform32(key_hashes, seed, _TAG_BOOT, n_boot, start, work)
+    shape = x.shape
     t = _POISSON_T32
-    k = np.greater_equal(x, t[0]).view(np.uint8)
-    k += x >= t[1]
-    tail = np.flatnonzero(x >= t[2])  # K >= 2: 8% of the draws, looked up in the full table
+    flag = _buffer(work, "flag", shape, np.bool_)
+    k = np.greater_equal(x, t[0], out=_buffer(work, "k", shape, np.bool_)).view(np.uint8)
+    k += np.greater_equal(x, t[1], out=flag)
+    tail = np.flatnonzero(np.greater_equal(x, t[2], out=flag))  # K >= 2: 8% of the draws
     if tail.size:
         k.reshape(-1)[tail] = np.searchsorted(t, x.reshape(-1)[tail], side="right")
-    return k.astype(dtype, copy=False)
+    if work is None:
+        return k.astype(dtype, copy=False)
+    out = _buffer(work, "out", shape, dtype)
+    out[...] = k
+    return out
 
 
 def flip_bits(key_hashes: np.ndarray, seed: int, n_boot: int, *, start: int = 0) -> np.ndarray:

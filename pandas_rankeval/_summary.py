@@ -750,6 +750,7 @@ def _hashed_sums(
     bar = Progress(plan.options.progress, total=n_all, desc="bootstrap" if plan.kind == "report" else plan.func,
                    unit="group")
     where_arr = np.array(where, dtype=np.int64)
+    work: dict[str, np.ndarray] = {}  # draw buffers reused chunk after chunk
     for si, gi in enumerate(groups_of):
         size = n_all if gi is None else gi.shape[0]
         acc = np.zeros((n_boot, len(cols)))
@@ -760,7 +761,7 @@ def _hashed_sums(
             kh = key_hashes[idx]
             if cols:
                 design = np.column_stack([c[idx] for c in cols])
-                acc += H.poisson_weights(kh, seed, n_boot).T @ design
+                acc += H.poisson_weights(kh, seed, n_boot, work=work).T @ design
             if acc_f is not None:
                 wd = np.column_stack([c[idx] for c in wd_cols])
                 acc_f += H.flip_bits(kh, seed, n_boot).T @ wd

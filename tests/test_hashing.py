@@ -143,6 +143,10 @@ def test_draws_depend_on_seed_key_replicate_only():
     assert (H.poisson_weights(h[perm], 7, 40) == w[perm]).all()
     assert (H.poisson_weights(h, 7, 15, start=25) == w[:, 25:]).all()
     assert not (H.poisson_weights(h, 8, 40) == w).all()
+    work: dict = {}  # scratch buffers reused across calls (the summary's chunks) change nothing
+    for lo, hi, start, n in ((0, 100, 0, 40), (50, 300, 3, 31), (0, 100, 0, 40)):
+        got = H.poisson_weights(h[lo:hi], 7, n, start=start, work=work)
+        assert (got == w[lo:hi, start : start + n]).all()
     f = H.flip_bits(h, 7, 40)
     assert (H.flip_bits(h[perm], 7, 40) == f[perm]).all()
     assert (H.flip_bits(h, 7, 10, start=30) == f[:, 30:]).all()
