@@ -157,7 +157,11 @@ def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels
     if integer:
         lo, hi = int(y.min()), int(y.max())
         if hi - lo < 4096:
-            level = (y - y.dtype.type(lo)).astype(np.int64)  # in [0, hi - lo]: no overflow
+            if y.dtype.kind == "i":  # int64 holds every signed label, and y - lo is in [0, 4096)
+                level = y.astype(np.int64)
+                level -= lo
+            else:  # unsigned: y - lo in the labels' own dtype, in [0, hi - lo]
+                level = (y - y.dtype.type(lo)).astype(np.int64)
             values = float(lo) + np.arange(hi - lo + 1, dtype=np.float64)
             rel_level = min(max(bound - lo, 0), hi - lo + 1)
         else:

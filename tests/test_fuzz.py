@@ -15,12 +15,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-import pandas_rankeval as pre  # noqa: E402
+import pandas_rankeval as pre
 
 DOCUMENTED = (ValueError, TypeError, KeyError)
 FORBIDDEN = (IndexError, ZeroDivisionError, AttributeError)
@@ -47,7 +45,7 @@ FUNCS = {
 }
 
 
-def _column(draw, kind: str, n: int, role: str) -> pd.Series | np.ndarray:
+def _column(draw, kind: str, n: int) -> pd.Series:
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     small = rng.integers(0, 3, n)
     missing = draw(st.integers(0, 11)) == 5  # about one column in twelve has missing values
@@ -106,11 +104,11 @@ def _pick(draw, valid, invalid):
 def frames(draw) -> pd.DataFrame:
     n = draw(st.integers(1, 9))
     cols = {
-        "g": _column(draw, _pick(draw, *GROUP_KINDS), n, "group"),
-        "y": _column(draw, _pick(draw, *LABEL_KINDS), n, "label"),
-        "s": _column(draw, _pick(draw, *SCORE_KINDS), n, "score"),
-        "t": _column(draw, _pick(draw, *SCORE_KINDS), n, "score"),
-        "w": _column(draw, _pick(draw, *WEIGHT_KINDS), n, "weight"),
+        "g": _column(draw, _pick(draw, *GROUP_KINDS), n),
+        "y": _column(draw, _pick(draw, *LABEL_KINDS), n),
+        "s": _column(draw, _pick(draw, *SCORE_KINDS), n),
+        "t": _column(draw, _pick(draw, *SCORE_KINDS), n),
+        "w": _column(draw, _pick(draw, *WEIGHT_KINDS), n),
     }
     df = pd.DataFrame(cols)
     df["c"] = np.where(pd.factorize(df["g"])[0] % 2 == 0, "even", "odd")  # a segment, constant per group

@@ -598,3 +598,15 @@ def test_cutoffs_beyond_int64_are_the_whole_list(k):
     assert pre.average_precision(df, k=k, denominator="min_k", **kw) == pre.average_precision(df, **kw)
     rep = pre.report(df, group="g", label="y", scores="s", metrics=[f"mrr@{k}", f"ndcg@{k}"])
     assert rep.iloc[0][f"mrr@{k}"] == pre.mrr(df, **kw)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "Int8", "uint8", "uint64"])
+def test_graded_levels_of_small_and_unsigned_integer_labels(dtype):
+    from pandas_rankeval._frame import label_levels
+
+    info = np.iinfo(np.dtype(dtype.lower()))
+    y = np.array([info.min, info.min + 1, info.min + 3, info.max], dtype=dtype.lower()) if info.max - int(info.min) < 4096 \
+        else np.array([info.max - 5, info.max - 3, info.max], dtype=dtype.lower())
+    lv = label_levels(y, None, True)
+    assert (np.diff(lv.level.astype(np.int64)) > 0).all()  # distinct, in order, no wrap-around
+    assert lv.rel.tolist() == (y > 0).tolist()
