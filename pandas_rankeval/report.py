@@ -149,7 +149,8 @@ def report(
     auc_method : {"delong", "bootstrap"}, default="delong"
         Interval of global AUC. ``"delong"``: the clustered DeLong variance
         (Obuchowski 1997, groups as clusters; per segment with ``by``) and a normal
-        interval clipped to [0, 1], in one pass with no resampling.
+        interval clipped to [0, 1], in one pass with no resampling (NaN when fewer
+        than two groups of the segment hold a relevant row, or a non-relevant row).
         ``"bootstrap"``: the percentile bootstrap over groups. DeLong needs
         ``ties="expected"``; under another tie rule global AUC uses the bootstrap
         and the method in ``report.attrs["ci"]`` says so.

@@ -452,3 +452,10 @@ def test_cli_auc_and_ci_methods(tmp_path, capsys):
     assert main([*base, "--baseline", "model_a", "--ci-method", "studentized"]) == 0
     out = capsys.readouterr().out
     assert "paired clustered DeLong z-test" in out and "studentized (bootstrap-t)" in out
+
+
+def test_report_interval_is_nan_with_one_group_of_a_class():
+    df = pd.DataFrame({"u": [1, 1, 2, 2, 3], "y": [1, 0, 0, 0, 0], "s": [0.9, 0.1, 0.5, 0.3, 0.2]})
+    rep = pre.report(df, group="u", label="y", scores="s", metrics=["auc"], ci=0.9)
+    assert rep.loc["s", "auc"] == 1.0
+    assert np.isnan(rep.loc["s", "auc_low"]) and np.isnan(rep.loc["s", "auc_high"])
