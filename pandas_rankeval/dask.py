@@ -151,10 +151,11 @@ def _group_pass(
         part_plan = plan
     else:
         parts = ddf[list(plan.columns)].to_delayed()
-        # rows, relevant rows and missing values are all global AUC's coverage needs; the
-        # summary counts them per group, and the label stands in for a missing group key
-        # TODO(summary request 1): summarize() without a group
-        part_plan = dataclasses.replace(plan, group=plan.group or [plan.label])
+        # rows, relevant rows and missing values (of every column of the plan) are all that
+        # global AUC's coverage needs; the summary counts them per group, so the label (a few
+        # values, cheap to encode) stands in for the group key.
+        # TODO(summary-api.md, dask request 1 / spark request 6): a group-less summarize()
+        part_plan = dataclasses.replace(plan, group=[plan.label])
     plan_d = delayed(part_plan, pure=True)  # one key: a weight Series travels once, not per task
     root = _tree([delayed(_group_part, pure=True)(p, plan_d, sample) for p in parts], _add)
     ((summary, samples),) = dask.compute(root)
