@@ -226,7 +226,15 @@ def main() -> int:
         ("worker bytes spilled to disk", f"{d['spilled_mb']:.0f} MB", ""),
         ("max |dask - pandas| over auc, gauc, mrr, ndcg@10", f"{diff:.1e}", "target <= 1e-12"),
     ]
+    width = max(len(a) for a, _, _ in lines)
+    print()
+    for a, b, c in lines:
+        print(f"{a:<{width}}  {b:>12}  {c}")
+    print(f"\nworkers before: {d['workers_before']}\nworkers after:  {d['workers_after']}", flush=True)
+    ok = d["restarts"] == 0 and client_peak < 500 and d["time"] <= 3 * p["report"] and diff <= 1e-12
+    print("verdict:", "PASS" if ok else "FAIL (see targets above)", flush=True)
     big_rows = int(args.big_rows)
+    lines = []
     if big_rows:
         big = args.data / f"r{big_rows}_g{big_rows // 10}_f{max(args.files, big_rows // 500_000)}"
         files = max(args.files, big_rows // 500_000)
@@ -242,14 +250,9 @@ def main() -> int:
             ("big run: worker restarts / worker peak RSS / spilled",
              f"{db['restarts']} / {db['worker_peak_mb']:.0f} MB / {db['spilled_mb']:.0f} MB", ""),
         ]
-    width = max(len(a) for a, _, _ in lines)
-    print()
     for a, b, c in lines:
-        print(f"{a:<{width}}  {b:>12}  {c}")
-    print(f"\nworkers before: {d['workers_before']}\nworkers after:  {d['workers_after']}")
+        print(f"{a}: {b} {c}")
     print(f"load average {os.getloadavg()[0]:.2f} at end")
-    ok = d["restarts"] == 0 and client_peak < 500 and d["time"] <= 3 * p["report"] and diff <= 1e-12
-    print("verdict:", "PASS" if ok else "FAIL (see targets above)")
     return 0 if ok else 1
 
 
