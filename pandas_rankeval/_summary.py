@@ -380,9 +380,13 @@ class Summary:
         Rows dropped for missing values.
     n_rows : int
         Rows evaluated.
+    problems : dict
+        Bad values counted instead of raised (raised by :func:`finalize` with the whole
+        table's counts): ``("infinite_label", column)``, ``("bad_weight", column)``,
+        ``("negative_label", column)`` -> rows. A partition with any is not evaluated.
     """
 
-    __slots__ = ("segments", "missing", "n_dropped", "n_rows", "shape")
+    __slots__ = ("segments", "missing", "n_dropped", "n_rows", "shape", "problems")
 
     def __init__(
         self,
@@ -391,12 +395,14 @@ class Summary:
         n_dropped: int,
         n_rows: int,
         shape: tuple[int, int, int],
+        problems: dict[tuple, int] | None = None,
     ) -> None:
         self.segments = segments
         self.missing = missing
         self.n_dropped = int(n_dropped)
         self.n_rows = int(n_rows)
         self.shape = shape  # (items, replicates, flip pairs)
+        self.problems = dict(problems or {})
 
     def __add__(self, other: Summary) -> Summary:
         if not isinstance(other, Summary):
@@ -409,7 +415,12 @@ class Summary:
         missing = dict(self.missing)
         for c, n in other.missing.items():
             missing[c] = missing.get(c, 0) + int(n)
-        return Summary(segs, missing, self.n_dropped + other.n_dropped, self.n_rows + other.n_rows, self.shape)
+        problems = dict(self.problems)
+        for k, n in other.problems.items():
+            problems[k] = problems.get(k, 0) + int(n)
+        return Summary(
+            segs, missing, self.n_dropped + other.n_dropped, self.n_rows + other.n_rows, self.shape, problems
+        )
 
     def __radd__(self, other: Any) -> Summary:
         if isinstance(other, int) and other == 0:  # sum(summaries)
@@ -422,15 +433,15 @@ class Summary:
         Pickle of plain dicts, numpy arrays and the segment keys: for transport between
         the processes of one computation, not for untrusted input.
         """
-        state = (_FORMAT, self.segments, self.missing, self.n_dropped, self.n_rows, self.shape)
+        state = (_FORMAT, self.segments, self.missing, self.n_dropped, self.n_rows, self.shape, self.problems)
         return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Summary:
-        fmt, segments, missing, n_dropped, n_rows, shape = pickle.loads(data)
+        fmt, segments, missing, n_dropped, n_rows, shape, problems = pickle.loads(data)
         if fmt != _FORMAT:
             raise ValueError(f"a Summary written in format {fmt} cannot be read by format {_FORMAT}")
-        return cls(segments, missing, n_dropped, n_rows, tuple(shape))
+        return cls(segments, missing, n_dropped, n_rows, tuple(shape), problems)
 
     def __reduce__(self) -> Any:
         return (Summary.from_bytes, (self.to_bytes(),))
@@ -805,6 +816,12 @@ def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
             s.missing.update(missing)
             s.n_dropped = n_dropped
             return s
+    problems = _count_problems(pdf, plan)
+    if problems:  # finalize raises with the whole table's counts; nothing to evaluate here
+        s = empty_summary(plan)
+        s.missing.update(missing)
+        s.n_dropped, s.n_rows, s.problems = n_dropped, len(pdf), problems
+        return s
     opts = dataclasses.replace(
         plan.options, nan_policy="raise", empty="zero" if plan.options.empty == "error" else plan.options.empty,
         progress=False,
@@ -817,6 +834,34 @@ def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
     if plan.placement_columns:
         for key, G in _partition_moments(pdf, ev, plan).items():
             out.segments[key]["delong"] = G
+    return out
+
+
+def _count_problems(pdf: pd.DataFrame, plan: Plan) -> dict[tuple, int]:
+    """Bad values that pandas raises for, counted (numeric columns only: a text column is the
+    same TypeError in every partition, raised by the engine from its dtype)."""
+    out: dict[tuple, int] = {}
+    lab = pdf[plan.label]
+    numeric = pd.api.types.is_numeric_dtype(lab.dtype) and not pd.api.types.is_bool_dtype(lab.dtype)
+    if numeric and pd.api.types.is_float_dtype(lab.dtype):
+        bad = int((~np.isfinite(lab.to_numpy(dtype=np.float64))).sum())
+        if bad:
+            out[("infinite_label", plan.label)] = bad
+    w = plan.options.weight
+    weight_cols = [plan.options.sample_weight] if plan.options.sample_weight is not None else []
+    if isinstance(w, str) and w not in WEIGHT_NAMES:
+        weight_cols.append(w)
+    for c in weight_cols:
+        col = pdf[c]
+        if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+            arr = col.to_numpy(dtype=np.float64)
+            bad = int((~np.isfinite(arr) | (arr < 0)).sum())
+            if bad:
+                out[("bad_weight", c)] = bad
+    if numeric and any(s.info.graded for s in plan.specs):
+        neg = int((lab.to_numpy(dtype=np.float64) < 0).sum())
+        if neg:
+            out[("negative_label", plan.label)] = neg
     return out
 
 
@@ -1037,6 +1082,26 @@ def _raise_input_errors(summary: Summary, plan: Plan) -> None:
             bad[c] = int(k)
     if bad and plan.options.nan_policy == "raise":
         raise missing_values_error(bad)
+    if summary.n_rows == 0 and summary.n_dropped and not summary.problems:
+        raise ValueError(
+            f"{plan.func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
+        )
+    probs = summary.problems
+    for (kind, col), count in sorted(probs.items(), key=lambda kv: ["infinite_label", "bad_weight",
+                                                                       "negative_label"].index(kv[0][0])):
+        s = "s" if count != 1 else ""
+        if kind == "infinite_label":
+            raise ValueError(
+                f"Column {col!r} (label) has {count:,} infinite value{s}; labels must be finite numbers or bools."
+            )
+        if kind == "bad_weight":
+            raise ValueError(
+                f"Column {col!r} (weight) has {count:,} negative or infinite value{s}; weights must be finite and >= 0."
+            )
+        raise ValueError(
+            f"Column {col!r} has {count:,} negative label{s}; NDCG needs "
+            "labels >= 0 (graded relevance). Clip or shift them first."
+        )
     if summary.n_rows == 0:
         if summary.n_dropped:
             raise ValueError(

@@ -459,3 +459,26 @@ def test_global_auc_alone_needs_no_groups(sample_weight):
     strict = S.make_plan("auc", kind="metric", group=None, label="click", scores="model_a", metrics=["auc"])
     with pytest.raises(ValueError, match=r"Column 'model_a' has \d+ missing values"):
         S.finalize(sum(S.summarize(df.iloc[c], strict) for c in chunks), strict, auc={})
+
+
+@pytest.mark.parametrize(
+    "column, value, kw",
+    [
+        ("relevance", -1, {"metrics": ["ndcg@5"]}),
+        ("relevance", np.inf, {"metrics": ["mrr"]}),
+        ("position", -2.0, {"metrics": ["gauc"], "weight": "position"}),
+    ],
+)
+def test_bad_values_raised_with_whole_table_counts(column, value, kw):
+    df = _frame()
+    df[column] = df[column].astype(float)
+    df.loc[df.index[::30], column] = value
+    args = dict(group="user_id", label="relevance", scores=["model_a"], **kw)
+    plan = S.make_plan("report", kind="report", **args)
+    total = sum(_summaries(df, plan, 7))  # the partitions count, none raises
+    with pytest.raises(ValueError) as want:
+        pre.report(df, **args)
+    with pytest.raises(ValueError) as got:
+        S.finalize(S.Summary.from_bytes(total.to_bytes()), plan)
+    assert str(got.value) == str(want.value)
+    assert f"{len(df.index[::30]):,}" in str(got.value)
