@@ -24,9 +24,10 @@ How a call runs
 So a call reads its input at most twice (once without global AUC): a report of M >= 1 score
 columns reads it at most M + 1 times, as the issue requires, and in fact at most 2 times.
 
-Options with no exact distributed form raise a ``ValueError`` that names them before any
-compute: ``max_fpr`` of global AUC, and ``ci`` / ``compare`` on global AUC (the interval needs a
-resampled sort of every row).
+Options not offered here raise a ``ValueError`` that names them before any compute (never an
+approximation): ``max_fpr`` of global AUC; ``ci`` / ``compare`` on global AUC (the clustered
+DeLong variance needs each row's global placement joined back to its group: one more pass that
+this engine does not make yet); ``resample="multinomial"``.
 
 Every function also exists as ``ddf.rank.<name>`` and ``ddf.rankeval.<name>`` once this module
 is imported (``import pandas_rankeval`` imports it when Dask is already loaded). Requires the
@@ -35,7 +36,6 @@ optional ``dask[dataframe]`` extra (``pip install 'pandas_rankeval[dask]'``).
 
 from __future__ import annotations
 
-import dataclasses
 import operator
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
@@ -151,11 +151,9 @@ def _group_pass(
         part_plan = plan
     else:
         parts = ddf[list(plan.columns)].to_delayed()
-        # rows, relevant rows and missing values (of every column of the plan) are all that
-        # global AUC's coverage needs; the summary counts them per group, so the label (a few
-        # values, cheap to encode) stands in for the group key.
-        # TODO(summary-api.md, dask request 1 / spark request 6): a group-less summarize()
-        part_plan = dataclasses.replace(plan, group=[plan.label])
+        # rows, relevant rows and missing values are all global AUC's coverage needs: the
+        # summary of a plan without group metrics and segments takes any partition of rows
+        part_plan = plan
     plan_d = delayed(part_plan, pure=True)  # one key: a weight Series travels once, not per task
     root = _tree([delayed(_group_part, pure=True)(p, plan_d, sample) for p in parts], _add)
     ((summary, samples),) = dask.compute(root)
@@ -459,10 +457,11 @@ def _check_distributable(plan: Any) -> None:
     if plan.kind == "compare" or plan.ci is not None:
         what = "compare" if plan.kind == "compare" else "ci (an interval)"
         raise ValueError(
-            f"{plan.func}: {what} with global 'auc' has no exact distributed form: its DeLong "
-            "variance needs every row's global placement and its bootstrap a resampled sort of "
-            "every row. Leave 'auc' out of metrics (GAUC and the list metrics are resampled "
-            "exactly), or run pandas_rankeval on a sample."
+            f"{plan.func}: {what} with global 'auc' is not offered on Dask (auc_method="
+            f"{plan.auc_method!r}): the clustered DeLong variance needs every row's global placement "
+            "joined back to its group, and the bootstrap a resampled count per distinct score. "
+            "Leave 'auc' out of metrics (GAUC and the list metrics are resampled exactly), or "
+            "run pandas_rankeval on a sample."
         )
 
 
