@@ -61,6 +61,7 @@ __all__ = [
     "make_plan",
     "summarize",
     "summarize_evaluation",
+    "summary_of_counts",
 ]
 
 #: Counters per (segment, item), exact int64: groups used, skipped per reason, rows and
@@ -726,6 +727,44 @@ def _rows_only(ev: Evaluation, plan: Plan, missing: dict | None, n_dropped: int 
     if n_dropped is None:
         n_dropped = ev.prepared.n_dropped
     return Summary({(): seg}, dict(missing or {}), n_dropped, ev.prepared.n_rows, (n_items, n_boot, n_pairs))
+
+
+def summary_of_counts(
+    plan: Plan,
+    *,
+    n_rows: int,
+    n_pos: int,
+    missing: dict[Hashable, int] | None = None,
+    n_dropped: int = 0,
+    sw_pos: float | None = None,
+    sw_neg: float | None = None,
+) -> Summary:
+    """The summary of global AUC alone from counts an engine already has (no partition pass).
+
+    For a plan without groups (``make_plan(kind="metric", group=None, metrics=["auc"])``):
+    rows evaluated, relevant rows, missing values per column, rows dropped and, with
+    ``sample_weight``, the summed weights of the relevant and the other rows. The same
+    object :func:`summarize` returns for such a plan; :func:`finalize` takes it.
+
+    Examples
+    --------
+    >>> plan = make_plan("auc", kind="metric", group=None, label="y", scores="s", metrics=["auc"])
+    >>> r = finalize(summary_of_counts(plan, n_rows=10, n_pos=4), plan, auc={((), "s"): 0.75})
+    >>> float(r), r.coverage.n_rows
+    (0.75, 10)
+    """
+    if plan.group or plan.specs or plan.by:
+        raise ValueError("summary_of_counts is for global AUC alone: a plan without groups, group metrics or by")
+    n_items, n_boot, n_pairs = _shape(plan)
+    seg = _seg_zero(n_items, n_boot, n_pairs)
+    seg.update(
+        n_rows=int(n_rows), n_pos=int(n_pos),
+        sw_pos=float(n_pos if sw_pos is None else sw_pos),
+        sw_neg=float(int(n_rows) - int(n_pos) if sw_neg is None else sw_neg),
+    )
+    segments = {(): seg} if n_rows else {}
+    return Summary(segments, {c: int(v) for c, v in (missing or {}).items()}, n_dropped, n_rows,
+                   (n_items, n_boot, n_pairs))
 
 
 def _hashed_sums(

@@ -482,3 +482,24 @@ def test_bad_values_raised_with_whole_table_counts(column, value, kw):
         S.finalize(S.Summary.from_bytes(total.to_bytes()), plan)
     assert str(got.value) == str(want.value)
     assert f"{len(df.index[::30]):,}" in str(got.value)
+
+
+def test_summary_of_counts_equals_the_row_pass():
+    df = _frame()
+    df.loc[df.index[::40], "model_a"] = np.nan
+    plan = S.make_plan("auc", kind="metric", group=None, label="click", scores="model_a", metrics=["auc"],
+                       sample_weight="position", nan_policy="omit")
+    scanned = S.summarize(df, plan)
+    kept = df.dropna(subset=["model_a"])
+    rel = kept["click"] > 0
+    counted = S.summary_of_counts(
+        plan, n_rows=len(kept), n_pos=int(rel.sum()), missing={"model_a": int(df["model_a"].isna().sum())},
+        n_dropped=len(df) - len(kept), sw_pos=float(kept.loc[rel, "position"].sum()),
+        sw_neg=float(kept.loc[~rel, "position"].sum()),
+    )
+    auc = {((), "model_a"): 0.7}
+    a, b = S.finalize(scanned, plan, auc=auc), S.finalize(counted, plan, auc=auc)
+    assert float(a) == float(b) and a.coverage == b.coverage
+    with pytest.raises(ValueError, match="global AUC alone"):
+        S.summary_of_counts(S.make_plan("gauc", kind="metric", group="user_id", label="click", scores="model_a",
+                                        metrics=["gauc"]), n_rows=1, n_pos=1)
