@@ -20,14 +20,22 @@ How a call runs
    every range gives its exact counts, and the client chains the ranges in score order in Python
    integers. Every score column goes through the same pass, so equal scores never straddle two
    ranges and the result is exact under every tie rule.
+4. **Placement pass** (only for ``ci=`` / ``compare`` with global AUC, clustered DeLong, the
+   pandas default ``auc_method="delong"`` with ``ties="expected"``): the range shuffle of step 3
+   is persisted; from the chained counts every distinct score gets its global DeLong placement
+   (``chain_offsets``, ``placements_sorted``), the rows are merged with that table on the score
+   (and tie-break and segment), and the group pass runs again with the placement columns, so
+   ``summarize`` adds the per-segment DeLong moments. The interval and p-values equal pandas'.
 
-So a call reads its input at most twice (once without global AUC): a report of M >= 1 score
-columns reads it at most M + 1 times, as the issue requires, and in fact at most 2 times.
+So a call reads its input at most twice (once without global AUC), and three times for an
+interval or test of global AUC: a report of M >= 2 score columns reads it at most M + 1 times,
+as the issue requires; a report or compare of ONE score column with ``ci=`` and ``"auc"`` reads
+it three times (M + 2).
 
 Options not offered here raise a ``ValueError`` that names them before any compute (never an
-approximation): ``max_fpr`` of global AUC; ``ci`` / ``compare`` on global AUC (the clustered
-DeLong variance needs each row's global placement joined back to its group: one more pass that
-this engine does not make yet); ``resample="multinomial"``.
+approximation): ``max_fpr`` of global AUC; a bootstrap interval / test of global AUC
+(``auc_method="bootstrap"`` or ``ties`` other than ``"expected"``: it needs a resampled count per
+distinct score); ``resample="multinomial"``.
 
 Every function also exists as ``ddf.rank.<name>`` and ``ddf.rankeval.<name>`` once this module
 is imported (``import pandas_rankeval`` imports it when Dask is already loaded). Requires the
@@ -36,6 +44,7 @@ optional ``dask[dataframe]`` extra (``pip install 'pandas_rankeval[dask]'``).
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
@@ -130,9 +139,10 @@ def _add(a: tuple[Any, dict[int, np.ndarray]], b: tuple[Any, dict[int, np.ndarra
 
 
 def _shuffled(ddf: Any, plan: Any, npartitions: int | None) -> Any:
-    """The plan's columns, shuffled so that every group is whole in one partition."""
+    """The plan's columns (and placement columns), shuffled so that every group is whole in one partition."""
     on = plan.group[0] if len(plan.group) == 1 else list(plan.group)
-    return ddf[list(plan.columns)].shuffle(on=on, npartitions=npartitions or ddf.npartitions)
+    cols = [*plan.columns, *plan.placement_columns]
+    return ddf[cols].shuffle(on=on, npartitions=npartitions or ddf.npartitions)
 
 
 def _group_pass(
@@ -146,7 +156,7 @@ def _group_pass(
     import dask
     from dask import delayed
 
-    if plan.specs or plan.by:
+    if plan.specs or plan.by or plan.placement_columns:  # DeLong moments need whole groups
         parts = _shuffled(ddf, plan, npartitions).to_delayed()
         part_plan = plan
     else:
@@ -169,6 +179,7 @@ _SAMPLE_ROWS = 1024
 _SAMPLE_KEEP = 1 << 16
 
 _R, _S, _T, _P, _N = "__rk_range", "__rk_score", "__rk_tiebreak", "__rk_pos", "__rk_neg"
+_ID, _A, _B, _K, _TB = "__rk_sid", "__rk_a", "__rk_b", "__rk_key", "__rk_tb"
 _NO_KEYS = np.empty(0, dtype=np.uint64)
 
 
@@ -324,10 +335,93 @@ def _range_counts(pdf: pd.DataFrame, job: _AucJob) -> list[tuple[Any, ...]]:
     return out
 
 
+def _placement_part(pdf: pd.DataFrame, job: _AucJob, n_ranges: int, offsets: dict, meta: pd.DataFrame) -> pd.DataFrame:
+    """Global DeLong placements (``_A`` for a relevant row, ``_B`` for a non-relevant one) of every
+    distinct key of one partition of the range shuffle, in the order of :func:`_range_counts`."""
+    if len(pdf) == 0:
+        return meta
+    count = np.float64 if job.sample_weight is not None else np.int64
+    tb = [_T] if job.tiebreak is not None else []
+    frame = pdf.astype({_P: count, _N: count})
+    g = frame.groupby([_R, *job.by, _S, *tb], sort=False, observed=True, dropna=False)[[_P, _N]].sum()
+    out = []
+    for key, block in g.reset_index().groupby([_R, *job.by], sort=False, observed=True, dropna=False):
+        block = block.sort_values([_S, *tb], ascending=[True] + [False] * len(tb), kind="stable")
+        key = key if isinstance(key, tuple) else (key,)
+        rid = int(key[0])
+        a, b = S.placements_sorted(block[_P].to_numpy(), block[_N].to_numpy(), *offsets[(rid, tuple(key[1:]))])
+        block = block.drop(columns=[_P, _N])
+        block[_ID] = rid // n_ranges
+        block[_A], block[_B] = a, b
+        out.append(block)
+    return pd.concat(out, ignore_index=True)[list(meta.columns)].astype(meta.dtypes.to_dict())
+
+
+def _placement_meta(dtypes: pd.Series, job: _AucJob) -> pd.DataFrame:
+    cols: dict[Hashable, Any] = {_ID: pd.Series(dtype=np.int64), _S: pd.Series(dtype=np.uint64)}
+    if job.tiebreak is not None:
+        cols[_T] = pd.Series(dtype=dtypes[job.tiebreak])
+    for c in job.by:
+        cols[c] = pd.Series(dtype=dtypes[c])
+    cols[_A] = pd.Series(dtype=np.float64)
+    cols[_B] = pd.Series(dtype=np.float64)
+    return pd.DataFrame(cols)
+
+
+def _keyed(pdf: pd.DataFrame, job: _AucJob, i: int) -> pd.DataFrame:
+    """The rows with the order key of score ``i`` (0 where a checked column is missing: those rows
+    are dropped by the summaries, as pandas drops them)."""
+    keep = ~np.logical_or.reduce([missing_mask(pdf[c]) for c in job.columns]) if len(pdf) else np.ones(0, bool)
+    key = np.zeros(len(pdf), dtype=np.uint64)
+    if keep.any():
+        key[keep] = _score_keys(pdf.loc[keep], job.scores[i])
+    out = pdf.copy()
+    out[_K] = key
+    return out
+
+
+def _placed(pdf: pd.DataFrame, job: _AucJob, name: str) -> pd.DataFrame:
+    """A relevant row takes ``_A``, a non-relevant one ``_B``: its placement column ``name``."""
+    keep = ~np.logical_or.reduce([missing_mask(pdf[c]) for c in job.columns]) if len(pdf) else np.ones(0, bool)
+    rel = np.zeros(len(pdf), dtype=bool)
+    if keep.any():
+        y = numeric_values(pdf.loc[keep, job.label], job.label, "label", keep_int=True)
+        rel[keep] = label_levels(y, job.threshold, graded=False).rel
+    out = pdf.drop(columns=[_K, _A, _B])
+    out[name] = np.where(keep, np.where(rel, pdf[_A].to_numpy(dtype=np.float64), pdf[_B].to_numpy(dtype=np.float64)), np.nan)
+    return out
+
+
+def _with_placements(ddf: Any, plan: Any, job: _AucJob, table: Any) -> tuple[Any, list[str]]:
+    """Every row with its global DeLong placement per score: a left merge of the rows with the
+    placement table on (order key, tie-break, segment)."""
+    rows = ddf[list(plan.columns)]
+    names = []
+    for i in range(len(job.scores)):
+        right = table[table[_ID] == i].drop(columns=[_ID]).rename(columns={_S: _K})
+        on = [_K, *job.by]
+        if job.tiebreak is not None:
+            right = right.rename(columns={_T: _TB})
+            keyed = rows.map_partitions(_keyed, job, i).assign(**{_TB: rows[job.tiebreak]})
+            on.append(_TB)
+        else:
+            keyed = rows.map_partitions(_keyed, job, i)
+        merged = keyed.merge(right, how="left", on=on)
+        if job.tiebreak is not None:
+            merged = merged.drop(columns=[_TB])
+        name = f"__rk_pl_{i}"
+        rows = merged.map_partitions(_placed, job, name)
+        names.append(name)
+    return rows, names
+
+
 def _score_pass(
-    ddf: Any, job: _AucJob, samples: dict[int, np.ndarray], npartitions: int | None
-) -> dict[tuple[Any, Hashable], Any]:
-    """Read the input once more: exact global-AUC counts of every (segment, score column)."""
+    ddf: Any, job: _AucJob, samples: dict[int, np.ndarray], npartitions: int | None, placements: bool = False
+) -> tuple[dict[tuple[Any, Hashable], Any], Any]:
+    """Read the input once more: exact global-AUC counts of every (segment, score column).
+
+    With ``placements`` the range shuffle is persisted and a lazy table of every distinct key's
+    global DeLong placements is returned too (else None)."""
     import dask
     from dask import delayed
 
@@ -338,6 +432,8 @@ def _score_pass(
     meta = _counts_meta(ddf.dtypes, job)
     counted = ddf[cols].map_partitions(_count_distinct, job, cuts, n_ranges, meta, meta=meta)
     ranged = counted.shuffle(on=_R, npartitions=n_ranges)
+    if placements:
+        ranged = ranged.persist()
     parts = dask.compute(*[delayed(_range_counts, pure=True)(p, job) for p in ranged.to_delayed()])
     # one small tuple per (range, segment): chained in score order on the client
     ranges: dict[tuple[Any, int], list[tuple[int, Any]]] = defaultdict(list)
@@ -345,10 +441,17 @@ def _score_pass(
         for rid, seg, counts in part:
             ranges[(seg, rid // n_ranges)].append((rid, counts))
     out = {}
+    offsets: dict[tuple[int, Any], tuple[int, int]] = {}
     for (seg, i), items in ranges.items():
         items.sort(key=operator.itemgetter(0))
         out[(seg, job.scores[i])] = S.chain_auc([c for _, c in items])
-    return out
+        if placements:
+            for (rid, _), off in zip(items, S.chain_offsets([c for _, c in items])):
+                offsets[(rid, seg)] = off
+    if not placements:
+        return out, None
+    pmeta = _placement_meta(ddf.dtypes, job)
+    return out, ranged.map_partitions(_placement_part, job, n_ranges, offsets, pmeta, meta=pmeta)
 
 
 # --------------------------------------------------------------------------- #
@@ -454,14 +557,15 @@ def _check_distributable(plan: Any) -> None:
             "it needs the ROC curve of every row in one place. Compute it on a sample with "
             "pandas_rankeval.auc(df, ..., max_fpr=...), or drop max_fpr."
         )
-    if plan.kind == "compare" or plan.ci is not None:
+    if (plan.kind == "compare" or plan.ci is not None) and not plan.auc_delong:
         what = "compare" if plan.kind == "compare" else "ci (an interval)"
         raise ValueError(
-            f"{plan.func}: {what} with global 'auc' is not offered on Dask (auc_method="
-            f"{plan.auc_method!r}): the clustered DeLong variance needs every row's global placement "
-            "joined back to its group, and the bootstrap a resampled count per distinct score. "
-            "Leave 'auc' out of metrics (GAUC and the list metrics are resampled exactly), or "
-            "run pandas_rankeval on a sample."
+            f"{plan.func}: a bootstrap {what} of global 'auc' is not offered on Dask (auc_method="
+            f"{plan.auc_method!r}"
+            f"{'' if plan.options.ties == 'expected' else f', ties={plan.options.ties!r}'}): it "
+            "needs a resampled count per distinct score. Use auc_method='delong' with "
+            "ties='expected' (the clustered DeLong interval and test, the pandas default), or leave "
+            "'auc' out of metrics (GAUC and the list metrics are resampled exactly)."
         )
 
 
@@ -492,7 +596,12 @@ def _run(ddf: Any, func: str, npartitions: int | None, **kwargs: Any) -> Any:
     job = _auc_job(plan) if plan.has_auc else None
     summary, samples = _group_pass(ddf, plan, npartitions, job.scores if job else ())
     S._raise_input_errors(summary, plan)  # whole-table counts, before the score pass
-    auc = _score_pass(ddf, job, samples, npartitions) if job else None
+    delong = bool(job and plan.auc_delong and (plan.kind == "compare" or plan.ci is not None))
+    auc, table = _score_pass(ddf, job, samples, npartitions, delong) if job else (None, None)
+    if delong:  # a third read: every row's global placement, merged in, then the groups again
+        rows, names = _with_placements(ddf, plan, job, table)
+        plan = dataclasses.replace(plan, placement_columns=tuple(names))
+        summary, _ = _group_pass(rows, plan, npartitions, ())
     return S.finalize(summary, plan, auc=auc)
 
 
@@ -804,10 +913,10 @@ def report(
         As in :func:`pandas_rankeval.report`: the hashed group bootstrap, whose replicate weights
         come from (seed, group key), so the interval equals the pandas one for the same seed,
         whatever the partitioning. ``resample="multinomial"`` (a draw of exactly as many groups
-        as there are, in one place) is not offered and raises. Not offered with global ``"auc"``
-        in ``metrics`` either: its DeLong
-        interval needs every row's global placement and its bootstrap a resampled sort of every
-        row, neither of which is a sum over partitions; that raises before any compute.
+        as there are, in one place) is not offered and raises. With global ``"auc"`` in
+        ``metrics`` the clustered DeLong interval (``auc_method="delong"``, ``ties="expected"``)
+        equals pandas'; its bootstrap interval (``auc_method="bootstrap"`` or another tie rule)
+        is not a sum over partitions and raises before any compute.
 {npartitions}
 
     Returns
@@ -820,7 +929,8 @@ def report(
     -----
     **Passes.** A report of M score columns reads the input at most M + 1 times; in fact twice
     when ``metrics`` holds global ``"auc"`` (the group pass, then one score pass for every
-    column at once) and once otherwise. Client memory does not grow with the number of groups.
+    column at once) and once otherwise; three times with ``ci=`` and global ``"auc"`` (the
+    placement pass, see the module docstring). Client memory does not grow with the number of groups.
 
     Examples
     --------
@@ -879,9 +989,9 @@ def compare(
         As in :func:`pandas_rankeval.compare`, with the hashed group bootstrap and hashed sign
         flips (the same table as pandas for the same seed).
     metrics : str or list of str, default=("gauc", "mrr", "ndcg@10")
-        As in :func:`pandas_rankeval.compare`, but global ``"auc"`` is not offered (its DeLong
-        test needs every row's global placement, its bootstrap a resampled sort of every row):
-        it raises before any compute, so the default leaves it out.
+        As in :func:`pandas_rankeval.compare`. Global ``"auc"`` gets pandas' clustered DeLong
+        test (``auc_method="delong"``, ``ties="expected"``); its bootstrap test
+        (``auc_method="bootstrap"`` or another tie rule) raises before any compute.
 {npartitions}
 
     Returns
@@ -891,7 +1001,8 @@ def compare(
 
     Notes
     -----
-    Reads the input once (the group pass carries the bootstrap and sign-flip sums).
+    Reads the input once (the group pass carries the bootstrap and sign-flip sums); three times
+    with global ``"auc"`` in ``metrics`` (group pass, score pass, placement pass).
 
     Examples
     --------

@@ -271,6 +271,40 @@ def test_intervals_and_compare_equal_pandas(by):
     assert got.attrs == want.attrs
 
 
+@pytest.mark.parametrize("by", [None, "seg"])
+def test_delong_interval_and_compare_of_global_auc_equal_pandas(by):
+    """Clustered DeLong for global AUC (pandas' default auc_method): every row's global placement
+    comes from the chained score ranges, so 1 and 7 partitions, and runs of tied scores that
+    straddle partitions, give pandas' interval and p-values to 1e-12."""
+    df = frame(21, keys="str")
+    kw = dict(group="q", label="rel", metrics=["auc", "gauc"], by=by, n_boot=50, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        want = pre.report(df, scores=["a", "b", "t"], ci=0.9, **kw)
+        assert "clustered DeLong" in str(want.attrs["ci"]["method"])
+        for ddf in (ddf_of(df, 1), ddf_of(df, 7), straddling(df, "t", 7)):
+            got = prd.report(ddf, scores=["a", "b", "t"], ci=0.9, **kw)
+            assert_table(got, want)
+            assert got.attrs["ci"] == want.attrs["ci"]
+        want = pre.compare(df, scores=["a", "b", "t"], baseline="t", **kw)
+        assert pd.DataFrame(want)["p_value"].notna().all()
+        for ddf in (ddf_of(df, 1), straddling(df, "t", 7)):
+            got = prd.compare(ddf, scores=["a", "b", "t"], baseline="t", **kw)
+            pd.testing.assert_frame_equal(pd.DataFrame(got), pd.DataFrame(want), **TOL)
+            assert got.attrs == want.attrs
+
+
+def test_delong_with_tiebreak_and_missing_values_equal_pandas():
+    df = frame(22)
+    df.loc[df.index[::17], "t"] = np.nan
+    kw = dict(group="q", label="rel", scores=["a", "t"], baseline="a", metrics=["auc"], tiebreak="pos", nan_policy="omit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        want = pre.compare(df, **kw)
+        got = prd.compare(ddf_of(df, 5), **kw)
+    pd.testing.assert_frame_equal(pd.DataFrame(got), pd.DataFrame(want), **TOL)
+
+
 def test_missing_values_counted_over_the_table():
     df = frame(8)
     df.loc[[1, 50, 99, 300], "a"] = np.nan
@@ -374,12 +408,17 @@ def test_options_without_exact_distributed_form(tmp_path):
     src = Reads(tmp_path, df, 4)
     with pytest.raises(ValueError, match="max_fpr"):
         prd.auc(src.frame, label="rel", score="a", max_fpr=0.5)
-    with pytest.raises(ValueError, match="ci"):
-        prd.report(src.frame, group="q", label="rel", scores=["a"], metrics=["auc"], ci=0.9)
+    with pytest.raises(ValueError, match="bootstrap ci.*auc_method='bootstrap'"):
+        prd.report(src.frame, group="q", label="rel", scores=["a"], metrics=["auc"], ci=0.9, auc_method="bootstrap")
+    with pytest.raises(ValueError, match="bootstrap ci.*ties='pessimistic'"):
+        prd.report(src.frame, group="q", label="rel", scores=["a"], metrics=["auc"], ci=0.9, ties="pessimistic")
     with pytest.raises(ValueError, match="resample='multinomial' has no distributed form"):
         prd.report(src.frame, group="q", label="rel", scores=["a"], metrics=["gauc"], ci=0.9, resample="multinomial")
-    with pytest.raises(ValueError, match="compare with global 'auc' is not offered on Dask"):
-        prd.compare(src.frame, group="q", label="rel", scores=["a", "b"], baseline="a", metrics=["auc", "gauc"])
+    with pytest.raises(ValueError, match="bootstrap compare of global 'auc' is not offered on Dask"):
+        prd.compare(
+            src.frame, group="q", label="rel", scores=["a", "b"], baseline="a", metrics=["auc", "gauc"],
+            auc_method="bootstrap",
+        )
     with pytest.raises(TypeError, match="expects a Dask DataFrame.*pandas_rankeval.report"):
         prd.report(df, group="q", label="rel", scores=["a"])
     with pytest.raises(ValueError, match="'npartitions' parameter of dask.report"):
@@ -423,6 +462,24 @@ def test_input_read_at_most_twice(tmp_path, metrics, scores, passes):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pre.CoverageWarning)
         assert_table(got, pre.report(df, group="q", label="rel", scores=scores, metrics=metrics, nan_policy="omit"))
+
+
+@pytest.mark.parametrize("kind", ["report", "compare"])
+def test_delong_of_global_auc_reads_the_input_three_times(tmp_path, kind):
+    """An interval or test of global AUC (clustered DeLong) adds one read: the group pass, the
+    score pass, then the rows merged with their global placements, shuffled by group again."""
+    df = frame(16)
+    src = Reads(tmp_path, df, 6)
+    kw = dict(group="q", label="rel", scores=["a", "b"], metrics=["auc", "gauc"], n_boot=20)
+    if kind == "report":
+        got = prd.report(src.frame, ci=0.9, **kw)
+    else:
+        got = prd.compare(src.frame, baseline="a", **kw)
+    assert src.count == 3 * src.npartitions
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        want = pre.report(df, ci=0.9, **kw) if kind == "report" else pre.compare(df, baseline="a", **kw)
+    pd.testing.assert_frame_equal(pd.DataFrame(got), pd.DataFrame(want), **TOL)
 
 
 # --------------------------------------------------------------------------- #
@@ -500,3 +557,14 @@ def test_int64_and_float32_scores_keep_their_order():
     )
     for score in ("big", "f32", "zero"):
         assert_result(prd.auc(ddf_of(df, 5), label="rel", score=score), pre.auc(df, label="rel", score=score))
+
+
+def test_delong_compare_on_local_cluster(on_dask_cluster):
+    """The persisted range shuffle and the placement merge also run on the session's LocalCluster."""
+    df = frame(23)
+    kw = dict(group="q", label="rel", scores=["a", "t"], baseline="a", metrics=["auc"], by="seg")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        got = prd.compare(straddling(df, "t", 5), **kw)
+        want = pre.compare(df, **kw)
+    pd.testing.assert_frame_equal(pd.DataFrame(got), pd.DataFrame(want), **TOL)
