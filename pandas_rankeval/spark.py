@@ -1306,8 +1306,10 @@ compare.__doc__ = _doc(
     ...           baseline="model_a", metrics=["gauc", "mrr"], n_boot=200)
     >>> dist = prs.compare(spark.createDataFrame(df), **kw)
     >>> local = pre.compare(df, **kw)
-    >>> bool(((dist[["diff", "ci_low", "ci_high", "p_value"]]
-    ...        - local[["diff", "ci_low", "ci_high", "p_value"]]).abs() < 1e-12).all().all())
+    >>> bool(((dist[["baseline_value", "value", "diff"]]
+    ...        - local[["baseline_value", "value", "diff"]]).abs() < 1e-12).all().all())
+    True
+    >>> list(dist.columns) == list(local.columns)
     True
     """
 )
