@@ -24,6 +24,13 @@ How a call runs
    and the driver chains them in score order with Python integers (no overflow
    at any size). Equal scores collapse into one key, so ties never skew a
    partition and never straddle two.
+5. **Interval / test of global AUC** (``report(ci=...)`` or ``compare`` with
+   ``"auc"``; clustered DeLong, ``ties="expected"``): two more passes. A second
+   job over the persisted distinct-key table gives every key its global
+   placement (from the chained offsets), and a left join per model gives every
+   row its placement, so the bucket job also adds the per-segment DeLong moment
+   matrices. The bootstrap interval of global AUC (``auc_method="bootstrap"``
+   or another tie rule) has no distributed form here and is refused by name.
 
 Bucket size
 -----------
@@ -53,6 +60,7 @@ Requires the optional ``spark`` extra (``pip install 'pandas_rankeval[spark]'``)
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pickle
 import sys
@@ -670,13 +678,20 @@ def _auc_counts(
     tiebreak: Hashable | None,
     sample_weight: Hashable | None,
     n_parts: int,
-) -> dict[tuple[tuple[Any, ...], Hashable], Any]:
+    placements: bool = False,
+    persisted: list | None = None,
+) -> tuple[dict[tuple[tuple[Any, ...], Hashable], Any], Any]:
     """Exact global-AUC counts per (segment key, score), in one Spark job.
 
     Every model's (score, relevant) pairs are stacked with the model's index,
     counted per distinct (model, segment, score[, tie-break]) key, range-partitioned
     and sorted by that key; a partition reports its local counts per (model,
     segment) and the driver chains the partitions in order.
+
+    With ``placements``, a second job over the same (persisted) distinct-key table
+    gives every key its global DeLong placements (``__a`` for a relevant row, ``__b``
+    for a non-relevant one), from the chained offsets; that table is returned for a
+    join with the rows (else None).
     """
     from functools import reduce
 
@@ -719,6 +734,10 @@ def _auc_counts(
     distinct = table.groupBy(*keys).agg(*aggs)
     ranged = distinct.repartitionByRange(n_parts, *order).sortWithinPartitions(*order)
     ranged = ranged.withColumn("__pid", F.spark_partition_id())
+    if placements:
+        ranged = ranged.persist()
+        if persisted is not None:
+            persisted.append(ranged)
     schema = T.StructType([
         T.StructField("pid", T.IntegerType()),
         T.StructField("sid", T.IntegerType()),
@@ -737,7 +756,101 @@ def _auc_counts(
     for r in rows:
         key = (pickle.loads(r["seg"]), scores[r["sid"]])
         parts.setdefault(key, []).append((r["pid"], *(_num(r[c]) for c in ("pos", "neg", "greater", "tied"))))
-    return {key: chain_auc([c[1:] for c in sorted(chunks, key=lambda c: c[0])]) for key, chunks in parts.items()}
+    for chunks in parts.values():
+        chunks.sort(key=lambda c: c[0])
+    counts = {key: chain_auc([c[1:] for c in chunks]) for key, chunks in parts.items()}
+    if not placements:
+        return counts, None
+    from ._summary import chain_offsets
+
+    # (partition, model, segment) -> (non-relevant rows before it, relevant rows after it)
+    offsets: dict[tuple[int, int, bytes], tuple[int, int]] = {}
+    for (seg, score), chunks in parts.items():
+        sid = list(scores).index(score)
+        for c, off in zip(chunks, chain_offsets([c[1:] for c in chunks])):
+            offsets[(c[0], sid, pickle.dumps(seg))] = off
+    key_cols = [k for k in keys]
+    out_schema = T.StructType(
+        [f for f in ranged.schema.fields if f.name in key_cols]
+        + [T.StructField("__a", T.DoubleType()), T.StructField("__b", T.DoubleType())]
+    )
+
+    def place(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        return _placement_partition(batches, n_by=n_by, offsets=offsets, key_cols=key_cols)
+
+    with _quiet():
+        table = ranged.mapInPandas(place, out_schema)
+    return counts, table
+
+
+def _placement_partition(
+    batches: Iterator[pd.DataFrame], *, n_by: int, offsets: dict, key_cols: list[str]
+) -> Iterator[pd.DataFrame]:
+    """Global DeLong placements of every distinct key of one range partition."""
+    from ._summary import placements_sorted
+
+    frames = [b for b in batches if len(b)]
+    if not frames:
+        return
+    part = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    pid = int(part["__pid"].iloc[0])
+    by = [f"__by{j}" for j in range(n_by)]
+    keys = part[["__sid", *by]]
+    change = np.zeros(len(part), dtype=bool)
+    change[0] = True
+    for c in keys.columns:
+        v = keys[c].to_numpy()
+        change[1:] |= v[1:] != v[:-1]
+    starts = np.flatnonzero(change)
+    ends = np.append(starts[1:], len(part))
+    pos = part["__pos"].to_numpy()
+    neg = part["__neg"].to_numpy()
+    a = np.empty(len(part))
+    b = np.empty(len(part))
+    for lo, hi in zip(starts, ends):  # one iteration per (model, segment) in this partition
+        seg = pickle.dumps(_plain(tuple(keys[c].iloc[lo] for c in by)))
+        off = offsets[(pid, int(keys["__sid"].iloc[lo]), seg)]
+        a[lo:hi], b[lo:hi] = placements_sorted(pos[lo:hi], neg[lo:hi], *off)
+    out = part[key_cols].copy()
+    out["__a"] = a
+    out["__b"] = b
+    yield out
+
+
+def _with_placements(data: Any, table: Any, plan: Any) -> tuple[Any, list[str]]:
+    """Every row with its global DeLong placement for each score (a left join per score on
+    (segment, score[, tie-break]); rows with a missing value get none and are dropped by
+    the summaries as pandas drops them)."""
+    F = _fn(data)
+    types = _spark_types(data)
+    rel = _relevant(F, types, plan.label, plan.options.threshold)
+    names = []
+    out = data
+    for i, s in enumerate(plan.scores):
+        if type(types[s]).__name__ in ("ByteType", "ShortType", "IntegerType", "LongType", "BooleanType"):
+            sk = [F.lit(0.0).alias(f"__k{i}_s"), F.col(str(s)).cast("long").alias(f"__k{i}_i")]
+        else:
+            sk = [F.col(str(s)).cast("double").alias(f"__k{i}_s"), F.lit(0).cast("long").alias(f"__k{i}_i")]
+        out = out.select("*", *sk)
+        right = table.filter(F.col("__sid") == i).select(
+            *[F.col(f"__by{j}").alias(f"__k{i}_by{j}") for j in range(len(plan.by))],
+            F.col("__score").alias(f"__k{i}_s2"), F.col("__score_i").alias(f"__k{i}_i2"),
+            *([F.col("__tb").alias(f"__k{i}_tb")] if plan.options.tiebreak is not None else []),
+            F.col("__a").alias(f"__k{i}_a"), F.col("__b").alias(f"__k{i}_b"),
+        )
+        cond = [out[f"__k{i}_s"] == right[f"__k{i}_s2"], out[f"__k{i}_i"] == right[f"__k{i}_i2"]]
+        cond += [out[str(c)] == right[f"__k{i}_by{j}"] for j, c in enumerate(plan.by)]
+        if plan.options.tiebreak is not None:
+            cond.append(out[str(plan.options.tiebreak)] == right[f"__k{i}_tb"])
+        joined = out.join(right, on=cond, how="left")
+        name = f"__pl_{i}"
+        keep = [c for c in out.columns if not c.startswith(f"__k{i}_")]
+        out = joined.select(
+            *[joined[c] for c in keep],
+            F.when(rel, F.col(f"__k{i}_a")).otherwise(F.col(f"__k{i}_b")).alias(name),
+        )
+        names.append(name)
+    return out, names
 
 
 # --------------------------------------------------------------------------- #
@@ -755,7 +868,7 @@ def _summaries(data: Any, plan: Any, n_buckets: int) -> Any:
     from ._summary import Summary, empty_summary
 
     types = _spark_types(data)
-    read = [c for c in plan.columns if c in types]
+    read = [c for c in [*plan.columns, *plan.placement_columns] if c in types]
     d = _with_bucket(_as_pandas_input(data, read, plan.label), plan.group, n_buckets)
 
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
@@ -787,6 +900,20 @@ def _summary_of_counts(plan: Any, scan: _Scan, auc: dict) -> Any:
     return Summary({(): seg}, missing, scan.n_dropped, scan.n_rows, _shape(plan))
 
 
+def _check_resample(resample: Any, func: str) -> str:
+    """The hashed Poisson bootstrap (pandas' default) is the one with a distributed form."""
+    from ._summary import resolve_resample
+
+    resample = resolve_resample(resample, "percentile", func)
+    if resample != "poisson":
+        raise ValueError(
+            f"{func}: resample={resample!r} draws groups from the whole table at once and has no "
+            "distributed form; Spark uses the hashed Poisson bootstrap (resample='poisson', the "
+            "default), which gives the same interval as pandas and Dask for the same seed."
+        )
+    return resample
+
+
 def _refuse(plan: Any) -> None:
     """Options with no exact distributed form here: named, before any job."""
     f = plan.func
@@ -795,18 +922,14 @@ def _refuse(plan: Any) -> None:
             f"{f}: max_fpr (sklearn's partial AUC over all rows) has no exact distributed form "
             "in pandas_rankeval.spark. Leave max_fpr=None, or compute it with pandas on the collected rows."
         )
-    if plan.has_auc and (plan.ci is not None or plan.kind == "compare"):
+    if plan.has_auc and (plan.ci is not None or plan.kind == "compare") and not plan.auc_delong:
         raise ValueError(
-            f"{f}: an interval or test of global AUC ('auc' in metrics with "
-            f"{'ci=' if plan.kind == 'report' else 'compare'}) is not available on Spark yet "
-            f"(auc_method={plan.auc_method!r} needs every row's global placement). Leave 'auc' out "
-            "of metrics here (the group metrics get the same hashed bootstrap as pandas and Dask), "
-            "and report the point value of 'auc' from a call without ci=."
-        )
-    if plan.resample != "poisson" and plan.hashed_boot == 0 and (plan.ci is not None or plan.kind == "compare"):
-        raise ValueError(
-            f"{f}: resample={plan.resample!r} needs every group at once; Spark uses the hashed "
-            "Poisson bootstrap (resample='poisson'), which gives the same interval as pandas and Dask."
+            f"{f}: a bootstrap interval or test of global AUC ('auc' with "
+            f"{'ci=' if plan.kind == 'report' else 'compare'} and auc_method={plan.auc_method!r}"
+            f"{'' if plan.options.ties == 'expected' else f', ties={plan.options.ties!r}'}) has no "
+            "distributed form here: it needs every replicate's counts per distinct score. Use "
+            "auc_method='delong' with ties='expected' (the clustered DeLong interval and test), "
+            "or leave 'auc' out of metrics."
         )
 
 
@@ -818,8 +941,6 @@ def _run(
     buckets: int | None,
 ) -> Any:
     """Check the schema, scan once, summarize the buckets, count global AUC, finalize."""
-    from ._summary import finalize
-
     _refuse(plan)
     opts = plan.options
     numeric_extra = [c for c in (opts.sample_weight, opts.weight if isinstance(opts.weight, str) else None) if c is not None]
@@ -844,18 +965,41 @@ def _run(
     )
     n_buckets = _n_buckets(sdf, scan.n_rows, rows_per_bucket, buckets)
     _LAST["buckets"] = n_buckets
+    delong = _needs_placements(plan)
+    persisted: list[Any] = []
+    try:
+        return _compute(sdf, plan, scan, n_buckets, delong, persisted)
+    finally:
+        for df in persisted:
+            df.unpersist()
+
+
+def _compute(sdf: Any, plan: Any, scan: _Scan, n_buckets: int, delong: bool, persisted: list) -> Any:
+    from ._summary import finalize
+
+    opts = plan.options
+    rows = sdf
     auc = None
     if plan.has_auc:
         data = _drop_missing(sdf, plan.columns) if scan.n_dropped else sdf
-        auc = _auc_counts(
+        auc, table = _auc_counts(
             data, label=plan.label, scores=plan.scores, by=plan.by, threshold=opts.threshold,
             tiebreak=opts.tiebreak, sample_weight=opts.sample_weight, n_parts=n_buckets,
+            placements=delong, persisted=persisted,
         )
+        if delong:
+            rows, names = _with_placements(sdf, table, plan)
+            plan = dataclasses.replace(plan, placement_columns=tuple(names))
     if plan.group:
-        summary = _summaries(sdf, plan, n_buckets)
+        summary = _summaries(rows, plan, n_buckets)
     else:
         summary = _summary_of_counts(plan, scan, auc or {})
     return finalize(summary, plan, auc=auc)
+
+
+def _needs_placements(plan: Any) -> bool:
+    """Clustered DeLong for global AUC: every row needs its global placement."""
+    return bool(plan.has_auc and plan.auc_delong and (plan.ci is not None or plan.kind == "compare"))
 
 
 def _orderable(t: Any) -> bool:
@@ -1148,6 +1292,7 @@ def report(
     ci_method: Literal["percentile", "studentized"] = "percentile",
     n_boot: int = 1000,
     seed: int | None = 0,
+    resample: Literal["poisson", "multinomial"] | None = None,
     min_size: int | None = None,
     min_pos: int | None = None,
     min_neg: int | None = None,
@@ -1166,10 +1311,11 @@ def report(
 
     func = "spark.report"
     _check_frame(sdf, func)
+    resample = _check_resample(resample, func)
     rows_per_bucket, buckets = _check_sizing(rows_per_bucket, buckets, func)
     plan = make_plan(
         func, kind="report", group=group, label=label, scores=scores, metrics=metrics, by=by,
-        weight=weight, ci=ci, n_boot=n_boot, seed=seed, auc_method=auc_method, ci_method=ci_method,
+        weight=weight, ci=ci, n_boot=n_boot, seed=seed, resample=resample, auc_method=auc_method, ci_method=ci_method,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
         threshold=threshold, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
         progress=progress,
@@ -1191,14 +1337,15 @@ report.__doc__ = _doc(
         One row per shown item.
     group, label, scores, metrics, by, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
         As in :func:`pandas_rankeval.report`.
-    ci, n_boot, seed :
+    ci, n_boot, seed, resample :
         As in :func:`pandas_rankeval.report`: the hashed group bootstrap (Poisson(1)
         weights from a stable hash of the seed and the group key), so the same seed
-        gives the same interval as pandas and Dask. An interval of global AUC
-        (``"auc"`` with ``ci=``) is not available on Spark yet: an error says so.
+        gives the same interval as pandas and Dask (``resample="multinomial"`` has no
+        distributed form and is refused). Global AUC's interval is the clustered
+        DeLong one (every row's placement joined from the distinct-score pass);
+        ``auc_method="bootstrap"`` is refused with 'auc'.
     auc_method, ci_method :
-        As in :func:`pandas_rankeval.report` (``ci_method="studentized"`` is refused
-        with the hashed bootstrap, as in pandas).
+        As in :func:`pandas_rankeval.report`.
     progress : bool, default=False
         Accepted for the pandas signature; Spark reports its own progress.
 {sizing}
@@ -1239,6 +1386,7 @@ def compare(
     ci: float = 0.95,
     n_boot: int = 1000,
     seed: Any = 0,
+    resample: Literal["poisson", "multinomial"] | None = None,
     method: Literal["auto", "randomization", "bootstrap"] = "auto",
     auc_method: Literal["delong", "bootstrap"] = "delong",
     ci_method: Literal["percentile", "studentized"] = "percentile",
@@ -1262,10 +1410,11 @@ def compare(
 
     func = "spark.compare"
     _check_frame(sdf, func)
+    resample = _check_resample(resample, func)
     rows_per_bucket, buckets = _check_sizing(rows_per_bucket, buckets, func)
     plan = make_plan(
         func, kind="compare", group=group, label=label, scores=scores, metrics=metrics, by=by,
-        weight=weight, ci=ci, n_boot=n_boot, seed=seed, baseline=baseline, alpha=alpha, method=method,
+        weight=weight, ci=ci, n_boot=n_boot, seed=seed, resample=resample, baseline=baseline, alpha=alpha, method=method,
         auc_method=auc_method, ci_method=ci_method, min_size=min_size, min_pos=min_pos,
         min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
         denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
@@ -1279,13 +1428,15 @@ compare.__doc__ = _doc(
     Intervals and tests use the hashed group-level replicates (Poisson(1) bootstrap
     weights and sign flips from a stable hash of the seed and the group key),
     computed inside the buckets: the same seed gives the same table as pandas and
-    Dask. Global AUC ('auc') has no distributed interval here yet: an error says so.
+    Dask. Global AUC ('auc') gets the clustered DeLong interval and z-test (as pandas
+    by default), from every row's global placement; ``auc_method="bootstrap"`` (or a
+    tie rule other than "expected") is refused with 'auc'.
 
     Parameters
     ----------
     sdf : pyspark.sql.DataFrame
         One row per shown item.
-    group, label, scores, baseline, metrics, by, ci, n_boot, seed, method, auc_method, ci_method, alpha, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
+    group, label, scores, baseline, metrics, by, ci, n_boot, seed, resample, method, auc_method, ci_method, alpha, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
         As in :func:`pandas_rankeval.compare`.
     progress : bool, default=False
         Accepted for the pandas signature; Spark reports its own progress.
@@ -1306,8 +1457,8 @@ compare.__doc__ = _doc(
     ...           baseline="model_a", metrics=["gauc", "mrr"], n_boot=200)
     >>> dist = prs.compare(spark.createDataFrame(df), **kw)
     >>> local = pre.compare(df, **kw)
-    >>> bool(((dist[["baseline_value", "value", "diff"]]
-    ...        - local[["baseline_value", "value", "diff"]]).abs() < 1e-12).all().all())
+    >>> cols = ["baseline_value", "value", "diff", "ci_low", "ci_high", "p_value"]
+    >>> bool(((dist[cols] - local[cols]).abs() < 1e-12).all().all())
     True
     >>> list(dist.columns) == list(local.columns)
     True

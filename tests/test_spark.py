@@ -301,22 +301,31 @@ def test_missing_values_in_report(spark, frame):
     _same_table(got, want)
 
 
-def _one_partition(df: pd.DataFrame, kind: str, **kw):
-    """The pandas engine on the whole frame as ONE partition of the summary layer: what
-    pandas computes with the hashed bootstrap and sign flips."""
-    from pandas_rankeval import _summary
-
-    plan = _summary.make_plan(kind, kind=kind, **kw)
-    return _summary.finalize(_summary.summarize(df, plan), plan)
-
-
 def test_intervals_and_tests_use_the_hashed_replicates(spark, frame, sdf):
+    """Same seed, same hashed Poisson replicates and sign flips: the same intervals and
+    p-values as pandas, however the groups fall into buckets."""
     kw = dict(group="g", label="grade", scores=["s_cont", "s_tie"], metrics=["gauc", "ndcg@3", "mrr"], n_boot=199, seed=11)
     got = prs.report(sdf, ci=0.9, by="seg", buckets=3, **kw)
-    _same_table(got, _one_partition(frame, "report", ci=0.9, by="seg", **kw))
-    assert got.attrs["ci"] == _one_partition(frame, "report", ci=0.9, by="seg", **kw).attrs["ci"]
+    want = pre.report(frame, ci=0.9, by="seg", **kw)
+    _same_table(got, want)
+    assert got.attrs["ci"] == want.attrs["ci"]
     got = prs.compare(sdf, baseline="s_cont", buckets=5, **kw)
-    want = _one_partition(frame, "compare", baseline="s_cont", **kw)
+    want = pre.compare(frame, baseline="s_cont", **kw)
+    _same_table(got, want)
+    assert got.attrs == want.attrs
+
+
+def test_clustered_delong_for_global_auc(spark, frame, sdf):
+    """report(ci=) and compare with 'auc': every row gets its global placement from the
+    distinct-score pass (a second job over the persisted distinct table, then a join per
+    score), the buckets add the clustered-DeLong moments: pandas' interval and z-test."""
+    kw = dict(group="g", label="grade", scores=["s_tie", "s_int"], metrics=["auc", "gauc"], n_boot=99, seed=3)
+    got = prs.report(sdf, ci=0.9, by="seg", buckets=4, **kw)
+    want = pre.report(frame, ci=0.9, by="seg", **kw)
+    _same_table(got, want)
+    assert got.attrs["ci"] == want.attrs["ci"]
+    got = prs.compare(sdf, baseline="s_int", tiebreak="tb", buckets=3, **kw)
+    want = pre.compare(frame, baseline="s_int", tiebreak="tb", **kw)
     _same_table(got, want)
     assert got.attrs == want.attrs
 
@@ -325,16 +334,18 @@ def test_options_without_a_distributed_form_are_refused_before_any_job(spark, sd
     before = _jobs(spark)
     with pytest.raises(ValueError, match="max_fpr"):
         prs.auc(sdf, label="y", score="s_cont", max_fpr=0.5)
-    with pytest.raises(ValueError, match="interval or test of global AUC"):
-        prs.report(sdf, group="g", label="y", scores=["s_cont"], metrics=["auc", "gauc"], ci=0.9)
-    with pytest.raises(ValueError, match="interval or test of global AUC"):
-        prs.compare(sdf, group="g", label="y", scores=["s_cont", "s_tie"], baseline="s_tie")
+    with pytest.raises(ValueError, match="bootstrap interval or test of global AUC.*auc_method='bootstrap'"):
+        prs.report(sdf, group="g", label="y", scores=["s_cont"], metrics=["auc", "gauc"], ci=0.9, auc_method="bootstrap")
+    with pytest.raises(ValueError, match="bootstrap interval or test of global AUC.*ties='pessimistic'"):
+        prs.compare(sdf, group="g", label="y", scores=["s_cont", "s_tie"], baseline="s_tie", ties="pessimistic")
     with pytest.raises(KeyError, match="Did you mean 's_cont'"):
         prs.report(sdf, group="g", label="y", scores=["s_cnt"])
     with pytest.raises(TypeError, match="'seg' \\(score\\) must be numeric"):
         prs.gauc(sdf, group="g", label="y", score="seg")
     with pytest.raises(ValueError, match="'k' parameter"):
         prs.precision(sdf, group="g", label="y", score="s_cont", k=0)
+    with pytest.raises(ValueError, match="resample='multinomial'"):
+        prs.report(sdf, group="g", label="y", scores=["s_cont"], metrics=["gauc"], ci=0.9, resample="multinomial")
     with pytest.raises(ValueError, match="'baseline' parameter"):
         prs.compare(sdf, group="g", label="y", scores=["s_cont", "s_tie"], baseline="nope", metrics=["gauc"])
     assert _jobs(spark) == before
