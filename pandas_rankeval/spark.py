@@ -885,19 +885,17 @@ def _summaries(data: Any, plan: Any, n_buckets: int) -> Any:
 
 
 def _summary_of_counts(plan: Any, scan: _Scan, auc: dict) -> Any:
-    """The summary of a call without groups (global AUC alone): rows and positives from
-    the AUC counts, missing values from the scan."""
-    from ._summary import Summary, _seg_zero, _shape
+    """The summary of a call without groups (global AUC alone): rows and relevant rows
+    from the scan, summed sample weights from the AUC counts (no pass over the rows)."""
+    from ._summary import summary_of_counts
 
     counts = auc[((), plan.scores[0])]
-    seg = _seg_zero(*_shape(plan))
     weighted = plan.options.sample_weight is not None
-    if weighted:
-        seg["sw_pos"], seg["sw_neg"] = float(counts.pos), float(counts.neg)
-    seg["n_rows"] = scan.n_rows
-    seg["n_pos"] = scan.n_pos
-    missing = {c: n for c, n in scan.missing.items() if n}
-    return Summary({(): seg}, missing, scan.n_dropped, scan.n_rows, _shape(plan))
+    return summary_of_counts(
+        plan, n_rows=scan.n_rows, n_pos=scan.n_pos, missing={c: n for c, n in scan.missing.items() if n},
+        n_dropped=scan.n_dropped,
+        sw_pos=float(counts.pos) if weighted else None, sw_neg=float(counts.neg) if weighted else None,
+    )
 
 
 def _check_resample(resample: Any, func: str) -> str:
