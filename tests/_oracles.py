@@ -89,12 +89,19 @@ def ideal_dcg(labels, k=None, gain_kind="exp2") -> float:
     return dcg(sorted(labels, reverse=True), k, gain_kind)
 
 
-def ndcg(labels, k=None, gain_kind="exp2") -> float:
-    """DCG@k / IDCG@k; 0.0 when the group has no relevant (label > 0) row."""
-    idcg = ideal_dcg(labels, k, gain_kind)
+def gained_labels(labels, threshold=None) -> list:
+    """Labels as NDCG sees them: a label below the relevance threshold gains nothing."""
+    return [lab if is_relevant(lab, threshold) else 0 for lab in labels]
+
+
+def ndcg(labels, k=None, gain_kind="exp2", threshold=None) -> float:
+    """DCG@k / IDCG@k; 0.0 when the group has no relevant row; 1.0 when it has relevant rows
+    that all gain nothing (threshold <= 0 with label-0 rows: every ordering is ideal)."""
+    eff = gained_labels(labels, threshold)
+    idcg = ideal_dcg(eff, k, gain_kind)
     if idcg == 0:
-        return 0.0
-    return dcg(labels, k, gain_kind) / idcg
+        return 0.0 if is_empty_group(labels, "ndcg", threshold) else 1.0
+    return dcg(eff, k, gain_kind) / idcg
 
 
 def average_precision(labels, k=None, denominator="relevant", threshold=None) -> float:
@@ -143,7 +150,7 @@ def list_metric_fn(metric: str, *, k=None, gain_kind="exp2", denominator="releva
     if metric == "mrr":
         return lambda labels: reciprocal_rank(labels, k, threshold)
     if metric == "ndcg":
-        return lambda labels: ndcg(labels, k, gain_kind)
+        return lambda labels: ndcg(labels, k, gain_kind, threshold)
     if metric == "map":
         return lambda labels: average_precision(labels, k, denominator, threshold)
     if metric == "precision":
@@ -156,9 +163,7 @@ def list_metric_fn(metric: str, *, k=None, gain_kind="exp2", denominator="releva
 
 
 def is_empty_group(labels, metric: str, threshold=None) -> bool:
-    """A group with no relevant row. NDCG takes no threshold: relevant means label > 0."""
-    if metric == "ndcg":
-        threshold = None
+    """A group with no relevant row: one rule for every list metric, NDCG included."""
     return not any(is_relevant(lab, threshold) for lab in labels)
 
 
@@ -461,11 +466,13 @@ def expected_closed_form(metric, labels, scores, tiebreak=None, *, k=None, gain_
       (R + 1 + (j-1)(p-1)/(t-1)) / (m + j).
     """
     labels, scores = list(labels), list(scores)
+    rel_labels = labels
     blocks = tie_blocks(scores, tiebreak)
     if metric == "ndcg":
+        labels = gained_labels(labels, threshold)
         idcg = ideal_dcg(labels, k, gain_kind)
         if idcg == 0:
-            return 0.0
+            return 0.0 if is_empty_group(rel_labels, "ndcg", threshold) else 1.0
         parts, pos = [], 0
         for block in blocks:
             mean_gain = math.fsum(gain(labels[i], gain_kind) for i in block) / len(block)

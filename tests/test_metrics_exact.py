@@ -896,9 +896,8 @@ def test_fractional_graded_labels(metric, kw, ties):
     df["y"] = df.y.map({0: 0.0, 1: 0.5, 2: 1.25, 3: 2.75})
     common = dict(group="g", label="y", score="s", ties=ties, **kw)
     assert lib(metric, df, **common) == approx(oracle(metric, df, **common))
-    if metric != "ndcg":
-        common["threshold"] = 1.25
-        assert lib(metric, df, **common) == approx(oracle(metric, df, **common))
+    common["threshold"] = 1.25
+    assert lib(metric, df, **common) == approx(oracle(metric, df, **common))
 
 
 @pytest.fixture(scope="module")
@@ -1033,14 +1032,12 @@ def test_property_gauc_engines_agree(df, weight, sample_weight, min_size):
 @given(df=small_frames(), spec=st.sampled_from(SPECS), ties=st.sampled_from(TIES),
        tiebreak=st.sampled_from([None, "tb"]),
        weight=st.sampled_from(["uniform", "count", "clicks", "log1p", "sw"]),
-       empty=st.sampled_from(["zero", "skip"]), threshold=st.sampled_from([None, 2]))
+       empty=st.sampled_from(["zero", "skip"]), threshold=st.sampled_from([None, 0, 2]))
 def test_property_list_metrics_match_brute_force(df, spec, ties, tiebreak, weight, empty,
                                                  threshold):
     metric, kw = spec
     common = dict(group="g", label="y", score="s", ties=ties, tiebreak=tiebreak, weight=weight,
-                  empty=empty, **kw)
-    if metric != "ndcg":
-        common["threshold"] = threshold
+                  empty=empty, threshold=threshold, **kw)
     want = oracle(metric, df, **common)
     if math.isnan(want):
         return  # nothing to average (every group skipped or zero weight): not pinned down
@@ -1058,3 +1055,22 @@ def test_property_auc_and_gauc_match_pairs(df, ties, tiebreak):
     want = O.gauc(df, group="g", **kw)
     if not math.isnan(want):
         assert float(pr.gauc(df, group="g", **kw)) == approx(want)
+
+
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("metric,kw", SPECS, ids=SPEC_IDS)
+def test_threshold_zero_label_zero_groups_match_brute_force(metric, kw, ties):
+    # threshold <= 0 makes label-0 rows relevant: a group of label-0 rows is not empty for any
+    # metric, and its NDCG is 1 (nothing gains, every ordering is ideal)
+    df = pd.DataFrame({"g": [1, 1, 1, 2, 2, 3], "y": [0, 0, 0, 2, 0, 0],
+                       "s": [0.3, 0.3, 0.1, 0.5, 0.9, 0.2]})
+    common = dict(group="g", label="y", score="s", ties=ties, threshold=0, empty="skip", **kw)
+    want = oracle(metric, df, **common)
+    assert not math.isnan(want)
+    assert lib(metric, df, **common) == approx(want)
+    per = O.list_metric_per_group(df, metric=metric, group="g", label="y", score="s",
+                                  threshold=0, ties=ties,
+                                  **{k: v for k, v in kw.items() if k in ("k", "gain", "denominator")})
+    assert per[1] is not None and per[3] is not None
+    if metric == "ndcg":
+        assert per[1] == approx(1.0) and per[3] == approx(1.0)
