@@ -325,7 +325,7 @@ def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable]
 
     Without segments the one key is ``()``. Needs ``evaluate(..., keep_order=True)``.
     """
-    from ._stats import _group_codes, row_groups
+    from ._stats import _group_codes, groups_by_segment, row_groups
     from ._validation import internal_error
 
     rg = row_groups(ev)
@@ -348,18 +348,9 @@ def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable]
     a2, b2 = np.column_stack(a_cols), np.column_stack(b_cols)
     if segs is None:
         return {(): delong_moments(m, n, a2, b2)}
-    import dataclasses
-
-    from .report import segment_of_groups
-
-    if "code" not in ev.group_stats:  # only global AUC: no per-group statistics were built
-        ev = dataclasses.replace(ev, group_stats={"code": _group_codes(ev)})
-    seg = segment_of_groups(ev, by_cols, func)
-    present = np.unique(seg)
-    by_seg = np.argsort(seg, kind="stable")
-    cuts = np.searchsorted(seg[by_seg], present[1:])
+    present, members = groups_by_segment(ev, by_cols, func)
     out = {}
-    for key, gi in zip(segs.decode(present), np.split(by_seg, cuts)):
+    for key, gi in zip(segs.decode(present), members):
         k = key if isinstance(key, tuple) else (key,)
         out[k] = delong_moments(m[gi], n[gi], a2[gi], b2[gi])
     return out

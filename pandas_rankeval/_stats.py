@@ -44,6 +44,7 @@ __all__ = [
     "boot_rngs",
     "bootstrap_report",
     "flip_rngs",
+    "groups_by_segment",
     "holm",
     "percentile_interval",
     "replicates",
@@ -356,6 +357,14 @@ def strata_of(
     rg = row_groups(ev) if need_rows else None
     if not by_cols:
         return [Stratum(ev, items, np.arange(n_groups), rg)], None
+    present, members = groups_by_segment(ev, by_cols, func)
+    return [Stratum(ev, items, gi, rg) for gi in members], present
+
+
+def groups_by_segment(
+    ev: Evaluation, by_cols: list[Hashable], func: str
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The segment codes present (ascending) and, for each, the indices of its groups."""
     from .report import segment_of_groups
 
     if "code" not in ev.group_stats:  # only global AUC: no per-group statistics were built
@@ -364,7 +373,7 @@ def strata_of(
     present = np.unique(seg)
     by_seg = np.argsort(seg, kind="stable")
     cuts = np.searchsorted(seg[by_seg], present[1:])
-    return [Stratum(ev, items, gi, rg) for gi in np.split(by_seg, cuts)], present
+    return present, np.split(by_seg, cuts)
 
 
 def replicates(

@@ -46,7 +46,14 @@ from . import _hashing as H
 from ._evaluate import WEIGHT_NAMES, Evaluation, Options, WeightLike, evaluate
 from ._registry import MetricSpec, parse_metrics
 from ._result import Coverage, MetricResult, warn_once
-from ._validation import as_columns, check_option, internal_error, missing_mask, missing_values_error
+from ._validation import (
+    as_columns,
+    check_compare_scores,
+    check_option,
+    internal_error,
+    missing_mask,
+    missing_values_error,
+)
 
 __all__ = [
     "AucCounts",
@@ -246,19 +253,7 @@ def make_plan(
     if kind == "compare":
         from ._stats import check_level
 
-        if len(set(score_cols)) != len(score_cols):
-            dup = sorted({str(s) for s in score_cols if score_cols.count(s) > 1})
-            raise ValueError(f"The 'scores' parameter of {func} names a column more than once: {dup}.")
-        if len(score_cols) < 2:
-            raise ValueError(
-                f"{func} needs at least two score columns, the baseline and a model to compare with it; "
-                f"got scores={score_cols!r}."
-            )
-        if baseline not in score_cols:
-            raise ValueError(
-                f"The 'baseline' parameter of {func} must be one of the score columns {score_cols!r}. "
-                f"Got {baseline!r} instead."
-            )
+        check_compare_scores(score_cols, baseline, func)
         ci = check_level(0.95 if ci is None else ci, "ci", func)  # compare's default level
         alpha = check_level(alpha, "alpha", func)
         check_option(method, "method", func, METHODS)

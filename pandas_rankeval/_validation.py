@@ -277,3 +277,20 @@ def check_n_boot_for_level(n_boot: int, ci: float, func: str) -> None:
             f"percentile interval at level ci needs at least 1 / (1 - ci) = {needed:,} bootstrap "
             "replicates (1,000 or more is usual). Raise n_boot or lower ci."
         )
+
+
+def check_compare_scores(score_cols: list[Hashable], baseline: Hashable, func: str) -> None:
+    """compare's score columns: distinct, at least two, the baseline among them."""
+    if len(set(score_cols)) != len(score_cols):
+        dup = sorted({str(c) for c in score_cols if score_cols.count(c) > 1})
+        raise ValueError(f"The 'scores' parameter of {func} names a column more than once: {dup}.")
+    if len(score_cols) < 2:
+        raise ValueError(
+            f"{func} needs at least two score columns, the baseline and a model to compare with it; "
+            f"got scores={score_cols!r}."
+        )
+    if baseline not in score_cols:
+        raise ValueError(
+            f"The 'baseline' parameter of {func} must be one of the score columns {score_cols!r}. "
+            f"Got {baseline!r} instead."
+        )

@@ -27,7 +27,14 @@ from ._stats import (
 from ._delong import METHOD as DELONG_METHOD
 from ._delong import TEST as DELONG_TEST
 from ._delong import delong_compare, delong_unavailable, normal_interval, z_test
-from ._validation import as_columns, check_n_boot_for_level, check_option, check_seed, internal_error
+from ._validation import (
+    as_columns,
+    check_compare_scores,
+    check_n_boot_for_level,
+    check_option,
+    check_seed,
+    internal_error,
+)
 
 __all__ = ["compare"]
 
@@ -279,19 +286,7 @@ def compare(
     """
     func = "compare"
     score_cols = as_columns(scores, "scores", func, df if isinstance(df, pd.DataFrame) else None)
-    if len(set(score_cols)) != len(score_cols):
-        dup = sorted({str(s) for s in score_cols if score_cols.count(s) > 1})
-        raise ValueError(f"The 'scores' parameter of {func} names a column more than once: {dup}.")
-    if len(score_cols) < 2:
-        raise ValueError(
-            f"{func} needs at least two score columns, the baseline and a model to compare with it; "
-            f"got scores={score_cols!r}."
-        )
-    if baseline not in score_cols:
-        raise ValueError(
-            f"The 'baseline' parameter of {func} must be one of the score columns {score_cols!r}. "
-            f"Got {baseline!r} instead."
-        )
+    check_compare_scores(score_cols, baseline, func)
     ci = check_level(ci, "ci", func)
     alpha = check_level(alpha, "alpha", func)
     n_boot = check_n_boot(n_boot, func)
