@@ -11,12 +11,13 @@ itself stays pandas' own ``DataFrame.rank``) and the alias ``df.rankeval``::
 The same functions take the frame first: ``pandas_rankeval.gauc(df, ...)``.
 """
 
-from . import _accessor, datasets
-from ._registry import valid_names as metric_names
-from ._result import Coverage, CoverageWarning, MetricResult
-from ._validation import ColumnNotFoundError
-from .compare import compare
-from .metrics import (
+from . import accessor as _accessor
+from . import datasets
+from pandas_rankeval.core.registry import valid_names as metric_names
+from pandas_rankeval.core.result import Coverage, CoverageWarning, MetricResult
+from pandas_rankeval.core.validation import ColumnNotFoundError
+from .api.compare import compare
+from .api.metrics import (
     auc,
     average_precision,
     gauc,
@@ -27,7 +28,7 @@ from .metrics import (
     precision,
     recall,
 )
-from .report import report
+from .api.report import report
 
 #: ``map`` is the usual name of mean average precision.
 map = average_precision  # noqa: A001 - deliberate: pandas_rankeval.map(df, ...)
@@ -65,4 +66,4 @@ _accessor.register()
 import sys as _sys
 
 if "dask.dataframe" in _sys.modules:  # Dask is loaded: its DataFrames get ddf.rank / ddf.rankeval too
-    from . import dask as _dask_engine  # noqa: F401
+    from .engines import dask as _dask_engine  # noqa: F401

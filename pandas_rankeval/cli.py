@@ -31,8 +31,8 @@ from typing import Any
 
 import pandas as pd
 
-from . import _display
-from ._display import (
+from .display import table as _display
+from pandas_rankeval.display.table import (
     describe_params,
     format_table,
     to_markdown,
@@ -98,8 +98,8 @@ def _check_columns(
     available: Sequence[Hashable], wanted: Sequence[Hashable], path: str, weight: str | None = None
 ) -> None:
     """Every wanted column is in the file; ``--weight`` is a weight name or a column, not both."""
-    from ._evaluate import WEIGHT_NAMES, _WEIGHT_MEANINGS
-    from ._validation import check_columns
+    from pandas_rankeval.core.options import WEIGHT_NAMES, _WEIGHT_MEANINGS
+    from pandas_rankeval.core.validation import check_columns
 
     names = list(available)
     if weight is not None and weight in WEIGHT_NAMES and weight in names:
@@ -234,7 +234,7 @@ def resolve_metrics(names: Sequence[str], k: int | None) -> list[str]:
     ``precision``, ``recall`` and ``hit_rate`` need a cutoff: they get ``k`` (default 10).
     ``mrr``, ``ndcg`` and ``map`` take the whole list unless ``k`` is given explicitly.
     """
-    from ._registry import METRICS, parse_metric
+    from pandas_rankeval.core.registry import METRICS, parse_metric
 
     out: list[str] = []
     for item in names:
@@ -362,7 +362,7 @@ def _eval(args: argparse.Namespace) -> int:
     scores = list(dict.fromkeys(args.score))
     by = list(args.by or [])
     weight = args.weight
-    from ._evaluate import WEIGHT_NAMES
+    from pandas_rankeval.core.evaluate import WEIGHT_NAMES
 
     if args.baseline is not None:
         if args.baseline not in scores:
@@ -460,7 +460,7 @@ def _supported(func: Callable[..., Any], options: dict[str, Any], context: str) 
 
 
 def _metrics_command(args: argparse.Namespace) -> int:
-    from ._registry import METRICS
+    from pandas_rankeval.core.registry import METRICS
 
     width = max(len(f"{name}@K") for name in METRICS)
     for name, info in METRICS.items():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval._validation import check_k
+from pandas_rankeval.core.validation import check_k
 
 __all__ = ["make_impressions"]
 

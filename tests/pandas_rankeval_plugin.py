@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import pandas_rankeval  # noqa: F401  (installs df.rank and df.rankeval)
-from pandas_rankeval import _accessor
+from pandas_rankeval import accessor as _accessor
 
 MARKER = "pandas_rankeval_plugin: DataFrame.rank descriptor installed"
 

@@ -26,8 +26,8 @@ import pandas as pd
 import pytest
 
 import pandas_rankeval
-from pandas_rankeval import _accessor
-from pandas_rankeval._accessor import METHODS, PANDAS_RANK, RankevalNamespace
+from pandas_rankeval import accessor as _accessor
+from pandas_rankeval.accessor import METHODS, PANDAS_RANK, RankevalNamespace
 
 TESTS_DIR = Path(__file__).parent
 NAMES = ("rank", "rankeval")
@@ -487,7 +487,7 @@ def test_import_is_silent_under_W_error():
         "import pandas as pd, pandas_rankeval\n"
         "df = pd.DataFrame({'a': [2.0, 1.0]})\n"
         "assert df.rank().a.tolist() == [2.0, 1.0]\n"
-        "assert isinstance(df.rankeval, pandas_rankeval._accessor.RankevalNamespace)\n"
+        "assert isinstance(df.rankeval, pandas_rankeval.accessor.RankevalNamespace)\n"
     )
     for command in ("import pandas_rankeval", code):
         proc = subprocess.run(

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 import pandas_rankeval as pre
-from pandas_rankeval import _stats as S
-from pandas_rankeval._evaluate import Options, evaluate
-from pandas_rankeval._registry import parse_metrics
+from pandas_rankeval.inference import bootstrap as S
+from pandas_rankeval.core.evaluate import Options, evaluate
+from pandas_rankeval.core.registry import parse_metrics
 
 COLUMNS = ["baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm", "significant",
            "groups_used"]
@@ -124,7 +124,7 @@ def test_interval_is_paired_percentile_of_the_report_replicates(imp):
 def test_hashed_interval_is_paired_percentile_of_the_hashed_replicates(imp):
     """The default (hashed Poisson) bootstrap: the same check, with the replicates recomputed from
     the hashed draws through the multinomial machinery's own reweighting (Stratum.values)."""
-    from pandas_rankeval import _hashing as H
+    from pandas_rankeval.inference import hashing as H
 
     metrics = ["auc", "gauc", "mrr"]
     res = _compare(imp, scores=["model_a", "model_b"], metrics=metrics, ci=0.9, n_boot=100, seed=8,

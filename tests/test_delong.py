@@ -1,7 +1,7 @@
 """Clustered DeLong (Obuchowski 1997) for global AUC: oracles, report/compare, simulations.
 
 The oracles here are written from the definitions, pair by pair (O(n^2)), with no code shared
-with pandas_rankeval._delong: placement values V10(x) = mean_y psi(x, y) and V01(y) = mean_x
+with pandas_rankeval.inference.delong: placement values V10(x) = mean_y psi(x, y) and V01(y) = mean_x
 psi(x, y) with psi = 1, 1/2, 0 for above, tied, below; Obuchowski's S10, S01, S11 over
 clusters; DeLong's 1988 S10, S01 over rows.
 """
@@ -16,10 +16,10 @@ import pytest
 from scipy.stats import norm
 
 import pandas_rankeval as pre
-from pandas_rankeval import _delong as D
-from pandas_rankeval import _engine as E
-from pandas_rankeval._evaluate import Options, evaluate
-from pandas_rankeval._registry import parse_metrics
+from pandas_rankeval.inference import delong as D
+from pandas_rankeval.core import ranking as E
+from pandas_rankeval.core.evaluate import Options, evaluate
+from pandas_rankeval.core.registry import parse_metrics
 
 
 @pytest.fixture(autouse=True)
@@ -172,7 +172,7 @@ def test_moments_add_over_partitions_of_whole_groups():
     df = tied_frame(n_groups=20, seed=7)
     ev = evaluate(df, group="user_id", label="click", scores=["a", "b"], specs=parse_metrics(["auc"]),
                   options=Options("report"), keep_order=True)
-    from pandas_rankeval._stats import _group_codes, row_groups
+    from pandas_rankeval.inference.bootstrap import _group_codes, row_groups
 
     rg = row_groups(ev)
     ng = _group_codes(ev).shape[0]

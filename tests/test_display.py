@@ -16,7 +16,7 @@ import pytest
 
 import pandas_rankeval as pre
 from pandas_rankeval import cli
-from pandas_rankeval._display import render
+from pandas_rankeval.display.table import render
 
 
 @pytest.fixture(scope="module")
@@ -323,7 +323,7 @@ def test_progress_bar_without_ipywidgets_is_the_text_bar(monkeypatch) -> None:
     pytest.importorskip("tqdm")
     import tqdm.std
 
-    from pandas_rankeval._progress import Progress
+    from pandas_rankeval.core.progress import Progress
 
     monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import ipywidgets -> ImportError
     with warnings.catch_warnings():

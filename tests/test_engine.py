@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pandas_rankeval import _engine as E
+from pandas_rankeval.core import ranking as E
 
 
 @pytest.mark.parametrize("seed", range(5))

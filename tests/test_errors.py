@@ -236,8 +236,8 @@ def test_empty_error_names_the_count(df):
 
 
 def test_sample_weight_only_for_auc_metrics(df):
-    from pandas_rankeval._evaluate import Options, evaluate
-    from pandas_rankeval._registry import parse_metrics
+    from pandas_rankeval.core.evaluate import Options, evaluate
+    from pandas_rankeval.core.registry import parse_metrics
 
     with pytest.raises(ValueError, match="sample_weight applies to 'auc' and 'gauc' only"):
         evaluate(

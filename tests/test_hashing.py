@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from pandas_rankeval import _hashing as H
+from pandas_rankeval.inference import hashing as H
 
 INTS = [0, 1, -1, 7, 127, -128]
 
@@ -91,7 +91,7 @@ def test_pinned_values():
 _CHILD = """
 import json, sys
 import pandas as pd
-from pandas_rankeval import _hashing as H
+from pandas_rankeval.inference import hashing as H
 keys = pd.Series(["alpha", "beta", "gamma", "äöü"])
 ints = pd.Series([5, -5, 2**40], dtype="int64")
 out = {

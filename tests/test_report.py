@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import pandas_rankeval as pre
-from pandas_rankeval import _engine
+from pandas_rankeval.core import ranking as _engine
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas_rankeval.CoverageWarning")  # coverage is asserted, not warned about, here
 
@@ -149,7 +149,7 @@ def test_per_group_matches_report_means(frame):
 
 def test_threads_and_serial_give_the_same_report(monkeypatch):
     df = pre.datasets.make_impressions(n_users=400, seed=2)
-    from pandas_rankeval import _evaluate
+    from pandas_rankeval.core import evaluate as _evaluate
 
     serial = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=METRICS[:1] + ["gauc", "mrr"])
     monkeypatch.setattr(_evaluate, "_THREADS_FROM_ROWS", 0)

@@ -18,9 +18,9 @@ import pytest
 from scipy.stats import norm
 
 import pandas_rankeval as pre
-from pandas_rankeval import _stats as S
-from pandas_rankeval._evaluate import Options, evaluate
-from pandas_rankeval._registry import parse_metrics
+from pandas_rankeval.inference import bootstrap as S
+from pandas_rankeval.core.evaluate import Options, evaluate
+from pandas_rankeval.core.registry import parse_metrics
 
 ALL_METRICS = ["auc", "gauc", "mrr", "mrr@3", "ndcg", "ndcg@5", "map", "map@4",
                "precision@3", "recall@3", "hit_rate@2"]
@@ -195,7 +195,7 @@ def test_report_ci_layout_and_determinism(imp, monkeypatch, resample):
     other = _ci_report(imp, seed=12, resample=resample)
     assert not np.allclose(other["gauc_low"], rep["gauc_low"])
     # chunking is an implementation detail: tiny chunks give the same intervals
-    from pandas_rankeval import _summary
+    from pandas_rankeval.summary import partition as _summary
 
     monkeypatch.setattr(S, "_CHUNK_ELEMENTS", 97)
     monkeypatch.setattr(_summary, "_CHUNK_ELEMENTS", 97)
@@ -219,7 +219,7 @@ def test_hashed_report_ci_equals_percentiles_of_hashed_replicates(imp, by):
     """The default bootstrap: every group of a replicate weighs its hashed Poisson(1) draw. The
     replicates recomputed with the multinomial machinery's reweighting (Stratum.values, global
     AUC included) from those draws give the report's intervals."""
-    from pandas_rankeval import _hashing as H
+    from pandas_rankeval.inference import hashing as H
 
     metrics = ["auc", "gauc", "mrr", "ndcg@5"]
     rep = _ci_report(imp, metrics=metrics, ci=0.8, n_boot=50, seed=5, auc_method="bootstrap", by=by)

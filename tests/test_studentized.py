@@ -11,10 +11,10 @@ import pytest
 from scipy.stats import norm
 
 import pandas_rankeval as pre
-from pandas_rankeval import _stats as S
-from pandas_rankeval._evaluate import Options, evaluate
-from pandas_rankeval._registry import parse_metrics
-from pandas_rankeval._studentized import StudentizedStratum, studentized_interval
+from pandas_rankeval.inference import bootstrap as S
+from pandas_rankeval.core.evaluate import Options, evaluate
+from pandas_rankeval.core.registry import parse_metrics
+from pandas_rankeval.inference.studentized import StudentizedStratum, studentized_interval
 
 
 @pytest.fixture(autouse=True)
@@ -69,7 +69,7 @@ def test_replicate_standard_errors_equal_the_delta_method_recomputed(imp):
 def test_report_studentized_interval_is_bootstrap_t(imp, resample):
     """The bootstrap-t interval from the replicate counts: the multinomial bootstrap, and the
     default hashed Poisson(1) bootstrap (counts from the hashed draws of the group keys)."""
-    from pandas_rankeval import _hashing as H
+    from pandas_rankeval.inference import hashing as H
 
     metrics = ["gauc", "mrr"]
     rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"], metrics=metrics,

@@ -16,7 +16,11 @@ import pandas as pd
 import pytest
 
 import pandas_rankeval as pre
-from pandas_rankeval import _summary as S
+from pandas_rankeval import summary as S
+from pandas_rankeval.engines.pandas import pandas_extras
+from pandas_rankeval.summary.auc_counts import _auc_counts_exact
+from pandas_rankeval.summary.finalize import ci_method as ci_words
+from pandas_rankeval.tables import finalize
 
 GROUP_METRICS = ["gauc", "mrr", "mrr@3", "ndcg", "ndcg@5", "map", "map@4", "precision@3", "recall@3", "hit_rate@2"]
 
@@ -102,14 +106,14 @@ def test_report_partitions_add_up_to_pandas(n_parts, string_keys):
     plan = S.make_plan("report", kind="report", **kw)
     sums = _summaries(df, plan, n_parts, seed=n_parts)
     expected = pre.report(df, **kw)
-    _equal(S.finalize(sum(sums), plan), expected)
+    _equal(finalize(sum(sums), plan), expected)
     # merge order is irrelevant, and so is a trip through bytes
     rng = np.random.default_rng(1)
     shuffled = [sums[i] for i in rng.permutation(len(sums))]
     tree = shuffled[0]
     for s in shuffled[1:]:
         tree = S.Summary.from_bytes((S.Summary.from_bytes(s.to_bytes()) + tree).to_bytes())
-    _equal(S.finalize(tree, plan), expected)
+    _equal(finalize(tree, plan), expected)
 
 
 @pytest.mark.parametrize(
@@ -129,7 +133,7 @@ def test_report_options_and_segments(label, options):
     kw = dict(group="user_id", label=label, scores=["model_b", "a_tied"], metrics=["auc", *GROUP_METRICS], **options)
     plan = S.make_plan("report", kind="report", **kw)
     sums = _summaries(df, plan, 7)
-    _equal(S.finalize(sum(sums), plan, auc=_segment_auc(df, plan)), pre.report(df, **kw))
+    _equal(finalize(sum(sums), plan, auc=_segment_auc(df, plan)), pre.report(df, **kw))
 
 
 def test_report_multi_column_keys_and_auc_only():
@@ -137,10 +141,10 @@ def test_report_multi_column_keys_and_auc_only():
     df["half"] = df["user_id"] % 2
     kw = dict(group=["user_id", "half"], label="click", scores=["model_a"], metrics=["auc"])
     plan = S.make_plan("report", kind="report", **kw)
-    _equal(S.finalize(sum(_summaries(df, plan, 5)), plan, auc=_segment_auc(df, plan)), pre.report(df, **kw))
+    _equal(finalize(sum(_summaries(df, plan, 5)), plan, auc=_segment_auc(df, plan)), pre.report(df, **kw))
     kw["by"] = "device"
     plan = S.make_plan("report", kind="report", **kw)
-    _equal(S.finalize(sum(_summaries(df, plan, 5)), plan, auc=_segment_auc(df, plan)), pre.report(df, **kw))
+    _equal(finalize(sum(_summaries(df, plan, 5)), plan, auc=_segment_auc(df, plan)), pre.report(df, **kw))
 
 
 # --------------------------------------------------------------------------- #
@@ -161,7 +165,7 @@ def test_single_metric_value_and_coverage(func, metric, kw):
     plan_kw = {k: v for k, v in kw.items() if k != "k"}
     plan = S.make_plan(func.__name__, kind="metric", group="user_id", label="relevance", scores="model_a",
                        metrics=[metric], **plan_kw)
-    got = S.finalize(sum(_summaries(df, plan, 7)), plan)
+    got = finalize(sum(_summaries(df, plan, 7)), plan)
     want = func(df, group="user_id", label="relevance", score="model_a", **kw)
     assert isinstance(got, pre.MetricResult)
     assert float(got) == pytest.approx(float(want), abs=1e-12)
@@ -177,7 +181,7 @@ def test_single_metric_warnings_match_pandas():
     with pytest.warns(pre.CoverageWarning) as want:
         pre.gauc(df, group="u", label="y", score="s")
     with pytest.warns(pre.CoverageWarning) as got:
-        res = S.finalize(S.summarize(df[df.u == 1], plan) + S.summarize(df[df.u == 2], plan), plan)
+        res = finalize(S.summarize(df[df.u == 1], plan) + S.summarize(df[df.u == 2], plan), plan)
     assert [str(w.message) for w in got] == [str(w.message) for w in want]
     assert "NaN" in str(got[0].message)
     assert math.isnan(res) and res.coverage.n_only_pos == 1 and res.coverage.n_only_neg == 1
@@ -196,11 +200,11 @@ def test_missing_values_counted_then_raised_or_dropped():
     with pytest.raises(ValueError) as want:
         pre.report(df, **kw)
     with pytest.raises(ValueError) as got:
-        S.finalize(total, plan)
+        finalize(total, plan)
     assert str(got.value) == str(want.value)
     assert str(int(df["click"].isna().sum())) in str(got.value)
     plan = S.make_plan("report", kind="report", nan_policy="omit", **kw)
-    out = S.finalize(sum(_summaries(df, plan, 7)), plan)
+    out = finalize(sum(_summaries(df, plan, 7)), plan)
     _equal(out, pre.report(df, nan_policy="omit", **kw))
     assert out["rows_dropped"].iloc[0] == int((df["model_a"].isna() | df["click"].isna()).sum())
 
@@ -210,9 +214,9 @@ def test_every_row_missing_and_empty_frame():
     plan = S.make_plan("report", kind="report", group="u", label="y", scores="s", metrics=["mrr"],
                        nan_policy="omit")
     with pytest.raises(ValueError, match="every row has a missing value in \\['s'\\]"):
-        S.finalize(S.summarize(df.iloc[:1], plan) + S.summarize(df.iloc[1:], plan), plan)
+        finalize(S.summarize(df.iloc[:1], plan) + S.summarize(df.iloc[1:], plan), plan)
     with pytest.raises(ValueError, match="report got an empty DataFrame \\(0 rows\\)"):
-        S.finalize(S.empty_summary(plan) + S.summarize(df.iloc[:0], plan), plan)
+        finalize(S.empty_summary(plan) + S.summarize(df.iloc[:0], plan), plan)
 
 
 def test_empty_error_raised_with_whole_table_counts():
@@ -223,7 +227,7 @@ def test_empty_error_raised_with_whole_table_counts():
     with pytest.raises(ValueError) as want:
         pre.report(df, **kw)
     with pytest.raises(ValueError) as got:
-        S.finalize(total, plan)
+        finalize(total, plan)
     assert str(got.value) == str(want.value)
     assert f"of {df['user_id'].nunique():,} groups have no relevant row" in str(got.value)
 
@@ -245,7 +249,7 @@ def test_summary_is_small_and_picklable():
     s = S.summarize(df, plan)
     assert len(s.to_bytes()) < 10_000  # no per-group rows
     again = pickle.loads(pickle.dumps(s))
-    _equal(S.finalize(again, plan), S.finalize(s, plan), atol=0)
+    _equal(finalize(again, plan), finalize(s, plan), atol=0)
     assert sum([s]) is s
 
 
@@ -301,7 +305,7 @@ def test_auc_counts_near_2_63_are_exact():
     # the int64 fast path and the exact path agree where both apply
     rng = np.random.default_rng(0)
     a, b = rng.integers(0, 1000, 50), rng.integers(0, 1000, 50)
-    assert S.auc_counts_sorted(a, b) == S._auc_counts_exact(a, b)
+    assert S.auc_counts_sorted(a, b) == _auc_counts_exact(a, b)
 
 
 def test_auc_counts_float_weights_and_bad_input():
@@ -317,11 +321,11 @@ def test_auc_counts_float_weights_and_bad_input():
 # --------------------------------------------------------------------------- #
 def _engine_auc(df: pd.DataFrame, plan: S.Plan) -> dict:
     """The global-AUC pieces an engine computes in its own score pass (here: from pandas' sort)."""
-    from pandas_rankeval._evaluate import evaluate
+    from pandas_rankeval.core.evaluate import evaluate
 
     ev = evaluate(df, group=plan.group, label=plan.label, scores=plan.scores, specs=plan.all_specs,
                   options=plan.options, keep_order=True, by=plan.by)
-    return S.pandas_extras(ev, plan)
+    return pandas_extras(ev, plan)
 
 
 @pytest.mark.parametrize("string_keys", [False, True])
@@ -334,9 +338,9 @@ def test_hashed_report_interval_does_not_depend_on_partitions(string_keys, ci_me
     extras = _engine_auc(df, plan)
     expected = pre.report(df, **kw)
     for n_parts in (1, 7, 32):
-        _equal(S.finalize(sum(_summaries(df, plan, n_parts, seed=n_parts)), plan, **extras), expected)
+        _equal(finalize(sum(_summaries(df, plan, n_parts, seed=n_parts)), plan, **extras), expected)
     assert (expected["gauc_high"] > expected["gauc_low"]).all()
-    assert expected.attrs["ci"]["method"].startswith(S.ci_method(plan))
+    assert expected.attrs["ci"]["method"].startswith(ci_words(plan))
     assert "(hashed Poisson(1) weights)" in expected.attrs["ci"]["method"]
     other = pre.report(df, **{**kw, "seed": 4})
     assert not np.allclose(other["gauc_low"], expected["gauc_low"])
@@ -353,7 +357,7 @@ def test_hashed_compare_does_not_depend_on_partitions(auc_method, ci_method):
     extras = _engine_auc(df, plan)
     expected = pre.compare(df, **kw)
     for n_parts in (1, 7, 32):
-        _equal(S.finalize(sum(_summaries(df, plan, n_parts, seed=2)), plan, **extras), expected)
+        _equal(finalize(sum(_summaries(df, plan, n_parts, seed=2)), plan, **extras), expected)
     tests = expected.attrs["test"]
     assert tests["gauc"] == "paired randomization test (random sign flips of the per-group differences)"
     # p-values of the randomization test are multiples of 1 / (n_boot + 1)
@@ -413,18 +417,18 @@ def test_delong_from_placement_columns_equals_pandas(by):
                        placement_columns=["__place_0", "__place_1"], **kw)
     placed = _placement_columns(df, plan, n_ranges=5)
     auc = _segment_auc(df, plan)
-    got = S.finalize(sum(_summaries(placed, plan, 7)), plan, auc=auc)  # no delong=: it is in the summary
+    got = finalize(sum(_summaries(placed, plan, 7)), plan, auc=auc)  # no delong=: it is in the summary
     _equal(got, pre.report(df, ci=0.9, n_boot=50, seed=1, **kw))
     assert "clustered DeLong" in got.attrs["ci"]["method"]
     cplan = S.make_plan("compare", kind="compare", baseline="a_tied", n_boot=50, seed=1,
                         placement_columns=["__place_0", "__place_1"], **kw)
-    got = S.finalize(sum(_summaries(placed, cplan, 7)), cplan, auc=auc)
+    got = finalize(sum(_summaries(placed, cplan, 7)), cplan, auc=auc)
     _equal(got, pre.compare(df, baseline="a_tied", n_boot=50, seed=1, **kw))
 
 
 def test_chain_offsets_and_placements_match_the_sort():
-    from pandas_rankeval._delong import row_placements
-    from pandas_rankeval._engine import score_rank
+    from pandas_rankeval.inference.delong import row_placements
+    from pandas_rankeval.core.ranking import score_rank
 
     rng = np.random.default_rng(3)
     s = rng.integers(0, 12, 300).astype(float)
@@ -454,11 +458,11 @@ def test_global_auc_alone_needs_no_groups(sample_weight):
     chunks = np.array_split(np.arange(len(df)), 9)
     total = sum(S.summarize(df.iloc[c], plan) for c in chunks)
     want = pre.auc(df, label="click", score="model_a", sample_weight=sample_weight, nan_policy="omit")
-    got = S.finalize(total, plan, auc={((), "model_a"): float(want)})
+    got = finalize(total, plan, auc={((), "model_a"): float(want)})
     assert float(got) == float(want) and got.coverage == want.coverage and got.params == want.params
     strict = S.make_plan("auc", kind="metric", group=None, label="click", scores="model_a", metrics=["auc"])
     with pytest.raises(ValueError, match=r"Column 'model_a' has \d+ missing values"):
-        S.finalize(sum(S.summarize(df.iloc[c], strict) for c in chunks), strict, auc={})
+        finalize(sum(S.summarize(df.iloc[c], strict) for c in chunks), strict, auc={})
 
 
 @pytest.mark.parametrize(
@@ -479,7 +483,7 @@ def test_bad_values_raised_with_whole_table_counts(column, value, kw):
     with pytest.raises(ValueError) as want:
         pre.report(df, **args)
     with pytest.raises(ValueError) as got:
-        S.finalize(S.Summary.from_bytes(total.to_bytes()), plan)
+        finalize(S.Summary.from_bytes(total.to_bytes()), plan)
     assert str(got.value) == str(want.value)
     assert f"{len(df.index[::30]):,}" in str(got.value)
 
@@ -498,7 +502,7 @@ def test_summary_of_counts_equals_the_row_pass():
         sw_neg=float(kept.loc[~rel, "position"].sum()),
     )
     auc = {((), "model_a"): 0.7}
-    a, b = S.finalize(scanned, plan, auc=auc), S.finalize(counted, plan, auc=auc)
+    a, b = finalize(scanned, plan, auc=auc), finalize(counted, plan, auc=auc)
     assert float(a) == float(b) and a.coverage == b.coverage
     with pytest.raises(ValueError, match="global AUC alone"):
         S.summary_of_counts(S.make_plan("gauc", kind="metric", group="user_id", label="click", scores="model_a",

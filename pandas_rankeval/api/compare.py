@@ -8,12 +8,12 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._display import ResultTable, as_result_table
-from ._evaluate import Options, WeightLike, evaluate
-from ._progress import Progress as _Progress
-from ._registry import parse_metrics
-from ._result import warn_once
-from ._stats import (
+from pandas_rankeval.display.table import ResultTable, as_result_table
+from pandas_rankeval.core.evaluate import Options, WeightLike, evaluate
+from pandas_rankeval.core.progress import Progress as _Progress
+from pandas_rankeval.core.registry import parse_metrics
+from pandas_rankeval.core.result import warn_once
+from pandas_rankeval.inference.bootstrap import (
     bootstrap_pvalues,
     check_level,
     check_n_boot,
@@ -24,10 +24,10 @@ from ._stats import (
     sign_flip_pvalues,
     strata_of,
 )
-from ._delong import METHOD as DELONG_METHOD
-from ._delong import TEST as DELONG_TEST
-from ._delong import delong_compare, delong_unavailable, normal_interval, z_test
-from ._validation import (
+from pandas_rankeval.inference.delong import METHOD as DELONG_METHOD
+from pandas_rankeval.inference.delong import TEST as DELONG_TEST
+from pandas_rankeval.inference.delong import delong_compare, delong_unavailable, normal_interval, z_test
+from pandas_rankeval.core.validation import (
     as_columns,
     check_compare_scores,
     check_n_boot_for_level,
@@ -311,7 +311,8 @@ def compare(
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
         gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
     )
-    from ._summary import finalize_evaluation, make_plan, resolve_resample
+    from pandas_rankeval.engines.pandas import finalize_evaluation
+    from pandas_rankeval.summary.plan import make_plan, resolve_resample
 
     plan = None
     if resolve_resample(resample, ci_method, func) == "poisson":
@@ -366,7 +367,7 @@ def compare(
     try:
         studentized = ci_method == "studentized" and bool(bpairs)
         if studentized:
-            from ._studentized import StudentizedStratum, studentized_interval
+            from pandas_rankeval.inference.studentized import StudentizedStratum, studentized_interval
 
             targets = [[(col[(m, n)], 1.0), (col[(baseline, n)], -1.0)] for m, n in bpairs]
             wrapped = [StudentizedStratum(st, targets) for st in strata]

@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._evaluate import Evaluation, GroupValues
-from ._progress import Progress as _Progress
-from ._validation import internal_error
+from pandas_rankeval.core.evaluate import Evaluation, GroupValues
+from pandas_rankeval.core.progress import Progress as _Progress
+from pandas_rankeval.core.validation import internal_error
 
 __all__ = [
     "Stratum",
@@ -365,7 +365,7 @@ def groups_by_segment(
     ev: Evaluation, by_cols: list[Hashable], func: str
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """The segment codes present (ascending) and, for each, the indices of its groups."""
-    from .report import segment_of_groups
+    from pandas_rankeval.core.evaluate import segment_of_groups
 
     if "code" not in ev.group_stats:  # only global AUC: no per-group statistics were built
         ev = dataclasses.replace(ev, group_stats={"code": _group_codes(ev)})
@@ -498,7 +498,7 @@ def bootstrap_report(
     strata, present = strata_of(ev, items, by_cols, func)
     bar = _Progress(progress, n_boot * len(strata), "bootstrap")
     if ci_method == "studentized":
-        from ._studentized import StudentizedStratum, studentized_interval
+        from pandas_rankeval.inference.studentized import StudentizedStratum, studentized_interval
 
         k = len(items)
         wrapped = [StudentizedStratum(st, [[(j, 1.0)] for j in range(k)]) for st in strata]

@@ -9,6 +9,8 @@ import warnings
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .numfmt import fmt_metric
+
 __all__ = ["Coverage", "MetricResult", "CoverageWarning", "warn_coverage", "warn_once", "coverage_problem"]
 
 #: Share of rows (or of positives) dropped by the filters above which a metric warns
@@ -30,7 +32,7 @@ class CoverageWarning(UserWarning):
     """
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the package root
 
 
 def _library_dirs() -> tuple[str, ...]:
@@ -260,8 +262,6 @@ class MetricResult(float):
 
 
 def _fmt_value(x: float) -> str:
-    from ._display import fmt_metric
-
     return fmt_metric(x)
 
 

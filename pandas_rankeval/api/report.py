@@ -9,35 +9,16 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from . import _engine as E
-from ._display import ResultTable, as_result_table
-from ._evaluate import Evaluation, GroupValues, Options, WeightLike, evaluate
-from ._registry import parse_metrics
-from ._result import warn_once
-from ._validation import as_columns, check_n_boot_for_level, check_option, check_seed, internal_error
+from pandas_rankeval.core import ranking as E
+from pandas_rankeval.display.table import ResultTable, as_result_table
+from pandas_rankeval.core.evaluate import Evaluation, GroupValues, Options, WeightLike, evaluate, segment_of_groups
+from pandas_rankeval.core.registry import parse_metrics
+from pandas_rankeval.core.result import warn_once
+from pandas_rankeval.core.validation import as_columns, check_n_boot_for_level, check_option, check_seed, internal_error
 
-__all__ = ["report", "segment_of_groups"]
+__all__ = ["report"]
 
 DEFAULT_METRICS = ("auc", "gauc", "mrr", "ndcg@10")
-
-
-def segment_of_groups(ev: Evaluation, by: list[Hashable], func: str) -> np.ndarray:
-    """The segment code of every group; each ``by`` column must be constant within a group."""
-    groups, segs = ev.prepared.encode_groups(), ev.prepared.segments
-    if groups is None or segs is None:  # pragma: no cover - report() always passes both
-        raise RuntimeError("segments need group and segment codes")
-    key = groups.codes.astype(np.int64) * segs.n_codes + segs.codes
-    uniq = np.unique(key)  # ascending group code, the order of every per-group array
-    gk = uniq // segs.n_codes
-    n_groups = 1 + int(np.count_nonzero(gk[1:] != gk[:-1]))
-    if uniq.shape[0] != n_groups:
-        n_mixed = int((np.bincount(np.searchsorted(np.unique(gk), gk)) > 1).sum())
-        raise ValueError(
-            f"The 'by' column(s) {by!r} of {func} must be constant within each group "
-            f"(a user's country, a query's vertical); {n_mixed:,} groups have more than one "
-            "value. Segment by a group-level attribute, or evaluate subsets separately."
-        )
-    return uniq % segs.n_codes
 
 
 def _rows(
@@ -245,15 +226,16 @@ def report(
     check_option(auc_method, "auc_method", func, ("delong", "bootstrap"))
     check_option(ci_method, "ci_method", func, ("percentile", "studentized"))
     if ci is not None:
-        from ._delong import delong_unavailable
-        from ._stats import check_level, check_n_boot
+        from pandas_rankeval.inference.delong import delong_unavailable
+        from pandas_rankeval.inference.bootstrap import check_level, check_n_boot
 
         ci = check_level(ci, "ci", func)
         check_seed(seed, func)
         delong_auc = auc_method == "delong" and delong_unavailable(ties) is None
         if any(not (delong_auc and s.kind == "auc") for s in specs):  # a metric is bootstrapped
             check_n_boot_for_level(check_n_boot(n_boot, func), ci, func)
-    from ._summary import finalize_evaluation, make_plan, resolve_resample
+    from pandas_rankeval.engines.pandas import finalize_evaluation
+    from pandas_rankeval.summary.plan import make_plan, resolve_resample
 
     plan = None
     if ci is None or resolve_resample(resample, ci_method, func) == "poisson":
@@ -300,8 +282,8 @@ def report(
         idx = pd.Index(score_cols, name="model", tupleize_cols=False)  # tuple names stay names
     out = pd.DataFrame(rows, index=idx)
     if ci is not None:
-        from ._delong import METHOD, delong_report, delong_unavailable
-        from ._stats import bootstrap_report
+        from pandas_rankeval.inference.delong import METHOD, delong_report, delong_unavailable
+        from pandas_rankeval.inference.bootstrap import bootstrap_report
 
         no_delong = delong_unavailable(ties)
         analytic = [s.name for s in specs if s.kind == "auc"] if auc_method == "delong" and no_delong is None else []

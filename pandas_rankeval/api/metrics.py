@@ -14,11 +14,11 @@ from typing import Literal
 
 import pandas as pd
 
-from ._evaluate import Options, WeightLike, evaluate, warn_if_needed
-from ._registry import MetricSpec, parse_metrics
-from ._display import ResultTable, as_result_table
-from ._result import MetricResult
-from ._validation import check_column_name, check_k
+from pandas_rankeval.core.evaluate import Options, WeightLike, evaluate, warn_if_needed
+from pandas_rankeval.core.registry import MetricSpec, parse_metrics
+from pandas_rankeval.display.table import ResultTable, as_result_table
+from pandas_rankeval.core.result import MetricResult
+from pandas_rankeval.core.validation import check_column_name, check_k
 
 __all__ = [
     "auc",
@@ -50,7 +50,8 @@ def _one(
     check_column_name(score, "score", options.func, df if isinstance(df, pd.DataFrame) else None)
     ev = evaluate(df, group=group, label=label, scores=[score], specs=[spec], options=options)
     if spec.info.grouped:  # the one-partition case of the summary layer that Dask and Spark share
-        from ._summary import finalize_evaluation, metric_plan
+        from pandas_rankeval.engines.pandas import finalize_evaluation
+        from pandas_rankeval.summary.plan import metric_plan
 
         plan = metric_plan(options, spec, group=group, label=label, score=score, df=df)
         return finalize_evaluation(ev, plan)  # type: ignore[no-any-return]

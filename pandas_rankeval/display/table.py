@@ -27,6 +27,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.numfmt import digits, fmt_metric
+from ..core.numfmt import is_missing as _missing
+
 __all__ = [
     "ResultTable",
     "table_parts",
@@ -55,44 +58,10 @@ SHARE_COLUMNS = frozenset({"gauc_rows_skipped"})
 #: Characters of a notebook output area (about 1,100 px at Jupyter's table font) before a
 #: table wraps into parts of columns.
 HTML_WIDTH = 150
-_PANDAS_DEFAULT_PRECISION = 6
 
 
 # ---------------------------------------------------------------------------------------------
 # cells
-
-
-def _missing(x: Any) -> bool:
-    if x is None or x is pd.NA:
-        return True
-    try:
-        return isinstance(x, (float, np.floating)) and math.isnan(x)
-    except TypeError:  # pragma: no cover - exotic scalars
-        return False
-
-
-def digits() -> int:
-    """Decimals of a metric: 4, or ``display.precision`` when the user changed it.
-
-    >>> digits()
-    4
-    >>> with pd.option_context("display.precision", 2):
-    ...     digits()
-    2
-    """
-    precision = int(pd.get_option("display.precision"))
-    return 4 if precision == _PANDAS_DEFAULT_PRECISION else precision
-
-
-def fmt_metric(x: Any, signed: bool = False) -> str:
-    """A metric value (or a difference, with ``signed``) to :func:`digits` decimals.
-
-    >>> fmt_metric(0.534307), fmt_metric(0.0123, signed=True), fmt_metric(float("nan"))
-    ('0.5343', '+0.0123', 'NaN')
-    """
-    if _missing(x):
-        return "NaN"
-    return f"{float(x):{'+' if signed else ''}.{digits()}f}"
 
 
 def fmt_interval(value: Any, low: Any, high: Any, signed: bool = False) -> str:
@@ -318,7 +287,7 @@ def coverage_sentence(cov: dict[str, Any]) -> str:
 
 def _metric_coverage_lines(coverage: dict[str, Any], label: str = "coverage") -> list[str]:
     """``attrs["coverage"]`` (metric -> Coverage fields) as one line per distinct coverage."""
-    from ._result import Coverage
+    from ..core.result import Coverage
 
     by_text: dict[str, list[str]] = {}
     for name, fields in coverage.items():

@@ -325,8 +325,8 @@ def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable]
 
     Without segments the one key is ``()``. Needs ``evaluate(..., keep_order=True)``.
     """
-    from ._stats import _group_codes, groups_by_segment, row_groups
-    from ._validation import internal_error
+    from pandas_rankeval.inference.bootstrap import _group_codes, groups_by_segment, row_groups
+    from pandas_rankeval.core.validation import internal_error
 
     rg = row_groups(ev)
     n_groups = int(_group_codes(ev).shape[0])

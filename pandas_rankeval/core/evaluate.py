@@ -18,117 +18,19 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
-from . import _engine as E
-from ._frame import Labels, Prepared, label_levels, prepare
-from ._progress import Progress
-from ._registry import MetricSpec
-from ._result import Coverage, coverage_problem, warn_coverage
-from ._validation import as_columns, check_column_name, check_min_count, check_option, internal_error
+from . import ranking as E
+from .options import WEIGHT_NAMES, Options, WeightLike, check_weight_name
+from .prepare import Labels, Prepared, label_levels, prepare
+from .progress import Progress
+from .registry import MetricSpec
+from .result import Coverage, coverage_problem, warn_coverage
+from .validation import as_columns, check_column_name, internal_error
 
-__all__ = ["Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "WeightLike"]
-
-TIES = ("expected", "pessimistic", "optimistic")
-EMPTY = ("zero", "skip", "error")
-GAINS = ("exp2", "linear")
-DENOMINATORS = ("relevant", "min_k")
-NAN_POLICIES = ("raise", "omit")
-ENGINES = ("numpy", "sklearn")
-WEIGHT_NAMES = ("count", "clicks", "log1p", "uniform")
-
-WeightLike = Union[str, pd.Series, Callable[[pd.DataFrame], Any], None]
+__all__ = ["Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "segment_of_groups", "WeightLike"]
 
 #: Rows above which score columns are ranked on two threads (numpy sorts release the GIL).
 _THREADS_FROM_ROWS = 200_000
 
-
-@dataclass
-class Options:
-    """Every choice that shapes a number, checked once."""
-
-    func: str
-    ties: str = "expected"
-    tiebreak: Hashable | None = None
-    threshold: float | None = None
-    weight: WeightLike = None  # None: each metric's default
-    empty: str = "zero"
-    gain: str = "exp2"
-    denominator: str = "relevant"
-    min_size: int = 0
-    min_pos: int = 0
-    min_neg: int = 0
-    sample_weight: Hashable | None = None
-    engine: str = "numpy"
-    max_fpr: float | None = None
-    nan_policy: str = "raise"
-    progress: bool = False
-
-    def check(self) -> Options:
-        f = self.func
-        check_option(self.ties, "ties", f, TIES)
-        check_option(self.empty, "empty", f, EMPTY)
-        check_option(self.gain, "gain", f, GAINS)
-        check_option(self.denominator, "denominator", f, DENOMINATORS)
-        check_option(self.engine, "engine", f, ENGINES)
-        check_option(self.nan_policy, "nan_policy", f, NAN_POLICIES)
-        self.min_size = check_min_count(self.min_size, "min_size", f)
-        self.min_pos = check_min_count(self.min_pos, "min_pos", f)
-        self.min_neg = check_min_count(self.min_neg, "min_neg", f)
-        if self.threshold is not None and not (
-            isinstance(self.threshold, (int, float, np.integer, np.floating))
-            and not isinstance(self.threshold, bool)
-            and math.isfinite(self.threshold)
-        ):
-            raise ValueError(
-                f"The 'threshold' parameter of {f} must be a finite number or None. "
-                f"Got {self.threshold!r} instead."
-            )
-        if self.max_fpr is not None and not (
-            isinstance(self.max_fpr, numbers.Real)
-            and not isinstance(self.max_fpr, (bool, np.bool_))
-            and 0 < self.max_fpr <= 1
-        ):
-            raise ValueError(
-                f"The 'max_fpr' parameter of {f} must be a float in the range (0, 1] or None. "
-                f"Got {self.max_fpr!r} instead."
-            )
-        if self.max_fpr is not None:
-            self.max_fpr = float(self.max_fpr)  # sklearn would compute in float32 for np.float32
-        for name in ("sample_weight", "tiebreak"):
-            if getattr(self, name) is not None:
-                check_column_name(getattr(self, name), name, f)
-        w = self.weight
-        if isinstance(w, str):
-            pass  # a weight name or a column: resolved against the frame's columns
-        elif w is not None and not isinstance(w, pd.Series) and not callable(w):
-            raise TypeError(
-                f"The 'weight' parameter of {f} must be one of {', '.join(map(repr, WEIGHT_NAMES))}, "
-                f"a column name, a pandas Series indexed by group key, or a callable. Got {w!r} instead."
-            )
-        return self
-
-    def params(self, spec: MetricSpec) -> dict[str, Any]:
-        """The choices that matter for one metric, for display."""
-        out: dict[str, Any] = {"ties": self.ties}
-        if spec.info.grouped:
-            out["weight"] = self.weight_for(spec) if isinstance(self.weight_for(spec), str) else "custom"
-        if self.tiebreak is not None:
-            out["tiebreak"] = self.tiebreak
-        if spec.kind == "ndcg":
-            out["gain"] = self.gain
-        if spec.kind == "map":
-            out["denominator"] = self.denominator
-        if spec.kind not in ("auc", "gauc"):
-            out["empty"] = self.empty
-        if self.threshold is not None:
-            out["threshold"] = self.threshold
-        if spec.kind == "gauc":
-            for name in ("min_size", "min_pos", "min_neg"):
-                if getattr(self, name):
-                    out[name] = getattr(self, name)
-        return out
-
-    def weight_for(self, spec: MetricSpec) -> WeightLike:
-        return spec.info.default_weight if self.weight is None else self.weight
 
 
 @dataclass
@@ -174,53 +76,6 @@ class Evaluation:
                 raise RuntimeError("this evaluation has no groups")
             self._keys = groups.decode(self.group_stats["code"])
         return self._keys
-
-
-#: What each weight name means, and a callable that asks for it without the name.
-_WEIGHT_MEANINGS = {
-    "count": ("the rows of each group", "weight=lambda stats: stats['n']"),
-    "clicks": ("the relevant rows of each group", "weight=lambda stats: stats['positives']"),
-    "log1p": ("log(1 + rows) of each group", "weight=lambda stats: np.log1p(stats['n'])"),
-    "uniform": ("1 for every group", "weight=lambda stats: np.ones(len(stats))"),
-}
-
-
-def _ambiguous_weight(name: str, func: str, gcols: Sequence[Hashable] | None) -> str:
-    meaning, ask = _WEIGHT_MEANINGS[name]
-    key = (gcols[0] if len(gcols) == 1 else list(gcols)) if gcols else "group"
-    return (
-        f"The 'weight' parameter of {func} is {name!r}, which is both a weight name ({meaning}) "
-        f"and a column of the frame. For the column, pass its per-group sums, "
-        f"weight=df.groupby({key!r})[{name!r}].sum(), or rename the column; for {meaning}, "
-        f"pass {ask}."
-    )
-
-
-def check_weight_name(
-    weight: WeightLike, columns: pd.Index, func: str, gcols: Sequence[Hashable] | None
-) -> Hashable | None:
-    """A weight given by name: a weight name, or a column of the frame (returned), never both.
-
-    Needs only the column names, so the Dask and Spark engines check it from metadata.
-    """
-    w = weight
-    if isinstance(w, str) and w in WEIGHT_NAMES and w in columns:
-        raise ValueError(_ambiguous_weight(w, func, gcols))
-    if isinstance(w, str) and w not in WEIGHT_NAMES:
-        if w not in columns:
-            import difflib
-
-            from ._validation import ColumnNotFoundError
-
-            close = difflib.get_close_matches(w, [*WEIGHT_NAMES, *map(str, columns)], n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise ColumnNotFoundError(
-                f"The 'weight' parameter of {func} must be one of "
-                f"{', '.join(map(repr, WEIGHT_NAMES))} or a column name. Got {w!r}, which is "
-                f"neither.{hint}"
-            )
-        return w
-    return None
 
 
 def _weights(
@@ -723,3 +578,22 @@ def warn_if_needed(gv: GroupValues, where: str) -> None:
     problem = coverage_problem(name, gv.value, gv.coverage)
     if problem is not None:
         warn_coverage(problem)
+
+
+def segment_of_groups(ev: Evaluation, by: list[Hashable], func: str) -> np.ndarray:
+    """The segment code of every group; each ``by`` column must be constant within a group."""
+    groups, segs = ev.prepared.encode_groups(), ev.prepared.segments
+    if groups is None or segs is None:  # pragma: no cover - report() always passes both
+        raise RuntimeError("segments need group and segment codes")
+    key = groups.codes.astype(np.int64) * segs.n_codes + segs.codes
+    uniq = np.unique(key)  # ascending group code, the order of every per-group array
+    gk = uniq // segs.n_codes
+    n_groups = 1 + int(np.count_nonzero(gk[1:] != gk[:-1]))
+    if uniq.shape[0] != n_groups:
+        n_mixed = int((np.bincount(np.searchsorted(np.unique(gk), gk)) > 1).sum())
+        raise ValueError(
+            f"The 'by' column(s) {by!r} of {func} must be constant within each group "
+            f"(a user's country, a query's vertical); {n_mixed:,} groups have more than one "
+            "value. Segment by a group-level attribute, or evaluate subsets separately."
+        )
+    return uniq % segs.n_codes

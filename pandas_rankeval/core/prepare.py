@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._validation import (
+from .validation import (
     check_column_name,
     check_columns,
     check_frame,

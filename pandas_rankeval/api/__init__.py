@@ -1,0 +1,1 @@
+"""The public functions: one signature and one docstring each."""

@@ -1,0 +1,1 @@
+"""Intervals and tests: hashed resampling, the group bootstrap, clustered DeLong, studentized intervals."""

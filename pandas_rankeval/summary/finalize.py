@@ -1,0 +1,268 @@
+"""Summary -> numbers: whole-table checks, point values, replicates and coverage (stage 6).
+
+No table formatting here: :mod:`pandas_rankeval.tables` turns these numbers into the
+``MetricResult`` and the report and compare tables.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+
+from ..core.result import Coverage
+from ..core.validation import missing_values_error
+from ..inference.delong import delong_from_moments
+from ..inference.studentized import _se, studentized_interval
+from .auc_counts import _auc_value
+from .plan import _C, Plan
+from .summary import Summary, _seg_add, _seg_zero
+
+
+# --------------------------------------------------------------------------- #
+# finalize
+# --------------------------------------------------------------------------- #
+def _raise_input_errors(summary: Summary, plan: Plan) -> None:
+    bad = {c: int(summary.missing[c]) for c in plan.columns if summary.missing.get(c)}
+    for c, k in summary.missing.items():  # columns outside the plan's list, if any
+        if k and c not in bad:
+            bad[c] = int(k)
+    if bad and plan.options.nan_policy == "raise":
+        raise missing_values_error(bad)
+    if summary.n_rows == 0 and summary.n_dropped and not summary.problems:
+        raise ValueError(
+            f"{plan.func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
+        )
+    probs = summary.problems
+    for (kind, col), count in sorted(probs.items(), key=lambda kv: ["infinite_label", "bad_weight",
+                                                                       "negative_label"].index(kv[0][0])):
+        s = "s" if count != 1 else ""
+        if kind == "infinite_label":
+            raise ValueError(
+                f"Column {col!r} (label) has {count:,} infinite value{s}; labels must be finite numbers or bools."
+            )
+        if kind == "bad_weight":
+            raise ValueError(
+                f"Column {col!r} (weight) has {count:,} negative or infinite value{s}; weights must be finite and >= 0."
+            )
+        raise ValueError(
+            f"Column {col!r} has {count:,} negative label{s}; NDCG needs "
+            "labels >= 0 (graded relevance). Clip or shift them first."
+        )
+    if summary.n_rows == 0:
+        if summary.n_dropped:
+            raise ValueError(
+                f"{plan.func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
+            )
+        raise ValueError(f"{plan.func} got an empty DataFrame (0 rows); there is nothing to evaluate.")
+    if plan.options.empty == "error":
+        tot = _totals(summary, plan)
+        n_groups = sum(s["n_groups"] for s in summary.segments.values())
+        for j, (score, name) in enumerate(plan.items):
+            if score != plan.scores[0]:
+                break
+            n_empty = int(tot["counts"][j, _C["n_empty"]])
+            if n_empty:
+                raise ValueError(
+                    f"{name}: {n_empty:,} of {n_groups:,} groups have no relevant row. "
+                    "Pass empty='zero' to score them 0 or empty='skip' to leave them out."
+                )
+
+
+def _totals(summary: Summary, plan: Plan) -> dict[str, Any]:
+    """The sum of every segment (the whole table)."""
+    segs = list(summary.segments.values())
+    if not segs:
+        n_items, n_boot, n_pairs = summary.shape
+        return _seg_zero(n_items, n_boot, n_pairs, plan.method != "bootstrap")
+    tot = segs[0]
+    for seg in segs[1:]:
+        tot = _seg_add(tot, seg)
+    return tot
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = num / den
+    return np.where(den > 0, r, np.nan)
+
+
+def _coverage(seg: dict[str, Any], j: int, n_dropped: int) -> Coverage:
+    c = seg["counts"][j]
+    n_rows = seg["n_rows"]
+    total_pos = seg["n_pos"]
+    return Coverage(
+        n_rows=n_rows,
+        n_groups=seg["n_groups"],
+        n_used=int(c[_C["n_used"]]),
+        n_only_pos=int(c[_C["n_only_pos"]]),
+        n_only_neg=int(c[_C["n_only_neg"]]),
+        n_filtered=int(c[_C["n_filtered"]]),
+        n_empty=int(c[_C["n_empty"]]),
+        rows_skipped_share=float(int(c[_C["rows_skipped"]]) / max(n_rows, 1)),
+        positives_skipped_share=float(int(c[_C["pos_skipped"]]) / total_pos) if total_pos else 0.0,
+        n_dropped=n_dropped,
+        n_zero_weight=int(c[_C["n_zero_weight"]]),
+        rows_filtered_share=float(int(c[_C["rows_filtered"]]) / max(n_rows, 1)) if c[_C["n_filtered"]] else 0.0,
+        positives_filtered_share=(
+            float(int(c[_C["pos_filtered"]]) / total_pos) if (total_pos and c[_C["n_filtered"]]) else 0.0
+        ),
+    )
+
+
+def _auc_coverage(summary: Summary, plan: Plan) -> Coverage:
+    """Coverage of global AUC over the whole table (every row pooled)."""
+    n_rows = summary.n_rows
+    segs = summary.segments.values()
+    npos = sum(s["n_pos"] for s in segs)
+    both = 0 < npos < n_rows
+    zero_weight = (
+        both and plan.options.sample_weight is not None
+        and not (sum(s["sw_pos"] for s in segs) > 0 and sum(s["sw_neg"] for s in segs) > 0)
+    )
+    ok = both and not zero_weight
+    return Coverage(
+        n_rows=n_rows,
+        n_groups=1,
+        n_used=int(ok),
+        n_only_pos=int(npos == n_rows),
+        n_only_neg=int(npos == 0),
+        n_zero_weight=int(zero_weight),
+        rows_skipped_share=0.0 if ok else 1.0,
+        positives_skipped_share=0.0 if ok or not npos else 1.0,
+        n_dropped=summary.n_dropped,
+        grouped=False,
+    )
+
+
+def _whole_table(summary: Summary, plan: Plan) -> dict[str, Any]:
+    """The sum of every segment, with the table's totals."""
+    tot = _totals(summary, plan)
+    segs = summary.segments.values()
+    tot["n_groups"] = sum(s["n_groups"] for s in segs)
+    tot["n_rows"] = summary.n_rows
+    tot["n_pos"] = sum(s["n_pos"] for s in segs)
+    return tot
+
+
+def _metric_coverage(summary: Summary, plan: Plan, score: Hashable) -> dict[str, tuple[float, Coverage]]:
+    """Whole-table (value, coverage) of every metric of one score column, for footers and warnings.
+
+    Global AUC's value is only used to decide the warning: NaN exactly when it has no pair.
+    """
+    tot = _whole_table(summary, plan)
+    out: dict[str, tuple[float, Coverage]] = {}
+    for name in plan.metrics:
+        if name == "auc":
+            cov = _auc_coverage(summary, plan)
+            out[name] = (1.0 if cov.n_used else math.nan, cov)
+            continue
+        j = plan.items.index((score, name))
+        value = float(_ratio(tot["sums"][j, 0], tot["sums"][j, 1]))
+        out[name] = (value, _coverage(tot, j, summary.n_dropped))
+    return out
+
+
+def _segment_order(keys: list[tuple]) -> list[tuple]:
+    """Segments in key order (country "de" before "fr"); keys that do not compare keep their order."""
+    try:
+        return sorted(keys)
+    except TypeError:
+        return list(keys)
+
+
+def _auc_lookup(auc: dict | None, key: tuple, score: Hashable, plan: Plan) -> float:
+    if auc is None:
+        raise ValueError(f"{plan.func}: global AUC was asked for, but no AUC counts were given to finalize")
+    for k in ((key, score), (key[0] if len(key) == 1 else key, score)):
+        if k in auc:
+            return _auc_value(auc[k], plan.options.ties)
+    if not key and score in auc:
+        return _auc_value(auc[score], plan.options.ties)
+    raise ValueError(f"{plan.func}: no global AUC counts for segment {key!r} and score {score!r}")
+
+
+def _auc_reps(auc_boot: dict | None, key: tuple, score: Hashable, plan: Plan) -> np.ndarray:
+    if auc_boot is not None:
+        for k in ((key, score), (key[0] if len(key) == 1 else key, score)):
+            if k in auc_boot:
+                return np.asarray(auc_boot[k], dtype=np.float64)
+        if not key and score in auc_boot:
+            return np.asarray(auc_boot[score], dtype=np.float64)
+    raise ValueError(
+        f"{plan.func}: an interval for global AUC needs its bootstrap replicates; "
+        "this engine gave none (leave 'auc' out of the metrics, or drop ci=)"
+    )
+
+
+def _seg_values(seg: dict[str, Any], plan: Plan, key: tuple, auc: dict | None) -> dict[tuple, float]:
+    point = _ratio(seg["sums"][:, 0], seg["sums"][:, 1]) if seg["sums"].size else np.zeros(0)
+    out = {item: float(point[j]) for j, item in enumerate(plan.items)}
+    if plan.has_auc:
+        for s in plan.scores:
+            out[(s, "auc")] = _auc_lookup(auc, key, s, plan)
+    return out
+
+
+def _seg_reps(seg: dict[str, Any], plan: Plan, key: tuple, auc_boot: dict | None) -> dict[tuple, np.ndarray]:
+    boot = seg["boot"]
+    out: dict[tuple, np.ndarray] = {}
+    if boot is not None:
+        reps = _ratio(boot[:, :, 0], boot[:, :, 1])
+        for j, item in enumerate(plan.items):
+            out[item] = reps[:, j]
+    if plan.has_auc and not plan.auc_delong:
+        for s in plan.scores:
+            out[(s, "auc")] = _auc_reps(auc_boot, key, s, plan)
+    return out
+
+
+def ci_method(plan: Plan, paired: bool = False) -> str:
+    """The words for the bootstrap interval (``attrs``, footers)."""
+    stud = plan.ci_method == "studentized"
+    if paired:
+        base = ("studentized (bootstrap-t)" if stud else "percentile") + " paired bootstrap over groups"
+    else:
+        base = ("studentized bootstrap (bootstrap-t)" if stud else "percentile bootstrap") + " over groups"
+    if plan.resample == "poisson":
+        base += " (hashed Poisson(1) weights)"
+    return base
+
+
+def _studentized(
+    seg: dict[str, Any], t: int, js: list[int], signs: list[float], point: float, reps: np.ndarray, ci: float
+) -> tuple[float, float]:
+    """Bootstrap-t interval of target t (``sum_k s_k R_k`` over items js) in one segment."""
+    sums, boot = seg["sums"], seg["boot"]
+    sg = np.array(signs)
+    r0 = _ratio(sums[js, 0], sums[js, 1])[None, :]
+    se0 = _se(r0, sg, sums[js, 1][None, :], seg["gram"][t][None, :])
+    r = _ratio(boot[:, js, 0], boot[:, js, 1])
+    se_r = _se(r, sg, boot[:, js, 1], seg["boot_gram"][:, t, :])
+    lo, hi = studentized_interval(np.array([point]), se0, reps[:, None], se_r[:, None], ci)
+    return float(lo[0]), float(hi[0])
+
+
+def flip_pvalues(obs: np.ndarray, abs_sum: np.ndarray, reps: np.ndarray, n_flips: int) -> np.ndarray:
+    """Randomization p-values from the hashed sign flips: T* = T - 2 sum_{b=1} w d."""
+    t = np.abs(obs)
+    tol = 1e-10 * abs_sum
+    t_star = obs[None, :] - 2.0 * reps
+    hits = (np.abs(t_star) >= t - tol).sum(axis=0)
+    return (1.0 + hits) / (1.0 + n_flips)
+
+
+def _delong_of(
+    delong: dict | None, key: tuple, plan: Plan, seg: dict | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """AUCs of the plan's scores and their clustered-DeLong covariance in one segment."""
+    if (delong is None or key not in delong) and seg is not None and seg.get("delong") is not None:
+        return delong_from_moments(seg["delong"])
+    if delong is None or key not in delong:
+        raise ValueError(
+            f"{plan.func}: the clustered DeLong interval of global AUC needs its moment matrix "
+            f"for segment {key!r}; this engine gave none (pass auc_method='bootstrap', or leave 'auc' out)"
+        )
+    return delong_from_moments(np.asarray(delong[key], dtype=np.float64))

@@ -1,0 +1,495 @@
+"""One partition of whole groups -> one :class:`~.summary.Summary` (stage 4 of the pipeline).
+
+:func:`summarize` runs the same vectorized evaluation as pandas
+(:func:`pandas_rankeval.core.evaluate.evaluate`) on a partition and reduces it to additive sums;
+:func:`summarize_evaluation` does the same for an evaluation already made (pandas, the
+one-partition case). :func:`summary_of_counts` builds the group-less summary of global AUC alone
+from counts an engine already has. This module imports neither dask nor pyspark.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.evaluate import Evaluation, evaluate, segment_of_groups
+from ..core.validation import internal_error, missing_mask
+from ..inference import hashing as H
+from ..core.options import WEIGHT_NAMES
+from .plan import _C, COUNTERS, Plan
+from .summary import Summary, _plain, _seg_zero, _shape, empty_summary
+
+__all__ = ["summarize", "summarize_evaluation", "summary_of_counts"]
+
+#: Elements of one chunk of the (groups x replicates) draw matrix.
+_CHUNK_ELEMENTS = 1 << 20
+
+
+def _segment_keys(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, list[tuple]]:
+    """Per group (ascending code), the index of its segment; and the segment keys."""
+    n_groups = ev.group_stats["n"].shape[0]
+    if not plan.by:
+        return np.zeros(n_groups, dtype=np.int64), [()]
+    seg = segment_of_groups(ev, plan.by, plan.func)
+    present, inv = np.unique(seg, return_inverse=True)
+    segs = ev.prepared.segments
+    if segs is None:
+        raise internal_error("segments need segment codes")
+    keys = segs.decode(present)
+    out = []
+    for k in keys:
+        t = k if isinstance(k, tuple) else (k,)
+        out.append(tuple(_plain(v) for v in t))
+    return inv.reshape(-1).astype(np.int64), out
+
+
+def _ensure_group_stats(ev: Evaluation) -> None:
+    """Group codes, rows and relevant rows per group, when no group metric built them."""
+    if ev.group_stats:
+        return
+    groups = ev.prepared.encode_groups()
+    if groups is None:
+        raise internal_error("a summary needs group codes")
+    uniq, inv = np.unique(groups.codes, return_inverse=True)
+    inv = inv.reshape(-1)
+    n = np.bincount(inv, minlength=uniq.shape[0]).astype(np.int64)
+    npos = np.bincount(inv, weights=ev.labels.rel, minlength=uniq.shape[0]).astype(np.int64)
+    ev.group_stats.update(code=uniq, n=n, positives=npos, negatives=n - npos)
+
+
+def _class_weights(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per group (ascending code): summed sample weight of the relevant / other rows."""
+    sw_col = plan.options.sample_weight
+    if sw_col is None:
+        return None
+    sw = ev.prepared.extra[sw_col]
+    groups = ev.prepared.encode_groups()
+    if groups is None:
+        raise internal_error("a summary needs group codes")
+    gi = np.searchsorted(np.asarray(ev.group_stats["code"]), groups.codes)
+    n_groups = ev.group_stats["n"].shape[0]
+    rel = ev.labels.rel
+    wpos = np.bincount(gi[rel], weights=sw[rel], minlength=n_groups)
+    wneg = np.bincount(gi[~rel], weights=sw[~rel], minlength=n_groups)
+    return wpos, wneg
+
+
+def _distinct(columns: list[np.ndarray]) -> tuple[list[np.ndarray], list[int]]:
+    """Distinct columns (models share a metric's weights) and where each input column went."""
+    out: list[np.ndarray] = []
+    where: list[int] = []
+    for c in columns:
+        for k, u in enumerate(out):
+            if u is c or np.array_equal(u, c):
+                where.append(k)
+                break
+        else:
+            where.append(len(out))
+            out.append(c)
+    return out, where
+
+
+def summarize_evaluation(
+    ev: Evaluation,
+    plan: Plan,
+    *,
+    missing: dict[Hashable, int] | None = None,
+    n_dropped: int | None = None,
+    key_hashes: np.ndarray | None = None,
+) -> Summary:
+    """The summary of an evaluation of whole groups (pandas calls this directly).
+
+    Per-group arrays are reduced per segment as they are made: nothing of size
+    (groups x items) is kept, except the distinct weight and weight-times-value
+    columns that the hashed bootstrap multiplies by its draws, chunk by chunk.
+    A plan without groups (global AUC alone) counts rows, relevant rows and
+    sample weights only: any partition of the rows will do.
+    """
+    if not plan.group:
+        return _rows_only(ev, plan, missing, n_dropped)
+    _ensure_group_stats(ev)
+    stats = ev.group_stats
+    n = np.asarray(stats["n"], dtype=np.int64)
+    npos = np.asarray(stats["positives"], dtype=np.int64)
+    nneg = n - npos
+    n_all = n.shape[0]
+    seg_index, seg_keys = _segment_keys(ev, plan)
+    n_seg = len(seg_keys)
+    items = plan.items
+    n_items, n_boot, n_pairs = _shape(plan)
+    opts = plan.options
+    flips = n_pairs > 0 and plan.method != "bootstrap"
+
+    def count(mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        """Per segment: groups in ``mask`` (or the sum of int ``weights`` over them), exact."""
+        if n_seg == 1:
+            return np.array([int(mask.sum()) if weights is None else int(weights[mask].sum())], dtype=np.int64)
+        if weights is None:
+            return np.bincount(seg_index[mask], minlength=n_seg).astype(np.int64)
+        # float64 bincount: exact while a segment holds fewer than 2**53 rows
+        return np.rint(np.bincount(seg_index[mask], weights=weights[mask], minlength=n_seg)).astype(np.int64)
+
+    def fsum(x: np.ndarray) -> np.ndarray:
+        if n_seg == 1:
+            return np.array([x.sum()])
+        return np.bincount(seg_index, weights=x, minlength=n_seg)
+
+    counts = np.zeros((n_seg, max(n_items, 0), len(COUNTERS)), dtype=np.int64)
+    sums = np.zeros((n_seg, n_items, 2))
+    label_only: dict[str, dict[str, np.ndarray]] = {}
+    num_cols: list[np.ndarray] = []
+    den_cols: list[np.ndarray] = []
+    used_l: list[np.ndarray] = []
+    w_l: list[np.ndarray] = []
+    v_l: list[np.ndarray] = []
+    for j, (score, name) in enumerate(items):
+        gv = ev.scores[score].metrics[name]
+        used = np.asarray(gv.used, dtype=bool)
+        w = np.asarray(gv.weights, dtype=np.float64)
+        v = np.asarray(gv.values, dtype=np.float64)
+        wu = np.where(used, w, 0.0)
+        with np.errstate(invalid="ignore"):
+            wv = np.where(used, w * v, 0.0)
+        sums[:, j, 0] = fsum(wv)
+        sums[:, j, 1] = fsum(wu)
+        c = counts[:, j]
+        c[:, _C["n_used"]] = count(used)
+        skipped = ~used
+        c[:, _C["rows_skipped"]] = count(skipped, n)
+        c[:, _C["pos_skipped"]] = count(skipped, npos)
+        if gv.spec.kind == "gauc":
+            if "gauc" not in label_only:  # the same for every score column: labels only
+                has_both = (npos > 0) & (nneg > 0)
+                passes = (n >= opts.min_size) & (npos >= opts.min_pos) & (nneg >= opts.min_neg)
+                filtered = has_both & ~passes
+                label_only["gauc"] = {
+                    "eligible": has_both & passes,
+                    "n_only_pos": count((npos > 0) & (nneg == 0)),
+                    "n_only_neg": count(npos == 0),
+                    "n_filtered": count(filtered),
+                    "rows_filtered": count(filtered, n),
+                    "pos_filtered": count(filtered, npos),
+                }
+            lo = label_only["gauc"]
+            for k in ("n_only_pos", "n_only_neg", "n_filtered", "rows_filtered", "pos_filtered"):
+                c[:, _C[k]] = lo[k]
+            c[:, _C["n_zero_weight"]] = count(lo["eligible"] & skipped)  # a class weighs 0 in total
+        else:
+            if "empty" not in label_only:
+                label_only["empty"] = {"n_empty": count(npos == 0)}  # one rule for every list metric
+            c[:, _C["n_empty"]] = label_only["empty"]["n_empty"]
+        if n_boot:
+            num_cols.append(wv)
+            den_cols.append(wu)
+        if n_pairs:
+            used_l.append(used)
+            w_l.append(w)
+            v_l.append(v)
+
+    # paired differences: observed sums, and which groups both models use
+    wd_cols: list[np.ndarray] = []
+    flip_obs = np.zeros((n_seg, n_pairs))
+    flip_abs = np.zeros((n_seg, n_pairs))
+    mismatch = np.zeros((n_seg, n_pairs), dtype=np.int64)
+    pair_used = np.zeros((n_seg, n_pairs), dtype=np.int64)
+    col = {item: j for j, item in enumerate(items)}
+    for p, (m, b, name) in enumerate(plan.flip_pairs):
+        jm, jb = col[(m, name)], col[(b, name)]
+        um, ub = used_l[jm], used_l[jb]
+        wm, wb = w_l[jm], w_l[jb]
+        both = um & ub
+        mismatch[:, p] = count((um != ub) | (um & (wm != wb)))
+        pair_used[:, p] = count(both)
+        with np.errstate(invalid="ignore"):
+            wd = np.where(both, wm * (v_l[jm] - v_l[jb]), 0.0)
+        flip_obs[:, p] = fsum(wd)
+        flip_abs[:, p] = fsum(np.abs(wd))
+        if flips and n_boot:
+            wd_cols.append(wd)
+
+    class_w = _class_weights(ev, plan)
+    seg_n = count(np.ones(n_all, dtype=bool))
+    seg_rows = count(np.ones(n_all, dtype=bool), n)
+    seg_pos = count(np.ones(n_all, dtype=bool), npos)
+    seg_nopos = count(npos == 0)
+    if class_w is not None:
+        sw_pos, sw_neg = fsum(class_w[0]), fsum(class_w[1])
+    else:
+        sw_pos, sw_neg = seg_pos.astype(np.float64), (seg_rows - seg_pos).astype(np.float64)
+
+    # studentized intervals: per target, the sums of x x^T with x = [num, den] of its items
+    targets = plan.targets
+    gram_cols: list[np.ndarray] = []
+    for t in targets:
+        x: list[np.ndarray] = []
+        for j, _ in t:
+            x += [num_cols[j], den_cols[j]]
+        for a, b in zip(*np.triu_indices(len(x))):
+            gram_cols.append(x[a] * x[b])
+    q = (2 * len(targets[0])) * (2 * len(targets[0]) + 1) // 2 if targets else 0
+    gram = np.stack([fsum(c) for c in gram_cols], axis=1).reshape(n_seg, len(targets), q) if targets else None
+
+    boot = flip_reps = boot_gram = None
+    if n_boot and n_all:
+        if key_hashes is None:
+            key_hashes = H.key_hash(ev.keys)
+        acc, flip_reps = _hashed_sums(
+            plan, key_hashes, seg_index, n_seg, num_cols + den_cols + gram_cols, wd_cols, n_pairs if flips else 0
+        )
+        boot = np.stack([acc[:, :, :n_items], acc[:, :, n_items : 2 * n_items]], axis=3)
+        if targets:
+            boot_gram = acc[:, :, 2 * n_items :].reshape(n_seg, n_boot, len(targets), q)
+
+    segments: dict[tuple, dict[str, Any]] = {}
+    for si, key in enumerate(seg_keys):
+        seg = _seg_zero(n_items, n_boot, n_pairs, flips)
+        seg.update(
+            n_groups=int(seg_n[si]), n_rows=int(seg_rows[si]), n_pos=int(seg_pos[si]), n_nopos=int(seg_nopos[si]),
+            sw_pos=float(sw_pos[si]), sw_neg=float(sw_neg[si]),
+            counts=counts[si].copy(), sums=sums[si].copy(),
+            flip_obs=flip_obs[si].copy(), flip_abs=flip_abs[si].copy(),
+            flip_mismatch=mismatch[si].copy(), pair_used=pair_used[si].copy(),
+        )
+        if boot is not None:
+            seg["boot"] = boot[si]
+        if flip_reps is not None:
+            seg["flip_reps"] = flip_reps[si]
+        if gram is not None:
+            seg["gram"] = gram[si].copy()
+        if boot_gram is not None:
+            seg["boot_gram"] = boot_gram[si].copy()
+        segments[key] = seg
+    if n_dropped is None:
+        n_dropped = ev.prepared.n_dropped
+    return Summary(segments, dict(missing or {}), n_dropped, ev.prepared.n_rows, (n_items, n_boot, n_pairs))
+
+
+def _rows_only(ev: Evaluation, plan: Plan, missing: dict | None, n_dropped: int | None) -> Summary:
+    """The summary of global AUC alone: rows, relevant rows and class weights, no groups."""
+    n_items, n_boot, n_pairs = _shape(plan)
+    if n_items or n_pairs or plan.by:
+        raise internal_error("a plan without groups has group metrics, pairs or segments")
+    rel = ev.labels.rel
+    seg = _seg_zero(n_items, n_boot, n_pairs)
+    n_pos = int(rel.sum())
+    sw_col = plan.options.sample_weight
+    sw = ev.prepared.extra.get(sw_col) if sw_col is not None else None
+    seg.update(
+        n_rows=int(rel.shape[0]), n_pos=n_pos,
+        sw_pos=float(sw[rel].sum()) if sw is not None else float(n_pos),
+        sw_neg=float(sw[~rel].sum()) if sw is not None else float(rel.shape[0] - n_pos),
+    )
+    seg["boot"] = None
+    if n_dropped is None:
+        n_dropped = ev.prepared.n_dropped
+    return Summary({(): seg}, dict(missing or {}), n_dropped, ev.prepared.n_rows, (n_items, n_boot, n_pairs))
+
+
+def summary_of_counts(
+    plan: Plan,
+    *,
+    n_rows: int,
+    n_pos: int,
+    missing: dict[Hashable, int] | None = None,
+    n_dropped: int = 0,
+    sw_pos: float | None = None,
+    sw_neg: float | None = None,
+) -> Summary:
+    """The summary of global AUC alone from counts an engine already has (no partition pass).
+
+    For a plan without groups (``make_plan(kind="metric", group=None, metrics=["auc"])``):
+    rows evaluated, relevant rows, missing values per column, rows dropped and, with
+    ``sample_weight``, the summed weights of the relevant and the other rows. The same
+    object :func:`summarize` returns for such a plan; :func:`finalize` takes it.
+
+    Examples
+    --------
+    >>> from pandas_rankeval.summary import make_plan
+    >>> from pandas_rankeval.tables import finalize
+    >>> plan = make_plan("auc", kind="metric", group=None, label="y", scores="s", metrics=["auc"])
+    >>> r = finalize(summary_of_counts(plan, n_rows=10, n_pos=4), plan, auc={((), "s"): 0.75})
+    >>> float(r), r.coverage.n_rows
+    (0.75, 10)
+    """
+    if plan.group or plan.specs or plan.by:
+        raise ValueError("summary_of_counts is for global AUC alone: a plan without groups, group metrics or by")
+    n_items, n_boot, n_pairs = _shape(plan)
+    seg = _seg_zero(n_items, n_boot, n_pairs)
+    seg.update(
+        n_rows=int(n_rows), n_pos=int(n_pos),
+        sw_pos=float(n_pos if sw_pos is None else sw_pos),
+        sw_neg=float(int(n_rows) - int(n_pos) if sw_neg is None else sw_neg),
+    )
+    segments = {(): seg} if n_rows else {}
+    return Summary(segments, {c: int(v) for c, v in (missing or {}).items()}, n_dropped, n_rows,
+                   (n_items, n_boot, n_pairs))
+
+
+def _hashed_sums(
+    plan: Plan,
+    key_hashes: np.ndarray,
+    seg_index: np.ndarray,
+    n_seg: int,
+    columns: list[np.ndarray],
+    wd_cols: list[np.ndarray],
+    n_flip: int,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per segment: (n_boot x columns) sums of k_gb * column_g, and (n_boot x pairs) flip sums.
+
+    Replicate b weighs group g by its hashed Poisson(1) count k_gb (and flips it when its
+    hashed bit is 1); groups are taken in chunks so that the draws of a chunk stay small.
+    Repeated columns (models share a metric's weights) are multiplied once.
+    """
+    n_boot = plan.n_boot
+    seed = int(plan.seed)  # type: ignore[arg-type]
+    cols, where = _distinct(columns)
+    boot = np.zeros((n_seg, n_boot, len(columns)))
+    reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
+    if n_seg == 1:
+        groups_of = [None]
+    else:
+        order = np.argsort(seg_index, kind="stable")
+        cuts = np.searchsorted(seg_index[order], np.arange(1, n_seg))
+        groups_of = np.split(order, cuts)
+    n_all = key_hashes.shape[0]
+    step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
+    from pandas_rankeval.core.progress import Progress
+
+    bar = Progress(plan.options.progress, total=n_all, desc="bootstrap" if plan.kind == "report" else plan.func,
+                   unit="group")
+    where_arr = np.array(where, dtype=np.int64)
+    work: dict[str, np.ndarray] = {}  # draw buffers reused chunk after chunk
+    for si, gi in enumerate(groups_of):
+        size = n_all if gi is None else gi.shape[0]
+        acc = np.zeros((n_boot, len(cols)))
+        acc_f = np.zeros((n_boot, n_flip)) if n_flip else None
+        for lo in range(0, size, step):
+            hi = min(lo + step, size)
+            idx: Any = slice(lo, hi) if gi is None else gi[lo:hi]
+            kh = key_hashes[idx]
+            if cols:
+                design = np.column_stack([c[idx] for c in cols])
+                acc += H.poisson_weights(kh, seed, n_boot, work=work).T @ design
+            if acc_f is not None:
+                wd = np.column_stack([c[idx] for c in wd_cols])
+                acc_f += H.flip_bits(kh, seed, n_boot).T @ wd
+            bar.update(hi - lo)
+        if columns:
+            boot[si] = acc[:, where_arr]
+        if reps is not None and acc_f is not None:
+            reps[si] = acc_f
+    bar.close()
+    return boot, reps
+
+
+def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
+    """The additive summary of one partition that holds whole groups.
+
+    Runs the pandas engine on ``pdf``. Missing values of the plan's columns are
+    counted (and their rows dropped) instead of raising: :func:`finalize` raises with
+    the whole table's counts, or, under ``nan_policy="omit"``, reports the rows
+    dropped. ``empty="error"`` is likewise raised by :func:`finalize`. A partition
+    with no rows gives :func:`empty_summary`.
+    """
+    if len(pdf) == 0:
+        return empty_summary(plan)
+    missing: dict[Hashable, int] = {}
+    keep: np.ndarray | None = None
+    for c in plan.columns:
+        if c not in pdf.columns:
+            from pandas_rankeval.core.validation import check_columns
+
+            check_columns(pdf, plan.columns)
+        m = missing_mask(pdf[c])
+        if m.any():
+            missing[c] = int(m.sum())
+            keep = ~m if keep is None else keep & ~m
+    n_dropped = 0
+    if keep is not None:
+        n_dropped = int(keep.shape[0] - keep.sum())
+        pdf = pdf.loc[keep]
+        if len(pdf) == 0:
+            s = empty_summary(plan)
+            s.missing.update(missing)
+            s.n_dropped = n_dropped
+            return s
+    problems = _count_problems(pdf, plan)
+    if problems:  # finalize raises with the whole table's counts; nothing to evaluate here
+        s = empty_summary(plan)
+        s.missing.update(missing)
+        s.n_dropped, s.n_rows, s.problems = n_dropped, len(pdf), problems
+        return s
+    opts = dataclasses.replace(
+        plan.options, nan_policy="raise", empty="zero" if plan.options.empty == "error" else plan.options.empty,
+        progress=False,
+    )
+    ev = evaluate(
+        pdf, group=plan.group or None, label=plan.label, scores=plan.scores, specs=plan.specs,
+        options=opts, by=plan.by,
+    )
+    out = summarize_evaluation(ev, plan, missing=missing, n_dropped=n_dropped)
+    if plan.placement_columns:
+        for key, G in _partition_moments(pdf, ev, plan).items():
+            out.segments[key]["delong"] = G
+    return out
+
+
+def _count_problems(pdf: pd.DataFrame, plan: Plan) -> dict[tuple, int]:
+    """Bad values that pandas raises for, counted (numeric columns only: a text column is the
+    same TypeError in every partition, raised by the engine from its dtype)."""
+    out: dict[tuple, int] = {}
+    lab = pdf[plan.label]
+    numeric = pd.api.types.is_numeric_dtype(lab.dtype) and not pd.api.types.is_bool_dtype(lab.dtype)
+    if numeric and pd.api.types.is_float_dtype(lab.dtype):
+        bad = int((~np.isfinite(lab.to_numpy(dtype=np.float64))).sum())
+        if bad:
+            out[("infinite_label", plan.label)] = bad
+    w = plan.options.weight
+    weight_cols = [plan.options.sample_weight] if plan.options.sample_weight is not None else []
+    if isinstance(w, str) and w not in WEIGHT_NAMES:
+        weight_cols.append(w)
+    for c in weight_cols:
+        col = pdf[c]
+        if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+            arr = col.to_numpy(dtype=np.float64)
+            bad = int((~np.isfinite(arr) | (arr < 0)).sum())
+            if bad:
+                out[("bad_weight", c)] = bad
+    if numeric and any(s.info.graded for s in plan.specs):
+        neg = int((lab.to_numpy(dtype=np.float64) < 0).sum())
+        if neg:
+            out[("negative_label", plan.label)] = neg
+    return out
+
+
+def _partition_moments(pdf: pd.DataFrame, ev: Evaluation, plan: Plan) -> dict[tuple, np.ndarray]:
+    """Clustered-DeLong moments per segment from the rows' placement columns."""
+    from pandas_rankeval.inference.delong import delong_moments
+
+    if len(plan.placement_columns) != len(plan.scores):
+        raise ValueError("placement_columns needs one column per score column")
+    _ensure_group_stats(ev)
+    groups = ev.prepared.encode_groups()
+    if groups is None:  # pragma: no cover - a summary always has groups
+        raise internal_error("DeLong moments need group codes")
+    n_all = ev.group_stats["n"].shape[0]
+    gi = np.searchsorted(np.asarray(ev.group_stats["code"]), groups.codes)
+    rel = ev.labels.rel
+    a = np.empty((n_all, len(plan.scores)))
+    b = np.empty((n_all, len(plan.scores)))
+    for k, col in enumerate(plan.placement_columns):
+        place = pdf[col].to_numpy(dtype=np.float64)
+        a[:, k] = np.bincount(gi, weights=np.where(rel, place, 0.0), minlength=n_all)
+        b[:, k] = np.bincount(gi, weights=np.where(rel, 0.0, place), minlength=n_all)
+    m = np.asarray(ev.group_stats["positives"], dtype=np.float64)
+    n = np.asarray(ev.group_stats["n"], dtype=np.float64) - m
+    seg_index, keys = _segment_keys(ev, plan)
+    out = {}
+    for si, key in enumerate(keys):
+        sel = seg_index == si
+        out[key] = delong_moments(m[sel], n[sel], a[sel], b[sel])
+    return out

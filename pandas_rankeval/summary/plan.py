@@ -1,0 +1,285 @@
+"""The plan: everything decided on the client before any compute (stage 3 of the pipeline).
+
+:func:`make_plan` checks the options of a public call against the frame's schema (or a pandas
+frame itself) and returns a small, picklable :class:`Plan` that every engine hands to the
+per-partition summary (:mod:`.partition`) and to the finalizing of the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..inference import hashing as H
+from ..core.options import WEIGHT_NAMES, Options, WeightLike
+from ..core.registry import MetricSpec, parse_metrics
+from ..core.validation import as_columns, check_compare_scores, check_option
+
+__all__ = ["Plan", "make_plan", "metric_plan", "resolve_resample", "COUNTERS"]
+
+
+#: Counters per (segment, item), exact int64: groups used, skipped per reason, rows and
+#: positives in skipped groups and in the groups the filters dropped.
+COUNTERS = (
+    "n_used", "n_only_pos", "n_only_neg", "n_filtered", "n_empty", "n_zero_weight",
+    "rows_skipped", "pos_skipped", "rows_filtered", "pos_filtered",
+)
+_C = {name: i for i, name in enumerate(COUNTERS)}
+
+KINDS = ("metric", "report", "compare")
+RESAMPLES = ("poisson", "multinomial")
+METHODS = ("auto", "randomization", "bootstrap")
+
+
+_FORMAT = 1  # version of the bytes of a Summary
+
+
+# --------------------------------------------------------------------------- #
+# The plan
+# --------------------------------------------------------------------------- #
+@dataclass(frozen=True)
+class Plan:
+    """Everything decided on the client before any compute. Picklable, small.
+
+    ``specs`` are the group metrics (what :func:`summarize` computes); ``metrics``
+    every requested name in the caller's order, ``"auc"`` (global AUC) included.
+    """
+
+    func: str
+    kind: str  # "metric" | "report" | "compare"
+    group: list[Hashable]
+    label: Hashable
+    scores: list[Hashable]
+    specs: list[MetricSpec]
+    options: Options
+    metrics: tuple[str, ...]
+    by: list[Hashable] = field(default_factory=list)
+    columns: list[Hashable] = field(default_factory=list)
+    ci: float | None = None
+    n_boot: int = 0
+    seed: int | None = 0
+    seed_repr: Any = 0
+    resample: str = "poisson"
+    flip_pairs: tuple[tuple[Hashable, Hashable, str], ...] = ()
+    baseline: Hashable | None = None
+    alpha: float = 0.05
+    method: str = "auto"
+    auc_method: str = "delong"
+    ci_method: str = "percentile"
+    placement_columns: tuple[Hashable, ...] = ()  # per score: each row's DeLong placement (engines)
+
+    @property
+    def targets(self) -> list[list[tuple[int, float]]]:
+        """Statistics of the studentized interval: (item index, sign) lists, one per item
+        (report) or per (model - baseline) group-metric pair (compare, the order of
+        ``flip_pairs``); empty unless ``ci_method="studentized"``."""
+        if self.ci_method != "studentized" or not self.hashed_boot:
+            return []
+        col = {item: j for j, item in enumerate(self.items)}
+        if self.kind == "compare":
+            return [[(col[(m, n)], 1.0), (col[(b, n)], -1.0)] for m, b, n in self.flip_pairs]
+        return [[(j, 1.0)] for j in range(len(self.items))]
+
+    @property
+    def auc_delong(self) -> bool:
+        """Global AUC's interval / test is clustered DeLong (else the bootstrap)."""
+        from pandas_rankeval.inference.delong import delong_unavailable
+
+        return self.has_auc and self.auc_method == "delong" and delong_unavailable(self.options.ties) is None
+
+    @property
+    def has_auc(self) -> bool:
+        """Global AUC is among the metrics (the engine computes it from its score pass)."""
+        return "auc" in self.metrics
+
+    @property
+    def items(self) -> list[tuple[Hashable, str]]:
+        """(score, group metric name), the order of every per-item array of a Summary."""
+        return [(s, spec.name) for s in self.scores for spec in self.specs]
+
+    @property
+    def all_specs(self) -> list[MetricSpec]:
+        return parse_metrics(list(self.metrics))
+
+    @property
+    def hashed_boot(self) -> int:
+        """Replicates the summary carries (0 unless the hashed bootstrap is asked for)."""
+        return self.n_boot if (self.resample == "poisson" and (self.ci is not None or self.kind == "compare")) else 0
+
+
+def _check_n_boot(n_boot: Any, func: str) -> int:
+    from pandas_rankeval.inference.bootstrap import check_n_boot
+
+    return check_n_boot(n_boot, func)
+
+
+def make_plan(
+    func: str,
+    *,
+    kind: str,
+    group: Hashable | Sequence[Hashable] | None,
+    label: Hashable,
+    scores: Hashable | Sequence[Hashable],
+    metrics: str | Sequence[str],
+    by: Hashable | Sequence[Hashable] | None = None,
+    weight: WeightLike = None,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: Any = 0,
+    resample: str = "poisson",
+    baseline: Hashable | None = None,
+    alpha: float = 0.05,
+    method: str = "auto",
+    auc_method: str = "delong",
+    ci_method: str = "percentile",
+    min_size: int | None = None,
+    min_pos: int | None = None,
+    min_neg: int | None = None,
+    ties: str = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    gain: str = "exp2",
+    denominator: str = "relevant",
+    empty: str = "zero",
+    sample_weight: Hashable | None = None,
+    max_fpr: float | None = None,
+    engine: str = "numpy",
+    nan_policy: str = "raise",
+    progress: bool = False,
+    df: pd.DataFrame | None = None,
+    placement_columns: Sequence[Hashable] | None = None,
+) -> Plan:
+    """Check every parameter (no data touched) and decide what each partition computes.
+
+    The checks and their messages are those of the pandas functions: ``func`` names
+    the function in messages (``"report"``, ``"dask.report"``, ...). ``kind`` is
+    ``"metric"`` (one metric, a :class:`MetricResult`), ``"report"`` or
+    ``"compare"``. ``seed=None`` draws a seed here, once, so that every partition
+    uses the same one. ``df`` (optional, a frame or an empty frame with the same
+    columns) lets a tuple name a column, as in the pandas functions.
+
+    ``placement_columns`` (engines, clustered DeLong): one column name per score, in
+    the order of ``scores``, that the engine adds to every row before
+    :func:`summarize`: the row's unnormalized DeLong placement from the global score
+    pass (see :func:`placements_sorted`). :func:`summarize` then adds the per-segment
+    DeLong moment matrices to the summary, and :func:`finalize` needs no ``delong=``.
+    """
+    check_option(kind, "kind", func, KINDS)
+    if kind == "metric":
+        specs_all = [metrics] if isinstance(metrics, MetricSpec) else parse_metrics(metrics)
+    else:
+        specs_all = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
+    score_cols = as_columns(scores, "scores" if kind != "metric" else "score", func, df)
+    gcols = as_columns(group, "group", func, df) if group is not None else []
+    by_cols = as_columns(by, "by", func, df) if by is not None else []
+    opts = Options(
+        func, ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
+        min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
+        gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
+        sample_weight=sample_weight, max_fpr=max_fpr, engine=engine, progress=progress,
+    ).check()
+    if any(s.info.grouped for s in specs_all) and not gcols:
+        raise ValueError(
+            f"{func} needs the 'group' parameter (the user, query or session column) for "
+            f"{[s.name for s in specs_all if s.info.grouped]}."
+        )
+    check_option(resample, "resample", func, RESAMPLES)
+    check_option(auc_method, "auc_method", func, ("delong", "bootstrap"))
+    check_option(ci_method, "ci_method", func, ("percentile", "studentized"))
+    flip_pairs: list[tuple[Hashable, Hashable, str]] = []
+    seed_int: int | None = None
+    from pandas_rankeval.inference.delong import delong_unavailable
+
+    delong_auc = auc_method == "delong" and delong_unavailable(ties) is None
+    if kind == "report" and ci is not None:
+        from pandas_rankeval.inference.bootstrap import check_level
+
+        ci = check_level(ci, "ci", func)
+    if kind == "compare":
+        from pandas_rankeval.inference.bootstrap import check_level
+
+        check_compare_scores(score_cols, baseline, func)
+        ci = check_level(0.95 if ci is None else ci, "ci", func)  # compare's default level
+        alpha = check_level(alpha, "alpha", func)
+        check_option(method, "method", func, METHODS)
+        if method == "randomization" and not delong_auc and any(s.kind == "auc" for s in specs_all):
+            raise ValueError(
+                "Global AUC has no group-level randomization test (it is not a sum over groups); "
+                "use auc_method='delong' (needs ties='expected'), method='auto' (a paired bootstrap "
+                "test for 'auc') or method='bootstrap'."
+            )
+        flip_pairs = [  # every (model, baseline, group metric); sign-flipped unless method="bootstrap"
+            (m, baseline, s.name) for m in score_cols if m != baseline for s in specs_all if s.kind != "auc"
+        ]
+    if kind == "compare" or ci is not None:
+        from pandas_rankeval.core.validation import check_n_boot_for_level, check_seed
+
+        n_boot = _check_n_boot(n_boot, func)
+        check_seed(seed, func)
+        if any(not (delong_auc and s.kind == "auc") for s in specs_all):  # a metric is bootstrapped
+            check_n_boot_for_level(n_boot, ci, func)  # type: ignore[arg-type]
+        if resample == "poisson":
+            seed_int = H.seed_to_int(seed, func)
+    # every column a partition reads, in the order of the missing-value check of pandas
+    numeric_extra: list[Hashable] = []
+    if sample_weight is not None:
+        numeric_extra.append(sample_weight)
+    if isinstance(weight, str) and weight not in WEIGHT_NAMES:
+        numeric_extra.append(weight)
+    columns = list(dict.fromkeys([
+        *gcols, label, *score_cols, *numeric_extra, *([tiebreak] if tiebreak is not None else []), *by_cols,
+    ]))
+    seed_repr = seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed)
+    return Plan(
+        func=func,
+        kind=kind,
+        group=gcols,
+        label=label,
+        scores=score_cols,
+        specs=[s for s in specs_all if s.kind != "auc"],
+        options=opts,
+        metrics=tuple(s.name for s in specs_all),
+        by=by_cols,
+        columns=columns,
+        ci=ci,
+        n_boot=int(n_boot) if (kind == "compare" or ci is not None) else 0,
+        seed=seed_int if seed_int is not None else seed,
+        seed_repr=seed_repr,
+        resample=resample,
+        flip_pairs=tuple(flip_pairs),
+        baseline=baseline,
+        alpha=float(alpha),
+        method=method,
+        auc_method=auc_method,
+        ci_method=ci_method,
+        placement_columns=tuple(placement_columns or ()),
+    )
+
+
+def resolve_resample(resample: str | None, ci_method: str, func: str) -> str:
+    """The bootstrap of a pandas call: the hashed Poisson one unless asked otherwise.
+
+    ``None`` (the default of the pandas functions) is ``"poisson"``.
+    """
+    if resample is None:
+        return "poisson"
+    check_option(resample, "resample", func, RESAMPLES)
+    return resample
+
+
+def metric_plan(
+    options: Options, spec: MetricSpec, *, group: Any, label: Hashable, score: Hashable, df: Any = None
+) -> Plan:
+    """The plan of a single-metric function from its checked options."""
+    o = options
+    return make_plan(
+        o.func, kind="metric", group=group, label=label, scores=score, metrics=spec, weight=o.weight,
+        min_size=o.min_size, min_pos=o.min_pos, min_neg=o.min_neg, ties=o.ties, tiebreak=o.tiebreak,
+        threshold=o.threshold, gain=o.gain, denominator=o.denominator, empty=o.empty,
+        sample_weight=o.sample_weight, max_fpr=o.max_fpr, engine=o.engine, nan_policy=o.nan_policy,
+        progress=o.progress, df=df if isinstance(df, pd.DataFrame) else None,
+    )
