@@ -362,7 +362,7 @@ def _eval(args: argparse.Namespace) -> int:
     scores = list(dict.fromkeys(args.score))
     by = list(args.by or [])
     weight = args.weight
-    from pandas_rankeval.core.evaluate import WEIGHT_NAMES
+    from pandas_rankeval.core.options import WEIGHT_NAMES
 
     if args.baseline is not None:
         if args.baseline not in scores:

@@ -12,7 +12,8 @@ import pytest
 
 import pandas_rankeval as pre
 from pandas_rankeval.inference import bootstrap as S
-from pandas_rankeval.core.evaluate import Options, evaluate
+from pandas_rankeval.core.evaluate import evaluate
+from pandas_rankeval.core.options import Options
 from pandas_rankeval.core.registry import parse_metrics
 
 COLUMNS = ["baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm", "significant",

@@ -18,7 +18,8 @@ from scipy.stats import norm
 import pandas_rankeval as pre
 from pandas_rankeval.inference import delong as D
 from pandas_rankeval.core import ranking as E
-from pandas_rankeval.core.evaluate import Options, evaluate
+from pandas_rankeval.core.evaluate import evaluate
+from pandas_rankeval.core.options import Options
 from pandas_rankeval.core.registry import parse_metrics
 
 

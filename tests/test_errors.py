@@ -236,7 +236,8 @@ def test_empty_error_names_the_count(df):
 
 
 def test_sample_weight_only_for_auc_metrics(df):
-    from pandas_rankeval.core.evaluate import Options, evaluate
+    from pandas_rankeval.core.evaluate import evaluate
+    from pandas_rankeval.core.options import Options
     from pandas_rankeval.core.registry import parse_metrics
 
     with pytest.raises(ValueError, match="sample_weight applies to 'auc' and 'gauc' only"):

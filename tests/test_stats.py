@@ -19,7 +19,8 @@ from scipy.stats import norm
 
 import pandas_rankeval as pre
 from pandas_rankeval.inference import bootstrap as S
-from pandas_rankeval.core.evaluate import Options, evaluate
+from pandas_rankeval.core.evaluate import evaluate
+from pandas_rankeval.core.options import Options
 from pandas_rankeval.core.registry import parse_metrics
 
 ALL_METRICS = ["auc", "gauc", "mrr", "mrr@3", "ndcg", "ndcg@5", "map", "map@4",

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from pandas_rankeval.display.table import ResultTable, as_result_table
-from pandas_rankeval.core.evaluate import Options, WeightLike, evaluate
+from pandas_rankeval.core.evaluate import evaluate
+from pandas_rankeval.core.options import Options, WeightLike
 from pandas_rankeval.core.progress import Progress as _Progress
 from pandas_rankeval.core.registry import parse_metrics
 from pandas_rankeval.core.result import warn_once

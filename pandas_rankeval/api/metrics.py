@@ -14,7 +14,8 @@ from typing import Literal
 
 import pandas as pd
 
-from pandas_rankeval.core.evaluate import Options, WeightLike, evaluate, warn_if_needed
+from pandas_rankeval.core.evaluate import evaluate, warn_if_needed
+from pandas_rankeval.core.options import Options, WeightLike
 from pandas_rankeval.core.registry import MetricSpec, parse_metrics
 from pandas_rankeval.display.table import ResultTable, as_result_table
 from pandas_rankeval.core.result import MetricResult

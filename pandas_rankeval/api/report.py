@@ -11,7 +11,8 @@ import pandas as pd
 
 from pandas_rankeval.core import ranking as E
 from pandas_rankeval.display.table import ResultTable, as_result_table
-from pandas_rankeval.core.evaluate import Evaluation, GroupValues, Options, WeightLike, evaluate, segment_of_groups
+from pandas_rankeval.core.evaluate import Evaluation, GroupValues, evaluate, segment_of_groups
+from pandas_rankeval.core.options import Options, WeightLike
 from pandas_rankeval.core.registry import parse_metrics
 from pandas_rankeval.core.result import warn_once
 from pandas_rankeval.core.validation import as_columns, check_n_boot_for_level, check_option, check_seed, internal_error

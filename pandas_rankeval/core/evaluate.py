@@ -10,21 +10,22 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from . import kernels as K
 from . import ranking as E
-from .options import WEIGHT_NAMES, Options, WeightLike, check_weight_name
+from .options import Options, WeightLike, check_weight_name
 from .prepare import Labels, Prepared, label_levels, prepare
 from .progress import Progress
 from .registry import MetricSpec
 from .result import Coverage, coverage_problem, warn_coverage
-from .validation import as_columns, check_column_name, internal_error
+from .validation import as_columns, internal_error
 
 __all__ = ["Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "segment_of_groups", "WeightLike"]
 
@@ -64,7 +65,7 @@ class Evaluation:
     specs: list[MetricSpec]
     scores: dict[Hashable, ScoreEvaluation]
     group_stats: dict[str, np.ndarray] = field(default_factory=dict)  # n, positives, negatives, code
-    ideal: E.Ideal | None = None  # label levels per group, sorted (NDCG with many levels)
+    ideal: K.Ideal | None = None  # label levels per group, sorted (NDCG with many levels)
     _keys: pd.Index | None = None
 
     @property
@@ -329,7 +330,7 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
         if opts.engine == "sklearn" or opts.max_fpr is not None:
             values = _sklearn_group_auc(ev, se, used, score)
         else:
-            u, pn = E.auc_per_group(rk)
+            u, pn = K.auc_per_group(rk)
             with np.errstate(invalid="ignore", divide="ignore"):
                 values = np.where(used, u / pn, np.nan)
         cov = _coverage(
@@ -349,7 +350,7 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     # its label is > 0 (or >= threshold); a group is empty when it has no relevant row.
     empty = npos == 0
     if spec.kind == "ndcg":
-        dcg = E.dcg_per_group(rk, k)
+        dcg = K.dcg_per_group(rk, k)
         idcg = _idcg(ev, rk, k)
         with np.errstate(invalid="ignore", divide="ignore"):
             # IDCG = 0 in a group with relevant rows (threshold <= 0 makes label-0 rows
@@ -358,16 +359,16 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     else:
         with np.errstate(invalid="ignore", divide="ignore"):
             if spec.kind == "mrr":
-                values = E.rr_per_group(rk, k)
+                values = K.rr_per_group(rk, k)
             elif spec.kind == "map":
                 denom = npos if (opts.denominator == "relevant" or k is None) else np.minimum(npos, k)
-                values = E.ap_per_group(rk, k) / denom
+                values = K.ap_per_group(rk, k) / denom
             elif spec.kind == "precision":
-                values = E.hits_per_group(rk, k) / float(spec.k)  # type: ignore[arg-type]
+                values = K.hits_per_group(rk, k) / float(spec.k)  # type: ignore[arg-type]
             elif spec.kind == "recall":
-                values = E.hits_per_group(rk, k) / npos
+                values = K.hits_per_group(rk, k) / npos
             elif spec.kind == "hit_rate":
-                values = E.hit_per_group(rk, k)
+                values = K.hit_per_group(rk, k)
             else:  # pragma: no cover - the registry admits nothing else
                 raise ValueError(spec.kind)
     n_empty = int(empty.sum())
@@ -409,15 +410,15 @@ def _idcg(ev: Evaluation, rk: E.Ranking, k: int | None) -> np.ndarray:
         gains = _gains(ev)
         if rk.level_counts is not None:
             with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                idcg = E.idcg_from_counts(rk.level_counts, gains, longest, k)
+                idcg = K.idcg_from_counts(rk.level_counts, gains, longest, k)
         else:  # too many (group, level) cells to count densely: sort them instead
             groups = ev.prepared.groups
             if groups is None:  # pragma: no cover - list metrics always have groups
                 raise RuntimeError("NDCG needs group codes")
             if ev.ideal is None:
-                ev.ideal = E.build_ideal(groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels)
+                ev.ideal = K.build_ideal(groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels)
             with np.errstate(over="ignore", invalid="ignore"):
-                idcg = E.idcg_per_group(ev.ideal, gains, rk.n_groups, longest, k)
+                idcg = K.idcg_per_group(ev.ideal, gains, rk.n_groups, longest, k)
         if not np.isfinite(idcg).all():  # a sum of large gains beyond float64
             raise ValueError(
                 f"{ev.options.func}: the ideal DCG of {int((~np.isfinite(idcg)).sum()):,} groups overflows "

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.numfmt import digits, fmt_metric
+from ..core.numfmt import fmt_metric
 from ..core.numfmt import is_missing as _missing
 
 __all__ = [

@@ -57,7 +57,7 @@ import pandas as pd
 from pandas_rankeval import summary as S
 from pandas_rankeval.tables import finalize
 from pandas_rankeval.accessor import METHODS, _Forward
-from pandas_rankeval.core.evaluate import WeightLike, check_weight_name
+from pandas_rankeval.core.options import WeightLike, check_weight_name
 from pandas_rankeval.core.prepare import label_levels
 from pandas_rankeval.core.registry import MetricSpec, parse_metrics
 from pandas_rankeval.core.result import MetricResult

@@ -67,7 +67,6 @@ import sys
 import warnings
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -528,7 +527,7 @@ def per_group(
     """
     from pyspark.sql import types as T
 
-    from pandas_rankeval.core.evaluate import Options
+    from pandas_rankeval.core.options import Options
     from pandas_rankeval.core.registry import MetricSpec
 
     func = "spark.per_group"
@@ -575,7 +574,7 @@ def per_group(
 
 def _weight_columns(sdf: Any, weight: Any, func: str) -> list[Hashable]:
     """The column a ``weight=`` string names, if it is not a weight name (checked)."""
-    from pandas_rankeval.core.evaluate import WEIGHT_NAMES
+    from pandas_rankeval.core.options import WEIGHT_NAMES
 
     if not isinstance(weight, str) or weight in WEIGHT_NAMES:
         return []
