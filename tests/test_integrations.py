@@ -297,6 +297,24 @@ def test_xgboost_ranker_sklearn_api_is_refused_with_the_way_out(clicks) -> None:
         ranker.fit(X, y, qid=qid, eval_set=[(X, y)], eval_qid=[qid], verbose=False)
 
 
+def test_cross_validation_with_queries_keeps_the_peak(clicks) -> None:
+    """lgb.cv / xgb.cv split the data themselves: group=None takes each fold's queries."""
+    df, _, _ = clicks
+    X, y = df[FEATURES], df.click
+    sizes = df.groupby("user_id", sort=True).size().to_numpy()  # rows are sorted by user
+    params = {"objective": "binary", "metric": "None", "verbosity": -1, "num_threads": 1, "learning_rate": 0.3}
+    stopped = lgb.cv(params, lgb.Dataset(X, y, group=sizes), 200, nfold=3, seed=0, feval=lgb_metric("gauc"),
+                     callbacks=[lgb.early_stopping(5, verbose=False)])["valid gauc-mean"]  # fmt: skip
+    full = lgb.cv(params, lgb.Dataset(X, y, group=sizes), len(stopped) + 5, nfold=3, seed=0,
+                  feval=lgb_metric("gauc"))["valid gauc-mean"]  # fmt: skip
+    assert len(stopped) < 200 and int(np.argmax(full)) == len(stopped) - 1
+    xparams = {"objective": "binary:logistic", "disable_default_eval_metric": 1, "nthread": 1, "eta": 0.3}
+    dall = xgb.DMatrix(X, y, qid=df.user_id)
+    xstopped = xgb.cv(xparams, dall, 200, nfold=3, seed=0, custom_metric=xgb_metric("gauc"), early_stopping_rounds=5)
+    xfull = xgb.cv(xparams, dall, len(xstopped) + 5, nfold=3, seed=0, custom_metric=xgb_metric("gauc"))
+    assert len(xstopped) < 200 and int(np.argmax(xfull["test-gauc-mean"])) == len(xstopped) - 1
+
+
 # -- scikit-learn scorer -------------------------------------------------------------------
 
 

@@ -48,9 +48,9 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
 _NOT_OPTIONS = {
     "df": None,
     "group": None,
-    "label": None,
-    "score": None,
-    "k": None,
+    "label": "the training library passes the labels of each evaluation set",
+    "score": "the training library passes the predictions of each round",
+    "k": "the cutoff goes in the metric name, such as 'ndcg@10'",
     "sample_weight": None,
     "tiebreak": "a tie-break needs a column of the evaluation frame, which a training library does not pass",
     "nan_policy": "the training library's labels and scores have no missing values to omit",

@@ -101,7 +101,10 @@ def eval_metric(
         The group (user, query, session) of every row of each evaluation set:
 
         - None: the set's own queries (``lgb.Dataset(group=...)``, ``LGBMRanker``'s
-          ``group`` / ``eval_group``), each query one group.
+          ``group`` / ``eval_group``), each query one group, keyed 0, 1, 2, ... in query
+          order. A binary objective may carry query sizes too (rows sorted by user):
+          ``lgb.cv`` then keeps users whole in its folds and the hook evaluates each
+          fold by its queries.
         - an array, Series or DataFrame of key columns: the keys of the one evaluation
           set (one per row, in its order). A set of another length is an error.
         - a list of those: one per evaluation set, matched to the sets in the order

@@ -6,6 +6,7 @@ hook is built; ``import pandas_rankeval`` never imports it.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -89,7 +90,9 @@ class XGBoostMetric:
             return values[0] if len(values) == 1 else values
         # sklearn API: (y_true, y_pred[, sample_weight=])
         caller = sys._getframe(1).f_code
-        if "ltr_metric_decorator" in getattr(caller, "co_qualname", caller.co_name):
+        if "ltr_metric_decorator" in getattr(caller, "co_qualname", "") or (
+            caller.co_name == "task" and caller.co_filename.endswith(os.path.join("xgboost", "sklearn.py"))
+        ):
             raise TypeError(
                 f"{_FUNC}: XGBRanker calls a callable eval_metric once per query with that query's "
                 "rows only, so no hook sees the whole evaluation set (nor its query keys). Train "
@@ -179,7 +182,8 @@ def eval_metric(
         The group (user, query, session) of every row of each evaluation set:
 
         - None: the set's own queries (``xgb.DMatrix(qid=...)`` or ``group=``), each
-          query one group.
+          query one group, keyed 0, 1, 2, ... in query order; ``xgb.cv`` on such a
+          DMatrix evaluates each fold by its queries.
         - an array, Series or DataFrame of key columns: the keys of the one evaluation
           set (one per row, in its order). A set of another length is an error.
         - a list of those: one per evaluation set, matched to the sets in the order
