@@ -384,8 +384,12 @@ def test_missing_groups_name_the_ways_to_give_them(small) -> None:
 
 
 def test_unknown_metric_and_options() -> None:
-    with pytest.raises(ValueError, match=r"Unknown metric 'gacu'. Did you mean 'gauc'\?"):
+    with pytest.raises(ValueError, match=r"'metric' parameter of pandas_rankeval.lightgbm.eval_metric: Unknown metric 'gacu'. Did you mean 'gauc'\?"):
         lgb_metric("gacu")
+    with pytest.raises(ValueError, match=r"'metric' parameter of pandas_rankeval.sklearn.make_scorer: .* needs a cutoff, such as 'recall@10'"):
+        make_scorer("recall")
+    with pytest.raises(TypeError, match="the cutoff goes in the metric name, such as 'ndcg@10'"):
+        xgb_metric("ndcg", k=10)
     with pytest.raises(TypeError, match=r"'gain', which 'gauc' does not take. Their options are"):
         xgb_metric("gauc", gain="linear")
     with pytest.raises(TypeError, match="tie-break needs a column"):

@@ -30,7 +30,7 @@ from .._evaluate import WEIGHT_NAMES, Evaluation, Options, evaluate_score, prepa
 from .._registry import MetricSpec, parse_metrics
 from .._validation import numeric_values
 
-__all__ = ["TrainingMetric", "metric_function", "check_metric_options", "missing_extra"]
+__all__ = ["TrainingMetric", "metric_function", "check_metric_options", "missing_extra", "parse_metric_parameter"]
 
 #: The public function of each metric kind: its signature lists the options the kind takes.
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
@@ -70,6 +70,14 @@ def missing_extra(package: str, extra: str, used_by: str) -> ImportError:
         f"{used_by} needs {package}, which is not installed. "
         f"Install it with: pip install 'pandas_rankeval[{extra}]' (or pip install {package})."
     )
+
+
+def parse_metric_parameter(metric: Any, func: str) -> list[MetricSpec]:
+    """The ``metric`` parameter of a hook: one or more metric names, parsed."""
+    try:
+        return parse_metrics(metric)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"The 'metric' parameter of {func}: {exc}") from None
 
 
 def metric_function(spec: MetricSpec) -> Callable[..., Any]:
@@ -204,7 +212,7 @@ class TrainingMetric:
     ) -> None:
         self.func = func
         self.library = library
-        self.specs = parse_metrics(metric)
+        self.specs = parse_metric_parameter(metric, func)
         self.options = check_metric_options(self.specs, options, func)
         if sample_weight not in (None, "dataset"):
             raise ValueError(

@@ -12,8 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._registry import parse_metric
-from ._training import check_metric_options, metric_function
+from ._training import check_metric_options, metric_function, parse_metric_parameter
 
 __all__ = ["make_scorer", "GroupScorer"]
 
@@ -40,7 +39,9 @@ class GroupScorer:
         sample_weight: bool,
         options: dict[str, Any],
     ) -> None:
-        self.spec = parse_metric(metric)
+        if not isinstance(metric, str):
+            raise TypeError(f"The 'metric' parameter of {_FUNC} is one metric name, such as 'gauc'; got {metric!r}.")
+        (self.spec,) = parse_metric_parameter(metric, _FUNC)
         check_metric_options([self.spec], options, _FUNC)  # errors now, not at the first fold
         methods = [response_method] if isinstance(response_method, str) else list(response_method)
         unknown = [m for m in methods if m not in _RESPONSES]
