@@ -118,6 +118,7 @@ def test_lightgbm_sklearn_signature_equals_library(small, metric, options) -> No
     y = small.y.to_numpy(np.float32)
     for preds in rounds(len(small), 2):
         name, value, higher = quiet(hook, y, preds, small.w.to_numpy(), None)
+        assert (name, higher) == (metric, True)
         assert value == pytest.approx(library_value(small.assign(s=preds), metric, options), abs=1e-12, nan_ok=True)
 
 
