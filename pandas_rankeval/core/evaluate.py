@@ -507,6 +507,10 @@ def prepare_evaluation(
         segment=by,
         nan_policy=opts.nan_policy,
     )
+    if by and gcols is not None:  # segments are attributes of whole groups: checked before any work
+        from .segments import check_segments_constant
+
+        check_segments_constant(prep, by, gcols, func)
     graded = any(s.info.graded for s in specs)
     y = prep.y
     if y is None:  # pragma: no cover - prepare() always fills it
