@@ -346,3 +346,20 @@ def test_per_group_needs_score_or_scores(imp) -> None:
         pre.per_group(imp, **COMMON, score="model_a", scores=["model_b"])
     with pytest.raises(ValueError, match="Got neither"):
         pre.per_group(imp, **COMMON)
+
+
+def test_by_that_varies_within_a_group_fails_before_any_work(imp, monkeypatch) -> None:
+    import pandas_rankeval.core.evaluate as evaluate
+
+    def no_sort(*args, **kwargs):
+        raise AssertionError("a score was sorted before the segments were checked")
+
+    monkeypatch.setattr(evaluate, "_sort_one", no_sort)
+    mixed = imp.assign(device=imp["device"].where(imp.index % 7 != 3, "smart_tv"))
+    for call in (
+        lambda: pre.report(mixed, **COMMON, scores=MODELS, by="device"),
+        lambda: pre.compare(mixed, **COMMON, scores=MODELS, baseline="model_a", by="device", n_boot=20),
+    ):
+        with pytest.raises(ValueError, match=r"groups have more than one value, for example the group user_id=\d+ has "
+                                             r"'\w+' and 'smart_tv'.*group=\['user_id', 'device'\]"):
+            call()

@@ -623,13 +623,15 @@ def per_group(
     >>> df = pd.DataFrame({"user": ["a", "a", "a", "b", "b"],
     ...                    "click": [1, 0, 0, 0, 0], "score": [0.2, 0.9, 0.1, 0.5, 0.4]})
     >>> pre.per_group(df, group="user", label="click", score="score", metrics=["auc", "mrr"])
-          n  positives     auc     mrr  weight
-    user
+    ... # doctest: +NORMALIZE_WHITESPACE
+    user  n  positives     auc     mrr  weight
     a     3          1  0.5000  0.5000       3
     b     2          0     NaN  0.0000       2
     <BLANKLINE>
-    coverage: 5 rows in 2 groups; auc is NaN for the 1 with one class only (40.0% of rows)
-    mrr: 1 of 2 groups (50%) have no relevant row and score 0 (empty='zero', as trec_eval; ranx leaves them out: empty='skip')
+    coverage: 5 rows in 2 groups; auc is NaN for the 1 group with one class only
+      (40.0% of rows)
+    mrr: 1 of 2 groups (50%) have no relevant row and score 0 (empty='zero', as
+      trec_eval; ranx skips them: empty='skip')
     (+3 lines of details: .to_text(footer='full'))
 
     Several models, joined to a table of users:
