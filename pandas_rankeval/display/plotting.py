@@ -64,6 +64,15 @@ def _make_room(fig: Any) -> None:
         fig.set_layout_engine("constrained")
 
 
+def matplotlib_rc(name: str) -> float:
+    """A font size from matplotlib's settings, in points (named sizes such as "medium" resolved)."""
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    value = matplotlib.rcParams[name]
+    return float(value) if isinstance(value, (int, float)) else float(FontProperties(size=value).get_size_in_points())
+
+
 def _colors(n: int) -> list[Any]:
     """n distinct colours: the colour-blind-safe tab10 order (blue, orange, green, ...)."""
     import matplotlib
@@ -408,7 +417,10 @@ def _forest(ax: Any, t: pd.DataFrame, rows: list[tuple[str, int | None, str]], r
                        facecolors=cols[k] if sig[k] else "white", label="_row")
     ax.axvline(0.0, color="grey", linestyle="--", linewidth=1)
     ax.set_yticks(ys)
-    ax.set_yticklabels([label for label, _, _ in rows])
+    # many rows on a short axes: labels shrink to their row's height rather than overprint
+    row_pt = ax.figure.get_figheight() * ax.get_position().height * 72 / max(n_rows, 1)
+    size = min(float(matplotlib_rc("ytick.labelsize")), max(0.8 * row_pt, 4.0))
+    ax.set_yticklabels([label for label, _, _ in rows], fontsize=size)
     for tick, (_, _, kind) in zip(ax.get_yticklabels(), rows):
         if kind == "segment":
             tick.set_fontweight("bold")
@@ -423,7 +435,8 @@ def _forest(ax: Any, t: pd.DataFrame, rows: list[tuple[str, int | None, str]], r
         transform = ax.get_yaxis_transform()  # x in axes coordinates, y in data
         for yy, p in zip(y, sub[pcol].to_numpy(dtype=float)):
             if np.isfinite(p):
-                ax.text(1.01, yy, _p_text(p), transform=transform, va="center", ha="left", fontsize="small")
+                ax.text(1.01, yy, _p_text(p), transform=transform, va="center", ha="left",
+                        fontsize=min(size, float(matplotlib_rc("font.size")) * 0.833))
 
 
 def plot_comparison(
