@@ -291,7 +291,7 @@ def compact_compare(df: pd.DataFrame) -> pd.DataFrame:
         row = rows.setdefault(key, {})
         r = flat.iloc[i]
         if single and bcol is not None:
-            col = (f"{base[i]} (baseline)", "value")
+            col = (str(base[i]), "baseline")  # short: the baseline's value fits next to the first model
             row[col] = fmt_metric(r[bcol])
             columns.append(col)
         group = _label(model[i], base[i], single)
