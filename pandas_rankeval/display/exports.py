@@ -179,5 +179,6 @@ def render(
     if fmt == "markdown":
         return to_markdown(shown, footer or "full")
     width = terminal_width() if width is None else int(width)
-    hint = hint or f"(+{len(shown.details)} lines of details: .to_text(footer='full'))"
+    n = len(shown.details)
+    hint = hint or f"(+{n} line{'' if n == 1 else 's'} of details: .to_text(footer='full'))"
     return to_text(shown, width or None, footer or "short", hint=hint)

@@ -184,7 +184,8 @@ class ResultTable(pd.DataFrame):
 
     def __repr__(self) -> str:
         shown = self._shown()
-        hint = f"(+{len(shown.details)} lines of details: .to_text(footer='full'))"
+        n = len(shown.details)
+        hint = f"(+{n} line{'' if n == 1 else 's'} of details: .to_text(footer='full'))"
         return to_text(shown, terminal_width(), "short", hint=hint).rstrip("\n")
 
     def _repr_html_(self) -> str | None:

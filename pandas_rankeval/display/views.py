@@ -280,7 +280,8 @@ def compact_compare(df: pd.DataFrame) -> pd.DataFrame:
     single = len(set(map(str, base))) == 1
     head = ci_head(df)
     pcol, how = adjusted_p(df)
-    p_label = f"p ({how})" if how != "unadjusted" else "p"
+    short = {"Benjamini-Hochberg": "BH", "Benjamini-Yekutieli": "BY"}.get(how, how)
+    p_label = f"p ({short})" if how != "unadjusted" else "p"
     bcol = "baseline_value" if "baseline_value" in df.columns else None
     flat = pd.DataFrame(df)
     seg_vals = [_levels(df, s) for s in segs]
