@@ -363,3 +363,13 @@ def test_by_that_varies_within_a_group_fails_before_any_work(imp, monkeypatch) -
         with pytest.raises(ValueError, match=r"groups have more than one value, for example the group user_id=\d+ has "
                                              r"'\w+' and 'smart_tv'.*group=\['user_id', 'device'\]"):
             call()
+
+
+def test_dask_per_group_of_several_models_equals_pandas(imp) -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas_rankeval.dask as prd
+
+    got = prd.per_group(dd.from_pandas(imp, npartitions=3), **COMMON, scores=MODELS, metrics=["auc", "mrr"])
+    want = pre.per_group(imp, **COMMON, scores=MODELS, metrics=["auc", "mrr"])
+    pd.testing.assert_frame_equal(got.compute().sort_index(), pd.DataFrame(want).sort_index(), check_exact=False,
+                                  rtol=1e-12)
