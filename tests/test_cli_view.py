@@ -61,9 +61,9 @@ def test_text_never_exceeds_the_terminal_width(data, capsys, monkeypatch, view: 
 
 
 def test_default_footer_is_short_and_points_to_the_details(data, capsys) -> None:
-    code, short, _ = run(["eval", data, *BASE, "--baseline", "model_a", "--n-boot", "30", "--width", "0"], capsys)
-    code, full, _ = run(["eval", data, *BASE, "--baseline", "model_a", "--n-boot", "30", "--width", "0",
-                         "--footer", "full"], capsys)
+    _, short, _ = run(["eval", data, *BASE, "--baseline", "model_a", "--n-boot", "30", "--width", "0"], capsys)
+    _, full, _ = run(["eval", data, *BASE, "--baseline", "model_a", "--n-boot", "30", "--width", "0",
+                      "--footer", "full"], capsys)
     tail = short.split("\n\n")[-1].splitlines()
     assert len(tail) <= 4 and tail[-1] == "(details: --footer full)"
     assert tail[0].startswith("significant: p_holm < 0.05")
@@ -160,7 +160,7 @@ def test_semicolon_file_gets_a_delimiter_hint(data, tmp_path, capsys) -> None:
     pd.read_csv(data).to_csv(path, index=False, sep=";")
     code, _, err = run(["eval", path, *BASE], capsys)
     assert code == 2 and "looks semicolon-separated" in err and "--sep ';'" in err
-    code, out, err = run(["eval", path, *BASE, "--sep", ";"], capsys)
+    code, _, err = run(["eval", path, *BASE, "--sep", ";"], capsys)
     assert code == 0, err
 
 

@@ -193,13 +193,13 @@ def synthetic_compare(n_models: int, metrics: list[str], segments: list[str], na
     return as_result_table(t, "compare")
 
 
-LAYOUTS = dict(
-    n_models=st.integers(1, 5),
-    metrics=st.lists(st.sampled_from(["auc", "gauc", "mrr", "ndcg@10", "map", "precision@5", "recall@10",
-                                      "hit_rate@10", "mrr@5", "ndcg@5"]), min_size=1, max_size=10, unique=True),
-    segments=st.lists(st.sampled_from(["desktop", "mobile", "tablet", "tv"]), max_size=4, unique=True),
-    name_len=st.integers(0, 12),
-)
+LAYOUTS = {
+    "n_models": st.integers(1, 5),
+    "metrics": st.lists(st.sampled_from(["auc", "gauc", "mrr", "ndcg@10", "map", "precision@5", "recall@10",
+                                         "hit_rate@10", "mrr@5", "ndcg@5"]), min_size=1, max_size=10, unique=True),
+    "segments": st.lists(st.sampled_from(["desktop", "mobile", "tablet", "tv"]), max_size=4, unique=True),
+    "name_len": st.integers(0, 12),
+}
 
 
 @settings(max_examples=40, deadline=None)
@@ -349,7 +349,7 @@ def test_per_group_needs_score_or_scores(imp) -> None:
 
 
 def test_by_that_varies_within_a_group_fails_before_any_work(imp, monkeypatch) -> None:
-    import pandas_rankeval.core.evaluate as evaluate
+    from pandas_rankeval.core import evaluate
 
     def no_sort(*args, **kwargs):
         raise AssertionError("a score was sorted before the segments were checked")

@@ -14,9 +14,9 @@ import pandas_rankeval as pre
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from pandas_rankeval import plotting  # noqa: E402
+from pandas_rankeval import plotting
 
 
 @pytest.fixture(autouse=True)

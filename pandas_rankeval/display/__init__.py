@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .exports import FORMATS, csv_text, format_of_path, html_document, render, terminal_width, to_json, write_parquet
+from .exports import (
+    FORMATS,
+    csv_text,
+    format_of_path,
+    html_document,
+    render,
+    terminal_width,
+    to_json,
+    write_parquet,
+)
 from .footer import coverage_sentence, describe_params
 from .formatting import fmt_interval, fmt_metric, fmt_number, fmt_p
 from .html import to_markdown as _markdown
@@ -19,9 +28,25 @@ from .table import ResultTable, as_result_table, footer_lines
 from .views import table_kind
 
 __all__ = [
-    "FORMATS", "ResultTable", "as_result_table", "footer_lines", "render", "to_json", "csv_text", "write_parquet",
-    "html_document", "format_of_path", "terminal_width", "describe_params", "coverage_sentence", "fmt_metric",
-    "fmt_interval", "fmt_p", "table_kind", "format_table", "to_markdown",
+    "FORMATS",
+    "ResultTable",
+    "as_result_table",
+    "coverage_sentence",
+    "csv_text",
+    "describe_params",
+    "fmt_interval",
+    "fmt_metric",
+    "fmt_p",
+    "footer_lines",
+    "format_of_path",
+    "format_table",
+    "html_document",
+    "render",
+    "table_kind",
+    "terminal_width",
+    "to_json",
+    "to_markdown",
+    "write_parquet",
 ]
 
 

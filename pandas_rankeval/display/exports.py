@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .html import to_html, to_markdown
 from .footer import Footer
+from .html import to_html, to_markdown
 from .layout import DEFAULT_WIDTH, to_text
 from .views import footer_of, shown_of
 
-__all__ = ["FORMATS", "FOOTERS", "html_document", "render", "to_json", "csv_text", "write_parquet", "terminal_width", "format_of_path"]
+__all__ = ["FOOTERS", "FORMATS", "csv_text", "format_of_path", "html_document", "render", "terminal_width", "to_json", "write_parquet"]
 
 FORMATS = ("table", "markdown", "html", "json", "csv")
 FOOTERS = ("short", "full", "none")

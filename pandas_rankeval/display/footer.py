@@ -19,7 +19,7 @@ import pandas as pd
 
 from .formatting import DOWN, UP, is_missing
 
-__all__ = ["Footer", "footer_for", "describe_params", "coverage_sentence", "adjusted_p", "ci_head"]
+__all__ = ["Footer", "adjusted_p", "ci_head", "coverage_sentence", "describe_params", "footer_for"]
 
 #: How many segment sizes the coverage line lists before it only counts them.
 _MAX_SEGMENTS = 6

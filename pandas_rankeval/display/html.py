@@ -19,7 +19,7 @@ import pandas as pd
 from .formatting import DOWN, UP
 from .layout import Shown, index_rows
 
-__all__ = ["to_html", "to_markdown", "footer_html"]
+__all__ = ["footer_html", "to_html", "to_markdown"]
 
 _CELL = "padding:3px 10px;white-space:nowrap;"
 _TD = _CELL + "text-align:right;font-variant-numeric:tabular-nums;"

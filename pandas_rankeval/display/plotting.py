@@ -28,7 +28,7 @@ import pandas as pd
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["plot_group_auc", "plot_comparison"]
+__all__ = ["plot_comparison", "plot_group_auc"]
 
 _INSTALL_HINT = (
     "pandas_rankeval.plotting needs matplotlib, which is not installed: "
@@ -40,7 +40,7 @@ _GREY = "#555555"
 
 def _require_matplotlib() -> None:
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib
         import matplotlib.pyplot  # noqa: F401
     except ImportError as exc:
         raise ImportError(_INSTALL_HINT) from exc
@@ -208,7 +208,9 @@ def plot_group_auc(
     >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
     ['model_a (GAUC 0.605)', 'model_b (GAUC 0.734)']
     """
-    from pandas_rankeval.api.metrics import per_group  # the one call that computes (imported when drawing)
+    from pandas_rankeval.api.metrics import (
+        per_group,  # the one call that computes (imported when drawing)
+    )
 
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
         raise ValueError(f"The 'bins' parameter of plot_group_auc must be an int in the range [1, inf). Got {bins!r} instead.")

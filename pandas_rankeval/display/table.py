@@ -18,10 +18,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .exports import FOOTERS, csv_text, html_document, render, terminal_width, to_json, write_parquet
+from .exports import (
+    FOOTERS,
+    csv_text,
+    html_document,
+    render,
+    terminal_width,
+    to_json,
+    write_parquet,
+)
 from .html import to_html
 from .layout import to_text
-from .views import compact_compare, compact_report, footer_of, shown_of, summary_of, table_kind
+from .views import (
+    compact_compare,
+    compact_report,
+    footer_of,
+    shown_of,
+    summary_of,
+    table_kind,
+)
 
 __all__ = ["ResultTable", "as_result_table"]
 

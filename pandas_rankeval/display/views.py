@@ -32,7 +32,7 @@ from .formatting import (
 )
 from .layout import Shown, column_groups
 
-__all__ = ["table_kind", "footer_of", "shown_of", "compact_report", "compact_compare", "summary_of", "view_frame"]
+__all__ = ["compact_compare", "compact_report", "footer_of", "shown_of", "summary_of", "table_kind", "view_frame"]
 
 KINDS = ("view", "compare", "per_group", "report")
 
