@@ -77,9 +77,9 @@ def coverage_problem(name: str, value: float, coverage: Coverage) -> str | None:
         return f"{name} is NaN because {why} ({coverage})."
     if coverage.alert:  # the problem only: the table's footer has the whole coverage
         return (
-            f"{name}: the filters (min_size, min_pos, min_neg) drop {coverage.rows_filtered_share:.1%} of rows "
-            f"and {coverage.positives_filtered_share:.1%} of positives, more than 10%: check the data before "
-            "raising a threshold."
+            f"{name}: the filters drop {coverage.rows_filtered_share:.1%} of rows and "
+            f"{coverage.positives_filtered_share:.1%} of positives (min_size, min_pos, min_neg; more than 10%: "
+            "check the data before raising a threshold)."
         )
     return None
 
