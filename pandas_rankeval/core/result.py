@@ -77,7 +77,8 @@ def coverage_problem(name: str, value: float, coverage: Coverage) -> str | None:
         return f"{name} is NaN because {why} ({coverage})."
     if coverage.alert:  # the problem only: the table's footer has the whole coverage
         return (
-            f"{name}: the filters drop {coverage.rows_filtered_share:.1%} of rows and "
+            f"{name}: {coverage.n_used:,} of {coverage.n_groups:,} groups used; the filters drop "
+            f"{coverage.rows_filtered_share:.1%} of rows and "
             f"{coverage.positives_filtered_share:.1%} of positives (min_size, min_pos, min_neg; more than 10%: "
             "check the data before raising a threshold)."
         )
