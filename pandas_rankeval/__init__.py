@@ -17,17 +17,8 @@ from pandas_rankeval.core.registry import valid_names as metric_names
 from pandas_rankeval.core.result import Coverage, CoverageWarning, MetricResult
 from pandas_rankeval.core.validation import ColumnNotFoundError
 from .api.compare import compare
-from .api.metrics import (
-    auc,
-    average_precision,
-    gauc,
-    hit_rate,
-    mrr,
-    ndcg,
-    per_group,
-    precision,
-    recall,
-)
+from .api.metrics import auc, average_precision, gauc, hit_rate, mrr, ndcg, precision, recall
+from .api.per_group import per_group
 from .api.report import report
 
 #: ``map`` is the usual name of mean average precision.

@@ -5,78 +5,16 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any, Literal
 
-import numpy as np
-import pandas as pd
+from pandas_rankeval.core.options import WeightLike
+from pandas_rankeval.display.table import ResultTable
 
-from pandas_rankeval.display.table import ResultTable, as_result_table
-from pandas_rankeval.core.evaluate import evaluate
-from pandas_rankeval.core.options import Options, WeightLike
-from pandas_rankeval.core.progress import Progress as _Progress
-from pandas_rankeval.core.registry import parse_metrics
-from pandas_rankeval.core.result import warn_once
-from pandas_rankeval.inference.bootstrap import (
-    bootstrap_pvalues,
-    check_level,
-    check_n_boot,
-    flip_rngs,
-    holm,
-    percentile_interval,
-    replicates,
-    sign_flip_pvalues,
-    strata_of,
-)
-from pandas_rankeval.inference.delong import METHOD as DELONG_METHOD
-from pandas_rankeval.inference.delong import TEST as DELONG_TEST
-from pandas_rankeval.inference.delong import delong_compare, delong_unavailable, normal_interval, z_test
-from pandas_rankeval.core.validation import (
-    as_columns,
-    check_compare_scores,
-    check_n_boot_for_level,
-    check_option,
-    check_seed,
-    internal_error,
-)
+from .dispatch import EngineOptions, evaluate_frame, fill_doc
 
 __all__ = ["compare"]
 
-METHODS = ("auto", "randomization", "bootstrap")
-AUC_METHODS = ("delong", "bootstrap")
-COLUMNS = [
-    "baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm", "significant", "groups_used",
-]
-
-_RANDOMIZATION = "paired randomization test (random sign flips of the per-group differences)"
-_BOOTSTRAP = "paired bootstrap test over groups (centered replicates of the difference)"
-
-
-def _ci_method(n_boot: int, strata: bool, analytic: list[str], boot_names: list[str], how: str) -> str:
-    kind = "studentized (bootstrap-t)" if how == "studentized" else "percentile"
-    boot = f"{kind} paired bootstrap over groups, {n_boot} replicates" + (
-        " (stratified by segment)" if strata else ""
-    )
-    dl = DELONG_METHOD + (" (per segment)" if strata else "")
-    if not analytic:
-        return boot
-    if not boot_names:
-        return dl
-    return f"{boot}; {', '.join(analytic)}: {dl}"
-
-
-def _groups_used(ev: Any, groups: np.ndarray, pairs: list[tuple[Hashable, str]], baseline: Hashable) -> np.ndarray:
-    """Groups of a stratum behind each (model, metric) row: used by both models (a group
-    metric), or all of them (global AUC pools their rows)."""
-    out = np.empty(len(pairs), dtype=np.int64)
-    for k, (m, n) in enumerate(pairs):
-        gm, gb = ev.scores[m].metrics[n], ev.scores[baseline].metrics[n]
-        if gm.spec.kind == "auc":
-            out[k] = groups.shape[0]
-        else:
-            out[k] = int((gm.used[groups] & gb.used[groups]).sum())
-    return out
-
 
 def compare(
-    df: pd.DataFrame,
+    df: Any,
     *,
     group: Hashable | Sequence[Hashable],
     label: Hashable,
@@ -104,6 +42,7 @@ def compare(
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
     progress: bool = False,
+    engine_options: EngineOptions = None,
 ) -> ResultTable:
     """Compare models with a baseline on the same groups: difference, interval, p-value.
 
@@ -114,8 +53,7 @@ def compare(
 
     Parameters
     ----------
-    df : DataFrame
-        One row per shown item.
+{frame}
     group : column or list of columns
         The user, query or session: the unit that is resampled and tested.
     label : column
@@ -169,7 +107,8 @@ def compare(
     weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
         As in :func:`report`.
     progress : bool, default=False
-        Show a progress bar (needs tqdm).
+        Show a progress bar (needs tqdm; pandas and polars frames).
+{engine_options}
 
     Returns
     -------
@@ -285,192 +224,14 @@ def compare(
       the 3 comparisons
     ...
     """
-    func = "compare"
-    score_cols = as_columns(scores, "scores", func, df if isinstance(df, pd.DataFrame) else None)
-    check_compare_scores(score_cols, baseline, func)
-    ci = check_level(ci, "ci", func)
-    alpha = check_level(alpha, "alpha", func)
-    n_boot = check_n_boot(n_boot, func)
-    check_seed(seed, func)
-    check_option(method, "method", func, METHODS)
-    specs = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
-    check_option(auc_method, "auc_method", func, AUC_METHODS)
-    check_option(ci_method, "ci_method", func, ("percentile", "studentized"))
-    no_delong = delong_unavailable(ties)
-    use_delong = auc_method == "delong" and no_delong is None
-    if any(not (use_delong and s.kind == "auc") for s in specs):  # a bootstrapped interval
-        check_n_boot_for_level(n_boot, ci, func)
-    if method == "randomization" and not use_delong and any(s.kind == "auc" for s in specs):
-        raise ValueError(
-            "Global AUC has no group-level randomization test (it is not a sum over groups); "
-            "use auc_method='delong' (needs ties='expected'), method='auto' (a paired bootstrap "
-            "test for 'auc') or method='bootstrap'."
-        )
-    by_cols = as_columns(by, "by", func, df if isinstance(df, pd.DataFrame) else None) if by is not None else []
-    opts = Options(
-        func, ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
-        min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
-        gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
+    return evaluate_frame(  # type: ignore[no-any-return]
+        df, "compare", engine_options, kind="compare", group=group, label=label, scores=scores,
+        baseline=baseline, metrics=metrics, by=by, ci=ci, n_boot=n_boot, seed=seed, method=method,
+        auc_method=auc_method, ci_method=ci_method, resample=resample, alpha=alpha, weight=weight,
+        min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
+        threshold=threshold, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
+        progress=progress,
     )
-    from pandas_rankeval.engines.pandas import finalize_evaluation
-    from pandas_rankeval.summary.plan import make_plan, resolve_resample
 
-    plan = None
-    if resolve_resample(resample, ci_method, func) == "poisson":
-        # the one-partition case of the summary layer that Dask and Spark share
-        plan = make_plan(
-            func, kind="compare", group=group, label=label, scores=score_cols, metrics=[s.name for s in specs],
-            by=by_cols or None, weight=weight, ci=ci, n_boot=n_boot, seed=seed, resample="poisson",
-            baseline=baseline, alpha=alpha, method=method, auc_method=auc_method, ci_method=ci_method, min_size=min_size,
-            min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
-            denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
-            df=df if isinstance(df, pd.DataFrame) else None,
-        )
-    ev = evaluate(
-        df, group=group, label=label, scores=score_cols, specs=specs, options=opts,
-        keep_order=any(s.kind == "auc" for s in specs), by=by_cols,
-    )
-    if plan is not None:
-        return finalize_evaluation(ev, plan)  # type: ignore[no-any-return]
-    names = [s.name for s in specs]
-    kinds = {s.name: s.kind for s in specs}
-    models = [s for s in score_cols if s != baseline]
-    analytic = [n for n in names if kinds[n] == "auc"] if use_delong else []
-    boot_names = [n for n in names if n not in analytic]
-    items = [(s, n) for s in score_cols for n in boot_names]
-    col = {item: j for j, item in enumerate(items)}
-    pairs = [(m, n) for m in models for n in names]
-    bpairs = [(m, n) for m, n in pairs if n in boot_names]
-    at = np.array([pairs.index(pair) for pair in bpairs], dtype=np.int64)
-    strata, present = strata_of(ev, items, by_cols, func)
-    dl = delong_compare(ev, score_cols, by_cols, func) if analytic else {}
-    if by_cols:
-        segs = ev.prepared.segments
-        if segs is None or present is None:
-            raise internal_error("segments need segment codes")
-        keys = segs.decode(present)
-        stratum_keys = [k if isinstance(k, tuple) else (k,) for k in keys]
-    else:
-        stratum_keys = [()]
 
-    flip_pairs = []  # pairs tested by sign flips
-    for m, n in bpairs:
-        if method == "bootstrap" or kinds[n] == "auc":
-            continue
-        gm, gb = ev.scores[m].metrics[n], ev.scores[baseline].metrics[n]
-        # weights and eligibility depend on labels only; checked, not assumed
-        if np.array_equal(gm.used, gb.used) and np.array_equal(gm.weights, gb.weights):
-            flip_pairs.append((m, n))
-    flip_set = set(flip_pairs)
-
-    total = n_boot * len(strata) * ((1 if bpairs else 0) + (1 if flip_pairs else 0))
-    bar = _Progress(progress, total, func)
-    try:
-        studentized = ci_method == "studentized" and bool(bpairs)
-        if studentized:
-            from pandas_rankeval.inference.studentized import StudentizedStratum, studentized_interval
-
-            targets = [[(col[(m, n)], 1.0), (col[(baseline, n)], -1.0)] for m, n in bpairs]
-            wrapped = [StudentizedStratum(st, targets) for st in strata]
-            reps = replicates(wrapped, n_boot=n_boot, seed=seed, progress=bar)  # type: ignore[arg-type]
-        elif bpairs:
-            reps = replicates(strata, n_boot=n_boot, seed=seed, progress=bar)
-        flips = flip_rngs(seed, len(strata))
-        blocks = []
-        for s_idx, stratum in enumerate(strata):
-            base, value, diff, lo, hi, p = (np.full(len(pairs), np.nan) for _ in range(6))
-            if analytic:  # clustered DeLong: the AUCs and their covariance, no resampling
-                auc, cov = dl[stratum_keys[s_idx]]
-                for i, (m, n) in enumerate(pairs):
-                    if n in analytic:
-                        jm, jb = score_cols.index(m), score_cols.index(baseline)
-                        base[i], value[i] = auc[jb], auc[jm]
-                        diff[i] = auc[jm] - auc[jb]
-                        var = cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb]
-                        lo[i], hi[i] = normal_interval(diff[i], var, ci)
-                        p[i] = z_test(diff[i], var)
-            groups_used = _groups_used(ev, stratum.groups, pairs, baseline)
-            if not bpairs:
-                blocks.append((base, value, diff, lo, hi, p, groups_used))
-                continue
-            point = stratum.point()
-            jm = np.array([col[(m, n)] for m, n in bpairs])
-            jb = np.array([col[(baseline, n)] for _, n in bpairs])
-            base[at], value[at] = point[jb], point[jm]
-            diff[at] = value[at] - base[at]
-            d_reps = reps[s_idx][:, jm] - reps[s_idx][:, jb]
-            if studentized:
-                k = len(items)
-                se0 = wrapped[s_idx].point()[k:]
-                lo[at], hi[at] = studentized_interval(diff[at], se0, d_reps, reps[s_idx][:, k:], ci)
-            else:
-                lo[at], hi[at] = percentile_interval(d_reps, ci)
-            p[at] = bootstrap_pvalues(diff[at], d_reps)
-            if flip_pairs:
-                g = stratum.groups
-                wd = np.empty((stratum.n, len(flip_pairs)))
-                for k, (m, n) in enumerate(flip_pairs):
-                    gm, gb = ev.scores[m].metrics[n], ev.scores[baseline].metrics[n]
-                    used = gm.used[g]
-                    wd[:, k] = np.where(used, gm.weights[g] * (gm.values[g] - gb.values[g]), 0.0)
-                p_flip = sign_flip_pvalues(wd, flips[s_idx], n_boot, bar)
-                for k, pair in enumerate(flip_pairs):
-                    p[pairs.index(pair)] = p_flip[k]
-            p = np.where(np.isfinite(diff), p, np.nan)
-            blocks.append((base, value, diff, lo, hi, p, groups_used))
-    finally:
-        bar.close()
-
-    if by_cols:  # segments in key order, as in report
-        try:
-            order = np.asarray(keys.argsort())
-        except TypeError:  # keys that do not compare: order of appearance
-            order = np.arange(len(keys))
-        keys = keys[order]
-        blocks = [blocks[i] for i in order]
-    columns = ("baseline_value", "value", "diff", "ci_low", "ci_high", "p_value", "groups_used")
-    data = {c: np.concatenate([b[i] for b in blocks]) for i, c in enumerate(columns)}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data["lift"] = np.where(data["baseline_value"] != 0, data["diff"] / data["baseline_value"], np.nan)
-    data["p_holm"] = holm(data["p_value"])
-    data["significant"] = np.nan_to_num(data["p_holm"], nan=1.0) < alpha
-    pair_tuples = [(m, n) for m, n in pairs]
-    if by_cols:
-        tuples = [
-            (*(key if isinstance(key, tuple) else (key,)), m, n)
-            for key in keys
-            for m, n in pair_tuples
-        ]
-        index = pd.MultiIndex.from_tuples(tuples, names=[*by_cols, "model", "metric"])
-    else:
-        index = pd.MultiIndex.from_tuples(pair_tuples, names=["model", "metric"])
-    out = pd.DataFrame(data, index=index)[COLUMNS]
-
-    tests = {
-        n: _BOOTSTRAP if method == "bootstrap" or kinds[n] == "auc" else _RANDOMIZATION for n in names
-    }
-    for n in names:
-        if n in analytic:
-            tests[n] = DELONG_TEST
-        elif kinds[n] == "auc" and auc_method == "delong":
-            tests[n] = f"{_BOOTSTRAP}; {no_delong}"
-    fallback = [f"{m}/{n}" for m, n in pairs if kinds[n] != "auc" and method != "bootstrap" and (m, n) not in flip_set]
-    if fallback:  # pragma: no cover - weights never depend on scores
-        tests["bootstrap_fallback"] = fallback
-    out.attrs = {
-        "baseline": baseline,
-        "test": tests,
-        "ci_method": _ci_method(n_boot, bool(by_cols), analytic, boot_names, ci_method),
-        "ci": ci,
-        "n_boot": n_boot,
-        "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
-        "alpha": alpha,
-        "multiple_testing": "Holm over all rows",
-        "params": {s.name: opts.params(s) for s in specs},
-        "coverage": {n: ev.scores[baseline].metrics[n].coverage.as_dict() for n in names},
-        "table": "compare",
-    }
-    # coverage depends on the labels only: one warning, not one per model
-    first = ev.scores[baseline].metrics
-    warn_once(func, [(n, first[n].value, first[n].coverage) for n in names])
-    return as_result_table(out, "compare")
+fill_doc(compare)

@@ -9,17 +9,15 @@ give the formula and the tie rule.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from typing import Literal
+from collections.abc import Hashable
+from typing import Any, Literal
 
-import pandas as pd
-
-from pandas_rankeval.core.evaluate import evaluate, warn_if_needed
-from pandas_rankeval.core.options import Options, WeightLike
-from pandas_rankeval.core.registry import MetricSpec, parse_metrics
-from pandas_rankeval.display.table import ResultTable, as_result_table
+from pandas_rankeval.core.options import WeightLike
+from pandas_rankeval.core.registry import MetricSpec
 from pandas_rankeval.core.result import MetricResult
-from pandas_rankeval.core.validation import as_columns, check_column_name, check_k
+from pandas_rankeval.core.validation import check_k
+
+from .dispatch import Empty, EngineOptions, GroupLike, NanPolicy, Ties, evaluate_frame, fill_doc
 
 __all__ = [
     "auc",
@@ -30,39 +28,18 @@ __all__ = [
     "precision",
     "recall",
     "hit_rate",
-    "per_group",
 ]
 
-Ties = Literal["expected", "pessimistic", "optimistic"]
-Empty = Literal["zero", "skip", "error"]
-NanPolicy = Literal["raise", "omit"]
-GroupLike = Hashable | Sequence[Hashable]
 
-
-def _one(
-    df: pd.DataFrame,
-    spec: MetricSpec,
-    *,
-    group: GroupLike | None,
-    label: Hashable,
-    score: Hashable,
-    options: Options,
-) -> MetricResult:
-    check_column_name(score, "score", options.func, df if isinstance(df, pd.DataFrame) else None)
-    ev = evaluate(df, group=group, label=label, scores=[score], specs=[spec], options=options)
-    if spec.info.grouped:  # the one-partition case of the summary layer that Dask and Spark share
-        from pandas_rankeval.engines.pandas import finalize_evaluation
-        from pandas_rankeval.summary.plan import metric_plan
-
-        plan = metric_plan(options, spec, group=group, label=label, score=score, df=df)
-        return finalize_evaluation(ev, plan)  # type: ignore[no-any-return]
-    gv = ev.scores[score].metrics[spec.name]
-    warn_if_needed(gv, options.func)
-    return MetricResult(gv.value, metric=spec.name, coverage=gv.coverage, params=options.params(spec))
+def _metric(df: Any, spec: MetricSpec, func: str, engine_options: EngineOptions, **kw: Any) -> MetricResult:
+    """One metric of one score column: the plan of kind "metric", on the frame's engine."""
+    return evaluate_frame(  # type: ignore[no-any-return]
+        df, func, engine_options, kind="metric", metrics=spec, scores=kw.pop("score"), **kw
+    )
 
 
 def auc(
-    df: pd.DataFrame,
+    df: Any,
     *,
     label: Hashable,
     score: Hashable,
@@ -72,13 +49,13 @@ def auc(
     threshold: float | None = None,
     max_fpr: float | None = None,
     nan_policy: NanPolicy = "raise",
+    engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Global AUC over all rows (the Mann-Whitney statistic).
 
     Parameters
     ----------
-    df : DataFrame
-        One row per shown item.
+{frame}
     label : column
         Relevance: bool, 0/1 or graded; a row is relevant when its label is > 0
         (or >= ``threshold``).
@@ -97,9 +74,11 @@ def auc(
         Relevant when ``label >= threshold`` instead of ``label > 0``.
     max_fpr : float in (0, 1], optional
         Standardized partial AUC up to this false-positive rate (McClish),
-        computed by sklearn.
-    nan_policy : {"raise", "omit"}, default="raise"
+        computed by sklearn. Needs every row in one place: refused on a Dask or
+        Spark frame (and a polars LazyFrame), before any work.
+    nan_policy : {{"raise", "omit"}}, default="raise"
         Missing values raise, or their rows are dropped and counted.
+{engine_options}
 
     Returns
     -------
@@ -109,7 +88,9 @@ def auc(
     Notes
     -----
     AUC = (sum over relevant i, non-relevant j of [s_i > s_j] + 1/2 [s_i = s_j]) / (P N),
-    which equals ``sklearn.metrics.roc_auc_score``. It costs one sort of the scores.
+    which equals ``sklearn.metrics.roc_auc_score``. It costs one sort of the scores; over
+    partitions (Dask, Spark) the (relevant, non-relevant) rows are counted per distinct
+    score, range-partitioned and chained in score order in exact integers.
 
     Examples
     --------
@@ -119,15 +100,15 @@ def auc(
     >>> pre.auc(df, label="click", score="score")
     0.625
     """
-    opts = Options(
-        "auc", ties=ties, tiebreak=tiebreak, threshold=threshold,
-        sample_weight=sample_weight, max_fpr=max_fpr, nan_policy=nan_policy,
+    return _metric(
+        df, MetricSpec("auc", None), "auc", engine_options, group=None, label=label, score=score,
+        sample_weight=sample_weight, ties=ties, tiebreak=tiebreak, threshold=threshold, max_fpr=max_fpr,
+        nan_policy=nan_policy,
     )
-    return _one(df, MetricSpec("auc", None), group=None, label=label, score=score, options=opts)
 
 
 def gauc(
-    df: pd.DataFrame,
+    df: Any,
     *,
     group: GroupLike,
     label: Hashable,
@@ -144,13 +125,13 @@ def gauc(
     max_fpr: float | None = None,
     nan_policy: NanPolicy = "raise",
     progress: bool = False,
+    engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Group AUC: the weighted mean of the per-group AUC (the DIN paper's GAUC).
 
     Parameters
     ----------
-    df : DataFrame
-        One row per shown item.
+{frame}
     group : column or list of columns
         The user, query or session.
     label, score : column
@@ -186,6 +167,7 @@ def gauc(
     progress : bool, default=False
         Show a progress bar (needs tqdm) for the per-group sklearn loop
         (``engine="sklearn"`` or ``max_fpr``); the numpy engine needs none.
+{engine_options}
 
     Returns
     -------
@@ -220,32 +202,23 @@ def gauc(
     >>> print(pre.gauc(df, group="user", label="click", score="score").coverage)
     2 of 2 groups used
     """
-    opts = Options(
-        "gauc", ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
-        min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
-        sample_weight=sample_weight, engine=engine, max_fpr=max_fpr, nan_policy=nan_policy,
-        progress=progress,
+    return _metric(
+        df, MetricSpec("gauc", None), "gauc", engine_options, group=group, label=label, score=score,
+        weight=weight, min_size=min_size, min_pos=min_pos, min_neg=min_neg, sample_weight=sample_weight,
+        ties=ties, tiebreak=tiebreak, threshold=threshold, engine=engine, max_fpr=max_fpr,
+        nan_policy=nan_policy, progress=progress,
     )
-    return _one(df, MetricSpec("gauc", None), group=group, label=label, score=score, options=opts)
 
 
 def _list_metric(
-    kind: str,
-    df: pd.DataFrame,
-    *,
-    group: GroupLike,
-    label: Hashable,
-    score: Hashable,
-    k: int | None,
-    allow_none: bool,
-    **kw: object,
+    kind: str, df: Any, *, k: int | None, allow_none: bool, engine_options: EngineOptions, **kw: Any
 ) -> MetricResult:
     k = check_k(k, kind, allow_none=allow_none)
-    opts = Options(kind, **kw)  # type: ignore[arg-type]
-    return _one(df, MetricSpec(kind, k), group=group, label=label, score=score, options=opts)
+    return _metric(df, MetricSpec(kind, k), kind, engine_options, **kw)
 
 
-_LIST_PARAMS = """    group : column or list of columns
+_LIST_PARAMS = """{frame}
+    group : column or list of columns
         The user, query or session.
     label : column
         Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
@@ -268,11 +241,12 @@ _COMMON_PARAMS = """    weight : {"uniform", "count", "clicks", "log1p"}, column
         rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
         group is not empty; its NDCG is 1 when no row gains anything).
     nan_policy : {"raise", "omit"}, default="raise"
-        Missing values raise, or their rows are dropped and counted."""
+        Missing values raise, or their rows are dropped and counted.
+{engine_options}"""
 
 
 def mrr(
-    df: pd.DataFrame,
+    df: Any,
     *,
     group: GroupLike,
     label: Hashable,
@@ -284,6 +258,7 @@ def mrr(
     threshold: float | None = None,
     empty: Empty = "zero",
     nan_policy: NanPolicy = "raise",
+    engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Mean reciprocal rank of the first relevant row (MRR, MRR@k).
 
@@ -323,12 +298,12 @@ def mrr(
     return _list_metric(
         "mrr", df, group=group, label=label, score=score, k=k, allow_none=True,
         weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold, empty=empty,
-        nan_policy=nan_policy,
+        nan_policy=nan_policy, engine_options=engine_options,
     )
 
 
 def ndcg(
-    df: pd.DataFrame,
+    df: Any,
     *,
     group: GroupLike,
     label: Hashable,
@@ -341,6 +316,7 @@ def ndcg(
     threshold: float | None = None,
     empty: Empty = "zero",
     nan_policy: NanPolicy = "raise",
+    engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Normalized discounted cumulative gain at k (NDCG@k), graded labels welcome.
 
@@ -382,12 +358,12 @@ def ndcg(
     return _list_metric(
         "ndcg", df, group=group, label=label, score=score, k=k, allow_none=True,
         gain=gain, weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold,
-        empty=empty, nan_policy=nan_policy,
+        empty=empty, nan_policy=nan_policy, engine_options=engine_options,
     )
 
 
 def average_precision(
-    df: pd.DataFrame,
+    df: Any,
     *,
     group: GroupLike,
     label: Hashable,
@@ -400,6 +376,7 @@ def average_precision(
     threshold: float | None = None,
     empty: Empty = "zero",
     nan_policy: NanPolicy = "raise",
+    engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Mean average precision (MAP, MAP@k): the mean over groups of AP@k.
 
@@ -435,13 +412,13 @@ def average_precision(
     return _list_metric(
         "map", df, group=group, label=label, score=score, k=k, allow_none=True,
         denominator=denominator, weight=weight, ties=ties, tiebreak=tiebreak,
-        threshold=threshold, empty=empty, nan_policy=nan_policy,
+        threshold=threshold, empty=empty, nan_policy=nan_policy, engine_options=engine_options,
     )
 
 
 def _cutoff_metric(kind: str, summary: str, example: str):  # type: ignore[no-untyped-def]
     def metric(
-        df: pd.DataFrame,
+        df: Any,
         *,
         group: GroupLike,
         label: Hashable,
@@ -453,11 +430,12 @@ def _cutoff_metric(kind: str, summary: str, example: str):  # type: ignore[no-un
         threshold: float | None = None,
         empty: Empty = "zero",
         nan_policy: NanPolicy = "raise",
+        engine_options: EngineOptions = None,
     ) -> MetricResult:
         return _list_metric(
             kind, df, group=group, label=label, score=score, k=k, allow_none=False,
             weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold,
-            empty=empty, nan_policy=nan_policy,
+            empty=empty, nan_policy=nan_policy, engine_options=engine_options,
         )
 
     metric.__name__ = metric.__qualname__ = kind
@@ -555,129 +533,10 @@ hit_rate = _cutoff_metric(
     """,
 )
 
+for _f in (auc, gauc):
+    fill_doc(_f)
 for _f in (mrr, ndcg, average_precision, precision, recall, hit_rate):
-    _f.__doc__ = (
-        (_f.__doc__ or "")
-        .replace("{list_params}", _LIST_PARAMS)
-        .replace("{common_params}", _COMMON_PARAMS)
-        .replace("{{", "{")
-        .replace("}}", "}")
-    )
+    _f.__doc__ = (_f.__doc__ or "").replace("{list_params}", _LIST_PARAMS).replace("{common_params}", _COMMON_PARAMS)
+    fill_doc(_f)
 del _f
 
-
-def per_group(
-    df: pd.DataFrame,
-    *,
-    group: GroupLike,
-    label: Hashable,
-    score: Hashable | None = None,
-    scores: Sequence[Hashable] | None = None,
-    metrics: str | Sequence[str] = ("auc",),
-    weight: WeightLike = None,
-    min_size: int | None = None,
-    min_pos: int | None = None,
-    min_neg: int | None = None,
-    ties: Ties = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    gain: Literal["exp2", "linear"] = "exp2",
-    denominator: Literal["relevant", "min_k"] = "relevant",
-    empty: Empty = "zero",
-    nan_policy: NanPolicy = "raise",
-) -> ResultTable:
-    """Every requested metric for every group, indexed by group key: ready to join.
-
-    Parameters
-    ----------
-    group, label :
-        As in :func:`gauc`.
-    score : column, optional
-        One model's score column: the metric columns are named after the metrics.
-    scores : list of columns, optional
-        Several models at once (give ``score`` or ``scores``): one column per model and
-        metric, named ``"<model>_<metric>"``, in one pass (one sort per model).
-    metrics : str or list of str, default=("auc",)
-        Metric names such as ``"auc"`` (the per-group AUC, the terms of GAUC),
-        ``"mrr"``, ``"ndcg@10"``, ``"map@20"``, ``"precision@5"``.
-    weight :
-        The weight option whose per-group value goes in the ``weight`` column;
-        default: the first metric's default ("count" for AUC, else "uniform").
-    min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
-        As in the single-metric functions.
-
-    Returns
-    -------
-    table : ResultTable
-        One row per group, indexed by the group key(s) (``users.join(table)`` adds the
-        columns to a table of users): ``n``, ``positives``, the metrics (NaN where the
-        group is left out: one class for AUC, no relevant row under ``empty="skip"``) and
-        ``weight``. With ``scores``, ``table.attrs["models"]`` maps each model and metric
-        to its column. It prints with each metric's coverage and the
-        choices underneath, each model's columns under its name.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"user": ["a", "a", "a", "b", "b"],
-    ...                    "click": [1, 0, 0, 0, 0], "score": [0.2, 0.9, 0.1, 0.5, 0.4]})
-    >>> pre.per_group(df, group="user", label="click", score="score", metrics=["auc", "mrr"])
-    ... # doctest: +NORMALIZE_WHITESPACE
-    user  n  positives     auc     mrr  weight
-    a     3          1  0.5000  0.5000       3
-    b     2          0     NaN  0.0000       2
-    <BLANKLINE>
-    coverage: 5 rows in 2 groups; auc is NaN for the 1 group with one class only
-      (40.0% of rows)
-    mrr: 1 of 2 groups (50%) have no relevant row and score 0 (empty='zero', as
-      trec_eval; ranx skips them: empty='skip')
-    (+3 lines of details: .to_text(footer='full'))
-
-    Several models, joined to a table of users:
-
-    >>> df["other"] = [0.9, 0.2, 0.1, 0.5, 0.4]
-    >>> table = pre.per_group(df, group="user", label="click", scores=["score", "other"], metrics=["auc"])
-    >>> list(table.columns)
-    ['n', 'positives', 'score_auc', 'other_auc', 'weight']
-    >>> users = pd.DataFrame({"country": ["FR", "DE"]}, index=pd.Index(["a", "b"], name="user"))
-    >>> users.join(table[["score_auc", "other_auc"]])
-         country  score_auc  other_auc
-    user
-    a         FR        0.5        1.0
-    b         DE        NaN        NaN
-    """
-    if (score is None) == (scores is None):
-        raise ValueError(
-            "per_group needs one of 'score' (a column) or 'scores' (a list of columns). "
-            f"Got {'both' if score is not None else 'neither'}."
-        )
-    specs = [MetricSpec("gauc", None) if s.kind == "auc" else s for s in parse_metrics(metrics)]
-    opts = Options(
-        "per_group", ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
-        min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
-        gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
-    )
-    frame = df if isinstance(df, pd.DataFrame) else None
-    if scores is not None:
-        models = as_columns(scores, "scores", "per_group", frame)
-    else:
-        check_column_name(score, "score", "per_group", frame)
-        models = [score]
-    ev = evaluate(df, group=group, label=label, scores=models, specs=specs, options=opts)
-    display = ["auc" if (s.kind == "gauc") else s.name for s in specs]
-    first = ev.scores[models[0]]
-    out = pd.DataFrame({"n": ev.group_stats["n"], "positives": ev.group_stats["positives"]}, index=ev.keys)
-    columns: dict[str, dict[str, str]] = {}
-    for model in models:
-        se = ev.scores[model]
-        named = {name: (name if scores is None else f"{model}_{name}") for name in display}
-        for spec, name in zip(specs, display):
-            out[named[name]] = se.metrics[spec.name].values
-        columns[str(model)] = named
-    out["weight"] = first.metrics[specs[0].name].weights  # depends on the labels only: one column
-    out.attrs["params"] = {name: opts.params(spec) for spec, name in zip(specs, display)}
-    out.attrs["coverage"] = {name: first.metrics[spec.name].coverage.as_dict() for spec, name in zip(specs, display)}
-    if scores is not None:
-        out.attrs["models"] = columns
-    return as_result_table(out, "per_group")

@@ -208,9 +208,7 @@ def plot_group_auc(
     >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
     ['model_a (GAUC 0.605)', 'model_b (GAUC 0.734)']
     """
-    from pandas_rankeval.api.metrics import (
-        per_group,  # the one call that computes (imported when drawing)
-    )
+    from pandas_rankeval.api.per_group import per_group  # the one call that computes (imported when drawing)
 
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
         raise ValueError(f"The 'bins' parameter of plot_group_auc must be an int in the range [1, inf). Got {bins!r} instead.")

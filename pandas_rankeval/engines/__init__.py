@@ -1,1 +1,60 @@
-"""Engines: adapters that get whole groups into partitions and add the summaries up (pandas, Dask, Spark)."""
+"""Engines: adapters that get whole groups into partitions and add the summaries up.
+
+:func:`engine_for` picks the adapter of a frame from its type's module (``pandas``, ``polars``,
+``dask``, ``pyspark``) and imports that adapter only then: evaluating a pandas frame never imports
+Dask, Spark or polars. Every adapter follows the protocol of :mod:`pandas_rankeval.engines.base`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["ENGINES", "engine_for"]
+
+#: Root module of a frame's type -> (adapter module, the frame types it takes, in words).
+ENGINES: dict[str, tuple[str, str]] = {
+    "pandas": ("pandas_rankeval.engines.pandas", "a pandas DataFrame"),
+    "polars": ("pandas_rankeval.engines.polars", "a polars DataFrame or LazyFrame"),
+    "dask": ("pandas_rankeval.engines.dask", "a Dask DataFrame"),
+    "pyspark": ("pandas_rankeval.engines.spark", "a Spark DataFrame (classic or Connect)"),
+}
+
+#: Class names that are frames (a Series or an Index of any library is not).
+_FRAMES = ("DataFrame", "LazyFrame")
+
+
+def _root(cls: type) -> str:
+    return (cls.__module__ or "").split(".", 1)[0]
+
+
+def engine_for(frame: Any, func: str) -> Any:
+    """The adapter module of ``frame`` (see :class:`pandas_rankeval.engines.base.Engine`).
+
+    The type and its base classes are looked at by module and class name, so a subclass of a
+    supported frame (a GeoDataFrame is a pandas DataFrame) finds its engine, and no engine is
+    imported to find out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pandas_rankeval.engines import engine_for
+    >>> engine_for(pd.DataFrame({"a": [1]}), "gauc").NAME
+    'pandas'
+    >>> engine_for([1, 2], "gauc")
+    Traceback (most recent call last):
+    ...
+    TypeError: gauc expects a pandas DataFrame (or a polars DataFrame or LazyFrame, a Dask DataFrame, a Spark DataFrame (classic or Connect)) as its first argument; got list.
+    """
+    for cls in type(frame).__mro__:
+        root = _root(cls)
+        if root in ENGINES and cls.__name__ in _FRAMES:
+            return importlib.import_module(ENGINES[root][0])
+    kinds = [words for _, words in ENGINES.values()]
+    hint = ""
+    if type(frame).__name__ == "Series" or _root(type(frame)) in ENGINES:
+        hint = " Pass the whole frame and name its columns (group=, label=, score=)."
+    raise TypeError(
+        f"{func} expects {kinds[0]} (or {', '.join(kinds[1:])}) as its first argument; "
+        f"got {type(frame).__name__}.{hint}"
+    )

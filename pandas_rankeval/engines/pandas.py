@@ -1,9 +1,11 @@
 """The pandas engine: the one-partition case of the summary layer.
 
 A pandas call evaluates its frame once (:func:`pandas_rankeval.core.evaluate.evaluate`),
-summarizes that one evaluation as one partition, adds the global-AUC pieces from its own sorts
-(exact AUC, clustered-DeLong moments, hashed AUC replicates) and finalizes: the same path as
-Dask and Spark, so a number cannot differ between engines except by summation order.
+summarizes that one evaluation as one partition and adds the global-AUC pieces from its own sorts
+(exact AUC, clustered-DeLong moments, bootstrap AUC replicates); the caller finalizes: the same
+path as Dask and Spark, so a number cannot differ between engines except by summation order.
+The whole frame is one partition, so every option works here, the classic multinomial bootstrap
+(``resample="multinomial"``) included. The adapter protocol: :mod:`pandas_rankeval.engines.base`.
 """
 
 from __future__ import annotations
@@ -12,17 +14,60 @@ import math
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..core import ranking as E
-from ..core.evaluate import Evaluation, segment_of_groups
+from ..core.evaluate import Evaluation, evaluate, segment_of_groups
 from ..core.validation import internal_error
 from ..inference import hashing as H
 from ..summary.partition import _ensure_group_stats, _segment_keys, summarize_evaluation
 from ..summary.plan import Plan
-from ..summary.summary import _plain
-from ..tables import finalize
+from ..summary.summary import Summary, _plain
+from ..tables.per_group import per_group_table
 
-__all__ = ["finalize_evaluation", "pandas_extras"]
+__all__ = ["NAME", "OPTIONS", "check_options", "pandas_extras", "partitioned", "per_group", "run", "schema"]
+
+NAME = "pandas"
+OPTIONS: tuple[str, ...] = ()
+
+
+def schema(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame without its rows; named index levels become columns (group keys may be index
+    levels, as in ``DataFrame.groupby``)."""
+    empty = frame.iloc[:0]
+    levels = [n for n in empty.index.names if n is not None and n not in empty.columns]
+    return empty.reset_index(level=levels) if levels else empty
+
+
+def partitioned(frame: pd.DataFrame) -> bool:
+    """A pandas frame is one partition: every option works."""
+    return False
+
+
+def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
+    """pandas takes no engine options."""
+    return options
+
+
+def run(frame: pd.DataFrame, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
+    """Evaluate the frame once, summarize it as one partition, add the global-AUC pieces."""
+    interval = plan.ci is not None or plan.kind == "compare"
+    ev = evaluate(
+        frame, group=plan.group or None, label=plan.label, scores=plan.scores, specs=plan.all_specs,
+        options=plan.options, keep_order=plan.has_auc and (bool(plan.by) or interval), by=plan.by,
+    )
+    key_hashes = None
+    if plan.group:
+        _ensure_group_stats(ev)
+        if plan.n_replicates and plan.resample == "poisson":
+            key_hashes = H.key_hash(ev.keys)
+    summary = summarize_evaluation(ev, plan, key_hashes=key_hashes)
+    return summary, pandas_extras(ev, plan, key_hashes)
+
+
+def per_group(frame: pd.DataFrame, plan: Plan, options: dict[str, Any]) -> Any:
+    """The per-group table of the frame (one partition)."""
+    return per_group_table(frame, plan)
 
 
 def _pandas_segments(ev: Evaluation, plan: Plan) -> list[tuple[tuple, np.ndarray | None, np.ndarray | None]]:
@@ -55,6 +100,9 @@ def pandas_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None = No
     out: dict[str, Any] = {}
     if not plan.has_auc:
         return out
+    if not plan.group:  # global AUC alone: its value from the one sort
+        out["auc"] = {((), s): float(ev.scores[s].metrics["auc"].value) for s in plan.scores}
+        return out
     _ensure_group_stats(ev)
     segments = _pandas_segments(ev, plan)
     auc: dict[tuple, float] = {}
@@ -81,36 +129,30 @@ def pandas_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None = No
         moments = segment_moments(ev, plan.scores, plan.by, plan.func)
         out["delong"] = {tuple(_plain(v) for v in k): G for k, G in moments.items()}
         return out
-    if plan.resample != "poisson":  # pragma: no cover - the multinomial path never gets here
-        raise internal_error("the hashed AUC replicates need resample='poisson'")
-    from pandas_rankeval.inference.bootstrap import Stratum, row_groups
+    from pandas_rankeval.inference.bootstrap import Stratum, count_chunks, row_groups, stratum_rng
 
-    if key_hashes is None:
+    if key_hashes is None and plan.resample == "poisson":
         key_hashes = H.key_hash(ev.keys)
     rg = row_groups(ev)
     n_all = ev.group_stats["n"].shape[0]
     items = [(s, "auc") for s in plan.scores]
     boot: dict[tuple, np.ndarray] = {}
-    for key, gi, _ in segments:
+    for si, (key, gi, _) in enumerate(segments):
         groups = np.arange(n_all) if gi is None else gi
         stratum = Stratum(ev, items, groups, rg)
-        kh = key_hashes[groups]
         chunk = stratum.chunk_size(plan.n_boot)
         parts = []
-        for lo in range(0, plan.n_boot, chunk):
-            b = min(chunk, plan.n_boot - lo)
-            counts = np.ascontiguousarray(H.poisson_weights(kh, int(plan.seed), b, start=lo).T)  # type: ignore[arg-type]
-            parts.append(stratum.values(counts))
+        if plan.resample == "poisson":  # the draws of the group sums, from the same hash
+            kh = key_hashes[groups]  # type: ignore[index]
+            for lo in range(0, plan.n_boot, chunk):
+                b = min(chunk, plan.n_boot - lo)
+                counts = np.ascontiguousarray(H.poisson_weights(kh, int(plan.seed), b, start=lo).T)  # type: ignore[arg-type]
+                parts.append(stratum.values(counts))
+        else:  # the counts of the group sums, drawn again from the segment's stream
+            for _, counts in count_chunks(stratum_rng(plan.streams[0], si), stratum.n, plan.n_boot, chunk):
+                parts.append(stratum.values(counts))
         reps = np.concatenate(parts, axis=0)
         for j, s in enumerate(plan.scores):
             boot[(key, s)] = reps[:, j]
     out["auc_boot"] = boot
     return out
-
-
-def finalize_evaluation(ev: Evaluation, plan: Plan) -> Any:
-    """pandas: summarize the one evaluation (one partition), add the AUC pieces, finalize."""
-    _ensure_group_stats(ev)
-    key_hashes = H.key_hash(ev.keys) if plan.hashed_boot else None
-    summary = summarize_evaluation(ev, plan, key_hashes=key_hashes)
-    return finalize(summary, plan, **pandas_extras(ev, plan, key_hashes))

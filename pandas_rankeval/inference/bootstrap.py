@@ -42,7 +42,8 @@ from pandas_rankeval.core.validation import internal_error
 __all__ = [
     "Stratum",
     "boot_rngs",
-    "bootstrap_report",
+    "count_chunks",
+    "flip_chunks",
     "flip_rngs",
     "groups_by_segment",
     "holm",
@@ -51,6 +52,7 @@ __all__ = [
     "resample_counts",
     "sign_flip_pvalues",
     "strata_of",
+    "stratum_rng",
 ]
 
 #: Elements of one chunk of the (replicates x groups) count matrix.
@@ -98,6 +100,49 @@ def boot_rngs(seed: Any, n_strata: int) -> list[np.random.Generator]:
 def flip_rngs(seed: Any, n_strata: int) -> list[np.random.Generator]:
     """One sign-flip stream per stratum, independent of the bootstrap streams."""
     return _root_streams(seed)[1].spawn(n_strata)
+
+
+def stratum_rng(parent: np.random.Generator, i: int) -> np.random.Generator:
+    """Child ``i`` of ``parent.spawn(n)`` for a parent that has spawned nothing yet, made without
+    spawning: the same child every time it is asked for (the group sums and the replicates of
+    global AUC draw the same counts from it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = stratum_rng(np.random.default_rng(3).spawn(2)[0], 1).integers(0, 100, 3)
+    >>> b = boot_rngs(3, 2)[1].integers(0, 100, 3)
+    >>> bool((a == b).all())
+    True
+    """
+    ss = parent.bit_generator.seed_seq
+    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, i), pool_size=ss.pool_size)
+    return np.random.Generator(type(parent.bit_generator)(child))
+
+
+def count_chunks(rng: np.random.Generator, n: int, n_boot: int, chunk: int) -> Iterator[tuple[int, np.ndarray]]:
+    """``(first replicate, counts)`` for ``n_boot`` multinomial replicates of ``n`` groups, ``chunk``
+    replicates at a time (one reused buffer; the counts do not depend on ``chunk``)."""
+    buf = np.empty((min(chunk, n_boot), n))
+    lo = 0
+    for b in _chunks(n_boot, chunk):
+        yield lo, resample_counts(rng, n, b, out=buf)
+        lo += b
+
+
+def flip_chunks(rng: np.random.Generator, n: int, n_flips: int) -> Iterator[tuple[int, np.ndarray]]:
+    """``(first flip, bits)`` for ``n_flips`` random sign patterns of ``n`` groups (a 1 flips the
+    group), in chunks of rows of one reused float buffer; the bits do not depend on the chunks."""
+    n_bytes = (n + 7) // 8
+    chunk = max(1, min(n_flips, _CHUNK_ELEMENTS // max(n, 1)))
+    buf = np.empty((chunk, n))
+    lo = 0
+    for b in _chunks(n_flips, chunk):
+        raw = rng.integers(0, 256, size=(b, n_bytes), dtype=np.uint8)
+        bits = buf[:b]
+        bits[...] = np.unpackbits(raw, axis=1, count=n)
+        yield lo, bits
+        lo += b
 
 
 def resample_counts(
@@ -388,12 +433,10 @@ def replicates(
     out = []
     for stratum, rng in zip(strata, rngs):
         parts = []
-        chunk = stratum.chunk_size(n_boot)
-        buf = np.empty((chunk, stratum.n))
-        for b in _chunks(n_boot, chunk):
-            parts.append(stratum.values(resample_counts(rng, stratum.n, b, out=buf)))
+        for _, counts in count_chunks(rng, stratum.n, n_boot, stratum.chunk_size(n_boot)):
+            parts.append(stratum.values(counts))
             if progress is not None:
-                progress.update(b)
+                progress.update(counts.shape[0])
         out.append(np.concatenate(parts, axis=0))
     return out
 
@@ -428,18 +471,12 @@ def sign_flip_pvalues(
     hits = np.zeros(k, dtype=np.int64)
     if n == 0:
         return np.ones(k)
-    n_bytes = (n + 7) // 8
-    chunk = max(1, min(n_flips, _CHUNK_ELEMENTS // n))
-    buf = np.empty((chunk, n))
-    for b in _chunks(n_flips, chunk):
-        raw = rng.integers(0, 256, size=(b, n_bytes), dtype=np.uint8)
-        bits = buf[:b]
-        bits[...] = np.unpackbits(raw, axis=1, count=n)
+    for _, bits in flip_chunks(rng, n, n_flips):
         # a flipped group (bit 1) contributes -wd: T* = T - 2 * bits @ wd
         t_star = total - 2.0 * (bits @ wd)
         hits += (np.abs(t_star) >= t - tol).sum(axis=0)
         if progress is not None:
-            progress.update(b)
+            progress.update(bits.shape[0])
     return (1.0 + hits) / (1.0 + n_flips)
 
 
@@ -467,89 +504,3 @@ def holm(p: np.ndarray) -> np.ndarray:
     adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
     out[order] = adj
     return out
-
-
-# --------------------------------------------------------------------------- #
-# report(ci=...)
-# --------------------------------------------------------------------------- #
-def bootstrap_report(
-    ev: Evaluation,
-    out: pd.DataFrame,
-    names: list[str],
-    by_cols: list[Hashable],
-    *,
-    ci: float,
-    n_boot: int,
-    seed: Any,
-    progress: bool,
-    ci_method: str = "percentile",
-) -> pd.DataFrame:
-    """Add ``<metric>_low`` and ``<metric>_high`` after every metric column of ``out``.
-
-    Percentile (or, with ``ci_method="studentized"``, bootstrap-t) intervals of a
-    bootstrap that resamples groups (within each segment when ``by_cols``), ``n_boot``
-    replicates shared by every model and metric.
-    """
-    func = "report"
-    ci = check_level(ci, "ci", func)
-    n_boot = check_n_boot(n_boot, func)
-    scores = list(ev.scores)
-    items = [(s, name) for s in scores for name in names]
-    strata, present = strata_of(ev, items, by_cols, func)
-    bar = _Progress(progress, n_boot * len(strata), "bootstrap")
-    if ci_method == "studentized":
-        from pandas_rankeval.inference.studentized import StudentizedStratum, studentized_interval
-
-        k = len(items)
-        wrapped = [StudentizedStratum(st, [[(j, 1.0)] for j in range(k)]) for st in strata]
-        try:
-            reps = replicates(wrapped, n_boot=n_boot, seed=seed, progress=bar)  # type: ignore[arg-type]
-        finally:
-            bar.close()
-        points = [w.point() for w in wrapped]
-        intervals = [studentized_interval(p[:k], p[k:], r[:, :k], r[:, k:], ci) for p, r in zip(points, reps)]
-    else:
-        try:
-            reps = replicates(strata, n_boot=n_boot, seed=seed, progress=bar)
-        finally:
-            bar.close()
-        intervals = [percentile_interval(r, ci) for r in reps]
-    if by_cols:  # match the report's rows to the strata by segment key, whatever their order
-        segs = ev.prepared.segments
-        if segs is None or present is None:
-            raise internal_error("stratified intervals need segment codes")
-        stratum_of = {
-            key if isinstance(key, tuple) else (key,): i for i, key in enumerate(segs.decode(present))
-        }
-        where = [(stratum_of[tuple(key[:-1])], key[-1]) for key in out.index]
-    else:
-        where = [(0, model) for model in out.index]
-    lows = np.full((len(out), len(names)), np.nan)
-    highs = np.full((len(out), len(names)), np.nan)
-    for i, (s, model) in enumerate(where):
-        lo, hi = intervals[s]
-        for m, name in enumerate(names):
-            j = items.index((model, name))
-            if math.isfinite(float(out.iloc[i][name])):
-                lows[i, m], highs[i, m] = lo[j], hi[j]
-    result = out.copy()
-    cols: list[Hashable] = []
-    for col in out.columns:
-        cols.append(col)
-        if col in names:
-            m = names.index(col)
-            result[f"{col}_low"] = lows[:, m]
-            result[f"{col}_high"] = highs[:, m]
-            cols += [f"{col}_low", f"{col}_high"]
-    result = result[cols]
-    kind = "percentile bootstrap" if ci_method != "studentized" else "studentized bootstrap (bootstrap-t)"
-    note = ""
-    if ci_method == "studentized" and any(ev.scores[s].metrics[n].spec.kind == "auc" for s, n in items):
-        note = "; auc: percentile bootstrap"
-    result.attrs["ci"] = {
-        "level": ci,
-        "method": f"{kind} over groups" + (" (stratified by segment)" if by_cols else "") + note,
-        "n_boot": n_boot,
-        "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
-    }
-    return result

@@ -235,9 +235,9 @@ def summarize_evaluation(
 
     boot = flip_reps = boot_gram = None
     if n_boot and n_all:
-        if key_hashes is None:
+        if key_hashes is None and plan.resample == "poisson":
             key_hashes = H.key_hash(ev.keys)
-        acc, flip_reps = _hashed_sums(
+        acc, flip_reps = _replicate_sums(
             plan, key_hashes, seg_index, n_seg, num_cols + den_cols + gram_cols, wd_cols, n_pairs if flips else 0
         )
         boot = np.stack([acc[:, :, :n_items], acc[:, :, n_items : 2 * n_items]], axis=3)
@@ -329,9 +329,9 @@ def summary_of_counts(
                    (n_items, n_boot, n_pairs))
 
 
-def _hashed_sums(
+def _replicate_sums(
     plan: Plan,
-    key_hashes: np.ndarray,
+    key_hashes: np.ndarray | None,
     seg_index: np.ndarray,
     n_seg: int,
     columns: list[np.ndarray],
@@ -340,23 +340,24 @@ def _hashed_sums(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Per segment: (n_boot x columns) sums of k_gb * column_g, and (n_boot x pairs) flip sums.
 
-    Replicate b weighs group g by its hashed Poisson(1) count k_gb (and flips it when its
-    hashed bit is 1); groups are taken in chunks so that the draws of a chunk stay small.
-    Repeated columns (models share a metric's weights) are multiplied once.
+    Replicate b weighs group g by k_gb and flips it when its bit b_gb is 1. Under
+    ``resample="poisson"`` both come from a hash of (seed, group key, b): groups are taken in
+    chunks so that the draws of a chunk stay small, and any partitioning gives the same sums.
+    Under ``"multinomial"`` (one partition) each segment draws its counts and bits from its own
+    stream of the plan, replicates in chunks. Repeated columns (models share a metric's
+    weights) are multiplied once.
     """
     n_boot = plan.n_boot
-    seed = int(plan.seed)  # type: ignore[arg-type]
     cols, where = _distinct(columns)
     boot = np.zeros((n_seg, n_boot, len(columns)))
     reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
     if n_seg == 1:
-        groups_of = [None]
+        groups_of: list[Any] = [None]
     else:
         order = np.argsort(seg_index, kind="stable")
         cuts = np.searchsorted(seg_index[order], np.arange(1, n_seg))
         groups_of = np.split(order, cuts)
-    n_all = key_hashes.shape[0]
-    step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
+    n_all = seg_index.shape[0]
     from pandas_rankeval.core.progress import Progress
 
     bar = Progress(plan.options.progress, total=n_all, desc="bootstrap" if plan.kind == "report" else plan.func,
@@ -367,17 +368,35 @@ def _hashed_sums(
         size = n_all if gi is None else gi.shape[0]
         acc = np.zeros((n_boot, len(cols)))
         acc_f = np.zeros((n_boot, n_flip)) if n_flip else None
-        for lo in range(0, size, step):
-            hi = min(lo + step, size)
-            idx: Any = slice(lo, hi) if gi is None else gi[lo:hi]
-            kh = key_hashes[idx]
+        if plan.resample == "poisson":
+            seed = int(plan.seed)  # type: ignore[arg-type]
+            step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
+            for lo in range(0, size, step):
+                hi = min(lo + step, size)
+                idx: Any = slice(lo, hi) if gi is None else gi[lo:hi]
+                kh = key_hashes[idx]  # type: ignore[index]
+                if cols:
+                    design = np.column_stack([c[idx] for c in cols])
+                    acc += H.poisson_weights(kh, seed, n_boot, work=work).T @ design
+                if acc_f is not None:
+                    wd = np.column_stack([c[idx] for c in wd_cols])
+                    acc_f += H.flip_bits(kh, seed, n_boot).T @ wd
+                bar.update(hi - lo)
+        else:
+            from pandas_rankeval.inference.bootstrap import count_chunks, flip_chunks, stratum_rng
+
+            idx = slice(None) if gi is None else gi
+            boot_gen, flip_gen = plan.streams
             if cols:
                 design = np.column_stack([c[idx] for c in cols])
-                acc += H.poisson_weights(kh, seed, n_boot, work=work).T @ design
+                chunk = max(1, min(n_boot, _CHUNK_ELEMENTS // max(size, 1)))
+                for lo, counts in count_chunks(stratum_rng(boot_gen, si), size, n_boot, chunk):
+                    acc[lo : lo + counts.shape[0]] = counts @ design
             if acc_f is not None:
                 wd = np.column_stack([c[idx] for c in wd_cols])
-                acc_f += H.flip_bits(kh, seed, n_boot).T @ wd
-            bar.update(hi - lo)
+                for lo, bits in flip_chunks(stratum_rng(flip_gen, si), size, n_boot):
+                    acc_f[lo : lo + bits.shape[0]] = bits @ wd
+            bar.update(size)
         if columns:
             boot[si] = acc[:, where_arr]
         if reps is not None and acc_f is not None:

@@ -17,7 +17,7 @@ import pandas as pd
 from ..inference import hashing as H
 from ..core.options import WEIGHT_NAMES, Options, WeightLike
 from ..core.registry import MetricSpec, parse_metrics
-from ..core.validation import as_columns, check_compare_scores, check_option
+from ..core.validation import as_columns, check_column_name, check_compare_scores, check_option
 
 __all__ = ["Plan", "make_plan", "metric_plan", "resolve_resample", "COUNTERS"]
 
@@ -30,7 +30,7 @@ COUNTERS = (
 )
 _C = {name: i for i, name in enumerate(COUNTERS)}
 
-KINDS = ("metric", "report", "compare")
+KINDS = ("metric", "report", "compare", "per_group")
 RESAMPLES = ("poisson", "multinomial")
 METHODS = ("auto", "randomization", "bootstrap")
 
@@ -71,13 +71,15 @@ class Plan:
     auc_method: str = "delong"
     ci_method: str = "percentile"
     placement_columns: tuple[Hashable, ...] = ()  # per score: each row's DeLong placement (engines)
+    streams: tuple[Any, ...] = ()  # resample="multinomial": the (bootstrap, sign-flip) Generators
+    per_model_columns: bool = False  # per_group(scores=[...]): columns "<model>_<metric>"
 
     @property
     def targets(self) -> list[list[tuple[int, float]]]:
         """Statistics of the studentized interval: (item index, sign) lists, one per item
         (report) or per (model - baseline) group-metric pair (compare, the order of
         ``flip_pairs``); empty unless ``ci_method="studentized"``."""
-        if self.ci_method != "studentized" or not self.hashed_boot:
+        if self.ci_method != "studentized" or not self.n_replicates:
             return []
         col = {item: j for j, item in enumerate(self.items)}
         if self.kind == "compare":
@@ -106,9 +108,13 @@ class Plan:
         return parse_metrics(list(self.metrics))
 
     @property
-    def hashed_boot(self) -> int:
-        """Replicates the summary carries (0 unless the hashed bootstrap is asked for)."""
-        return self.n_boot if (self.resample == "poisson" and (self.ci is not None or self.kind == "compare")) else 0
+    def n_replicates(self) -> int:
+        """Bootstrap replicates the summary carries (0 unless an interval or a test is asked for).
+
+        Hashed Poisson(1) group weights (``resample="poisson"``, any partitioning), or multinomial
+        counts drawn per segment from :attr:`streams` (``"multinomial"``, one partition only).
+        """
+        return self.n_boot if (self.ci is not None or self.kind == "compare") else 0
 
 
 def _check_n_boot(n_boot: Any, func: str) -> int:
@@ -130,7 +136,7 @@ def make_plan(
     ci: float | None = None,
     n_boot: int = 1000,
     seed: Any = 0,
-    resample: str = "poisson",
+    resample: str | None = "poisson",
     baseline: Hashable | None = None,
     alpha: float = 0.05,
     method: str = "auto",
@@ -152,6 +158,7 @@ def make_plan(
     progress: bool = False,
     df: pd.DataFrame | None = None,
     placement_columns: Sequence[Hashable] | None = None,
+    per_model_columns: bool = False,
 ) -> Plan:
     """Check every parameter (no data touched) and decide what each partition computes.
 
@@ -173,7 +180,11 @@ def make_plan(
         specs_all = [metrics] if isinstance(metrics, MetricSpec) else parse_metrics(metrics)
     else:
         specs_all = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
-    score_cols = as_columns(scores, "scores" if kind != "metric" else "score", func, df)
+    check_column_name(label, "label", func, df)
+    one_score = kind == "metric" or (kind == "per_group" and not per_model_columns)
+    if one_score:
+        check_column_name(scores, "score", func, df)
+    score_cols = as_columns(scores, "score" if one_score else "scores", func, df)
     gcols = as_columns(group, "group", func, df) if group is not None else []
     by_cols = as_columns(by, "by", func, df) if by is not None else []
     opts = Options(
@@ -187,11 +198,12 @@ def make_plan(
             f"{func} needs the 'group' parameter (the user, query or session column) for "
             f"{[s.name for s in specs_all if s.info.grouped]}."
         )
-    check_option(resample, "resample", func, RESAMPLES)
+    resample = resolve_resample(resample, ci_method, func)
     check_option(auc_method, "auc_method", func, ("delong", "bootstrap"))
     check_option(ci_method, "ci_method", func, ("percentile", "studentized"))
     flip_pairs: list[tuple[Hashable, Hashable, str]] = []
     seed_int: int | None = None
+    streams: tuple[Any, ...] = ()
     from pandas_rankeval.inference.delong import delong_unavailable
 
     delong_auc = auc_method == "delong" and delong_unavailable(ties) is None
@@ -224,6 +236,8 @@ def make_plan(
             check_n_boot_for_level(n_boot, ci, func)  # type: ignore[arg-type]
         if resample == "poisson":
             seed_int = H.seed_to_int(seed, func)
+        else:  # the classic bootstrap's streams, spawned once per call as it always was
+            streams = tuple(np.random.default_rng(seed).spawn(2))
     # every column a partition reads, in the order of the missing-value check of pandas
     numeric_extra: list[Hashable] = []
     if sample_weight is not None:
@@ -257,6 +271,8 @@ def make_plan(
         auc_method=auc_method,
         ci_method=ci_method,
         placement_columns=tuple(placement_columns or ()),
+        streams=streams,
+        per_model_columns=per_model_columns,
     )
 
 

@@ -158,7 +158,7 @@ class Summary:
 
 
 def _shape(plan: Plan) -> tuple[int, int, int]:
-    return (len(plan.items), plan.hashed_boot, len(plan.flip_pairs))
+    return (len(plan.items), plan.n_replicates, len(plan.flip_pairs))
 
 
 def empty_summary(plan: Plan) -> Summary:

@@ -1,0 +1,77 @@
+"""One call of a public function, for any frame: engine, plan, checks, run, finalize.
+
+Every public function ends in :func:`evaluate_frame`, which
+
+1. picks the frame's engine (:func:`pandas_rankeval.engines.engine_for`; an engine is imported only
+   when its frame arrives) and checks ``engine_options`` against it;
+2. reads the frame's schema (no data) and builds the :class:`~pandas_rankeval.summary.Plan` once;
+3. raises everything the schema and the options can answer (:func:`~pandas_rankeval.summary.checks.
+   check_schema`, and :func:`~pandas_rankeval.summary.checks.check_partitioned` for an engine that
+   evaluates the frame in partitions);
+4. lets the engine summarize the frame (:meth:`Engine.run <pandas_rankeval.engines.base.Engine.run>`),
+   or build the per-group table;
+5. finalizes the summed summary into the result (:func:`pandas_rankeval.tables.finalize`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any, Literal
+
+from ..core.options import WeightLike
+from ..engines import engine_for
+from ..engines.base import check_engine_options
+from ..summary.checks import check_partitioned, check_schema
+from ..summary.plan import make_plan
+from ..tables import finalize
+
+__all__ = ["evaluate_frame", "EngineOptions", "Ties", "Empty", "NanPolicy", "GroupLike", "WeightLike"]
+
+Ties = Literal["expected", "pessimistic", "optimistic"]
+Empty = Literal["zero", "skip", "error"]
+NanPolicy = Literal["raise", "omit"]
+GroupLike = Hashable | Sequence[Hashable]
+EngineOptions = Mapping[str, Any] | None
+
+
+def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_kwargs: Any) -> Any:
+    """Plan and check on the caller's side, let the frame's engine summarize it, finalize.
+
+    ``plan_kwargs`` are those of :func:`pandas_rankeval.summary.make_plan` (``kind`` among them);
+    a plan of kind ``"per_group"`` returns the engine's per-group table instead.
+    """
+    engine = engine_for(frame, func)
+    options = check_engine_options(engine, engine_options, func)
+    schema = engine.schema(frame)
+    plan = make_plan(func, df=schema, **plan_kwargs)
+    check_schema(schema, plan)
+    if engine.partitioned(frame):
+        check_partitioned(plan, engine.NAME)
+    if plan.kind == "per_group":
+        return engine.per_group(frame, plan, options)
+    summary, extras = engine.run(frame, plan, options)
+    return finalize(summary, plan, **extras)
+
+
+#: The first parameter of every public function, in its docstring.
+FRAME_DOC = """    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12)."""
+
+#: The last parameter of every public function, in its docstring.
+ENGINE_OPTIONS_DOC = """    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group and of the score ranges of global AUC;
+        default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a pandas frame takes
+        none. An option the frame's engine does not take raises."""
+
+
+def fill_doc(func: Any, **more: str) -> Any:
+    """Put the shared parameter texts into ``func``'s docstring (``{frame}``, ``{engine_options}``)."""
+    doc = (func.__doc__ or "").replace("{frame}", FRAME_DOC).replace("{engine_options}", ENGINE_OPTIONS_DOC)
+    for key, text in more.items():
+        doc = doc.replace("{" + key + "}", text)
+    func.__doc__ = doc.replace("{{", "{").replace("}}", "}")
+    return func

@@ -1,0 +1,100 @@
+"""The adapter protocol: the few questions an engine answers, and nothing else.
+
+A public function (:mod:`pandas_rankeval.api`) is written once. For any frame it
+
+1. picks the adapter by the frame's type (:func:`pandas_rankeval.engines.engine_for`, which
+   imports the engine only when its frame arrives);
+2. asks the adapter for the frame's **schema** (an empty pandas frame with the columns and their
+   dtypes) and checks the adapter's **engine options**;
+3. builds the :class:`~pandas_rankeval.summary.Plan` once from the schema and raises every error
+   that the schema or the options can answer (missing columns, text scores, bad options, an option
+   with no form over partitions) before the adapter does any work;
+4. hands the frame and the plan to the adapter's **run**, which gets whole groups into partitions,
+   runs the shared per-partition summary (:func:`pandas_rankeval.summary.summarize`) on each, adds the
+   summaries up and, for global AUC, gives the exact distinct-score counts;
+5. finalizes the summed summary into the result (:func:`pandas_rankeval.tables.finalize`), the same
+   code for every engine.
+
+An adapter owns no metric, option or table logic: adding an engine is one module that defines the
+names of :class:`Engine` and is listed in :data:`pandas_rankeval.engines.ENGINES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+import pandas as pd
+
+from ..summary.plan import Plan
+from ..summary.summary import Summary
+
+__all__ = ["Engine", "check_engine_options"]
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What an engine module defines (a module satisfies the protocol with module-level names).
+
+    Attributes
+    ----------
+    NAME : str
+        The engine's name in messages: ``"pandas"``, ``"polars"``, ``"Dask"``, ``"Spark"``.
+    OPTIONS : tuple of str
+        The keys its ``engine_options`` take (``()`` when it takes none).
+    """
+
+    NAME: str
+    OPTIONS: tuple[str, ...]
+
+    def schema(self, frame: Any) -> pd.DataFrame:
+        """An empty pandas frame with the frame's columns and the dtypes pandas would give them.
+
+        Reads no data (a LazyFrame's or a Dask frame's schema, a Spark frame's ``schema``). The plan
+        is made from it and the checks that need only names and dtypes run on it.
+        """
+
+    def partitioned(self, frame: Any) -> bool:
+        """True when the frame is evaluated in several partitions of whole groups.
+
+        Options whose value is not a sum over partitions (``resample="multinomial"``, ``max_fpr``
+        or a bootstrap interval of global AUC) are then refused, by name, before any work.
+        False when the whole frame is one partition (pandas, a polars DataFrame): every option works.
+        """
+
+    def check_options(self, options: dict[str, Any], func: str) -> dict[str, Any]:
+        """The engine options, checked (keys already restricted to ``OPTIONS``), defaults filled in."""
+
+    def run(self, frame: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
+        """Summarize the frame under the plan: the summed :class:`Summary` and the extras of
+        :func:`pandas_rankeval.tables.finalize` (``auc``: ``{(segment key, score): AucCounts or
+        float}`` when the plan has global AUC; ``auc_boot`` / ``delong`` where the engine computes
+        them outside the summary)."""
+
+    def per_group(self, frame: Any, plan: Plan, options: dict[str, Any]) -> Any:
+        """Every group's metrics, as the engine's own kind of frame (pandas: the ResultTable).
+
+        Each partition of whole groups goes through
+        :func:`pandas_rankeval.tables.per_group.per_group_table`.
+        """
+
+
+def check_engine_options(engine: Any, options: Mapping[str, Any] | None, func: str) -> dict[str, Any]:
+    """``engine_options`` of a public call: a mapping whose keys the frame's engine takes."""
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise TypeError(
+            f"The 'engine_options' parameter of {func} must be a dict (or None); got {type(options).__name__}."
+        )
+    unknown = [k for k in options if k not in engine.OPTIONS]
+    if unknown:
+        takes = (
+            f"takes {', '.join(map(repr, engine.OPTIONS))}" if engine.OPTIONS else "takes no engine options"
+        )
+        raise ValueError(
+            f"The 'engine_options' of {func} for a {engine.NAME} frame: {engine.NAME} {takes}; got "
+            f"{unknown!r}."
+        )
+    return engine.check_options(dict(options), func)
+

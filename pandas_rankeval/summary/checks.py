@@ -1,0 +1,91 @@
+"""The checks a plan and a frame's schema can answer, shared by every engine (before any work).
+
+:func:`check_schema` raises pandas' errors for what the column names and dtypes already show
+(missing columns, text labels or scores, an ambiguous weight name); :func:`check_partitioned`
+refuses, by name, the options whose value is not a sum over partitions when an engine evaluates
+the frame in partitions (Dask, Spark, a polars LazyFrame). Values (missing, infinite, negative)
+are counted by the engines and raised by :func:`pandas_rankeval.tables.finalize` with whole-table
+counts.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..core.options import check_weight_name
+from ..core.validation import check_columns, numeric_values
+from .plan import Plan
+
+__all__ = ["check_schema", "check_partitioned"]
+
+
+def check_schema(schema: pd.DataFrame, plan: Plan) -> None:
+    """The errors pandas raises before it reads a value, from the column names and dtypes.
+
+    ``schema`` is an empty frame with the columns and the dtypes pandas would give them.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pandas_rankeval.summary import make_plan
+    >>> schema = pd.DataFrame({"u": pd.Series(dtype=int), "y": pd.Series(dtype=int),
+    ...                        "s": pd.Series(dtype=str)})
+    >>> plan = make_plan("gauc", kind="metric", group="u", label="y", scores="s", metrics=["gauc"])
+    >>> check_schema(schema, plan)
+    Traceback (most recent call last):
+    ...
+    TypeError: Column 's' (score) must be numeric or bool; it has dtype str. Convert it first, for example with pd.to_numeric(df['s']).
+    """
+    repeated = [s for s in dict.fromkeys(plan.scores) if plan.scores.count(s) > 1]
+    if repeated:
+        raise ValueError(
+            f"The 'scores' parameter of {plan.func} names a column more than once: {repeated!r}. "
+            "Name each score column once."
+        )
+    weight_column = check_weight_name(plan.options.weight, schema.columns, plan.func, plan.group or None)
+    check_columns(schema, plan.columns)
+    numeric_values(schema[plan.label], plan.label, "label", keep_int=True)
+    for s in plan.scores:
+        numeric_values(schema[s], s, "score", keep_float32=True, keep_int64=True)
+    for c in (plan.options.sample_weight, weight_column):
+        if c is not None:
+            numeric_values(schema[c], c, "weight")
+
+
+def check_partitioned(plan: Plan, engine: str) -> None:
+    """Options whose exact value is not a sum over partitions of whole groups raise here.
+
+    Examples
+    --------
+    >>> from pandas_rankeval.summary import make_plan
+    >>> plan = make_plan("auc", kind="metric", group=None, label="y", scores="s", metrics=["auc"],
+    ...                  max_fpr=0.1)
+    >>> check_partitioned(plan, "Dask")
+    Traceback (most recent call last):
+    ...
+    ValueError: auc on a Dask frame: max_fpr (the partial AUC of global AUC) has no exact distributed form: it needs the ROC curve of every row in one place. Compute it on a pandas sample with pandas_rankeval.auc(df, ..., max_fpr=...), or drop max_fpr.
+    """
+    f = f"{plan.func} on a {engine} frame"
+    if plan.resample != "poisson" and (plan.kind == "compare" or plan.ci is not None):
+        raise ValueError(
+            f"{f}: resample='multinomial' has no distributed form: it draws exactly as many "
+            "groups as there are, from all of them in one place. Use the default resample='poisson' "
+            "(hashed per group: the same interval as pandas for the same seed)."
+        )
+    if not plan.has_auc:
+        return
+    if plan.options.max_fpr is not None:
+        raise ValueError(
+            f"{f}: max_fpr (the partial AUC of global AUC) has no exact distributed form: "
+            "it needs the ROC curve of every row in one place. Compute it on a pandas sample with "
+            "pandas_rankeval.auc(df, ..., max_fpr=...), or drop max_fpr."
+        )
+    if (plan.kind == "compare" or plan.ci is not None) and not plan.auc_delong:
+        what = "compare" if plan.kind == "compare" else "ci (an interval)"
+        ties = "" if plan.options.ties == "expected" else f", ties={plan.options.ties!r}"
+        raise ValueError(
+            f"{f}: a bootstrap {what} of global 'auc' (auc_method={plan.auc_method!r}{ties}) has no "
+            "distributed form: it needs a resampled count per distinct score. Use "
+            "auc_method='delong' with ties='expected' (the clustered DeLong interval and test, the "
+            "default), or leave 'auc' out of metrics (GAUC and the list metrics are resampled exactly)."
+        )

@@ -1,0 +1,76 @@
+"""The per-group table: every requested metric of every group of one partition of whole groups.
+
+pandas builds it from the whole frame; Dask, Spark and a polars LazyFrame build it once per
+partition of whole groups (so their result is a frame of the engine's own kind, assembled there).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..core.evaluate import evaluate
+from ..display.table import ResultTable, as_result_table
+from ..summary.plan import Plan
+
+__all__ = ["per_group_table", "display_names"]
+
+
+def _metric_names(plan: Plan) -> list[str]:
+    """``"auc"`` for the per-group AUC (the terms of GAUC), else the metric's name."""
+    return ["auc" if s.kind == "gauc" else s.name for s in plan.specs]
+
+
+def _columns(plan: Plan) -> dict[str, dict[str, str]]:
+    """Per model, metric name -> its column: the metric's name, or ``"<model>_<metric>"`` for
+    several models (``per_group(scores=[...])``)."""
+    names = _metric_names(plan)
+    return {
+        str(model): {n: (f"{model}_{n}" if plan.per_model_columns else n) for n in names} for model in plan.scores
+    }
+
+
+def display_names(plan: Plan) -> list[str]:
+    """The table's metric columns, in order (every model's, model by model)."""
+    return [c for named in _columns(plan).values() for c in named.values()]
+
+
+def per_group_table(df: pd.DataFrame, plan: Plan) -> ResultTable:
+    """``n``, ``positives``, one column per metric and ``weight``, indexed by the group key(s).
+
+    Parameters
+    ----------
+    df : DataFrame
+        Whole groups (every row of each group it holds).
+    plan : Plan
+        A plan of kind ``"per_group"`` (:func:`pandas_rankeval.summary.make_plan`).
+
+    Returns
+    -------
+    table : ResultTable
+        With each metric's choices and coverage in ``table.attrs``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pandas_rankeval.summary import make_plan
+    >>> df = pd.DataFrame({"q": [1, 1, 2, 2], "y": [1, 0, 0, 1], "s": [0.3, 0.2, 0.9, 0.1]})
+    >>> plan = make_plan("per_group", kind="per_group", group="q", label="y", scores="s", metrics=["gauc"])
+    >>> per_group_table(df, plan)["auc"].tolist()
+    [1.0, 0.0]
+    """
+    opts = plan.options
+    ev = evaluate(df, group=plan.group, label=plan.label, scores=plan.scores, specs=plan.specs, options=opts)
+    first = ev.scores[plan.scores[0]]
+    out = pd.DataFrame({"n": ev.group_stats["n"], "positives": ev.group_stats["positives"]}, index=ev.keys)
+    names = _metric_names(plan)
+    columns = _columns(plan)
+    for model, named in zip(plan.scores, columns.values()):
+        se = ev.scores[model]
+        for spec, name in zip(plan.specs, names):
+            out[named[name]] = se.metrics[spec.name].values
+    out["weight"] = first.metrics[plan.specs[0].name].weights  # depends on the labels only: one column
+    out.attrs["params"] = {name: opts.params(spec) for spec, name in zip(plan.specs, names)}
+    out.attrs["coverage"] = {name: first.metrics[spec.name].coverage.as_dict() for spec, name in zip(plan.specs, names)}
+    if plan.per_model_columns:
+        out.attrs["models"] = columns
+    return as_result_table(out, "per_group")
