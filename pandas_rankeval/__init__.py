@@ -57,4 +57,4 @@ _accessor.register()
 import sys as _sys
 
 if "dask.dataframe" in _sys.modules:  # Dask is loaded: its DataFrames get ddf.rank / ddf.rankeval too
-    from .engines import dask as _dask_engine  # noqa: F401
+    _accessor.register_dask()

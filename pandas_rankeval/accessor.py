@@ -11,7 +11,8 @@ put in ``DataFrame.__dict__["rank"]``:
   rank with its full signature, and its attributes are the metric functions bound to ``df``.
 
 The same namespace is also registered through the public API under the collision-free name
-``df.rankeval``. ``Series.rank`` is not touched.
+``df.rankeval``. ``Series.rank`` is not touched. Dask DataFrames (which have no ``rank`` of their
+own) get ``ddf.rank`` and ``ddf.rankeval`` through Dask's accessor API (:func:`register_dask`).
 
 The namespace holds nothing but the frame (pandas 3 builds a new accessor object on every
 attribute access, and so does the descriptor), never raises in ``__init__``, and every method
@@ -30,7 +31,10 @@ from typing import Any, Callable
 
 import pandas as pd
 
-__all__ = ["RankevalNamespace", "register", "unregister", "is_registered", "PANDAS_RANK"]
+__all__ = [
+    "DaskRankevalNamespace", "PANDAS_RANK", "RankevalNamespace", "is_registered", "register", "register_dask",
+    "unregister",
+]
 
 #: The attribute the descriptor lives under, and the public collision-free alias.
 NAME = "rank"
@@ -296,3 +300,64 @@ def unregister() -> None:
     if getattr(pd.DataFrame, ALIAS, None) is RankevalNamespace:
         delattr(pd.DataFrame, ALIAS)
         pd.DataFrame._accessors.discard(ALIAS)
+
+
+class DaskRankevalNamespace:
+    """The functions of :mod:`pandas_rankeval` bound to a Dask DataFrame.
+
+    Reached as ``ddf.rank`` or ``ddf.rankeval`` (Dask DataFrames have no ``rank`` method of their
+    own, so nothing is shadowed). ``ddf.rank.gauc(group=..., label=..., score=...)`` is
+    ``pandas_rankeval.gauc(ddf, group=..., label=..., score=...)``, and ``ddf.rank.map`` is
+    :func:`pandas_rankeval.average_precision`.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import pandas_rankeval as pre
+    >>> df = pre.datasets.make_impressions(n_users=200, seed=3)
+    >>> ddf = dd.from_pandas(df, npartitions=3)
+    >>> g = ddf.rank.gauc(group="user_id", label="click", score="model_b")
+    >>> abs(g - pre.gauc(df, group="user_id", label="click", score="model_b")) < 1e-12
+    True
+    >>> "ndcg" in dir(ddf.rankeval)
+    True
+    """
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj  # never raises: Dask builds a namespace on every attribute access
+
+    def __repr__(self) -> str:
+        return (
+            f"<pandas_rankeval namespace of a Dask DataFrame with {self._obj.npartitions} partitions; "
+            f"use one of: {', '.join(METHODS)}>"
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            f"{type(self).__name__!r} object has no attribute {name!r}. The metrics are: {', '.join(METHODS)}."
+        )
+
+
+for _method, _target in METHODS.items():
+    setattr(DaskRankevalNamespace, _method, _Forward(_method, _target))
+del _method, _target
+
+
+def register_dask() -> None:
+    """Install ``ddf.rank`` and ``ddf.rankeval`` on Dask DataFrames (idempotent).
+
+    ``import pandas_rankeval`` calls it when Dask is already loaded, and
+    ``import pandas_rankeval.dask`` always does.
+    """
+    try:
+        import dask.dataframe as dd
+        from dask.dataframe.extensions import register_dataframe_accessor
+    except ImportError as exc:  # pragma: no cover - exercised only without dask
+        raise ImportError("ddf.rank needs dask: pip install 'pandas_rankeval[dask]'") from exc
+    for name in (NAME, ALIAS):
+        if getattr(dd.DataFrame, name, None) is not DaskRankevalNamespace:
+            register_dataframe_accessor(name)(DaskRankevalNamespace)

@@ -1,8 +1,54 @@
-"""``pandas_rankeval.spark`` keeps working: it is :mod:`pandas_rankeval.engines.spark` itself (one module
-object, so attributes and monkeypatches are shared)."""
+"""``pandas_rankeval.spark`` keeps working: every public function, with Spark's keywords
+``rows_per_bucket`` and ``buckets``, and :func:`local_session`.
 
-import sys
+``pandas_rankeval.spark.gauc(sdf, buckets=8, ...)`` is ``pandas_rankeval.gauc(sdf,
+engine_options={"buckets": 8}, ...)``: the one public function, which takes any frame. The Spark
+engine itself is :mod:`pandas_rankeval.engines.spark`.
 
-from pandas_rankeval.engines.spark import __all__  # noqa: F401
+Examples
+--------
+>>> import pandas_rankeval as pre
+>>> import pandas_rankeval.spark as prs
+>>> spark = prs.local_session()
+>>> df = pre.datasets.make_impressions(n_users=100, seed=3)
+>>> sdf = spark.createDataFrame(df)
+>>> g = prs.gauc(sdf, group="user_id", label="click", score="model_b", buckets=2)
+>>> abs(g - pre.gauc(df, group="user_id", label="click", score="model_b")) < 1e-12
+True
+"""
 
-sys.modules[__name__] = sys.modules["pandas_rankeval.engines.spark"]
+from __future__ import annotations
+
+from typing import Any
+
+from ._alias import forward
+from .engines.spark import _LAST, ROWS_PER_BUCKET, _fn, local_session  # noqa: F401 - kept public names
+
+__all__ = [
+    "auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "hit_rate", "per_group", "report",
+    "compare", "local_session",
+]
+
+
+def _is_spark(frame: Any) -> bool:
+    return any(c.__module__.startswith("pyspark.sql") and c.__name__ == "DataFrame" for c in type(frame).__mro__)
+
+
+def _forward(name: str) -> Any:
+    return forward(
+        name, __name__, {"rows_per_bucket": ROWS_PER_BUCKET, "buckets": None}, _is_spark,
+        "a pyspark.sql.DataFrame",
+    )
+
+
+auc = _forward("auc")
+gauc = _forward("gauc")
+mrr = _forward("mrr")
+ndcg = _forward("ndcg")
+average_precision = _forward("average_precision")
+precision = _forward("precision")
+recall = _forward("recall")
+hit_rate = _forward("hit_rate")
+per_group = _forward("per_group")
+report = _forward("report")
+compare = _forward("compare")

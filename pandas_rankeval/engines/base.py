@@ -89,12 +89,10 @@ def check_engine_options(engine: Any, options: Mapping[str, Any] | None, func: s
         )
     unknown = [k for k in options if k not in engine.OPTIONS]
     if unknown:
-        takes = (
-            f"takes {', '.join(map(repr, engine.OPTIONS))}" if engine.OPTIONS else "takes no engine options"
-        )
+        takes = f"takes only {', '.join(map(repr, engine.OPTIONS))}" if engine.OPTIONS else "takes none"
         raise ValueError(
-            f"The 'engine_options' of {func} for a {engine.NAME} frame: {engine.NAME} {takes}; got "
-            f"{unknown!r}."
+            f"The 'engine_options' parameter of {func} has {unknown!r}, which a {engine.NAME} frame does "
+            f"not take; the {engine.NAME} engine {takes}."
         )
     return engine.check_options(dict(options), func)
 

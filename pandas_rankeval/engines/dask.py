@@ -1,13 +1,14 @@
-"""The metrics of :mod:`pandas_rankeval` on a Dask DataFrame, exact, at any number of groups.
+"""The Dask engine: every public function of :mod:`pandas_rankeval` on a Dask DataFrame, exact.
 
-This module is an adapter to the summary layer (:mod:`pandas_rankeval._summary`), the code that
-pandas itself runs: it only decides how whole groups get into a partition and how the partitions'
-summaries are added up. It computes no metric of its own.
+An adapter (:mod:`pandas_rankeval.engines.base`) to the summary layer (:mod:`pandas_rankeval.summary`),
+the code that pandas itself runs: it only decides how whole groups get into a partition and how the
+partitions' summaries are added up. It computes no metric of its own and checks no option: the
+public functions build the plan and raise every error the schema answers before calling :func:`run`.
 
 How a call runs
 ---------------
-1. **Checks from metadata** (``ddf.dtypes``), before any compute: missing columns, text scores or
-   labels, bad options raise the errors :mod:`pandas_rankeval` raises.
+1. **Checks from metadata** (:func:`schema`: ``ddf.dtypes``), before any compute, in the public
+   function: missing columns, text scores or labels, bad options raise the errors of pandas.
 2. **Group pass** (group metrics, and every call's coverage counts): the rows are shuffled by
    group key so that each group is whole in one partition; every partition becomes one small
    additive summary (``summarize``), the summaries are added in a binary tree of tasks on the
@@ -32,14 +33,15 @@ interval or test of global AUC: a report of M >= 2 score columns reads it at mos
 as the issue requires; a report or compare of ONE score column with ``ci=`` and ``"auc"`` reads
 it three times (M + 2).
 
-Options not offered here raise a ``ValueError`` that names them before any compute (never an
-approximation): ``max_fpr`` of global AUC; a bootstrap interval / test of global AUC
+Options not offered over partitions raise a ``ValueError`` that names them before any compute
+(never an approximation): ``max_fpr`` of global AUC; a bootstrap interval / test of global AUC
 (``auc_method="bootstrap"`` or ``ties`` other than ``"expected"``: it needs a resampled count per
 distinct score); ``resample="multinomial"``.
 
-Every function also exists as ``ddf.rank.<name>`` and ``ddf.rankeval.<name>`` once this module
-is imported (``import pandas_rankeval`` imports it when Dask is already loaded). Requires the
-optional ``dask[dataframe]`` extra (``pip install 'pandas_rankeval[dask]'``).
+Engine option: ``npartitions`` (``engine_options={"npartitions": n}``), the partitions of the
+shuffle by group and of the score ranges of global AUC; default: the input's. ``ddf.rank`` and
+``ddf.rankeval`` are registered by :mod:`pandas_rankeval.accessor`. Requires the optional
+``dask[dataframe]`` extra (``pip install 'pandas_rankeval[dask]'``).
 """
 
 from __future__ import annotations
@@ -47,72 +49,50 @@ from __future__ import annotations
 import dataclasses
 import operator
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from pandas_rankeval import summary as S
-from pandas_rankeval.tables import finalize
-from pandas_rankeval.accessor import METHODS, _Forward
-from pandas_rankeval.core.options import WeightLike, check_weight_name
 from pandas_rankeval.core.prepare import label_levels
-from pandas_rankeval.core.registry import MetricSpec, parse_metrics
-from pandas_rankeval.core.result import MetricResult
-from pandas_rankeval.core.validation import check_columns, check_k, missing_mask, numeric_values
+from pandas_rankeval.core.validation import missing_mask, numeric_values
+from pandas_rankeval.summary.plan import Plan
+from pandas_rankeval.summary.summary import Summary
+from pandas_rankeval.tables.per_group import display_names, per_group_table
 
-__all__ = [
-    "auc",
-    "gauc",
-    "mrr",
-    "ndcg",
-    "average_precision",
-    "map",
-    "precision",
-    "recall",
-    "hit_rate",
-    "per_group",
-    "report",
-    "compare",
-    "DaskRankevalNamespace",
-]
+__all__ = ["NAME", "OPTIONS", "check_options", "partitioned", "per_group", "run", "schema"]
 
-Ties = Literal["expected", "pessimistic", "optimistic"]
-Empty = Literal["zero", "skip", "error"]
-NanPolicy = Literal["raise", "omit"]
-GroupLike = Hashable | Sequence[Hashable]
-
-
-def _dd() -> Any:
-    try:
-        import dask.dataframe as dd
-    except ImportError as exc:  # pragma: no cover - exercised only without dask
-        raise ImportError(
-            "pandas_rankeval.dask needs dask: pip install 'pandas_rankeval[dask]'"
-        ) from exc
-    return dd
+NAME = "Dask"
+OPTIONS = ("npartitions",)
 
 
 # --------------------------------------------------------------------------- #
-# Checks from metadata
+# The schema and the engine option
 # --------------------------------------------------------------------------- #
-def _meta(ddf: Any, func: str) -> pd.DataFrame:
+def schema(ddf: Any) -> pd.DataFrame:
     """An empty pandas frame with the columns and dtypes of ``ddf`` (no compute)."""
-    dd = _dd()
-    if not isinstance(ddf, dd.DataFrame):
-        hint = (
-            f" For a pandas DataFrame use pandas_rankeval.{func.split('.')[-1]}, or wrap it with "
-            "dask.dataframe.from_pandas(df, npartitions=...)."
-            if isinstance(ddf, pd.DataFrame)
-            else ""
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in ddf.dtypes.items()})
+
+
+def partitioned(ddf: Any) -> bool:
+    """A Dask frame is evaluated in partitions of whole groups."""
+    return True
+
+
+def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
+    """``npartitions``: an int >= 1, or None (the input's number of partitions)."""
+    npartitions = options.get("npartitions")
+    if npartitions is not None and (
+        isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1
+    ):
+        raise ValueError(
+            f"The 'npartitions' engine option of {func} must be an int in the range [1, inf) or None. "
+            f"Got {npartitions!r} instead."
         )
-        raise TypeError(
-            f"{func} expects a Dask DataFrame as its first argument; got {type(ddf).__name__}.{hint}"
-        )
-    dtypes = ddf.dtypes
-    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
+    return {"npartitions": npartitions}
 
 
 # --------------------------------------------------------------------------- #
@@ -456,121 +436,9 @@ def _score_pass(
 
 
 # --------------------------------------------------------------------------- #
-# ddf.rank / ddf.rankeval
+# One call: one or two passes (three for clustered DeLong), summed on the workers
 # --------------------------------------------------------------------------- #
-class DaskRankevalNamespace:
-    """The functions of :mod:`pandas_rankeval.dask` bound to a Dask DataFrame.
-
-    Reached as ``ddf.rank`` or ``ddf.rankeval`` (Dask DataFrames have no ``rank`` method of their
-    own, so nothing is shadowed). ``ddf.rank.gauc(group=..., label=..., score=...)`` is
-    ``pandas_rankeval.dask.gauc(ddf, group=..., label=..., score=...)``, and ``ddf.rank.map`` is
-    :func:`average_precision`.
-
-    Examples
-    --------
-    >>> import dask.dataframe as dd
-    >>> import pandas_rankeval as pre
-    >>> import pandas_rankeval.dask
-    >>> df = pre.datasets.make_impressions(n_users=200, seed=3)
-    >>> ddf = dd.from_pandas(df, npartitions=3)
-    >>> g = ddf.rank.gauc(group="user_id", label="click", score="model_b")
-    >>> abs(g - pre.gauc(df, group="user_id", label="click", score="model_b")) < 1e-12
-    True
-    >>> "ndcg" in dir(ddf.rankeval)
-    True
-    """
-
-    __slots__ = ("_obj",)
-
-    def __init__(self, obj: Any) -> None:
-        self._obj = obj  # never raises: Dask builds a namespace on every attribute access
-
-    def __repr__(self) -> str:
-        return (
-            f"<pandas_rankeval namespace of a Dask DataFrame with {self._obj.npartitions} partitions; "
-            f"use one of: {', '.join(METHODS)}>"
-        )
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise AttributeError(
-            f"{type(self).__name__!r} object has no attribute {name!r}. The metrics are: {', '.join(METHODS)}."
-        )
-
-
-for _method, _target in METHODS.items():
-    setattr(DaskRankevalNamespace, _method, _Forward(_method, _target, module=__name__))
-del _method, _target
-
-
-def _register() -> None:
-    """Install ``ddf.rank`` and ``ddf.rankeval`` on Dask DataFrames (idempotent)."""
-    dd = _dd()
-    from dask.dataframe.extensions import register_dataframe_accessor
-
-    for name in ("rank", "rankeval"):
-        if getattr(dd.DataFrame, name, None) is not DaskRankevalNamespace:
-            register_dataframe_accessor(name)(DaskRankevalNamespace)
-
-
-_register()
-
-
-# --------------------------------------------------------------------------- #
-# One call: plan and checks on the client, one or two passes, finalize on the client
-# --------------------------------------------------------------------------- #
-def _check_schema(meta: pd.DataFrame, plan: Any) -> None:
-    """The errors pandas raises before it reads a value, from the column names and dtypes."""
-    weight_column = check_weight_name(plan.options.weight, meta.columns, plan.func, plan.group or None)
-    check_columns(meta, plan.columns)
-    numeric_values(meta[plan.label], plan.label, "label", keep_int=True)
-    for s in plan.scores:
-        numeric_values(meta[s], s, "score", keep_float32=True, keep_int64=True)
-    for c in (plan.options.sample_weight, weight_column):
-        if c is not None:
-            numeric_values(meta[c], c, "weight")
-
-
-def _check_npartitions(npartitions: Any, func: str) -> None:
-    if npartitions is not None and (
-        isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1
-    ):
-        raise ValueError(
-            f"The 'npartitions' parameter of {func} must be an int in the range [1, inf) or None. "
-            f"Got {npartitions!r} instead."
-        )
-
-
-def _check_distributable(plan: Any) -> None:
-    """Options whose exact value is not a sum over partitions raise here, before any compute."""
-    if plan.resample != "poisson" and (plan.kind == "compare" or plan.ci is not None):
-        raise ValueError(
-            f"{plan.func}: resample='multinomial' has no distributed form: it draws exactly as "
-            "many groups as there are, from all of them in one place. Use the default "
-            "resample='poisson' (hashed per group: the same interval as pandas for the same seed)."
-        )
-    if not plan.has_auc:
-        return
-    if plan.options.max_fpr is not None:
-        raise ValueError(
-            f"{plan.func}: max_fpr (the partial AUC of global AUC) has no exact distributed form: "
-            "it needs the ROC curve of every row in one place. Compute it on a sample with "
-            "pandas_rankeval.auc(df, ..., max_fpr=...), or drop max_fpr."
-        )
-    if (plan.kind == "compare" or plan.ci is not None) and not plan.auc_delong:
-        what = "compare" if plan.kind == "compare" else "ci (an interval)"
-        raise ValueError(
-            f"{plan.func}: a bootstrap {what} of global 'auc' is not offered on Dask (auc_method="
-            f"{plan.auc_method!r}"
-            f"{'' if plan.options.ties == 'expected' else f', ties={plan.options.ties!r}'}): it "
-            "needs a resampled count per distinct score. Use auc_method='delong' with "
-            "ties='expected' (the clustered DeLong interval and test, the pandas default), or leave "
-            "'auc' out of metrics (GAUC and the list metrics are resampled exactly)."
-        )
-
-
-def _auc_job(plan: Any) -> _AucJob:
+def _auc_job(plan: Plan) -> _AucJob:
     o = plan.options
     return _AucJob(
         label=plan.label,
@@ -584,552 +452,50 @@ def _auc_job(plan: Any) -> _AucJob:
     )
 
 
-def _run(ddf: Any, func: str, npartitions: int | None, **kwargs: Any) -> Any:
-    """Plan and check on the client (no data), read the input once or twice, finalize."""
-    name = f"dask.{func}"
-    meta = _meta(ddf, name)
-    _check_npartitions(npartitions, name)
-    if kwargs.get("resample", "poisson") is None:
-        kwargs["resample"] = "poisson"  # the pandas default: the hashed bootstrap
-    plan = S.make_plan(name, df=meta, **kwargs)
-    _check_schema(meta, plan)
-    _check_distributable(plan)
+def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
+    """Read the input once or twice (three times for clustered DeLong): the summed summary and,
+    with global AUC, its exact counts per (segment, score)."""
+    npartitions = options.get("npartitions")
     job = _auc_job(plan) if plan.has_auc else None
     summary, samples = _group_pass(ddf, plan, npartitions, job.scores if job else ())
     S._raise_input_errors(summary, plan)  # whole-table counts, before the score pass
     delong = bool(job and plan.auc_delong and (plan.kind == "compare" or plan.ci is not None))
     auc, table = _score_pass(ddf, job, samples, npartitions, delong) if job else (None, None)
     if delong:  # a third read: every row's global placement, merged in, then the groups again
-        rows, names = _with_placements(ddf, plan, job, table)
-        plan = dataclasses.replace(plan, placement_columns=tuple(names))
-        summary, _ = _group_pass(rows, plan, npartitions, ())
-    return finalize(summary, plan, auc=auc)
+        rows, names = _with_placements(ddf, plan, job, table)  # type: ignore[arg-type]
+        summary, _ = _group_pass(rows, dataclasses.replace(plan, placement_columns=tuple(names)), npartitions, ())
+    return summary, {"auc": auc}
 
 
 # --------------------------------------------------------------------------- #
-# The public functions: the pandas signatures, plus ``npartitions``
+# per_group: a lazy Dask DataFrame, the per-group table of every partition of whole groups
 # --------------------------------------------------------------------------- #
-_NPARTITIONS = """    npartitions : int, optional
-        Partitions of the shuffle by group and of the score ranges of global AUC; default: the
-        input's number of partitions."""
-
-_EXAMPLE = """    >>> import dask.dataframe as dd
-    >>> import pandas_rankeval as pre
-    >>> import pandas_rankeval.dask as prd
-    >>> df = pre.datasets.make_impressions(n_users=200, seed=3)
-    >>> ddf = dd.from_pandas(df, npartitions=4)
-"""
-
-
-def auc(
-    ddf: Any,
-    *,
-    label: Hashable,
-    score: Hashable,
-    sample_weight: Hashable | None = None,
-    ties: Ties = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    max_fpr: float | None = None,
-    nan_policy: NanPolicy = "raise",
-    npartitions: int | None = None,
-) -> MetricResult:
-    """Global AUC of a Dask DataFrame, exact (:func:`pandas_rankeval.auc`).
-
-    Parameters
-    ----------
-    ddf : dask.dataframe.DataFrame
-        One row per shown item.
-    label, score, sample_weight, ties, tiebreak, threshold, nan_policy :
-        As in :func:`pandas_rankeval.auc`.
-    max_fpr : None
-        Not offered on Dask (the partial AUC has no exact distributed form): any other value
-        raises a ``ValueError`` before any compute.
-{npartitions}
-
-    Returns
-    -------
-    auc : MetricResult
-        The same value (to 1e-12), coverage and warnings as :func:`pandas_rankeval.auc`.
-
-    Notes
-    -----
-    Reads the input twice: once to count rows and missing values and to sample the scores, once
-    to count (relevant, non-relevant) rows per distinct score, which are then range-partitioned
-    and chained in score order in exact integers.
-
-    Examples
-    --------
-{example}    >>> a = prd.auc(ddf, label="click", score="model_a")
-    >>> abs(a - pre.auc(df, label="click", score="model_a")) < 1e-12
-    True
-    """
-    return _run(
-        ddf, "auc", npartitions, kind="metric", metrics=MetricSpec("auc", None), group=None,
-        label=label, scores=score, sample_weight=sample_weight, ties=ties, tiebreak=tiebreak,
-        threshold=threshold, max_fpr=max_fpr, nan_policy=nan_policy,
-    )
-
-
-def gauc(
-    ddf: Any,
-    *,
-    group: GroupLike,
-    label: Hashable,
-    score: Hashable,
-    weight: WeightLike = None,
-    min_size: int | None = None,
-    min_pos: int | None = None,
-    min_neg: int | None = None,
-    sample_weight: Hashable | None = None,
-    ties: Ties = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    engine: Literal["numpy", "sklearn"] = "numpy",
-    max_fpr: float | None = None,
-    nan_policy: NanPolicy = "raise",
-    progress: bool = False,
-    npartitions: int | None = None,
-) -> MetricResult:
-    """Group AUC of a Dask DataFrame (:func:`pandas_rankeval.gauc`).
-
-    Parameters
-    ----------
-    ddf : dask.dataframe.DataFrame
-        One row per shown item.
-    group, label, score, weight, min_size, min_pos, min_neg, sample_weight, ties, tiebreak, threshold, engine, max_fpr, nan_policy, progress :
-        As in :func:`pandas_rankeval.gauc`. A weight callable runs once per partition on that
-        partition's groups (their ``n``, ``positives``, ``negatives``), so it must give each group
-        a weight from that group's own statistics. A weight Series is sent to the workers once.
-{npartitions}
-
-    Returns
-    -------
-    gauc : MetricResult
-        The same value (to 1e-12), coverage and warnings as :func:`pandas_rankeval.gauc`.
-
-    Examples
-    --------
-{example}    >>> g = prd.gauc(ddf, group="user_id", label="click", score="model_b")
-    >>> abs(g - pre.gauc(df, group="user_id", label="click", score="model_b")) < 1e-12
-    True
-    >>> g.coverage == pre.gauc(df, group="user_id", label="click", score="model_b").coverage
-    True
-    """
-    return _run(
-        ddf, "gauc", npartitions, kind="metric", metrics=MetricSpec("gauc", None), group=group,
-        label=label, scores=score, weight=weight,
-        min_size=min_size, min_pos=min_pos, min_neg=min_neg, sample_weight=sample_weight, ties=ties,
-        tiebreak=tiebreak, threshold=threshold, engine=engine, max_fpr=max_fpr,
-        nan_policy=nan_policy, progress=progress,
-    )
-
-
-def _list_doc(name: str, pandas_name: str, params: str, example: str) -> str:
-    return f"""{name} of a Dask DataFrame (:func:`pandas_rankeval.{pandas_name}`).
-
-    Parameters
-    ----------
-    ddf : dask.dataframe.DataFrame
-        One row per shown item.
-    {params} :
-        As in :func:`pandas_rankeval.{pandas_name}` (a weight callable: see :func:`gauc`).
-{_NPARTITIONS}
-
-    Returns
-    -------
-    {pandas_name} : MetricResult
-        The same value (to 1e-12), coverage and warnings as :func:`pandas_rankeval.{pandas_name}`.
-
-    Examples
-    --------
-{_EXAMPLE}{example}"""
-
-
-def mrr(
-    ddf: Any,
-    *,
-    group: GroupLike,
-    label: Hashable,
-    score: Hashable,
-    k: int | None = None,
-    weight: WeightLike = None,
-    ties: Ties = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    empty: Empty = "zero",
-    nan_policy: NanPolicy = "raise",
-    npartitions: int | None = None,
-) -> MetricResult:
-    return _run(
-        ddf, "mrr", npartitions, kind="metric", metrics=MetricSpec("mrr", check_k(k, "dask.mrr")),
-        group=group, label=label, scores=score, weight=weight, ties=ties,
-        tiebreak=tiebreak, threshold=threshold, empty=empty, nan_policy=nan_policy,
-    )
-
-
-def ndcg(
-    ddf: Any,
-    *,
-    group: GroupLike,
-    label: Hashable,
-    score: Hashable,
-    k: int | None = None,
-    gain: Literal["exp2", "linear"] = "exp2",
-    weight: WeightLike = None,
-    ties: Ties = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    empty: Empty = "zero",
-    nan_policy: NanPolicy = "raise",
-    npartitions: int | None = None,
-) -> MetricResult:
-    return _run(
-        ddf, "ndcg", npartitions, kind="metric", metrics=MetricSpec("ndcg", check_k(k, "dask.ndcg")),
-        group=group, label=label, scores=score, gain=gain, weight=weight,
-        ties=ties, tiebreak=tiebreak, threshold=threshold, empty=empty, nan_policy=nan_policy,
-    )
-
-
-def average_precision(
-    ddf: Any,
-    *,
-    group: GroupLike,
-    label: Hashable,
-    score: Hashable,
-    k: int | None = None,
-    denominator: Literal["relevant", "min_k"] = "relevant",
-    weight: WeightLike = None,
-    ties: Ties = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    empty: Empty = "zero",
-    nan_policy: NanPolicy = "raise",
-    npartitions: int | None = None,
-) -> MetricResult:
-    return _run(
-        ddf, "average_precision", npartitions, kind="metric",
-        metrics=MetricSpec("map", check_k(k, "dask.average_precision")), group=group, label=label, scores=score,
-        denominator=denominator, weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold,
-        empty=empty, nan_policy=nan_policy,
-    )
-
-
-def _cutoff(kind: str) -> Callable[..., MetricResult]:
-    def metric(
-        ddf: Any,
-        *,
-        group: GroupLike,
-        label: Hashable,
-        score: Hashable,
-        k: int = 10,
-        weight: WeightLike = None,
-        ties: Ties = "expected",
-        tiebreak: Hashable | None = None,
-        threshold: float | None = None,
-        empty: Empty = "zero",
-        nan_policy: NanPolicy = "raise",
-        npartitions: int | None = None,
-    ) -> MetricResult:
-        return _run(
-            ddf, kind, npartitions, kind="metric",
-            metrics=MetricSpec(kind, check_k(k, f"dask.{kind}", allow_none=False)),
-            group=group, label=label, scores=score, weight=weight,
-            ties=ties, tiebreak=tiebreak, threshold=threshold, empty=empty, nan_policy=nan_policy,
-        )
-
-    metric.__name__ = metric.__qualname__ = kind
-    return metric
-
-
-precision = _cutoff("precision")
-recall = _cutoff("recall")
-hit_rate = _cutoff("hit_rate")
-
-_LIST = "group, label, score, k, weight, ties, tiebreak, threshold, empty, nan_policy"
-for _f, _title, _params, _ex in (
-    (mrr, "Mean reciprocal rank", _LIST, "mrr"),
-    (ndcg, "NDCG@k", _LIST.replace("k,", "k, gain,"), "ndcg"),
-    (average_precision, "Mean average precision", _LIST.replace("k,", "k, denominator,"), "average_precision"),
-    (precision, "Precision at k", _LIST, "precision"),
-    (recall, "Recall at k", _LIST, "recall"),
-    (hit_rate, "Hit rate at k", _LIST, "hit_rate"),
-):
-    _f.__doc__ = _list_doc(
-        _title,
-        _ex,
-        _params,
-        f"""    >>> v = prd.{_ex}(ddf, group="user_id", label="click", score="model_a")
-    >>> abs(v - pre.{_ex}(df, group="user_id", label="click", score="model_a")) < 1e-12
-    True
-""",
-    )
-del _f, _title, _params, _ex
-
-#: ``map`` is the usual name of mean average precision.
-map = average_precision  # noqa: A001 - deliberate, as pandas_rankeval.map
-
-for _f in (auc, gauc):
-    _f.__doc__ = (_f.__doc__ or "").replace("{npartitions}", _NPARTITIONS).replace("{example}", _EXAMPLE)
-del _f
-
-
-def report(
-    ddf: Any,
-    *,
-    group: GroupLike,
-    label: Hashable,
-    scores: Hashable | Sequence[Hashable],
-    metrics: str | Sequence[str] = ("auc", "gauc", "mrr", "ndcg@10"),
-    by: Hashable | Sequence[Hashable] | None = None,
-    weight: WeightLike = None,
-    ci: float | None = None,
-    auc_method: Literal["delong", "bootstrap"] = "delong",
-    ci_method: Literal["percentile", "studentized"] = "percentile",
-    n_boot: int = 1000,
-    seed: int | None = 0,
-    resample: Literal["poisson", "multinomial"] | None = None,
-    min_size: int | None = None,
-    min_pos: int | None = None,
-    min_neg: int | None = None,
-    ties: Ties = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    gain: Literal["exp2", "linear"] = "exp2",
-    denominator: Literal["relevant", "min_k"] = "relevant",
-    empty: Empty = "zero",
-    nan_policy: NanPolicy = "raise",
-    progress: bool = False,
-    npartitions: int | None = None,
-) -> Any:
-    """:func:`pandas_rankeval.report` of a Dask DataFrame: many metrics, many models, exact.
-
-    Parameters
-    ----------
-    ddf : dask.dataframe.DataFrame
-        One row per shown item.
-    group, label, scores, metrics, by, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy, progress :
-        As in :func:`pandas_rankeval.report` (a weight callable: see :func:`gauc`).
-    ci, auc_method, ci_method, n_boot, seed, resample :
-        As in :func:`pandas_rankeval.report`: the hashed group bootstrap, whose replicate weights
-        come from (seed, group key), so the interval equals the pandas one for the same seed,
-        whatever the partitioning. ``resample="multinomial"`` (a draw of exactly as many groups
-        as there are, in one place) is not offered and raises. With global ``"auc"`` in
-        ``metrics`` the clustered DeLong interval (``auc_method="delong"``, ``ties="expected"``)
-        equals pandas'; its bootstrap interval (``auc_method="bootstrap"`` or another tie rule)
-        is not a sum over partitions and raises before any compute.
-{npartitions}
-
-    Returns
-    -------
-    report : ResultTable
-        The same table (values to 1e-12, coverage columns, footer, warnings) as
-        :func:`pandas_rankeval.report`.
-
-    Notes
-    -----
-    **Passes.** A report of M score columns reads the input at most M + 1 times; in fact twice
-    when ``metrics`` holds global ``"auc"`` (the group pass, then one score pass for every
-    column at once) and once otherwise; three times with ``ci=`` and global ``"auc"`` (the
-    placement pass, see the module docstring). Client memory does not grow with the number of groups.
-
-    Examples
-    --------
-{example}    >>> kw = dict(group="user_id", label="click", scores=["model_a", "model_b"],
-    ...           metrics=["auc", "gauc", "ndcg@10"])
-    >>> dist, local = prd.report(ddf, **kw), pre.report(df, **kw)
-    >>> bool(((dist[["auc", "gauc", "ndcg@10"]] - local[["auc", "gauc", "ndcg@10"]]).abs() < 1e-12).all().all())
-    True
-    """
-    return _run(
-        ddf, "report", npartitions, kind="report", group=group, label=label, scores=scores, metrics=metrics, by=by,
-        weight=weight, ci=ci, auc_method=auc_method, ci_method=ci_method, n_boot=n_boot, seed=seed, resample=resample, min_size=min_size, min_pos=min_pos,
-        min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
-        denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
-    )
-
-
-def compare(
-    ddf: Any,
-    *,
-    group: GroupLike,
-    label: Hashable,
-    scores: Sequence[Hashable],
-    baseline: Hashable,
-    metrics: str | Sequence[str] = ("gauc", "mrr", "ndcg@10"),
-    by: Hashable | Sequence[Hashable] | None = None,
-    ci: float = 0.95,
-    n_boot: int = 1000,
-    seed: Any = 0,
-    method: Literal["auto", "randomization", "bootstrap"] = "auto",
-    auc_method: Literal["delong", "bootstrap"] = "delong",
-    ci_method: Literal["percentile", "studentized"] = "percentile",
-    resample: Literal["poisson", "multinomial"] | None = None,
-    alpha: float = 0.05,
-    weight: WeightLike = None,
-    min_size: int | None = None,
-    min_pos: int | None = None,
-    min_neg: int | None = None,
-    ties: Ties = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    gain: Literal["exp2", "linear"] = "exp2",
-    denominator: Literal["relevant", "min_k"] = "relevant",
-    empty: Empty = "zero",
-    nan_policy: NanPolicy = "raise",
-    progress: bool = False,
-    npartitions: int | None = None,
-) -> Any:
-    """:func:`pandas_rankeval.compare` of a Dask DataFrame: paired differences, intervals, tests.
-
-    Parameters
-    ----------
-    ddf : dask.dataframe.DataFrame
-        One row per shown item.
-    group, label, scores, baseline, by, ci, n_boot, seed, method, auc_method, ci_method, resample, alpha, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy, progress :
-        As in :func:`pandas_rankeval.compare`, with the hashed group bootstrap and hashed sign
-        flips (the same table as pandas for the same seed).
-    metrics : str or list of str, default=("gauc", "mrr", "ndcg@10")
-        As in :func:`pandas_rankeval.compare`. Global ``"auc"`` gets pandas' clustered DeLong
-        test (``auc_method="delong"``, ``ties="expected"``); its bootstrap test
-        (``auc_method="bootstrap"`` or another tie rule) raises before any compute.
-{npartitions}
-
-    Returns
-    -------
-    comparison : ResultTable
-        The same table as :func:`pandas_rankeval.compare` (to 1e-12).
-
-    Notes
-    -----
-    Reads the input once (the group pass carries the bootstrap and sign-flip sums); three times
-    with global ``"auc"`` in ``metrics`` (group pass, score pass, placement pass).
-
-    Examples
-    --------
-{example}    >>> kw = dict(group="user_id", label="click", scores=["model_a", "model_b"],
-    ...           baseline="model_a", metrics=["gauc", "mrr"], n_boot=200)
-    >>> dist, local = prd.compare(ddf, **kw), pre.compare(df, **kw)
-    >>> bool(((dist["diff"] - local["diff"]).abs() < 1e-12).all())
-    True
-    """
-    return _run(
-        ddf, "compare", npartitions, kind="compare", group=group, label=label, scores=scores, baseline=baseline,
-        metrics=metrics, by=by, ci=ci, n_boot=n_boot, seed=seed, method=method, auc_method=auc_method, ci_method=ci_method, resample=resample, alpha=alpha,
-        weight=weight, min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties,
-        tiebreak=tiebreak, threshold=threshold, gain=gain, denominator=denominator, empty=empty,
-        nan_policy=nan_policy, progress=progress,
-    )
-
-
-for _f in (report, compare):
-    _f.__doc__ = (_f.__doc__ or "").replace("{npartitions}", _NPARTITIONS).replace("{example}", _EXAMPLE)
-del _f
-
-
-def _per_group_part(pdf: pd.DataFrame, kwargs: dict[str, Any], meta: pd.DataFrame, flat: bool) -> pd.DataFrame:
-    """The pandas per-group table of one partition of whole groups."""
+def _per_group_part(pdf: pd.DataFrame, plan: Plan, meta: pd.DataFrame, flat: bool) -> pd.DataFrame:
+    """The per-group table of one partition of whole groups."""
     if len(pdf) == 0:
         return meta
-    from pandas_rankeval.api.metrics import per_group as pandas_per_group
-
-    out = pandas_per_group(pdf, **kwargs)
+    out = pd.DataFrame(per_group_table(pdf, plan))
     return out.reset_index() if flat else out
 
 
-def per_group(
-    ddf: Any,
-    *,
-    group: GroupLike,
-    label: Hashable,
-    score: Hashable | None = None,
-    scores: Sequence[Hashable] | None = None,
-    metrics: str | Sequence[str] = ("auc",),
-    weight: WeightLike = None,
-    min_size: int | None = None,
-    min_pos: int | None = None,
-    min_neg: int | None = None,
-    ties: Ties = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    gain: Literal["exp2", "linear"] = "exp2",
-    denominator: Literal["relevant", "min_k"] = "relevant",
-    empty: Empty = "zero",
-    nan_policy: NanPolicy = "raise",
-    npartitions: int | None = None,
-) -> Any:
-    """Every metric for every group, as a lazy Dask DataFrame (:func:`pandas_rankeval.per_group`).
-
-    Nothing is computed: the rows are shuffled by group key and every partition runs the pandas
-    per-group engine on its whole groups. Compute, persist or write the result as any Dask
-    DataFrame; per-group rows never pass through the client unless you ask for them.
-
-    Parameters
-    ----------
-    ddf : dask.dataframe.DataFrame
-        One row per shown item.
-    group, label, score, scores, metrics, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
-        As in :func:`pandas_rankeval.per_group` (``scores``: one column per model and
-        metric, ``"<model>_<metric>"``). Missing values under ``nan_policy="raise"``
-        raise when the result is computed (this function reads no data), with the count of the
-        partition that holds them.
-{npartitions}
-
-    Returns
-    -------
-    table : dask.dataframe.DataFrame
-        The columns of :func:`pandas_rankeval.per_group` (``n``, ``positives``, one per metric,
-        ``weight``), indexed by the group key; with several group columns (Dask has no
-        MultiIndex) the keys are columns and the index is meaningless. Rows come in partition
-        order, not sorted by key.
-
-    Examples
-    --------
-{example}    >>> table = prd.per_group(ddf, group="user_id", label="click", score="model_a",
-    ...                       metrics=["auc", "mrr"])
-    >>> local = pre.per_group(df, group="user_id", label="click", score="model_a", metrics=["auc", "mrr"])
-    >>> got = table.compute().sort_index()
-    >>> bool(((got["mrr"] - local["mrr"]).abs() < 1e-12).all())
-    True
-    """
-    if (score is None) == (scores is None):
-        raise ValueError(
-            "per_group needs one of 'score' (a column) or 'scores' (a list of columns). "
-            f"Got {'both' if score is not None else 'neither'}."
-        )
-    kwargs: dict[str, Any] = dict(
-        group=group, label=label, score=score, scores=scores, metrics=metrics, weight=weight, min_size=min_size,
-        min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold,
-        gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
-    )
-    name = "dask.per_group"
-    meta = _meta(ddf, name)
-    _check_npartitions(npartitions, name)
-    specs = [MetricSpec("gauc", None) if sp.kind == "auc" else sp for sp in parse_metrics(metrics)]
-    plan_kw = {k: v for k, v in kwargs.items() if k not in ("score", "scores", "metrics")}
-    models = [score] if scores is None else list(scores)
-    plan = S.make_plan(name, kind="report", scores=models if scores is not None else score,
-                       metrics=[sp.name for sp in specs], df=meta, **plan_kw)
-    _check_schema(meta, plan)
-    names = ["auc" if sp.kind == "gauc" else sp.name for sp in plan.specs]
-    if scores is not None:
-        names = [f"{m}_{n}" for m in models for n in names]
+def per_group(ddf: Any, plan: Plan, options: dict[str, Any]) -> Any:
+    """Nothing is computed: the rows are shuffled by group key and every partition builds its
+    groups' table. Missing values under ``nan_policy="raise"`` raise when the result is computed,
+    with the count of the partition that holds them."""
+    meta = schema(ddf)
     keys = list(plan.group)
     out_meta = pd.DataFrame(
         {
             **{k: pd.Series(dtype=meta[k].dtype) for k in keys},
             "n": pd.Series(dtype=np.int64),
             "positives": pd.Series(dtype=np.int64),
-            **{n: pd.Series(dtype=np.float64) for n in names},
+            **{n: pd.Series(dtype=np.float64) for n in display_names(plan)},
             "weight": pd.Series(dtype=np.float64),
         }
     )
     flat = len(keys) > 1
     if not flat:
         out_meta = out_meta.set_index(keys[0])
-    return _shuffled(ddf, plan, npartitions).map_partitions(
-        _per_group_part, kwargs, out_meta, flat, meta=out_meta
+    return _shuffled(ddf, plan, options.get("npartitions")).map_partitions(
+        _per_group_part, plan, out_meta, flat, meta=out_meta
     )
-
-
-per_group.__doc__ = (per_group.__doc__ or "").replace("{npartitions}", _NPARTITIONS).replace("{example}", _EXAMPLE)

@@ -1,14 +1,16 @@
-"""The same metrics on a Spark DataFrame, exact, without a Python call per group.
+"""The Spark engine: every public function of :mod:`pandas_rankeval` on a Spark DataFrame, exact.
 
-A thin adapter on the summary layer (``pandas_rankeval._summary``): Spark only
-decides how whole groups reach one Python call and how the summaries add up; every
-number comes from the same engine as :func:`pandas_rankeval.report`.
+An adapter (:mod:`pandas_rankeval.engines.base`) on the summary layer
+(:mod:`pandas_rankeval.summary`): Spark only decides how whole groups reach one Python call and
+how the summaries add up; every number comes from the same code as pandas, and the public
+functions check the options and the schema.
 
 How a call runs
 ---------------
-1. **Before any job**: column names, dtypes (from ``sdf.schema``) and every option
-   are checked and give the pandas errors; an option with no exact distributed
-   form (``max_fpr``, ``engine="sklearn"``) is refused by name.
+1. **Before any job**, in the public function: column names, dtypes (:func:`schema`, from
+   ``sdf.schema``) and every option are checked and give the pandas errors; an option with no
+   exact distributed form (``max_fpr`` of global AUC, a bootstrap interval of global AUC,
+   ``resample="multinomial"``) is refused by name. A tie-break column must be sortable.
 2. **One aggregation** counts the rows, the missing values (Spark has both nulls
    and NaN: both count) of every column the call reads, infinite labels, negative
    labels (NDCG) and bad weights. Bad input raises the pandas error with
@@ -39,7 +41,8 @@ executor's Python memory: about 100 to 200 bytes per row while the engine runs
 (the columns read, the sort and the per-group arrays). ``buckets =
 max(ceil(rows / rows_per_bucket), parallelism)`` with ``rows_per_bucket`` one
 million by default (some 100 to 200 MB per bucket); lower it for small executors,
-or pass ``buckets=`` yourself. One group is never split, so the largest group
+or pass ``buckets`` yourself (``engine_options={"rows_per_bucket": n}`` or
+``{"buckets": n}``). One group is never split, so the largest group
 must fit too. The global-AUC sort uses the same number of range partitions.
 
 Python workers
@@ -55,7 +58,8 @@ sessions) with pandas 3.1, numpy 2.4, pyarrow 26, OpenJDK 17. pyspark 4.3 warns
 that it does not yet fully support pandas >= 3; these functions silence that one
 warning while they run, since the suite passes on pandas 3.1.
 
-Requires the optional ``spark`` extra (``pip install 'pandas_rankeval[spark]'``).
+:func:`local_session` (a quiet local session whose workers run this interpreter) is also
+``pandas_rankeval.spark.local_session``. Requires the optional ``spark`` extra (``pip install 'pandas_rankeval[spark]'``).
 """
 
 from __future__ import annotations
@@ -65,21 +69,14 @@ import math
 import pickle
 import sys
 import warnings
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.registry import parse_metrics
-from pandas_rankeval.core.validation import (
-    ColumnNotFoundError,
-    as_columns,
-    check_columns,
-    check_min_count,
-    missing_values_error,
-)
+from pandas_rankeval.core.validation import check_min_count, missing_values_error
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame as SparkDataFrame
@@ -89,19 +86,12 @@ else:
     SparkSession = Any
 
 __all__ = [
-    "auc",
-    "average_precision",
-    "compare",
-    "gauc",
-    "hit_rate",
-    "local_session",
-    "mrr",
-    "ndcg",
-    "per_group",
-    "precision",
-    "recall",
-    "report",
+    "NAME", "OPTIONS", "ROWS_PER_BUCKET", "check_options", "local_session", "partitioned", "per_group", "run",
+    "schema",
 ]
+
+NAME = "Spark"
+OPTIONS = ("rows_per_bucket", "buckets")
 
 #: Default target rows of one bucket (and of one range partition of the AUC sort).
 ROWS_PER_BUCKET = 1_000_000
@@ -198,20 +188,6 @@ def _fn(sdf: Any) -> Any:
     return F
 
 
-def _is_spark_frame(sdf: Any) -> bool:
-    mod = type(sdf).__module__
-    return mod.startswith("pyspark.sql") and type(sdf).__name__ == "DataFrame"
-
-
-def _check_frame(sdf: Any, func: str) -> None:
-    _require_spark()
-    if not _is_spark_frame(sdf):
-        raise TypeError(
-            f"{func} expects a pyspark.sql.DataFrame as its first argument; got "
-            f"{type(sdf).__name__}. For a pandas DataFrame use pandas_rankeval.{func.split('.')[-1]}."
-        )
-
-
 def _parallelism(spark: Any) -> int:
     """Task slots of the session (classic), else the shuffle partitions (Spark Connect)."""
     try:
@@ -263,30 +239,8 @@ def _pandas_dtype(spark_type: Any) -> Any:
     }.get(name, np.dtype(object))
 
 
-def _meta(sdf: Any) -> pd.DataFrame:
-    """An empty pandas frame with the Spark frame's columns and their pandas dtypes."""
-    return pd.DataFrame(
-        {f.name: pd.Series(dtype=_pandas_dtype(f.dataType)) for f in sdf.schema.fields}
-    )
-
-
 def _spark_types(sdf: Any) -> dict[str, Any]:
     return {f.name: f.dataType for f in sdf.schema.fields}
-
-
-_NUMERIC = ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType", "DecimalType")
-
-
-def _check_numeric(types: dict[str, Any], column: Hashable, role: str) -> None:
-    """The pandas error for a non-numeric score / label / weight column."""
-    t = types[column]  # type: ignore[index]
-    if type(t).__name__ in (*_NUMERIC, "BooleanType"):
-        return
-    raise TypeError(
-        f"Column {column!r} ({role}) must be numeric or bool; it has Spark type "
-        f"{t.simpleString()}. Convert it first, for example with "
-        f"sdf.withColumn({column!r}, F.col({column!r}).cast('double'))."
-    )
 
 
 def _is_float(t: Any) -> bool:
@@ -405,22 +359,36 @@ def _n_buckets(sdf: Any, n_rows: int, rows_per_bucket: int, buckets: int | None)
     return max(math.ceil(n_rows / rows_per_bucket), _parallelism(sdf.sparkSession))
 
 
-def _check_sizing(rows_per_bucket: Any, buckets: Any, func: str) -> tuple[int, int | None]:
+def schema(sdf: Any) -> pd.DataFrame:
+    """An empty pandas frame with the Spark frame's columns and their pandas dtypes."""
+    return pd.DataFrame({f.name: pd.Series(dtype=_pandas_dtype(f.dataType)) for f in sdf.schema.fields})
+
+
+def partitioned(sdf: Any) -> bool:
+    """A Spark frame is evaluated in buckets of whole groups."""
+    return True
+
+
+def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
+    """``rows_per_bucket`` (an int >= 1, default :data:`ROWS_PER_BUCKET`) and ``buckets`` (an int >= 1
+    or None: ``max(ceil(rows / rows_per_bucket), parallelism)``)."""
+    rows_per_bucket = options.get("rows_per_bucket", ROWS_PER_BUCKET)
+    buckets = options.get("buckets")
     rpb = check_min_count(rows_per_bucket, "rows_per_bucket", func)
     if rpb < 1:
         raise ValueError(
-            f"The 'rows_per_bucket' parameter of {func} must be an int in the range [1, inf). "
+            f"The 'rows_per_bucket' engine option of {func} must be an int in the range [1, inf). "
             f"Got {rows_per_bucket!r} instead."
         )
+    b = None
     if buckets is not None:
         b = check_min_count(buckets, "buckets", func)
         if b < 1:
             raise ValueError(
-                f"The 'buckets' parameter of {func} must be an int in the range [1, inf) or None. "
+                f"The 'buckets' engine option of {func} must be an int in the range [1, inf) or None. "
                 f"Got {buckets!r} instead."
             )
-        return rpb, b
-    return rpb, None
+    return {"rows_per_bucket": rpb, "buckets": b}
 
 
 def _with_bucket(sdf: Any, group: Sequence[Hashable], n: int) -> Any:
@@ -448,165 +416,47 @@ def _as_pandas_input(sdf: Any, columns: Sequence[Hashable], label: Hashable) -> 
 
 
 # --------------------------------------------------------------------------- #
-# per_group: a lazy Spark DataFrame, one pandas call per bucket
+# per_group: a lazy Spark DataFrame, one per-group table per bucket
 # --------------------------------------------------------------------------- #
-def _per_group_bucket(pdf: pd.DataFrame, *, group: list[Hashable], kwargs: dict[str, Any], columns: list[str]) -> pd.DataFrame:
-    """The pandas per-group table of one bucket (whole groups), keys as columns."""
-    from pandas_rankeval.api.metrics import per_group as pandas_per_group
+def _per_group_bucket(pdf: pd.DataFrame, *, plan: Any, columns: list[str]) -> pd.DataFrame:
+    """The per-group table of one bucket (whole groups), keys as columns."""
+    from pandas_rankeval.tables.per_group import per_group_table
 
-    table = pandas_per_group(pdf.drop(columns=[_BUCKET]), group=group, **kwargs)
-    table = table.reset_index()
+    table = pd.DataFrame(per_group_table(pdf.drop(columns=[_BUCKET]), plan)).reset_index()
     table["n"] = table["n"].astype(np.int64)
     table["positives"] = table["positives"].astype(np.int64)
     return table[columns]
 
 
-def per_group(
-    sdf: SparkDataFrame,
-    *,
-    group: Hashable | Sequence[Hashable],
-    label: Hashable,
-    score: Hashable,
-    metrics: str | Sequence[str] = ("auc",),
-    weight: Any = None,
-    min_size: int | None = None,
-    min_pos: int | None = None,
-    min_neg: int | None = None,
-    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    gain: Literal["exp2", "linear"] = "exp2",
-    denominator: Literal["relevant", "min_k"] = "relevant",
-    empty: Literal["zero", "skip", "error"] = "zero",
-    nan_policy: Literal["raise", "omit"] = "raise",
-    rows_per_bucket: int = ROWS_PER_BUCKET,
-    buckets: int | None = None,
-) -> SparkDataFrame:
-    """:func:`pandas_rankeval.per_group` as a lazy Spark DataFrame.
+def per_group(sdf: SparkDataFrame, plan: Any, options: dict[str, Any]) -> SparkDataFrame:
+    """Every group's metrics as a lazy Spark DataFrame: the key column(s), ``n``, ``positives``,
+    one column per metric and ``weight``, one row per group, unordered.
 
-    Every group's metrics, computed by the pandas engine once per bucket of whole
-    groups (``groupBy(bucket).applyInPandas``). The call itself runs one small
-    aggregation (rows and missing values, so that bad input raises the pandas
-    error with whole-table counts); the per-group work runs when the result is
-    used (``write``, ``join``, ``collect``...).
-
-    Parameters
-    ----------
-    sdf : pyspark.sql.DataFrame
-        One row per shown item.
-    group, label, score, metrics, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
-        As in :func:`pandas_rankeval.per_group`. A weight callable runs per bucket,
-        so it must compute each group's weight from that group's own statistics.
-    rows_per_bucket : int, default=1_000_000
-        Target rows of one bucket (see the module notes on sizing).
-    buckets : int, optional
-        The number of buckets, instead of ``rows / rows_per_bucket``.
-
-    Returns
-    -------
-    table : pyspark.sql.DataFrame
-        The group key column(s), then ``n``, ``positives``, one column per metric
-        and ``weight``, one row per group, unordered.
-
-    Examples
-    --------
-    >>> import pandas_rankeval as pre
-    >>> import pandas_rankeval.spark as prs
-    >>> spark = prs.local_session()
-    >>> df = pre.datasets.make_impressions(n_users=50, seed=3)
-    >>> sdf = spark.createDataFrame(df[["user_id", "click", "model_a"]])
-    >>> table = prs.per_group(sdf, group="user_id", label="click", score="model_a",
-    ...                       metrics=["auc", "ndcg@10"])
-    >>> table.columns
-    ['user_id', 'n', 'positives', 'auc', 'ndcg@10', 'weight']
-    >>> local = pre.per_group(df, group="user_id", label="click", score="model_a",
-    ...                       metrics=["auc", "ndcg@10"])
-    >>> got = table.toPandas().set_index("user_id").sort_index()
-    >>> bool(((got["ndcg@10"] - local["ndcg@10"]).abs() < 1e-12).all())
-    True
+    The call runs one small aggregation (rows and missing values, so that bad input raises the
+    pandas error with whole-table counts); the per-group work runs once per bucket of whole groups
+    (``groupBy(bucket).applyInPandas``) when the result is used (``write``, ``join``, ``collect``).
     """
     from pyspark.sql import types as T
 
-    from pandas_rankeval.core.options import Options
-    from pandas_rankeval.core.registry import MetricSpec
+    from pandas_rankeval.tables.per_group import display_names
 
-    func = "spark.per_group"
-    _check_frame(sdf, func)
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    specs = [MetricSpec("gauc", None) if s.kind == "auc" else s for s in parse_metrics(names)]
-    gcols = as_columns(group, "group", func)
-    opts = Options(
-        func, ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
-        min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
-        gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
-    ).check()
-    rows_per_bucket, buckets = _check_sizing(rows_per_bucket, buckets, func)
-    weight_cols = _weight_columns(sdf, weight, func)
-    cols = [*gcols, label, score, *weight_cols, *([tiebreak] if tiebreak is not None else [])]
-    _check_schema(sdf, cols, label=label, scores=[score], weights=weight_cols)
-    scan = _scan(
-        sdf, func=func, columns=cols, label=label, nan_policy=nan_policy,
-        graded=any(s.info.graded for s in specs), weights=weight_cols,
-    )
+    scan = _scan_plan(sdf, plan)
+    cols = list(plan.columns)
     data = _drop_missing(sdf, cols) if scan.n_dropped else sdf
-    data = _with_bucket(_as_pandas_input(data, cols, label), gcols, _n_buckets(sdf, scan.n_rows, rows_per_bucket, buckets))
-
+    n_buckets = _n_buckets(sdf, scan.n_rows, options["rows_per_bucket"], options["buckets"])
+    data = _with_bucket(_as_pandas_input(data, cols, plan.label), plan.group, n_buckets)
     types = _spark_types(sdf)
-    display = ["auc" if s.kind == "gauc" else s.name for s in specs]
-    fields = [T.StructField(str(c), types[c], True) for c in gcols]  # type: ignore[index]
+    fields = [T.StructField(str(c), types[c], True) for c in plan.group]  # type: ignore[index]
     fields += [T.StructField("n", T.LongType(), False), T.StructField("positives", T.LongType(), False)]
-    fields += [T.StructField(name, T.DoubleType(), True) for name in display]
+    fields += [T.StructField(name, T.DoubleType(), True) for name in display_names(plan)]
     fields.append(T.StructField("weight", T.DoubleType(), True))
-    schema = T.StructType(fields)
-    kwargs = dict(
-        label=label, score=score, metrics=names, weight=weight, min_size=min_size,
-        min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold,
-        gain=gain, denominator=denominator, empty=empty, nan_policy="raise",
-    )
     out_cols = [f.name for f in fields]
 
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
-        return _per_group_bucket(pdf, group=gcols, kwargs=kwargs, columns=out_cols)
+        return _per_group_bucket(pdf, plan=plan, columns=out_cols)
 
     with _quiet():
-        return data.groupBy(_BUCKET).applyInPandas(fn, schema)
-
-
-def _weight_columns(sdf: Any, weight: Any, func: str) -> list[Hashable]:
-    """The column a ``weight=`` string names, if it is not a weight name (checked)."""
-    from pandas_rankeval.core.options import WEIGHT_NAMES
-
-    if not isinstance(weight, str) or weight in WEIGHT_NAMES:
-        return []
-    if weight not in sdf.columns:
-        import difflib
-
-        close = difflib.get_close_matches(weight, [*WEIGHT_NAMES, *sdf.columns], n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ColumnNotFoundError(
-            f"The 'weight' parameter of {func} must be one of "
-            f"{', '.join(map(repr, WEIGHT_NAMES))} or a column name. Got {weight!r}, which is "
-            f"neither.{hint}"
-        )
-    return [weight]
-
-
-def _check_schema(
-    sdf: Any,
-    columns: Sequence[Hashable],
-    *,
-    label: Hashable,
-    scores: Sequence[Hashable],
-    weights: Sequence[Hashable] = (),
-) -> None:
-    """Missing columns and non-numeric label / score / weight columns, from the schema."""
-    check_columns(_meta(sdf), columns)
-    types = _spark_types(sdf)
-    _check_numeric(types, label, "label")
-    for s in scores:
-        _check_numeric(types, s, "score")
-    for w in weights:
-        _check_numeric(types, w, "weight")
+        return data.groupBy(_BUCKET).applyInPandas(fn, T.StructType(fields))
 
 
 # --------------------------------------------------------------------------- #
@@ -897,83 +747,38 @@ def _summary_of_counts(plan: Any, scan: _Scan, auc: dict) -> Any:
     )
 
 
-def _check_resample(resample: Any, func: str) -> str:
-    """The hashed Poisson bootstrap (pandas' default) is the one with a distributed form."""
-    from pandas_rankeval.summary.plan import resolve_resample
-
-    resample = resolve_resample(resample, "percentile", func)
-    if resample != "poisson":
-        raise ValueError(
-            f"{func}: resample={resample!r} draws groups from the whole table at once and has no "
-            "distributed form; Spark uses the hashed Poisson bootstrap (resample='poisson', the "
-            "default), which gives the same interval as pandas and Dask for the same seed."
-        )
-    return resample
-
-
-def _refuse(plan: Any) -> None:
-    """Options with no exact distributed form here: named, before any job."""
-    f = plan.func
-    if plan.has_auc and plan.options.max_fpr is not None:
-        raise ValueError(
-            f"{f}: max_fpr (sklearn's partial AUC over all rows) has no exact distributed form "
-            "in pandas_rankeval.spark. Leave max_fpr=None, or compute it with pandas on the collected rows."
-        )
-    if plan.has_auc and (plan.ci is not None or plan.kind == "compare") and not plan.auc_delong:
-        raise ValueError(
-            f"{f}: a bootstrap interval or test of global AUC ('auc' with "
-            f"{'ci=' if plan.kind == 'report' else 'compare'} and auc_method={plan.auc_method!r}"
-            f"{'' if plan.options.ties == 'expected' else f', ties={plan.options.ties!r}'}) has no "
-            "distributed form here: it needs every replicate's counts per distinct score. Use "
-            "auc_method='delong' with ties='expected' (the clustered DeLong interval and test), "
-            "or leave 'auc' out of metrics."
-        )
-
-
-def _run(
-    sdf: Any,
-    plan: Any,
-    *,
-    rows_per_bucket: int,
-    buckets: int | None,
-) -> Any:
-    """Check the schema, scan once, summarize the buckets, count global AUC, finalize."""
-    _refuse(plan)
+def _scan_plan(sdf: Any, plan: Any) -> _Scan:
+    """The one aggregation over the input that every call starts with (after the schema checks,
+    and the one Spark-specific one: a tie-break column must be sortable)."""
     opts = plan.options
-    numeric_extra = [c for c in (opts.sample_weight, opts.weight if isinstance(opts.weight, str) else None) if c is not None]
-    numeric_extra = [c for c in numeric_extra if c in plan.columns]
-    check_columns(_meta(sdf), plan.columns)
+    tb = opts.tiebreak
     types = _spark_types(sdf)
-    _check_numeric(types, plan.label, "label")
-    for s in plan.scores:
-        _check_numeric(types, s, "score")
-    for w in numeric_extra:
-        _check_numeric(types, w, "weight")
-    if opts.tiebreak is not None and not _orderable(types[opts.tiebreak]):
-        raise TypeError(
-            f"Column {opts.tiebreak!r} (tiebreak) must be sortable; it has Spark type "
-            f"{types[opts.tiebreak].simpleString()}."
-        )
+    if tb is not None and not _orderable(types[tb]):
+        raise TypeError(f"Column {tb!r} (tiebreak) must be sortable; it has Spark type {types[tb].simpleString()}.")
+    weights = [c for c in (opts.sample_weight, opts.weight if isinstance(opts.weight, str) else None) if c in plan.columns]
     _LAST.clear()
-    scan = _scan(
+    return _scan(
         sdf, func=plan.func, columns=plan.columns, label=plan.label, nan_policy=opts.nan_policy,
-        graded=any(s.info.graded for s in plan.specs), weights=numeric_extra,
-        threshold=opts.threshold,
+        graded=any(s.info.graded for s in plan.specs), weights=weights, threshold=opts.threshold,
     )
-    n_buckets = _n_buckets(sdf, scan.n_rows, rows_per_bucket, buckets)
+
+
+def run(sdf: Any, plan: Any, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Scan once, summarize the buckets, count global AUC: the summed summary and the AUC counts."""
+    scan = _scan_plan(sdf, plan)
+    n_buckets = _n_buckets(sdf, scan.n_rows, options["rows_per_bucket"], options["buckets"])
     _LAST["buckets"] = n_buckets
-    delong = _needs_placements(plan)
     persisted: list[Any] = []
     try:
-        return _compute(sdf, plan, scan, n_buckets, delong, persisted)
+        return _compute(sdf, plan, scan, n_buckets, _needs_placements(plan), persisted)
     finally:
         for df in persisted:
             df.unpersist()
 
 
-def _compute(sdf: Any, plan: Any, scan: _Scan, n_buckets: int, delong: bool, persisted: list) -> Any:
-    from pandas_rankeval.tables import finalize
-
+def _compute(
+    sdf: Any, plan: Any, scan: _Scan, n_buckets: int, delong: bool, persisted: list
+) -> tuple[Any, dict[str, Any]]:
     opts = plan.options
     rows = sdf
     auc = None
@@ -986,12 +791,11 @@ def _compute(sdf: Any, plan: Any, scan: _Scan, n_buckets: int, delong: bool, per
         )
         if delong:
             rows, names = _with_placements(sdf, table, plan)
-            plan = dataclasses.replace(plan, placement_columns=tuple(names))
     if plan.group:
-        summary = _summaries(rows, plan, n_buckets)
+        summary = _summaries(rows, dataclasses.replace(plan, placement_columns=tuple(names)) if delong else plan, n_buckets)
     else:
         summary = _summary_of_counts(plan, scan, auc or {})
-    return finalize(summary, plan, auc=auc)
+    return summary, {"auc": auc}
 
 
 def _needs_placements(plan: Any) -> bool:
@@ -1001,463 +805,3 @@ def _needs_placements(plan: Any) -> bool:
 
 def _orderable(t: Any) -> bool:
     return type(t).__name__ not in ("MapType", "ArrayType", "StructType", "BinaryType", "VariantType")
-
-
-# --------------------------------------------------------------------------- #
-# Public functions
-# --------------------------------------------------------------------------- #
-_SIZING_DOC = """    rows_per_bucket : int, default=1_000_000
-        Target rows of one bucket of whole groups, and of one range partition of the
-        global-AUC sort (see the module notes on sizing).
-    buckets : int, optional
-        The number of buckets (and range partitions) instead of
-        ``max(ceil(rows / rows_per_bucket), parallelism)``."""
-
-
-def _doc(text: str) -> str:
-    return text.replace("{sizing}", _SIZING_DOC)
-
-
-def auc(
-    sdf: SparkDataFrame,
-    *,
-    label: Hashable,
-    score: Hashable,
-    sample_weight: Hashable | None = None,
-    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    max_fpr: float | None = None,
-    nan_policy: Literal["raise", "omit"] = "raise",
-    rows_per_bucket: int = ROWS_PER_BUCKET,
-    buckets: int | None = None,
-) -> Any:
-    from pandas_rankeval.summary.plan import make_plan
-
-    func = "spark.auc"
-    _check_frame(sdf, func)
-    rows_per_bucket, buckets = _check_sizing(rows_per_bucket, buckets, func)
-    plan = make_plan(
-        func, kind="metric", group=None, label=label, scores=score, metrics=["auc"],
-        sample_weight=sample_weight, ties=ties, tiebreak=tiebreak, threshold=threshold,
-        max_fpr=max_fpr, nan_policy=nan_policy,
-    )
-    return _run(sdf, plan, rows_per_bucket=rows_per_bucket, buckets=buckets)
-
-
-auc.__doc__ = _doc(
-    """:func:`pandas_rankeval.auc` (global AUC) of a Spark DataFrame, exact.
-
-    (positives, negatives) are counted per distinct score, the distinct scores are
-    range-partitioned and sorted, and the partitions' exact Mann-Whitney counts are
-    chained on the driver in Python integers: no overflow, ties exact.
-
-    Parameters
-    ----------
-    sdf : pyspark.sql.DataFrame
-        One row per shown item.
-    label, score, sample_weight, ties, tiebreak, threshold, nan_policy :
-        As in :func:`pandas_rankeval.auc`.
-    max_fpr : None
-        Only None: the partial AUC has no exact distributed form here (an error says so).
-{sizing}
-
-    Returns
-    -------
-    auc : MetricResult
-        The same float, coverage and warnings as :func:`pandas_rankeval.auc`.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> import pandas_rankeval as pre
-    >>> import pandas_rankeval.spark as prs
-    >>> spark = prs.local_session()
-    >>> df = pd.DataFrame({"click": [1, 0, 1, 0], "score": [0.9, 0.8, 0.4, 0.4]})
-    >>> prs.auc(spark.createDataFrame(df), label="click", score="score")
-    0.625
-    """
-)
-
-
-def gauc(
-    sdf: SparkDataFrame,
-    *,
-    group: Hashable | Sequence[Hashable],
-    label: Hashable,
-    score: Hashable,
-    weight: Any = None,
-    min_size: int | None = None,
-    min_pos: int | None = None,
-    min_neg: int | None = None,
-    sample_weight: Hashable | None = None,
-    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    engine: Literal["numpy", "sklearn"] = "numpy",
-    max_fpr: float | None = None,
-    nan_policy: Literal["raise", "omit"] = "raise",
-    progress: bool = False,
-    rows_per_bucket: int = ROWS_PER_BUCKET,
-    buckets: int | None = None,
-) -> Any:
-    from pandas_rankeval.summary.plan import make_plan
-
-    func = "spark.gauc"
-    _check_frame(sdf, func)
-    rows_per_bucket, buckets = _check_sizing(rows_per_bucket, buckets, func)
-    plan = make_plan(
-        func, kind="metric", group=group, label=label, scores=score, metrics=["gauc"], weight=weight,
-        min_size=min_size, min_pos=min_pos, min_neg=min_neg, sample_weight=sample_weight, ties=ties,
-        tiebreak=tiebreak, threshold=threshold, engine=engine, max_fpr=max_fpr, nan_policy=nan_policy,
-        progress=progress,
-    )
-    return _run(sdf, plan, rows_per_bucket=rows_per_bucket, buckets=buckets)
-
-
-gauc.__doc__ = _doc(
-    """:func:`pandas_rankeval.gauc` of a Spark DataFrame, exact.
-
-    Buckets of whole groups run the pandas engine once each and return one summary
-    each; the driver adds them up. ``engine="sklearn"`` and ``max_fpr`` work too
-    (their per-group loop runs inside the buckets, on the workers).
-
-    Parameters
-    ----------
-    sdf : pyspark.sql.DataFrame
-        One row per shown item.
-    group, label, score, weight, min_size, min_pos, min_neg, sample_weight, ties, tiebreak, threshold, engine, max_fpr, nan_policy :
-        As in :func:`pandas_rankeval.gauc`. A weight Series travels to the workers with
-        the plan; a weight callable runs per bucket, so it must compute each group's
-        weight from that group's own statistics.
-    progress : bool, default=False
-        Accepted for the pandas signature; Spark reports its own progress.
-{sizing}
-
-    Returns
-    -------
-    gauc : MetricResult
-        The same float, coverage and warnings as :func:`pandas_rankeval.gauc`.
-
-    Examples
-    --------
-    >>> import pandas_rankeval as pre
-    >>> import pandas_rankeval.spark as prs
-    >>> spark = prs.local_session()
-    >>> df = pre.datasets.make_impressions(n_users=100, seed=3)
-    >>> g = prs.gauc(spark.createDataFrame(df), group="user_id", label="click", score="model_b")
-    >>> abs(g - pre.gauc(df, group="user_id", label="click", score="model_b")) < 1e-12
-    True
-    >>> g.coverage.n_groups
-    100
-    """
-)
-
-
-def _list_metric(kind: str, sdf: Any, k: Any, allow_none: bool, rows_per_bucket: Any, buckets: Any, **kw: Any) -> Any:
-    from pandas_rankeval.core.registry import MetricSpec
-    from pandas_rankeval.summary.plan import make_plan
-    from pandas_rankeval.core.validation import check_k
-
-    func = f"spark.{kind if kind != 'map' else 'average_precision'}"
-    _check_frame(sdf, func)
-    k = check_k(k, kind, allow_none=allow_none)
-    rows_per_bucket, buckets = _check_sizing(rows_per_bucket, buckets, func)
-    score = kw.pop("score")
-    plan = make_plan(func, kind="metric", scores=score, metrics=MetricSpec(kind, k), **kw)
-    return _run(sdf, plan, rows_per_bucket=rows_per_bucket, buckets=buckets)
-
-
-_LIST_DOC = """:func:`pandas_rankeval.{name}` of a Spark DataFrame, exact.
-
-    Parameters
-    ----------
-    sdf : pyspark.sql.DataFrame
-        One row per shown item.
-    group, label, score, k, {extra}weight, ties, tiebreak, threshold, empty, nan_policy :
-        As in :func:`pandas_rankeval.{name}`.
-{sizing}
-
-    Returns
-    -------
-    {name} : MetricResult
-        The same float, coverage and warnings as :func:`pandas_rankeval.{name}`.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> import pandas_rankeval as pre
-    >>> import pandas_rankeval.spark as prs
-    >>> spark = prs.local_session()
-    >>> df = pd.DataFrame({{"q": [1, 1, 1, 2, 2], "rel": [0, 1, 2, 1, 0], "score": [3, 2, 1, 5, 5]}})
-    >>> got = prs.{name}(spark.createDataFrame(df), group="q", label="rel", score="score"{kwarg})
-    >>> abs(got - pre.{name}(df, group="q", label="rel", score="score"{kwarg})) < 1e-12
-    True
-"""
-
-
-def mrr(
-    sdf: SparkDataFrame, *, group: Hashable | Sequence[Hashable], label: Hashable, score: Hashable,
-    k: int | None = None, weight: Any = None,
-    ties: Literal["expected", "pessimistic", "optimistic"] = "expected", tiebreak: Hashable | None = None,
-    threshold: float | None = None, empty: Literal["zero", "skip", "error"] = "zero",
-    nan_policy: Literal["raise", "omit"] = "raise", rows_per_bucket: int = ROWS_PER_BUCKET,
-    buckets: int | None = None,
-) -> Any:
-    return _list_metric(
-        "mrr", sdf, k, True, rows_per_bucket, buckets, group=group, label=label, score=score,
-        weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold, empty=empty, nan_policy=nan_policy,
-    )
-
-
-def ndcg(
-    sdf: SparkDataFrame, *, group: Hashable | Sequence[Hashable], label: Hashable, score: Hashable,
-    k: int | None = None, gain: Literal["exp2", "linear"] = "exp2", weight: Any = None,
-    ties: Literal["expected", "pessimistic", "optimistic"] = "expected", tiebreak: Hashable | None = None,
-    threshold: float | None = None, empty: Literal["zero", "skip", "error"] = "zero",
-    nan_policy: Literal["raise", "omit"] = "raise", rows_per_bucket: int = ROWS_PER_BUCKET,
-    buckets: int | None = None,
-) -> Any:
-    return _list_metric(
-        "ndcg", sdf, k, True, rows_per_bucket, buckets, group=group, label=label, score=score,
-        gain=gain, weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold, empty=empty,
-        nan_policy=nan_policy,
-    )
-
-
-def average_precision(
-    sdf: SparkDataFrame, *, group: Hashable | Sequence[Hashable], label: Hashable, score: Hashable,
-    k: int | None = None, denominator: Literal["relevant", "min_k"] = "relevant", weight: Any = None,
-    ties: Literal["expected", "pessimistic", "optimistic"] = "expected", tiebreak: Hashable | None = None,
-    threshold: float | None = None, empty: Literal["zero", "skip", "error"] = "zero",
-    nan_policy: Literal["raise", "omit"] = "raise", rows_per_bucket: int = ROWS_PER_BUCKET,
-    buckets: int | None = None,
-) -> Any:
-    return _list_metric(
-        "map", sdf, k, True, rows_per_bucket, buckets, group=group, label=label, score=score,
-        denominator=denominator, weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold,
-        empty=empty, nan_policy=nan_policy,
-    )
-
-
-def _cutoff(kind: str) -> Callable[..., Any]:
-    def metric(
-        sdf: SparkDataFrame, *, group: Hashable | Sequence[Hashable], label: Hashable, score: Hashable,
-        k: int = 10, weight: Any = None,
-        ties: Literal["expected", "pessimistic", "optimistic"] = "expected", tiebreak: Hashable | None = None,
-        threshold: float | None = None, empty: Literal["zero", "skip", "error"] = "zero",
-        nan_policy: Literal["raise", "omit"] = "raise", rows_per_bucket: int = ROWS_PER_BUCKET,
-        buckets: int | None = None,
-    ) -> Any:
-        return _list_metric(
-            kind, sdf, k, False, rows_per_bucket, buckets, group=group, label=label, score=score,
-            weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold, empty=empty,
-            nan_policy=nan_policy,
-        )
-
-    metric.__name__ = metric.__qualname__ = kind
-    return metric
-
-
-precision = _cutoff("precision")
-recall = _cutoff("recall")
-hit_rate = _cutoff("hit_rate")
-
-for _f, _extra, _kwarg in (
-    (mrr, "", ""),
-    (ndcg, "gain, ", ", k=2"),
-    (average_precision, "denominator, ", ""),
-    (precision, "", ", k=2"),
-    (recall, "", ", k=1"),
-    (hit_rate, "", ", k=1"),
-):
-    _f.__doc__ = _doc(_LIST_DOC.format(name=_f.__name__, extra=_extra, kwarg=_kwarg, sizing="{sizing}"))
-del _f, _extra, _kwarg
-
-
-def report(
-    sdf: SparkDataFrame,
-    *,
-    group: Hashable | Sequence[Hashable],
-    label: Hashable,
-    scores: Hashable | Sequence[Hashable],
-    metrics: str | Sequence[str] = ("auc", "gauc", "mrr", "ndcg@10"),
-    by: Hashable | Sequence[Hashable] | None = None,
-    weight: Any = None,
-    ci: float | None = None,
-    auc_method: Literal["delong", "bootstrap"] = "delong",
-    ci_method: Literal["percentile", "studentized"] = "percentile",
-    n_boot: int = 1000,
-    seed: int | None = 0,
-    resample: Literal["poisson", "multinomial"] | None = None,
-    min_size: int | None = None,
-    min_pos: int | None = None,
-    min_neg: int | None = None,
-    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    gain: Literal["exp2", "linear"] = "exp2",
-    denominator: Literal["relevant", "min_k"] = "relevant",
-    empty: Literal["zero", "skip", "error"] = "zero",
-    nan_policy: Literal["raise", "omit"] = "raise",
-    progress: bool = False,
-    rows_per_bucket: int = ROWS_PER_BUCKET,
-    buckets: int | None = None,
-) -> Any:
-    from pandas_rankeval.summary.plan import make_plan
-
-    func = "spark.report"
-    _check_frame(sdf, func)
-    resample = _check_resample(resample, func)
-    rows_per_bucket, buckets = _check_sizing(rows_per_bucket, buckets, func)
-    plan = make_plan(
-        func, kind="report", group=group, label=label, scores=scores, metrics=metrics, by=by,
-        weight=weight, ci=ci, n_boot=n_boot, seed=seed, resample=resample, auc_method=auc_method, ci_method=ci_method,
-        min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
-        threshold=threshold, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
-        progress=progress,
-    )
-    return _run(sdf, plan, rows_per_bucket=rows_per_bucket, buckets=buckets)
-
-
-report.__doc__ = _doc(
-    """:func:`pandas_rankeval.report` of a Spark DataFrame: the same table, exact.
-
-    One aggregation (rows, missing values), one job over buckets of whole groups for
-    every group metric of every model, and one job for the global AUC of every model
-    (and segment); the driver receives one summary per bucket and one row per range
-    partition, never a row per group.
-
-    Parameters
-    ----------
-    sdf : pyspark.sql.DataFrame
-        One row per shown item.
-    group, label, scores, metrics, by, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
-        As in :func:`pandas_rankeval.report`.
-    ci, n_boot, seed, resample :
-        As in :func:`pandas_rankeval.report`: the hashed group bootstrap (Poisson(1)
-        weights from a stable hash of the seed and the group key), so the same seed
-        gives the same interval as pandas and Dask (``resample="multinomial"`` has no
-        distributed form and is refused). Global AUC's interval is the clustered
-        DeLong one (every row's placement joined from the distinct-score pass);
-        ``auc_method="bootstrap"`` is refused with 'auc'.
-    auc_method, ci_method :
-        As in :func:`pandas_rankeval.report`.
-    progress : bool, default=False
-        Accepted for the pandas signature; Spark reports its own progress.
-{sizing}
-
-    Returns
-    -------
-    report : ResultTable
-        The same table, columns, footer and warning as :func:`pandas_rankeval.report`.
-
-    Examples
-    --------
-    >>> import pandas_rankeval as pre
-    >>> import pandas_rankeval.spark as prs
-    >>> spark = prs.local_session()
-    >>> df = pre.datasets.make_impressions(n_users=200, seed=3)
-    >>> kw = dict(group="user_id", label="click", scores=["model_a", "model_b"],
-    ...           metrics=["auc", "gauc", "ndcg@10"])
-    >>> dist = prs.report(spark.createDataFrame(df), **kw)
-    >>> local = pre.report(df, **kw)
-    >>> names = ["auc", "gauc", "ndcg@10"]
-    >>> bool(((dist[names] - local[names]).abs() < 1e-12).all().all())
-    True
-    >>> list(dist.columns) == list(local.columns)
-    True
-    """
-)
-
-
-def compare(
-    sdf: SparkDataFrame,
-    *,
-    group: Hashable | Sequence[Hashable],
-    label: Hashable,
-    scores: Sequence[Hashable],
-    baseline: Hashable,
-    metrics: str | Sequence[str] = ("auc", "gauc", "mrr", "ndcg@10"),
-    by: Hashable | Sequence[Hashable] | None = None,
-    ci: float = 0.95,
-    n_boot: int = 1000,
-    seed: Any = 0,
-    resample: Literal["poisson", "multinomial"] | None = None,
-    method: Literal["auto", "randomization", "bootstrap"] = "auto",
-    auc_method: Literal["delong", "bootstrap"] = "delong",
-    ci_method: Literal["percentile", "studentized"] = "percentile",
-    alpha: float = 0.05,
-    weight: Any = None,
-    min_size: int | None = None,
-    min_pos: int | None = None,
-    min_neg: int | None = None,
-    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
-    tiebreak: Hashable | None = None,
-    threshold: float | None = None,
-    gain: Literal["exp2", "linear"] = "exp2",
-    denominator: Literal["relevant", "min_k"] = "relevant",
-    empty: Literal["zero", "skip", "error"] = "zero",
-    nan_policy: Literal["raise", "omit"] = "raise",
-    progress: bool = False,
-    rows_per_bucket: int = ROWS_PER_BUCKET,
-    buckets: int | None = None,
-) -> Any:
-    from pandas_rankeval.summary.plan import make_plan
-
-    func = "spark.compare"
-    _check_frame(sdf, func)
-    resample = _check_resample(resample, func)
-    rows_per_bucket, buckets = _check_sizing(rows_per_bucket, buckets, func)
-    plan = make_plan(
-        func, kind="compare", group=group, label=label, scores=scores, metrics=metrics, by=by,
-        weight=weight, ci=ci, n_boot=n_boot, seed=seed, resample=resample, baseline=baseline, alpha=alpha, method=method,
-        auc_method=auc_method, ci_method=ci_method, min_size=min_size, min_pos=min_pos,
-        min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
-        denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
-    )
-    return _run(sdf, plan, rows_per_bucket=rows_per_bucket, buckets=buckets)
-
-
-compare.__doc__ = _doc(
-    """:func:`pandas_rankeval.compare` of a Spark DataFrame: the same paired table.
-
-    Intervals and tests use the hashed group-level replicates (Poisson(1) bootstrap
-    weights and sign flips from a stable hash of the seed and the group key),
-    computed inside the buckets: the same seed gives the same table as pandas and
-    Dask. Global AUC ('auc') gets the clustered DeLong interval and z-test (as pandas
-    by default), from every row's global placement; ``auc_method="bootstrap"`` (or a
-    tie rule other than "expected") is refused with 'auc'.
-
-    Parameters
-    ----------
-    sdf : pyspark.sql.DataFrame
-        One row per shown item.
-    group, label, scores, baseline, metrics, by, ci, n_boot, seed, resample, method, auc_method, ci_method, alpha, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
-        As in :func:`pandas_rankeval.compare`.
-    progress : bool, default=False
-        Accepted for the pandas signature; Spark reports its own progress.
-{sizing}
-
-    Returns
-    -------
-    comparison : ResultTable
-        The same table and attrs as :func:`pandas_rankeval.compare`.
-
-    Examples
-    --------
-    >>> import pandas_rankeval as pre
-    >>> import pandas_rankeval.spark as prs
-    >>> spark = prs.local_session()
-    >>> df = pre.datasets.make_impressions(n_users=200, seed=1)
-    >>> kw = dict(group="user_id", label="click", scores=["model_a", "model_b"],
-    ...           baseline="model_a", metrics=["gauc", "mrr"], n_boot=200)
-    >>> dist = prs.compare(spark.createDataFrame(df), **kw)
-    >>> local = pre.compare(df, **kw)
-    >>> cols = ["baseline_value", "value", "diff", "ci_low", "ci_high", "p_value"]
-    >>> bool(((dist[cols] - local[cols]).abs() < 1e-12).all().all())
-    True
-    >>> list(dist.columns) == list(local.columns)
-    True
-    """
-)
