@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pandas_rankeval.core.options import WeightLike
 from pandas_rankeval.display.table import ResultTable
+from pandas_rankeval.inference.bootstrap import check_level
 
 from .dispatch import EngineOptions, evaluate_frame, fill_doc
 
@@ -224,6 +225,8 @@ def compare(
       the 3 comparisons
     ...
     """
+    if ci is None:  # make_plan's default level is for callers of the summary layer, not for compare
+        check_level(ci, "ci", "compare")
     return evaluate_frame(  # type: ignore[no-any-return]
         df, "compare", engine_options, kind="compare", group=group, label=label, scores=scores,
         baseline=baseline, metrics=metrics, by=by, ci=ci, n_boot=n_boot, seed=seed, method=method,
