@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import uuid
 import warnings
 
@@ -368,9 +367,8 @@ def test_warnings_as_pandas():
             with warnings.catch_warnings(record=True) as got:
                 warnings.simplefilter("always")
                 getattr(prd, name)(ddf_of(df, 3), **kw)
-            # a single metric's warning names its function: "dask.gauc: gauc is NaN ..." on Dask
-            plain = [re.sub(r"^dask\.(\w+): (?=\1 )", "", str(w.message)).replace("dask.", "") for w in got]
-            assert plain == [str(w.message) for w in want]
+            # one public function: the same warnings, word for word
+            assert [str(w.message) for w in got] == [str(w.message) for w in want]
             assert all(w.category is pre.CoverageWarning for w in got)
             warned += len(want)
     assert warned >= 3  # the premise: pandas does warn on some of these
@@ -414,14 +412,14 @@ def test_options_without_exact_distributed_form(tmp_path):
         prd.report(src.frame, group="q", label="rel", scores=["a"], metrics=["auc"], ci=0.9, ties="pessimistic")
     with pytest.raises(ValueError, match="resample='multinomial' has no distributed form"):
         prd.report(src.frame, group="q", label="rel", scores=["a"], metrics=["gauc"], ci=0.9, resample="multinomial")
-    with pytest.raises(ValueError, match="bootstrap compare of global 'auc' is not offered on Dask"):
+    with pytest.raises(ValueError, match="compare on a Dask frame: a bootstrap compare of global 'auc'"):
         prd.compare(
             src.frame, group="q", label="rel", scores=["a", "b"], baseline="a", metrics=["auc", "gauc"],
             auc_method="bootstrap",
         )
     with pytest.raises(TypeError, match="expects a Dask DataFrame.*pandas_rankeval.report"):
         prd.report(df, group="q", label="rel", scores=["a"])
-    with pytest.raises(ValueError, match="'npartitions' parameter of dask.report"):
+    with pytest.raises(ValueError, match="'npartitions' engine option of report"):
         prd.report(src.frame, group="q", label="rel", scores=["a"], npartitions=0)
     assert src.count == 0
 
@@ -497,8 +495,8 @@ def test_accessor():
             df.rank.report(group="q", label="rel", scores=["a"], metrics=["auc", "mrr"]),
         )
     assert "ndcg" in dir(ddf.rank) and "per_group" in dir(ddf.rankeval)
-    assert "npartitions" in str(__import__("inspect").signature(ddf.rank.report))
-    assert ddf.rank.auc.__doc__ == prd.auc.__doc__
+    assert "engine_options" in str(__import__("inspect").signature(ddf.rank.report))
+    assert ddf.rank.auc.__doc__ == pre.auc.__doc__
     with pytest.raises(AttributeError, match="The metrics are"):
         ddf.rank.gaucc  # noqa: B018
 
@@ -524,21 +522,20 @@ def test_per_group_and_auc_on_local_cluster(on_dask_cluster):
     pd.testing.assert_frame_equal(got.sort_index(), want.sort_index(), **TOL)
 
 
-def test_signatures_mirror_pandas():
-    """Every Dask function takes the pandas function's parameters (same names, order, defaults),
-    plus ``npartitions``; the one documented difference is compare's default metrics (no global
-    AUC, which has no exact distributed test)."""
+def test_old_module_keeps_its_signatures():
+    """pandas_rankeval.dask's functions forward to the one public function: the same parameters
+    (names, order, defaults), with ``engine_options`` replaced by the old keyword ``npartitions``."""
     import inspect
 
     for name in ("auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "hit_rate",
                  "per_group", "report", "compare"):
         want = inspect.signature(getattr(pre, name)).parameters
         got = inspect.signature(getattr(prd, name)).parameters
-        assert list(got)[1:] == [*list(want)[1:], "npartitions"], name
-        for p in list(want)[1:]:
-            if (name, p) != ("compare", "metrics"):
+        assert list(got) == [*[p for p in want if p != "engine_options"], "npartitions"], name
+        for p in want:
+            if p != "engine_options":
                 assert got[p].default == want[p].default, (name, p)
-    assert inspect.signature(prd.compare).parameters["metrics"].default == ("gauc", "mrr", "ndcg@10")
+    assert prd.map is prd.average_precision
 
 
 def test_int64_and_float32_scores_keep_their_order():
