@@ -334,9 +334,9 @@ def test_options_without_a_distributed_form_are_refused_before_any_job(spark, sd
     before = _jobs(spark)
     with pytest.raises(ValueError, match="max_fpr"):
         prs.auc(sdf, label="y", score="s_cont", max_fpr=0.5)
-    with pytest.raises(ValueError, match="bootstrap interval or test of global AUC.*auc_method='bootstrap'"):
+    with pytest.raises(ValueError, match="Spark frame: a bootstrap ci .* of global 'auc'.*auc_method='bootstrap'"):
         prs.report(sdf, group="g", label="y", scores=["s_cont"], metrics=["auc", "gauc"], ci=0.9, auc_method="bootstrap")
-    with pytest.raises(ValueError, match="bootstrap interval or test of global AUC.*ties='pessimistic'"):
+    with pytest.raises(ValueError, match="Spark frame: a bootstrap compare of global 'auc'.*ties='pessimistic'"):
         prs.compare(sdf, group="g", label="y", scores=["s_cont", "s_tie"], baseline="s_tie", ties="pessimistic")
     with pytest.raises(KeyError, match="Did you mean 's_cont'"):
         prs.report(sdf, group="g", label="y", scores=["s_cnt"])
