@@ -12,8 +12,9 @@ OPTIONAL_DEPENDENCIES = frozenset({"matplotlib", "tqdm", "pyarrow", "dask", "ran
 
 _PACKAGE_DIR = Path(__file__).parent / "pandas_rankeval"
 
-#: Modules kept for old import paths that replace themselves with the module that holds the code.
-ALIAS_MODULES = frozenset({"dask", "spark", "plotting"})
+#: Modules kept for old import paths that replace themselves with the module that holds the code
+#: (pandas_rankeval.dask and .spark are modules of their own: forwards with the old keywords).
+ALIAS_MODULES = frozenset({"plotting"})
 
 
 def unguarded_imports(path: Path) -> set[str]:

@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from ._alias import forward
-from .engines.spark import _LAST, ROWS_PER_BUCKET, _fn, local_session  # noqa: F401 - kept public names
+from .engines.spark import ROWS_PER_BUCKET, local_session
+from .engines.spark.session import _LAST, _fn  # noqa: F401 - read by benchmarks and tests
 
 __all__ = [
     "auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "hit_rate", "per_group", "report",

@@ -1,0 +1,279 @@
+"""The Spark engine: every public function of :mod:`pandas_rankeval` on a Spark DataFrame, exact.
+
+An adapter (:mod:`pandas_rankeval.engines.base`) on the summary layer
+(:mod:`pandas_rankeval.summary`): Spark only decides how whole groups reach one Python call and
+how the summaries add up; every number comes from the same code as pandas, and the public
+functions check the options and the schema.
+
+How a call runs
+---------------
+1. **Before any job**, in the public function: column names, dtypes (:func:`schema`, from
+   ``sdf.schema``) and every option are checked and give the pandas errors; an option with no
+   exact distributed form (``max_fpr`` of global AUC, a bootstrap interval of global AUC,
+   ``resample="multinomial"``) is refused by name. A tie-break column must be sortable.
+2. **One aggregation** counts the rows, the missing values (Spark has both nulls
+   and NaN: both count) of every column the call reads, infinite labels, negative
+   labels (NDCG) and bad weights. Bad input raises the pandas error with
+   whole-table counts here; ``nan_policy="omit"`` counts the rows it drops.
+3. **Group metrics**: each row gets a bucket, ``pmod(xxhash64(group keys),
+   buckets)``, so a bucket holds whole groups; ``groupBy(bucket).applyInPandas``
+   runs the vectorized engine once per bucket and returns ONE row per bucket, its
+   summary as bytes. The driver adds the summaries up. No per-group row ever
+   reaches the driver, so driver memory does not grow with the number of groups.
+4. **Global AUC**: (positives, negatives) are counted per distinct score (per
+   model, per segment with ``by=``), the distinct scores are range-partitioned
+   and sorted, each partition returns its exact Mann-Whitney counts in one row,
+   and the driver chains them in score order with Python integers (no overflow
+   at any size). Equal scores collapse into one key, so ties never skew a
+   partition and never straddle two.
+5. **Interval / test of global AUC** (``report(ci=...)`` or ``compare`` with
+   ``"auc"``; clustered DeLong, ``ties="expected"``): two more passes. A second
+   job over the persisted distinct-key table gives every key its global
+   placement (from the chained offsets), and a left join per model gives every
+   row its placement, so the bucket job also adds the per-segment DeLong moment
+   matrices. The bootstrap interval of global AUC (``auc_method="bootstrap"``
+   or another tie rule) has no distributed form here and is refused by name.
+
+Bucket size
+-----------
+A bucket is one pandas DataFrame in one Python worker, so it must fit an
+executor's Python memory: about 100 to 200 bytes per row while the engine runs
+(the columns read, the sort and the per-group arrays). ``buckets =
+max(ceil(rows / rows_per_bucket), parallelism)`` with ``rows_per_bucket`` one
+million by default (some 100 to 200 MB per bucket); lower it for small executors,
+or pass ``buckets`` yourself (``engine_options={"rows_per_bucket": n}`` or
+``{"buckets": n}``). One group is never split, so the largest group
+must fit too. The global-AUC sort uses the same number of range partitions.
+
+Python workers
+--------------
+Spark starts its Python workers with ``PYSPARK_PYTHON`` (or the
+``spark.pyspark.python`` setting), else with ``python3`` from the PATH: that
+interpreter must have pandas_rankeval installed, at the driver's Python version.
+:func:`local_session` sets it to the running interpreter. When a worker cannot
+import the package, the error says so and names the fix.
+
+Versions tested: pyspark 4.3.0 (classic ``local[2]`` sessions and Spark Connect
+sessions) with pandas 3.1, numpy 2.4, pyarrow 26, OpenJDK 17. pyspark 4.3 warns
+that it does not yet fully support pandas >= 3; these functions silence that one
+warning while they run, since the suite passes on pandas 3.1.
+
+The modules: :mod:`.session` (a quiet local session whose workers run this interpreter,
+:func:`local_session`, also ``pandas_rankeval.spark.local_session``), :mod:`.frames` (pandas dtypes
+of the schema, the one scan, buckets of whole groups), :mod:`.auc` (global AUC and DeLong
+placements); this module answers the engine protocol. Requires the optional ``spark`` extra (``pip install 'pandas_rankeval[spark]'``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from pandas_rankeval.core.validation import check_min_count
+
+from .auc import _auc_counts, _with_placements
+from .frames import (
+    _BUCKET, _Scan, _as_pandas_input, _drop_missing, _n_buckets, _pandas_dtype, _scan, _spark_types, _with_bucket,
+)
+from .session import _LAST, _collect, _quiet, local_session
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import DataFrame as SparkDataFrame
+else:
+    SparkDataFrame = Any
+
+__all__ = [
+    "NAME", "OPTIONS", "ROWS_PER_BUCKET", "check_options", "local_session", "partitioned", "per_group", "run",
+    "schema",
+]
+
+NAME = "Spark"
+OPTIONS = ("rows_per_bucket", "buckets")
+
+#: Default target rows of one bucket (and of one range partition of the AUC sort).
+ROWS_PER_BUCKET = 1_000_000
+
+def schema(sdf: Any) -> pd.DataFrame:
+    """An empty pandas frame with the Spark frame's columns and their pandas dtypes."""
+    return pd.DataFrame({f.name: pd.Series(dtype=_pandas_dtype(f.dataType)) for f in sdf.schema.fields})
+
+
+def partitioned(sdf: Any) -> bool:
+    """A Spark frame is evaluated in buckets of whole groups."""
+    return True
+
+
+def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
+    """``rows_per_bucket`` (an int >= 1, default :data:`ROWS_PER_BUCKET`) and ``buckets`` (an int >= 1
+    or None: ``max(ceil(rows / rows_per_bucket), parallelism)``)."""
+    rows_per_bucket = options.get("rows_per_bucket", ROWS_PER_BUCKET)
+    buckets = options.get("buckets")
+    rpb = check_min_count(rows_per_bucket, "rows_per_bucket", func)
+    if rpb < 1:
+        raise ValueError(
+            f"The 'rows_per_bucket' engine option of {func} must be an int in the range [1, inf). "
+            f"Got {rows_per_bucket!r} instead."
+        )
+    b = None
+    if buckets is not None:
+        b = check_min_count(buckets, "buckets", func)
+        if b < 1:
+            raise ValueError(
+                f"The 'buckets' engine option of {func} must be an int in the range [1, inf) or None. "
+                f"Got {buckets!r} instead."
+            )
+    return {"rows_per_bucket": rpb, "buckets": b}
+
+
+
+# --------------------------------------------------------------------------- #
+# per_group: a lazy Spark DataFrame, one per-group table per bucket
+# --------------------------------------------------------------------------- #
+def _per_group_bucket(pdf: pd.DataFrame, *, plan: Any, columns: list[str]) -> pd.DataFrame:
+    """The per-group table of one bucket (whole groups), keys as columns."""
+    from pandas_rankeval.tables.per_group import per_group_table
+
+    table = pd.DataFrame(per_group_table(pdf.drop(columns=[_BUCKET]), plan)).reset_index()
+    table["n"] = table["n"].astype(np.int64)
+    table["positives"] = table["positives"].astype(np.int64)
+    return table[columns]
+
+
+def per_group(sdf: SparkDataFrame, plan: Any, options: dict[str, Any]) -> SparkDataFrame:
+    """Every group's metrics as a lazy Spark DataFrame: the key column(s), ``n``, ``positives``,
+    one column per metric and ``weight``, one row per group, unordered.
+
+    The call runs one small aggregation (rows and missing values, so that bad input raises the
+    pandas error with whole-table counts); the per-group work runs once per bucket of whole groups
+    (``groupBy(bucket).applyInPandas``) when the result is used (``write``, ``join``, ``collect``).
+    """
+    from pyspark.sql import types as T
+
+    from pandas_rankeval.tables.per_group import display_names
+
+    scan = _scan_plan(sdf, plan)
+    cols = list(plan.columns)
+    data = _drop_missing(sdf, cols) if scan.n_dropped else sdf
+    n_buckets = _n_buckets(sdf, scan.n_rows, options["rows_per_bucket"], options["buckets"])
+    data = _with_bucket(_as_pandas_input(data, cols, plan.label), plan.group, n_buckets)
+    types = _spark_types(sdf)
+    fields = [T.StructField(str(c), types[c], True) for c in plan.group]  # type: ignore[index]
+    fields += [T.StructField("n", T.LongType(), False), T.StructField("positives", T.LongType(), False)]
+    fields += [T.StructField(name, T.DoubleType(), True) for name in display_names(plan)]
+    fields.append(T.StructField("weight", T.DoubleType(), True))
+    out_cols = [f.name for f in fields]
+
+    def fn(pdf: pd.DataFrame) -> pd.DataFrame:
+        return _per_group_bucket(pdf, plan=plan, columns=out_cols)
+
+    with _quiet():
+        return data.groupBy(_BUCKET).applyInPandas(fn, T.StructType(fields))
+
+
+# --------------------------------------------------------------------------- #
+# The adapter: whole groups per bucket -> one summary per bucket -> finalize
+# --------------------------------------------------------------------------- #
+def _bucket_summary(pdf: pd.DataFrame, plan: Any) -> pd.DataFrame:
+    from pandas_rankeval.summary.partition import summarize
+
+    summary = summarize(pdf.drop(columns=[_BUCKET]), plan)
+    return pd.DataFrame({"summary": [summary.to_bytes()]})
+
+
+def _summaries(data: Any, plan: Any, n_buckets: int) -> Any:
+    """Every bucket's summary (one binary row per bucket), added on the driver."""
+    from pandas_rankeval.summary.summary import Summary, empty_summary
+
+    types = _spark_types(data)
+    read = [c for c in [*plan.columns, *plan.placement_columns] if c in types]
+    d = _with_bucket(_as_pandas_input(data, read, plan.label), plan.group, n_buckets)
+
+    def fn(pdf: pd.DataFrame) -> pd.DataFrame:
+        return _bucket_summary(pdf, plan)
+
+    with _quiet():
+        rows = _collect(d.groupBy(_BUCKET).applyInPandas(fn, "summary binary"))
+    total = empty_summary(plan)
+    for r in rows:
+        b = bytes(r["summary"])
+        _LAST["collected_bytes"] = _LAST.get("collected_bytes", 0) + len(b)
+        total = total + Summary.from_bytes(b)
+    return total
+
+
+def _summary_of_counts(plan: Any, scan: _Scan, auc: dict) -> Any:
+    """The summary of a call without groups (global AUC alone): rows and relevant rows
+    from the scan, summed sample weights from the AUC counts (no pass over the rows)."""
+    from pandas_rankeval.summary.partition import summary_of_counts
+
+    counts = auc[((), plan.scores[0])]
+    weighted = plan.options.sample_weight is not None
+    return summary_of_counts(
+        plan, n_rows=scan.n_rows, n_pos=scan.n_pos, missing={c: n for c, n in scan.missing.items() if n},
+        n_dropped=scan.n_dropped,
+        sw_pos=float(counts.pos) if weighted else None, sw_neg=float(counts.neg) if weighted else None,
+    )
+
+
+def _scan_plan(sdf: Any, plan: Any) -> _Scan:
+    """The one aggregation over the input that every call starts with (after the schema checks,
+    and the one Spark-specific one: a tie-break column must be sortable)."""
+    opts = plan.options
+    tb = opts.tiebreak
+    types = _spark_types(sdf)
+    if tb is not None and not _orderable(types[tb]):
+        raise TypeError(f"Column {tb!r} (tiebreak) must be sortable; it has Spark type {types[tb].simpleString()}.")
+    weights = [c for c in (opts.sample_weight, opts.weight if isinstance(opts.weight, str) else None) if c in plan.columns]
+    _LAST.clear()
+    return _scan(
+        sdf, func=plan.func, columns=plan.columns, label=plan.label, nan_policy=opts.nan_policy,
+        graded=any(s.info.graded for s in plan.specs), weights=weights, threshold=opts.threshold,
+    )
+
+
+def run(sdf: Any, plan: Any, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Scan once, summarize the buckets, count global AUC: the summed summary and the AUC counts."""
+    scan = _scan_plan(sdf, plan)
+    n_buckets = _n_buckets(sdf, scan.n_rows, options["rows_per_bucket"], options["buckets"])
+    _LAST["buckets"] = n_buckets
+    persisted: list[Any] = []
+    try:
+        return _compute(sdf, plan, scan, n_buckets, _needs_placements(plan), persisted)
+    finally:
+        for df in persisted:
+            df.unpersist()
+
+
+def _compute(
+    sdf: Any, plan: Any, scan: _Scan, n_buckets: int, delong: bool, persisted: list
+) -> tuple[Any, dict[str, Any]]:
+    opts = plan.options
+    rows = sdf
+    auc = None
+    if plan.has_auc:
+        data = _drop_missing(sdf, plan.columns) if scan.n_dropped else sdf
+        auc, table = _auc_counts(
+            data, label=plan.label, scores=plan.scores, by=plan.by, threshold=opts.threshold,
+            tiebreak=opts.tiebreak, sample_weight=opts.sample_weight, n_parts=n_buckets,
+            placements=delong, persisted=persisted,
+        )
+        if delong:
+            rows, names = _with_placements(sdf, table, plan)
+    if plan.group:
+        summary = _summaries(rows, dataclasses.replace(plan, placement_columns=tuple(names)) if delong else plan, n_buckets)
+    else:
+        summary = _summary_of_counts(plan, scan, auc or {})
+    return summary, {"auc": auc}
+
+
+def _needs_placements(plan: Any) -> bool:
+    """Clustered DeLong for global AUC: every row needs its global placement."""
+    return bool(plan.has_auc and plan.auc_delong and (plan.ci is not None or plan.kind == "compare"))
+
+
+def _orderable(t: Any) -> bool:
+    return type(t).__name__ not in ("MapType", "ArrayType", "StructType", "BinaryType", "VariantType")
+
