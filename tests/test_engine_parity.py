@@ -95,7 +95,7 @@ def engine_frame(request: pytest.FixtureRequest, engine: str) -> Callable[[pd.Da
 
 
 #: Engine options that make every engine split the frame (the defaults would not for small frames).
-OPTIONS = {"dask": {"npartitions": 2}, "spark": {"buckets": 3}}
+OPTIONS = {"dask": {"npartitions": 2}, "spark": {"buckets": 3}, "polars-lazy": {"buckets": 3}}
 
 
 def call(engine: str, name: str, frame: Any, **kw: Any) -> Any:
