@@ -459,7 +459,7 @@ def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[st
     job = _auc_job(plan) if plan.has_auc else None
     summary, samples = _group_pass(ddf, plan, npartitions, job.scores if job else ())
     S._raise_input_errors(summary, plan)  # whole-table counts, before the score pass
-    delong = bool(job and plan.auc_delong and (plan.kind == "compare" or plan.ci is not None))
+    delong = plan.auc_placements
     auc, table = _score_pass(ddf, job, samples, npartitions, delong) if job else (None, None)
     if delong:  # a third read: every row's global placement, merged in, then the groups again
         rows, names = _with_placements(ddf, plan, job, table)  # type: ignore[arg-type]

@@ -51,10 +51,9 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
 
 def run(frame: pd.DataFrame, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
     """Evaluate the frame once, summarize it as one partition, add the global-AUC pieces."""
-    interval = plan.ci is not None or plan.kind == "compare"
     ev = evaluate(
         frame, group=plan.group or None, label=plan.label, scores=plan.scores, specs=plan.all_specs,
-        options=plan.options, keep_order=plan.has_auc and (bool(plan.by) or interval), by=plan.by,
+        options=plan.options, keep_order=plan.has_auc and (bool(plan.by) or plan.interval), by=plan.by,
     )
     key_hashes = None
     if plan.group:
@@ -120,8 +119,7 @@ def pandas_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None = No
             u, wp, wn = E.global_auc(se.order[sel], se.rank[sel], ev.labels.rel, sw)
             auc[(key, s)] = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
     out["auc"] = auc
-    interval = plan.ci is not None or plan.kind == "compare"
-    if not interval:
+    if not plan.interval:
         return out
     if plan.auc_delong:
         from pandas_rankeval.inference.delong import segment_moments

@@ -66,7 +66,7 @@ def check_partitioned(plan: Plan, engine: str) -> None:
     ValueError: auc on a Dask frame: max_fpr (the partial AUC of global AUC) has no exact distributed form: it needs the ROC curve of every row in one place. Compute it on a pandas sample with pandas_rankeval.auc(df, ..., max_fpr=...), or drop max_fpr.
     """
     f = f"{plan.func} on a {engine} frame"
-    if plan.resample != "poisson" and (plan.kind == "compare" or plan.ci is not None):
+    if plan.resample != "poisson" and plan.interval:
         raise ValueError(
             f"{f}: resample='multinomial' has no distributed form: it draws exactly as many "
             "groups as there are, from all of them in one place. Use the default resample='poisson' "
@@ -80,7 +80,7 @@ def check_partitioned(plan: Plan, engine: str) -> None:
             "it needs the ROC curve of every row in one place. Compute it on a pandas sample with "
             "pandas_rankeval.auc(df, ..., max_fpr=...), or drop max_fpr."
         )
-    if (plan.kind == "compare" or plan.ci is not None) and not plan.auc_delong:
+    if plan.interval and not plan.auc_delong:
         what = "compare" if plan.kind == "compare" else "ci (an interval)"
         ties = "" if plan.options.ties == "expected" else f", ties={plan.options.ties!r}"
         raise ValueError(

@@ -94,6 +94,17 @@ class Plan:
         return self.has_auc and self.auc_method == "delong" and delong_unavailable(self.options.ties) is None
 
     @property
+    def interval(self) -> bool:
+        """An interval or a test is asked for (``report(ci=...)`` or ``compare``)."""
+        return self.ci is not None or self.kind == "compare"
+
+    @property
+    def auc_placements(self) -> bool:
+        """Global AUC's interval or test is clustered DeLong: an engine that reads the rows in
+        partitions gives every row its global placement (``placement_columns``)."""
+        return self.auc_delong and self.interval
+
+    @property
     def has_auc(self) -> bool:
         """Global AUC is among the metrics (the engine computes it from its score pass)."""
         return "auc" in self.metrics
@@ -114,7 +125,7 @@ class Plan:
         Hashed Poisson(1) group weights (``resample="poisson"``, any partitioning), or multinomial
         counts drawn per segment from :attr:`streams` (``"multinomial"``, one partition only).
         """
-        return self.n_boot if (self.ci is not None or self.kind == "compare") else 0
+        return self.n_boot if self.interval else 0
 
 
 def _check_n_boot(n_boot: Any, func: str) -> int:

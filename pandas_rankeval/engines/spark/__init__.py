@@ -241,7 +241,7 @@ def run(sdf: Any, plan: Any, options: dict[str, Any]) -> tuple[Any, dict[str, An
     _LAST["buckets"] = n_buckets
     persisted: list[Any] = []
     try:
-        return _compute(sdf, plan, scan, n_buckets, _needs_placements(plan), persisted)
+        return _compute(sdf, plan, scan, n_buckets, plan.auc_placements, persisted)
     finally:
         for df in persisted:
             df.unpersist()
@@ -267,11 +267,6 @@ def _compute(
     else:
         summary = _summary_of_counts(plan, scan, auc or {})
     return summary, {"auc": auc}
-
-
-def _needs_placements(plan: Any) -> bool:
-    """Clustered DeLong for global AUC: every row needs its global placement."""
-    return bool(plan.has_auc and plan.auc_delong and (plan.ci is not None or plan.kind == "compare"))
 
 
 def _orderable(t: Any) -> bool:
