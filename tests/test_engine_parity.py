@@ -191,7 +191,8 @@ def test_metric(engine, engine_frame, name, case, options):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_per_group(engine, engine_frame, case):
     df, kw = _frame_and_kw(case)
-    kw |= dict(score="a", metrics=["auc", "mrr@3", "ndcg@5", "map"], weight="clicks")
+    models = dict(score="a") if case == "str" else dict(scores=["a", "b"])  # columns "<model>_<metric>"
+    kw |= dict(**models, metrics=["auc", "mrr@3", "ndcg@5", "map"], weight="clicks")
     want = pre.per_group(df, **kw)
     got = as_pandas(call(engine, "per_group", engine_frame(df), **kw), kw["group"])
     want = pd.DataFrame(want).sort_index()
