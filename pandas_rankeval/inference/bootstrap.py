@@ -26,14 +26,12 @@ the same intervals however the replicates are chunked.
 from __future__ import annotations
 
 import dataclasses
-import math
 import numbers
 import warnings
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from pandas_rankeval.core.evaluate import Evaluation, GroupValues
 from pandas_rankeval.core.progress import Progress as _Progress

@@ -19,7 +19,7 @@ from ..core.options import WEIGHT_NAMES, Options, WeightLike
 from ..core.registry import MetricSpec, parse_metrics
 from ..core.validation import as_columns, check_column_name, check_compare_scores, check_option
 
-__all__ = ["Plan", "make_plan", "metric_plan", "resolve_resample", "COUNTERS"]
+__all__ = ["Plan", "make_plan", "resolve_resample", "COUNTERS"]
 
 
 #: Counters per (segment, item), exact int64: groups used, skipped per reason, rows and
@@ -296,17 +296,3 @@ def resolve_resample(resample: str | None, ci_method: str, func: str) -> str:
         return "poisson"
     check_option(resample, "resample", func, RESAMPLES)
     return resample
-
-
-def metric_plan(
-    options: Options, spec: MetricSpec, *, group: Any, label: Hashable, score: Hashable, df: Any = None
-) -> Plan:
-    """The plan of a single-metric function from its checked options."""
-    o = options
-    return make_plan(
-        o.func, kind="metric", group=group, label=label, scores=score, metrics=spec, weight=o.weight,
-        min_size=o.min_size, min_pos=o.min_pos, min_neg=o.min_neg, ties=o.ties, tiebreak=o.tiebreak,
-        threshold=o.threshold, gain=o.gain, denominator=o.denominator, empty=o.empty,
-        sample_weight=o.sample_weight, max_fpr=o.max_fpr, engine=o.engine, nan_policy=o.nan_policy,
-        progress=o.progress, df=df if isinstance(df, pd.DataFrame) else None,
-    )
