@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._alias import forward
+from .engines import frame_kind
 from .accessor import DaskRankevalNamespace, register_dask
 
 __all__ = [
@@ -31,7 +32,7 @@ __all__ = [
 
 
 def _is_dask(frame: Any) -> bool:
-    return any(c.__module__.startswith("dask.") and c.__name__ == "DataFrame" for c in type(frame).__mro__)
+    return frame_kind(frame) == "dask"
 
 
 def _forward(name: str) -> Any:

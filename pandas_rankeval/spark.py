@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._alias import forward
+from .engines import frame_kind
 from .engines.spark import ROWS_PER_BUCKET, local_session
 from .engines.spark.session import _LAST, _fn  # noqa: F401 - read by benchmarks and tests
 
@@ -32,7 +33,7 @@ __all__ = [
 
 
 def _is_spark(frame: Any) -> bool:
-    return any(c.__module__.startswith("pyspark.sql") and c.__name__ == "DataFrame" for c in type(frame).__mro__)
+    return frame_kind(frame) == "pyspark"
 
 
 def _forward(name: str) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["ENGINES", "engine_for"]
+__all__ = ["ENGINES", "engine_for", "frame_kind"]
 
 #: Root module of a frame's type -> (adapter module, the frame types it takes, in words).
 ENGINES: dict[str, tuple[str, str]] = {
@@ -23,17 +23,33 @@ ENGINES: dict[str, tuple[str, str]] = {
 #: Class names that are frames (a Series or an Index of any library is not).
 _FRAMES = ("DataFrame", "LazyFrame")
 
+#: Module roots that are another name of an engine's library (Dask 2024-2025 ships its
+#: DataFrame from the separate ``dask_expr`` package).
+_SAME_AS = {"dask_expr": "dask"}
+
 
 def _root(cls: type) -> str:
-    return (cls.__module__ or "").split(".", 1)[0]
+    root = (cls.__module__ or "").split(".", 1)[0]
+    return _SAME_AS.get(root, root)
+
+
+def frame_kind(frame: Any) -> str | None:
+    """The key of :data:`ENGINES` for ``frame``'s type (``"pandas"``, ``"polars"``, ``"dask"``,
+    ``"pyspark"``), or None; imports nothing.
+
+    The type and its base classes are looked at by module and class name, so a subclass of a
+    supported frame (a GeoDataFrame is a pandas DataFrame) has its kind.
+    """
+    for cls in type(frame).__mro__:
+        root = _root(cls)
+        if root in ENGINES and cls.__name__ in _FRAMES:
+            return root
+    return None
 
 
 def engine_for(frame: Any, func: str) -> Any:
-    """The adapter module of ``frame`` (see :class:`pandas_rankeval.engines.base.Engine`).
-
-    The type and its base classes are looked at by module and class name, so a subclass of a
-    supported frame (a GeoDataFrame is a pandas DataFrame) finds its engine, and no engine is
-    imported to find out.
+    """The adapter module of ``frame`` (see :class:`pandas_rankeval.engines.base.Engine`), imported
+    now; a ``TypeError`` that names the supported frames for anything else.
 
     Examples
     --------
@@ -46,10 +62,9 @@ def engine_for(frame: Any, func: str) -> Any:
     ...
     TypeError: gauc expects a pandas DataFrame (or a polars DataFrame or LazyFrame, a Dask DataFrame, a Spark DataFrame (classic or Connect)) as its first argument; got list.
     """
-    for cls in type(frame).__mro__:
-        root = _root(cls)
-        if root in ENGINES and cls.__name__ in _FRAMES:
-            return importlib.import_module(ENGINES[root][0])
+    kind = frame_kind(frame)
+    if kind is not None:
+        return importlib.import_module(ENGINES[kind][0])
     kinds = [words for _, words in ENGINES.values()]
     hint = ""
     if type(frame).__name__ == "Series" or _root(type(frame)) in ENGINES:
