@@ -22,12 +22,23 @@ from __future__ import annotations
 from typing import Any
 
 from ._alias import forward
-from .engines import frame_kind
 from .accessor import DaskRankevalNamespace, register_dask
+from .engines import frame_kind
 
 __all__ = [
-    "auc", "gauc", "mrr", "ndcg", "average_precision", "map", "precision", "recall", "hit_rate", "per_group",
-    "report", "compare", "DaskRankevalNamespace",
+    "DaskRankevalNamespace",
+    "auc",
+    "average_precision",
+    "compare",
+    "gauc",
+    "hit_rate",
+    "map",
+    "mrr",
+    "ndcg",
+    "per_group",
+    "precision",
+    "recall",
+    "report",
 ]
 
 
@@ -44,7 +55,7 @@ gauc = _forward("gauc")
 mrr = _forward("mrr")
 ndcg = _forward("ndcg")
 average_precision = _forward("average_precision")
-map = average_precision  # noqa: A001 - deliberate, as pandas_rankeval.map
+map = average_precision
 precision = _forward("precision")
 recall = _forward("recall")
 hit_rate = _forward("hit_rate")

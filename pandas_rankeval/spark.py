@@ -27,8 +27,18 @@ from .engines.spark import ROWS_PER_BUCKET, local_session
 from .engines.spark.session import _LAST, _fn  # noqa: F401 - read by benchmarks and tests
 
 __all__ = [
-    "auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "hit_rate", "per_group", "report",
-    "compare", "local_session",
+    "auc",
+    "average_precision",
+    "compare",
+    "gauc",
+    "hit_rate",
+    "local_session",
+    "mrr",
+    "ndcg",
+    "per_group",
+    "precision",
+    "recall",
+    "report",
 ]
 
 

@@ -144,17 +144,17 @@ def assert_same(got: Any, want: Any) -> None:
 # The eight metrics: one body, each metric with the cases that stress it
 # --------------------------------------------------------------------------- #
 METRIC_CASES = [
-    ("auc", "str", dict(ties="pessimistic", tiebreak="tb")),
-    ("auc", "nulls-omit", dict(sample_weight="w", threshold=2)),
-    ("gauc", "int", dict(weight="clicks", min_pos=1, sample_weight="w")),
+    ("auc", "str", {"ties": "pessimistic", "tiebreak": "tb"}),
+    ("auc", "nulls-omit", {"sample_weight": "w", "threshold": 2}),
+    ("gauc", "int", {"weight": "clicks", "min_pos": 1, "sample_weight": "w"}),
     ("gauc", "nulls-raise", {}),
-    ("mrr", "multi", dict(k=3, ties="optimistic")),
-    ("ndcg", "str", dict(k=5, gain="linear", weight="log1p")),
-    ("ndcg", "nulls-omit", dict(empty="skip")),
-    ("average_precision", "int", dict(denominator="min_k", k=4, tiebreak="tb")),
-    ("precision", "multi", dict(k=2, weight="w")),
-    ("recall", "str", dict(k=3, threshold=2, empty="skip")),
-    ("hit_rate", "int", dict(k=1, weight="count")),
+    ("mrr", "multi", {"k": 3, "ties": "optimistic"}),
+    ("ndcg", "str", {"k": 5, "gain": "linear", "weight": "log1p"}),
+    ("ndcg", "nulls-omit", {"empty": "skip"}),
+    ("average_precision", "int", {"denominator": "min_k", "k": 4, "tiebreak": "tb"}),
+    ("precision", "multi", {"k": 2, "weight": "w"}),
+    ("recall", "str", {"k": 3, "threshold": 2, "empty": "skip"}),
+    ("hit_rate", "int", {"k": 1, "weight": "count"}),
 ]
 
 
@@ -191,7 +191,7 @@ def test_metric(engine, engine_frame, name, case, options):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_per_group(engine, engine_frame, case):
     df, kw = _frame_and_kw(case)
-    models = dict(score="a") if case == "str" else dict(scores=["a", "b"])  # columns "<model>_<metric>"
+    models = {"score": "a"} if case == "str" else {"scores": ["a", "b"]}  # columns "<model>_<metric>"
     kw |= dict(**models, metrics=["auc", "mrr@3", "ndcg@5", "map"], weight="clicks")
     want = pre.per_group(df, **kw)
     got = as_pandas(call(engine, "per_group", engine_frame(df), **kw), kw["group"])
@@ -202,9 +202,9 @@ def test_per_group(engine, engine_frame, case):
 
 
 REPORT_CASES = [
-    ("int", dict(metrics=["auc", "gauc", "mrr", "ndcg@5", "precision@2"], by="seg", ci=0.9, n_boot=60, seed=3)),
-    ("multi", dict(metrics=["gauc", "map@3", "hit_rate@2"], ci=0.8, n_boot=40, ci_method="studentized")),
-    ("nulls-omit", dict(metrics=["auc", "gauc", "recall@3"], tiebreak="tb")),
+    ("int", {"metrics": ["auc", "gauc", "mrr", "ndcg@5", "precision@2"], "by": "seg", "ci": 0.9, "n_boot": 60, "seed": 3}),
+    ("multi", {"metrics": ["gauc", "map@3", "hit_rate@2"], "ci": 0.8, "n_boot": 40, "ci_method": "studentized"}),
+    ("nulls-omit", {"metrics": ["auc", "gauc", "recall@3"], "tiebreak": "tb"}),
 ]
 
 
@@ -217,8 +217,8 @@ def test_report(engine, engine_frame, case, options):
 
 
 COMPARE_CASES = [
-    ("str", dict(metrics=["auc", "gauc", "mrr", "ndcg@3"], by="seg", n_boot=60, seed=5)),
-    ("int", dict(metrics=["gauc", "precision@2"], method="bootstrap", ci_method="studentized", n_boot=40)),
+    ("str", {"metrics": ["auc", "gauc", "mrr", "ndcg@3"], "by": "seg", "n_boot": 60, "seed": 5}),
+    ("int", {"metrics": ["gauc", "precision@2"], "method": "bootstrap", "ci_method": "studentized", "n_boot": 40}),
 ]
 
 
@@ -239,7 +239,7 @@ def test_compare(engine, engine_frame, case, options):
 def test_engine_options_are_checked_per_engine_before_any_work(engine, engine_frame):
     df = make_frame("str")
     frame = engine_frame(df)
-    kw = dict(group="g", label="y", score="a")
+    kw = {"group": "g", "label": "y", "score": "a"}
     other = {"dask": {"buckets": 2}}.get(engine, {"npartitions": 2})
     with pytest.raises(ValueError, match=r"The 'engine_options' parameter of gauc has \["):
         pre.gauc(frame, engine_options=other, **kw)

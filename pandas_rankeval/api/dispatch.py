@@ -25,7 +25,7 @@ from ..summary.checks import check_partitioned, check_schema
 from ..summary.plan import make_plan
 from ..tables import finalize
 
-__all__ = ["evaluate_frame", "EngineOptions", "Ties", "Empty", "NanPolicy", "GroupLike", "WeightLike"]
+__all__ = ["Empty", "EngineOptions", "GroupLike", "NanPolicy", "Ties", "WeightLike", "evaluate_frame"]
 
 Ties = Literal["expected", "pessimistic", "optimistic"]
 Empty = Literal["zero", "skip", "error"]

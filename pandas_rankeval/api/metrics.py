@@ -17,17 +17,25 @@ from pandas_rankeval.core.registry import MetricSpec
 from pandas_rankeval.core.result import MetricResult
 from pandas_rankeval.core.validation import check_k
 
-from .dispatch import Empty, EngineOptions, GroupLike, NanPolicy, Ties, evaluate_frame, fill_doc
+from .dispatch import (
+    Empty,
+    EngineOptions,
+    GroupLike,
+    NanPolicy,
+    Ties,
+    evaluate_frame,
+    fill_doc,
+)
 
 __all__ = [
     "auc",
+    "average_precision",
     "gauc",
+    "hit_rate",
     "mrr",
     "ndcg",
-    "average_precision",
     "precision",
     "recall",
-    "hit_rate",
 ]
 
 

@@ -8,7 +8,15 @@ from typing import Any, Literal
 from pandas_rankeval.core.options import WeightLike
 from pandas_rankeval.core.registry import parse_metrics
 
-from .dispatch import Empty, EngineOptions, GroupLike, NanPolicy, Ties, evaluate_frame, fill_doc
+from .dispatch import (
+    Empty,
+    EngineOptions,
+    GroupLike,
+    NanPolicy,
+    Ties,
+    evaluate_frame,
+    fill_doc,
+)
 
 __all__ = ["per_group"]
 

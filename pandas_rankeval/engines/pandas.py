@@ -127,7 +127,12 @@ def pandas_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None = No
         moments = segment_moments(ev, plan.scores, plan.by, plan.func)
         out["delong"] = {tuple(_plain(v) for v in k): G for k, G in moments.items()}
         return out
-    from pandas_rankeval.inference.bootstrap import Stratum, count_chunks, row_groups, stratum_rng
+    from pandas_rankeval.inference.bootstrap import (
+        Stratum,
+        count_chunks,
+        row_groups,
+        stratum_rng,
+    )
 
     if key_hashes is None and plan.resample == "poisson":
         key_hashes = H.key_hash(ev.keys)

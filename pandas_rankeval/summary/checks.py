@@ -16,7 +16,7 @@ from ..core.options import check_weight_name
 from ..core.validation import check_columns, numeric_values
 from .plan import Plan
 
-__all__ = ["check_schema", "check_partitioned"]
+__all__ = ["check_partitioned", "check_schema"]
 
 
 def check_schema(schema: pd.DataFrame, plan: Plan) -> None:

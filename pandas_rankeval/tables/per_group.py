@@ -12,7 +12,7 @@ from ..core.evaluate import evaluate
 from ..display.table import ResultTable, as_result_table
 from ..summary.plan import Plan
 
-__all__ = ["per_group_table", "display_names"]
+__all__ = ["display_names", "per_group_table"]
 
 
 def _metric_names(plan: Plan) -> list[str]:

@@ -76,7 +76,15 @@ from pandas_rankeval.core.validation import check_min_count
 
 from .auc import _auc_counts, _with_placements
 from .frames import (
-    _BUCKET, _Scan, _as_pandas_input, _drop_missing, _n_buckets, _pandas_dtype, _scan, _spark_types, _with_bucket,
+    _BUCKET,
+    _as_pandas_input,
+    _drop_missing,
+    _n_buckets,
+    _pandas_dtype,
+    _Scan,
+    _scan,
+    _spark_types,
+    _with_bucket,
 )
 from .session import _LAST, _collect, _quiet, local_session
 
