@@ -12,11 +12,6 @@ OPTIONAL_DEPENDENCIES = frozenset({"matplotlib", "tqdm", "pyarrow", "dask", "ran
 
 _PACKAGE_DIR = Path(__file__).parent / "pandas_rankeval"
 
-#: Modules kept for old import paths that replace themselves with the module that holds the code
-#: (pandas_rankeval.dask and .spark are modules of their own: forwards with the old keywords).
-ALIAS_MODULES = frozenset({"plotting"})
-
-
 def unguarded_imports(path: Path) -> set[str]:
     """Top-level package names imported by the module body itself, outside ``try`` blocks
     (an ``import`` inside ``try: ... except ImportError`` or inside a function is optional
@@ -42,8 +37,6 @@ def missing_optional_dependencies(path: Path) -> set[str]:
 def pytest_ignore_collect(collection_path: Path, config):  # noqa: ANN001, ANN201
     path = Path(collection_path)
     if path.suffix == ".py" and _PACKAGE_DIR in path.parents:
-        if path.parent == _PACKAGE_DIR and path.stem in ALIAS_MODULES:
-            return True  # an old import path that *is* another module: collected there
         if missing_optional_dependencies(path):
             return True
     return None

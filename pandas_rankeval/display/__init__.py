@@ -3,7 +3,7 @@
 The stages, each its own module: cells (:mod:`.formatting`), footers (:mod:`.footer`), the
 views of each table (:mod:`.views`), the layout rule and text (:mod:`.layout`), HTML and
 Markdown (:mod:`.html`), exports (:mod:`.exports`), and the table type (:mod:`.table`).
-:mod:`.plotting` draws (matplotlib, imported when a plot is drawn).
+Plots, which compute from a frame, are one layer up: :mod:`pandas_rankeval.plotting`.
 """
 
 from __future__ import annotations
