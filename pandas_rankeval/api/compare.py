@@ -5,75 +5,28 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any, Literal
 
-import numpy as np
 import pandas as pd
 
-from pandas_rankeval.display.table import ResultTable, as_result_table
 from pandas_rankeval.core.evaluate import evaluate
 from pandas_rankeval.core.options import Options, WeightLike
-from pandas_rankeval.core.progress import Progress as _Progress
 from pandas_rankeval.core.registry import parse_metrics
-from pandas_rankeval.core.result import warn_once
-from pandas_rankeval.inference.bootstrap import (
-    bootstrap_pvalues,
-    check_level,
-    check_n_boot,
-    flip_rngs,
-    holm,
-    percentile_interval,
-    replicates,
-    sign_flip_pvalues,
-    strata_of,
-)
-from pandas_rankeval.inference.delong import METHOD as DELONG_METHOD
-from pandas_rankeval.inference.delong import TEST as DELONG_TEST
-from pandas_rankeval.inference.delong import delong_compare, delong_unavailable, normal_interval, z_test
 from pandas_rankeval.core.validation import (
     as_columns,
     check_compare_scores,
     check_n_boot_for_level,
     check_option,
     check_seed,
-    internal_error,
 )
+from pandas_rankeval.display.table import ResultTable
+from pandas_rankeval.inference.bootstrap import check_level, check_n_boot
+from pandas_rankeval.inference.delong import delong_unavailable
+from pandas_rankeval.summary.plan import ADJUSTMENTS, FAMILIES
+from pandas_rankeval.tables.compare import COLUMNS
 
-__all__ = ["compare"]
+__all__ = ["compare", "COLUMNS"]
 
 METHODS = ("auto", "randomization", "bootstrap")
 AUC_METHODS = ("delong", "bootstrap")
-COLUMNS = [
-    "baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm", "significant", "groups_used",
-]
-
-_RANDOMIZATION = "paired randomization test (random sign flips of the per-group differences)"
-_BOOTSTRAP = "paired bootstrap test over groups (centered replicates of the difference)"
-
-
-def _ci_method(n_boot: int, strata: bool, analytic: list[str], boot_names: list[str], how: str) -> str:
-    kind = "studentized (bootstrap-t)" if how == "studentized" else "percentile"
-    boot = f"{kind} paired bootstrap over groups, {n_boot} replicates" + (
-        " (stratified by segment)" if strata else ""
-    )
-    dl = DELONG_METHOD + (" (per segment)" if strata else "")
-    if not analytic:
-        return boot
-    if not boot_names:
-        return dl
-    return f"{boot}; {', '.join(analytic)}: {dl}"
-
-
-def _groups_used(ev: Any, groups: np.ndarray, pairs: list[tuple[Hashable, str]], baseline: Hashable) -> np.ndarray:
-    """Groups of a stratum behind each (model, metric) row: used by both models (a group
-    metric), or all of them (global AUC pools their rows)."""
-    out = np.empty(len(pairs), dtype=np.int64)
-    for k, (m, n) in enumerate(pairs):
-        gm, gb = ev.scores[m].metrics[n], ev.scores[baseline].metrics[n]
-        if gm.spec.kind == "auc":
-            out[k] = groups.shape[0]
-        else:
-            out[k] = int((gm.used[groups] & gb.used[groups]).sum())
-    return out
-
 
 def compare(
     df: pd.DataFrame,
@@ -81,7 +34,7 @@ def compare(
     group: Hashable | Sequence[Hashable],
     label: Hashable,
     scores: Sequence[Hashable],
-    baseline: Hashable,
+    baseline: Hashable | None = None,
     metrics: str | Sequence[str] = ("auc", "gauc", "mrr", "ndcg@10"),
     by: Hashable | Sequence[Hashable] | None = None,
     ci: float = 0.95,
@@ -92,6 +45,8 @@ def compare(
     ci_method: Literal["percentile", "studentized"] = "percentile",
     resample: Literal["poisson", "multinomial"] | None = None,
     alpha: float = 0.05,
+    adjust: Literal["holm", "bh", "none"] = "holm",
+    family: Literal["table", "metric"] = "table",
     weight: WeightLike = None,
     min_size: int | None = None,
     min_pos: int | None = None,
@@ -105,12 +60,14 @@ def compare(
     nan_policy: Literal["raise", "omit"] = "raise",
     progress: bool = False,
 ) -> ResultTable:
-    """Compare models with a baseline on the same groups: difference, interval, p-value.
+    """Compare models on the same groups: difference, interval, p-value.
 
-    Every model is paired with the baseline on the same users (queries, sessions):
-    the interval of the difference comes from one bootstrap over groups shared by
-    both models, and the p-value from a paired test at the group level. p-values
-    are adjusted for the number of (model, metric) rows with Holm's method.
+    Every model is paired with the baseline (or, with ``baseline=None``, with every
+    other model) on the same users (queries, sessions): the interval of the difference
+    comes from one bootstrap over groups shared by both models, and the p-value from a
+    paired test at the group level that no number of replicates bounds. p-values are
+    adjusted for the number of rows of the table with Holm's method (or
+    Benjamini-Hochberg, or none), over the whole table or per metric.
 
     Parameters
     ----------
@@ -122,8 +79,11 @@ def compare(
         Click or graded relevance.
     scores : list of columns
         The score columns to compare, the baseline among them (at least two).
-    baseline : column
-        The score column every other one is compared with.
+    baseline : column or None, default=None
+        The score column every other one is compared with. ``None``: every pair of
+        score columns, each later one against each earlier one (``k (k - 1) / 2`` rows
+        per metric and segment, all in one family of tests); the index then has a
+        ``baseline`` level.
     metrics : str or list of str, default=("auc", "gauc", "mrr", "ndcg@10")
         Metric names, as in :func:`report`.
     by : column or list of columns, optional
@@ -132,8 +92,8 @@ def compare(
     ci : float in (0, 1), default=0.95
         Level of the percentile bootstrap interval of each difference.
     n_boot : int, default=1000
-        Bootstrap replicates, and random sign flips of the randomization test.
-        p-values are multiples of ``1 / (n_boot + 1)``.
+        Bootstrap replicates of the intervals (and, with ``method="randomization"``,
+        random sign flips, whose p-values are multiples of ``1 / (n_boot + 1)``).
     seed : int or None, default=0
         Seed of the bootstrap and of the sign flips; the same seed gives the same
         table, and the same bootstrap replicates as ``report(..., ci=..., seed=seed)``.
@@ -147,10 +107,14 @@ def compare(
         and signs from :func:`numpy.random.default_rng`. Every ``ci_method`` works
         with both.
     method : {"auto", "randomization", "bootstrap"}, default="auto"
-        The test of the group metrics. ``"auto"`` and ``"randomization"``: the
-        randomization test; ``"bootstrap"``: paired bootstrap p-values. Global AUC
-        follows ``auc_method``; with ``auc_method="bootstrap"``, ``"randomization"``
-        is an error for ``"auc"``.
+        The test of the group metrics. ``"auto"``: the paired sign-flip test with its
+        p-value from the exact sign-flip distribution (every one of the ``2^G`` sign
+        patterns when at most 30 groups differ, an accurate tail approximation
+        otherwise; see Notes), never bounded by a number of replicates.
+        ``"randomization"``: the same test by Monte Carlo, ``n_boot`` hashed random
+        sign flips (p-values are multiples of ``1 / (n_boot + 1)``). ``"bootstrap"``:
+        paired bootstrap p-values. Global AUC follows ``auc_method``; with
+        ``auc_method="bootstrap"``, ``"randomization"`` is an error for ``"auc"``.
     auc_method : {"delong", "bootstrap"}, default="delong"
         Interval and test of global AUC. ``"delong"``: the clustered DeLong
         covariance of the two AUCs (Obuchowski 1997, groups as clusters), a normal
@@ -165,7 +129,15 @@ def compare(
         difference divided by its delta-method standard error; better with few
         groups or unequal group weights. The p-values do not change.
     alpha : float in (0, 1), default=0.05
-        Level of the ``significant`` column (on the Holm-adjusted p-value).
+        Level of the ``significant`` column (on the adjusted p-value).
+    adjust : {"holm", "bh", "none"}, default="holm"
+        Multiple-testing adjustment: Holm's step-down (family-wise error rate, under
+        any dependence between the tests), Benjamini-Hochberg's step-up (false
+        discovery rate), or none. The adjusted column is ``p_holm`` or ``p_bh``
+        (none: no such column, ``significant`` reads ``p_value``).
+    family : {"table", "metric"}, default="table"
+        The family the adjustment runs over: every row of the table, or the rows of
+        each metric separately (models x segments). Named in the footer.
     weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
         As in :func:`report`.
     progress : bool, default=False
@@ -176,7 +148,8 @@ def compare(
     comparison : ResultTable
         A DataFrame that prints with its tests and choices underneath. One row
         per (model, metric), the baseline left out (with ``by``: the segment
-        columns first), columns:
+        columns first; with ``baseline=None``: one row per (model, baseline,
+        metric) for every pair), columns:
 
         - ``baseline_value``, ``value``: the metric of the baseline and of the model.
         - ``diff``: ``value - baseline_value``.
@@ -187,16 +160,22 @@ def compare(
           metrics; for global AUC the clustered DeLong normal interval (or the
           bootstrap with ``auc_method="bootstrap"``).
         - ``p_value``: two-sided p-value of the paired test (see Notes); shown as
-          ``< 0.001`` (a bound) at the floor ``1 / (n_boot + 1)`` of a resampling test.
-        - ``p_holm``: Holm-adjusted over all rows of the table.
-        - ``significant``: ``p_holm < alpha``.
+          ``< 0.001`` (a bound) at the floor ``1 / (n_boot + 1)`` of a resampling test
+          (``method="randomization"`` or ``"bootstrap"``), in scientific notation
+          below 1e-4.
+        - ``p_holm``: Holm-adjusted over the family (``p_bh`` with ``adjust="bh"``;
+          no column with ``adjust="none"``).
+        - ``significant``: adjusted p-value ``< alpha``.
         - ``groups_used``: groups behind the row (in its segment): those both models'
           metric uses; for global AUC, every group (their rows are pooled).
 
         ``comparison.attrs`` describes the tests, the interval, ``n_boot``, ``seed``,
-        ``alpha``, the metric options and each metric's coverage (the footer shows them).
+        ``alpha``, the adjustment (``adjust``, ``family``, ``p_adjusted``: the column,
+        ``multiple_testing``: in words), the pairs (``pairs``: "baseline" or "all"),
+        the metric options and each metric's coverage (the footer shows them).
         ``comparison.compact()`` shows models side by side, ``comparison.summary()`` a
-        models x metrics table with significance marks.
+        models x metrics table with significance marks (with ``baseline=None``: who
+        beats whom, per metric).
 
     Notes
     -----
@@ -227,12 +206,26 @@ def compare(
     ``d_g = v_g(model) - v_g(baseline)``, and swapping the two models' scores
     inside group g flips the sign of ``d_g`` and nothing else. Under the null
     hypothesis that the two models are exchangeable within each group, every one
-    of the ``2^G`` patterns of swaps is equally likely: the randomization test
-    draws ``n_boot`` of them (random signs) and reports
-    ``p = (1 + #{|T*| >= |T|}) / (1 + n_boot)``, which is exact (a valid p-value
-    for any number of groups) with no distributional assumption. It is the paired
-    permutation test of the IR literature (Smucker, Allan & Carterette, CIKM 2007)
-    at the level of groups, for weighted means.
+    of the ``2^G`` patterns of swaps is equally likely: given the sizes
+    ``|w_g d_g|``, the signs of ``T = sum_g w_g d_g`` are independent fair coins.
+    This is the paired permutation test of the IR literature (Smucker, Allan &
+    Carterette, CIKM 2007) at the level of groups, for weighted means, and its
+    null distribution is known: the default (``method="auto"``) computes
+    ``p = P(|T*| >= |T|)`` from it. With at most 30 groups whose difference is not
+    zero, exactly, by counting all ``2^G`` patterns (ties included); with more,
+    from the 12 largest terms enumerated and the rest approximated by a normal law
+    with its exact variance, an Edgeworth correction from its exact fourth cumulant
+    and a continuity correction on lattices (hit rate's ``d_g`` in {-1, 0, 1}). The
+    approximation stays within a few percent of the exact tail where both can be
+    computed (``tests/test_pvalues.py``), and the test holds its level at 30, 300 and
+    30,000 groups (``tests/test_compare_sim.py``, ``benchmarks/sim_compare.py``). A
+    difference within ``1e-12`` of zero (float rounding) is zero: a model compared
+    with a copy of itself gets ``p = 1``. All it needs are sums over groups (count,
+    ``sum a``, ``sum a^2``, ``sum a^4``) and the 30 largest ``|a_g|``, so Dask and
+    Spark give the same p-values. ``method="randomization"`` draws ``n_boot`` hashed
+    sign patterns instead and reports ``p = (1 + #{|T*| >= |T|}) / (1 + n_boot)``,
+    which is valid but can never go below ``1 / (n_boot + 1)``: after adjustment for
+    many rows, no difference could be significant.
 
     **Test of global AUC.** Global AUC compares rows across groups, so it is not a
     sum of per-group terms, and swapping the scores within a group mixes the two
@@ -252,10 +245,13 @@ def compare(
     invariant to monotone transforms of either model's scores, and consistent
     with the interval: it is small roughly when the interval excludes 0.
 
-    **Multiplicity.** Holm's step-down adjustment over every row of the table
-    (models x metrics, and segments): it controls the family-wise error rate under
-    any dependence between the tests, which matters here because the metrics of
-    one model are strongly correlated.
+    **Multiplicity.** By default Holm's step-down adjustment over every row of the
+    table (model pairs x metrics, and segments): it controls the family-wise error
+    rate under any dependence between the tests, which matters here because the
+    metrics of one model are strongly correlated. ``adjust="bh"`` controls the false
+    discovery rate instead (Benjamini-Hochberg; valid under the positive dependence
+    of metrics that move together), ``family="metric"`` adjusts each metric's rows
+    separately. The footer names the adjustment and its family.
 
     Examples
     --------
@@ -293,6 +289,8 @@ def compare(
     n_boot = check_n_boot(n_boot, func)
     check_seed(seed, func)
     check_option(method, "method", func, METHODS)
+    check_option(adjust, "adjust", func, ADJUSTMENTS)
+    check_option(family, "family", func, FAMILIES)
     specs = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
     check_option(auc_method, "auc_method", func, AUC_METHODS)
     check_option(ci_method, "ci_method", func, ("percentile", "studentized"))
@@ -321,7 +319,8 @@ def compare(
         plan = make_plan(
             func, kind="compare", group=group, label=label, scores=score_cols, metrics=[s.name for s in specs],
             by=by_cols or None, weight=weight, ci=ci, n_boot=n_boot, seed=seed, resample="poisson",
-            baseline=baseline, alpha=alpha, method=method, auc_method=auc_method, ci_method=ci_method, min_size=min_size,
+            baseline=baseline, alpha=alpha, method=method, auc_method=auc_method, ci_method=ci_method,
+            adjust=adjust, family=family, min_size=min_size,
             min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
             denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
             df=df if isinstance(df, pd.DataFrame) else None,
@@ -332,145 +331,10 @@ def compare(
     )
     if plan is not None:
         return finalize_evaluation(ev, plan)  # type: ignore[no-any-return]
-    names = [s.name for s in specs]
-    kinds = {s.name: s.kind for s in specs}
-    models = [s for s in score_cols if s != baseline]
-    analytic = [n for n in names if kinds[n] == "auc"] if use_delong else []
-    boot_names = [n for n in names if n not in analytic]
-    items = [(s, n) for s in score_cols for n in boot_names]
-    col = {item: j for j, item in enumerate(items)}
-    pairs = [(m, n) for m in models for n in names]
-    bpairs = [(m, n) for m, n in pairs if n in boot_names]
-    at = np.array([pairs.index(pair) for pair in bpairs], dtype=np.int64)
-    strata, present = strata_of(ev, items, by_cols, func)
-    dl = delong_compare(ev, score_cols, by_cols, func) if analytic else {}
-    if by_cols:
-        segs = ev.prepared.segments
-        if segs is None or present is None:
-            raise internal_error("segments need segment codes")
-        keys = segs.decode(present)
-        stratum_keys = [k if isinstance(k, tuple) else (k,) for k in keys]
-    else:
-        stratum_keys = [()]
+    from pandas_rankeval.tables.compare_multinomial import compare_multinomial
 
-    flip_pairs = []  # pairs tested by sign flips
-    for m, n in bpairs:
-        if method == "bootstrap" or kinds[n] == "auc":
-            continue
-        gm, gb = ev.scores[m].metrics[n], ev.scores[baseline].metrics[n]
-        # weights and eligibility depend on labels only; checked, not assumed
-        if np.array_equal(gm.used, gb.used) and np.array_equal(gm.weights, gb.weights):
-            flip_pairs.append((m, n))
-    flip_set = set(flip_pairs)
-
-    total = n_boot * len(strata) * ((1 if bpairs else 0) + (1 if flip_pairs else 0))
-    bar = _Progress(progress, total, func)
-    try:
-        studentized = ci_method == "studentized" and bool(bpairs)
-        if studentized:
-            from pandas_rankeval.inference.studentized import StudentizedStratum, studentized_interval
-
-            targets = [[(col[(m, n)], 1.0), (col[(baseline, n)], -1.0)] for m, n in bpairs]
-            wrapped = [StudentizedStratum(st, targets) for st in strata]
-            reps = replicates(wrapped, n_boot=n_boot, seed=seed, progress=bar)  # type: ignore[arg-type]
-        elif bpairs:
-            reps = replicates(strata, n_boot=n_boot, seed=seed, progress=bar)
-        flips = flip_rngs(seed, len(strata))
-        blocks = []
-        for s_idx, stratum in enumerate(strata):
-            base, value, diff, lo, hi, p = (np.full(len(pairs), np.nan) for _ in range(6))
-            if analytic:  # clustered DeLong: the AUCs and their covariance, no resampling
-                auc, cov = dl[stratum_keys[s_idx]]
-                for i, (m, n) in enumerate(pairs):
-                    if n in analytic:
-                        jm, jb = score_cols.index(m), score_cols.index(baseline)
-                        base[i], value[i] = auc[jb], auc[jm]
-                        diff[i] = auc[jm] - auc[jb]
-                        var = cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb]
-                        lo[i], hi[i] = normal_interval(diff[i], var, ci)
-                        p[i] = z_test(diff[i], var)
-            groups_used = _groups_used(ev, stratum.groups, pairs, baseline)
-            if not bpairs:
-                blocks.append((base, value, diff, lo, hi, p, groups_used))
-                continue
-            point = stratum.point()
-            jm = np.array([col[(m, n)] for m, n in bpairs])
-            jb = np.array([col[(baseline, n)] for _, n in bpairs])
-            base[at], value[at] = point[jb], point[jm]
-            diff[at] = value[at] - base[at]
-            d_reps = reps[s_idx][:, jm] - reps[s_idx][:, jb]
-            if studentized:
-                k = len(items)
-                se0 = wrapped[s_idx].point()[k:]
-                lo[at], hi[at] = studentized_interval(diff[at], se0, d_reps, reps[s_idx][:, k:], ci)
-            else:
-                lo[at], hi[at] = percentile_interval(d_reps, ci)
-            p[at] = bootstrap_pvalues(diff[at], d_reps)
-            if flip_pairs:
-                g = stratum.groups
-                wd = np.empty((stratum.n, len(flip_pairs)))
-                for k, (m, n) in enumerate(flip_pairs):
-                    gm, gb = ev.scores[m].metrics[n], ev.scores[baseline].metrics[n]
-                    used = gm.used[g]
-                    wd[:, k] = np.where(used, gm.weights[g] * (gm.values[g] - gb.values[g]), 0.0)
-                p_flip = sign_flip_pvalues(wd, flips[s_idx], n_boot, bar)
-                for k, pair in enumerate(flip_pairs):
-                    p[pairs.index(pair)] = p_flip[k]
-            p = np.where(np.isfinite(diff), p, np.nan)
-            blocks.append((base, value, diff, lo, hi, p, groups_used))
-    finally:
-        bar.close()
-
-    if by_cols:  # segments in key order, as in report
-        try:
-            order = np.asarray(keys.argsort())
-        except TypeError:  # keys that do not compare: order of appearance
-            order = np.arange(len(keys))
-        keys = keys[order]
-        blocks = [blocks[i] for i in order]
-    columns = ("baseline_value", "value", "diff", "ci_low", "ci_high", "p_value", "groups_used")
-    data = {c: np.concatenate([b[i] for b in blocks]) for i, c in enumerate(columns)}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data["lift"] = np.where(data["baseline_value"] != 0, data["diff"] / data["baseline_value"], np.nan)
-    data["p_holm"] = holm(data["p_value"])
-    data["significant"] = np.nan_to_num(data["p_holm"], nan=1.0) < alpha
-    pair_tuples = [(m, n) for m, n in pairs]
-    if by_cols:
-        tuples = [
-            (*(key if isinstance(key, tuple) else (key,)), m, n)
-            for key in keys
-            for m, n in pair_tuples
-        ]
-        index = pd.MultiIndex.from_tuples(tuples, names=[*by_cols, "model", "metric"])
-    else:
-        index = pd.MultiIndex.from_tuples(pair_tuples, names=["model", "metric"])
-    out = pd.DataFrame(data, index=index)[COLUMNS]
-
-    tests = {
-        n: _BOOTSTRAP if method == "bootstrap" or kinds[n] == "auc" else _RANDOMIZATION for n in names
-    }
-    for n in names:
-        if n in analytic:
-            tests[n] = DELONG_TEST
-        elif kinds[n] == "auc" and auc_method == "delong":
-            tests[n] = f"{_BOOTSTRAP}; {no_delong}"
-    fallback = [f"{m}/{n}" for m, n in pairs if kinds[n] != "auc" and method != "bootstrap" and (m, n) not in flip_set]
-    if fallback:  # pragma: no cover - weights never depend on scores
-        tests["bootstrap_fallback"] = fallback
-    out.attrs = {
-        "baseline": baseline,
-        "test": tests,
-        "ci_method": _ci_method(n_boot, bool(by_cols), analytic, boot_names, ci_method),
-        "ci": ci,
-        "n_boot": n_boot,
-        "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
-        "alpha": alpha,
-        "multiple_testing": "Holm over all rows",
-        "params": {s.name: opts.params(s) for s in specs},
-        "coverage": {n: ev.scores[baseline].metrics[n].coverage.as_dict() for n in names},
-        "table": "compare",
-    }
-    # coverage depends on the labels only: one warning, not one per model
-    first = ev.scores[baseline].metrics
-    warn_once(func, [(n, first[n].value, first[n].coverage) for n in names])
-    return as_result_table(out, "compare")
+    return compare_multinomial(
+        ev, func=func, score_cols=score_cols, baseline=baseline, specs=specs, by_cols=by_cols, opts=opts, ci=ci,
+        n_boot=n_boot, seed=seed, method=method, auc_method=auc_method, ci_method=ci_method, use_delong=use_delong,
+        no_delong=no_delong, alpha=alpha, adjust=adjust, family=family, progress=progress,
+    )

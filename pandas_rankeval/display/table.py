@@ -100,15 +100,22 @@ def fmt_p(x: Any, floor: float | None = None) -> str:
     """A p-value; at the resolution floor of a resampling test (``1 / (n_boot + 1)``)
     the bound ``< ...`` (no replicate was as extreme: the p-value is at most that).
 
+    Below 1e-4 (an analytic p-value, no floor) in scientific notation, below 1e-6 the bound
+    ``< 1e-6``.
+
     >>> fmt_p(0.0312), fmt_p(1 / 1001, floor=1 / 1001), fmt_p(0.00004), fmt_p(1 / 201, floor=1 / 201)
-    ('0.0312', '< 0.001', '< 0.0001', '< 0.005')
+    ('0.0312', '< 0.001', '4.0e-05', '< 0.005')
+    >>> fmt_p(3e-9)
+    '< 1e-6'
     """
     if _missing(x):
         return "NaN"
     x = float(x)
     if floor is not None and x <= floor * (1 + 1e-9):
         return f"< {_ceil_2sig(floor):g}"
-    return "< 0.0001" if 0 <= x < 0.0001 else f"{x:.4f}"
+    if x < 1e-6:
+        return "< 1e-6"
+    return f"{x:.1e}" if x < 0.0001 else f"{x:.4f}"
 
 
 def _fmt_number(x: Any) -> str:
@@ -216,7 +223,7 @@ def _compare_shown(df: pd.DataFrame) -> pd.DataFrame:
         col = df[c]
         if c == "p_value":
             shown[c] = [fmt_p(p, floor if r else None) for p, r in zip(col, resampled)]
-        elif c == "p_holm":
+        elif c in ("p_holm", "p_bh"):
             shown[c] = col.map(fmt_p)
         elif c == "lift":
             shown[c] = col.map(lambda v: _fmt_share(v, signed=True))
@@ -382,14 +389,15 @@ def footer_lines(df: pd.DataFrame) -> list[str]:
         lines.append(f"tests: {tests}")
     if kind == "compare":
         floor = _p_floor(df)
-        if floor is not None and "p_value" in df.columns:
+        if floor is not None and "p_value" in df.columns and _resampled(df).any():
             lines.append(
                 f"p-values of resampling tests are multiples of 1/(n_boot+1) = {floor:.2g}: "
                 f"'< {_ceil_2sig(floor):g}' means no replicate was as extreme"
             )
         if "alpha" in attrs and "significant" in df.columns:
             how = f" ({attrs['multiple_testing']})" if attrs.get("multiple_testing") else ""
-            lines.append(f"significant: p_holm < {attrs['alpha']}{how}")
+            col = attrs.get("p_adjusted", "p_holm") or "p_value"
+            lines.append(f"significant: {col} < {attrs['alpha']}{how}")
     params = attrs.get("params")
     if isinstance(params, dict) and params:
         lines.append("choices: " + describe_params(params))
@@ -601,6 +609,10 @@ def compare_view(df: pd.DataFrame) -> ResultTable:
     """A comparison with metrics as rows and models side by side: the baseline's value, each
     model's value, difference [interval], lift and Holm-adjusted p-value (marked when
     significant)."""
+    if df.attrs.get("pairs") == "all":
+        from .pairwise import pairwise_compact
+
+        return _view(pairwise_compact(df, fmt_metric, fmt_interval, fmt_p), footer_lines(df))
     segs = _segments(df, "model")
     segs = [s for s in segs if s != "metric"]
     baseline = df.attrs.get("baseline", "baseline")
@@ -618,9 +630,10 @@ def compare_view(df: pd.DataFrame) -> ResultTable:
         row[(str(model), ci_head)] = fmt_interval(r["diff"], r["ci_low"], r["ci_high"], signed=True)
         if "lift" in df.columns:
             row[(str(model), "lift")] = _fmt_share(r["lift"], signed=True)
-        if "p_holm" in df.columns:
+        pcol = df.attrs.get("p_adjusted", "p_holm")
+        if pcol in df.columns:
             mark = _mark(r)
-            row[(str(model), "p (Holm)")] = (f"{mark} " if mark else "") + fmt_p(r["p_holm"])
+            row[(str(model), f"p ({_ADJ_NAME.get(pcol, pcol)})")] = (f"{mark} " if mark else "") + fmt_p(r[pcol])
     index = list(rows)
     idx = pd.MultiIndex.from_tuples(index, names=[*segs, "metric"]) if segs else pd.Index([i[0] for i in index], name="metric")
     columns = [(str(baseline), "value")] + [c for m in models for c in next(iter(rows.values())) if c[0] == str(m)]
@@ -643,12 +656,22 @@ def _mark_legend(df: pd.DataFrame) -> list[str]:
     if "significant" not in df.columns:
         return []
     alpha = df.attrs.get("alpha", 0.05)
-    return [f"▲ / ▼: significantly above / below the baseline ({df.attrs.get('baseline')}), Holm-adjusted p < {alpha}"]
+    pcol = df.attrs.get("p_adjusted", "p_holm")
+    how = f"{_ADJ_NAME[pcol]}-adjusted p" if pcol in _ADJ_NAME else "p"
+    return [f"▲ / ▼: significantly above / below the baseline ({df.attrs.get('baseline')}), {how} < {alpha}"]
+
+
+_ADJ_NAME = {"p_holm": "Holm", "p_bh": "BH"}
 
 
 def compare_summary(df: pd.DataFrame) -> ResultTable:
     """Models x metrics, the baseline first, a mark where a model differs significantly
-    from the baseline (in the spirit of ranx's comparison table)."""
+    from the baseline (in the spirit of ranx's comparison table). All pairs: who beats whom."""
+    if df.attrs.get("pairs") == "all":
+        from .pairwise import pairwise_summary
+
+        frame, legend = pairwise_summary(df, fmt_metric)
+        return _view(frame, footer_lines(df) + legend)
     segs = [s for s in _segments(df, "model") if s != "metric"]
     baseline = df.attrs.get("baseline", "baseline")
     bcol = "baseline_value" if "baseline_value" in df.columns else "baseline"
@@ -712,7 +735,7 @@ class ResultTable(pd.DataFrame):
         """
         kind = table_kind(self)
         if kind == "compare":
-            if baseline is not None and baseline != self.attrs.get("baseline"):
+            if baseline is not None and baseline != self.attrs.get("baseline") and self.attrs.get("pairs") != "all":
                 raise ValueError("compact() of a compare() table uses its own baseline; leave 'baseline' out.")
             return compare_view(self)
         if kind != "report":

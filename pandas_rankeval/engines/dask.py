@@ -955,7 +955,7 @@ def compare(
     group: GroupLike,
     label: Hashable,
     scores: Sequence[Hashable],
-    baseline: Hashable,
+    baseline: Hashable | None = None,
     metrics: str | Sequence[str] = ("gauc", "mrr", "ndcg@10"),
     by: Hashable | Sequence[Hashable] | None = None,
     ci: float = 0.95,
@@ -966,6 +966,8 @@ def compare(
     ci_method: Literal["percentile", "studentized"] = "percentile",
     resample: Literal["poisson", "multinomial"] | None = None,
     alpha: float = 0.05,
+    adjust: Literal["holm", "bh", "none"] = "holm",
+    family: Literal["table", "metric"] = "table",
     weight: WeightLike = None,
     min_size: int | None = None,
     min_pos: int | None = None,
@@ -986,7 +988,7 @@ def compare(
     ----------
     ddf : dask.dataframe.DataFrame
         One row per shown item.
-    group, label, scores, baseline, by, ci, n_boot, seed, method, auc_method, ci_method, resample, alpha, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy, progress :
+    group, label, scores, baseline, by, ci, n_boot, seed, method, auc_method, ci_method, resample, alpha, adjust, family, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy, progress :
         As in :func:`pandas_rankeval.compare`, with the hashed group bootstrap and hashed sign
         flips (the same table as pandas for the same seed).
     metrics : str or list of str, default=("gauc", "mrr", "ndcg@10")
@@ -1016,6 +1018,7 @@ def compare(
     return _run(
         ddf, "compare", npartitions, kind="compare", group=group, label=label, scores=scores, baseline=baseline,
         metrics=metrics, by=by, ci=ci, n_boot=n_boot, seed=seed, method=method, auc_method=auc_method, ci_method=ci_method, resample=resample, alpha=alpha,
+        adjust=adjust, family=family,
         weight=weight, min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties,
         tiebreak=tiebreak, threshold=threshold, gain=gain, denominator=denominator, empty=empty,
         nan_policy=nan_policy, progress=progress,

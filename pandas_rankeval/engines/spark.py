@@ -1377,7 +1377,7 @@ def compare(
     group: Hashable | Sequence[Hashable],
     label: Hashable,
     scores: Sequence[Hashable],
-    baseline: Hashable,
+    baseline: Hashable | None = None,
     metrics: str | Sequence[str] = ("auc", "gauc", "mrr", "ndcg@10"),
     by: Hashable | Sequence[Hashable] | None = None,
     ci: float = 0.95,
@@ -1388,6 +1388,8 @@ def compare(
     auc_method: Literal["delong", "bootstrap"] = "delong",
     ci_method: Literal["percentile", "studentized"] = "percentile",
     alpha: float = 0.05,
+    adjust: Literal["holm", "bh", "none"] = "holm",
+    family: Literal["table", "metric"] = "table",
     weight: Any = None,
     min_size: int | None = None,
     min_pos: int | None = None,
@@ -1412,6 +1414,7 @@ def compare(
     plan = make_plan(
         func, kind="compare", group=group, label=label, scores=scores, metrics=metrics, by=by,
         weight=weight, ci=ci, n_boot=n_boot, seed=seed, resample=resample, baseline=baseline, alpha=alpha, method=method,
+        adjust=adjust, family=family,
         auc_method=auc_method, ci_method=ci_method, min_size=min_size, min_pos=min_pos,
         min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
         denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
@@ -1433,7 +1436,7 @@ compare.__doc__ = _doc(
     ----------
     sdf : pyspark.sql.DataFrame
         One row per shown item.
-    group, label, scores, baseline, metrics, by, ci, n_boot, seed, resample, method, auc_method, ci_method, alpha, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
+    group, label, scores, baseline, metrics, by, ci, n_boot, seed, resample, method, auc_method, ci_method, alpha, adjust, family, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
         As in :func:`pandas_rankeval.compare`.
     progress : bool, default=False
         Accepted for the pandas signature; Spark reports its own progress.

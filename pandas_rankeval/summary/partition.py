@@ -19,6 +19,7 @@ import pandas as pd
 from ..core.evaluate import Evaluation, evaluate, segment_of_groups
 from ..core.validation import internal_error, missing_mask
 from ..inference import hashing as H
+from ..inference.pvalues import signflip_sums, signflip_terms
 from ..core.options import WEIGHT_NAMES
 from .plan import _C, COUNTERS, Plan
 from .summary import Summary, _plain, _seg_zero, _shape, empty_summary
@@ -122,7 +123,7 @@ def summarize_evaluation(
     items = plan.items
     n_items, n_boot, n_pairs = _shape(plan)
     opts = plan.options
-    flips = n_pairs > 0 and plan.method != "bootstrap"
+    flips = plan.monte_carlo  # hashed sign-flip replicates: method="randomization" only
 
     def count(mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
         """Per segment: groups in ``mask`` (or the sum of int ``weights`` over them), exact."""
@@ -194,6 +195,7 @@ def summarize_evaluation(
     wd_cols: list[np.ndarray] = []
     flip_obs = np.zeros((n_seg, n_pairs))
     flip_abs = np.zeros((n_seg, n_pairs))
+    terms = np.zeros((n_all, n_pairs))
     mismatch = np.zeros((n_seg, n_pairs), dtype=np.int64)
     pair_used = np.zeros((n_seg, n_pairs), dtype=np.int64)
     col = {item: j for j, item in enumerate(items)}
@@ -204,12 +206,15 @@ def summarize_evaluation(
         both = um & ub
         mismatch[:, p] = count((um != ub) | (um & (wm != wb)))
         pair_used[:, p] = count(both)
-        with np.errstate(invalid="ignore"):
-            wd = np.where(both, wm * (v_l[jm] - v_l[jb]), 0.0)
+        wd = signflip_terms(wm, v_l[jm], v_l[jb], both)  # a difference at float rounding is 0
+        terms[:, p] = wd
         flip_obs[:, p] = fsum(wd)
         flip_abs[:, p] = fsum(np.abs(wd))
         if flips and n_boot:
             wd_cols.append(wd)
+
+    sf = signflip_sums(terms, seg_index, n_seg) if n_pairs else None
+    del terms
 
     class_w = _class_weights(ev, plan)
     seg_n = count(np.ones(n_all, dtype=bool))
@@ -254,6 +259,9 @@ def summarize_evaluation(
             flip_obs=flip_obs[si].copy(), flip_abs=flip_abs[si].copy(),
             flip_mismatch=mismatch[si].copy(), pair_used=pair_used[si].copy(),
         )
+        if sf is not None:
+            seg.update(sf_n=sf["n"][si].copy(), sf_s=sf["s"][si].copy(), sf_top=sf["top"][si].copy(),
+                       sf_min=sf["amin"][si].copy())
         if boot is not None:
             seg["boot"] = boot[si]
         if flip_reps is not None:
