@@ -10,6 +10,7 @@ from counts an engine already has. This module imports neither dask nor pyspark.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Hashable
 from typing import Any
 
@@ -26,6 +27,8 @@ from .summary import Summary, _plain, _seg_zero, _shape, empty_summary
 
 __all__ = ["summarize", "summarize_evaluation", "summary_of_counts"]
 
+#: Threads adding the hashed replicate sums (numpy releases the GIL in the draws and the products).
+_THREADS = min(2, os.cpu_count() or 1)
 #: Elements of one chunk of the (groups x replicates) draw matrix.
 _CHUNK_ELEMENTS = 1 << 20
 
@@ -370,26 +373,48 @@ def _hashed_sums(
     bar = Progress(plan.options.progress, total=n_all, desc="bootstrap" if plan.kind == "report" else plan.func,
                    unit="group")
     where_arr = np.array(where, dtype=np.int64)
-    work: dict[str, np.ndarray] = {}  # draw buffers reused chunk after chunk
+    # the chunks of groups, segment by segment; the draws of a chunk depend on its keys only
+    chunks: list[tuple[int, Any, int]] = []
     for si, gi in enumerate(groups_of):
         size = n_all if gi is None else gi.shape[0]
-        acc = np.zeros((n_boot, len(cols)))
-        acc_f = np.zeros((n_boot, n_flip)) if n_flip else None
         for lo in range(0, size, step):
             hi = min(lo + step, size)
-            idx: Any = slice(lo, hi) if gi is None else gi[lo:hi]
+            chunks.append((si, slice(lo, hi) if gi is None else gi[lo:hi], hi - lo))
+
+    def run(part: list[tuple[int, Any, int]]) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+        """Sums of a fixed share of the chunks (numpy releases the GIL in the draws and products)."""
+        work: dict[str, np.ndarray] = {}  # draw buffers reused chunk after chunk
+        acc: dict[int, np.ndarray] = {}
+        acc_f: dict[int, np.ndarray] = {}
+        for si, idx, n in part:
             kh = key_hashes[idx]
             if cols:
                 design = np.column_stack([c[idx] for c in cols])
-                acc += H.poisson_weights(kh, seed, n_boot, work=work).T @ design
-            if acc_f is not None:
+                prod = H.poisson_weights(kh, seed, n_boot, work=work).T @ design
+                acc[si] = acc[si] + prod if si in acc else prod
+            if n_flip:
                 wd = np.column_stack([c[idx] for c in wd_cols])
-                acc_f += H.flip_bits(kh, seed, n_boot).T @ wd
-            bar.update(hi - lo)
-        if columns:
-            boot[si] = acc[:, where_arr]
-        if reps is not None and acc_f is not None:
-            reps[si] = acc_f
+                prod = H.flip_bits(kh, seed, n_boot).T @ wd
+                acc_f[si] = acc_f[si] + prod if si in acc_f else prod
+            bar.update(n)
+        return acc, acc_f
+
+    # chunk k goes to worker k % workers: a fixed split, so the sums do not depend on timing
+    workers = max(1, min(_THREADS, len(chunks)))
+    if workers == 1:
+        results = [run(chunks)]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers) as pool:
+            results = list(pool.map(run, [chunks[w::workers] for w in range(workers)]))
+    for si in range(n_seg):
+        parts = [r[0][si] for r in results if si in r[0]]
+        if columns and parts:
+            boot[si] = sum(parts[1:], parts[0])[:, where_arr]
+        flips = [r[1][si] for r in results if si in r[1]]
+        if reps is not None and flips:
+            reps[si] = sum(flips[1:], flips[0])
     bar.close()
     return boot, reps
 
