@@ -20,7 +20,7 @@ import pandas as pd
 from ..core.evaluate import Evaluation, evaluate, segment_of_groups
 from ..core.validation import internal_error, missing_mask
 from ..inference import hashing as H
-from ..inference.pvalues import signflip_sums, signflip_terms
+from ..inference.pvalues import TOP_K, signflip_sums, signflip_terms
 from ..core.options import WEIGHT_NAMES
 from .plan import _C, COUNTERS, Plan
 from .summary import Summary, _plain, _seg_zero, _shape, empty_summary
@@ -198,7 +198,10 @@ def summarize_evaluation(
     wd_cols: list[np.ndarray] = []
     flip_obs = np.zeros((n_seg, n_pairs))
     flip_abs = np.zeros((n_seg, n_pairs))
-    terms = np.zeros((n_all, n_pairs))
+    sf: dict[str, np.ndarray] | None = None
+    if n_pairs:  # the sign-flip sums of every pair, one pair at a time (no groups x pairs matrix)
+        sf = {"n": np.zeros((n_seg, n_pairs), dtype=np.int64), "s": np.zeros((n_seg, n_pairs, 3)),
+              "top": np.zeros((n_seg, n_pairs, TOP_K)), "amin": np.full((n_seg, n_pairs), np.inf)}
     mismatch = np.zeros((n_seg, n_pairs), dtype=np.int64)
     pair_used = np.zeros((n_seg, n_pairs), dtype=np.int64)
     col = {item: j for j, item in enumerate(items)}
@@ -210,14 +213,13 @@ def summarize_evaluation(
         mismatch[:, p] = count((um != ub) | (um & (wm != wb)))
         pair_used[:, p] = count(both)
         wd = signflip_terms(wm, v_l[jm], v_l[jb], both)  # a difference at float rounding is 0
-        terms[:, p] = wd
+        one = signflip_sums(wd, seg_index, n_seg)
+        for name, arr in sf.items():  # type: ignore[union-attr]
+            arr[:, p] = one[name][:, 0]
         flip_obs[:, p] = fsum(wd)
         flip_abs[:, p] = fsum(np.abs(wd))
         if flips and n_boot:
             wd_cols.append(wd)
-
-    sf = signflip_sums(terms, seg_index, n_seg) if n_pairs else None
-    del terms
 
     class_w = _class_weights(ev, plan)
     seg_n = count(np.ones(n_all, dtype=bool))
