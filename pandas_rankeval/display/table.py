@@ -370,9 +370,8 @@ def footer_lines(df: pd.DataFrame) -> list[str]:
     cov = attrs.get("coverage")
     if isinstance(cov, dict) and cov:
         wanted = cov if kind != "report" else {k: v for k, v in cov.items() if not _plain(v)}
-        segmented = kind != "per_group" and len(_segments(df, "metric" if kind == "compare" else "model")) > (
-            1 if kind == "compare" else 0
-        )
+        levels = [n for n in _segments(df, "metric" if kind == "compare" else "model") if n != "baseline"]
+        segmented = kind != "per_group" and len(levels) > (1 if kind == "compare" else 0)
         lines += _metric_coverage_lines(wanted, "coverage (all segments)" if segmented else "coverage")
     if attrs.get("baseline") is not None:
         lines.append(f"baseline: {attrs['baseline']}")

@@ -989,8 +989,9 @@ def compare(
     ddf : dask.dataframe.DataFrame
         One row per shown item.
     group, label, scores, baseline, by, ci, n_boot, seed, method, auc_method, ci_method, resample, alpha, adjust, family, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy, progress :
-        As in :func:`pandas_rankeval.compare`, with the hashed group bootstrap and hashed sign
-        flips (the same table as pandas for the same seed).
+        As in :func:`pandas_rankeval.compare`, with the hashed group bootstrap, the sign-flip
+        p-values from sums the partitions add (hashed sign flips with ``method="randomization"``)
+        and the same adjustment: the same table as pandas for the same seed.
     metrics : str or list of str, default=("gauc", "mrr", "ndcg@10")
         As in :func:`pandas_rankeval.compare`. Global ``"auc"`` gets pandas' clustered DeLong
         test (``auc_method="delong"``, ``ties="expected"``); its bootstrap test

@@ -1425,9 +1425,10 @@ def compare(
 compare.__doc__ = _doc(
     """:func:`pandas_rankeval.compare` of a Spark DataFrame: the same paired table.
 
-    Intervals and tests use the hashed group-level replicates (Poisson(1) bootstrap
-    weights and sign flips from a stable hash of the seed and the group key),
-    computed inside the buckets: the same seed gives the same table as pandas and
+    Intervals use the hashed group-level replicates (Poisson(1) bootstrap weights from a
+    stable hash of the seed and the group key; sign flips too with
+    ``method="randomization"``), and the default sign-flip p-values sums that the buckets
+    add, all computed inside the buckets: the same seed gives the same table as pandas and
     Dask. Global AUC ('auc') gets the clustered DeLong interval and z-test (as pandas
     by default), from every row's global placement; ``auc_method="bootstrap"`` (or a
     tie rule other than "expected") is refused with 'auc'.
