@@ -1427,7 +1427,7 @@ compare.__doc__ = _doc(
 
     Intervals use the hashed group-level replicates (Poisson(1) bootstrap weights from a
     stable hash of the seed and the group key; sign flips too with
-    ``method="randomization"``), and the default sign-flip p-values sums that the buckets
+    ``method="randomization"``), and the default sign-flip p-values from sums that the buckets
     add, all computed inside the buckets: the same seed gives the same table as pandas and
     Dask. Global AUC ('auc') gets the clustered DeLong interval and z-test (as pandas
     by default), from every row's global placement; ``auc_method="bootstrap"`` (or a
