@@ -161,6 +161,7 @@ def auc_section(prk, df, args) -> int:
             df, **kw, ci=0.95, n_boot=args.n_boot, seed=0, auc_method="bootstrap"
         )
         fns["compare8_boot"] = lambda: prk.compare(df, **ck, auc_method="bootstrap")
+    if "adjust" in inspect.signature(prk.compare).parameters:  # the default needs no sign-flip replicates
         fns["compare8_mc"] = lambda: prk.compare(df, **ck, method="randomization")
     print(f"issue 11: 2 models x {len(METRICS8)} metrics, {len(df):,} rows, {df[GROUP].nunique():,} groups, "
           f"n_boot={args.n_boot}; {load_average()}", flush=True)

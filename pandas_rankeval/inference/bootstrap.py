@@ -335,7 +335,12 @@ def _groups(ev: Evaluation) -> Any:
 
 def row_groups(ev: Evaluation) -> np.ndarray:
     """The index (into every per-group array) of each row's group."""
-    return np.searchsorted(_group_codes(ev), _groups(ev).codes)
+    present = _group_codes(ev)
+    codes = np.asarray(_groups(ev).codes)
+    n = present.shape[0]
+    if n and present[0] == 0 and present[-1] == n - 1:  # sorted distinct 0 .. n-1: the codes themselves
+        return codes.astype(np.int64, copy=False)
+    return np.searchsorted(present, codes)
 
 
 def _group_codes(ev: Evaluation) -> np.ndarray:
