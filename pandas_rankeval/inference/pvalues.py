@@ -132,6 +132,10 @@ def signflip_sums(
     out_s = np.empty((n_seg, n_tests, 3))
     n = np.empty((n_seg, n_tests), dtype=np.int64)
     for j in range(n_tests):  # tests (model x metric pairs), never groups
+        if n_seg == 1:
+            n[0, j] = np.count_nonzero(nz[:, j])
+            out_s[0, j] = (a[:, j].sum(), a2[:, j].sum(), a2[:, j] @ a2[:, j])
+            continue
         n[:, j] = np.bincount(seg[nz[:, j]], minlength=n_seg)
         out_s[:, j, 0] = np.bincount(seg, weights=a[:, j], minlength=n_seg)
         out_s[:, j, 1] = np.bincount(seg, weights=a2[:, j], minlength=n_seg)
