@@ -22,7 +22,7 @@ from ..summary.finalize import (
 from ..summary.plan import Plan, compare_pairs
 from ..summary.summary import Summary
 
-__all__ = ["compare_table", "COLUMNS", "adjusted_column", "multiple_testing"]
+__all__ = ["compare_table", "COLUMNS", "multiple_testing"]
 
 COLUMNS = [
     "baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm", "significant", "groups_used",
@@ -36,11 +36,6 @@ SIGNFLIP = (
 )
 RANDOMIZATION = "paired randomization test (Monte Carlo: random sign flips of the per-group differences)"
 BOOTSTRAP = "paired bootstrap test over groups (centered replicates of the difference)"
-
-
-def adjusted_column(adjust: str) -> str | None:
-    """The name of the adjusted p-value column for ``adjust=`` (None for "none")."""
-    return ADJUSTED[adjust]
 
 
 def columns_for(adjust: str) -> list[str]:
