@@ -5,14 +5,17 @@
     pandas-rankeval eval FILE --group COL [COL ...] --label COL --score COL [COL ...]
                     [--metrics auc gauc mrr ndcg@10] [--k 10] [--weight count] [--by COL ...]
                     [--ci 0.95] [--n-boot 1000] [--seed 0] [--baseline COL]
-                    [--format table|csv|json|markdown] [--output PATH]
+                    [--view full|compact|summary|groups] [--footer short|full] [--width N]
+                    [--format table|csv|json|markdown|html] [--output PATH.{txt,csv,json,md,html,parquet}]
     pandas-rankeval FILE ...          (the same as ``eval FILE ...``)
     pandas-rankeval metrics           (the metric names)
     pandas-rankeval demo              (global AUC vs GAUC on a synthetic impressions table)
 
-``python -m pandas_rankeval`` is the same program. Bad input (a missing or unreadable file, a
-missing column, missing values, an unknown metric) exits with status 2 and one line on stderr,
-``pandas-rankeval: error: ...``.
+``python -m pandas_rankeval`` is the same program. Text output fits the terminal: it wraps
+between models, never inside one. Bad input (a missing or unreadable file, a missing column, a
+value that is not a number, missing values, an unknown metric) exits with status 2 and one line
+on stderr, ``pandas-rankeval: error: ...``, that names the value, its line and the option to
+change.
 """
 
 from __future__ import annotations
@@ -31,22 +34,18 @@ from typing import Any
 
 import pandas as pd
 
-from .display import table as _display
-from pandas_rankeval.display.table import (
-    describe_params,
-    format_table,
-    to_markdown,
-)
+from . import display as _display
+from .display import describe_params, format_table, to_markdown
 
 __all__ = ["main", "format_table", "to_markdown", "describe_params"]
 
 PROG = "pandas-rankeval"
 COMMANDS = ("eval", "demo", "metrics")
-FORMATS = ("table", "csv", "json", "markdown")
+FORMATS = ("table", "csv", "json", "markdown", "html")
+VIEWS = ("full", "compact", "summary", "groups")
 DEFAULT_METRICS = ("auc", "gauc", "mrr", "ndcg@10")
 DEFAULT_K = 10
 _PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
-_FORMAT_OF_SUFFIX = {".csv": "csv", ".json": "json", ".md": "markdown", ".markdown": "markdown", ".txt": "table"}
 #: Set this environment variable to get the traceback of an unexpected error.
 DEBUG_ENV = "PANDAS_RANKEVAL_DEBUG"
 
@@ -121,7 +120,26 @@ def _check_columns(
     try:
         check_columns(pd.DataFrame(columns=pd.Index(names)), wanted)
     except (KeyError, ValueError) as exc:
-        raise CLIError(f"{path}: {_one_line(exc)}") from None
+        hint = _separator_hint(names, path)
+        raise CLIError(hint or f"{path}: {_one_line(exc)}") from None
+
+
+_SEPARATORS = {";": "semicolon", "\t": "tab", "|": "pipe"}
+
+
+def _separator_hint(names: Sequence[Hashable], path: str) -> str | None:
+    """A header read as one field that holds another separator: say which, and the option."""
+    if len(names) != 1:
+        return None
+    head = str(names[0])
+    for sep, name in _SEPARATORS.items():
+        if head.count(sep) >= 1:
+            shown = "'\\t'" if sep == "\t" else f"'{sep}'"
+            return (
+                f"{path} looks {name}-separated: its header is one field, {head[:60]!r}"
+                f"{'...' if len(head) > 60 else ''}; pass --sep {shown}"
+            )
+    return None
 
 
 def read_table(
@@ -131,6 +149,7 @@ def read_table(
     fmt: str = "auto",
     text_columns: Sequence[Hashable] = (),
     weight: str | None = None,
+    sep: str | None = None,
 ) -> pd.DataFrame:
     """Read the needed ``columns`` of a CSV, TSV or Parquet file (``-``: CSV on stdin).
 
@@ -142,6 +161,8 @@ def read_table(
     :func:`canonical_keys`). ``weight`` (the ``--weight`` value) is checked against the
     file's columns: a name, or a column, never both. Every CSV row must have as many fields as
     the header (pandas' own rule; reading only some columns must not hide a malformed row).
+    ``sep`` is the CSV field separator (default ``,``, a tab for ``.tsv``); a file that looks
+    separated by another character gets an error that says so.
     """
     kind = _input_format(path, fmt)
     wanted = list(dict.fromkeys(columns))
@@ -166,7 +187,7 @@ def read_table(
         except Exception as exc:
             raise CLIError(f"cannot read {shown} as Parquet: {_one_line(exc)}") from None
 
-    sep = "\t" if kind == "tsv" else ","
+    sep = sep if sep else ("\t" if kind == "tsv" else ",")
     what = "TSV" if kind == "tsv" else "CSV"
     if path != "-" and not path.lower().endswith(_COMPRESSED_SUFFIXES):
         try:
@@ -253,6 +274,50 @@ def canonical_keys(frame: pd.DataFrame, columns: Sequence[Hashable]) -> pd.DataF
             if out is frame:
                 out = frame.copy()
             out[c] = col.astype("int64")
+    return out
+
+
+def _where(position: int, path: str, kind: str) -> str:
+    """A row of the input as a person finds it: the line of a CSV (the header is line 1), the
+    row of a Parquet file."""
+    if kind == "parquet":
+        return f"row {position + 1:,} of {path}"
+    return f"line {position + 2:,} of {path}"
+
+
+def check_values(
+    df: pd.DataFrame, roles: dict[Hashable, str], path: str, kind: str, nan_policy: str | None
+) -> pd.DataFrame:
+    """The columns that must hold numbers do: else an error that names the column, its option,
+    the first bad value and its line, and how many there are. Missing values are reported the
+    same way unless ``--nan-policy omit``. Returns the frame with those columns numeric."""
+    shown = "<stdin>" if path == "-" else path
+    out = df
+    for col, role in roles.items():
+        s = df[col]
+        if pd.api.types.is_bool_dtype(s.dtype) or pd.api.types.is_numeric_dtype(s.dtype):
+            numbers = s
+        else:
+            numbers = pd.to_numeric(s, errors="coerce")
+            bad = numbers.isna().to_numpy() & s.notna().to_numpy()
+            if bad.any():
+                first = int(bad.argmax())
+                want = "numbers (0/1 or true/false for clicks, grades for relevance)" if role == "--label" else "numbers"
+                raise CLIError(
+                    f"column {col!r} ({role}) must hold {want}: {_where(first, shown, kind)} has "
+                    f"{s.iloc[first]!r}" + (f" ({int(bad.sum()):,} such values)" if bad.sum() > 1 else "")
+                    + "; fix or drop those rows"
+                )
+            if out is df:
+                out = df.copy()
+            out[col] = numbers
+        missing = numbers.isna().to_numpy()
+        if missing.any() and nan_policy != "omit":
+            first = int(missing.argmax())
+            raise CLIError(
+                f"column {col!r} ({role}) has {int(missing.sum()):,} missing value{'s' if missing.sum() > 1 else ''}, "
+                f"the first on {_where(first, shown, kind)}; pass --nan-policy omit to drop those rows"
+            )
     return out
 
 
@@ -411,9 +476,16 @@ def _eval(args: argparse.Namespace) -> int:
         columns.append(weight)  # a column of per-row amounts summed per group
     if args.tiebreak is not None:
         columns.append(args.tiebreak)
-    fmt = args.format or (
-        _FORMAT_OF_SUFFIX.get(Path(args.output).suffix.lower(), "table") if args.output else "table"
-    )
+    fmt = _output_format(args)
+    if args.view == "summary" and not comparing:
+        raise CLIError(
+            "--view summary needs --baseline or --all-pairs (a comparison); for a report use --view compact or full"
+        )
+    if args.view == "groups":
+        used = [opt for opt, value in (("--baseline", args.baseline), ("--all-pairs", args.all_pairs), ("--by", args.by),
+                                       ("--ci", args.ci)) if value]
+        if used:
+            raise CLIError(f"--view groups shows one row per group; {', '.join(used)} do not apply to it")
 
     if args.output:
         parent = Path(args.output).resolve().parent
@@ -424,7 +496,12 @@ def _eval(args: argparse.Namespace) -> int:
     numeric_roles = {args.label, *scores, *([weight] if weight is not None and weight not in WEIGHT_NAMES else [])}
     text_columns = [c for c in [*group, *by] if c not in numeric_roles]
     started = time.perf_counter()
-    df = read_table(args.file, columns, fmt=args.input_format, text_columns=text_columns, weight=weight)
+    sep = {"\\t": "\t", "tab": "\t"}.get(args.sep, args.sep) if args.sep else None
+    df = read_table(args.file, columns, fmt=args.input_format, text_columns=text_columns, weight=weight, sep=sep)
+    roles: dict[Hashable, str] = {args.label: "--label", **{s: "--score" for s in scores}}
+    if weight is not None and weight not in WEIGHT_NAMES:
+        roles[weight] = "--weight"
+    df = check_values(df, roles, args.file, _input_format(args.file, args.input_format), args.nan_policy)
     common: dict[str, Any] = dict(group=group if len(group) > 1 else group[0], label=args.label, metrics=metrics)
     options: dict[str, Any] = {}
     if weight is not None:
@@ -442,7 +519,10 @@ def _eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     with _warnings_to_stderr():
-        if comparing:
+        if args.view == "groups":
+            grouped = {k: v for k, v in options.items() if k not in ("auc_method", "ci_method")}
+            result = pre.per_group(df, **common, scores=scores, **grouped)
+        elif comparing:
             compare = getattr(pre, "compare", None)
             if compare is None:
                 raise CLIError("--baseline needs pandas_rankeval.compare, which this version does not have")
@@ -469,15 +549,43 @@ def _eval(args: argparse.Namespace) -> int:
                 kwargs.update(ci=args.ci, n_boot=args.n_boot, seed=args.seed, progress=progress)
             result = pre.report(df, **kwargs)
 
-    text = render(result, fmt, file=args.file)
-    if args.output:
-        try:
+    if args.view == "compact":
+        result = result.compact()
+    elif args.view == "summary":
+        result = result.summary()
+    try:
+        if fmt == "parquet":
+            _display.write_parquet(result, args.output)
+            return 0
+        width = args.width if args.width is not None else (0 if args.output else _display.terminal_width())
+        # the terminal gets the lines that matter (--footer full: all); a file gets every line
+        footer = ("full" if args.output else args.footer) if fmt == "table" else None
+        text = _display.render(result, fmt, footer=footer, width=width, hint="(details: --footer full)",
+                               file=args.file)
+        if args.output:
+            if fmt == "html":
+                text = _display.html_document(text, title=f"{PROG}: {args.file}")
             Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise CLIError(f"cannot write {args.output}: {exc.strerror or _one_line(exc)}") from None
-    else:
-        sys.stdout.write(text)
+        else:
+            sys.stdout.write(text)
+    except OSError as exc:
+        raise CLIError(f"cannot write {args.output}: {exc.strerror or _one_line(exc)}") from None
     return 0
+
+
+def _output_format(args: argparse.Namespace) -> str:
+    """--format, else the format of the --output suffix, else a table; an unknown suffix is an
+    error (never plain text in a file named .html or .xlsx)."""
+    if args.format:
+        if args.output and args.format != "table" and Path(args.output).suffix.lower() in (".parquet", ".pq"):
+            raise CLIError(f"--format {args.format} and --output {args.output} disagree; drop one")
+        return str(args.format)
+    if not args.output:
+        return "table"
+    try:
+        return _display.format_of_path(args.output)
+    except ValueError as exc:
+        raise CLIError(f"{_one_line(exc)} (or give --format)") from None
 
 
 def _supported(func: Callable[..., Any], options: dict[str, Any], context: str) -> dict[str, Any]:
@@ -647,11 +755,33 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: when stderr is a terminal and tqdm is installed)",
     )
     ev.add_argument(
-        "--format", "-f", choices=FORMATS,
-        help="output format (default table, or from the --output suffix); every format ends with the same "
-        "footer (coverage, choices, ci, tests); csv writes it as '# ' lines: pd.read_csv(path, comment='#')",
+        "--view", choices=VIEWS, default="full",
+        help="full: the table (one row per model, or per model and metric with --baseline); compact: metrics "
+        "as rows, models side by side; summary (with --baseline): models x metrics, ▲/▼ where significantly "
+        "better/worse; groups: one row per group with each model's metrics, to join with your data "
+        "(default %(default)s)",
     )
-    ev.add_argument("--output", "-o", metavar="PATH", help="write the result to PATH instead of stdout")
+    ev.add_argument(
+        "--format", "-f", choices=FORMATS,
+        help="output format (default table, or from the --output suffix); every format keeps the footer "
+        "(coverage, significance, choices); csv writes it as '# ' lines: pd.read_csv(path, comment='#')",
+    )
+    ev.add_argument(
+        "--footer", choices=("short", "full"), default="short",
+        help="table format: the footer lines that matter (short, default) or every line (full); "
+        "files always get every line",
+    )
+    ev.add_argument(
+        "--width", type=_non_negative_int, metavar="N",
+        help="table format: wrap at N columns, between models, never inside one "
+        "(default: the terminal's width, COLUMNS, or 80; 0: no wrapping; files: no wrapping)",
+    )
+    ev.add_argument(
+        "--output", "-o", metavar="PATH",
+        help="write the result to PATH instead of stdout, in the format of its suffix: .txt, .csv, .json, "
+        ".md, .html or .parquet (needs pyarrow)",
+    )
+    ev.add_argument("--sep", metavar="CHAR", help="CSV field separator (default ',', a tab for .tsv; '\\t' or tab for a tab)")
     ev.add_argument("--input-format", choices=("auto", "csv", "tsv", "parquet"), default="auto", help="input format (default: from the file name)")
     ev.set_defaults(handler=_eval)
 
@@ -682,10 +812,18 @@ _OPTION_NAMES = (
 _KWARG = re.compile(r"\b(" + "|".join(_OPTION_NAMES) + r")=(?:'([^']*)'|([\w.+-]+))")
 
 
+_LIST_KWARG = re.compile(r"\b(group|by|scores)=\[([^\]]*)\]")
+_OPTION_OF = {"group": "--group", "by": "--by", "scores": "--score"}
+
+
 def _cli_message(exc: BaseException) -> str:
-    """The library's message, naming command-line options (``--nan-policy omit``) where it
-    names keyword arguments (``nan_policy='omit'``)."""
+    """The library's message, naming command-line options (``--nan-policy omit``,
+    ``--group user_id device``) where it names keyword arguments (``nan_policy='omit'``,
+    ``group=['user_id', 'device']``)."""
     text = _one_line(exc)
+    text = _LIST_KWARG.sub(
+        lambda m: f"{_OPTION_OF[m.group(1)]} " + " ".join(x.strip().strip("'\"") for x in m.group(2).split(",")), text
+    )
     return _KWARG.sub(lambda m: f"--{m.group(1).replace('_', '-')} {m.group(2) if m.group(2) is not None else m.group(3)}", text)
 
 

@@ -92,12 +92,17 @@ def test_table_output_shows_values_coverage_and_choices(csv_path: Path, frame: p
     expected = quiet_report(frame, metrics=["auc", "gauc", "ndcg@10"])
     lines = out.splitlines()
     header = lines[0].split()
-    assert header == ["auc", "gauc", "ndcg@10"]
+    assert header == ["model", "auc", "gauc", "ndcg@10"]  # the index name heads its column
     row_a = next(line for line in lines if line.startswith("model_a")).split()
     assert row_a[1:] == [f"{v:.4f}" for v in expected.loc["model_a", ["auc", "gauc", "ndcg@10"]]]
-    coverage = next(line for line in lines if line.startswith("coverage: "))
-    assert f"{len(frame):,} rows in {frame['user_id'].nunique():,} groups" in coverage
-    gauc = next(line for line in lines if line.startswith("coverage: gauc: "))
+    footer = " ".join(out.split("\n\n")[-1].split())  # the short footer, unwrapped
+    assert footer.startswith(f"coverage: {len(frame):,} rows in {frame['user_id'].nunique():,} groups")
+    assert f"gauc uses {expected.loc['model_a', 'gauc_groups_used']:,}" in footer
+    assert footer.endswith("(details: --footer full)")
+    code, full, err = run(["eval", csv_path, *GROUP, *SCORES, "--metrics", "auc", "gauc", "ndcg@10", "--footer",
+                           "full", "--width", "0"], capsys)
+    lines = full.splitlines()
+    gauc = next(line for line in lines if line.startswith("coverage of gauc: "))
     assert f"gauc: {expected.loc['model_a', 'gauc_groups_used']:,} of {frame['user_id'].nunique():,} groups used" in gauc
     choices = next(line for line in lines if line.startswith("choices: "))
     assert choices.startswith("choices: ties=expected; gauc: weight=count; ndcg@10: weight=uniform")
@@ -270,12 +275,14 @@ def test_by_segments(csv_path: Path, frame: pd.DataFrame, capsys) -> None:
     pd.testing.assert_frame_equal(got, expected, check_dtype=False, rtol=1e-12)
 
 
-def test_by_segments_table_keeps_varying_coverage_columns(csv_path: Path, capsys) -> None:
-    code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "-m", "gauc", "--by", "activity"], capsys)
+def test_by_segments_coverage_once_per_segment(csv_path: Path, capsys) -> None:
+    code, out, err = run(["eval", csv_path, *GROUP, *SCORES, "-m", "gauc", "--by", "activity", "--footer", "full",
+                          "--width", "0"], capsys)
     assert code == 0, err
     header = out.splitlines()[0].split()
-    assert header[:2] == ["gauc", "n_groups"] and "gauc_rows_skipped" in header
-    assert "%" in out.splitlines()[2]  # the skipped share as a percentage
+    assert header == ["activity", "model", "gauc"]  # no segment column repeated on every model row
+    by = next(line for line in out.splitlines() if line.startswith("by activity: "))
+    assert "heavy: " in by and "% of rows" in by  # each segment's coverage once, the skipped share in %
 
 
 def test_nan_policy_omit(tmp_path: Path, frame: pd.DataFrame, capsys) -> None:
@@ -375,7 +382,7 @@ def test_cli_equals_python_on_the_same_csv_and_seed(tmp_path: Path, frame: pd.Da
     assert list(got.index) == list(want.index) and len(got) == 3 * 3 * 3
     for col in ("ci_low", "ci_high", "p_value", "p_bh", "diff"):
         np.testing.assert_allclose(got[col].to_numpy(float), want[col].to_numpy(float), rtol=1e-12, atol=1e-15)
-    assert "significant: p_bh < 0.05 (Benjamini-Hochberg false discovery rate within each metric, 3 families)" in out
+    assert "significant: p_bh < 0.05 (Benjamini-Hochberg over each metric's comparisons)" in out
 
 
 def test_integer_keys_are_read_as_integers_text_keys_stay_text(tmp_path: Path) -> None:
@@ -469,7 +476,8 @@ def test_nan_in_a_column(tmp_path: Path, frame: pd.DataFrame, capsys) -> None:
     path = tmp_path / "nan.csv"
     df.to_csv(path, index=False)
     code, _, err = run(["eval", path, *GROUP, *SCORES], capsys)
-    assert_one_error_line(code, err, "Column 'model_b' has 3 missing values", "--nan-policy omit")
+    assert_one_error_line(code, err, "column 'model_b' (--score) has 3 missing values, the first on line 3 of",
+                          "--nan-policy omit")
 
 
 def test_non_numeric_score(tmp_path: Path, capsys) -> None:
@@ -563,20 +571,22 @@ def test_baseline_prints_compare_table(csv_path: Path, frame: pd.DataFrame, caps
 
 @needs_compare
 def test_baseline_table_format(csv_path: Path, capsys) -> None:
-    argv = ["eval", csv_path, *GROUP, "-s", "model_b", "--baseline", "model_a", "-m", "gauc", "--n-boot", "100"]
+    argv = ["eval", csv_path, *GROUP, "-s", "model_b", "--baseline", "model_a", "-m", "gauc", "--n-boot", "100",
+            "--width", "0"]
     code, out, err = run(argv, capsys)
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].split() == ["baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm",
-                                "significant", "groups_used"]
-    assert lines[1].split() == ["model", "metric"]
-    row = lines[2].split()
-    assert row[:2] == ["model_b", "gauc"] and row[-2] in ("yes", "no")
-    assert "baseline: model_a" in lines
-    assert any(line.startswith("ci: ci_low, ci_high = 95% percentile paired bootstrap") for line in lines)
-    assert any(line.startswith("coverage: gauc: ") for line in lines)
+    assert lines[0].split() == ["model", "metric", "baseline_value", "value", "diff", "lift", "ci_low", "ci_high",
+                                "p_value", "p_holm", "significant", "groups_used"]
+    row = lines[1].split()
+    assert row[:2] == ["model_b", "gauc"] and (row[-2] == "no" or row[-3:-1] in (["▲", "better"], ["▼", "worse"]))
+    assert any(line.startswith("significant: p_holm < 0.05") for line in lines)
+    code, out, err = run([*argv, "--footer", "full"], capsys)
+    lines = out.splitlines()
+    assert any("ci_low, ci_high: 95% interval of diff, percentile paired bootstrap" in line for line in lines)
+    assert any(line.startswith("coverage of gauc: ") for line in lines)
     assert any(line.startswith("tests: gauc: paired sign-flip test") for line in lines)
-    assert any(line.startswith("significant: p_holm < 0.05 (Holm over all 1 rows, one family)") for line in lines)
+    assert any(line.startswith("significant: p_holm < 0.05") for line in lines)
     assert any(line.startswith("choices: ties=expected") for line in lines)
 
 
@@ -614,11 +624,12 @@ def test_ci_columns(csv_path: Path, capsys) -> None:
     code, table, err = run(argv[:-2], capsys)
     assert code == 0, err
     # the table shows each interval in its estimate's cell: gauc  0.6897 [0.6402, 0.7320]
-    assert table.splitlines()[0].split()[0] == "gauc" and "gauc_low" not in table.splitlines()[0]
+    assert table.splitlines()[0].split() == ["model", "gauc"] and "gauc_low" not in table
     row = next(line for line in table.splitlines() if line.startswith("model_b"))
     value, low, high = (float(x) for x in re.findall(r"\d\.\d{4}", row)[:3])
     assert (low, value, high) == tuple(round(got.loc["model_b", c], 4) for c in ("gauc_low", "gauc", "gauc_high"))
-    assert "ci: [low, high] = 90% percentile bootstrap over groups" in table
+    code, table, err = run([*argv[:-2], "--footer", "full", "--width", "0"], capsys)
+    assert "[low, high]: 90% interval, percentile bootstrap over groups" in table
 
 
 # --- demo -----------------------------------------------------------------------------------
@@ -658,7 +669,7 @@ def _python_m(*args: str) -> subprocess.CompletedProcess[str]:
 def test_subprocess_python_m(csv_path: Path) -> None:
     done = _python_m("eval", str(csv_path), *GROUP, *SCORES, "-m", "auc", "gauc")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[0].split() == ["auc", "gauc"]
+    assert done.stdout.splitlines()[0].split() == ["model", "auc", "gauc"]
     bad = _python_m("eval", str(csv_path) + ".missing", *GROUP, "-s", "model_a")
     assert bad.returncode == 2
     assert bad.stdout == ""

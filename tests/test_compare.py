@@ -75,20 +75,16 @@ def test_table_layout_and_values(imp):
 def test_renders_with_its_tests_underneath(imp):
     res = _compare(imp, scores=["model_a", "model_b"], metrics=["auc", "gauc"], n_boot=50, auc_method="bootstrap",
                    resample="multinomial")
-    text = repr(res)
-    assert "baseline: model_a" in text
-    assert "ci: ci_low, ci_high = 95% percentile paired bootstrap over groups, 50 replicates; seed=3" in text
-    hashed = repr(_compare(imp, scores=["model_a", "model_b"], metrics=["auc", "gauc"], n_boot=50,
-                           auc_method="bootstrap"))  # the default: hashed Poisson(1) weights
-    assert ("ci: ci_low, ci_high = 95% percentile paired bootstrap over groups (hashed Poisson(1) weights), "
-            "50 replicates; seed=3") in hashed
+    assert "significant: p_holm < 0.05 (Holm over the 2 comparisons)" in repr(res)  # what matters, shown
+    text = res.to_text(footer="full", width=0)  # and every fact on request
+    assert "ci_low, ci_high: 95% interval of diff, percentile paired bootstrap over groups, 50 replicates" in text
+    assert "seed=3" in text
+    hashed = _compare(imp, scores=["model_a", "model_b"], metrics=["auc", "gauc"], n_boot=50,
+                      auc_method="bootstrap").to_text(footer="full", width=0)  # the default: hashed Poisson(1) weights
+    assert "percentile paired bootstrap over groups (hashed Poisson(1) weights), 50 replicates" in hashed
     assert "auc: paired bootstrap test" in text and "gauc: paired sign-flip test" in text
-    assert "significant: p_holm < 0.05 (Holm over all 2 rows, one family)" in text
-    assert "multiples of 1/(n_boot+1)" in text  # the bootstrap test of auc has a floor
-    mc = repr(_compare(imp, scores=["model_a", "model_b"], metrics=["gauc"], n_boot=50, method="randomization"))
-    assert "gauc: paired randomization test (Monte Carlo" in mc and "multiples of 1/(n_boot+1)" in mc
-    exact = repr(_compare(imp, scores=["model_a", "model_b"], metrics=["gauc"], n_boot=50))
-    assert "multiples of 1/(n_boot+1)" not in exact
+    mc = _compare(imp, scores=["model_a", "model_b"], metrics=["gauc"], n_boot=50, method="randomization")
+    assert "gauc: paired randomization test (Monte Carlo" in mc.to_text(footer="full", width=0)
     assert "p_value" in res.to_text()
 
 
@@ -262,7 +258,7 @@ def test_coverage_warning_once(imp):
         warnings.simplefilter("error", pre.CoverageWarning)
         _compare(imp, n_boot=20)
     # filters that drop more than 10% of the positives: one warning, at this line
-    with pytest.warns(pre.CoverageWarning, match="compare: gauc: .*the filters drop") as rec:
+    with pytest.warns(pre.CoverageWarning, match="compare: gauc: .* groups used; the filters drop") as rec:
         _compare(imp, n_boot=20, min_size=20)
     assert rec[0].filename == __file__
     assert len([w for w in rec if issubclass(w.category, pre.CoverageWarning)]) == 1

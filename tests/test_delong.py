@@ -218,7 +218,7 @@ def test_report_interval_is_normal_with_clustered_variance():
         assert rep.loc[s, "auc_low"] == pytest.approx(max(auc[k] - half, 0.0), abs=1e-12)
         assert rep.loc[s, "auc_high"] == pytest.approx(min(auc[k] + half, 1.0), abs=1e-12)
     assert "clustered DeLong" in rep.attrs["ci"]["method"]
-    assert "clustered DeLong" in repr(rep)
+    assert "clustered DeLong" in rep.to_text(footer="full")
     # gauc still has its bootstrap interval, the same as with the AUC bootstrap
     boot = pre.report(df, group="user_id", label="click", scores=["a", "b"], metrics=["auc", "gauc"],
                       ci=0.9, n_boot=50, auc_method="bootstrap")
@@ -443,7 +443,7 @@ def test_cli_auc_and_ci_methods(tmp_path, capsys):
     path = tmp_path / "imp.csv"
     pre.datasets.make_impressions(n_users=200, seed=2).to_csv(path, index=False)
     base = ["eval", str(path), "--group", "user_id", "--label", "click", "-s", "model_a", "model_b",
-            "-m", "auc", "gauc", "--ci", "0.9", "--n-boot", "200"]
+            "-m", "auc", "gauc", "--ci", "0.9", "--n-boot", "200", "--footer", "full"]
     assert main(base) == 0
     out = capsys.readouterr().out
     assert "clustered DeLong" in out and "percentile bootstrap" in out

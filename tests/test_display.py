@@ -16,7 +16,7 @@ import pytest
 
 import pandas_rankeval as pre
 from pandas_rankeval import cli
-from pandas_rankeval.display.table import render
+from pandas_rankeval.display import render
 
 
 @pytest.fixture(scope="module")
@@ -50,25 +50,31 @@ def test_every_format_carries_the_same_footer(imp, kind, by, ci) -> None:
     # what each kind of table must state
     assert any(line.startswith("coverage") for line in lines)
     assert any(line.startswith("choices: ") for line in lines)
-    if ci is not None or kind == "compare":
-        assert any(line.startswith("ci: ") for line in lines)
+    if ci is not None and kind == "report":
+        assert any(line.startswith("[low, high]: 90% interval") for line in lines)
     if kind == "compare":
-        assert "baseline: model_a" in lines
+        assert any("ci_low, ci_high" in line for line in lines)
         assert any(line.startswith("tests: ") for line in lines)
-    # the same lines, in the same order, in every format
-    text = table.to_text()
-    assert text.rstrip("\n").endswith("\n\n" + "\n".join(lines))
-    assert repr(table).endswith("\n".join(lines))
+        assert lines[0].startswith("significant: p_holm < 0.05 (Holm over the ")
+    # every line in every export, in the same order; the text shows the short ones
+    short = table.footer("short")
+    assert short == lines[: len(short)] and 1 <= len(short) <= 3
+    text = table.to_text(width=0)
+    assert "\n".join(short) in text
+    assert table.to_text(footer="full", width=0).rstrip("\n").endswith("\n\n" + "\n".join(lines))
+    assert " ".join(" ".join(short).split()) in " ".join(repr(table).split())  # wrapped at the width
     markdown = table.to_markdown()
-    assert markdown.rstrip("\n").endswith("\n".join(f"- {line}" for line in lines))
+    assert "\n".join(f"- {line}" for line in short) in markdown
+    assert all(f"- {line}" in markdown for line in lines)
     page = table._repr_html_()
-    assert "<br>".join(html.escape(line) for line in lines) in page
+    assert "<br>".join(html.escape(line) for line in short) in page
+    assert all(html.escape(line) in page for line in lines)
     payload = json.loads(render(table, "json"))
     assert payload["footer"] == lines
     csv = render(table, "csv")
     assert [line[2:] for line in csv.splitlines() if line.startswith("# ")] == lines
     # attrs survive (pandas 3.1 drops them in pd.DataFrame(table)): every format has them
-    assert render(table, "table") == text and render(table, "markdown") == markdown
+    assert render(table, "table", width=0) == text and render(table, "markdown") == markdown
     # and the CSV body is the unrounded table
     body = pd.read_csv(io.StringIO(csv), comment="#", index_col=list(range(table.index.nlevels)))
     np.testing.assert_allclose(
@@ -89,8 +95,11 @@ def test_cli_formats_share_the_footer(imp, tmp_path, capsys) -> None:
         outputs[fmt], err = capsys.readouterr()
         assert err == ""
     lines = json.loads(outputs["json"])["footer"]
-    assert lines and outputs["table"].rstrip("\n").endswith("\n".join(lines))
-    assert outputs["markdown"].rstrip("\n").endswith("\n".join(f"- {line}" for line in lines))
+    short = json.loads(outputs["json"])["footer_short"]
+    assert lines and short == lines[: len(short)]
+    assert outputs["table"].rstrip("\n").endswith("(details: --footer full)")
+    assert all(line.split(";")[0] in outputs["table"] for line in short)
+    assert all(f"- {line}" in outputs["markdown"] for line in lines)
     assert [line[2:] for line in outputs["csv"].splitlines() if line.startswith("# ")] == lines
 
 
@@ -103,7 +112,7 @@ def test_html_formats_values_and_keeps_data_unrounded(imp) -> None:
     gauc = float(rep.loc["model_a", "gauc"])
     assert f">{gauc:.4f}<" in page and f"{gauc:.6f}" not in page  # 4 decimals, not pandas' 6
     n_rows = int(rep.loc["model_a", "n_rows"])
-    assert f"{n_rows:,} rows" in page  # counts with separators, in the footer (constant columns)
+    assert f"{n_rows:,} rows" in page  # counts with separators, in the footer (coverage columns)
     share = float(rep.loc["model_a", "gauc_rows_skipped"])
     assert f"{share:.1%} of rows" in page
     assert ">n_rows<" not in page  # constant coverage columns are not repeated in the body
@@ -123,46 +132,44 @@ def test_by_and_ci_report_fits_a_notebook(imp) -> None:
     rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"], by="activity", ci=0.95,
                      n_boot=50, metrics=["auc", "gauc", "mrr", "ndcg@10", "map", "precision@5", "recall@5", "hit_rate@5"])
     page = rep._repr_html_()
-    # one cell per estimate and interval; columns wrapped into parts that fit ~120 characters
+    # one cell per estimate and interval; one table that scrolls, never parts of columns
     assert re.search(r">\d\.\d{4} \[\d\.\d{4}, \d\.\d{4}\]<", page)
-    assert ">gauc_low<" not in page
-    assert page.count("<table") >= 2
+    assert ">gauc_low<" not in page and ">n_groups<" not in page
+    assert page.count("<table") == 1 and "overflow-x:auto" in page
     view = rep.compact()
     assert list(view.columns) == ["model_a", "model_b"]
     assert view.index.names == ["activity", "metric"] and len(view) == 3 * 8
-    lines = view.to_text().splitlines()
-    assert max(len(line) for line in lines[: len(view) + 2]) <= 120
+    lines = view.to_text(width=120).splitlines()
+    assert max(len(line) for line in lines) <= 120
 
 
-def test_compare_columns_lift_coverage_and_p_floor(imp) -> None:
-    # the Monte Carlo sign flips have a floor 1 / (n_boot + 1), shown as a bound
+def test_compare_columns_lift_coverage_and_p_values(imp) -> None:
     res = pre.compare(imp, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
-                      metrics=["auc", "gauc", "mrr"], n_boot=99, method="randomization")
+                      metrics=["auc", "gauc", "mrr"], n_boot=99)
     assert "baseline" not in res.columns and "baseline_value" in res.columns
     np.testing.assert_allclose(res["lift"], res["diff"] / res["baseline_value"], rtol=1e-12)
     gauc_used = pre.gauc(imp, group="user_id", label="click", score="model_a").coverage.n_used
     assert res.loc[("model_b", "gauc"), "groups_used"] == gauc_used
     assert res.loc[("model_b", "mrr"), "groups_used"] == imp["user_id"].nunique()
-    floor = 1 / 100
-    resampled = res.xs("model_b", level="model")["p_value"][["gauc", "mrr"]]  # auc: DeLong, no floor
-    assert (resampled >= floor - 1e-15).all()
-    at_floor = resampled <= floor + 1e-12
-    assert at_floor.any()
-    rows = res.to_text().split("\n\n")[0].splitlines()[2:]
-    shown = {next(t for t in line.split() if t in ("auc", "gauc", "mrr")): line for line in rows}
-    for metric, p in res.xs("model_b", level="model")["p_value"].items():
-        small = f"{p:.1e}" if p >= 1e-6 else "< 1e-6"
-        cell = "< 0.01" if metric != "auc" and p <= floor + 1e-12 else (f"{p:.4f}" if p >= 1e-4 else small)
-        assert f" {cell} " in shown[metric], (metric, shown[metric])
-    assert any(line.startswith("coverage: gauc: ") for line in res.footer())
-    assert re.search(r"[+-]\d+\.\d%", res.to_text())  # lift in %
+    from pandas_rankeval.display.formatting import fmt_p
+
+    text = res.to_text(width=0, footer="none")
+    rows = {line.split()[1] if line.split()[0] == "model_b" else line.split()[0]: line
+            for line in text.splitlines()[1:]}
+    for metric, (p, q) in res.xs("model_b", level="model")[["p_value", "p_holm"]].iterrows():
+        assert f" {fmt_p(p)} " in rows[metric] and f" {fmt_p(q)} " in rows[metric], rows[metric]
+    # global AUC pools every row: its groups_used says "all"
+    assert f"all {res.loc[('model_b', 'auc'), 'groups_used']:,}" in rows["auc"]
+    assert any(line.startswith("coverage of gauc: ") for line in res.footer())
+    assert re.search(r"[+-]\d+\.\d%", text)  # lift in %
 
 
 def test_compare_compact_and_summary(imp) -> None:
     res = pre.compare(imp, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
                       metrics=["auc", "gauc"], n_boot=60, by="device")
     view = res.compact()
-    assert ("model_a (baseline)", "value") in view.columns and ("model_b", "diff [95% CI]") in view.columns
+    assert list(view.columns[:2]) == [("model_a", "baseline"), ("model_b", "value")]
+    assert ("model_b", "diff [95% CI]") in view.columns
     cell = view.iloc[0][("model_b", "diff [95% CI]")]
     assert re.fullmatch(r"[+-]\d\.\d{4} \[[+-]\d\.\d{4}, [+-]\d\.\d{4}\]", cell)
     summary = res.summary()
@@ -172,7 +179,7 @@ def test_compare_compact_and_summary(imp) -> None:
     sig = res["significant"].to_numpy()
     marks = [("▲" in c or "▼" in c) for c in summary.xs("model_b", level="model").to_numpy().ravel()]
     assert marks == list(sig)
-    assert summary.footer()[-1].startswith("▲ / ▼: significantly above / below the baseline (model_a)")
+    assert summary.footer()[0].startswith("▲ / ▼: significantly better / worse than model_a: Holm-adjusted p < 0.05")
 
 
 def test_global_auc_coverage_is_rows_not_one_group(imp) -> None:
@@ -259,7 +266,7 @@ def test_cli_progress_bar(imp, imp_csv, capsys, flag, bar) -> None:
     assert ("compare" in err and "50/" not in out) if bar else err == ""
     if bar:
         assert err.startswith(f"pandas-rankeval: read {len(imp):,} rows from ")
-    assert "coverage: gauc: " in out
+    assert "coverage: " in out and "gauc uses " in out
 
 
 def test_cli_metrics_lists_no_weight_for_global_auc(capsys) -> None:
@@ -313,10 +320,10 @@ def test_footer_is_the_same_in_every_format_on_random_tables(df, kind, by, ci, m
     lines = table.footer()
     assert lines and any(line.startswith("coverage") for line in lines)
     assert any(line.startswith("choices: ") for line in lines)
-    assert table.to_text().rstrip("\n").endswith("\n\n" + "\n".join(lines))
-    assert repr(table).endswith("\n".join(lines))
-    assert table.to_markdown().rstrip("\n").endswith("\n".join(f"- {line}" for line in lines))
-    assert "<br>".join(html.escape(line) for line in lines) in table._repr_html_()
+    assert table.to_text(footer="full", width=0).rstrip("\n").endswith("\n\n" + "\n".join(lines))
+    assert all(f"- {line}" in table.to_markdown() for line in lines)
+    page = table._repr_html_()
+    assert all(html.escape(line) in page for line in lines)
     assert json.loads(render(table, "json"))["footer"] == lines
     assert [line[2:] for line in render(table, "csv").splitlines() if line.startswith("# ")] == lines
 

@@ -269,7 +269,8 @@ def test_no_metrics(df):
 
 def test_by_column_must_be_constant_within_groups(df):
     mixed = df.assign(device=["ios", "android", "ios", "ios", "ios", "ios"])
-    with pytest.raises(ValueError, match=r"'by' column\(s\) \['device'\] of report must be constant within each group .* 1 groups"):
+    with pytest.raises(ValueError, match=r"'by' column 'device' of report must be constant within each group: 1 of "
+                       r".* groups has more than one value.*make it part of the group: group=\['user_id', 'device'\]"):
         pre.report(mixed, group="user_id", label="click", scores=["model_a"], by="device")
 
 

@@ -17,6 +17,7 @@ import pandas_rankeval as pre
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 AUC_VS_GAUC = EXAMPLES / "auc_vs_gauc.py"
+TRAIN_WITH_GAUC = EXAMPLES / "train_with_gauc.py"
 
 pytestmark = pytest.mark.skipif(
     not hasattr(pre, "compare"), reason="the walk-through needs pandas_rankeval.compare"
@@ -131,3 +132,55 @@ def test_no_plots_flag(capsys, monkeypatch, tmp_path: Path) -> None:
     out = capsys.readouterr().out
     assert "skipped (--no-plots)" in out
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture(scope="module")
+def training_walkthrough() -> tuple[str, float]:
+    """Run examples/train_with_gauc.py once, as ``python train_with_gauc.py`` would."""
+    import contextlib
+    import io
+
+    pytest.importorskip("lightgbm")
+    out = io.StringIO()
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(out), warnings.catch_warnings():
+        runpy.run_path(str(TRAIN_WITH_GAUC), run_name="__main__")
+    return out.getvalue(), time.perf_counter() - started
+
+
+def test_training_example_runs_quickly_in_order(training_walkthrough) -> None:
+    text, seconds = training_walkthrough
+    assert seconds < 20
+    assert re.findall(r"^(\d)\. ", text, flags=re.MULTILINE) == ["1", "2", "3", "4", "5"]
+    assert "Traceback" not in text
+
+
+def test_training_example_stops_at_the_gauc_peak(training_walkthrough) -> None:
+    text, _ = training_walkthrough
+    best = int(re.search(r"best iteration: (\d+); validation GAUC there: (0\.\d{4})", text).group(1))
+    assert f"=> Training kept round {best}, where the logged GAUC peaks." in text
+    stop = re.search(r"best iteration by log loss: (\d+); validation GAUC there: (0\.\d{4})", text)
+    assert stop and int(stop.group(1)) != best
+    assert f"=> Stopping on log loss keeps round {stop.group(1)}, whose validation GAUC is" in text
+
+
+def test_training_example_logged_equals_offline(training_walkthrough) -> None:
+    text, _ = training_walkthrough
+    logged = re.search(r"^logged in training: (0\.\d{10})$", text, flags=re.MULTILINE).group(1)
+    offline = re.search(r"^pre\.gauc offline:   (0\.\d{10})", text, flags=re.MULTILINE).group(1)
+    assert logged == offline
+    assert "=> The same number: same ties, same skipped users, same weights." in text
+
+
+def test_training_example_comparison_lines_match_the_table(training_walkthrough) -> None:
+    text, _ = training_walkthrough
+    lines = re.findall(
+        r"^=> (gbm_\w+) vs model_b on gauc: ([+-]0\.\d{4}) \[([+-]0\.\d{4}), ([+-]0\.\d{4})\], (higher|lower), "
+        r"(significant|not significant)", text, flags=re.MULTILINE,
+    )
+    assert [m for m, *_ in lines] == ["gbm_gauc_stop", "gbm_logloss_stop"]
+    for model, diff, low, high, direction, _ in lines:
+        assert float(low) <= float(diff) <= float(high)
+        assert direction == ("higher" if float(diff) > 0 else "lower")
+        row = re.search(rf"^{model}\s+gauc\s+(0\.\d{{4}})\s+(0\.\d{{4}})\s+(-?0\.\d{{4}})", text, flags=re.MULTILINE)
+        assert row and abs(float(row.group(3)) - float(diff)) < 1e-4

@@ -46,6 +46,7 @@ def _kernel_dir() -> str:
 def execute(nb: Any, strict: bool) -> Any:
     old = os.environ.get("JUPYTER_PATH")
     os.environ["JUPYTER_PATH"] = _kernel_dir() + (os.pathsep + old if old else "")
+    columns = os.environ.pop("COLUMNS", None)  # text reprs wrap at display.width, not at this shell's width
     try:
         if strict:
             nb.cells.insert(0, nbformat.v4.new_code_cell(_STRICT))
@@ -61,6 +62,8 @@ def execute(nb: Any, strict: bool) -> Any:
             nb.metadata["kernel_executable"] = "".join(o.get("text", "") for o in first.outputs).strip()
         return nb
     finally:
+        if columns is not None:
+            os.environ["COLUMNS"] = columns
         if old is None:
             os.environ.pop("JUPYTER_PATH", None)
         else:
@@ -95,8 +98,11 @@ def test_notebook_shows_tables_footers_and_plots(executed) -> None:
     html = [o["data"]["text/html"] for c in executed.cells for o in c.get("outputs", [])
             if "text/html" in o.get("data", {})]
     footers = [h for h in html if "rankeval-footer" in h]
-    assert len(footers) >= 6  # report, segmented report, its compact view, compare, summary, compact
-    assert any("choices: " in h and "coverage: " in h for h in footers)
+    assert len(footers) >= 5  # report, its compact view, summary, compact, per-group rows
+    assert all("coverage: " in h for h in footers)  # the line that matters, shown
+    assert all("<details" in h and "choices: " in h for h in footers)  # the details, folded
+    assert any("significantly better / worse" in h for h in footers)
+    assert any("empty=" in h and "ranx" in h for h in footers)
     images = [o for c in executed.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(images) == 2
 

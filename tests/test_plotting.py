@@ -122,9 +122,13 @@ def test_group_auc_min_per_bin_drops_sparse_bins() -> None:
 
 def test_group_auc_several_scores_on_given_axes(frame: pd.DataFrame) -> None:
     fig, ax = plt.subplots()
+    default = quiet(plotting.plot_group_auc, frame, group="user_id", label="click", score=["model_a", "model_b"])
+    assert scatters(default) == [] and bands(default) == []  # several models: means and GAUC lines only
+    entries = [t.get_text() for t in default.get_legend().get_texts()]
+    assert entries[0].startswith("model_a (GAUC ") and entries[1].startswith("model_b (GAUC ")
     out = quiet(
         plotting.plot_group_auc, frame, group="user_id", label="click", score=["model_a", "model_b"],
-        ax=ax, weight="uniform", logx=False, title="two models", s=3,
+        ax=ax, weight="uniform", logx=False, title="two models", s=3, points=True, bands=True,
     )
     assert out is ax
     assert len(scatters(ax)) == 2
@@ -202,17 +206,22 @@ def test_comparison_rows_bars_and_zero_line() -> None:
     spans = sorted((float(s[0][0]), float(s[1][0])) for s in segments)
     np.testing.assert_allclose(spans, sorted([(-0.14, -0.10), (0.12, 0.19), (-0.02, 0.04)]), atol=1e-12)
 
-    filled, hollow = scatters(ax)
-    assert len(filled.get_offsets()) == 2 and len(hollow.get_offsets()) == 2
-    np.testing.assert_allclose(sorted(np.asarray(filled.get_offsets())[:, 0]), [-0.12, 0.16])
-    assert filled.get_label() == "significant" and hollow.get_label() == "not significant"
+    # one point per row, in its model's colour; filled when significant, hollow otherwise
+    points = scatters(ax)
+    assert len(points) == 4
+    xs = [float(np.asarray(c.get_offsets())[0, 0]) for c in points]
+    filled = [x for x, c in zip(xs, points) if c.get_facecolor()[0][:3].tolist() != [1.0, 1.0, 1.0]]
+    np.testing.assert_allclose(sorted(filled), [-0.12, 0.16])
+    assert len({tuple(np.round(c.get_edgecolor()[0], 3)) for c in points}) == 2  # model_b, model_c
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["model_b", "model_c", "significant (Holm)", "not significant"]
 
     zero = [ln for ln in ax.lines if list(ln.get_xdata()) == [0, 0]]
     assert len(zero) == 1
     assert ax.get_xlabel() == "difference to the baseline"
     texts = sorted(t.get_text() for t in ax.texts)
-    # the p-value that decides significance, named as such; none for the NaN row
-    assert texts == ["p_Holm<0.001", "p_Holm<0.001", "p_Holm=0.800"]
+    # the p-value that decides significance, by the tables' rule; none for the NaN row
+    assert texts == ["p < 1e-6", "p < 1e-6", "p=0.800"]
 
 
 def test_comparison_one_panel_per_metric() -> None:
@@ -245,12 +254,13 @@ def test_comparison_relative_on_one_axis() -> None:
 
 def test_comparison_on_given_axes_without_annotations() -> None:
     fig, ax = plt.subplots()
-    table = comparison_table().drop(columns=["significant", "p_value", "p_holm"])
+    table = comparison_table().drop(columns=["significant", "p_value", "p_holm"]).xs("model_b", level="model",
+                                                                                      drop_level=False)
     out = plotting.plot_comparison(table, ax, annotate=True, title="t", relative=False)
     assert out is ax
     assert len(ax.texts) == 0
-    (points,) = scatters(ax)
-    assert len(points.get_offsets()) == 4 and points.get_label() == "difference"
+    (points,) = scatters(ax)  # one model: one colour, hollow points (no test in the table)
+    assert len(points.get_offsets()) == 2 and points.get_label() == "difference"
     assert ax.get_title() == "t"
 
 
@@ -280,10 +290,11 @@ def test_comparison_of_real_compare(frame: pd.DataFrame) -> None:
     assert sum(len(c.get_offsets()) for a in axes for c in scatters(a)) == len(table)
     assert [t.get_text() for t in axes[1].get_yticklabels()] == ["model_b"]
     fig = axes[0].figure
-    assert fig.texts[0].get_text() == "Difference to the baseline (model_a)"
+    assert fig.legends[0].get_title().get_text() == "Difference to the baseline (model_a)"
     assert axes[-1].get_xlabel() == "difference to the baseline (model_a)"
     holm = [t.get_text() for a in axes for t in a.texts]
-    assert all(t.startswith("p_Holm") for t in holm) and len(holm) == len(table)
+    assert all(t.startswith("p") for t in holm) and len(holm) == len(table)
+    assert "significant (Holm)" in [t.get_text() for t in fig.legends[0].get_texts()]
     # model_b: lower global AUC, higher GAUC; the GAUC interval excludes 0
     diffs = dict(zip(table.index.get_level_values("metric"), table["diff"]))
     assert diffs["auc"] < 0 < diffs["gauc"]

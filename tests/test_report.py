@@ -160,12 +160,14 @@ def test_threads_and_serial_give_the_same_report(monkeypatch):
 def test_report_displays_its_coverage_and_choices(frame):
     rep = pre.report(frame, group="q", label="rel", scores=["a", "b"], metrics=["auc", "gauc", "mrr"], weight=None)
     text = repr(rep)
-    assert "coverage:" in text and "coverage: gauc: " in text and "groups used" in text
-    assert "choices: ties=expected; gauc: weight=count; mrr: weight=uniform, empty=zero" in text
+    assert "coverage:" in text and "gauc uses " in text  # the lines that matter, under the table
+    full = rep.to_text(footer="full", width=0)
+    assert "coverage of gauc: " in full and "groups used" in full
+    assert "choices: ties=expected; gauc: weight=count; mrr: weight=uniform, empty=zero" in full
     html = rep._repr_html_()
-    assert html.startswith("<div") and "choices: ties=expected" in html
+    assert html.startswith("<div") and "choices: ties=expected" in html  # in the folded details
     assert "coverage:" in rep.to_text() and rep.to_markdown().startswith("| model |")
-    # anything derived from it is a plain DataFrame
+    # anything derived from it other than a selection of rows is a plain DataFrame
     assert type(rep[["gauc"]]) is pd.DataFrame
     assert type(rep.copy()) is pd.DataFrame
     assert isinstance(rep, pd.DataFrame)

@@ -274,13 +274,13 @@ def compare(
     [True, True, True]
     >>> bool((res["ci_low"] <= res["diff"]).all() and (res["diff"] <= res["ci_high"]).all())
     True
-    >>> print(res.summary())  # doctest: +NORMALIZE_WHITESPACE
-                             auc      gauc       mrr
-    model
+    >>> print(res.summary())  # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
+    model                    auc      gauc       mrr
     model_a (baseline)    0.8301    0.6054    0.2001
     model_b             ▼ 0.6903  ▲ 0.7335  ▲ 0.2335
     <BLANKLINE>
-    coverage: auc: all 5,806 rows pooled (no groups)
+    ▲ / ▼: significantly better / worse than model_a: Holm-adjusted p < 0.05 over
+      the 3 comparisons
     ...
     """
     func = "compare"

@@ -19,7 +19,7 @@ from pandas_rankeval.core.options import Options, WeightLike
 from pandas_rankeval.core.registry import MetricSpec, parse_metrics
 from pandas_rankeval.display.table import ResultTable, as_result_table
 from pandas_rankeval.core.result import MetricResult
-from pandas_rankeval.core.validation import check_column_name, check_k
+from pandas_rankeval.core.validation import as_columns, check_column_name, check_k
 
 __all__ = [
     "auc",
@@ -571,7 +571,8 @@ def per_group(
     *,
     group: GroupLike,
     label: Hashable,
-    score: Hashable,
+    score: Hashable | None = None,
+    scores: Sequence[Hashable] | None = None,
     metrics: str | Sequence[str] = ("auc",),
     weight: WeightLike = None,
     min_size: int | None = None,
@@ -585,12 +586,17 @@ def per_group(
     empty: Empty = "zero",
     nan_policy: NanPolicy = "raise",
 ) -> ResultTable:
-    """Every requested metric for every group, indexed by group key.
+    """Every requested metric for every group, indexed by group key: ready to join.
 
     Parameters
     ----------
-    group, label, score :
+    group, label :
         As in :func:`gauc`.
+    score : column, optional
+        One model's score column: the metric columns are named after the metrics.
+    scores : list of columns, optional
+        Several models at once (give ``score`` or ``scores``): one column per model and
+        metric, named ``"<model>_<metric>"``, in one pass (one sort per model).
     metrics : str or list of str, default=("auc",)
         Metric names such as ``"auc"`` (the per-group AUC, the terms of GAUC),
         ``"mrr"``, ``"ndcg@10"``, ``"map@20"``, ``"precision@5"``.
@@ -603,10 +609,12 @@ def per_group(
     Returns
     -------
     table : ResultTable
-        A DataFrame indexed by the group key(s); columns ``n``, ``positives``, one
-        column per metric (NaN where the group is left out: one class for AUC, no
-        relevant row under ``empty="skip"``), and ``weight``. It prints with each
-        metric's coverage and the choices underneath (``table.attrs``).
+        One row per group, indexed by the group key(s) (``users.join(table)`` adds the
+        columns to a table of users): ``n``, ``positives``, the metrics (NaN where the
+        group is left out: one class for AUC, no relevant row under ``empty="skip"``) and
+        ``weight``. With ``scores``, ``table.attrs["models"]`` maps each model and metric
+        to its column. It prints with each metric's coverage and the
+        choices underneath, each model's columns under its name.
 
     Examples
     --------
@@ -615,31 +623,61 @@ def per_group(
     >>> df = pd.DataFrame({"user": ["a", "a", "a", "b", "b"],
     ...                    "click": [1, 0, 0, 0, 0], "score": [0.2, 0.9, 0.1, 0.5, 0.4]})
     >>> pre.per_group(df, group="user", label="click", score="score", metrics=["auc", "mrr"])
-          n positives     auc     mrr weight
-    user
-    a     3         1  0.5000  0.5000      3
-    b     2         0     NaN  0.0000      2
+    ... # doctest: +NORMALIZE_WHITESPACE
+    user  n  positives     auc     mrr  weight
+    a     3          1  0.5000  0.5000       3
+    b     2          0     NaN  0.0000       2
     <BLANKLINE>
-    coverage: auc: 1 of 2 groups used, skipped: 1 no positive; skipped groups hold 40.0% of rows and 0.0% of positives
-    coverage: mrr: 2 of 2 groups used (1 with no relevant row, scored 0)
-    choices: ties=expected; auc: weight=count; mrr: weight=uniform, empty=zero
+    coverage: 5 rows in 2 groups; auc is NaN for the 1 group with one class only
+      (40.0% of rows)
+    mrr: 1 of 2 groups (50%) have no relevant row and score 0 (empty='zero', as
+      trec_eval; ranx skips them: empty='skip')
+    (+3 lines of details: .to_text(footer='full'))
+
+    Several models, joined to a table of users:
+
+    >>> df["other"] = [0.9, 0.2, 0.1, 0.5, 0.4]
+    >>> table = pre.per_group(df, group="user", label="click", scores=["score", "other"], metrics=["auc"])
+    >>> list(table.columns)
+    ['n', 'positives', 'score_auc', 'other_auc', 'weight']
+    >>> users = pd.DataFrame({"country": ["FR", "DE"]}, index=pd.Index(["a", "b"], name="user"))
+    >>> users.join(table[["score_auc", "other_auc"]])
+         country  score_auc  other_auc
+    user
+    a         FR        0.5        1.0
+    b         DE        NaN        NaN
     """
+    if (score is None) == (scores is None):
+        raise ValueError(
+            "per_group needs one of 'score' (a column) or 'scores' (a list of columns). "
+            f"Got {'both' if score is not None else 'neither'}."
+        )
     specs = [MetricSpec("gauc", None) if s.kind == "auc" else s for s in parse_metrics(metrics)]
     opts = Options(
         "per_group", ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
         gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
     )
-    check_column_name(score, "score", "per_group", df if isinstance(df, pd.DataFrame) else None)
-    ev = evaluate(df, group=group, label=label, scores=[score], specs=specs, options=opts)
-    se = ev.scores[score]
-    out = pd.DataFrame(
-        {"n": ev.group_stats["n"], "positives": ev.group_stats["positives"]}, index=ev.keys
-    )
+    frame = df if isinstance(df, pd.DataFrame) else None
+    if scores is not None:
+        models = as_columns(scores, "scores", "per_group", frame)
+    else:
+        check_column_name(score, "score", "per_group", frame)
+        models = [score]
+    ev = evaluate(df, group=group, label=label, scores=models, specs=specs, options=opts)
     display = ["auc" if (s.kind == "gauc") else s.name for s in specs]
-    for spec, name in zip(specs, display):
-        out[name] = se.metrics[spec.name].values
-    out["weight"] = se.metrics[specs[0].name].weights
+    first = ev.scores[models[0]]
+    out = pd.DataFrame({"n": ev.group_stats["n"], "positives": ev.group_stats["positives"]}, index=ev.keys)
+    columns: dict[str, dict[str, str]] = {}
+    for model in models:
+        se = ev.scores[model]
+        named = {name: (name if scores is None else f"{model}_{name}") for name in display}
+        for spec, name in zip(specs, display):
+            out[named[name]] = se.metrics[spec.name].values
+        columns[str(model)] = named
+    out["weight"] = first.metrics[specs[0].name].weights  # depends on the labels only: one column
     out.attrs["params"] = {name: opts.params(spec) for spec, name in zip(specs, display)}
-    out.attrs["coverage"] = {name: se.metrics[spec.name].coverage.as_dict() for spec, name in zip(specs, display)}
+    out.attrs["coverage"] = {name: first.metrics[spec.name].coverage.as_dict() for spec, name in zip(specs, display)}
+    if scores is not None:
+        out.attrs["models"] = columns
     return as_result_table(out, "per_group")

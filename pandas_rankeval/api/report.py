@@ -182,25 +182,27 @@ def report(
     >>> list(rep.index)
     ['model_a', 'model_b']
 
-    It prints rounded, with what the numbers cover underneath (the data stay unrounded):
+    It prints rounded, with the lines that matter underneath: what the numbers cover, and
+    the ``empty`` choice where it changes a number (the data stay unrounded; the methods
+    and choices are in ``rep.footer()`` and ``rep.to_text(footer="full")``):
 
     >>> print(rep)  # doctest: +NORMALIZE_WHITESPACE
-                auc    gauc ndcg@10
-    model
-    model_a  0.8301  0.6054  0.2112
-    model_b  0.6903  0.7335  0.2336
+    model       auc    gauc  ndcg@10
+    model_a  0.8301  0.6054   0.2112
+    model_b  0.6903  0.7335   0.2336
     <BLANKLINE>
-    coverage: 5,806 rows in 300 groups; 214 groups have no relevant row
-    coverage: gauc: 52 of 300 groups used, skipped: 214 no positive, 34 no negative; skipped groups hold 13.3% of rows and 12.7% of positives
-    choices: ties=expected; gauc: weight=count; ndcg@10: weight=uniform, gain=exp2, empty=zero
+    coverage: 5,806 rows in 300 groups; gauc uses 52, not the 248 groups with one
+      class only (13.3% of rows)
+    ndcg@10: 214 of 300 groups (71%) have no relevant row and score 0 (empty='zero',
+      as trec_eval; ranx skips them: empty='skip')
+    (+4 lines of details: .to_text(footer='full'))
 
     ``compact()`` puts metrics in rows and models side by side (intervals, with ``ci=``,
     in the cell of their estimate), here with the difference to a baseline:
 
     >>> print(rep.compact(baseline="model_a"))  # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
-            model_a model_b model_b vs model_a
-    metric
-    auc      0.8301  0.6903   -0.1399 (-16.8%)
+    metric   model_a  model_b  model_b vs model_a
+    auc       0.8301   0.6903    -0.1399 (-16.8%)
     gauc     0.6054  0.7335   +0.1281 (+21.2%)
     ndcg@10  0.2112  0.2336   +0.0224 (+10.6%)
     ...

@@ -27,7 +27,10 @@ from .registry import MetricSpec
 from .result import Coverage, coverage_problem, warn_coverage
 from .validation import as_columns, internal_error
 
-__all__ = ["Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "segment_of_groups", "WeightLike"]
+__all__ = [
+    "Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "prepare_evaluation",
+    "evaluate_score", "segment_of_groups", "WeightLike",
+]
 
 #: Rows above which score columns are ranked on two threads (numpy sorts release the GIL).
 _THREADS_FROM_ROWS = 200_000
@@ -464,7 +467,7 @@ def _group_one(ev: Evaluation, se: ScoreEvaluation) -> ScoreEvaluation:
     return se
 
 
-def evaluate(
+def prepare_evaluation(
     df: pd.DataFrame,
     *,
     group: Hashable | Sequence[Hashable] | None,
@@ -472,10 +475,10 @@ def evaluate(
     scores: Sequence[Hashable],
     specs: Sequence[MetricSpec],
     options: Options,
-    keep_order: bool = False,
     by: Sequence[Hashable] = (),
 ) -> Evaluation:
-    """Run the pipeline for every score column and every metric."""
+    """The part of :func:`evaluate` that no score's values change: options and columns
+    checked, labels turned into levels, group keys ready to encode (deferred)."""
     opts = options.check()
     func = opts.func
     gcols = as_columns(group, "group", func, df) if group is not None else None
@@ -504,6 +507,10 @@ def evaluate(
         segment=by,
         nan_policy=opts.nan_policy,
     )
+    if by and gcols is not None:  # segments are attributes of whole groups: checked before any work
+        from .segments import check_segments_constant
+
+        check_segments_constant(prep, by, gcols, func)
     graded = any(s.info.graded for s in specs)
     y = prep.y
     if y is None:  # pragma: no cover - prepare() always fills it
@@ -525,19 +532,61 @@ def evaluate(
         raise ValueError(
             "sample_weight applies to 'auc' and 'gauc' only; weigh groups with weight= instead."
         )
-    ev = Evaluation(prep, labels, opts, list(specs), {})
-    names = list(scores)
-    threads = prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1
-    # global AUC alone needs no row order (it looks scores up in the sorted negatives)
-    # unless the bootstrap or segments ask for it (keep_order), or sample weights, a
-    # tie-break column or max_fpr shape it
-    needs_order = (
-        need_groups
+    return Evaluation(prep, labels, opts, list(specs), {})
+
+
+def _needs_order(ev: Evaluation, keep_order: bool) -> bool:
+    """Whether a score needs its row order: global AUC alone looks scores up in the sorted
+    negatives, unless the bootstrap or segments ask for the order (keep_order), or sample
+    weights, a tie-break column or max_fpr shape it."""
+    opts = ev.options
+    return (
+        any(s.info.grouped for s in ev.specs)
         or keep_order
         or opts.max_fpr is not None
         or opts.sample_weight is not None
         or opts.tiebreak is not None
     )
+
+
+def _score_metrics(ev: Evaluation, se: ScoreEvaluation, keep_order: bool) -> ScoreEvaluation:
+    """Every requested metric of one ranked score column."""
+    rk = se.ranking
+    if rk is not None and not ev.group_stats:
+        ev.group_stats.update(code=rk.code, n=rk.n, positives=rk.npos, negatives=rk.nneg)
+    score = ev.prepared.scores[se.score]
+    for spec in ev.specs:
+        if spec.kind == "auc":
+            gv = _global_auc(ev, se, score)
+        else:
+            gv = _group_metric(ev, se, spec, score)
+        se.metrics[spec.name] = gv
+    if not keep_order:
+        se.order = se.rank = None
+    ev.scores[se.score] = se
+    return se
+
+
+def evaluate(
+    df: pd.DataFrame,
+    *,
+    group: Hashable | Sequence[Hashable] | None,
+    label: Hashable,
+    scores: Sequence[Hashable],
+    specs: Sequence[MetricSpec],
+    options: Options,
+    keep_order: bool = False,
+    by: Sequence[Hashable] = (),
+) -> Evaluation:
+    """Run the pipeline for every score column and every metric."""
+    ev = prepare_evaluation(
+        df, group=group, label=label, scores=scores, specs=specs, options=options, by=by
+    )
+    prep = ev.prepared
+    need_groups = any(s.info.grouped for s in specs)
+    names = list(scores)
+    threads = prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1
+    needs_order = _needs_order(ev, keep_order)
     if not needs_order:
         evals = [ScoreEvaluation(s, {}) for s in names]
     elif threads:
@@ -556,20 +605,28 @@ def evaluate(
             prep.encode_groups()
             evals = [_group_one(ev, se) for se in evals]
     for se in evals:
-        rk = se.ranking
-        if rk is not None and not ev.group_stats:
-            ev.group_stats.update(code=rk.code, n=rk.n, positives=rk.npos, negatives=rk.nneg)
-        score = prep.scores[se.score]
-        for spec in specs:
-            if spec.kind == "auc":
-                gv = _global_auc(ev, se, score)
-            else:
-                gv = _group_metric(ev, se, spec, score)
-            se.metrics[spec.name] = gv
-        if not keep_order:
-            se.order = se.rank = None
-        ev.scores[se.score] = se
+        _score_metrics(ev, se, keep_order)
     return ev
+
+
+def evaluate_score(ev: Evaluation, name: Hashable, score: np.ndarray) -> ScoreEvaluation:
+    """Evaluate one more score column against an evaluation already prepared.
+
+    The labels, group codes and label-only statistics of ``ev`` (made by
+    :func:`prepare_evaluation` or :func:`evaluate`) are reused; only the new
+    score is sorted. This is what a training hook does every round. ``score``
+    must be a checked numeric array (no missing values) with one value per
+    prepared row, as :func:`~pandas_rankeval.core.prepare.prepare` would make it.
+    """
+    prep = ev.prepared
+    if score.shape != (prep.n_rows,):
+        raise internal_error(f"a score of shape {score.shape} for {prep.n_rows} prepared rows")
+    prep.scores[name] = score
+    se = _sort_one(ev, name) if _needs_order(ev, False) else ScoreEvaluation(name, {})
+    if any(s.info.grouped for s in ev.specs):
+        prep.encode_groups()
+        se = _group_one(ev, se)
+    return _score_metrics(ev, se, keep_order=False)
 
 
 def warn_if_needed(gv: GroupValues, where: str) -> None:

@@ -9,7 +9,7 @@ import warnings
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .numfmt import fmt_metric
+from .numfmt import digits, fmt_metric
 
 __all__ = ["Coverage", "MetricResult", "CoverageWarning", "warn_coverage", "warn_once", "coverage_problem"]
 
@@ -75,8 +75,13 @@ def coverage_problem(name: str, value: float, coverage: Coverage) -> str | None:
         else:
             why = "no group is eligible"
         return f"{name} is NaN because {why} ({coverage})."
-    if coverage.alert:
-        return f"{name}: {coverage}."
+    if coverage.alert:  # the problem only: the table's footer has the whole coverage
+        return (
+            f"{name}: {coverage.n_used:,} of {coverage.n_groups:,} groups used; the filters drop "
+            f"{coverage.rows_filtered_share:.1%} of rows and "
+            f"{coverage.positives_filtered_share:.1%} of positives (min_size, min_pos, min_neg; more than 10%: "
+            "check the data before raising a threshold)."
+        )
     return None
 
 
@@ -232,6 +237,15 @@ class MetricResult(float):
         self.coverage = coverage
         self.params = dict(params or {})
         return self
+
+    def __repr__(self) -> str:
+        """The value to the tables' decimals, so that ``{'gauc': r}`` reads ``{'gauc': 0.6828}``;
+        ``float(r)`` and ``str(r)`` keep every digit."""
+        x = float(self)
+        return repr(round(x, digits())) if x == x else "nan"
+
+    def __str__(self) -> str:
+        return float.__repr__(self)
 
     def __reduce__(self) -> Any:
         return (_rebuild, (float(self), self.metric, self.coverage, self.params))

@@ -1,21 +1,24 @@
 """Plots: per-group AUC against group size, and a forest plot of model comparisons.
 
 matplotlib is an optional dependency (``pip install 'pandas_rankeval[plot]'``); it is imported
-when a plot is drawn, not when this module is imported. Every function returns the matplotlib
-``Axes`` it drew on, so a figure can be composed, restyled and saved as usual::
+when a plot is drawn, not when this module is imported. Every function returns what it drew on,
+so a figure can be composed, restyled and saved as usual::
 
     import matplotlib.pyplot as plt
     from pandas_rankeval import plotting
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5), layout="constrained")
     plotting.plot_group_auc(df, group="user_id", label="click", score="model_b", ax=left)
     plotting.plot_comparison(pandas_rankeval.compare(df, ...), ax=right)
     fig.savefig("eval.png")
+
+Legends never sit on the data: they go outside the axes, and a figure without a layout engine
+gets matplotlib's constrained layout so that they have room (a figure the caller laid out
+keeps its engine). Each model has one colour and one marker, in every plot.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -25,34 +28,52 @@ import pandas as pd
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["plot_group_auc", "plot_comparison"]
+__all__ = ["plot_comparison", "plot_group_auc"]
 
 _INSTALL_HINT = (
     "pandas_rankeval.plotting needs matplotlib, which is not installed: "
     "pip install 'pandas_rankeval[plot]' (or pip install matplotlib)"
 )
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+_GREY = "#555555"
 
 
 def _require_matplotlib() -> None:
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib
         import matplotlib.pyplot  # noqa: F401
     except ImportError as exc:
         raise ImportError(_INSTALL_HINT) from exc
 
 
-def _axes(ax: Any) -> Any:
-    """The given Axes, or a new figure's Axes; a clear ImportError without matplotlib."""
+def _axes(ax: Any, figsize: tuple[float, float]) -> Any:
+    """The given Axes (its figure gets constrained layout if it has no layout engine), or a
+    new figure's Axes with constrained layout."""
     _require_matplotlib()
-    if ax is not None:
-        return ax
     import matplotlib.pyplot as plt
 
-    _, ax = plt.subplots()
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+        return ax
+    _make_room(ax.figure)
     return ax
 
 
-def _colors(ax: Any, n: int) -> list[Any]:
+def _make_room(fig: Any) -> None:
+    if fig.get_layout_engine() is None:
+        fig.set_layout_engine("constrained")
+
+
+def matplotlib_rc(name: str) -> float:
+    """A font size from matplotlib's settings, in points (named sizes such as "medium" resolved)."""
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    value = matplotlib.rcParams[name]
+    return float(value) if isinstance(value, (int, float)) else float(FontProperties(size=value).get_size_in_points())
+
+
+def _colors(n: int) -> list[Any]:
     """n distinct colours: the colour-blind-safe tab10 order (blue, orange, green, ...)."""
     import matplotlib
 
@@ -62,12 +83,39 @@ def _colors(ax: Any, n: int) -> list[Any]:
     return [cycle[i % len(cycle)] for i in range(n)]
 
 
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+def _p_text(p: float) -> str:
+    from .formatting import fmt_p
+
+    text = fmt_p(p)
+    return f"p {text}" if text.startswith("<") else f"p={text}"
 
 
-def _legend_outside(ax: Any, **kw: Any) -> Any:
-    """The legend to the right of the data, never over it."""
-    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small", **kw)
+# ---------------------------------------------------------------------------------------------
+# per-group AUC by group size
+
+
+def _bins(n: np.ndarray, a: np.ndarray, edges: np.ndarray, logx: bool, min_per_bin: int,
+          quantiles: tuple[float, float] | None) -> dict[str, list[float]]:
+    """Per size bin: centre, mean and quantile band (bins with enough groups), and the means of
+    the sparse bins. Bins, not groups: a short loop."""
+    which = np.clip(np.searchsorted(edges, n, side="right") - 1, 0, len(edges) - 2)
+    out: dict[str, list[float]] = {k: [] for k in ("x", "mean", "low", "high", "sparse_x", "sparse_y")}
+    for b in range(len(edges) - 1):
+        inside = which == b
+        count = int(inside.sum())
+        if count == 0:
+            continue
+        x = float(np.exp(np.mean(np.log(n[inside])))) if logx else float(np.mean(n[inside]))
+        if count < min_per_bin:
+            out["sparse_x"].append(x)
+            out["sparse_y"].append(float(np.mean(a[inside])))
+            continue
+        out["x"].append(x)
+        out["mean"].append(float(np.mean(a[inside])))
+        if quantiles is not None:
+            out["low"].append(float(np.quantile(a[inside], quantiles[0])))
+            out["high"].append(float(np.quantile(a[inside], quantiles[1])))
+    return out
 
 
 def plot_group_auc(
@@ -81,7 +129,8 @@ def plot_group_auc(
     quantiles: tuple[float, float] | None = (0.1, 0.9),
     min_per_bin: int = 5,
     weight: Any = "count",
-    points: bool = True,
+    points: bool | None = None,
+    bands: bool | None = None,
     size_by_weight: bool = True,
     logx: bool = True,
     min_size: int | None = None,
@@ -93,14 +142,17 @@ def plot_group_auc(
 ) -> Axes:
     """Per-group AUC against group size: how noisy the terms of GAUC are.
 
-    Each group with both a positive and a negative row is a point (its AUC over its size),
-    its area proportional to the group's GAUC weight, so the groups that dominate a
-    count-weighted GAUC are the big points. Groups are binned by size on a log scale; each
-    bin shows the mean AUC (a line) and a quantile band, and bins with fewer than
-    ``min_per_bin`` groups (typically the few largest groups) their mean as a hollow marker.
-    A dashed horizontal line marks the GAUC (the weighted mean of the points) and a dotted
-    one chance (0.5). Tiny groups spread from 0 to 1: an AUC over one positive and one
-    negative is 0, 0.5 or 1. The legend sits to the right of the data.
+    Groups are binned by size on a log scale; each bin shows the mean AUC of its groups (a
+    line), with one score also every group as a point (its area proportional to its GAUC
+    weight, so the groups that dominate a count-weighted GAUC are the big points) and a
+    quantile band. Bins with fewer than ``min_per_bin`` groups show their mean as a hollow
+    marker. A dashed line marks each score's GAUC, a dotted one chance (0.5). Tiny groups
+    spread from 0 to 1: an AUC over one positive and one negative is 0, 0.5 or 1.
+
+    With several scores the models share the axes, one colour and marker each: the points
+    and bands (the same group sizes for every model, so the clouds would pile up) are off
+    unless asked for, and the legend has one entry per model (with its GAUC) and one per
+    kind of mark. The legend sits outside the data, to the right.
 
     Parameters
     ----------
@@ -109,21 +161,24 @@ def plot_group_auc(
     group, label :
         As in :func:`pandas_rankeval.gauc`.
     score : column or list of columns
-        One score column, or several to overlay (one colour and marker each).
+        One score column, or several to overlay.
     ax : matplotlib Axes, optional
-        Where to draw; default: a new figure.
+        Where to draw; default: a new figure. A figure without a layout engine gets
+        constrained layout, so that the legend has room outside the data.
     bins : int, default=8
         Number of log-spaced group-size bins.
     quantiles : (low, high) or None, default=(0.1, 0.9)
-        The band drawn around each bin's mean; None draws no band.
+        The band around each bin's mean; None draws no band.
     min_per_bin : int, default=5
         Bins with fewer groups are left out of the mean line and the band (their mean is a
         hollow marker).
     weight : weight option, default="count"
-        The GAUC weight of the horizontal line and of the point sizes (see
+        The GAUC weight of the horizontal lines and of the point sizes (see
         :func:`pandas_rankeval.gauc`).
-    points : bool, default=True
-        Draw the individual groups.
+    points : bool, optional
+        Draw the individual groups; default: with one score only.
+    bands : bool, optional
+        Draw the quantile bands; default: with one score only.
     size_by_weight : bool, default=True
         Point area proportional to the group's weight (from 4 to 160 square points).
     logx : bool, default=True
@@ -138,10 +193,24 @@ def plot_group_auc(
     Returns
     -------
     ax : matplotlib Axes
-        With one scatter collection per score (when ``points``), one mean line per score
-        labelled ``"<score>: mean by size"``, one GAUC line per score and the chance line.
+        With one mean line per score labelled ``"<score>: mean by size"``, one GAUC line per
+        score labelled ``"<score>: GAUC (<weight>) <value>"``, the chance line, and (when
+        drawn) one scatter collection and one band per score.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas_rankeval as pre
+    >>> from pandas_rankeval import plotting
+    >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
+    >>> ax = plotting.plot_group_auc(df, group="user_id", label="click", score=["model_a", "model_b"])
+    >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
+    ['model_a (GAUC 0.605)', 'model_b (GAUC 0.734)']
     """
-    from pandas_rankeval.api.metrics import per_group
+    from pandas_rankeval.api.metrics import (
+        per_group,  # the one call that computes (imported when drawing)
+    )
 
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
         raise ValueError(f"The 'bins' parameter of plot_group_auc must be an int in the range [1, inf). Got {bins!r} instead.")
@@ -153,107 +222,223 @@ def plot_group_auc(
                 f"0 <= low < high <= 1, or None. Got {quantiles!r} instead."
             )
     scores = list(score) if isinstance(score, (list, tuple)) else [score]
-    tables = {
-        s: per_group(
-            df, group=group, label=label, score=s, metrics=["auc"], weight=weight,
-            min_size=min_size, ties=ties, threshold=threshold, nan_policy=nan_policy,  # type: ignore[arg-type]
-        )
-        for s in scores
-    }
-    ax = _axes(ax)
-    colors = _colors(ax, len(scores))
-
-    sizes_all = np.concatenate([t.loc[t["auc"].notna(), "n"].to_numpy(dtype=float) for t in tables.values()])
+    table = per_group(
+        df, group=group, label=label, scores=scores, metrics=["auc"], weight=weight,
+        min_size=min_size, ties=ties, threshold=threshold, nan_policy=nan_policy,  # type: ignore[arg-type]
+    )
+    several = len(scores) > 1
+    points = (not several) if points is None else bool(points)
+    bands = (not several) if bands is None else bool(bands)
+    ax = _axes(ax, (9.0, 5.0))
+    colors = _colors(len(scores))
+    columns = table.attrs["models"]
+    n_all = table["n"].to_numpy(dtype=float)
+    w_all = table["weight"].to_numpy(dtype=float)
+    defined = np.zeros(len(table), dtype=bool)
+    for s in scores:
+        defined |= table[columns[str(s)]["auc"]].notna().to_numpy()
+    sizes_all = n_all[defined]
     if sizes_all.size:
         lo_n, hi_n = float(sizes_all.min()), float(sizes_all.max())
-        if logx:
-            edges = np.geomspace(lo_n, hi_n * (1 + 1e-9), bins + 1) if hi_n > lo_n else np.array([lo_n, lo_n + 1])
+        if hi_n <= lo_n:
+            edges = np.array([lo_n, lo_n + 1])
+        elif logx:
+            edges = np.geomspace(lo_n, hi_n * (1 + 1e-9), bins + 1)
         else:
-            edges = np.linspace(lo_n, hi_n + 1e-9, bins + 1) if hi_n > lo_n else np.array([lo_n, lo_n + 1])
+            edges = np.linspace(lo_n, hi_n + 1e-9, bins + 1)
     else:
         edges = np.array([1.0, 2.0])
 
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
     wname = weight if isinstance(weight, str) else "custom"
+    model_handles, sparse_any = [], False
     for i, (s, color) in enumerate(zip(scores, colors)):
-        t = tables[s]
-        ok = t["auc"].notna().to_numpy()
-        n = t["n"].to_numpy(dtype=float)[ok]
-        a = t["auc"].to_numpy(dtype=float)[ok]
-        w = t["weight"].to_numpy(dtype=float)[ok]
+        auc = table[columns[str(s)]["auc"]].to_numpy(dtype=float)
+        ok = np.isfinite(auc)
+        n, a, w = n_all[ok], auc[ok], w_all[ok]
         marker = _MARKERS[i % len(_MARKERS)]
-        prefix = f"{s}: " if len(scores) > 1 else ""
+        prefix = f"{s}: " if several else ""
         if points and n.size:
             sized = size_by_weight and w.size and float(w.max()) > float(w.min())
             area = 4 + 156 * (w / float(w.max())) if sized else 10.0
             what = f"groups ({n.size:,})" + (f", area ∝ weight ({wname})" if sized else "")
-            kw = {"s": area, "alpha": 0.3, "linewidths": 0, "color": color, "marker": marker,
-                  "label": f"{prefix}{what}"}
+            kw = {"s": area, "alpha": 0.3, "linewidths": 0, "color": color, "marker": marker, "label": f"{prefix}{what}"}
             kw.update(scatter_kw)
             ax.scatter(n, a, **kw)
-        # binned means and quantile band
-        which = np.clip(np.searchsorted(edges, n, side="right") - 1, 0, len(edges) - 2)
-        xs, means, lows, highs, sparse_x, sparse_y = [], [], [], [], [], []
-        for b in range(len(edges) - 1):
-            inside = which == b
-            count = int(inside.sum())
-            if count == 0:
-                continue
-            x = float(np.exp(np.mean(np.log(n[inside])))) if logx else float(np.mean(n[inside]))
-            if count < min_per_bin:
-                sparse_x.append(x)
-                sparse_y.append(float(np.mean(a[inside])))
-                continue
-            xs.append(x)
-            means.append(float(np.mean(a[inside])))
-            if quantiles is not None:
-                lows.append(float(np.quantile(a[inside], quantiles[0])))
-                highs.append(float(np.quantile(a[inside], quantiles[1])))
-        if xs:
-            ax.plot(xs, means, marker=marker, color=color, linewidth=2, label=f"{s}: mean by size")
-            if quantiles is not None:
+        binned = _bins(n, a, edges, logx, min_per_bin, quantiles if bands else None)
+        if binned["x"]:
+            ax.plot(binned["x"], binned["mean"], marker=marker, color=color, linewidth=2, label=f"{s}: mean by size")
+            if bands and quantiles is not None:
                 band = f"{quantiles[0]:.0%}-{quantiles[1]:.0%} of groups by size"
-                several = len(scores) > 1  # overlapping fills would blend: light fill, clear edges
                 ax.fill_between(
-                    xs, lows, highs, facecolor=color, alpha=0.07 if several else 0.15,
-                    edgecolor=color, linewidth=1.2 if several else 0.0, linestyle="--" if i % 2 else "-",
-                    label=f"{prefix}{band}" if i < 1 or len(scores) > 1 else f"_{band}",
+                    binned["x"], binned["low"], binned["high"], facecolor=color, alpha=0.08 if several else 0.15,
+                    edgecolor=color, linewidth=1.0 if several else 0.0, label=f"{prefix}{band}",
                 )
-        if sparse_x and (xs or points):
+        if binned["sparse_x"] and (binned["x"] or points):
+            sparse_any = True
             ax.plot(
-                sparse_x, sparse_y, linestyle="none", marker=marker, markersize=8, markerfacecolor="white",
-                markeredgecolor=color, markeredgewidth=1.5,
+                binned["sparse_x"], binned["sparse_y"], linestyle="none", marker=marker, markersize=8,
+                markerfacecolor="white", markeredgecolor=color, markeredgewidth=1.5,
                 label=f"{prefix}mean of bins with < {min_per_bin} groups",
             )
         total = float(w.sum())
+        g = float(np.dot(w, a) / total) if total > 0 else float("nan")
         if total > 0:
-            g = float(np.dot(w, a) / total)
             ax.axhline(g, color=color, linestyle="--", linewidth=1.2, label=f"{s}: GAUC ({wname}) {g:.3f}")
+        model_handles.append(Line2D([], [], color=color, marker=marker, linewidth=2, label=f"{s} (GAUC {g:.3f})"))
 
     ax.axhline(0.5, color="grey", linestyle=":", linewidth=1, label="chance (0.5)")
     if logx:
         ax.set_xscale("log")
-    ax.set_ylim(-0.03, 1.03)
+    if points:  # single groups span [0, 1]; means alone get the room they need
+        ax.set_ylim(-0.03, 1.03)
     ax.set_xlabel("group size (rows)")
     ax.set_ylabel("per-group AUC")
     ax.set_title(title if title is not None else "Per-group AUC by group size")
-    legend = _legend_outside(ax)
-    for handle in getattr(legend, "legend_handles", getattr(legend, "legendHandles", [])):
-        if hasattr(handle, "set_sizes"):
-            handle.set_sizes([30])  # legend markers at one size, whatever the weights
-    if wname == "count":
-        ax.text(
-            1.02, 0.0, "GAUC weights groups by rows:\nbig groups count more,\nso it can sit below the\nmeans of the size bins",
-            transform=ax.transAxes, fontsize="x-small", color="#555", va="bottom", ha="left",
-        )
+    note = "GAUC weights groups by rows:\nbig groups count more" if wname == "count" else f"GAUC weight: {wname}"
+    if several:  # one entry per model, then one per kind of mark
+        keys = [
+            Line2D([], [], color=_GREY, marker="o", linewidth=2, label="mean of a size bin"),
+            Line2D([], [], color=_GREY, linestyle="--", linewidth=1.2, label=f"GAUC ({wname})"),
+            Line2D([], [], color="grey", linestyle=":", linewidth=1, label="chance (0.5)"),
+        ]
+        if sparse_any:
+            keys.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", markeredgecolor=_GREY,
+                               markersize=8, label=f"bins with < {min_per_bin} groups"))
+        if bands and quantiles is not None:
+            keys.append(Patch(facecolor=_GREY, alpha=0.15, label=f"{quantiles[0]:.0%}-{quantiles[1]:.0%} of groups"))
+        if points:
+            keys.append(Line2D([], [], linestyle="none", marker="o", color=_GREY, alpha=0.4, label="a group"))
+        legend = ax.legend(handles=[*model_handles, *keys], loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                           borderaxespad=0.0, fontsize="small", title=note, title_fontsize="small",
+                           alignment="left")
+    else:
+        legend = ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small",
+                           title=note, title_fontsize="small", alignment="left")
+        for handle in getattr(legend, "legend_handles", []):
+            if hasattr(handle, "set_sizes"):
+                handle.set_sizes([30])  # legend markers at one size, whatever the weights
     return ax
+
+
+# ---------------------------------------------------------------------------------------------
+# forest plot of a comparison
 
 
 _TABLE_COLUMNS = ("diff", "ci_low", "ci_high")
 
 
-def _p_text(p: float, holm: bool) -> str:
-    name = "p_Holm" if holm else "p"
-    return f"{name}<0.001" if p < 0.001 else f"{name}={p:.3f}"
+def _check_table(t: Any) -> None:
+    if not isinstance(t, pd.DataFrame):
+        raise TypeError(
+            "plot_comparison expects the DataFrame returned by pandas_rankeval.compare; "
+            f"got {type(t).__name__}."
+        )
+    missing = [c for c in _TABLE_COLUMNS if c not in t.columns]
+    if missing:
+        raise ValueError(
+            f"plot_comparison expects a compare() table with the columns {list(_TABLE_COLUMNS)}; "
+            f"{missing} are missing. Pass the result of pandas_rankeval.compare(..., ci=0.95)."
+        )
+    if len(t) == 0:
+        raise ValueError("plot_comparison got an empty table; there is nothing to plot.")
+
+
+def _p_column(t: pd.DataFrame) -> tuple[str | None, str]:
+    from .footer import adjusted_p
+
+    col, how = adjusted_p(t)
+    return col, ("" if how == "unadjusted" else how)
+
+
+def _layout_rows(t: pd.DataFrame, per_metric: bool) -> list[tuple[str, int | None, str]]:
+    """Rows top to bottom: ``(label, table row or None for a header, kind)``. Segments (and, on
+    one axis, metrics within a segment) are headed by a bold row; models are colours."""
+    names = list(t.index.names)
+    keys = [k if isinstance(k, tuple) else (k,) for k in t.index]
+    seg_levels = [i for i, n in enumerate(names) if n not in ("model", "metric", "baseline")]
+    if len(names) == 1 and names[0] not in ("model", "metric"):
+        seg_levels = []
+    m_level = names.index("model") if "model" in names else None
+    k_level = names.index("metric") if "metric" in names else None
+    rows: list[tuple[str, int | None, str]] = []
+    last_head: tuple[Any, ...] | None = None
+    for r, key in enumerate(keys):
+        head = tuple(key[i] for i in seg_levels)
+        if seg_levels and head != last_head:
+            rows.append((" ".join(map(str, head)), None, "segment"))
+        last_head = head
+        metric = key[k_level] if k_level is not None else None
+        model = key[m_level] if m_level is not None else None
+        if per_metric or k_level is None:
+            label = str(model) if model is not None else " ".join(map(str, key))
+        elif m_level is None:
+            label = str(metric)
+        else:
+            label = f"{model}: {metric}"
+        rows.append((label, r, "row"))
+    return rows
+
+
+def _forest(ax: Any, t: pd.DataFrame, rows: list[tuple[str, int | None, str]], rel: bool, annotate: bool,
+            colors: list[Any], markers: list[str], base_col: str | None) -> None:
+    """One forest: rows top to bottom (headers bold), interval bars, filled (significant) or
+    hollow points, the zero line, the p-values at the right."""
+    n_rows = len(rows)
+    ys = np.arange(n_rows)[::-1].astype(float)
+    which = np.array([r if r is not None else -1 for _, r, _ in rows])
+    at = which >= 0
+    y = ys[at]
+    sub = t.iloc[which[at]]
+    scale = 100.0 / sub[base_col].to_numpy(dtype=float) if rel and base_col is not None else np.ones(len(sub))
+    diff = sub["diff"].to_numpy(dtype=float) * scale
+    low = sub["ci_low"].to_numpy(dtype=float) * scale
+    high = sub["ci_high"].to_numpy(dtype=float) * scale
+    sig = sub["significant"].fillna(False).to_numpy(dtype=bool) if "significant" in sub.columns else np.zeros(len(sub), bool)
+    cols = [colors[r] for r in which[at]]
+    marks = [markers[r] for r in which[at]]
+    has_ci = np.isfinite(low) & np.isfinite(high)
+    for k in np.flatnonzero(has_ci):
+        ax.errorbar(
+            diff[k], y[k], xerr=[[max(diff[k] - low[k], 0)], [max(high[k] - diff[k], 0)]], fmt="none",
+            ecolor=cols[k], elinewidth=1.5, capsize=3, label="_ci",
+        )
+    one_style = len({str(c) for c in cols}) == 1 and len(set(marks)) == 1
+    if one_style:
+        if sig.any():
+            ax.scatter(diff[sig], y[sig], s=40, marker=marks[0], color=cols[0], edgecolors=cols[0], zorder=3,
+                       label="significant")
+        if (~sig).any():
+            ax.scatter(diff[~sig], y[~sig], s=40, marker=marks[0], facecolors="white", edgecolors=cols[0], zorder=3,
+                       label="not significant" if "significant" in sub.columns else "difference")
+    else:
+        for k in range(len(sub)):
+            ax.scatter([diff[k]], [y[k]], s=45, marker=marks[k], zorder=3, edgecolors=cols[k],
+                       facecolors=cols[k] if sig[k] else "white", label="_row")
+    ax.axvline(0.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_yticks(ys)
+    # many rows on a short axes: labels shrink to their row's height rather than overprint
+    row_pt = ax.figure.get_figheight() * ax.get_position().height * 72 / max(n_rows, 1)
+    size = min(float(matplotlib_rc("ytick.labelsize")), max(0.8 * row_pt, 4.0))
+    ax.set_yticklabels([label for label, _, _ in rows], fontsize=size)
+    for tick, (_, _, kind) in zip(ax.get_yticklabels(), rows):
+        if kind == "segment":
+            tick.set_fontweight("bold")
+    heads = ys[~at]
+    for h in heads:  # a faint rule under each segment header
+        ax.axhline(h - 0.5, color="#dddddd", linewidth=0.8, zorder=0)
+    ax.set_ylim(-0.7, n_rows - 0.3)
+    if rel:
+        ax.xaxis.set_major_formatter(lambda v, _pos: f"{v:+.0f}%")
+    pcol, _ = _p_column(sub)
+    if annotate and pcol is not None:
+        transform = ax.get_yaxis_transform()  # x in axes coordinates, y in data
+        for yy, p in zip(y, sub[pcol].to_numpy(dtype=float)):
+            if np.isfinite(p):
+                ax.text(1.01, yy, _p_text(p), transform=transform, va="center", ha="left",
+                        fontsize=min(size, float(matplotlib_rc("font.size")) * 0.833))
 
 
 def plot_comparison(
@@ -266,55 +451,56 @@ def plot_comparison(
 ) -> Any:
     """Forest plot of a :func:`pandas_rankeval.compare` table.
 
-    Each row is the difference to the baseline (a point) with its confidence interval (a
-    horizontal bar); a vertical line marks zero (no difference). Significant rows (the
-    table's ``significant`` column, after Holm's correction) are filled, the others hollow.
-    Each model has its own colour and marker.
+    Each row is a model's difference to the baseline (a point) with its confidence interval
+    (a bar); a dashed line marks zero. Significant rows (the ``significant`` column, after
+    the table's adjustment) are filled, the others hollow; each model has its own colour and
+    marker. Rows are grouped under bold segment headers (with ``by``). With ``annotate``,
+    each row's adjusted p-value is written at its right (the tables' rule: 3 significant
+    digits, ``< 1e-6`` below that).
 
-    Metrics differ in scale (a GAUC difference of 0.1 next to an MRR difference of 0.01),
-    so by default (``ax=None``) every metric gets its own panel with its own x axis. On a
-    given ``ax`` all rows share one axis; there the differences are relative to the
-    baseline's value (``lift``, in %) unless ``relative=False``.
+    Metrics differ in scale (a GAUC difference of 0.1 next to an MRR difference of 0.01), so
+    by default (``ax=None``) every metric gets its own panel with its own x axis. On a given
+    ``ax`` all rows share one axis; there the differences are relative to the baseline's value
+    (``lift``, in %) unless ``relative=False``. The legend (models; filled = significant) sits
+    above the panels, or to the right of the p-values on a given ``ax``.
 
     Parameters
     ----------
     compare_table : DataFrame
         The result of :func:`pandas_rankeval.compare`: indexed by (model, metric) (with
         ``by``: the segments first), with the columns ``diff``, ``ci_low``, ``ci_high`` and
-        optionally ``baseline_value``, ``significant``, ``p_holm``, ``p_value``.
+        optionally ``baseline_value``, ``significant``, ``p_holm`` (or ``p_adj``), ``p_value``.
     ax : matplotlib Axes, optional
         Draw every row on this Axes; default: a new figure, one panel per metric.
     relative : bool, optional
         x in % of the baseline's value. Default: True on a given ``ax`` (when the table has
         ``baseline_value``), False for the panels.
     annotate : bool, default=True
-        Write the p-value at the right of each row: the Holm-adjusted one (``p_Holm=``)
-        when the table has ``p_holm``, else ``p_value`` (``p=``).
+        Write the p-value that decides significance at the right of each row.
     title : str, optional
-        Default: "Difference to the baseline (<name>)", the name from
-        ``compare_table.attrs["baseline"]`` when it is there.
+        Default: "Difference to the baseline (<name>)".
 
     Returns
     -------
     axes : matplotlib Axes, or a numpy array of Axes
-        The given ``ax``; without one, the array of panels (one per metric, top to
-        bottom in the table's order). Rows top to bottom in the table's order, y tick
-        labels ``"<model>"`` in a panel (``"<segment>: <model>"`` with segments) and
-        ``"<model>: <metric>"`` on a shared axis.
+        The given ``ax``; without one, the array of panels (one per metric, top to bottom in
+        the table's order). y tick labels: the model in a panel (segment headers in bold), and
+        ``"<metric>: <model>"`` on a shared axis.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas_rankeval as pre
+    >>> from pandas_rankeval import plotting
+    >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
+    >>> cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"],
+    ...                   baseline="model_a", metrics=["auc", "gauc"], n_boot=200)
+    >>> axes = plotting.plot_comparison(cmp)
+    >>> [a.get_title(loc="left") for a in axes]
+    ['auc', 'gauc']
     """
-    if not isinstance(compare_table, pd.DataFrame):
-        raise TypeError(
-            "plot_comparison expects the DataFrame returned by pandas_rankeval.compare; "
-            f"got {type(compare_table).__name__}."
-        )
-    missing = [c for c in _TABLE_COLUMNS if c not in compare_table.columns]
-    if missing:
-        raise ValueError(
-            f"plot_comparison expects a compare() table with the columns {list(_TABLE_COLUMNS)}; "
-            f"{missing} are missing. Pass the result of pandas_rankeval.compare(..., ci=0.95)."
-        )
-    if len(compare_table) == 0:
-        raise ValueError("plot_comparison got an empty table; there is nothing to plot.")
+    _check_table(compare_table)
     t = compare_table
     base_col = "baseline_value" if "baseline_value" in t.columns else None
     if relative and base_col is None:
@@ -322,122 +508,78 @@ def plot_comparison(
     baseline = t.attrs.get("baseline")
     against = "the baseline" if baseline is None else f"the baseline ({baseline})"
     names = list(t.index.names)
-    has_metric = "metric" in names and len(names) > 1
     _require_matplotlib()
-    if ax is not None or not has_metric:
+    from matplotlib.lines import Line2D
+
+    models = list(dict.fromkeys(t.index.get_level_values("model"))) if "model" in names else [None]
+    palette = dict(zip(models, _colors(max(len(models), 1))))
+    model_of = list(t.index.get_level_values("model")) if "model" in names else [None] * len(t)
+    colors = [palette[m] for m in model_of]
+    markers = [_MARKERS[models.index(m) % len(_MARKERS)] for m in model_of]
+    _, how = _p_column(t)
+    handles = [
+        Line2D([], [], linestyle="none", marker=_MARKERS[i % len(_MARKERS)], color=palette[m], label=str(m))
+        for i, m in enumerate(models) if m is not None
+    ]
+    if "significant" in t.columns:
+        sig_name = f"significant ({how})" if how else "significant"
+        handles += [
+            Line2D([], [], linestyle="none", marker="o", color="grey", label=sig_name),
+            Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", color="grey", label="not significant"),
+        ]
+    unit = " (% of the baseline's value)"
+
+    if ax is not None or "metric" not in names or len(names) == 1:
         rel = bool(base_col is not None and ax is not None) if relative is None else bool(relative)
-        ax = _axes(ax)
-        labels = [_row_label(key) for key in t.index]
-        _forest(ax, t, labels, rel, annotate, _colors(ax, 1)[0], base_col)
-        unit = " (% of the baseline's value)" if rel else ""
-        ax.set_xlabel(f"difference to {against}{unit}")
+        ax = _axes(ax, (8.0, 0.28 * len(t) + 2.0))
+        one_metric = "metric" in names and t.index.get_level_values("metric").nunique() == 1
+        rows = _layout_rows(t, per_metric=one_metric)
+        _forest(ax, t, rows, rel, annotate, colors, markers, base_col)
+        ax.set_xlabel(f"difference to {against}{unit if rel else ''}")
         ax.set_title(title if title is not None else f"Difference to {against}")
-        _legend_outside(ax)
+        if len(handles) > 2 or "significant" in t.columns:
+            _legend_right_of_texts(ax, handles if len(models) > 1 else None)
         return ax
 
     import matplotlib.pyplot as plt
 
     rel = bool(relative)
-    metric_level = names.index("metric")
     metrics = list(dict.fromkeys(t.index.get_level_values("metric")))
-    models = list(dict.fromkeys(t.index.get_level_values("model"))) if "model" in names else []
-    colors = dict(zip(models, _colors(None, max(len(models), 1))))
-    rows_per = [int((t.index.get_level_values("metric") == m).sum()) for m in metrics]
+    level = t.index.get_level_values("metric")
+    panels = [(m, np.flatnonzero(np.asarray(level == m))) for m in metrics]
+    heights = [len(_layout_rows(t.iloc[pos], per_metric=True)) for _, pos in panels]
     fig, axes = plt.subplots(
-        len(metrics), 1, figsize=(8.0, sum(0.32 * r + 0.9 for r in rows_per) + 0.4),
-        gridspec_kw={"height_ratios": [r + 1.5 for r in rows_per]}, squeeze=False,
+        len(metrics), 1, figsize=(8.0, sum(0.28 * h + 0.8 for h in heights) + 0.8),
+        gridspec_kw={"height_ratios": [h + 1.5 for h in heights]}, squeeze=False, layout="constrained",
     )
     axes = axes[:, 0]
-    for panel, metric in zip(axes, metrics):
-        sub = t[t.index.get_level_values("metric") == metric]
-        keys = [tuple(k for j, k in enumerate(key) if j != metric_level) for key in sub.index]
-        labels = [": ".join(str(k) for k in key) for key in keys]
-        model_of = [key[names.index("model") - (names.index("model") > metric_level)] for key in keys] if models else []
-        row_colors = [colors[m] for m in model_of] if models else None
-        row_markers = [_MARKERS[models.index(m) % len(_MARKERS)] for m in model_of] if models else None
-        _forest(panel, sub, labels, rel, annotate, row_colors, base_col, row_markers)
+    for panel, (metric, pos) in zip(axes, panels):
+        sub = t.iloc[pos]
+        _forest(panel, sub, _layout_rows(sub, per_metric=True), rel, annotate, [colors[i] for i in pos],
+                [markers[i] for i in pos], base_col)
         panel.set_title(str(metric), loc="left", fontsize="medium", fontweight="bold")
-    unit = " (% of the baseline's value)" if rel else ""
-    axes[-1].set_xlabel(f"difference to {against}{unit}")
-    fig.suptitle(title if title is not None else f"Difference to {against}", x=0.01, ha="left", y=0.995)
-    from matplotlib.lines import Line2D
-
-    handles = [
-        Line2D([], [], linestyle="none", marker=_MARKERS[i % len(_MARKERS)], color=colors[m], label=str(m))
-        for i, m in enumerate(models)
-    ]
-    handles += [
-        Line2D([], [], linestyle="none", marker="o", color="grey", label="significant (Holm)"),
-        Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", color="grey", label="not significant"),
-    ]
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.55 / fig.get_figheight()))
-    fig.legend(handles=handles, loc="upper right", ncol=len(handles), fontsize="small", frameon=False,
-               bbox_to_anchor=(0.99, 1.0 - 0.3 / fig.get_figheight()))
+    axes[-1].set_xlabel(f"difference to {against}{unit if rel else ''}")
+    # the title heads the legend: one block above the panels, as many columns as the width holds
+    renderer = fig.canvas.get_renderer()
+    for ncol in range(min(len(handles), 6), 0, -1):
+        legend = fig.legend(handles=handles, loc="outside upper left", ncol=ncol, fontsize="small", frameon=False,
+                            title=title if title is not None else f"Difference to {against}",
+                            title_fontproperties={"size": "large"}, alignment="left")
+        if ncol == 1 or legend.get_window_extent(renderer).width <= 0.97 * fig.bbox.width:
+            break
+        legend.remove()
     return axes
 
 
-def _forest(
-    ax: Any,
-    t: pd.DataFrame,
-    labels: list[str],
-    rel: bool,
-    annotate: bool,
-    color: Any,
-    base_col: str | None,
-    markers: list[str] | None = None,
-) -> None:
-    """One forest: rows top to bottom, interval bars, filled / hollow points, zero line, p-values."""
-    n = len(t)
-    y = np.arange(n)[::-1].astype(float)  # first row at the top
-    scale = 100.0 / t[base_col].to_numpy(dtype=float) if rel and base_col is not None else np.ones(n)
-    diff = t["diff"].to_numpy(dtype=float) * scale
-    low = t["ci_low"].to_numpy(dtype=float) * scale
-    high = t["ci_high"].to_numpy(dtype=float) * scale
-    sig = (
-        t["significant"].fillna(False).to_numpy(dtype=bool)
-        if "significant" in t.columns
-        else np.zeros(n, dtype=bool)
-    )
-    colors = list(color) if isinstance(color, list) else [color] * n
-    marks = markers or ["o"] * n
-    has_ci = np.isfinite(low) & np.isfinite(high)
-    for k in np.flatnonzero(has_ci):
-        ax.errorbar(
-            diff[k], y[k], xerr=[[max(diff[k] - low[k], 0)], [max(high[k] - diff[k], 0)]], fmt="none",
-            ecolor=colors[k], elinewidth=1.5, capsize=3,
-            label="confidence interval" if k == np.flatnonzero(has_ci)[0] else "_ci",
-        )
-    one_style = len({str(c) for c in colors}) == 1 and len(set(marks)) == 1
-    if one_style:
-        if sig.any():
-            ax.scatter(diff[sig], y[sig], s=40, color=colors[0], edgecolors=colors[0], zorder=3, label="significant")
-        if (~sig).any():
-            ax.scatter(
-                diff[~sig], y[~sig], s=40, facecolors="white", edgecolors=colors[0], zorder=3,
-                label="not significant" if "significant" in t.columns else "difference",
-            )
-    else:
-        for k in range(n):
-            ax.scatter(
-                [diff[k]], [y[k]], s=45, marker=marks[k], zorder=3, edgecolors=colors[k],
-                facecolors=colors[k] if sig[k] else "white", label="_row",
-            )
-    ax.axvline(0.0, color="grey", linestyle="--", linewidth=1)
-    ax.set_yticks(y)
-    ax.set_yticklabels(labels)
-    ax.set_ylim(-0.7, n - 0.3)
-    if rel:
-        ax.xaxis.set_major_formatter(lambda v, _pos: f"{v:+.0f}%")
-    pcol = "p_holm" if "p_holm" in t.columns else ("p_value" if "p_value" in t.columns else None)
-    if annotate and pcol is not None:
-        transform = ax.get_yaxis_transform()  # x in axes coordinates, y in data
-        for yy, p in zip(y, t[pcol].to_numpy(dtype=float)):
-            if math.isfinite(p):
-                ax.text(1.01, yy, _p_text(p, pcol == "p_holm"), transform=transform, va="center", ha="left",
-                        fontsize="small")
+def _legend_right_of_texts(ax: Any, handles: list[Any] | None) -> Any:
+    """The legend to the right of the axes, past the p-values written there (an offset in
+    inches, so it holds when a layout engine resizes the axes)."""
+    from matplotlib.transforms import ScaledTranslation
 
-
-def _row_label(key: Any) -> str:
-    if isinstance(key, tuple):
-        return ": ".join(str(k) for k in key)
-    return str(key)
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    widest = max([t.get_window_extent(renderer).width for t in ax.texts] or [0.0])
+    shift = ScaledTranslation(widest / fig.dpi + 0.15, 0, fig.dpi_scale_trans)
+    kw = {"handles": handles} if handles else {}
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), bbox_transform=ax.transAxes + shift,
+                     borderaxespad=0.0, fontsize="small", **kw)

@@ -1046,7 +1046,8 @@ def per_group(
     *,
     group: GroupLike,
     label: Hashable,
-    score: Hashable,
+    score: Hashable | None = None,
+    scores: Sequence[Hashable] | None = None,
     metrics: str | Sequence[str] = ("auc",),
     weight: WeightLike = None,
     min_size: int | None = None,
@@ -1071,8 +1072,9 @@ def per_group(
     ----------
     ddf : dask.dataframe.DataFrame
         One row per shown item.
-    group, label, score, metrics, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
-        As in :func:`pandas_rankeval.per_group`. Missing values under ``nan_policy="raise"``
+    group, label, score, scores, metrics, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
+        As in :func:`pandas_rankeval.per_group` (``scores``: one column per model and
+        metric, ``"<model>_<metric>"``). Missing values under ``nan_policy="raise"``
         raise when the result is computed (this function reads no data), with the count of the
         partition that holds them.
 {npartitions}
@@ -1094,8 +1096,13 @@ def per_group(
     >>> bool(((got["mrr"] - local["mrr"]).abs() < 1e-12).all())
     True
     """
+    if (score is None) == (scores is None):
+        raise ValueError(
+            "per_group needs one of 'score' (a column) or 'scores' (a list of columns). "
+            f"Got {'both' if score is not None else 'neither'}."
+        )
     kwargs: dict[str, Any] = dict(
-        group=group, label=label, score=score, metrics=metrics, weight=weight, min_size=min_size,
+        group=group, label=label, score=score, scores=scores, metrics=metrics, weight=weight, min_size=min_size,
         min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold,
         gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
     )
@@ -1103,10 +1110,14 @@ def per_group(
     meta = _meta(ddf, name)
     _check_npartitions(npartitions, name)
     specs = [MetricSpec("gauc", None) if sp.kind == "auc" else sp for sp in parse_metrics(metrics)]
-    plan_kw = {k: v for k, v in kwargs.items() if k not in ("score", "metrics")}
-    plan = S.make_plan(name, kind="report", scores=score, metrics=[sp.name for sp in specs], df=meta, **plan_kw)
+    plan_kw = {k: v for k, v in kwargs.items() if k not in ("score", "scores", "metrics")}
+    models = [score] if scores is None else list(scores)
+    plan = S.make_plan(name, kind="report", scores=models if scores is not None else score,
+                       metrics=[sp.name for sp in specs], df=meta, **plan_kw)
     _check_schema(meta, plan)
     names = ["auc" if sp.kind == "gauc" else sp.name for sp in plan.specs]
+    if scores is not None:
+        names = [f"{m}_{n}" for m in models for n in names]
     keys = list(plan.group)
     out_meta = pd.DataFrame(
         {

@@ -1,0 +1,355 @@
+"""The one footer rule: two or three lines that matter, then the details.
+
+Under every table: first what the numbers cover (rows, groups, segments, and the groups a
+metric leaves out), then what the view's marks mean (significance, with its adjustment and
+direction), then the ``empty`` choice where it changes a number. The details follow: the
+interval and test methods in the words of the view's own columns (``ci_low, ci_high`` in the
+raw table, ``diff [95% CI]`` in ``compact()``), each metric's full coverage and the choices.
+
+Everything is read from the table's ``attrs`` with defaults, so a table from an older or newer
+``compare`` (other adjustment names, all pairs) still gets a true footer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import pandas as pd
+
+from .formatting import DOWN, UP, is_missing
+
+__all__ = ["Footer", "adjusted_p", "ci_head", "coverage_sentence", "describe_params", "footer_for"]
+
+#: How many segment sizes the coverage line lists before it only counts them.
+_MAX_SEGMENTS = 6
+_ADJUST_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli", "bonferroni": "Bonferroni"}
+
+
+class Footer:
+    """The short lines (shown by default) and the details (behind an option)."""
+
+    def __init__(self, short: Sequence[str] = (), details: Sequence[str] = ()) -> None:
+        self.short = [s for s in short if s]
+        self.details = [d for d in details if d]
+
+    @property
+    def lines(self) -> list[str]:
+        return [*self.short, *self.details]
+
+
+def _count(n: Any, noun: str, plural: str | None = None) -> str:
+    n = int(n)
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def coverage_sentence(cov: dict[str, Any]) -> str:
+    """One sentence from a report's coverage columns (a row of the report).
+
+    >>> coverage_sentence({"n_rows": 26228, "n_groups": 2000, "gauc_groups_used": 366,
+    ...                    "gauc_rows_skipped": 0.163, "groups_no_relevant": 1500})
+    '26,228 rows, 2,000 groups, gauc uses 366 (the others hold 16.3% of rows), 1,500 with no relevant row'
+    """
+    bits = []
+    if "n_rows" in cov:
+        bits.append(_count(cov["n_rows"], "row"))
+    if "n_groups" in cov:
+        bits.append(_count(cov["n_groups"], "group"))
+    if "gauc_groups_used" in cov:
+        text = f"gauc uses {int(cov['gauc_groups_used']):,}"
+        if "gauc_rows_skipped" in cov and not is_missing(cov["gauc_rows_skipped"]):
+            text += f" (the others hold {float(cov['gauc_rows_skipped']):.1%} of rows)"
+        bits.append(text)
+    if "groups_no_relevant" in cov and not is_missing(cov["groups_no_relevant"]):
+        bits.append(f"{int(cov['groups_no_relevant']):,} with no relevant row")
+    if "rows_dropped" in cov and not is_missing(cov["rows_dropped"]) and int(cov["rows_dropped"]):
+        bits.append(f"{_count(cov['rows_dropped'], 'row')} with missing values dropped")
+    return ", ".join(bits)
+
+
+def describe_params(params: dict[str, dict[str, Any]]) -> str:
+    """The choices behind a table (``attrs["params"]``) as one line: shared ones first.
+
+    >>> describe_params({"auc": {"ties": "expected"},
+    ...                  "gauc": {"ties": "expected", "weight": "count"},
+    ...                  "mrr": {"ties": "expected", "weight": "uniform", "empty": "zero"}})
+    'ties=expected; gauc: weight=count; mrr: weight=uniform, empty=zero'
+    """
+    dicts = [d for d in params.values() if isinstance(d, dict)]
+    if not dicts:
+        return ""
+    common = {k: v for k, v in dicts[0].items() if all(k in d and d[k] == v for d in dicts)}
+    out = [", ".join(f"{k}={v}" for k, v in common.items())] if common else []
+    groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    for name, d in params.items():
+        if not isinstance(d, dict):
+            continue
+        own = tuple((k, str(v)) for k, v in d.items() if k not in common)
+        if own:
+            groups.setdefault(own, []).append(str(name))
+    for own, names in groups.items():
+        out.append(f"{', '.join(names)}: " + ", ".join(f"{k}={v}" for k, v in own))
+    return "; ".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# facts read from attrs
+
+
+def _coverages(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    cov = df.attrs.get("coverage")
+    return {str(k): v for k, v in cov.items() if isinstance(v, dict)} if isinstance(cov, dict) else {}
+
+
+def _params(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    params = df.attrs.get("params")
+    return {str(k): v for k, v in params.items() if isinstance(v, dict)} if isinstance(params, dict) else {}
+
+
+def _coverage_text(fields: dict[str, Any]) -> str:
+    from ..core.result import Coverage
+
+    try:
+        return str(Coverage(**fields))
+    except TypeError:  # fields of another version
+        return ", ".join(f"{k}={v}" for k, v in fields.items())
+
+
+def _segment_levels(df: pd.DataFrame, last: Sequence[str]) -> list[Hashable]:
+    if not isinstance(df.index, pd.MultiIndex):
+        return []
+    return [n for n in df.index.names if n not in last]
+
+
+def _segment_sizes(df: pd.DataFrame, segs: list[Hashable]) -> str:
+    """``(device: desktop 894, mobile 1,825)`` from a report's ``n_groups`` per segment."""
+    if not segs or "n_groups" not in df.columns:
+        return ""
+    firsts = df["n_groups"].groupby(level=segs, sort=False).first()
+    if len(firsts) > _MAX_SEGMENTS:
+        return f" in {len(firsts):,} segments"
+    keys = [" ".join(map(str, k)) if isinstance(k, tuple) else str(k) for k in firsts.index]
+    sizes = ", ".join(f"{k} {int(v):,}" for k, v in zip(keys, firsts.to_numpy()))
+    return f" ({', '.join(map(str, segs))}: {sizes})"
+
+
+def _coverage_line(df: pd.DataFrame, segs: list[Hashable], per_group: bool = False) -> str:
+    """Rows and groups, the segment sizes, and what the AUC-type metrics leave out."""
+    covs = _coverages(df)
+    grouped = [c for c in covs.values() if c.get("grouped", True)]
+    pooled = [c for c in covs.values() if not c.get("grouped", True)]
+    n_rows = max([int(c.get("n_rows", 0)) for c in covs.values()] or [0])
+    if not covs and "n_rows" in df.columns and len(df):
+        n_rows = int(df["n_rows"].iloc[0])
+    bits: list[str] = []
+    if grouped:
+        n_groups = int(grouped[0].get("n_groups", 0))
+        bits.append(f"{_count(n_rows, 'row')} in {_count(n_groups, 'group')}{_segment_sizes(df, segs)}")
+    elif n_rows:
+        bits.append(f"{_count(n_rows, 'row')}, pooled (no groups)" if pooled else _count(n_rows, "row"))
+    for name, c in covs.items():
+        if not c.get("grouped", True) or c.get("n_empty") or int(c.get("n_used", 0)) == int(c.get("n_groups", 0)):
+            continue
+        one_class = int(c.get("n_only_pos", 0)) + int(c.get("n_only_neg", 0))
+        why = []
+        if one_class:
+            why.append(f"{_count(one_class, 'group')} with one class only")
+        if c.get("n_filtered"):
+            why.append(f"{_count(c['n_filtered'], 'group')} filtered out")
+        if c.get("n_zero_weight"):
+            why.append(f"{_count(c['n_zero_weight'], 'group')} with zero sample weight")
+        share = c.get("rows_skipped_share")
+        held = f" ({float(share):.1%} of rows)" if share is not None and not is_missing(share) else ""
+        if per_group:
+            bits.append(f"{name} is NaN for the {', '.join(why)}{held}")
+        else:
+            bits.append(f"{name} uses {int(c['n_used']):,}, not the {', '.join(why)}{held}")
+        if float(c.get("rows_filtered_share", 0)) > 0.1 or float(c.get("positives_filtered_share", 0)) > 0.1:
+            bits.append(
+                f"the filters drop {float(c['rows_filtered_share']):.1%} of rows for {name} "
+                "(more than 10%: check the data before raising a threshold)"
+            )
+    dropped = max([int(c.get("n_dropped", 0)) for c in covs.values()] or [0])
+    if dropped:
+        bits.append(f"{_count(dropped, 'row')} with missing values dropped")
+    return ("coverage: " + "; ".join(bits)) if bits else ""
+
+
+def _empty_line(df: pd.DataFrame, per_group: bool = False) -> str:
+    """Where ``empty`` changes a number: how many groups have no relevant row, what they
+    count for here, and what the other tools do."""
+    covs, params = _coverages(df), _params(df)
+    by_rule: dict[tuple[str, int, int], list[str]] = {}
+    for name, p in params.items():
+        c = covs.get(name, {})
+        n_empty = int(c.get("n_empty", 0) or 0)
+        if "empty" not in p or not n_empty:
+            continue
+        by_rule.setdefault((str(p["empty"]), n_empty, int(c.get("n_groups", 0))), []).append(name)
+    lines = []
+    for (rule, n_empty, n_groups), names in by_rule.items():
+        share = f" ({n_empty / n_groups:.0%})" if n_groups else ""
+        head = f"{', '.join(names)}: {n_empty:,} of {n_groups:,} groups{share} have no relevant row"
+        if rule == "skip":
+            what = "NaN here" if per_group else "left out"
+            lines.append(f"{head} and are {what} (empty='skip', as ranx; trec_eval scores them 0: empty='zero')")
+        else:
+            lines.append(f"{head} and score 0 (empty='zero', as trec_eval; ranx skips them: empty='skip')")
+    return "; ".join(lines)
+
+
+def adjusted_p(df: pd.DataFrame) -> tuple[str | None, str]:
+    """The column that decides significance, and how it was adjusted (``"Holm"``, ...).
+
+    Works with ``p_holm`` / ``p_bh`` (compare's ``adjust=``, named in ``attrs["p_adjusted"]``)
+    and with ``p_adj`` + ``attrs["adjust"]``."""
+    adjust = df.attrs.get("adjust")
+    named = df.attrs.get("p_adjusted")
+    first = (named,) if isinstance(named, str) else ()
+    for col in (*first, "p_adj", "p_adjusted", "p_holm", "p_bh"):
+        if col in df.columns:
+            name = str(adjust) if isinstance(adjust, str) else {"p_holm": "holm", "p_bh": "bh"}.get(col, "adjusted")
+            if name == "none":
+                return col, "unadjusted"
+            return col, _ADJUST_NAMES.get(name.lower(), name)
+    return ("p_value" if "p_value" in df.columns else None), "unadjusted"
+
+
+def _family(df: pd.DataFrame) -> str:
+    family = df.attrs.get("family")
+    n = df.attrs.get("n_rows_table", len(df))  # a selection of rows: the family is the whole table's
+    if family == "metric":  # compare(family="metric"): each metric's rows are one family
+        return "each metric's comparisons"
+    if isinstance(family, str) and family and family != "table":
+        return family
+    return f"the {int(n):,} comparisons"
+
+
+def _against(df: pd.DataFrame) -> str:
+    base = df.attrs.get("baseline")
+    return "the row's baseline" if base is None else str(base)
+
+
+def _significance_line(df: pd.DataFrame, view: str) -> str:
+    if "significant" not in df.columns:
+        return ""
+    col, how = adjusted_p(df)
+    alpha = df.attrs.get("alpha", 0.05)
+    adjusted = how != "unadjusted"
+    over = f" over {_family(df)}" if adjusted else ""
+    name = f"{how}-adjusted p" if adjusted else "p"
+    if view == "compare":
+        return f"significant: {col} < {alpha} ({how}{over}): {UP} better / {DOWN} worse than {_against(df)}"
+    return f"{UP} / {DOWN}: significantly better / worse than {_against(df)}: {name} < {alpha}{over}"
+
+
+def _ci_level(df: pd.DataFrame) -> str:
+    ci = df.attrs.get("ci")
+    level = ci.get("level", ci.get("ci")) if isinstance(ci, dict) else ci
+    return f"{float(level):.0%}" if isinstance(level, (int, float)) and not isinstance(level, bool) else ""
+
+
+def ci_head(df: pd.DataFrame) -> str:
+    """The compact view's label of a difference with its interval: ``diff [95% CI]``."""
+    level = _ci_level(df)
+    return f"diff [{level} CI]" if level else "diff [CI]"
+
+
+def _seed(attrs: dict[str, Any], ci: dict[str, Any] | None = None) -> str:
+    src = ci if ci is not None else attrs
+    bits = [f"{k}={src[k]}" for k in ("n_boot", "seed") if k in src]
+    return ", ".join(bits)
+
+
+def _report_ci_line(df: pd.DataFrame) -> str:
+    ci = df.attrs.get("ci")
+    if not isinstance(ci, dict):
+        return ""
+    method = ci.get("method", "bootstrap interval")
+    extra = [f"{k}={v}" for k, v in ci.items() if k not in ("level", "ci", "method")]
+    return f"[low, high]: {_ci_level(df)} interval, {method}" + (f"; {', '.join(extra)}" if extra else "")
+
+
+def _compare_columns_line(df: pd.DataFrame, view: str) -> str:
+    method = df.attrs.get("ci_method", "")
+    seed = _seed(df.attrs)
+    level = _ci_level(df)
+    base = _against(df)
+    if view == "compact":
+        text = f"{ci_head(df)}: value - {base}'s value, {level} interval: {method}; lift: diff / {base}'s value"
+    elif view == "summary":
+        return ""
+    else:
+        text = (
+            f"diff = value - baseline_value; lift = diff / baseline_value; ci_low, ci_high: {level} interval of diff, "
+            f"{method}; groups_used: groups that both models' metric uses (auc: every group, rows pooled)"
+        )
+    return text + (f"; {seed}" if seed else "")
+
+
+def _tests_line(df: pd.DataFrame) -> str:
+    tests = df.attrs.get("test")
+    if isinstance(tests, dict) and tests:
+        by_test: dict[str, list[str]] = {}
+        for metric, test in tests.items():
+            by_test.setdefault(str(test), []).append(str(metric))
+        return "tests: " + "; ".join(f"{', '.join(m)}: {t}" for t, m in by_test.items())
+    if isinstance(tests, str) and tests:
+        return f"tests: {tests}"
+    return ""
+
+
+def _metric_coverage_lines(df: pd.DataFrame) -> list[str]:
+    """Each distinct coverage of the metrics, in full (why groups were skipped, their share)."""
+    by_text: dict[str, list[str]] = {}
+    for name, fields in _coverages(df).items():
+        by_text.setdefault(_coverage_text(fields), []).append(name)
+    return [f"coverage of {', '.join(names)}: {text}" for text, names in by_text.items()]
+
+
+def _segments_line(df: pd.DataFrame, segs: list[Hashable]) -> str:
+    """A report's coverage columns per segment, once per segment (not on every model row)."""
+    cols = [c for c in ("n_rows", "n_groups", "gauc_groups_used", "gauc_rows_skipped", "groups_no_relevant",
+                        "rows_dropped") if c in df.columns]
+    if not segs or not cols:
+        return ""
+    firsts = df[cols].groupby(level=segs, sort=False).first()
+    parts = []
+    for key, row in firsts.iterrows():
+        label = " ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+        parts.append(f"{label}: {coverage_sentence(row.to_dict())}")
+    return f"by {', '.join(map(str, segs))}: " + "; ".join(parts)
+
+
+def _choices_line(df: pd.DataFrame) -> str:
+    params = _params(df)
+    return ("choices: " + describe_params(params)) if params else ""
+
+
+def footer_for(df: pd.DataFrame, view: str) -> Footer:
+    """The footer of ``df`` shown as ``view``: ``"report"``, ``"compare"``, ``"per_group"``,
+    ``"compact"`` (of a report or a comparison), ``"summary"`` or ``"plain"``."""
+    kind = df.attrs.get("table")
+    if kind == "view":
+        short = [str(s) for s in df.attrs.get("footer_short", df.attrs.get("footer", []))]
+        every = [str(s) for s in df.attrs.get("footer", [])]
+        return Footer(short, every[len(short):] if every[: len(short)] == short else every)
+    if kind not in ("report", "compare", "per_group"):
+        return Footer()
+    if kind == "per_group":
+        return Footer(
+            [_coverage_line(df, [], per_group=True), _empty_line(df, per_group=True)],
+            [*_metric_coverage_lines(df), _choices_line(df)],
+        )
+    if kind == "report":
+        segs = _segment_levels(df, ("model",))
+        short = [_coverage_line(df, segs), _empty_line(df)]
+        details = [_segments_line(df, segs), _report_ci_line(df), *_metric_coverage_lines(df), _choices_line(df)]
+        if view == "compact" and df.attrs.get("_vs"):
+            details.insert(0, str(df.attrs["_vs"]))
+        return Footer(short, details)
+    # compare: what significant means first, then coverage, then the empty rule
+    segs = _segment_levels(df, ("model", "metric", "baseline"))
+    short = [_significance_line(df, view), _coverage_line(df, segs), _empty_line(df)]
+    details = [_compare_columns_line(df, view), _tests_line(df), *_metric_coverage_lines(df), _choices_line(df)]
+    return Footer(short, details)
