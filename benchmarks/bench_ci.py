@@ -18,8 +18,10 @@ interleaved rounds:
 
 - plain8:   ``report(...)`` without intervals
 - ci8:      ``report(..., ci=0.95, n_boot=1000)`` (global AUC by clustered DeLong, the default)
-- compare8: ``compare(..., baseline="model_a", n_boot=1000)`` (the same default)
-- and, for information, both with ``auc_method="bootstrap"`` (the group bootstrap of global AUC)
+- compare8: ``compare(..., baseline="model_a", n_boot=1000)`` (the same default; the group metrics'
+  p-values from the sign-flip distribution, no sign-flip replicates)
+- and, for information, both with ``auc_method="bootstrap"`` (the group bootstrap of global AUC), and
+  compare with ``method="randomization"`` (1,000 Monte Carlo sign flips on top of the bootstrap)
 
 Targets: ci8 / plain8 <= 5 and compare8 / plain8 <= 5. Gate: the DeLong and bootstrap intervals of
 global AUC have widths within 20% of each other (n_boot=1000), and ci8's point estimates equal
@@ -159,6 +161,8 @@ def auc_section(prk, df, args) -> int:
             df, **kw, ci=0.95, n_boot=args.n_boot, seed=0, auc_method="bootstrap"
         )
         fns["compare8_boot"] = lambda: prk.compare(df, **ck, auc_method="bootstrap")
+    if "adjust" in inspect.signature(prk.compare).parameters:  # the default needs no sign-flip replicates
+        fns["compare8_mc"] = lambda: prk.compare(df, **ck, method="randomization")
     print(f"issue 11: 2 models x {len(METRICS8)} metrics, {len(df):,} rows, {df[GROUP].nunique():,} groups, "
           f"n_boot={args.n_boot}; {load_average()}", flush=True)
     res = interleaved(fns, args.repeats, args.slow, args.timer)
@@ -198,6 +202,7 @@ def auc_section(prk, df, args) -> int:
         ("compare8", f"compare, n_boot={args.n_boot} (auc: DeLong)", 5.0),
         ("ci8_boot", "report, ci=0.95, auc_method='bootstrap' (information)", None),
         ("compare8_boot", "compare, auc_method='bootstrap' (information)", None),
+        ("compare8_mc", "compare, method='randomization' (information)", None),
     ]
     for key, label, target in rows:
         if key not in t:

@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"=> model_b vs model_a on {metric}: {row['diff']:+.4f} "
             f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}], {direction}, {verdict} "
-            f"(Holm-adjusted p {row['p_holm']:.4f})"
+            f"(Holm-adjusted p {row['p_holm']:.3g})"
         )
 
     # ------------------------------------------------------------------------------------

@@ -154,7 +154,11 @@ def read_table(
     """Read the needed ``columns`` of a CSV, TSV or Parquet file (``-``: CSV on stdin).
 
     ``text_columns`` (group keys, segments) are read as strings from CSV, so that ``"007"``
-    and ``"7"`` stay two groups. ``weight`` (the ``--weight`` value) is checked against the
+    and ``"7"`` stay two groups; a text column whose every value is an integer written the one
+    canonical way (optional ``-``, no leading zero, at most 18 digits) then becomes int64, the
+    column ``pd.read_csv`` gives: keys hash the same way in the CLI and in Python, so the
+    hashed bootstrap and the tests give the same numbers for the same file and seed (see
+    :func:`canonical_keys`). ``weight`` (the ``--weight`` value) is checked against the
     file's columns: a name, or a column, never both. Every CSV row must have as many fields as
     the header (pandas' own rule; reading only some columns must not hide a malformed row).
     ``sep`` is the CSV field separator (default ``,``, a tab for ``.tsv``); a file that looks
@@ -219,7 +223,7 @@ def read_table(
                 dtype={c: str for c in wanted if c in text},
                 low_memory=False,
             )
-        return frame[wanted]
+        return canonical_keys(frame[wanted], [c for c in wanted if c in text])
     except CLIError:
         raise
     except pd.errors.ParserWarning:
@@ -243,6 +247,34 @@ def read_table(
         raise CLIError(f"cannot read {shown}: permission denied") from None
     except Exception as exc:  # ParserError, OSError, ...
         raise CLIError(f"cannot read {shown} as {what}: {_one_line(exc)}") from None
+
+
+_CANONICAL_INT = r"-?(?:0|[1-9][0-9]{0,17})"
+
+
+def canonical_keys(frame: pd.DataFrame, columns: Sequence[Hashable]) -> pd.DataFrame:
+    """Key columns read as text that hold only canonical integers, as int64 (a copy if any).
+
+    ``pd.read_csv`` reads such a column as integers and the CLI must hash its keys the same
+    way (the hashed bootstrap and sign flips draw from the key). A column with any other value
+    (``"007"``, ``"u1"``, ``"1.0"``, a missing key) stays text, so ``"007"`` and ``"7"`` are
+    never merged. The check runs on the distinct values, vectorized.
+
+    >>> df = pd.DataFrame({"u": ["7", "-12", "0"], "v": ["007", "7", "8"], "w": ["a", "b", "c"]}, dtype=str)
+    >>> canonical_keys(df, ["u", "v", "w"]).dtypes.astype(str).tolist()
+    ['int64', 'str', 'str']
+    """
+    out = frame
+    for c in columns:
+        col = frame[c]
+        if col.isna().any():
+            continue
+        values = pd.Series(pd.unique(col.to_numpy(dtype=object)), dtype="string")
+        if len(values) and bool(values.str.fullmatch(_CANONICAL_INT).all()):
+            if out is frame:
+                out = frame.copy()
+            out[c] = col.astype("int64")
+    return out
 
 
 def _where(position: int, path: str, kind: str) -> str:
@@ -429,21 +461,29 @@ def _eval(args: argparse.Namespace) -> int:
     weight = args.weight
     from pandas_rankeval.core.options import WEIGHT_NAMES
 
+    if args.baseline is not None and args.all_pairs:
+        raise CLIError("--baseline and --all-pairs exclude each other: pick one baseline, or compare every pair")
     if args.baseline is not None:
         if args.baseline not in scores:
             scores = [args.baseline, *scores]
         if len(scores) < 2:
             raise CLIError("--baseline needs at least one other --score column to compare with it")
+    if args.all_pairs and len(scores) < 2:
+        raise CLIError(f"--all-pairs needs at least two --score columns; got {len(scores)}")
+    comparing = args.baseline is not None or args.all_pairs
     columns: list[Hashable] = [*group, args.label, *scores, *by]
     if weight is not None and weight not in WEIGHT_NAMES:
         columns.append(weight)  # a column of per-row amounts summed per group
     if args.tiebreak is not None:
         columns.append(args.tiebreak)
     fmt = _output_format(args)
-    if args.view == "summary" and args.baseline is None:
-        raise CLIError("--view summary needs --baseline (a comparison); for a report use --view compact or full")
+    if args.view == "summary" and not comparing:
+        raise CLIError(
+            "--view summary needs --baseline or --all-pairs (a comparison); for a report use --view compact or full"
+        )
     if args.view == "groups":
-        used = [opt for opt, value in (("--baseline", args.baseline), ("--by", args.by), ("--ci", args.ci)) if value]
+        used = [opt for opt, value in (("--baseline", args.baseline), ("--all-pairs", args.all_pairs), ("--by", args.by),
+                                       ("--ci", args.ci)) if value]
         if used:
             raise CLIError(f"--view groups shows one row per group; {', '.join(used)} do not apply to it")
 
@@ -482,7 +522,7 @@ def _eval(args: argparse.Namespace) -> int:
         if args.view == "groups":
             grouped = {k: v for k, v in options.items() if k not in ("auc_method", "ci_method")}
             result = pre.per_group(df, **common, scores=scores, **grouped)
-        elif args.baseline is not None:
+        elif comparing:
             compare = getattr(pre, "compare", None)
             if compare is None:
                 raise CLIError("--baseline needs pandas_rankeval.compare, which this version does not have")
@@ -491,7 +531,7 @@ def _eval(args: argparse.Namespace) -> int:
             )
             if args.ci is not None:
                 kwargs["ci"] = args.ci
-            for name in ("method", "alpha"):
+            for name in ("method", "alpha", "adjust", "family"):
                 if getattr(args, name) is not None:
                     options[name] = getattr(args, name)
             if by:
@@ -499,9 +539,9 @@ def _eval(args: argparse.Namespace) -> int:
             kwargs.update(_supported(compare, options, "--baseline"))
             result = compare(df, **kwargs)
         else:
-            for name in ("method", "alpha"):
+            for name in ("method", "alpha", "adjust", "family"):
                 if getattr(args, name) is not None:
-                    raise CLIError(f"--{name} applies to --baseline comparisons only")
+                    raise CLIError(f"--{name} applies to --baseline / --all-pairs comparisons only")
             kwargs = dict(common, scores=scores, **options)
             if by:
                 kwargs["by"] = by if len(by) > 1 else by[0]
@@ -693,7 +733,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--n-boot", type=_positive_int, default=1000, metavar="N", help="bootstrap replicates (default %(default)s)")
     ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
     ev.add_argument("--baseline", metavar="COL", help="compare every other --score column with this one: differences, CIs, p-values")
-    ev.add_argument("--method", choices=("auto", "randomization", "bootstrap"), help="with --baseline: the paired test (default auto)")
+    ev.add_argument("--all-pairs", action="store_true", help="compare every pair of --score columns (each later one against each earlier one), one family of tests")
+    ev.add_argument("--method", choices=("auto", "randomization", "bootstrap"), help="with --baseline: the paired test (default auto: exact / analytic sign-flip p-values; randomization: Monte Carlo sign flips)")
+    ev.add_argument("--adjust", choices=("holm", "bh", "none"), help="with --baseline: multiple-testing adjustment (default holm; bh: false discovery rate)")
+    ev.add_argument("--family", choices=("table", "metric"), help="with --baseline: the family of the adjustment, the whole table (default) or each metric")
     ev.add_argument("--auc-method", choices=("delong", "bootstrap"), help="interval and test of global auc: clustered DeLong (default) or the group bootstrap")
     ev.add_argument("--ci-method", choices=("percentile", "studentized"), help="bootstrap interval of the group metrics (default percentile)")
     ev.add_argument("--alpha", type=_level, metavar="A", help="with --baseline: level of the 'significant' column (default 0.05)")
@@ -764,7 +807,7 @@ def _error(message: str) -> None:
 #: Keyword arguments of the library that are command-line options here.
 _OPTION_NAMES = (
     "nan_policy", "method", "auc_method", "ci_method", "weight", "ties", "empty", "gain", "threshold", "tiebreak",
-    "min_size", "min_pos", "min_neg", "alpha", "n_boot", "ci", "seed",
+    "min_size", "min_pos", "min_neg", "alpha", "n_boot", "ci", "seed", "adjust", "family",
 )
 _KWARG = re.compile(r"\b(" + "|".join(_OPTION_NAMES) + r")=(?:'([^']*)'|([\w.+-]+))")
 

@@ -362,6 +362,46 @@ def test_group_keys_are_text(tmp_path: Path, capsys) -> None:
     assert got.loc["score", "gauc"] == pytest.approx(0.5)
 
 
+@needs_compare
+def test_cli_equals_python_on_the_same_csv_and_seed(tmp_path: Path, frame: pd.DataFrame, capsys) -> None:
+    """Same file, same seed, same numbers (to 1e-12): integer keys of the file are integers in
+    both, whatever reads the file; all pairs, segments and BH per metric included."""
+    path = tmp_path / "log.csv"
+    frame.assign(model_c=frame["model_b"] * 0.5 + frame["model_a"]).to_csv(path, index=False)
+    argv = ["eval", path, *GROUP, "-s", "model_a", "model_b", "model_c", "--all-pairs", "-m", "gauc", "mrr",
+            "ndcg@10", "--by", "device", "--n-boot", "300", "--seed", "9", "--adjust", "bh", "--family", "metric",
+            "-f", "csv"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col=["device", "model", "baseline", "metric"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        want = pre.compare(pd.read_csv(path), group="user_id", label="click", scores=["model_a", "model_b", "model_c"],
+                           metrics=["gauc", "mrr", "ndcg@10"], by="device", n_boot=300, seed=9, adjust="bh",
+                           family="metric")
+    assert list(got.index) == list(want.index) and len(got) == 3 * 3 * 3
+    for col in ("ci_low", "ci_high", "p_value", "p_bh", "diff"):
+        np.testing.assert_allclose(got[col].to_numpy(float), want[col].to_numpy(float), rtol=1e-12, atol=1e-15)
+    assert "significant: p_bh < 0.05 (Benjamini-Hochberg over each metric's comparisons)" in out
+
+
+def test_integer_keys_are_read_as_integers_text_keys_stay_text(tmp_path: Path) -> None:
+    path = tmp_path / "keys.csv"
+    path.write_text("u,v,w,click\n7,007,a,1\n-12,7,b,0\n0,8,c,1\n")
+    got = cli.read_table(str(path), ["u", "v", "w", "click"], text_columns=["u", "v", "w"])
+    assert got["u"].dtype == np.int64 and got["u"].tolist() == [7, -12, 0]
+    assert got["v"].tolist() == ["007", "7", "8"]  # one non-canonical value: the column stays text
+
+
+def test_all_pairs_option_errors(csv_path: Path, capsys) -> None:
+    code, _, err = run(["eval", csv_path, *GROUP, *SCORES, "--all-pairs", "--baseline", "model_a"], capsys)
+    assert_one_error_line(code, err, "--baseline and --all-pairs exclude each other")
+    code, _, err = run(["eval", csv_path, *GROUP, "-s", "model_a", "--all-pairs"], capsys)
+    assert_one_error_line(code, err, "--all-pairs needs at least two --score columns; got 1")
+    code, _, err = run(["eval", csv_path, *GROUP, *SCORES, "--adjust", "bh"], capsys)
+    assert_one_error_line(code, err, "--adjust applies to --baseline / --all-pairs comparisons only")
+
+
 def test_help_and_version(capsys) -> None:
     code, out, _ = run(["--help"], capsys)
     assert code == 0 and "eval" in out and "demo" in out
@@ -471,7 +511,7 @@ def test_bad_metric(csv_path: Path, metrics: list[str], fragment: str, capsys) -
         (["--ties", "random"], "--ties"),
         (["--format", "xml"], "--format"),
         (["--weight", "clickz"], "'clickz'"),
-        (["--alpha", "0.01"], "--alpha applies to --baseline comparisons only"),
+        (["--alpha", "0.01"], "--alpha applies to --baseline / --all-pairs comparisons only"),
         (["--baseline", "model_a"], "--baseline needs at least one other --score column"),
         (["--baseline", "model_b", "--ci", "0.9", "--method", "randomization", "-m", "auc",
           "--auc-method", "bootstrap"], "use --auc-method delong"),
@@ -516,14 +556,14 @@ def test_baseline_prints_compare_table(csv_path: Path, frame: pd.DataFrame, caps
     got = pd.read_csv(io.StringIO(out), comment="#", index_col=["model", "metric"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pre.CoverageWarning)
-        # the CLI reads group keys as text ("007" stays "007"); the hashed bootstrap draws from the
-        # keys themselves, so the oracle gets the same text keys
+        # the same file read by pandas: integer keys in both (the CLI reads a key column of
+        # canonical integers as int64), so the hashed bootstrap draws the same replicates
         expected = pre.compare(
-            frame.assign(user_id=frame["user_id"].astype(str)), group="user_id", label="click",
+            pd.read_csv(csv_path), group="user_id", label="click",
             scores=["model_a", "model_b"], baseline="model_a", metrics=["auc", "gauc"], n_boot=200, seed=3,
         )
     for col in ("baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm", "groups_used"):
-        np.testing.assert_allclose(got[col].to_numpy(float), expected[col].to_numpy(float), rtol=1e-9)
+        np.testing.assert_allclose(got[col].to_numpy(float), expected[col].to_numpy(float), rtol=1e-12, atol=1e-15)
     assert ("model_b", "gauc") in got.index
     # the story: model_b loses global AUC and wins GAUC
     assert got.loc[("model_b", "auc"), "diff"] < 0 < got.loc[("model_b", "gauc"), "diff"]
@@ -545,7 +585,7 @@ def test_baseline_table_format(csv_path: Path, capsys) -> None:
     lines = out.splitlines()
     assert any("ci_low, ci_high: 95% interval of diff, percentile paired bootstrap" in line for line in lines)
     assert any(line.startswith("coverage of gauc: ") for line in lines)
-    assert any(line.startswith("tests: gauc: paired randomization test") for line in lines)
+    assert any(line.startswith("tests: gauc: paired sign-flip test") for line in lines)
     assert any(line.startswith("significant: p_holm < 0.05") for line in lines)
     assert any(line.startswith("choices: ties=expected") for line in lines)
 

@@ -57,19 +57,18 @@ def test_table_layout_and_values(imp):
         assert row["diff"] == pytest.approx(row["value"] - row["baseline_value"], abs=1e-15)
         assert row["ci_low"] <= row["diff"] <= row["ci_high"]
         assert row["p_value"] <= row["p_holm"] <= 1.0
-        if k != "auc":  # randomization p-values are multiples of 1 / (n_boot + 1); DeLong's are not
-            assert 1 / 201 <= row["p_value"]
     assert res["significant"].dtype == bool
     assert (res["significant"] == (res["p_holm"] < 0.05)).all()
     np.testing.assert_allclose(res["p_holm"], S.holm(res["p_value"].to_numpy()))
     attrs = res.attrs
     assert attrs["baseline"] == "model_a" and attrs["n_boot"] == 200 and attrs["seed"] == 3
     assert attrs["alpha"] == 0.05 and attrs["ci"] == 0.95
-    assert "clustered DeLong" in attrs["test"]["auc"] and "randomization" in attrs["test"]["gauc"]
-    assert "randomization" in attrs["test"]["ndcg@10"]
+    assert "clustered DeLong" in attrs["test"]["auc"] and "sign-flip" in attrs["test"]["gauc"]
+    assert "exact over all 2^G sign patterns" in attrs["test"]["ndcg@10"]
     assert attrs["ci_method"].startswith("percentile paired bootstrap over groups")
     assert "auc: clustered DeLong over groups (Obuchowski 1997)" in attrs["ci_method"]
-    assert attrs["multiple_testing"] == "Holm over all rows"
+    assert attrs["multiple_testing"] == "Holm over all 8 rows, one family"
+    assert (attrs["adjust"], attrs["family"], attrs["p_adjusted"], attrs["pairs"]) == ("holm", "table", "p_holm", "baseline")
     assert attrs["params"]["gauc"]["weight"] == "count"
 
 
@@ -83,7 +82,9 @@ def test_renders_with_its_tests_underneath(imp):
     hashed = _compare(imp, scores=["model_a", "model_b"], metrics=["auc", "gauc"], n_boot=50,
                       auc_method="bootstrap").to_text(footer="full", width=0)  # the default: hashed Poisson(1) weights
     assert "percentile paired bootstrap over groups (hashed Poisson(1) weights), 50 replicates" in hashed
-    assert "auc: paired bootstrap test" in text and "gauc: paired randomization test" in text
+    assert "auc: paired bootstrap test" in text and "gauc: paired sign-flip test" in text
+    mc = _compare(imp, scores=["model_a", "model_b"], metrics=["gauc"], n_boot=50, method="randomization")
+    assert "gauc: paired randomization test (Monte Carlo" in mc.to_text(footer="full", width=0)
     assert "p_value" in res.to_text()
 
 
@@ -129,6 +130,8 @@ def test_hashed_interval_is_paired_percentile_of_the_hashed_replicates(imp):
     metrics = ["auc", "gauc", "mrr"]
     res = _compare(imp, scores=["model_a", "model_b"], metrics=metrics, ci=0.9, n_boot=100, seed=8,
                    auc_method="bootstrap")
+    mc = _compare(imp, scores=["model_a", "model_b"], metrics=["gauc", "mrr"], ci=0.9, n_boot=100, seed=8,
+                  method="randomization")
     ev = evaluate(imp, group="user_id", label="click", scores=["model_a", "model_b"],
                   specs=parse_metrics(metrics), options=Options("compare"), keep_order=True)
     items = [(s, m) for s in ["model_a", "model_b"] for m in metrics]
@@ -144,12 +147,12 @@ def test_hashed_interval_is_paired_percentile_of_the_hashed_replicates(imp):
             diff = res.loc[("model_b", m), "diff"]
             p = (1 + np.sum(np.abs(d - diff) >= abs(diff))) / 101
             assert res.loc[("model_b", m), "p_value"] == pytest.approx(p)
-        else:  # the randomization test from the hashed signs
+        else:  # the Monte Carlo randomization test from the hashed signs
             gm, gb = ev.scores["model_b"].metrics[m], ev.scores["model_a"].metrics[m]
             wd = np.where(gm.used, gm.weights * (gm.values - gb.values), 0.0)
             t_star = H.flip_signs(H.key_hash(ev.keys), 8, 100).T @ wd
             p = (1 + np.sum(np.abs(t_star) >= abs(wd.sum()) - 1e-10 * np.abs(wd).sum())) / 101
-            assert res.loc[("model_b", m), "p_value"] == pytest.approx(p)
+            assert mc.loc[("model_b", m), "p_value"] == pytest.approx(p)
     rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"],
                      metrics=metrics, ci=0.9, n_boot=100, seed=8, auc_method="bootstrap")
     for j, m in enumerate(metrics):
@@ -169,11 +172,13 @@ def _tiny(n_groups=7, seed=0):
 
 
 @pytest.mark.parametrize("metric", ["gauc", "mrr", "ndcg@3", "precision@2"])
-def test_randomization_p_equals_exact_enumeration_of_swaps(metric):
+def test_sign_flip_p_equals_exact_enumeration_of_swaps(metric):
     """Swap the two models' scores in every subset of the 7 groups: the exact p-value.
 
     Recomputes the metric on each of the 2^7 swapped frames (no shortcut), so this also
     checks that a swap flips the sign of the group's difference and changes nothing else.
+    The default test is exact on so few groups: equal to the enumeration, ties included;
+    the Monte Carlo option (method="randomization") approximates it.
     """
     df = _tiny()
     t_obs = None
@@ -188,10 +193,14 @@ def test_randomization_p_equals_exact_enumeration_of_swaps(metric):
         if not any(mask):
             t_obs = t
     exact = np.mean(np.abs(stats) >= abs(t_obs) - 1e-12)
-    res = pre.compare(df, group="user_id", label="click", scores=["a", "b"], baseline="a",
-                      metrics=[metric], n_boot=20_000, seed=1)
+    kw = dict(group="user_id", label="click", scores=["a", "b"], baseline="a", metrics=[metric])
+    res = pre.compare(df, n_boot=100, seed=1, **kw)
     assert res["diff"].iloc[0] == pytest.approx(t_obs, abs=1e-12)
-    assert res["p_value"].iloc[0] == pytest.approx(exact, abs=0.012)
+    assert res["p_value"].iloc[0] == pytest.approx(exact, abs=1e-12)
+    multi = pre.compare(df, n_boot=100, seed=1, resample="multinomial", **kw)
+    assert multi["p_value"].iloc[0] == pytest.approx(exact, abs=1e-12)
+    mc = pre.compare(df, n_boot=20_000, seed=1, method="randomization", **kw)
+    assert mc["p_value"].iloc[0] == pytest.approx(exact, abs=0.012)
 
 
 def test_identical_models_are_not_different(imp):
@@ -209,11 +218,12 @@ def test_method_bootstrap_and_randomization(imp):
     assert all("bootstrap" in t for t in boot.attrs["test"].values())
     auto = _compare(imp, auc_method="bootstrap")
     pd.testing.assert_frame_equal(boot[["diff", "ci_low", "ci_high"]], auto[["diff", "ci_low", "ci_high"]])
-    rnd = _compare(imp, method="randomization", metrics=["gauc", "mrr"])
-    np.testing.assert_allclose(
-        rnd["p_value"].to_numpy(),
-        auto.loc[(slice(None), ["gauc", "mrr"]), "p_value"].to_numpy(),
-    )
+    # Monte Carlo sign flips estimate the same p-values as the default's exact distribution
+    rnd = _compare(imp, method="randomization", metrics=["gauc", "mrr"], n_boot=2000)
+    exact = auto.loc[(slice(None), ["gauc", "mrr"]), "p_value"].to_numpy()
+    got = rnd["p_value"].to_numpy()
+    assert np.all(got >= 1 / 2001)
+    np.testing.assert_allclose(got, np.maximum(exact, 1 / 2001), atol=0.015)
     with pytest.raises(ValueError, match=r"Global AUC has no group-level randomization test"):
         _compare(imp, method="randomization", auc_method="bootstrap")
     # with clustered DeLong for auc (the default) the randomization test serves the rest

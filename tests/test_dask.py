@@ -270,6 +270,29 @@ def test_intervals_and_compare_equal_pandas(by):
     assert got.attrs == want.attrs
 
 
+@pytest.mark.parametrize("n_groups", [40, 400])
+def test_signflip_pvalues_all_pairs_and_adjustments_equal_pandas(n_groups):
+    """The default sign-flip p-values come from additive sums (counts, sum a, a^2, a^4, the
+    largest |a|, the smallest): exact on few groups, the tail approximation on many; all pairs,
+    a copy of a model, Holm / BH / none per table or metric: pandas' table to 1e-12."""
+    df = frame(23, n_groups=n_groups)
+    df["copy"] = df["b"]
+    kw = dict(group="q", label="rel", scores=["a", "b", "t", "copy"], metrics=["auc", "gauc", "mrr", "ndcg@5"],
+              by="seg", n_boot=50, seed=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        for extra in ({"baseline": None}, {"baseline": "a", "adjust": "bh", "family": "metric"},
+                      {"baseline": None, "adjust": "none"}):
+            want = pre.compare(df, **kw, **extra)
+            for n in (1, 7):
+                got = prd.compare(ddf_of(df, n), **kw, **extra)
+                pd.testing.assert_frame_equal(pd.DataFrame(got), pd.DataFrame(want), **TOL)
+                assert got.attrs == want.attrs
+    assert len(want) == 2 * 6 * 4  # segments x pairs x metrics
+    copy_rows = want.xs(("copy", "b"), level=("model", "baseline"))
+    assert (copy_rows["p_value"] == 1).all() and not copy_rows["significant"].any()
+
+
 @pytest.mark.parametrize("by", [None, "seg"])
 def test_delong_interval_and_compare_of_global_auc_equal_pandas(by):
     """Clustered DeLong for global AUC (pandas' default auc_method): every row's global placement

@@ -281,6 +281,20 @@ def test_intervals_and_tests_use_the_hashed_replicates(spark, frame, sdf):
     assert got.attrs == want.attrs
 
 
+def test_signflip_pvalues_all_pairs_and_adjustments(spark, frame, sdf):
+    """The default sign-flip p-values (exact below 31 differing groups, the tail approximation
+    above) and their adjustments come from sums that the buckets add: pandas' table to 1e-12,
+    for all pairs and for a baseline, Holm / BH per table or metric."""
+    kw = dict(group="g", label="grade", scores=["s_cont", "s_tie", "s_int"], metrics=["gauc", "mrr", "ndcg@3"],
+              n_boot=49, seed=2)
+    for extra in ({"baseline": None, "by": "seg"}, {"baseline": "s_tie", "adjust": "bh", "family": "metric"}):
+        got = prs.compare(sdf, buckets=4, **kw, **extra)
+        want = pre.compare(frame, **kw, **extra)
+        _same_table(got, want)
+        assert got.attrs == want.attrs
+    assert want["p_value"].min() < 1e-3  # not a replicate floor (1/50)
+
+
 def test_clustered_delong_for_global_auc(spark, frame, sdf):
     """report(ci=) and compare with 'auc': every row gets its global placement from the
     distinct-score pass (a second job over the persisted distinct table, then a join per

@@ -346,12 +346,15 @@ def test_hashed_report_interval_does_not_depend_on_partitions(string_keys, ci_me
     assert not np.allclose(other["gauc_low"], expected["gauc_low"])
 
 
-@pytest.mark.parametrize("auc_method, ci_method", [("delong", "percentile"), ("bootstrap", "studentized")])
-def test_hashed_compare_does_not_depend_on_partitions(auc_method, ci_method):
+@pytest.mark.parametrize(
+    "auc_method, ci_method, method",
+    [("delong", "percentile", "auto"), ("bootstrap", "studentized", "auto"), ("delong", "percentile", "randomization")],
+)
+def test_hashed_compare_does_not_depend_on_partitions(auc_method, ci_method, method):
     df = _frame()
     kw = dict(group="user_id", label="click", scores=["model_a", "model_b", "a_tied"], baseline="model_a",
               metrics=["auc", "gauc", "mrr", "ndcg@5"], by="device", n_boot=99, seed=1, auc_method=auc_method,
-              ci_method=ci_method)
+              ci_method=ci_method, method=method)
     plan = S.make_plan("compare", kind="compare", **kw)
     assert len(plan.flip_pairs) == 6
     extras = _engine_auc(df, plan)
@@ -359,10 +362,20 @@ def test_hashed_compare_does_not_depend_on_partitions(auc_method, ci_method):
     for n_parts in (1, 7, 32):
         _equal(finalize(sum(_summaries(df, plan, n_parts, seed=2)), plan, **extras), expected)
     tests = expected.attrs["test"]
-    assert tests["gauc"] == "paired randomization test (random sign flips of the per-group differences)"
-    # p-values of the randomization test are multiples of 1 / (n_boot + 1)
     gauc = expected.xs("gauc", level="metric")["p_value"].to_numpy() * 100
-    np.testing.assert_allclose(gauc, np.round(gauc), rtol=0, atol=1e-9)
+    if method == "randomization":
+        assert tests["gauc"] == "paired randomization test (Monte Carlo: random sign flips of the per-group differences)"
+        # p-values of the Monte Carlo test are multiples of 1 / (n_boot + 1)
+        np.testing.assert_allclose(gauc, np.round(gauc), rtol=0, atol=1e-9)
+    else:
+        assert tests["gauc"].startswith("paired sign-flip test of the per-group differences: exact")
+        assert seg_field(plan, df, "sf_top").shape == (6, 30)
+
+
+def seg_field(plan, df, name):
+    """One field of the first segment of a one-partition summary (its shape per segment)."""
+    summary = sum(_summaries(df, plan, 1, seed=0))
+    return next(iter(summary.segments.values()))[name]
 
 
 def test_same_seed_same_interval_whatever_the_row_order_and_key_dtype():
@@ -507,3 +520,19 @@ def test_summary_of_counts_equals_the_row_pass():
     with pytest.raises(ValueError, match="global AUC alone"):
         S.summary_of_counts(S.make_plan("gauc", kind="metric", group="user_id", label="click", scores="model_a",
                                         metrics=["gauc"]), n_rows=1, n_pos=1)
+
+
+def test_replicate_sums_do_not_depend_on_threads(monkeypatch):
+    """The hashed replicate sums run on two threads by a fixed split of the group chunks: one
+    thread gives the same intervals to 1e-12, and two runs give identical ones."""
+    from pandas_rankeval.summary import partition
+
+    df = _frame()
+    kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc", "mrr", "ndcg@5"],
+              ci=0.9, n_boot=300, seed=5, by="device")
+    monkeypatch.setattr(partition, "_CHUNK_ELEMENTS", 3000)  # many chunks of groups
+    monkeypatch.setattr(partition, "_THREADS", 2)
+    two = pre.report(df, **kw)
+    pd.testing.assert_frame_equal(pre.report(df, **kw), two, check_exact=True)
+    monkeypatch.setattr(partition, "_THREADS", 1)
+    _equal(pre.report(df, **kw), two)

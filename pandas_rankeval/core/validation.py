@@ -279,8 +279,8 @@ def check_n_boot_for_level(n_boot: int, ci: float, func: str) -> None:
         )
 
 
-def check_compare_scores(score_cols: list[Hashable], baseline: Hashable, func: str) -> None:
-    """compare's score columns: distinct, at least two, the baseline among them."""
+def check_compare_scores(score_cols: list[Hashable], baseline: Hashable | None, func: str) -> None:
+    """compare's score columns: distinct, at least two, the baseline among them (None: all pairs)."""
     if len(set(score_cols)) != len(score_cols):
         dup = sorted({str(c) for c in score_cols if score_cols.count(c) > 1})
         raise ValueError(f"The 'scores' parameter of {func} names a column more than once: {dup}.")
@@ -289,7 +289,7 @@ def check_compare_scores(score_cols: list[Hashable], baseline: Hashable, func: s
             f"{func} needs at least two score columns, the baseline and a model to compare with it; "
             f"got scores={score_cols!r}."
         )
-    if baseline not in score_cols:
+    if baseline is not None and baseline not in score_cols:
         raise ValueError(
             f"The 'baseline' parameter of {func} must be one of the score columns {score_cols!r}. "
             f"Got {baseline!r} instead."

@@ -201,11 +201,14 @@ def _empty_line(df: pd.DataFrame, per_group: bool = False) -> str:
 def adjusted_p(df: pd.DataFrame) -> tuple[str | None, str]:
     """The column that decides significance, and how it was adjusted (``"Holm"``, ...).
 
-    Works with ``p_holm`` (Holm only) and with ``p_adj`` + ``attrs["adjust"]``."""
+    Works with ``p_holm`` / ``p_bh`` (compare's ``adjust=``, named in ``attrs["p_adjusted"]``)
+    and with ``p_adj`` + ``attrs["adjust"]``."""
     adjust = df.attrs.get("adjust")
-    for col in ("p_adj", "p_adjusted", "p_holm"):
+    named = df.attrs.get("p_adjusted")
+    first = (named,) if isinstance(named, str) else ()
+    for col in (*first, "p_adj", "p_adjusted", "p_holm", "p_bh"):
         if col in df.columns:
-            name = str(adjust) if isinstance(adjust, str) else ("holm" if col == "p_holm" else "adjusted")
+            name = str(adjust) if isinstance(adjust, str) else {"p_holm": "holm", "p_bh": "bh"}.get(col, "adjusted")
             if name == "none":
                 return col, "unadjusted"
             return col, _ADJUST_NAMES.get(name.lower(), name)
@@ -214,9 +217,11 @@ def adjusted_p(df: pd.DataFrame) -> tuple[str | None, str]:
 
 def _family(df: pd.DataFrame) -> str:
     family = df.attrs.get("family")
-    if isinstance(family, str) and family:
-        return family
     n = df.attrs.get("n_rows_table", len(df))  # a selection of rows: the family is the whole table's
+    if family == "metric":  # compare(family="metric"): each metric's rows are one family
+        return "each metric's comparisons"
+    if isinstance(family, str) and family and family != "table":
+        return family
     return f"the {int(n):,} comparisons"
 
 

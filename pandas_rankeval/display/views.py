@@ -95,7 +95,7 @@ def _report_frame(df: pd.DataFrame) -> tuple[pd.DataFrame, list[list[Hashable]]]
 _COMPARE_GROUPS = [
     ["baseline_value", "value"],
     ["diff", "lift", "ci_low", "ci_high"],
-    ["p_value", "p_adj", "p_adjusted", "p_holm", "significant"],
+    ["p_value", "p_adj", "p_adjusted", "p_holm", "p_bh", "significant"],
 ]
 
 

@@ -378,7 +378,16 @@ def _groups(ev: Evaluation) -> Any:
 
 def row_groups(ev: Evaluation) -> np.ndarray:
     """The index (into every per-group array) of each row's group."""
-    return np.searchsorted(_group_codes(ev), _groups(ev).codes)
+    present = _group_codes(ev)
+    codes = np.asarray(_groups(ev).codes)
+    n = present.shape[0]
+    if n and present[0] == 0 and present[-1] == n - 1:  # sorted distinct 0 .. n-1: the codes themselves
+        return codes.astype(np.int64, copy=False)
+    if n and int(present[-1]) < 4 * codes.shape[0] + 1024:  # codes of a moderate range: a lookup table
+        lut = np.zeros(int(present[-1]) + 1, dtype=np.int64)
+        lut[present] = np.arange(n)
+        return lut[codes]
+    return np.searchsorted(present, codes)
 
 
 def _group_codes(ev: Evaluation) -> np.ndarray:

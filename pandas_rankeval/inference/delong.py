@@ -337,15 +337,24 @@ def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable]
     if by_cols and segs is None:
         raise internal_error("segments need segment codes")
     seg_rows = segs.codes if segs is not None else None
-    a_cols, b_cols = [], []
+    sorts = []
     for s in scores:
         se = ev.scores[s]
         if se.order is None or se.rank is None:
             raise internal_error("clustered DeLong needs evaluate(..., keep_order=True)")
-        a, b = group_placements(se.order, se.rank, rel, rg, n_groups, seg_rows)
-        a_cols.append(a)
-        b_cols.append(b)
-    a2, b2 = np.column_stack(a_cols), np.column_stack(b_cols)
+        sorts.append((se.order, se.rank))
+
+    def one(sort: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        return group_placements(sort[0], sort[1], rel, rg, n_groups, seg_rows)
+
+    if len(sorts) > 1 and rel.shape[0] >= 100_000:  # one score per thread: numpy releases the GIL
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(min(2, len(sorts))) as pool:
+            placed = list(pool.map(one, sorts))
+    else:
+        placed = [one(sort) for sort in sorts]
+    a2, b2 = np.column_stack([p[0] for p in placed]), np.column_stack([p[1] for p in placed])
     if segs is None:
         return {(): delong_moments(m, n, a2, b2)}
     present, members = groups_by_segment(ev, by_cols, func)

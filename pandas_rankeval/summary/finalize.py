@@ -76,7 +76,7 @@ def _totals(summary: Summary, plan: Plan) -> dict[str, Any]:
     segs = list(summary.segments.values())
     if not segs:
         n_items, n_boot, n_pairs = summary.shape
-        return _seg_zero(n_items, n_boot, n_pairs, plan.method != "bootstrap")
+        return _seg_zero(n_items, n_boot, n_pairs, plan.monte_carlo)
     tot = segs[0]
     for seg in segs[1:]:
         tot = _seg_add(tot, seg)

@@ -10,6 +10,7 @@ from counts an engine already has. This module imports neither dask nor pyspark.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Hashable
 from typing import Any
 
@@ -19,12 +20,15 @@ import pandas as pd
 from ..core.evaluate import Evaluation, evaluate, segment_of_groups
 from ..core.validation import internal_error, missing_mask
 from ..inference import hashing as H
+from ..inference.pvalues import TOP_K, signflip_sums, signflip_terms
 from ..core.options import WEIGHT_NAMES
 from .plan import _C, COUNTERS, Plan
 from .summary import Summary, _plain, _seg_zero, _shape, empty_summary
 
 __all__ = ["summarize", "summarize_evaluation", "summary_of_counts"]
 
+#: Threads adding the hashed replicate sums (numpy releases the GIL in the draws and the products).
+_THREADS = min(2, os.cpu_count() or 1)
 #: Elements of one chunk of the (groups x replicates) draw matrix.
 _CHUNK_ELEMENTS = 1 << 20
 
@@ -122,7 +126,7 @@ def summarize_evaluation(
     items = plan.items
     n_items, n_boot, n_pairs = _shape(plan)
     opts = plan.options
-    flips = n_pairs > 0 and plan.method != "bootstrap"
+    flips = plan.monte_carlo  # hashed sign-flip replicates: method="randomization" only
 
     def count(mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
         """Per segment: groups in ``mask`` (or the sum of int ``weights`` over them), exact."""
@@ -194,6 +198,10 @@ def summarize_evaluation(
     wd_cols: list[np.ndarray] = []
     flip_obs = np.zeros((n_seg, n_pairs))
     flip_abs = np.zeros((n_seg, n_pairs))
+    sf: dict[str, np.ndarray] | None = None
+    if n_pairs:  # the sign-flip sums of every pair, one pair at a time (no groups x pairs matrix)
+        sf = {"n": np.zeros((n_seg, n_pairs), dtype=np.int64), "s": np.zeros((n_seg, n_pairs, 3)),
+              "top": np.zeros((n_seg, n_pairs, TOP_K)), "amin": np.full((n_seg, n_pairs), np.inf)}
     mismatch = np.zeros((n_seg, n_pairs), dtype=np.int64)
     pair_used = np.zeros((n_seg, n_pairs), dtype=np.int64)
     col = {item: j for j, item in enumerate(items)}
@@ -204,8 +212,10 @@ def summarize_evaluation(
         both = um & ub
         mismatch[:, p] = count((um != ub) | (um & (wm != wb)))
         pair_used[:, p] = count(both)
-        with np.errstate(invalid="ignore"):
-            wd = np.where(both, wm * (v_l[jm] - v_l[jb]), 0.0)
+        wd = signflip_terms(wm, v_l[jm], v_l[jb], both)  # a difference at float rounding is 0
+        one = signflip_sums(wd, seg_index, n_seg)
+        for name, arr in sf.items():  # type: ignore[union-attr]
+            arr[:, p] = one[name][:, 0]
         flip_obs[:, p] = fsum(wd)
         flip_abs[:, p] = fsum(np.abs(wd))
         if flips and n_boot:
@@ -254,6 +264,9 @@ def summarize_evaluation(
             flip_obs=flip_obs[si].copy(), flip_abs=flip_abs[si].copy(),
             flip_mismatch=mismatch[si].copy(), pair_used=pair_used[si].copy(),
         )
+        if sf is not None:
+            seg.update(sf_n=sf["n"][si].copy(), sf_s=sf["s"][si].copy(), sf_top=sf["top"][si].copy(),
+                       sf_min=sf["amin"][si].copy())
         if boot is not None:
             seg["boot"] = boot[si]
         if flip_reps is not None:
@@ -329,7 +342,100 @@ def summary_of_counts(
                    (n_items, n_boot, n_pairs))
 
 
-def _replicate_sums(
+def _one_blas_thread() -> Any:
+    """A context in which BLAS uses one thread (threadpoolctl comes with scikit-learn)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a dependency of scikit-learn
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _hashed_sums(
+    plan: Plan,
+    key_hashes: np.ndarray,
+    seg_index: np.ndarray,
+    n_seg: int,
+    columns: list[np.ndarray],
+    wd_cols: list[np.ndarray],
+    n_flip: int,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per segment: (n_boot x columns) sums of k_gb * column_g, and (n_boot x pairs) flip sums.
+
+    Replicate b weighs group g by its hashed Poisson(1) count k_gb (and flips it when its
+    hashed bit is 1); groups are taken in chunks so that the draws of a chunk stay small.
+    Repeated columns (models share a metric's weights) are multiplied once.
+    """
+    n_boot = plan.n_boot
+    seed = int(plan.seed)  # type: ignore[arg-type]
+    cols, where = _distinct(columns)
+    boot = np.zeros((n_seg, n_boot, len(columns)))
+    reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
+    if n_seg == 1:
+        groups_of = [None]
+    else:
+        order = np.argsort(seg_index, kind="stable")
+        cuts = np.searchsorted(seg_index[order], np.arange(1, n_seg))
+        groups_of = np.split(order, cuts)
+    n_all = key_hashes.shape[0]
+    step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
+    from pandas_rankeval.core.progress import Progress
+
+    bar = Progress(plan.options.progress, total=n_all, desc="bootstrap" if plan.kind == "report" else plan.func,
+                   unit="group")
+    where_arr = np.array(where, dtype=np.int64)
+    # the chunks of groups, segment by segment; the draws of a chunk depend on its keys only
+    chunks: list[tuple[int, Any, int]] = []
+    for si, gi in enumerate(groups_of):
+        size = n_all if gi is None else gi.shape[0]
+        for lo in range(0, size, step):
+            hi = min(lo + step, size)
+            chunks.append((si, slice(lo, hi) if gi is None else gi[lo:hi], hi - lo))
+
+    def run(part: list[tuple[int, Any, int]]) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+        """Sums of a fixed share of the chunks (numpy releases the GIL in the draws and products)."""
+        work: dict[str, np.ndarray] = {}  # draw buffers reused chunk after chunk
+        acc: dict[int, np.ndarray] = {}
+        acc_f: dict[int, np.ndarray] = {}
+        for si, idx, n in part:
+            kh = key_hashes[idx]
+            if cols:
+                design = np.column_stack([c[idx] for c in cols])
+                prod = H.poisson_weights(kh, seed, n_boot, work=work).T @ design
+                acc[si] = acc[si] + prod if si in acc else prod
+            if n_flip:
+                wd = np.column_stack([c[idx] for c in wd_cols])
+                prod = H.flip_bits(kh, seed, n_boot).T @ wd
+                acc_f[si] = acc_f[si] + prod if si in acc_f else prod
+            bar.update(n)
+        return acc, acc_f
+
+    # chunk k goes to worker k % workers: a fixed split, so the sums do not depend on timing.
+    # The products are small (replicates x chunk x columns): BLAS threads on top of ours only
+    # contend (3x the CPU time on a busy 2-core machine), so BLAS runs one thread meanwhile.
+    workers = max(1, min(_THREADS, len(chunks)))
+    with _one_blas_thread():
+        if workers == 1:
+            results = [run(chunks)]
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(workers) as pool:
+                results = list(pool.map(run, [chunks[w::workers] for w in range(workers)]))
+    for si in range(n_seg):
+        parts = [r[0][si] for r in results if si in r[0]]
+        if columns and parts:
+            boot[si] = sum(parts[1:], parts[0])[:, where_arr]
+        flips = [r[1][si] for r in results if si in r[1]]
+        if reps is not None and flips:
+            reps[si] = sum(flips[1:], flips[0])
+    bar.close()
+    return boot, reps
+
+
+def _stream_sums(
     plan: Plan,
     key_hashes: np.ndarray | None,
     seg_index: np.ndarray,
@@ -403,6 +509,28 @@ def _replicate_sums(
             reps[si] = acc_f
     bar.close()
     return boot, reps
+
+
+def _replicate_sums(
+    plan: Plan,
+    key_hashes: np.ndarray | None,
+    seg_index: np.ndarray,
+    n_seg: int,
+    columns: list[np.ndarray],
+    wd_cols: list[np.ndarray],
+    n_flip: int,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per segment: (n_boot x columns) replicate sums and (n_boot x pairs) flip sums.
+
+    ``resample="poisson"``: hashed draws (:func:`_hashed_sums`, any partitioning gives the same
+    sums, both cores used); ``"multinomial"`` (one partition): the plan's streams
+    (:func:`_stream_sums`).
+    """
+    if plan.resample == "poisson":
+        if key_hashes is None:
+            raise internal_error("the hashed bootstrap needs the group keys' hashes")
+        return _hashed_sums(plan, key_hashes, seg_index, n_seg, columns, wd_cols, n_flip)
+    return _stream_sums(plan, key_hashes, seg_index, n_seg, columns, wd_cols, n_flip)
 
 
 def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:

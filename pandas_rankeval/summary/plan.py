@@ -19,7 +19,7 @@ from ..core.options import WEIGHT_NAMES, Options, WeightLike
 from ..core.registry import MetricSpec, parse_metrics
 from ..core.validation import as_columns, check_column_name, check_compare_scores, check_option
 
-__all__ = ["Plan", "make_plan", "resolve_resample", "COUNTERS"]
+__all__ = ["Plan", "compare_pairs", "make_plan", "resolve_resample", "COUNTERS"]
 
 
 #: Counters per (segment, item), exact int64: groups used, skipped per reason, rows and
@@ -33,9 +33,11 @@ _C = {name: i for i, name in enumerate(COUNTERS)}
 KINDS = ("metric", "report", "compare", "per_group")
 RESAMPLES = ("poisson", "multinomial")
 METHODS = ("auto", "randomization", "bootstrap")
+ADJUSTMENTS = ("holm", "bh", "none")
+FAMILIES = ("table", "metric")
 
 
-_FORMAT = 1  # version of the bytes of a Summary
+_FORMAT = 2  # version of the bytes of a Summary
 
 
 # --------------------------------------------------------------------------- #
@@ -65,9 +67,11 @@ class Plan:
     seed_repr: Any = 0
     resample: str = "poisson"
     flip_pairs: tuple[tuple[Hashable, Hashable, str], ...] = ()
-    baseline: Hashable | None = None
+    baseline: Hashable | None = None  # compare: None = every pair of scores
     alpha: float = 0.05
     method: str = "auto"
+    adjust: str = "holm"
+    family: str = "table"
     auc_method: str = "delong"
     ci_method: str = "percentile"
     placement_columns: tuple[Hashable, ...] = ()  # per score: each row's DeLong placement (engines)
@@ -85,6 +89,12 @@ class Plan:
         if self.kind == "compare":
             return [[(col[(m, n)], 1.0), (col[(b, n)], -1.0)] for m, b, n in self.flip_pairs]
         return [[(j, 1.0)] for j in range(len(self.items))]
+
+    @property
+    def monte_carlo(self) -> bool:
+        """compare's group metrics are tested with hashed random sign flips (``method="randomization"``),
+        whose sums the summary then carries; else the sign-flip sums give exact / analytic p-values."""
+        return self.kind == "compare" and self.method == "randomization" and bool(self.flip_pairs)
 
     @property
     def auc_delong(self) -> bool:
@@ -153,6 +163,8 @@ def make_plan(
     method: str = "auto",
     auc_method: str = "delong",
     ci_method: str = "percentile",
+    adjust: str = "holm",
+    family: str = "table",
     min_size: int | None = None,
     min_pos: int | None = None,
     min_neg: int | None = None,
@@ -229,15 +241,16 @@ def make_plan(
         ci = check_level(0.95 if ci is None else ci, "ci", func)  # compare's default level
         alpha = check_level(alpha, "alpha", func)
         check_option(method, "method", func, METHODS)
+        check_option(adjust, "adjust", func, ADJUSTMENTS)
+        check_option(family, "family", func, FAMILIES)
         if method == "randomization" and not delong_auc and any(s.kind == "auc" for s in specs_all):
             raise ValueError(
                 "Global AUC has no group-level randomization test (it is not a sum over groups); "
                 "use auc_method='delong' (needs ties='expected'), method='auto' (a paired bootstrap "
                 "test for 'auc') or method='bootstrap'."
             )
-        flip_pairs = [  # every (model, baseline, group metric); sign-flipped unless method="bootstrap"
-            (m, baseline, s.name) for m in score_cols if m != baseline for s in specs_all if s.kind != "auc"
-        ]
+        # every (model, baseline, group metric) tested by sign flips unless method="bootstrap"
+        flip_pairs = [(m, b, s.name) for m, b in compare_pairs(score_cols, baseline) for s in specs_all if s.kind != "auc"]
     if kind == "compare" or ci is not None:
         from pandas_rankeval.core.validation import check_n_boot_for_level, check_seed
 
@@ -281,10 +294,26 @@ def make_plan(
         method=method,
         auc_method=auc_method,
         ci_method=ci_method,
+        adjust=adjust,
+        family=family,
         placement_columns=tuple(placement_columns or ()),
         streams=streams,
         per_model_columns=per_model_columns,
     )
+
+
+def compare_pairs(scores: Sequence[Hashable], baseline: Hashable | None) -> list[tuple[Hashable, Hashable]]:
+    """The (model, baseline) pairs of a comparison: every other score against ``baseline``, or,
+    with ``baseline=None``, every pair of scores, each later one against each earlier one.
+
+    >>> compare_pairs(["a", "b", "c"], "a")
+    [('b', 'a'), ('c', 'a')]
+    >>> compare_pairs(["a", "b", "c"], None)
+    [('b', 'a'), ('c', 'a'), ('c', 'b')]
+    """
+    if baseline is not None:
+        return [(m, baseline) for m in scores if m != baseline]
+    return [(scores[j], scores[i]) for i in range(len(scores)) for j in range(i + 1, len(scores))]
 
 
 def resolve_resample(resample: str | None, ci_method: str, func: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..inference.pvalues import TOP_K, merge_top
 from .plan import _FORMAT, COUNTERS, Plan
 
 __all__ = ["Summary", "empty_summary"]
@@ -37,11 +38,21 @@ def _seg_zero(n_items: int, n_boot: int, n_pairs: int, flips: bool = True) -> di
         "flip_abs": np.zeros(n_pairs),
         "flip_reps": np.zeros((n_boot, n_pairs)) if (n_boot and n_pairs and flips) else None,
         "flip_mismatch": np.zeros(n_pairs, dtype=np.int64),
+        # sign-flip sums of a_g = w_g d_g per pair: groups with a_g != 0, [sum a, sum a^2, sum a^4],
+        # the TOP_K largest |a| (merged by merge_top) and the smallest nonzero |a| (merged by min)
+        "sf_n": np.zeros(n_pairs, dtype=np.int64),
+        "sf_s": np.zeros((n_pairs, 3)),
+        "sf_top": np.zeros((n_pairs, TOP_K)),
+        "sf_min": np.full(n_pairs, np.inf),
         "pair_used": np.zeros(n_pairs, dtype=np.int64),
         "delong": None,  # clustered-DeLong moment matrix over the scores, or None
         "gram": None,  # (targets x q) sums of x x^T (studentized intervals), or None
         "boot_gram": None,  # (n_boot x targets x q), or None
     }
+
+
+#: Fields that merge otherwise than by addition (still commutative and associative).
+_MERGE = {"sf_top": merge_top, "sf_min": np.minimum}
 
 
 def _seg_add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +66,7 @@ def _seg_add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         elif isinstance(va, np.ndarray):
             if va.shape != vb.shape:
                 raise ValueError("these summaries were made with different plans; they cannot be added")
-            out[k] = va + vb
+            out[k] = _MERGE[k](va, vb) if k in _MERGE else va + vb
         elif isinstance(va, float) or isinstance(vb, float):
             out[k] = float(va) + float(vb)
         else:
@@ -76,8 +87,12 @@ class Summary:
         items x 2, the same sums with every group weighted by its hashed Poisson(1)
         count, or None), ``flip_obs``, ``flip_abs`` (pairs: ``sum w d``, ``sum |w d|``),
         ``flip_reps`` (replicates x pairs: ``sum b w d`` over groups whose hashed flip
-        bit ``b`` is 1, or None) and ``flip_mismatch`` (pairs: groups whose weight or
-        eligibility differs between the model and the baseline).
+        bit ``b`` is 1, or None; ``method="randomization"`` only), ``flip_mismatch`` (pairs:
+        groups whose weight or eligibility differs between the model and the baseline), and
+        the sign-flip sums of :mod:`pandas_rankeval.inference.pvalues` per pair: ``sf_n``
+        (groups with a nonzero difference), ``sf_s`` (``[sum a, sum a^2, sum a^4]`` of
+        ``a_g = w_g d_g``), ``sf_top`` (the largest ``|a_g|``, merged by keeping the largest)
+        and ``sf_min`` (the smallest nonzero ``|a_g|``, merged by ``min``).
     missing : dict
         Column -> missing values seen (rows), in the order of the plan's columns.
     n_dropped : int

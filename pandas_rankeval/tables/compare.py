@@ -1,32 +1,64 @@
-"""The compare table: paired differences, intervals and p-values per model, metric and segment."""
+"""The compare table: paired differences, intervals and p-values per pair of models, metric and segment."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..display.table import as_result_table
-from ..inference.bootstrap import bootstrap_pvalues, holm, percentile_interval
+from ..inference.bootstrap import bootstrap_pvalues, percentile_interval
 from ..inference.delong import METHOD, delong_unavailable, normal_interval, z_test
 from ..inference.delong import TEST as DELONG_TEST
+from ..inference.pvalues import EXACT_MAX, MIX_K, adjust_pvalues, signflip_pvalues
 from ..core.result import warn_once
 from ..core.validation import internal_error
 from ..summary.finalize import (
     _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _ratio, _segment_order, _studentized, _totals,
     ci_method, flip_pvalues,
 )
-from ..summary.plan import Plan
+from ..summary.plan import Plan, compare_pairs
 from ..summary.summary import Summary
 
-__all__ = ["compare_table", "COLUMNS"]
+__all__ = ["compare_table", "COLUMNS", "multiple_testing"]
 
 COLUMNS = [
     "baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm", "significant", "groups_used",
 ]
-RANDOMIZATION = "paired randomization test (random sign flips of the per-group differences)"
+#: The adjusted p-value's column for each ``adjust=`` (none: no such column).
+ADJUSTED = {"holm": "p_holm", "bh": "p_bh", "none": None}
+SIGNFLIP = (
+    f"paired sign-flip test of the per-group differences: exact over all 2^G sign patterns when at most "
+    f"{EXACT_MAX} groups differ, else the {MIX_K} largest enumerated and the rest normal "
+    "(Edgeworth and lattice corrections)"
+)
+RANDOMIZATION = "paired randomization test (Monte Carlo: random sign flips of the per-group differences)"
 BOOTSTRAP = "paired bootstrap test over groups (centered replicates of the difference)"
+
+
+def columns_for(adjust: str) -> list[str]:
+    """compare's columns for an adjustment: ``p_holm`` (default), ``p_bh``, or none."""
+    col = ADJUSTED[adjust]
+    return [c if c != "p_holm" else col for c in COLUMNS if c != "p_holm" or col is not None]  # type: ignore[misc]
+
+
+def multiple_testing(adjust: str, family: str, metrics: Sequence[Any], n_rows: int) -> str:
+    """The words for the adjustment and its family (``attrs["multiple_testing"]``, footer).
+
+    >>> multiple_testing("holm", "table", ["gauc", "mrr"], 12)
+    'Holm over all 12 rows, one family'
+    >>> multiple_testing("bh", "metric", ["gauc", "mrr"], 12)
+    'Benjamini-Hochberg false discovery rate within each metric, 2 families'
+    """
+    if adjust == "none":
+        return "none (raw p-values)"
+    how = "Holm" if adjust == "holm" else "Benjamini-Hochberg false discovery rate"
+    if family == "metric":
+        k = len(set(map(str, metrics)))
+        return f"{how} within each metric, {k} famil{'ies' if k != 1 else 'y'}"
+    return f"{how} over all {n_rows:,} rows, one family"
 
 
 def _compare_ci_method(plan: Plan, analytic: list[str], boot_names: list[str]) -> str:
@@ -40,35 +72,84 @@ def _compare_ci_method(plan: Plan, analytic: list[str], boot_names: list[str]) -
     return f"{boot}; {', '.join(analytic)}: {dl}"
 
 
+def finish_table(
+    data: dict[str, np.ndarray],
+    rows: list[tuple[Hashable, Hashable, str]],
+    keys: list[tuple],
+    by: list[Hashable],
+    *,
+    all_pairs: bool,
+    adjust: str,
+    family: str,
+    alpha: float,
+) -> pd.DataFrame:
+    """Lift, adjusted p-values, the significance flag and the index of a compare table.
+
+    ``data`` holds the per-row columns (segments outer, ``rows`` inner); ``rows`` are
+    (model, baseline, metric). Shared by the summary path and the multinomial bootstrap.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data["lift"] = np.where(data["baseline_value"] != 0, data["diff"] / data["baseline_value"], np.nan)
+    metric_of = np.array([str(n) for _ in keys for _, _, n in rows], dtype=object)
+    p_adj = adjust_pvalues(data["p_value"], adjust, family=metric_of if family == "metric" else None)
+    col = ADJUSTED[adjust]
+    if col is not None:
+        data[col] = p_adj
+    data["significant"] = np.nan_to_num(p_adj, nan=1.0) < alpha
+    names = ["model", "baseline", "metric"] if all_pairs else ["model", "metric"]
+    tuples = [
+        (*key, m, b, n) if all_pairs else (*key, m, n) for key in keys for m, b, n in rows
+    ]
+    if by or all_pairs:
+        index: pd.Index = pd.MultiIndex.from_tuples(tuples, names=[*by, *names])
+    else:
+        index = pd.MultiIndex.from_tuples(tuples, names=names)
+    return pd.DataFrame(data, index=index)[columns_for(adjust)]
+
+
+def tests_of(plan_method: str, names: list[str], kinds: dict[str, str], analytic: list[str], auc_method: str,
+               no_delong: str | None) -> dict[str, Any]:
+    """attrs["test"]: the test behind each metric's p-values."""
+    group_test = {"auto": SIGNFLIP, "randomization": RANDOMIZATION, "bootstrap": BOOTSTRAP}[plan_method]
+    tests: dict[str, Any] = {n: BOOTSTRAP if kinds[n] == "auc" else group_test for n in names}
+    for n in names:
+        if n in analytic:
+            tests[n] = DELONG_TEST
+        elif kinds[n] == "auc" and auc_method == "delong":
+            tests[n] = f"{BOOTSTRAP}; {no_delong}"
+    return tests
+
+
 def compare_table(
     summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None, delong: dict | None
 ) -> Any:
     names = list(plan.metrics)
     kinds = {s.name: s.kind for s in plan.all_specs}
-    baseline = plan.baseline
-    models = [s for s in plan.scores if s != baseline]
-    pairs = [(m, n) for m in models for n in names]
+    all_pairs = plan.baseline is None
+    rows = [(m, b, n) for m, b in compare_pairs(plan.scores, plan.baseline) for n in names]
     no_delong = delong_unavailable(plan.options.ties)
     analytic = [n for n in names if kinds[n] == "auc"] if plan.auc_method == "delong" and no_delong is None else []
     tot = _totals(summary, plan)
-    pair_index = {(m, n): p for p, (m, _, n) in enumerate(plan.flip_pairs)}
+    pair_index = {(m, b, n): p for p, (m, b, n) in enumerate(plan.flip_pairs)}
     flip_ok = {k for k, p in pair_index.items() if tot["flip_mismatch"][p] == 0} if plan.method != "bootstrap" else set()
     keys = _segment_order(list(summary.segments)) if plan.by else [()]
+    item_j = {item: j for j, item in enumerate(plan.items)}
     blocks = []
-    for key in keys:
+    sf_rows: list[int] = []  # rows (over all segments) tested by the analytic sign-flip test
+    sf_args: list[list[Any]] = [[], [], [], [], [], []]
+    for s_idx, key in enumerate(keys):
         seg = summary.segments[key]
-        n_pairs = len(pairs)
-        base, value, diff, lo, hi, p = (np.full(n_pairs, np.nan) for _ in range(6))
-        used = np.zeros(n_pairs, dtype=np.int64)
+        n_rows = len(rows)
+        base, value, diff, lo, hi, p = (np.full(n_rows, np.nan) for _ in range(6))
+        used = np.zeros(n_rows, dtype=np.int64)
         point = _ratio(seg["sums"][:, 0], seg["sums"][:, 1]) if seg["sums"].size else np.zeros(0)
         reps = _ratio(seg["boot"][:, :, 0], seg["boot"][:, :, 1]) if seg["boot"] is not None else None
-        item_j = {item: j for j, item in enumerate(plan.items)}
         if analytic:
             a, cov = _delong_of(delong, key, plan, seg)
-        for i, (m, n) in enumerate(pairs):
+        for i, (m, b, n) in enumerate(rows):
             if kinds[n] == "auc":
                 used[i] = seg["n_groups"]  # global AUC pools the rows of every group
-                jm, jb = plan.scores.index(m), plan.scores.index(baseline)
+                jm, jb = plan.scores.index(m), plan.scores.index(b)
                 if analytic:
                     base[i], value[i] = a[jb], a[jm]
                     diff[i] = a[jm] - a[jb]
@@ -77,74 +158,86 @@ def compare_table(
                     lo[i], hi[i] = lo_i[0], hi_i[0]
                     p[i] = z_test(np.array([diff[i]]), np.array([var]))[0]
                     continue
-                base[i] = _auc_lookup(auc, key, baseline, plan)
+                base[i] = _auc_lookup(auc, key, b, plan)
                 value[i] = _auc_lookup(auc, key, m, plan)
-                d_rep = _auc_reps(auc_boot, key, m, plan) - _auc_reps(auc_boot, key, baseline, plan)
+                d_rep = _auc_reps(auc_boot, key, m, plan) - _auc_reps(auc_boot, key, b, plan)
             else:
-                k = pair_index[(m, n)]
+                k = pair_index[(m, b, n)]
                 used[i] = int(seg["pair_used"][k])
-                jm, jb = item_j[(m, n)], item_j[(baseline, n)]
+                jm, jb = item_j[(m, n)], item_j[(b, n)]
                 base[i], value[i] = point[jb], point[jm]
                 if reps is None:
                     raise internal_error("compare needs bootstrap sums")
                 d_rep = reps[:, jm] - reps[:, jb]
             diff[i] = value[i] - base[i]
             if kinds[n] != "auc" and plan.ci_method == "studentized":
-                k = pair_index[(m, n)]
+                k = pair_index[(m, b, n)]
                 lo[i], hi[i] = _studentized(
-                    seg, k, [item_j[(m, n)], item_j[(baseline, n)]], [1.0, -1.0], diff[i], d_rep, plan.ci,  # type: ignore[arg-type]
+                    seg, k, [item_j[(m, n)], item_j[(b, n)]], [1.0, -1.0], diff[i], d_rep, plan.ci,  # type: ignore[arg-type]
                 )
             else:
                 lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci)  # type: ignore[arg-type]
                 lo[i], hi[i] = lo_i[0], hi_i[0]
             p[i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None])[0]
-            if (m, n) in flip_ok and seg["flip_reps"] is not None:
-                k = pair_index[(m, n)]
+            if (m, b, n) not in flip_ok:
+                continue
+            k = pair_index[(m, b, n)]
+            if plan.method == "randomization" and seg["flip_reps"] is not None:
                 p[i] = flip_pvalues(
                     seg["flip_obs"][k : k + 1], seg["flip_abs"][k : k + 1], seg["flip_reps"][:, k : k + 1],
                     plan.n_boot,
                 )[0]
-        p = np.where(np.isfinite(diff), p, np.nan)
+            elif plan.method == "auto":
+                sf_rows.append(s_idx * n_rows + i)
+                for lst, v in zip(sf_args, (seg["sf_n"][k], seg["sf_s"][k, 0], seg["sf_s"][k, 1], seg["sf_s"][k, 2],
+                                            seg["sf_top"][k], seg["sf_min"][k])):
+                    lst.append(v)
         blocks.append((base, value, diff, lo, hi, p, used))
     columns = ("baseline_value", "value", "diff", "ci_low", "ci_high", "p_value", "groups_used")
-    data = {c: np.concatenate([b[i] for b in blocks]) for i, c in enumerate(columns)}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data["lift"] = np.where(data["baseline_value"] != 0, data["diff"] / data["baseline_value"], np.nan)
-    data["p_holm"] = holm(data["p_value"])
-    data["significant"] = np.nan_to_num(data["p_holm"], nan=1.0) < plan.alpha
-    if plan.by:
-        tuples = [(*key, m, n) for key in keys for m, n in pairs]
-        index = pd.MultiIndex.from_tuples(tuples, names=[*plan.by, "model", "metric"])
-    else:
-        index = pd.MultiIndex.from_tuples(pairs, names=["model", "metric"])
-    out = pd.DataFrame(data, index=index)[COLUMNS]
-    method = plan.method
-    tests: dict[str, Any] = {
-        n: BOOTSTRAP if method == "bootstrap" or kinds[n] == "auc" else RANDOMIZATION for n in names
-    }
-    for n in names:
-        if n in analytic:
-            tests[n] = DELONG_TEST
-        elif kinds[n] == "auc" and plan.auc_method == "delong":
-            tests[n] = f"{BOOTSTRAP}; {no_delong}"
-    fallback = [f"{m}/{n}" for m, n in pairs if kinds[n] != "auc" and method != "bootstrap" and (m, n) not in flip_ok]
+    data = {c: np.concatenate([blk[i] for blk in blocks]) for i, c in enumerate(columns)}
+    if sf_rows:  # every analytic p-value of the table in one vectorized call
+        data["p_value"][np.array(sf_rows)] = signflip_pvalues(*(np.array(a) for a in sf_args))
+    data["p_value"] = np.where(np.isfinite(data["diff"]), data["p_value"], np.nan)
+    out = finish_table(data, rows, keys, list(plan.by), all_pairs=all_pairs, adjust=plan.adjust,
+                       family=plan.family, alpha=plan.alpha)
+    tests = tests_of(plan.method, names, kinds, analytic, plan.auc_method, no_delong)
+    fallback = [f"{m}/{n}" for m, b, n in rows if kinds[n] != "auc" and plan.method != "bootstrap"
+                and (m, b, n) not in flip_ok]
     if fallback:
         tests["bootstrap_fallback"] = fallback
-    first = _metric_coverage(summary, plan, baseline)
+    first = _metric_coverage(summary, plan, plan.baseline if plan.baseline is not None else plan.scores[0])
     boot_names = [n for n in names if n not in analytic]
-    out.attrs = {
-        "baseline": baseline,
-        "test": tests,
-        "ci_method": _compare_ci_method(plan, analytic, boot_names),
-        "ci": plan.ci,
-        "n_boot": plan.n_boot,
-        "seed": plan.seed_repr,
-        "alpha": plan.alpha,
-        "multiple_testing": "Holm over all rows",
-        "params": {s.name: plan.options.params(s) for s in plan.all_specs},
-        "coverage": {n: first[n][1].as_dict() for n in names},
-        "table": "compare",
-    }
+    out.attrs = table_attrs(
+        plan.baseline, plan.scores, tests, _compare_ci_method(plan, analytic, boot_names), plan.ci, plan.n_boot,
+        plan.seed_repr, plan.alpha, plan.adjust, plan.family, len(out),
+        names, {s.name: plan.options.params(s) for s in plan.all_specs},
+        {n: first[n][1].as_dict() for n in names},
+    )
     # coverage depends on the labels only: one warning, not one per model
     warn_once(plan.func, [(n, first[n][0], first[n][1]) for n in names])
     return as_result_table(out, "compare")
+
+
+def table_attrs(
+    baseline: Hashable | None, scores: Sequence[Hashable], tests: dict[str, Any], ci_text: str, ci: Any, n_boot: int,
+    seed: Any, alpha: float, adjust: str, family: str, n_rows: int, names: list[str], params: dict, coverage: dict,
+) -> dict[str, Any]:
+    """compare's ``attrs``: what the footer shows (tests, interval, adjustment and its family)."""
+    return {
+        "baseline": baseline,
+        "pairs": "all" if baseline is None else "baseline",
+        "models": list(scores),
+        "test": tests,
+        "ci_method": ci_text,
+        "ci": ci,
+        "n_boot": n_boot,
+        "seed": seed,
+        "alpha": alpha,
+        "adjust": adjust,
+        "family": family,
+        "p_adjusted": ADJUSTED[adjust],
+        "multiple_testing": multiple_testing(adjust, family, names, n_rows),
+        "params": params,
+        "coverage": coverage,
+        "table": "compare",
+    }
