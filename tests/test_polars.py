@@ -1,0 +1,397 @@
+"""The polars adapter equals pandas to 1e-12 on eager frames and LazyFrames, and raises pandas'
+errors before any bucket of a LazyFrame is read.
+
+Every test builds a small pandas frame, runs the pandas function on it as the oracle, and the
+same function on a polars DataFrame and a LazyFrame of the same rows. LazyFrames run with tiny
+``rows_per_bucket`` so that groups spread over several buckets and the global-AUC count cuts
+every score column into several ranges (40% of column ``t`` shares one score: its run of ties
+sits at a range boundary).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+
+import pandas_rankeval as pre
+from pandas_rankeval.core.registry import MetricSpec
+from pandas_rankeval.core.validation import check_columns, numeric_values
+from pandas_rankeval.core.options import check_weight_name
+from pandas_rankeval.engines import polars as E
+from pandas_rankeval.summary import make_plan
+from pandas_rankeval.tables import finalize
+
+METRICS = ["auc", "gauc", "mrr", "ndcg@5", "map", "precision@3", "recall@3", "hit_rate@3"]
+TOL = dict(check_exact=False, atol=1e-12, rtol=0)
+LAZY = {"rows_per_bucket": 40}  # ~15 buckets and ~10 score ranges on these frames
+
+
+# --------------------------------------------------------------------------- #
+# The public functions on a polars frame (until the one public API lands: its plan from the
+# adapter's schema, the checks of the schema, the adapter's run, the shared finalize)
+# --------------------------------------------------------------------------- #
+_SPECS = {"auc": "auc", "gauc": "gauc", "mrr": "mrr", "ndcg": "ndcg", "average_precision": "map",
+          "precision": "precision", "recall": "recall", "hit_rate": "hit_rate"}
+
+
+def call(func: str, frame: Any, engine_options: dict | None = None, **kw: Any) -> Any:
+    meta = E.schema(frame)
+    kw = dict(kw)
+    if func in ("report", "compare", "per_group"):
+        if func == "per_group":
+            kw["scores"] = kw.pop("score")
+            kw["metrics"] = ["gauc" if m == "auc" else m for m in kw.get("metrics", ["auc"])]
+        kind = "report" if func == "per_group" else func
+        if kw.get("resample") is None:
+            kw.pop("resample", None)
+        plan = make_plan(func, kind=kind, df=meta, **kw)
+    else:
+        k = kw.pop("k", 10 if func in ("precision", "recall", "hit_rate") else None)
+        plan = make_plan(func, kind="metric", metrics=MetricSpec(_SPECS[func], k), scores=kw.pop("score"),
+                         group=kw.pop("group", None), df=meta, **kw)
+    _check_schema(meta, plan)
+    if func == "per_group":
+        return E.per_group(frame, plan, engine_options or {})
+    summary, extras = E.run(frame, plan, engine_options or {})
+    return finalize(summary, plan, **extras)
+
+
+def _check_schema(meta: pd.DataFrame, plan: Any) -> None:
+    weight_column = check_weight_name(plan.options.weight, meta.columns, plan.func, plan.group or None)
+    check_columns(meta, plan.columns)
+    numeric_values(meta[plan.label], plan.label, "label", keep_int=True)
+    for s in plan.scores:
+        numeric_values(meta[s], s, "score", keep_float32=True, keep_int64=True)
+    for c in (plan.options.sample_weight, weight_column):
+        if c is not None:
+            numeric_values(meta[c], c, "weight")
+
+
+# --------------------------------------------------------------------------- #
+# Frames and comparisons
+# --------------------------------------------------------------------------- #
+def frame(seed: int = 0, n_groups: int = 120, keys: str = "int") -> pd.DataFrame:
+    """Long-tailed groups (1 to 15 rows, some with one class only), graded labels, tied scores."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 16, n_groups)
+    ids = rng.permutation(n_groups) * 7 + 3
+    q = np.repeat(ids, sizes)
+    n = q.shape[0]
+    df = pd.DataFrame(
+        {
+            "q": q,
+            "d": np.repeat(rng.integers(0, 3, n_groups), sizes),  # second key column
+            "rel": rng.integers(0, 3, n) * (rng.random(n) < 0.35),
+            "a": np.round(rng.random(n), 1),  # ties everywhere
+            "b": rng.normal(size=n),  # no ties
+            "t": np.where(rng.random(n) < 0.4, 0.5, np.round(rng.random(n), 2)),  # 40% share one score
+            "sw": rng.random(n) + 0.1,
+            "pos": rng.permutation(n),  # a tie-break column
+            "seg": np.where(q % 3 == 0, "x", "y"),  # constant within a group
+        }
+    ).sample(frac=1.0, random_state=seed)
+    if keys == "str":
+        df["q"] = "user-" + df["q"].astype(str)
+    return df.reset_index(drop=True)
+
+
+def engines(df: pd.DataFrame) -> dict[str, tuple[Any, dict]]:
+    p = pl.from_pandas(df)
+    return {"eager": (p, {}), "lazy": (p.lazy(), LAZY)}
+
+
+KEYS = {"int": ("int", "q"), "str": ("str", "q"), "multi": ("int", ["q", "d"])}
+
+
+def assert_table(got: Any, want: Any) -> None:
+    got, want = pd.DataFrame(got), pd.DataFrame(want)
+    assert list(got.columns) == list(want.columns)
+    pd.testing.assert_frame_equal(got, want, **TOL)
+    assert got.attrs.get("params") == want.attrs.get("params")
+    assert got.attrs.get("ci") == want.attrs.get("ci")
+
+
+def assert_result(got: Any, want: Any) -> None:
+    assert isinstance(got, pre.MetricResult)
+    if math.isnan(want):
+        assert math.isnan(got)
+    else:
+        assert abs(float(got) - float(want)) <= 1e-12
+    assert got.metric == want.metric
+    assert got.params == want.params
+    g, w = got.coverage.as_dict(), want.coverage.as_dict()
+    for k in w:
+        assert g[k] == pytest.approx(w[k], abs=1e-12), k
+
+
+# --------------------------------------------------------------------------- #
+# Every public function equals pandas
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("engine", ["eager", "lazy"])
+@pytest.mark.parametrize("keys", list(KEYS))
+def test_metrics_equal_pandas(engine: str, keys: str) -> None:
+    kind, group = KEYS[keys]
+    df = frame(1, keys=kind)
+    data, opts = engines(df)[engine]
+    cases: list[tuple[str, dict]] = [
+        ("auc", dict(label="rel", score="t")),
+        ("auc", dict(label="rel", score="a", sample_weight="sw", ties="pessimistic")),
+        ("gauc", dict(group=group, label="rel", score="a")),
+        ("gauc", dict(group=group, label="rel", score="t", sample_weight="sw", min_pos=1, min_neg=2, weight="uniform")),
+        ("mrr", dict(group=group, label="rel", score="b", k=5)),
+        ("ndcg", dict(group=group, label="rel", score="a", k=5, gain="linear")),
+        ("average_precision", dict(group=group, label="rel", score="t", empty="skip")),
+        ("precision", dict(group=group, label="rel", score="b", k=3)),
+        ("recall", dict(group=group, label="rel", score="a", k=3, threshold=2)),
+        ("hit_rate", dict(group=group, label="rel", score="t", k=3, tiebreak="pos")),
+    ]
+    for func, kw in cases:
+        assert_result(call(func, data, opts, **kw), getattr(pre, func)(df, **kw))
+
+
+@pytest.mark.parametrize("engine", ["eager", "lazy"])
+@pytest.mark.parametrize("keys", list(KEYS))
+def test_report_equals_pandas(engine: str, keys: str) -> None:
+    kind, group = KEYS[keys]
+    df = frame(2, keys=kind)
+    data, opts = engines(df)[engine]
+    kw = dict(group=group, label="rel", scores=["a", "b", "t"], metrics=METRICS)
+    assert_table(call("report", data, opts, **kw), pre.report(df, **kw))
+    kw.update(by="seg", ci=0.9, n_boot=60, seed=7)  # DeLong for auc, hashed bootstrap for the rest
+    assert_table(call("report", data, opts, **kw), pre.report(df, **kw))
+
+
+@pytest.mark.parametrize("engine", ["eager", "lazy"])
+@pytest.mark.parametrize("keys", list(KEYS))
+def test_compare_equals_pandas(engine: str, keys: str) -> None:
+    kind, group = KEYS[keys]
+    df = frame(3, keys=kind)
+    data, opts = engines(df)[engine]
+    kw = dict(group=group, label="rel", scores=["a", "b", "t"], baseline="a", metrics=["auc", "gauc", "ndcg@5"],
+              n_boot=80, seed=11)
+    assert_table(call("compare", data, opts, **kw), pre.compare(df, **kw))
+    kw.update(method="bootstrap", ci_method="studentized", by="seg", metrics=["gauc", "mrr"])
+    assert_table(call("compare", data, opts, **kw), pre.compare(df, **kw))
+
+
+@pytest.mark.parametrize("engine", ["eager", "lazy"])
+@pytest.mark.parametrize("keys", list(KEYS))
+def test_per_group_equals_pandas(engine: str, keys: str) -> None:
+    kind, group = KEYS[keys]
+    df = frame(4, keys=kind)
+    data, opts = engines(df)[engine]
+    kw = dict(group=group, label="rel", score="a", metrics=["auc", "mrr", "ndcg@5"], tiebreak="pos")
+    got = call("per_group", data, opts, **kw)
+    assert isinstance(got, pl.DataFrame)
+    want = pd.DataFrame(pre.per_group(df, **kw)).reset_index()
+    keys_ = [group] if isinstance(group, str) else group
+    got = got.to_pandas().sort_values(keys_).reset_index(drop=True)
+    want = want.sort_values(keys_).reset_index(drop=True)
+    want.attrs = {}
+    pd.testing.assert_frame_equal(got, want, check_dtype=False, **TOL)
+
+
+def test_eager_only_options_equal_pandas() -> None:
+    """An eager frame is one partition: max_fpr, a bootstrap interval of global AUC and
+    sklearn's engine take pandas' path."""
+    df = frame(5)
+    data = pl.from_pandas(df)
+    kw = dict(label="rel", score="b", max_fpr=0.3)
+    assert_result(call("auc", data, **kw), pre.auc(df, **kw))
+    kw = dict(group="q", label="rel", scores=["a", "b"], metrics=["auc", "gauc"], ci=0.9, n_boot=50,
+              auc_method="bootstrap")
+    assert_table(call("report", data, **kw), pre.report(df, **kw))
+
+
+def test_lazy_over_parquet_with_ties_across_buckets_and_ranges(tmp_path) -> None:
+    """Rows sorted by score in several files: runs of tied scores cross files, buckets and ranges."""
+    df = frame(6, n_groups=300).sort_values("t", kind="stable").reset_index(drop=True)
+    for i, piece in enumerate(np.array_split(np.arange(len(df)), 5)):
+        pl.from_pandas(df.iloc[piece]).write_parquet(tmp_path / f"part-{i}.parquet")
+    lf = pl.scan_parquet(tmp_path / "*.parquet")
+    kw = dict(group="q", label="rel", scores=["t", "a"], metrics=["auc", "gauc", "mrr"], by="seg", ci=0.9,
+              n_boot=40)
+    for opts in ({"rows_per_bucket": 25}, {"buckets": 1}, {"buckets": 7, "rows_per_bucket": 10**9}):
+        assert_table(call("report", lf, opts, **kw), pre.report(df, **kw))
+
+
+# --------------------------------------------------------------------------- #
+# Missing values and bad input
+# --------------------------------------------------------------------------- #
+def with_nulls(df: pd.DataFrame) -> pd.DataFrame:
+    out = df.copy()
+    out.loc[out.index[::11], "a"] = np.nan
+    out["rel"] = out["rel"].astype("Int64")
+    out.loc[out.index[3::17], "rel"] = pd.NA
+    return out
+
+
+@pytest.mark.parametrize("engine", ["eager", "lazy"])
+def test_nulls_omit_equal_pandas(engine: str) -> None:
+    df = with_nulls(frame(7))
+    data, opts = engines(df)[engine]
+    kw = dict(group="q", label="rel", scores=["a", "b"], metrics=METRICS, nan_policy="omit", by="seg")
+    assert_table(call("report", data, opts, **kw), pre.report(df, **kw))
+    kw1 = dict(label="rel", score="a", nan_policy="omit")
+    assert_result(call("auc", data, opts, **kw1), pre.auc(df, **kw1))
+    kw1 = dict(group="q", label="rel", score="a", nan_policy="omit")
+    assert_result(call("gauc", data, opts, **kw1), pre.gauc(df, **kw1))
+
+
+class Collects:
+    """Counts the collects of LazyFrames (and what each returned)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.heights: list[int] = []
+        real = pl.LazyFrame.collect
+
+        def collect(lf: pl.LazyFrame, *a: Any, **k: Any) -> pl.DataFrame:
+            out = real(lf, *a, **k)
+            self.heights.append(out.height)
+            return out
+
+        monkeypatch.setattr(pl.LazyFrame, "collect", collect)
+
+
+def _message(fn: Any) -> tuple[type, str]:
+    with pytest.raises(Exception) as info:
+        fn()
+    return info.type, str(info.value)
+
+
+def _boom(s: pl.Series) -> pl.Series:
+    raise AssertionError("a column of this LazyFrame was read")
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["text score", "missing column", "text label", "missing weight column"],
+)
+def test_schema_errors_equal_pandas_without_reading(case: str) -> None:
+    df = frame(8)
+    df["txt"] = df["a"].astype(str)
+    kw: dict[str, Any] = dict(group="q", label="rel", score="a")
+    if case == "text score":
+        kw["score"] = "txt"
+    elif case == "missing column":
+        kw["score"] = "aa"
+    elif case == "text label":
+        kw["label"] = "txt"
+    else:
+        kw["weight"] = "gmv"
+    want = _message(lambda: pre.gauc(df, **kw))
+    p = pl.from_pandas(df)
+    assert _message(lambda: call("gauc", p, **kw)) == want
+    # a LazyFrame whose every column raises when read: the schema alone answers
+    lf = p.lazy().select([pl.col(c).map_batches(_boom, return_dtype=t) for c, t in p.schema.items()])
+    assert _message(lambda: call("gauc", lf, LAZY, **kw)) == want
+
+
+@pytest.mark.parametrize("case", ["null labels", "null keys", "nan scores", "infinite labels", "negative weights",
+                                  "negative labels", "all rows missing"])
+@pytest.mark.parametrize("engine", ["eager", "lazy"])
+def test_value_errors_equal_pandas_before_any_bucket(case: str, engine: str, monkeypatch) -> None:
+    df = frame(9)
+    kw: dict[str, Any] = dict(group="q", label="rel", scores=["a", "b"], metrics=["auc", "gauc", "ndcg@5"])
+    if case == "null labels":
+        df["rel"] = df["rel"].astype(float)
+        df.loc[df.index[::9], "rel"] = np.nan
+    elif case == "null keys":
+        df["q"] = df["q"].astype("Int64")
+        df.loc[df.index[5::13], "q"] = pd.NA
+    elif case == "nan scores":
+        df.loc[df.index[::7], "b"] = np.nan
+    elif case == "infinite labels":
+        df["rel"] = df["rel"].astype(float)
+        df.loc[df.index[::9], "rel"] = np.inf
+    elif case == "negative weights":
+        df["w"] = df["sw"]
+        df.loc[df.index[::9], "w"] = -1.0
+        kw["weight"] = "w"
+        kw["metrics"] = ["gauc", "mrr"]
+    elif case == "negative labels":
+        df.loc[df.index[::9], "rel"] = -1
+    else:
+        df["a"] = np.nan
+        kw["nan_policy"] = "omit"
+    want = _message(lambda: pre.report(df, **kw))
+    data, opts = engines(df)[engine]
+    counter = Collects(monkeypatch)
+    assert _message(lambda: call("report", data, opts, **kw)) == want
+    if engine == "lazy":  # one collect, of one row: the scan's aggregate; no bucket was read
+        assert counter.heights == [1]
+
+
+# --------------------------------------------------------------------------- #
+# The adapter's pieces
+# --------------------------------------------------------------------------- #
+def test_schema_maps_dtypes_as_pandas_gives_them() -> None:
+    import datetime as dt
+
+    p = pl.DataFrame({
+        "i": pl.Series([1], dtype=pl.Int32), "u": pl.Series([1], dtype=pl.UInt64), "f": pl.Series([1.0], dtype=pl.Float32),
+        "b": [True], "s": ["x"], "c": pl.Series(["x"], dtype=pl.Categorical), "d": [dt.date(2024, 1, 2)],
+        "t": [dt.datetime(2024, 1, 2)],
+    })
+    got = E.schema(p)
+    want = p.to_pandas().dtypes
+    assert list(got.columns) == list(p.columns)
+    for c in p.columns:
+        assert str(got[c].dtype) == str(want[c]), c
+    assert list(E.schema(p.lazy()).dtypes) == list(got.dtypes)
+
+
+def test_eager_numeric_columns_are_not_copied() -> None:
+    from pandas_rankeval.engines.polars.convert import to_pandas
+
+    p = pl.DataFrame({"q": np.arange(1000) // 3, "y": np.arange(1000) % 2, "s": np.linspace(0, 1, 1000),
+                      "x": ["a"] * 1000})
+    pdf = to_pandas(p, ["q", "y", "s"])
+    assert list(pdf.columns) == ["q", "y", "s"]  # only the plan's columns
+    for c in ("q", "y", "s"):
+        assert np.shares_memory(pdf[c].to_numpy(), p.get_column(c).to_numpy()), c
+
+
+def test_check_options() -> None:
+    assert E.check_options({}, "gauc") == {"rows_per_bucket": 5_000_000, "buckets": None}
+    with pytest.raises(ValueError, match="'buckets' parameter of gauc"):
+        E.check_options({"buckets": 0}, "gauc")
+    with pytest.raises(ValueError, match="'rows_per_bucket' parameter of gauc"):
+        E.check_options({"rows_per_bucket": -1}, "gauc")
+    assert E.partitioned(pl.LazyFrame({"a": [1]})) and not E.partitioned(pl.DataFrame({"a": [1]}))
+
+
+def test_namespace_on_dataframe_and_lazyframe(monkeypatch) -> None:
+    from pandas_rankeval.engines.polars.namespace import PolarsRankevalNamespace
+
+    p = pl.DataFrame({"q": [1, 1, 2, 2], "y": [1, 0, 0, 1], "s": [0.9, 0.2, 0.4, 0.3]})
+    seen = []
+    monkeypatch.setattr(pre, "gauc", lambda frame, **kw: seen.append((frame, kw)) or "ok")
+    for obj in (p, p.lazy()):
+        ns = obj.rankeval
+        assert isinstance(ns, PolarsRankevalNamespace)
+        assert {"gauc", "report", "compare", "per_group", "map"} <= set(dir(ns))
+        assert ns.gauc(group="q", label="y", score="s") == "ok"
+        assert seen[-1][0] is obj and seen[-1][1] == dict(group="q", label="y", score="s")
+    with pytest.raises(AttributeError, match="The metrics are"):
+        p.rankeval.gacu  # noqa: B018
+
+
+def test_import_registers_the_namespace_only_when_polars_is_loaded() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pandas_rankeval; print('polars' in sys.modules); import polars as pl; "
+        "print(hasattr(pl.DataFrame, 'rankeval'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]  # importing pandas_rankeval never imports polars
+    code = "import polars as pl, pandas_rankeval; print(hasattr(pl.DataFrame, 'rankeval'), hasattr(pl.LazyFrame, 'rankeval'))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "True"]
