@@ -88,7 +88,20 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
 
 
 def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[Summary, dict[str, Any]]:
-    """The summed summary of the frame and the extras of :func:`pandas_rankeval.tables.finalize`."""
+    """The summed summary of the frame and the extras of :func:`pandas_rankeval.tables.finalize`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pandas_rankeval.summary import make_plan
+    >>> from pandas_rankeval.tables import finalize
+    >>> lf = pl.LazyFrame({"u": [1, 1, 2, 2, 3], "y": [1, 0, 0, 1, 1], "s": [0.9, 0.2, 0.4, 0.3, 0.5]})
+    >>> plan = make_plan("report", kind="report", group="u", label="y", scores="s",
+    ...                  metrics=["auc", "gauc"], df=schema(lf))
+    >>> summary, extras = run(lf, plan, {"buckets": 2})
+    >>> finalize(summary, plan, **extras)[["auc", "gauc"]].round(4).to_dict("records")
+    [{'auc': 0.8333, 'gauc': 0.5}]
+    """
     if isinstance(frame, pl.LazyFrame):
         return _run_lazy(frame, plan, check_options(dict(options or {}), plan.func))
     return _one_partition(to_pandas(frame, plan.columns), plan)
@@ -152,6 +165,16 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
 
     An eager frame is one partition; a LazyFrame is read bucket by bucket of whole groups (rows
     come in bucket order, not sorted by key).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pandas_rankeval.summary import make_plan
+    >>> df = pl.DataFrame({"u": ["a", "a", "b", "b"], "y": [1, 0, 0, 1], "s": [0.9, 0.2, 0.4, 0.3]})
+    >>> plan = make_plan("per_group", kind="report", group="u", label="y", scores="s",
+    ...                  metrics=["gauc", "mrr"], df=schema(df))
+    >>> per_group(df, plan).sort("u").select("u", "n", "auc", "mrr").rows()
+    [('a', 2, 1.0, 1.0), ('b', 2, 0.0, 0.5)]
     """
     from ...api.metrics import per_group as pandas_per_group
 
