@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import math
 import os
 import subprocess
 import sys
@@ -48,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 METRICS = ["auc", "gauc", "mrr", "ndcg@10"]
 SCORES = ["model_a", "model_b"]
-KW = dict(group="user_id", label="click", scores=SCORES, metrics=METRICS)
+KW = {"group": "user_id", "label": "click", "scores": SCORES, "metrics": METRICS}
 
 
 def load() -> str:

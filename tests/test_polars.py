@@ -19,15 +19,15 @@ import polars as pl
 import pytest
 
 import pandas_rankeval as pre
+from pandas_rankeval.core.options import check_weight_name
 from pandas_rankeval.core.registry import MetricSpec
 from pandas_rankeval.core.validation import check_columns, numeric_values
-from pandas_rankeval.core.options import check_weight_name
 from pandas_rankeval.engines import polars as E
 from pandas_rankeval.summary import make_plan
 from pandas_rankeval.tables import finalize
 
 METRICS = ["auc", "gauc", "mrr", "ndcg@5", "map", "precision@3", "recall@3", "hit_rate@3"]
-TOL = dict(check_exact=False, atol=1e-12, rtol=0)
+TOL = {"check_exact": False, "atol": 1e-12, "rtol": 0}
 LAZY = {"rows_per_bucket": 40}  # ~15 buckets and ~10 score ranges on these frames
 
 
@@ -139,16 +139,16 @@ def test_metrics_equal_pandas(engine: str, keys: str) -> None:
     df = frame(1, keys=kind)
     data, opts = engines(df)[engine]
     cases: list[tuple[str, dict]] = [
-        ("auc", dict(label="rel", score="t")),
-        ("auc", dict(label="rel", score="a", sample_weight="sw", ties="pessimistic")),
-        ("gauc", dict(group=group, label="rel", score="a")),
-        ("gauc", dict(group=group, label="rel", score="t", sample_weight="sw", min_pos=1, min_neg=2, weight="uniform")),
-        ("mrr", dict(group=group, label="rel", score="b", k=5)),
-        ("ndcg", dict(group=group, label="rel", score="a", k=5, gain="linear")),
-        ("average_precision", dict(group=group, label="rel", score="t", empty="skip")),
-        ("precision", dict(group=group, label="rel", score="b", k=3)),
-        ("recall", dict(group=group, label="rel", score="a", k=3, threshold=2)),
-        ("hit_rate", dict(group=group, label="rel", score="t", k=3, tiebreak="pos")),
+        ("auc", {"label": "rel", "score": "t"}),
+        ("auc", {"label": "rel", "score": "a", "sample_weight": "sw", "ties": "pessimistic"}),
+        ("gauc", {"group": group, "label": "rel", "score": "a"}),
+        ("gauc", {"group": group, "label": "rel", "score": "t", "sample_weight": "sw", "min_pos": 1, "min_neg": 2, "weight": "uniform"}),
+        ("mrr", {"group": group, "label": "rel", "score": "b", "k": 5}),
+        ("ndcg", {"group": group, "label": "rel", "score": "a", "k": 5, "gain": "linear"}),
+        ("average_precision", {"group": group, "label": "rel", "score": "t", "empty": "skip"}),
+        ("precision", {"group": group, "label": "rel", "score": "b", "k": 3}),
+        ("recall", {"group": group, "label": "rel", "score": "a", "k": 3, "threshold": 2}),
+        ("hit_rate", {"group": group, "label": "rel", "score": "t", "k": 3, "tiebreak": "pos"}),
     ]
     for func, kw in cases:
         assert_result(call(func, data, opts, **kw), getattr(pre, func)(df, **kw))
@@ -160,7 +160,7 @@ def test_report_equals_pandas(engine: str, keys: str) -> None:
     kind, group = KEYS[keys]
     df = frame(2, keys=kind)
     data, opts = engines(df)[engine]
-    kw = dict(group=group, label="rel", scores=["a", "b", "t"], metrics=METRICS)
+    kw = {"group": group, "label": "rel", "scores": ["a", "b", "t"], "metrics": METRICS}
     assert_table(call("report", data, opts, **kw), pre.report(df, **kw))
     kw.update(by="seg", ci=0.9, n_boot=60, seed=7)  # DeLong for auc, hashed bootstrap for the rest
     assert_table(call("report", data, opts, **kw), pre.report(df, **kw))
@@ -172,8 +172,8 @@ def test_compare_equals_pandas(engine: str, keys: str) -> None:
     kind, group = KEYS[keys]
     df = frame(3, keys=kind)
     data, opts = engines(df)[engine]
-    kw = dict(group=group, label="rel", scores=["a", "b", "t"], baseline="a", metrics=["auc", "gauc", "ndcg@5"],
-              n_boot=80, seed=11)
+    kw = {"group": group, "label": "rel", "scores": ["a", "b", "t"], "baseline": "a", "metrics": ["auc", "gauc", "ndcg@5"],
+              "n_boot": 80, "seed": 11}
     assert_table(call("compare", data, opts, **kw), pre.compare(df, **kw))
     kw.update(method="bootstrap", ci_method="studentized", by="seg", metrics=["gauc", "mrr"])
     assert_table(call("compare", data, opts, **kw), pre.compare(df, **kw))
@@ -185,7 +185,7 @@ def test_per_group_equals_pandas(engine: str, keys: str) -> None:
     kind, group = KEYS[keys]
     df = frame(4, keys=kind)
     data, opts = engines(df)[engine]
-    kw = dict(group=group, label="rel", score="a", metrics=["auc", "mrr", "ndcg@5"], tiebreak="pos")
+    kw = {"group": group, "label": "rel", "score": "a", "metrics": ["auc", "mrr", "ndcg@5"], "tiebreak": "pos"}
     got = call("per_group", data, opts, **kw)
     assert isinstance(got, pl.DataFrame)
     want = pd.DataFrame(pre.per_group(df, **kw)).reset_index()
@@ -201,10 +201,10 @@ def test_eager_only_options_equal_pandas() -> None:
     sklearn's engine take pandas' path."""
     df = frame(5)
     data = pl.from_pandas(df)
-    kw = dict(label="rel", score="b", max_fpr=0.3)
+    kw = {"label": "rel", "score": "b", "max_fpr": 0.3}
     assert_result(call("auc", data, **kw), pre.auc(df, **kw))
-    kw = dict(group="q", label="rel", scores=["a", "b"], metrics=["auc", "gauc"], ci=0.9, n_boot=50,
-              auc_method="bootstrap")
+    kw = {"group": "q", "label": "rel", "scores": ["a", "b"], "metrics": ["auc", "gauc"], "ci": 0.9, "n_boot": 50,
+              "auc_method": "bootstrap"}
     assert_table(call("report", data, **kw), pre.report(df, **kw))
 
 
@@ -214,8 +214,8 @@ def test_lazy_over_parquet_with_ties_across_buckets_and_ranges(tmp_path) -> None
     for i, piece in enumerate(np.array_split(np.arange(len(df)), 5)):
         pl.from_pandas(df.iloc[piece]).write_parquet(tmp_path / f"part-{i}.parquet")
     lf = pl.scan_parquet(tmp_path / "*.parquet")
-    kw = dict(group="q", label="rel", scores=["t", "a"], metrics=["auc", "gauc", "mrr"], by="seg", ci=0.9,
-              n_boot=40)
+    kw = {"group": "q", "label": "rel", "scores": ["t", "a"], "metrics": ["auc", "gauc", "mrr"], "by": "seg", "ci": 0.9,
+              "n_boot": 40}
     for opts in ({"rows_per_bucket": 25}, {"buckets": 1}, {"buckets": 7, "rows_per_bucket": 10**9}):
         assert_table(call("report", lf, opts, **kw), pre.report(df, **kw))
 
@@ -235,11 +235,11 @@ def with_nulls(df: pd.DataFrame) -> pd.DataFrame:
 def test_nulls_omit_equal_pandas(engine: str) -> None:
     df = with_nulls(frame(7))
     data, opts = engines(df)[engine]
-    kw = dict(group="q", label="rel", scores=["a", "b"], metrics=METRICS, nan_policy="omit", by="seg")
+    kw = {"group": "q", "label": "rel", "scores": ["a", "b"], "metrics": METRICS, "nan_policy": "omit", "by": "seg"}
     assert_table(call("report", data, opts, **kw), pre.report(df, **kw))
-    kw1 = dict(label="rel", score="a", nan_policy="omit")
+    kw1 = {"label": "rel", "score": "a", "nan_policy": "omit"}
     assert_result(call("auc", data, opts, **kw1), pre.auc(df, **kw1))
-    kw1 = dict(group="q", label="rel", score="a", nan_policy="omit")
+    kw1 = {"group": "q", "label": "rel", "score": "a", "nan_policy": "omit"}
     assert_result(call("gauc", data, opts, **kw1), pre.gauc(df, **kw1))
 
 
@@ -275,7 +275,7 @@ def _boom(s: pl.Series) -> pl.Series:
 def test_schema_errors_equal_pandas_without_reading(case: str) -> None:
     df = frame(8)
     df["txt"] = df["a"].astype(str)
-    kw: dict[str, Any] = dict(group="q", label="rel", score="a")
+    kw: dict[str, Any] = {"group": "q", "label": "rel", "score": "a"}
     if case == "text score":
         kw["score"] = "txt"
     elif case == "missing column":
@@ -297,7 +297,7 @@ def test_schema_errors_equal_pandas_without_reading(case: str) -> None:
 @pytest.mark.parametrize("engine", ["eager", "lazy"])
 def test_value_errors_equal_pandas_before_any_bucket(case: str, engine: str, monkeypatch) -> None:
     df = frame(9)
-    kw: dict[str, Any] = dict(group="q", label="rel", scores=["a", "b"], metrics=["auc", "gauc", "ndcg@5"])
+    kw: dict[str, Any] = {"group": "q", "label": "rel", "scores": ["a", "b"], "metrics": ["auc", "gauc", "ndcg@5"]}
     if case == "null labels":
         df["rel"] = df["rel"].astype(float)
         df.loc[df.index[::9], "rel"] = np.nan
@@ -377,7 +377,7 @@ def test_namespace_on_dataframe_and_lazyframe(monkeypatch) -> None:
         assert isinstance(ns, PolarsRankevalNamespace)
         assert {"gauc", "report", "compare", "per_group", "map"} <= set(dir(ns))
         assert ns.gauc(group="q", label="y", score="s") == "ok"
-        assert seen[-1][0] is obj and seen[-1][1] == dict(group="q", label="y", score="s")
+        assert seen[-1][0] is obj and seen[-1][1] == {"group": "q", "label": "y", "score": "s"}
     with pytest.raises(AttributeError, match="The metrics are"):
         p.rankeval.gacu  # noqa: B018
 

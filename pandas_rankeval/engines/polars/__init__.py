@@ -39,7 +39,7 @@ from .auc import auc_pass
 from .convert import schema_frame, to_pandas
 from .lazy import group_pass, keep_expr, scan
 
-__all__ = ["NAME", "OPTIONS", "schema", "partitioned", "check_options", "run", "per_group"]
+__all__ = ["NAME", "OPTIONS", "check_options", "partitioned", "per_group", "run", "schema"]
 
 NAME = "polars"
 #: ``engine_options`` of a polars frame (a LazyFrame reads them; an eager frame is one partition).
@@ -214,15 +214,15 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
 def _per_group_kwargs(plan: Plan) -> dict[str, Any]:
     """The keywords of :func:`pandas_rankeval.per_group` that a per_group plan stands for."""
     o = plan.options
-    return dict(
-        group=plan.group, label=plan.label, score=plan.scores[0],
-        metrics=["auc" if m == "gauc" else m for m in plan.metrics], weight=o.weight,
-        min_size=o.min_size, min_pos=o.min_pos, min_neg=o.min_neg, ties=o.ties, tiebreak=o.tiebreak,
-        threshold=o.threshold, gain=o.gain, denominator=o.denominator, empty=o.empty,
-        nan_policy=o.nan_policy,
-    )
+    return {
+        "group": plan.group, "label": plan.label, "score": plan.scores[0],
+        "metrics": ["auc" if m == "gauc" else m for m in plan.metrics], "weight": o.weight,
+        "min_size": o.min_size, "min_pos": o.min_pos, "min_neg": o.min_neg, "ties": o.ties, "tiebreak": o.tiebreak,
+        "threshold": o.threshold, "gain": o.gain, "denominator": o.denominator, "empty": o.empty,
+        "nan_policy": o.nan_policy,
+    }
 
 
-from . import namespace as _namespace  # noqa: E402  (registers df.rankeval)
+from . import namespace as _namespace
 
 _namespace.register()

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-__all__ = ["pandas_dtype", "schema_frame", "to_pandas", "is_float", "is_numeric"]
+__all__ = ["is_float", "is_numeric", "pandas_dtype", "schema_frame", "to_pandas"]
 
 _NUMPY = {
     pl.Int8: np.int8, pl.Int16: np.int16, pl.Int32: np.int32, pl.Int64: np.int64,

@@ -28,7 +28,7 @@ from ...summary.summary import Summary, _shape, empty_summary
 from .auc import score_key
 from .convert import _base, is_float, is_numeric, to_pandas
 
-__all__ = ["Scan", "scan", "keep_expr", "group_pass"]
+__all__ = ["Scan", "group_pass", "keep_expr", "scan"]
 
 _SEED = 0x2A5EED
 
