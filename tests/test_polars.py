@@ -395,3 +395,21 @@ def test_import_registers_the_namespace_only_when_polars_is_loaded() -> None:
     code = "import polars as pl, pandas_rankeval; print(hasattr(pl.DataFrame, 'rankeval'), hasattr(pl.LazyFrame, 'rankeval'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "True"]
+
+
+@pytest.mark.parametrize("engine", ["eager", "lazy"])
+def test_dtypes_equal_pandas(engine: str) -> None:
+    """Bool labels, float32 and 64-bit integer scores (beyond 2**53), categorical keys, two
+    segment columns and a per-group weight Series."""
+    df = frame(10)
+    df["click"] = df["rel"] > 0
+    df["f32"] = df["b"].astype(np.float32)
+    df["big"] = (2**60 + np.round(df["a"] * 10).astype(np.int64) * 3).astype(np.int64)  # ties, > 2**53
+    df["cat"] = pd.Categorical("c" + df["q"].astype(str))
+    df["seg2"] = np.where(df["q"] % 40 < 20, 1, 2)
+    data, opts = engines(df)[engine]
+    keys = sorted(df["cat"].unique())
+    w = pd.Series(np.arange(len(keys), dtype=float) + 1, index=pd.Index(keys))
+    kw = {"group": "cat", "label": "click", "scores": ["f32", "big", "a"], "metrics": ["auc", "gauc", "mrr"],
+              "by": ["seg", "seg2"], "weight": w, "ci": 0.9, "n_boot": 40}
+    assert_table(call("report", data, opts, **kw), pre.report(df, **kw))
