@@ -19,57 +19,16 @@ import polars as pl
 import pytest
 
 import pandas_rankeval as pre
-from pandas_rankeval.core.options import check_weight_name
-from pandas_rankeval.core.registry import MetricSpec
-from pandas_rankeval.core.validation import check_columns, numeric_values
 from pandas_rankeval.engines import polars as E
-from pandas_rankeval.summary import make_plan
-from pandas_rankeval.tables import finalize
 
 METRICS = ["auc", "gauc", "mrr", "ndcg@5", "map", "precision@3", "recall@3", "hit_rate@3"]
 TOL = {"check_exact": False, "atol": 1e-12, "rtol": 0}
 LAZY = {"rows_per_bucket": 40}  # ~15 buckets and ~10 score ranges on these frames
 
 
-# --------------------------------------------------------------------------- #
-# The public functions on a polars frame (until the one public API lands: its plan from the
-# adapter's schema, the checks of the schema, the adapter's run, the shared finalize)
-# --------------------------------------------------------------------------- #
-_SPECS = {"auc": "auc", "gauc": "gauc", "mrr": "mrr", "ndcg": "ndcg", "average_precision": "map",
-          "precision": "precision", "recall": "recall", "hit_rate": "hit_rate"}
-
-
 def call(func: str, frame: Any, engine_options: dict | None = None, **kw: Any) -> Any:
-    meta = E.schema(frame)
-    kw = dict(kw)
-    if func in ("report", "compare", "per_group"):
-        if func == "per_group":
-            kw["scores"] = kw.pop("score")
-            kw["metrics"] = ["gauc" if m == "auc" else m for m in kw.get("metrics", ["auc"])]
-        kind = "report" if func == "per_group" else func
-        if kw.get("resample") is None:
-            kw.pop("resample", None)
-        plan = make_plan(func, kind=kind, df=meta, **kw)
-    else:
-        k = kw.pop("k", 10 if func in ("precision", "recall", "hit_rate") else None)
-        plan = make_plan(func, kind="metric", metrics=MetricSpec(_SPECS[func], k), scores=kw.pop("score"),
-                         group=kw.pop("group", None), df=meta, **kw)
-    _check_schema(meta, plan)
-    if func == "per_group":
-        return E.per_group(frame, plan, engine_options or {})
-    summary, extras = E.run(frame, plan, engine_options or {})
-    return finalize(summary, plan, **extras)
-
-
-def _check_schema(meta: pd.DataFrame, plan: Any) -> None:
-    weight_column = check_weight_name(plan.options.weight, meta.columns, plan.func, plan.group or None)
-    check_columns(meta, plan.columns)
-    numeric_values(meta[plan.label], plan.label, "label", keep_int=True)
-    for s in plan.scores:
-        numeric_values(meta[s], s, "score", keep_float32=True, keep_int64=True)
-    for c in (plan.options.sample_weight, weight_column):
-        if c is not None:
-            numeric_values(meta[c], c, "weight")
+    """The public function on any frame."""
+    return getattr(pre, func)(frame, engine_options=engine_options, **kw)
 
 
 # --------------------------------------------------------------------------- #
@@ -185,27 +144,60 @@ def test_per_group_equals_pandas(engine: str, keys: str) -> None:
     kind, group = KEYS[keys]
     df = frame(4, keys=kind)
     data, opts = engines(df)[engine]
-    kw = {"group": group, "label": "rel", "score": "a", "metrics": ["auc", "mrr", "ndcg@5"], "tiebreak": "pos"}
-    got = call("per_group", data, opts, **kw)
-    assert isinstance(got, pl.DataFrame)
-    want = pd.DataFrame(pre.per_group(df, **kw)).reset_index()
     keys_ = [group] if isinstance(group, str) else group
-    got = got.to_pandas().sort_values(keys_).reset_index(drop=True)
-    want = want.sort_values(keys_).reset_index(drop=True)
-    want.attrs = {}
-    pd.testing.assert_frame_equal(got, want, check_dtype=False, **TOL)
+    for kw in (
+        {"group": group, "label": "rel", "score": "a", "metrics": ["auc", "mrr", "ndcg@5"], "tiebreak": "pos"},
+        {"group": group, "label": "rel", "scores": ["a", "b"], "metrics": ["auc", "hit_rate@3"]},
+    ):
+        got = call("per_group", data, opts, **kw)
+        assert isinstance(got, pl.DataFrame)
+        want = pd.DataFrame(pre.per_group(df, **kw)).reset_index()
+        got = got.to_pandas().sort_values(keys_).reset_index(drop=True)
+        want = want.sort_values(keys_).reset_index(drop=True)
+        want.attrs = {}
+        pd.testing.assert_frame_equal(got, want, check_dtype=False, **TOL)
 
 
 def test_eager_only_options_equal_pandas() -> None:
-    """An eager frame is one partition: max_fpr, a bootstrap interval of global AUC and
-    sklearn's engine take pandas' path."""
+    """An eager frame is one partition: max_fpr, a bootstrap interval of global AUC and the
+    multinomial bootstrap take pandas' path."""
     df = frame(5)
     data = pl.from_pandas(df)
     kw = {"label": "rel", "score": "b", "max_fpr": 0.3}
     assert_result(call("auc", data, **kw), pre.auc(df, **kw))
     kw = {"group": "q", "label": "rel", "scores": ["a", "b"], "metrics": ["auc", "gauc"], "ci": 0.9, "n_boot": 50,
-              "auc_method": "bootstrap"}
+          "auc_method": "bootstrap"}
     assert_table(call("report", data, **kw), pre.report(df, **kw))
+    kw.update(auc_method="delong", resample="multinomial", by="seg")
+    assert_table(call("report", data, **kw), pre.report(df, **kw))
+
+
+@pytest.mark.parametrize(
+    ("func", "kw", "match"),
+    [
+        ("auc", {"label": "rel", "score": "b", "max_fpr": 0.3}, "auc on a polars frame: max_fpr"),
+        ("report", {"group": "q", "label": "rel", "scores": ["a"], "metrics": ["auc"], "ci": 0.9, "n_boot": 50,
+                    "auc_method": "bootstrap"}, "report on a polars frame: a bootstrap ci"),
+        ("compare", {"group": "q", "label": "rel", "scores": ["a", "b"], "baseline": "a", "metrics": ["gauc"],
+                     "resample": "multinomial"}, "compare on a polars frame: resample='multinomial'"),
+    ],
+)
+def test_lazy_refuses_options_without_a_partitioned_form_before_any_collect(func, kw, match, monkeypatch) -> None:
+    data = pl.from_pandas(frame(5)).lazy()
+    counter = Collects(monkeypatch)
+    with pytest.raises(ValueError, match=match):
+        call(func, data, **kw)
+    assert counter.heights == []
+
+
+def test_engine_options_are_checked() -> None:
+    data = pl.from_pandas(frame(5))
+    kw = {"group": "q", "label": "rel", "score": "a"}
+    with pytest.raises(ValueError, match=r"'engine_options' parameter of gauc has \['npartitions'\]"):
+        call("gauc", data.lazy(), {"npartitions": 2}, **kw)
+    with pytest.raises(ValueError, match="'buckets' parameter of gauc"):
+        call("gauc", data.lazy(), {"buckets": 0}, **kw)
+    assert_result(call("gauc", data, {"buckets": 3}, **kw), pre.gauc(frame(5), **kw))  # one partition: no-op
 
 
 def test_lazy_over_parquet_with_ties_across_buckets_and_ranges(tmp_path) -> None:
@@ -366,18 +358,19 @@ def test_check_options() -> None:
     assert E.partitioned(pl.LazyFrame({"a": [1]})) and not E.partitioned(pl.DataFrame({"a": [1]}))
 
 
-def test_namespace_on_dataframe_and_lazyframe(monkeypatch) -> None:
-    from pandas_rankeval.engines.polars.namespace import PolarsRankevalNamespace
+def test_namespace_on_dataframe_and_lazyframe() -> None:
+    from pandas_rankeval.accessor import PolarsRankevalNamespace
 
-    p = pl.DataFrame({"q": [1, 1, 2, 2], "y": [1, 0, 0, 1], "s": [0.9, 0.2, 0.4, 0.3]})
-    seen = []
-    monkeypatch.setattr(pre, "gauc", lambda frame, **kw: seen.append((frame, kw)) or "ok")
+    df = frame(12)
+    p = pl.from_pandas(df)
+    kw = {"group": "q", "label": "rel", "scores": ["a", "b"], "metrics": METRICS}
     for obj in (p, p.lazy()):
         ns = obj.rankeval
         assert isinstance(ns, PolarsRankevalNamespace)
         assert {"gauc", "report", "compare", "per_group", "map"} <= set(dir(ns))
-        assert ns.gauc(group="q", label="y", score="s") == "ok"
-        assert seen[-1][0] is obj and seen[-1][1] == {"group": "q", "label": "y", "score": "s"}
+        assert_result(ns.gauc(group="q", label="rel", score="a"), pre.gauc(df, group="q", label="rel", score="a"))
+        assert_result(ns.map(group="q", label="rel", score="t"), pre.map(df, group="q", label="rel", score="t"))
+        assert_table(ns.report(**kw), pre.report(df, **kw))
     with pytest.raises(AttributeError, match="The metrics are"):
         p.rankeval.gacu  # noqa: B018
 

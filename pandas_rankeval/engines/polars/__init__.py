@@ -17,7 +17,8 @@ no metric, option or table logic:
 - **per_group**: every group's metrics as a polars DataFrame.
 
 Importing this module registers ``df.rankeval`` on polars DataFrames and LazyFrames
-(:mod:`.namespace`); ``import pandas_rankeval`` does it when polars is already imported.
+(:func:`pandas_rankeval.accessor.register_polars`); ``import pandas_rankeval`` does it when
+polars is already imported.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import math
 from collections.abc import Hashable
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import polars as pl
 
@@ -37,7 +37,7 @@ from ...summary.plan import Plan
 from ...summary.summary import Summary
 from .auc import auc_pass
 from .convert import schema_frame, to_pandas
-from .lazy import group_pass, keep_expr, scan
+from .lazy import bucket_expr, group_pass, keep_expr, scan
 
 __all__ = ["NAME", "OPTIONS", "check_options", "partitioned", "per_group", "run", "schema"]
 
@@ -104,28 +104,9 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     """
     if isinstance(frame, pl.LazyFrame):
         return _run_lazy(frame, plan, check_options(dict(options or {}), plan.func))
-    return _one_partition(to_pandas(frame, plan.columns), plan)
+    from .. import pandas as pandas_engine
 
-
-def _one_partition(pdf: pd.DataFrame, plan: Plan) -> tuple[Summary, dict[str, Any]]:
-    """pandas' own path on a pandas frame that holds every row: one evaluation, one partition."""
-    from ...core.evaluate import evaluate
-    from ...inference import hashing as H
-    from ...summary.partition import _ensure_group_stats, summarize_evaluation
-    from ..pandas import pandas_extras
-
-    keep_order = bool(plan.by) or plan.ci is not None or plan.kind == "compare"
-    ev = evaluate(
-        pdf, group=plan.group or None, label=plan.label, scores=plan.scores, specs=plan.all_specs,
-        options=plan.options, keep_order=keep_order, by=plan.by,
-    )
-    if not plan.group:  # global AUC alone: its value from the one sort, no groups
-        summary = summarize_evaluation(ev, plan)
-        return summary, {"auc": {((), s): ev.scores[s].metrics["auc"].value for s in plan.scores}}
-    _ensure_group_stats(ev)
-    key_hashes = H.key_hash(ev.keys) if plan.hashed_boot else None
-    summary = summarize_evaluation(ev, plan, key_hashes=key_hashes)
-    return summary, pandas_extras(ev, plan, key_hashes)
+    return pandas_engine.run(to_pandas(frame, plan.columns), plan, {})  # type: ignore[no-any-return]
 
 
 def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
@@ -136,7 +117,7 @@ def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Su
     keep = keep_expr(plan, sch) if found.n_dropped else None
     n_rows = found.n_rows - found.n_dropped
     rows_per = options["rows_per_bucket"]
-    delong = plan.has_auc and plan.auc_delong and (plan.ci is not None or plan.kind == "compare")
+    delong = plan.auc_placements
     extras: dict[str, Any] = {}
     placements: dict[Hashable, pl.DataFrame] = {}
     counted = None
@@ -160,29 +141,28 @@ def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Su
 
 
 def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> pl.DataFrame:
-    """Every group's metrics as a polars DataFrame: the group key column(s), then the columns of
-    :func:`pandas_rankeval.per_group` (``n``, ``positives``, one per metric, ``weight``).
+    """Every group's metrics as a polars DataFrame: the group key column(s), ``n``, ``positives``,
+    one column per metric and ``weight`` (:func:`pandas_rankeval.tables.per_group.per_group_table`).
 
-    An eager frame is one partition; a LazyFrame is read bucket by bucket of whole groups (rows
-    come in bucket order, not sorted by key).
+    An eager frame is one partition; a LazyFrame is read bucket by bucket of whole groups, after
+    the one scan that raises pandas' errors (rows come in bucket order, not sorted by key).
 
     Examples
     --------
     >>> import polars as pl
     >>> from pandas_rankeval.summary import make_plan
     >>> df = pl.DataFrame({"u": ["a", "a", "b", "b"], "y": [1, 0, 0, 1], "s": [0.9, 0.2, 0.4, 0.3]})
-    >>> plan = make_plan("per_group", kind="report", group="u", label="y", scores="s",
+    >>> plan = make_plan("per_group", kind="per_group", group="u", label="y", scores="s",
     ...                  metrics=["gauc", "mrr"], df=schema(df))
     >>> per_group(df, plan).sort("u").select("u", "n", "auc", "mrr").rows()
     [('a', 2, 1.0, 1.0), ('b', 2, 0.0, 0.5)]
     """
-    from ...api.metrics import per_group as pandas_per_group
+    from ...tables.per_group import per_group_table
 
-    kwargs = _per_group_kwargs(plan)
     cols = [str(c) for c in dict.fromkeys(plan.columns)]
 
     def one(pdf: pd.DataFrame) -> pl.DataFrame:
-        table = pd.DataFrame(pandas_per_group(pdf, **kwargs)).reset_index()
+        table = pd.DataFrame(per_group_table(pdf, plan)).reset_index()
         table.attrs = {}
         return pl.from_pandas(table)
 
@@ -191,38 +171,29 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     opts = check_options(dict(options or {}), plan.func)
     sch = frame.collect_schema()
     found = scan(frame, plan, sch)
-    _raise_input_errors(found.summary(plan), plan)
-    from .lazy import bucket_expr
-
+    _raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
+    keep = keep_expr(plan, sch) if found.n_dropped else None
+    data = frame.filter(keep) if keep is not None else frame  # a bucket may hold only dropped rows
     n_rows = found.n_rows - found.n_dropped
     n_buckets = opts["buckets"] or max(1, math.ceil(n_rows / opts["rows_per_bucket"]))
     bucket = bucket_expr(plan.group, sch, n_buckets)
     parts = []
     for b in range(n_buckets):
-        q = frame.filter(bucket == b) if n_buckets > 1 else frame
+        q = data.filter(bucket == b) if n_buckets > 1 else data
         part = q.select(cols).collect(engine="streaming")
         if part.height:
-            pdf = to_pandas(part, cols)
-            if found.n_dropped:  # whole-table counts were checked; a bucket may hold only dropped rows
-                pdf = pdf.loc[~np.logical_or.reduce([pdf[c].isna().to_numpy() for c in cols])]
-                if not len(pdf):
-                    continue
-            parts.append(one(pdf))
-    return pl.concat(parts, how="vertical_relaxed") if parts else one(to_pandas(frame.head(0).collect(), cols))
+            parts.append(one(to_pandas(part, cols)))
+    return pl.concat(parts, how="vertical_relaxed")
 
 
-def _per_group_kwargs(plan: Plan) -> dict[str, Any]:
-    """The keywords of :func:`pandas_rankeval.per_group` that a per_group plan stands for."""
-    o = plan.options
-    return {
-        "group": plan.group, "label": plan.label, "score": plan.scores[0],
-        "metrics": ["auc" if m == "gauc" else m for m in plan.metrics], "weight": o.weight,
-        "min_size": o.min_size, "min_pos": o.min_pos, "min_neg": o.min_neg, "ties": o.ties, "tiebreak": o.tiebreak,
-        "threshold": o.threshold, "gain": o.gain, "denominator": o.denominator, "empty": o.empty,
-        "nan_policy": o.nan_policy,
-    }
+def _register_namespace() -> None:
+    """``df.rankeval`` on polars frames once a polars frame has arrived (the namespace lives with
+    the others at the top of the package, :func:`pandas_rankeval.accessor.register_polars`; it is
+    looked up when this module is first imported, as the namespaces look the public functions up
+    when called, so no engine module imports the top of the package)."""
+    import importlib
+
+    importlib.import_module("pandas_rankeval.accessor").register_polars()
 
 
-from . import namespace as _namespace
-
-_namespace.register()
+_register_namespace()
