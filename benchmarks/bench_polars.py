@@ -107,23 +107,12 @@ def write_parquet(out: Path, rows: int, groups: int, files: int, seed: int) -> f
 
 
 # --------------------------------------------------------------------------- #
-# The polars report (through the adapter until the one public API takes polars frames)
+# The polars report: the public function on a polars frame
 # --------------------------------------------------------------------------- #
 def polars_report(frame, engine_options: dict | None = None):
     import pandas_rankeval as pre
 
-    try:
-        return pre.report(frame, **KW, **({"engine_options": engine_options} if engine_options else {}))
-    except TypeError as exc:
-        if "expects a pandas DataFrame" not in str(exc):
-            raise
-    from pandas_rankeval.engines import polars as E
-    from pandas_rankeval.summary import make_plan
-    from pandas_rankeval.tables import finalize
-
-    plan = make_plan("report", kind="report", df=E.schema(frame), **KW)
-    summary, extras = E.run(frame, plan, engine_options or {})
-    return finalize(summary, plan, **extras)
+    return pre.report(frame, **KW, engine_options=engine_options or None)
 
 
 def max_diff(a, b) -> float:
