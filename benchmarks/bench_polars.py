@@ -150,8 +150,18 @@ def bench_eager(rows: int, groups: int, repeats: int, seed: int, string_keys: bo
             cpu[name].append(time.process_time() - c)
             out[name] = rep
     med = {k: float(np.median(v)) for k, v in times.items()}
+    low = {k: float(np.min(v)) for k, v in times.items()}
     med_cpu = {k: float(np.median(v)) for k, v in cpu.items()}
+    from pandas_rankeval.engines.polars.convert import to_pandas
+
+    conv = []
+    for _ in range(repeats):  # what the polars frame costs on top of pandas' own path
+        t = time.perf_counter()
+        to_pandas(pdf, ["user_id", "click", *SCORES])
+        conv.append(time.perf_counter() - t)
     return {
+        "min_pandas": low["pandas"], "min_polars": low["polars"], "min_ratio": low["polars"] / low["pandas"],
+        "convert": float(np.median(conv)),
         "rows": rows, "groups": int(df["user_id"].nunique()), "keys": "str" if string_keys else "int64",
         "pandas": med["pandas"], "polars": med["polars"], "ratio": med["polars"] / med["pandas"],
         "cpu_pandas": med_cpu["pandas"], "cpu_polars": med_cpu["polars"],
@@ -267,7 +277,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=float, default=1e7)
     ap.add_argument("--groups", type=float, default=1e6)
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=9)
     ap.add_argument("--big-rows", type=float, default=1e8)
     ap.add_argument("--big-groups", type=float, default=1e7)
     ap.add_argument("--files", type=int, default=80)
@@ -289,17 +299,20 @@ def main() -> int:
 
     print(f"polars {pl.__version__}, {os.cpu_count()} cores; report of {SCORES} on {METRICS}")
     if not args.skip_eager:
-        print(f"(a) eager DataFrame vs pandas, median of {args.repeats} alternating runs")
-        print(f"    {'rows':>12} {'groups':>10} {'keys':>6} {'pandas':>9} {'polars':>9} {'ratio':>7}"
-              f" {'cpu pandas':>11} {'cpu polars':>11} {'cpu ratio':>9} {'max diff':>9}  load")
+        print(f"(a) eager DataFrame vs pandas, {args.repeats} alternating runs")
+        print(f"    {'rows':>12} {'groups':>10} {'keys':>6} | {'wall: pandas':>12} {'polars':>7} {'ratio':>6} |"
+              f" {'min: pandas':>11} {'polars':>7} {'ratio':>6} | {'cpu: pandas':>11} {'polars':>7} {'ratio':>6} |"
+              f" {'convert':>8} {'max diff':>8}  load")
         for string_keys in (False, True):
             r = bench_eager(int(args.rows), int(args.groups), args.repeats, args.seed, string_keys)
-            print(f"    {r['rows']:>12,} {r['groups']:>10,} {r['keys']:>6} {r['pandas']:>8.2f}s {r['polars']:>8.2f}s"
-                  f" {r['ratio']:>7.3f} {r['cpu_pandas']:>10.2f}s {r['cpu_polars']:>10.2f}s {r['cpu_ratio']:>9.3f}"
-                  f" {r['diff']:>9.1e}  [{r['load']}]", flush=True)
+            print(f"    {r['rows']:>12,} {r['groups']:>10,} {r['keys']:>6} | {r['pandas']:>11.2f}s {r['polars']:>6.2f}s"
+                  f" {r['ratio']:>6.3f} | {r['min_pandas']:>10.2f}s {r['min_polars']:>6.2f}s {r['min_ratio']:>6.3f} |"
+                  f" {r['cpu_pandas']:>10.2f}s {r['cpu_polars']:>6.2f}s {r['cpu_ratio']:>6.3f} |"
+                  f" {r['convert'] * 1e3:>6.1f}ms {r['diff']:>8.1e}  [{r['load']}]", flush=True)
             print(f"      wall times: pandas {[round(x, 2) for x in r['times']['pandas']]}, "
                   f"polars {[round(x, 2) for x in r['times']['polars']]}", flush=True)
-        print("    target: ratio <= 1.2 (int64 keys; median wall time, the CPU time shown for the shared machine)")
+        print("    target: polars / pandas <= 1.2 (int64 keys); wall = median, min = fastest run, cpu = median "
+              "process CPU time; convert = the plan's columns to pandas (what polars adds)")
     if not args.skip_lazy:
         for line in bench_lazy(args):
             print(line, flush=True)
