@@ -58,3 +58,5 @@ import sys as _sys
 
 if "dask.dataframe" in _sys.modules:  # Dask is loaded: its DataFrames get ddf.rank / ddf.rankeval too
     _accessor.register_dask()
+if "polars" in _sys.modules:  # polars is loaded: its DataFrames and LazyFrames get df.rankeval
+    _accessor.register_polars()

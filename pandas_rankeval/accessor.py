@@ -12,7 +12,9 @@ put in ``DataFrame.__dict__["rank"]``:
 
 The same namespace is also registered through the public API under the collision-free name
 ``df.rankeval``. ``Series.rank`` is not touched. Dask DataFrames (which have no ``rank`` of their
-own) get ``ddf.rank`` and ``ddf.rankeval`` through Dask's accessor API (:func:`register_dask`).
+own) get ``ddf.rank`` and ``ddf.rankeval`` through Dask's accessor API (:func:`register_dask`);
+polars DataFrames and LazyFrames get ``df.rankeval`` through polars' namespace API
+(:func:`register_polars`).
 
 The namespace holds nothing but the frame (pandas 3 builds a new accessor object on every
 attribute access, and so does the descriptor), never raises in ``__init__``, and every method
@@ -32,8 +34,8 @@ from typing import Any, Callable
 import pandas as pd
 
 __all__ = [
-    "DaskRankevalNamespace", "PANDAS_RANK", "RankevalNamespace", "is_registered", "register", "register_dask",
-    "unregister",
+    "DaskRankevalNamespace", "PANDAS_RANK", "PolarsRankevalNamespace", "RankevalNamespace", "is_registered", "register",
+    "register_dask", "register_polars", "unregister",
 ]
 
 #: The attribute the descriptor lives under, and the public collision-free alias.
@@ -361,3 +363,60 @@ def register_dask() -> None:
     for name in (NAME, ALIAS):
         if getattr(dd.DataFrame, name, None) is not DaskRankevalNamespace:
             register_dataframe_accessor(name)(DaskRankevalNamespace)
+
+
+class PolarsRankevalNamespace:
+    """The functions of :mod:`pandas_rankeval` bound to a polars DataFrame or LazyFrame.
+
+    Reached as ``df.rankeval`` (polars frames keep their own names: no ``rank`` here).
+    ``df.rankeval.gauc(group=..., label=..., score=...)`` is
+    ``pandas_rankeval.gauc(df, group=..., label=..., score=...)``, on a LazyFrame too, and
+    ``df.rankeval.map`` is :func:`pandas_rankeval.average_precision`. Registered by
+    ``import pandas_rankeval`` when polars is already imported, else by :func:`register_polars`
+    (which the polars engine calls when a polars frame first arrives).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pandas_rankeval.accessor import register_polars
+    >>> register_polars()  # not needed when polars is imported before pandas_rankeval
+    >>> df = pl.DataFrame({"u": [1, 1, 2, 2], "y": [1, 0, 0, 1], "s": [0.9, 0.2, 0.4, 0.3]})
+    >>> float(df.rankeval.gauc(group="u", label="y", score="s"))
+    0.5
+    >>> float(df.lazy().rankeval.gauc(group="u", label="y", score="s"))
+    0.5
+    """
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj  # never raises: polars builds a namespace on every attribute access
+
+    def __repr__(self) -> str:
+        return f"<pandas_rankeval namespace of a polars {type(self._obj).__name__}; use one of: {', '.join(METHODS)}>"
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            f"{type(self).__name__!r} object has no attribute {name!r}. The metrics are: {', '.join(METHODS)}."
+        )
+
+
+for _method, _target in METHODS.items():
+    setattr(PolarsRankevalNamespace, _method, _Forward(_method, _target))
+del _method, _target
+
+
+def register_polars() -> None:
+    """Install ``df.rankeval`` on polars DataFrames and LazyFrames (idempotent, no warning).
+
+    ``import pandas_rankeval`` calls it when polars is already loaded, and the polars engine does
+    when a polars frame first arrives.
+    """
+    import polars as pl
+
+    for cls, reg in ((pl.DataFrame, pl.api.register_dataframe_namespace),
+                     (pl.LazyFrame, pl.api.register_lazyframe_namespace)):
+        if getattr(cls, ALIAS, None) is not PolarsRankevalNamespace:
+            reg(ALIAS)(PolarsRankevalNamespace)

@@ -1,0 +1,199 @@
+"""The polars adapter: a polars DataFrame or LazyFrame through the shared summary layer.
+
+It answers the questions of the engine protocol (:mod:`pandas_rankeval.engines.base`) and owns
+no metric, option or table logic:
+
+- **schema**: the frame's schema (``collect_schema()`` of a LazyFrame: no data read) as an empty
+  pandas frame with the dtypes pandas would give the columns, from which the plan is made and
+  the name and dtype checks raise pandas' own errors.
+- **run**, eager ``DataFrame``: the whole frame is one partition. The plan's columns (and only
+  those) become a pandas frame column by column, numeric columns on polars' own buffers
+  (:mod:`.convert`), and pandas' path runs on it (one evaluation, summarized as one partition,
+  global AUC from its own sorts): every option pandas offers, the same numbers.
+- **run**, ``LazyFrame``: one streaming scan for the checks (:mod:`.lazy`), the exact global-AUC
+  counts per distinct score range by range (:mod:`.auc`), then whole groups bucket by bucket
+  (``hash(group key) % B``), one bucket in memory at a time. A Parquet dataset larger than the
+  memory pandas would need evaluates on one machine.
+- **per_group**: every group's metrics as a polars DataFrame.
+
+Importing this module registers ``df.rankeval`` on polars DataFrames and LazyFrames
+(:func:`pandas_rankeval.accessor.register_polars`); ``import pandas_rankeval`` does it when
+polars is already imported.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from typing import Any
+
+import pandas as pd
+import polars as pl
+
+from ...core.validation import check_min_count
+from ...summary.finalize import _raise_input_errors
+from ...summary.partition import summary_of_counts
+from ...summary.plan import Plan
+from ...summary.summary import Summary
+from .auc import auc_pass
+from .convert import schema_frame, to_pandas
+from .lazy import bucket_expr, group_pass, keep_expr, scan
+
+__all__ = ["NAME", "OPTIONS", "check_options", "partitioned", "per_group", "run", "schema"]
+
+NAME = "polars"
+#: ``engine_options`` of a polars frame (a LazyFrame reads them; an eager frame is one partition).
+OPTIONS = ("rows_per_bucket", "buckets")
+#: Rows of one bucket of whole groups, and distinct scores of one range of the global-AUC count.
+ROWS_PER_BUCKET = 5_000_000
+
+
+def schema(frame: Any) -> pd.DataFrame:
+    """An empty pandas frame with the frame's columns and the dtypes pandas gives them (no data read).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> lf = pl.LazyFrame({"u": ["a"], "y": [1], "s": [0.5]})
+    >>> [str(t) for t in schema(lf).dtypes]
+    ['str', 'int64', 'float64']
+    """
+    return schema_frame(frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema)
+
+
+def partitioned(frame: Any) -> bool:
+    """A LazyFrame is evaluated in buckets of whole groups; an eager DataFrame in one partition."""
+    return isinstance(frame, pl.LazyFrame)
+
+
+def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
+    """``rows_per_bucket`` (int >= 1, default 5,000,000) and ``buckets`` (int >= 1 or None).
+
+    Examples
+    --------
+    >>> check_options({"buckets": 4}, "gauc")
+    {'rows_per_bucket': 5000000, 'buckets': 4}
+    """
+    rpb = options.get("rows_per_bucket", ROWS_PER_BUCKET)
+    if check_min_count(rpb, "rows_per_bucket", func) < 1:
+        raise ValueError(
+            f"The 'rows_per_bucket' parameter of {func} must be an int in the range [1, inf). Got {rpb!r} instead."
+        )
+    buckets = options.get("buckets")
+    if buckets is not None and check_min_count(buckets, "buckets", func) < 1:
+        raise ValueError(
+            f"The 'buckets' parameter of {func} must be an int in the range [1, inf) or None. Got {buckets!r} instead."
+        )
+    return {"rows_per_bucket": int(rpb), "buckets": None if buckets is None else int(buckets)}
+
+
+def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[Summary, dict[str, Any]]:
+    """The summed summary of the frame and the extras of :func:`pandas_rankeval.tables.finalize`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pandas_rankeval.summary import make_plan
+    >>> from pandas_rankeval.tables import finalize
+    >>> lf = pl.LazyFrame({"u": [1, 1, 2, 2, 3], "y": [1, 0, 0, 1, 1], "s": [0.9, 0.2, 0.4, 0.3, 0.5]})
+    >>> plan = make_plan("report", kind="report", group="u", label="y", scores="s",
+    ...                  metrics=["auc", "gauc"], df=schema(lf))
+    >>> summary, extras = run(lf, plan, {"buckets": 2})
+    >>> finalize(summary, plan, **extras)[["auc", "gauc"]].round(4).to_dict("records")
+    [{'auc': 0.8333, 'gauc': 0.5}]
+    """
+    if isinstance(frame, pl.LazyFrame):
+        return _run_lazy(frame, plan, check_options(dict(options or {}), plan.func))
+    from .. import pandas as pandas_engine
+
+    return pandas_engine.run(to_pandas(frame, plan.columns), plan, {})  # type: ignore[no-any-return]
+
+
+def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
+    """Scan once (checks), count global AUC range by range, summarize bucket by bucket."""
+    sch = lf.collect_schema()
+    found = scan(lf, plan, sch)
+    _raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
+    keep = keep_expr(plan, sch) if found.n_dropped else None
+    n_rows = found.n_rows - found.n_dropped
+    rows_per = options["rows_per_bucket"]
+    delong = plan.auc_placements
+    extras: dict[str, Any] = {}
+    placements: dict[Hashable, pl.DataFrame] = {}
+    counted = None
+    if plan.has_auc:
+        counted = auc_pass(lf, plan, sch, keep=keep, n_rows=n_rows, range_rows=rows_per, placements=bool(delong and plan.group))
+        extras["auc"] = counted.auc
+        placements = counted.placements
+    if plan.group:
+        n_buckets = options["buckets"] or max(1, math.ceil(n_rows / rows_per))
+        return group_pass(lf, plan, sch, n_buckets, placements), extras
+    if counted is None:  # pragma: no cover - a plan without groups is global AUC
+        raise ValueError(f"{plan.func}: a plan without groups must ask for global AUC")
+    weighted = plan.options.sample_weight is not None
+    first = counted.auc.get(((), plan.scores[0]))
+    summary = summary_of_counts(
+        plan, n_rows=counted.n_rows, n_pos=counted.n_pos, missing=found.missing, n_dropped=found.n_dropped,
+        sw_pos=float(first.pos) if weighted and first is not None else None,
+        sw_neg=float(first.neg) if weighted and first is not None else None,
+    )
+    return summary, extras
+
+
+def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> pl.DataFrame:
+    """Every group's metrics as a polars DataFrame: the group key column(s), ``n``, ``positives``,
+    one column per metric and ``weight`` (:func:`pandas_rankeval.tables.per_group.per_group_table`).
+
+    An eager frame is one partition; a LazyFrame is read bucket by bucket of whole groups, after
+    the one scan that raises pandas' errors (rows come in bucket order, not sorted by key).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pandas_rankeval.summary import make_plan
+    >>> df = pl.DataFrame({"u": ["a", "a", "b", "b"], "y": [1, 0, 0, 1], "s": [0.9, 0.2, 0.4, 0.3]})
+    >>> plan = make_plan("per_group", kind="per_group", group="u", label="y", scores="s",
+    ...                  metrics=["gauc", "mrr"], df=schema(df))
+    >>> per_group(df, plan).sort("u").select("u", "n", "auc", "mrr").rows()
+    [('a', 2, 1.0, 1.0), ('b', 2, 0.0, 0.5)]
+    """
+    from ...tables.per_group import per_group_table
+
+    cols = [str(c) for c in dict.fromkeys(plan.columns)]
+
+    def one(pdf: pd.DataFrame) -> pl.DataFrame:
+        table = pd.DataFrame(per_group_table(pdf, plan)).reset_index()
+        table.attrs = {}
+        return pl.from_pandas(table)
+
+    if not isinstance(frame, pl.LazyFrame):
+        return one(to_pandas(frame, cols))
+    opts = check_options(dict(options or {}), plan.func)
+    sch = frame.collect_schema()
+    found = scan(frame, plan, sch)
+    _raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
+    keep = keep_expr(plan, sch) if found.n_dropped else None
+    data = frame.filter(keep) if keep is not None else frame  # a bucket may hold only dropped rows
+    n_rows = found.n_rows - found.n_dropped
+    n_buckets = opts["buckets"] or max(1, math.ceil(n_rows / opts["rows_per_bucket"]))
+    bucket = bucket_expr(plan.group, sch, n_buckets)
+    parts = []
+    for b in range(n_buckets):
+        q = data.filter(bucket == b) if n_buckets > 1 else data
+        part = q.select(cols).collect(engine="streaming")
+        if part.height:
+            parts.append(one(to_pandas(part, cols)))
+    return pl.concat(parts, how="vertical_relaxed")
+
+
+def _register_namespace() -> None:
+    """``df.rankeval`` on polars frames once a polars frame has arrived (the namespace lives with
+    the others at the top of the package, :func:`pandas_rankeval.accessor.register_polars`; it is
+    looked up when this module is first imported, as the namespaces look the public functions up
+    when called, so no engine module imports the top of the package)."""
+    import importlib
+
+    importlib.import_module("pandas_rankeval.accessor").register_polars()
+
+
+_register_namespace()
