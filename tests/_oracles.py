@@ -26,6 +26,11 @@ w_pos * w_neg with sample weights.
 
 Empty groups (no relevant row) of the list metrics score 0 under empty="zero", are left out of
 numerator and denominator under "skip", and raise under "error".
+
+Relevance is one rule everywhere: label > 0, or label >= threshold when a threshold is given
+(threshold <= 0 makes every row of non-negative labels relevant). The group weights follow it
+too: "clicks" is P_g, the group's relevant rows under that rule (for NDCG as for every other
+metric), and a callable weight sees the same P_g in its "positives" column.
 """
 
 from __future__ import annotations
@@ -246,7 +251,9 @@ def pair_value(i, j, scores, tiebreak, ties) -> float:
 
 def auc(labels, scores, sample_weight=None, ties="expected", tiebreak=None,
         threshold=None) -> float:
-    """Mann-Whitney AUC by counting pairs; NaN when one class is missing."""
+    """Mann-Whitney AUC by counting pairs; NaN when one class is missing or when the positives
+    or the negatives have total sample weight 0 (no pair has weight: the contract's
+    "zero weights" skip)."""
     n = len(labels)
     w = [1.0] * n if sample_weight is None else [float(x) for x in sample_weight]
     pos = [i for i in range(n) if is_relevant(labels[i], threshold)]
@@ -256,6 +263,8 @@ def auc(labels, scores, sample_weight=None, ties="expected", tiebreak=None,
     num = math.fsum(w[i] * w[j] * pair_value(i, j, scores, tiebreak, ties)
                     for i in pos for j in neg)
     den = math.fsum(w[i] * w[j] for i in pos for j in neg)
+    if den == 0:
+        return math.nan
     return num / den
 
 
@@ -424,7 +433,8 @@ def list_metric(df, *, metric, group, label, score, k=None, gain="exp2",
         values = {key: v for key, v in per.items() if v is not None}
     else:
         raise ValueError(f"unknown empty {empty!r}")
-    stats = group_stats(df, group, label, None if metric == "ndcg" else threshold)
+    # P_g ("clicks", the callable's "positives") under the one relevance rule, NDCG included
+    stats = group_stats(df, group, label, threshold)
     return weighted_mean(values, group_weights(df, group, weight, stats))
 
 
@@ -547,5 +557,6 @@ def list_metric_large(df, *, metric, group, label, score, k=None, gain="exp2",
         else:
             order = contract_order(labs, scs, tbs, ties, threshold, graded=(metric == "ndcg"))
             values[key] = fn(order)
-    stats = group_stats(df, group, label, None if metric == "ndcg" else threshold)
+    # P_g ("clicks", the callable's "positives") under the one relevance rule, NDCG included
+    stats = group_stats(df, group, label, threshold)
     return weighted_mean(values, group_weights(df, group, weight, stats))

@@ -1,7 +1,12 @@
-"""Session-wide engines for the tests: one Dask LocalCluster and one SparkSession (which also
-serves Spark Connect clients).
+"""Hypothesis profiles, and the session-wide engines of the tests: one Dask LocalCluster and one
+SparkSession (which also serves Spark Connect clients).
 
-Started lazily, the first time a test asks for them, and shut down at the end of the run.
+The hypothesis profile is ``"ci"`` (derandomized: the same draws on every run) unless
+``HYPOTHESIS_PROFILE`` or ``--hypothesis-profile`` names another (``"explore"``: random seeds,
+many more examples); see tests/_profiles.py.
+
+The engines are started lazily, the first time a test asks for them, and shut down at the end of
+the run.
 """
 
 from __future__ import annotations
@@ -11,6 +16,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+try:
+    import _profiles
+except ImportError:  # tests/ imported as a package
+    from tests import _profiles
+
+_profiles.load()
 
 
 @pytest.fixture(scope="session")
