@@ -35,6 +35,7 @@ metric), and a callable weight sees the same P_g in its "positives" column.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections import Counter
@@ -190,6 +191,15 @@ def all_orderings(labels, scores, tiebreak=None) -> Counter:
     counted together (the Counter maps label tuple -> number of row orderings giving it), so
     a mean weighted by these counts is the mean over all row orderings.
     """
+    return Counter(dict(_orderings(tuple(labels), tuple(scores),
+                                   None if tiebreak is None else tuple(tiebreak))))
+
+
+@functools.lru_cache(maxsize=4096)
+def _orderings(labels: tuple, scores: tuple, tiebreak) -> tuple:
+    """all_orderings as a tuple of (label tuple, count), remembered: the test matrices ask for
+    the same small groups under many metrics and tie modes (a pure function of its arguments,
+    so remembering it changes no result)."""
     blocks = tie_blocks(scores, tiebreak)
     n_orderings = math.prod(math.factorial(len(b)) for b in blocks)
     if n_orderings > MAX_ORDERINGS:
@@ -198,7 +208,7 @@ def all_orderings(labels, scores, tiebreak=None) -> Counter:
     out: Counter = Counter()
     for combo in itertools.product(*per_block):
         out[tuple(labels[i] for block in combo for i in block)] += 1
-    return out
+    return tuple(out.items())
 
 
 def tie_summary(metric: Callable[[Sequence], float], labels, scores, tiebreak=None) -> dict:
@@ -404,8 +414,8 @@ def list_metric_per_group(df, *, metric, group, label, score, k=None, gain="exp2
                           denominator="relevant", ties="expected", tiebreak=None,
                           threshold=None) -> dict:
     """{key: value} for every group; None for a group with no relevant row."""
-    fn = list_metric_fn(metric, k=k, gain_kind=gain, denominator=denominator,
-                        threshold=threshold)
+    if ties not in TIES:
+        raise ValueError(f"unknown ties {ties!r}")
     labels, scores, tb = df[label].tolist(), df[score].tolist(), _as_list(df, tiebreak)
     out = {}
     for key, rows in split_groups(df, group).items():
@@ -413,9 +423,21 @@ def list_metric_per_group(df, *, metric, group, label, score, k=None, gain="exp2
         if is_empty_group(labs, metric, threshold):
             out[key] = None
             continue
-        out[key] = tie_value(fn, labs, [scores[i] for i in rows],
-                             None if tb is None else [tb[i] for i in rows], ties)
+        summary = _group_tie_summary(metric, k, gain, denominator, threshold, tuple(labs),
+                                     tuple(scores[i] for i in rows),
+                                     None if tb is None else tuple(tb[i] for i in rows))
+        out[key] = summary[TIES.index(ties)]
     return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _group_tie_summary(metric, k, gain, denominator, threshold, labels, scores, tiebreak):
+    """(expected, pessimistic, optimistic) of one group's list metric by enumeration,
+    remembered across the tie modes and tests that ask for the same group (pure function)."""
+    fn = list_metric_fn(metric, k=k, gain_kind=gain, denominator=denominator,
+                        threshold=threshold)
+    summary = tie_summary(fn, labels, scores, tiebreak)
+    return tuple(summary[t] for t in TIES)
 
 
 def list_metric(df, *, metric, group, label, score, k=None, gain="exp2",
