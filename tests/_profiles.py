@@ -43,6 +43,12 @@ def load() -> str:
 def examples(n: int) -> int:
     """``max_examples`` for a test that wants ``n`` in the default run: ``n`` under ``"ci"``,
     ``max(n, the profile's max_examples)`` under any other profile."""
-    if settings.get_current_profile_name() == CI:
+    if current() == CI:
         return n
     return max(n, settings.default.max_examples)
+
+
+def current() -> str:
+    """The name of the loaded profile (older hypothesis releases lack the public accessor)."""
+    getter = getattr(settings, "get_current_profile_name", None)
+    return getter() if getter is not None else settings._current_profile

@@ -316,15 +316,17 @@ def test_list_metric_weights_and_empty(metric, kw, weight, empty):
     assert lib(metric, df, **common) == approx(oracle(metric, df, **common))
 
 
-@pytest.mark.parametrize("weight", ["clicks", "count"])
-@pytest.mark.parametrize("metric,kw", [s for s in ONE_PER_METRIC if s[0] != "ndcg"],
-                         ids=[i for i in ONE_IDS if i != "ndcg"])
+@pytest.mark.parametrize("weight", ["clicks", "count", "callable-series"])
+@pytest.mark.parametrize("metric,kw", ONE_PER_METRIC, ids=ONE_IDS)
 def test_list_metric_weights_with_threshold(metric, kw, weight):
+    # "clicks" and a callable's "positives" are P_g under the threshold, for NDCG too (issue 18)
     df = frame(0, "coarse", True)
-    common = dict(group="g", label="y", score="s", weight=weight, threshold=2, **kw)
-    for empty in ("zero", "skip"):
-        assert lib(metric, df, empty=empty, **common) == approx(
-            oracle(metric, df, empty=empty, **common))
+    w = weight_options(df)[weight]
+    for threshold in (0, 2):
+        common = dict(group="g", label="y", score="s", weight=w, threshold=threshold, **kw)
+        for empty in ("zero", "skip"):
+            assert lib(metric, df, empty=empty, **common) == approx(
+                oracle(metric, df, empty=empty, **common))
 
 
 @pytest.mark.parametrize("metric,kw", ONE_PER_METRIC, ids=ONE_IDS)
