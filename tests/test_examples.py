@@ -129,28 +129,27 @@ def test_no_plots_flag(capsys, monkeypatch, tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def training_walkthrough() -> tuple[str, float]:
+def training_walkthrough() -> str:
     """Run examples/train_with_gauc.py once, as ``python train_with_gauc.py`` would."""
     import contextlib
     import io
 
     pytest.importorskip("lightgbm")
     out = io.StringIO()
-    started = time.perf_counter()
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
         runpy.run_path(str(TRAIN_WITH_GAUC), run_name="__main__")
-    return out.getvalue(), time.perf_counter() - started
+    return out.getvalue()
 
 
-def test_training_example_runs_quickly_in_order(training_walkthrough) -> None:
-    text, seconds = training_walkthrough
-    assert seconds < 20
+def test_training_example_runs_in_order(training_walkthrough) -> None:
+    # its wall time (target < 20 s) is measured by benchmarks/bench_examples.py, not asserted here
+    text = training_walkthrough
     assert re.findall(r"^(\d)\. ", text, flags=re.MULTILINE) == ["1", "2", "3", "4", "5"]
     assert "Traceback" not in text
 
 
 def test_training_example_stops_at_the_gauc_peak(training_walkthrough) -> None:
-    text, _ = training_walkthrough
+    text = training_walkthrough
     best = int(re.search(r"best iteration: (\d+); validation GAUC there: (0\.\d{4})", text).group(1))
     assert f"=> Training kept round {best}, where the logged GAUC peaks." in text
     stop = re.search(r"best iteration by log loss: (\d+); validation GAUC there: (0\.\d{4})", text)
@@ -159,7 +158,7 @@ def test_training_example_stops_at_the_gauc_peak(training_walkthrough) -> None:
 
 
 def test_training_example_logged_equals_offline(training_walkthrough) -> None:
-    text, _ = training_walkthrough
+    text = training_walkthrough
     logged = re.search(r"^logged in training: (0\.\d{10})$", text, flags=re.MULTILINE).group(1)
     offline = re.search(r"^pre\.gauc offline:   (0\.\d{10})", text, flags=re.MULTILINE).group(1)
     assert logged == offline
@@ -167,7 +166,7 @@ def test_training_example_logged_equals_offline(training_walkthrough) -> None:
 
 
 def test_training_example_comparison_lines_match_the_table(training_walkthrough) -> None:
-    text, _ = training_walkthrough
+    text = training_walkthrough
     lines = re.findall(
         r"^=> (gbm_\w+) vs model_b on gauc: ([+-]0\.\d{4}) \[([+-]0\.\d{4}), ([+-]0\.\d{4})\], (higher|lower), "
         r"(significant|not significant)", text, flags=re.MULTILINE,
