@@ -26,10 +26,16 @@ w_pos * w_neg with sample weights.
 
 Empty groups (no relevant row) of the list metrics score 0 under empty="zero", are left out of
 numerator and denominator under "skip", and raise under "error".
+
+Relevance is one rule everywhere: label > 0, or label >= threshold when a threshold is given
+(threshold <= 0 makes every row of non-negative labels relevant). The group weights follow it
+too: "clicks" is P_g, the group's relevant rows under that rule (for NDCG as for every other
+metric), and a callable weight sees the same P_g in its "positives" column.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections import Counter
@@ -185,6 +191,15 @@ def all_orderings(labels, scores, tiebreak=None) -> Counter:
     counted together (the Counter maps label tuple -> number of row orderings giving it), so
     a mean weighted by these counts is the mean over all row orderings.
     """
+    return Counter(dict(_orderings(tuple(labels), tuple(scores),
+                                   None if tiebreak is None else tuple(tiebreak))))
+
+
+@functools.lru_cache(maxsize=4096)
+def _orderings(labels: tuple, scores: tuple, tiebreak) -> tuple:
+    """all_orderings as a tuple of (label tuple, count), remembered: the test matrices ask for
+    the same small groups under many metrics and tie modes (a pure function of its arguments,
+    so remembering it changes no result)."""
     blocks = tie_blocks(scores, tiebreak)
     n_orderings = math.prod(math.factorial(len(b)) for b in blocks)
     if n_orderings > MAX_ORDERINGS:
@@ -193,7 +208,7 @@ def all_orderings(labels, scores, tiebreak=None) -> Counter:
     out: Counter = Counter()
     for combo in itertools.product(*per_block):
         out[tuple(labels[i] for block in combo for i in block)] += 1
-    return out
+    return tuple(out.items())
 
 
 def tie_summary(metric: Callable[[Sequence], float], labels, scores, tiebreak=None) -> dict:
@@ -246,7 +261,9 @@ def pair_value(i, j, scores, tiebreak, ties) -> float:
 
 def auc(labels, scores, sample_weight=None, ties="expected", tiebreak=None,
         threshold=None) -> float:
-    """Mann-Whitney AUC by counting pairs; NaN when one class is missing."""
+    """Mann-Whitney AUC by counting pairs; NaN when one class is missing or when the positives
+    or the negatives have total sample weight 0 (no pair has weight: the contract's
+    "zero weights" skip)."""
     n = len(labels)
     w = [1.0] * n if sample_weight is None else [float(x) for x in sample_weight]
     pos = [i for i in range(n) if is_relevant(labels[i], threshold)]
@@ -256,6 +273,8 @@ def auc(labels, scores, sample_weight=None, ties="expected", tiebreak=None,
     num = math.fsum(w[i] * w[j] * pair_value(i, j, scores, tiebreak, ties)
                     for i in pos for j in neg)
     den = math.fsum(w[i] * w[j] for i in pos for j in neg)
+    if den == 0:
+        return math.nan
     return num / den
 
 
@@ -395,8 +414,8 @@ def list_metric_per_group(df, *, metric, group, label, score, k=None, gain="exp2
                           denominator="relevant", ties="expected", tiebreak=None,
                           threshold=None) -> dict:
     """{key: value} for every group; None for a group with no relevant row."""
-    fn = list_metric_fn(metric, k=k, gain_kind=gain, denominator=denominator,
-                        threshold=threshold)
+    if ties not in TIES:
+        raise ValueError(f"unknown ties {ties!r}")
     labels, scores, tb = df[label].tolist(), df[score].tolist(), _as_list(df, tiebreak)
     out = {}
     for key, rows in split_groups(df, group).items():
@@ -404,9 +423,21 @@ def list_metric_per_group(df, *, metric, group, label, score, k=None, gain="exp2
         if is_empty_group(labs, metric, threshold):
             out[key] = None
             continue
-        out[key] = tie_value(fn, labs, [scores[i] for i in rows],
-                             None if tb is None else [tb[i] for i in rows], ties)
+        summary = _group_tie_summary(metric, k, gain, denominator, threshold, tuple(labs),
+                                     tuple(scores[i] for i in rows),
+                                     None if tb is None else tuple(tb[i] for i in rows))
+        out[key] = summary[TIES.index(ties)]
     return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _group_tie_summary(metric, k, gain, denominator, threshold, labels, scores, tiebreak):
+    """(expected, pessimistic, optimistic) of one group's list metric by enumeration,
+    remembered across the tie modes and tests that ask for the same group (pure function)."""
+    fn = list_metric_fn(metric, k=k, gain_kind=gain, denominator=denominator,
+                        threshold=threshold)
+    summary = tie_summary(fn, labels, scores, tiebreak)
+    return tuple(summary[t] for t in TIES)
 
 
 def list_metric(df, *, metric, group, label, score, k=None, gain="exp2",
@@ -424,7 +455,8 @@ def list_metric(df, *, metric, group, label, score, k=None, gain="exp2",
         values = {key: v for key, v in per.items() if v is not None}
     else:
         raise ValueError(f"unknown empty {empty!r}")
-    stats = group_stats(df, group, label, None if metric == "ndcg" else threshold)
+    # P_g ("clicks", the callable's "positives") under the one relevance rule, NDCG included
+    stats = group_stats(df, group, label, threshold)
     return weighted_mean(values, group_weights(df, group, weight, stats))
 
 
@@ -547,5 +579,6 @@ def list_metric_large(df, *, metric, group, label, score, k=None, gain="exp2",
         else:
             order = contract_order(labs, scs, tbs, ties, threshold, graded=(metric == "ndcg"))
             values[key] = fn(order)
-    stats = group_stats(df, group, label, None if metric == "ndcg" else threshold)
+    # P_g ("clicks", the callable's "positives") under the one relevance rule, NDCG included
+    stats = group_stats(df, group, label, threshold)
     return weighted_mean(values, group_weights(df, group, weight, stats))

@@ -503,7 +503,9 @@ def test_import_is_silent_under_W_error():
 
 def _run_pandas_tests(paths: list[Path], *extra: str) -> str:
     pandas_dir = Path(pd.__file__).parent
-    env = dict(os.environ)
+    # the child is a pytest session of its own, not an xdist worker (plugins such as
+    # pytest-benchmark read PYTEST_XDIST_WORKER and would warn, an error under pandas' config)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST_")}
     env["PYTHONPATH"] = os.pathsep.join(
         [str(TESTS_DIR), *filter(None, [env.get("PYTHONPATH")])]
     )

@@ -22,6 +22,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+try:
+    from _profiles import examples as profile_examples
+except ImportError:  # tests/ imported as a package
+    from tests._profiles import examples as profile_examples
+
 import pandas_rankeval as pre
 from pandas_rankeval.display.formatting import fmt_p
 from pandas_rankeval.display.layout import Shown, column_groups, to_text
@@ -202,7 +207,7 @@ LAYOUTS = {
 }
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=profile_examples(40))
 @given(**LAYOUTS)
 def test_no_html_table_splits_a_models_column_group(n_models, metrics, segments, name_len) -> None:
     cmp = synthetic_compare(n_models, metrics, segments, name_len)
@@ -216,7 +221,7 @@ def test_no_html_table_splits_a_models_column_group(n_models, metrics, segments,
             assert top == groups  # each model's columns under one spanning header, in one piece
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=profile_examples(40))
 @given(**LAYOUTS, width=st.sampled_from([80, 120, 200]))
 def test_text_wraps_between_groups_within_the_width(n_models, metrics, segments, name_len, width) -> None:
     cmp = synthetic_compare(n_models, metrics, segments, name_len)
@@ -235,7 +240,7 @@ def test_text_wraps_between_groups_within_the_width(n_models, metrics, segments,
             assert second.count(sub) == n_models_here
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=profile_examples(60))
 @given(
     widths=st.lists(st.lists(st.integers(1, 30), min_size=1, max_size=4), min_size=1, max_size=8),
     index_width=st.integers(1, 20),

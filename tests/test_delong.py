@@ -416,21 +416,23 @@ def test_paired_test_size_and_power():
 
 def test_delong_agrees_with_the_group_bootstrap_on_large_data():
     """5,000 users (~20,000 rows): the clustered DeLong interval and the percentile group
-    bootstrap (4,000 replicates; the Monte Carlo error of its width is about 1.5%) have widths
-    within 10%, for each model's AUC (report) and for the paired difference (compare)."""
+    bootstrap (1,000 replicates; the Monte Carlo error of its width is about 3%) have widths
+    within 10%, for each model's AUC (report) and for the paired difference (compare).
+    benchmarks/sim_delong.py runs the same check with 4,000 replicates (error about 1.5%)."""
     n_users = 5_000
     user, y, scores = clustered_replicates(1, n_users, np.random.default_rng(99), betas=(1.0, 1.2))
     df = pd.DataFrame({"user_id": user, "click": y.astype(np.int8), "a": scores[0], "b": scores[1]})
     kw = dict(group="user_id", label="click", scores=["a", "b"], metrics=["auc"], ci=0.95)
     dl = pre.report(df, **kw)
-    bs = pre.report(df, auc_method="bootstrap", n_boot=4000, seed=1, **kw)
+    bs = pre.report(df, auc_method="bootstrap", n_boot=1000, seed=1, **kw)
     width_dl = dl["auc_high"] - dl["auc_low"]
     width_bs = bs["auc_high"] - bs["auc_low"]
-    # measured: DeLong / bootstrap width 0.989 and 1.026 (report), 0.996 (compare)
+    # measured: DeLong / bootstrap width 0.975 and 1.069 (report), 1.032 (compare); with 4,000
+    # replicates (benchmarks/sim_delong.py) 0.989, 1.026 and 0.996
     np.testing.assert_allclose(width_dl / width_bs, 1.0, atol=0.1)
     kw = dict(group="user_id", label="click", scores=["a", "b"], baseline="a", metrics=["auc"])
     c_dl = pre.compare(df, **kw)
-    c_bs = pre.compare(df, auc_method="bootstrap", n_boot=4000, seed=1, **kw)
+    c_bs = pre.compare(df, auc_method="bootstrap", n_boot=1000, seed=1, **kw)
     ratio = (c_dl["ci_high"] - c_dl["ci_low"]).iloc[0] / (c_bs["ci_high"] - c_bs["ci_low"]).iloc[0]
     assert ratio == pytest.approx(1.0, abs=0.1)
     # both find the difference

@@ -280,8 +280,13 @@ def test_cli_metrics_lists_no_weight_for_global_auc(capsys) -> None:
 
 # --- property: random small tables, every format carries the same footer ------------------------
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+
+try:
+    from _profiles import examples as profile_examples  # noqa: E402
+except ImportError:  # tests/ imported as a package
+    from tests._profiles import examples as profile_examples  # noqa: E402
 
 
 @st.composite
@@ -297,7 +302,7 @@ def _frames(draw):
     return pd.DataFrame({"g": g, "y": y, "a": a, "b": b, "seg": seg})
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=profile_examples(25))  # the hypothesis profile decides the randomness
 @given(
     df=_frames(),
     kind=st.sampled_from(["report", "compare", "per_group"]),

@@ -1,4 +1,5 @@
-"""The walk-throughs in examples/ run, quickly, and print what they claim."""
+"""The walk-throughs in examples/ run and print what they claim (how long they take is
+measured by benchmarks/bench_examples.py, not asserted here)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import importlib.util
 import re
 import runpy
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def walkthrough(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, float]:
+def walkthrough(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     """Run examples/auc_vs_gauc.py once, as ``python auc_vs_gauc.py --plots DIR`` would."""
     import contextlib
     import io
@@ -33,14 +33,13 @@ def walkthrough(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, fl
     plots = tmp_path_factory.mktemp("plots")
     argv = sys.argv
     out = io.StringIO()
-    started = time.perf_counter()
     try:
         sys.argv = [str(AUC_VS_GAUC), "--plots", str(plots)]
         with contextlib.redirect_stdout(out), warnings.catch_warnings():
             runpy.run_path(str(AUC_VS_GAUC), run_name="__main__")
     finally:
         sys.argv = argv
-    return out.getvalue(), plots, time.perf_counter() - started
+    return out.getvalue(), plots
 
 
 @pytest.fixture(scope="module")
@@ -54,20 +53,15 @@ def quiet(func, *args, **kwargs):
         return func(*args, **kwargs)
 
 
-def test_runs_quickly(walkthrough) -> None:
-    _, _, seconds = walkthrough
-    assert seconds < 20
-
-
 def test_sections_in_order(walkthrough) -> None:
-    text, _, _ = walkthrough
+    text, _ = walkthrough
     titles = re.findall(r"^(\d)\. ", text, flags=re.MULTILINE)
     assert titles == ["1", "2", "3", "4", "5", "6", "7", "8"]
     assert "Traceback" not in text
 
 
 def test_headline_claim_and_numbers(walkthrough, impressions: pd.DataFrame) -> None:
-    text, _, _ = walkthrough
+    text, _ = walkthrough
     assert "=> AUC up, GAUC not: model_a has the higher global AUC but model_b has the higher GAUC." in text
     for model in ("model_a", "model_b"):
         auc = pre.auc(impressions, label="click", score=model)
@@ -77,13 +71,13 @@ def test_headline_claim_and_numbers(walkthrough, impressions: pd.DataFrame) -> N
 
 
 def test_user_only_score_claim(walkthrough) -> None:
-    text, _, _ = walkthrough
+    text, _ = walkthrough
     assert re.search(r"user_only = the user's mean model_a score: AUC 0\.8\d{3}, GAUC 0\.5000", text)
     assert "=> It ranks nothing within a user (GAUC exactly 0.5) and still beats model_b on global AUC" in text
 
 
 def test_weights_claim(walkthrough, impressions: pd.DataFrame) -> None:
-    text, _, _ = walkthrough
+    text, _ = walkthrough
     assert "=> model_b has the higher GAUC under every weight." in text
     for weight in ("count", "clicks", "log1p", "uniform"):
         a = quiet(pre.gauc, impressions, group="user_id", label="click", score="model_a", weight=weight)
@@ -92,14 +86,14 @@ def test_weights_claim(walkthrough, impressions: pd.DataFrame) -> None:
 
 
 def test_segment_claims(walkthrough) -> None:
-    text, _, _ = walkthrough
+    text, _ = walkthrough
     assert "=> model_b has the higher GAUC in 3 of 3 activity segments; model_a the higher AUC in 3 of 3." in text
     assert "=> model_b has the higher GAUC in 7 of 7 country segments" in text
     assert re.search(r"^heavy\s+0\.\d{4}", text, flags=re.MULTILINE)
 
 
 def test_interval_lines(walkthrough) -> None:
-    text, _, _ = walkthrough
+    text, _ = walkthrough
     lines = re.findall(r"^\s*(auc|gauc) (model_[ab]): (0\.\d{4})  95% CI \[(0\.\d{4}), (0\.\d{4})\]$", text, flags=re.MULTILINE)
     assert len(lines) == 4
     for _, _, value, low, high in lines:
@@ -107,7 +101,7 @@ def test_interval_lines(walkthrough) -> None:
 
 
 def test_paired_comparison_claims(walkthrough) -> None:
-    text, _, _ = walkthrough
+    text, _ = walkthrough
     gauc = re.search(r"=> model_b vs model_a on gauc: \+0\.1560 \[\+(0\.\d{4}), \+(0\.\d{4})\], higher, significant", text)
     assert gauc, text[-2000:]
     assert 0 < float(gauc.group(1)) < 0.1560 < float(gauc.group(2))
@@ -117,7 +111,7 @@ def test_paired_comparison_claims(walkthrough) -> None:
 
 @pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="matplotlib not installed")
 def test_plots_saved(walkthrough) -> None:
-    text, plots, _ = walkthrough
+    text, plots = walkthrough
     for name in ("group_auc_by_size.png", "comparison.png"):
         data = (plots / name).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
@@ -135,28 +129,27 @@ def test_no_plots_flag(capsys, monkeypatch, tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def training_walkthrough() -> tuple[str, float]:
+def training_walkthrough() -> str:
     """Run examples/train_with_gauc.py once, as ``python train_with_gauc.py`` would."""
     import contextlib
     import io
 
     pytest.importorskip("lightgbm")
     out = io.StringIO()
-    started = time.perf_counter()
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
         runpy.run_path(str(TRAIN_WITH_GAUC), run_name="__main__")
-    return out.getvalue(), time.perf_counter() - started
+    return out.getvalue()
 
 
-def test_training_example_runs_quickly_in_order(training_walkthrough) -> None:
-    text, seconds = training_walkthrough
-    assert seconds < 20
+def test_training_example_runs_in_order(training_walkthrough) -> None:
+    # its wall time (target < 20 s) is measured by benchmarks/bench_examples.py, not asserted here
+    text = training_walkthrough
     assert re.findall(r"^(\d)\. ", text, flags=re.MULTILINE) == ["1", "2", "3", "4", "5"]
     assert "Traceback" not in text
 
 
 def test_training_example_stops_at_the_gauc_peak(training_walkthrough) -> None:
-    text, _ = training_walkthrough
+    text = training_walkthrough
     best = int(re.search(r"best iteration: (\d+); validation GAUC there: (0\.\d{4})", text).group(1))
     assert f"=> Training kept round {best}, where the logged GAUC peaks." in text
     stop = re.search(r"best iteration by log loss: (\d+); validation GAUC there: (0\.\d{4})", text)
@@ -165,7 +158,7 @@ def test_training_example_stops_at_the_gauc_peak(training_walkthrough) -> None:
 
 
 def test_training_example_logged_equals_offline(training_walkthrough) -> None:
-    text, _ = training_walkthrough
+    text = training_walkthrough
     logged = re.search(r"^logged in training: (0\.\d{10})$", text, flags=re.MULTILINE).group(1)
     offline = re.search(r"^pre\.gauc offline:   (0\.\d{10})", text, flags=re.MULTILINE).group(1)
     assert logged == offline
@@ -173,7 +166,7 @@ def test_training_example_logged_equals_offline(training_walkthrough) -> None:
 
 
 def test_training_example_comparison_lines_match_the_table(training_walkthrough) -> None:
-    text, _ = training_walkthrough
+    text = training_walkthrough
     lines = re.findall(
         r"^=> (gbm_\w+) vs model_b on gauc: ([+-]0\.\d{4}) \[([+-]0\.\d{4}), ([+-]0\.\d{4})\], (higher|lower), "
         r"(significant|not significant)", text, flags=re.MULTILINE,

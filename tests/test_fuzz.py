@@ -4,7 +4,8 @@ Every call must end in a result, or in an error of the documented classes (Value
 TypeError, KeyError and its subclass ColumnNotFoundError) whose message names the offending
 column or parameter; never an IndexError, ZeroDivisionError or AttributeError, never a
 message from numpy's or pandas' internals, never a numpy RuntimeWarning, and never a change
-to the caller's frame. Deterministic (derandomize=True) and a few seconds long.
+to the caller's frame. Deterministic in the default hypothesis profile ("ci", derandomized) and a
+few seconds long; HYPOTHESIS_PROFILE=explore hunts with random seeds (tests/_profiles.py).
 """
 
 from __future__ import annotations
@@ -15,10 +16,15 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pandas_rankeval as pre
+
+try:
+    from _profiles import examples as profile_examples
+except ImportError:  # tests/ imported as a package
+    from tests._profiles import examples as profile_examples
 
 DOCUMENTED = (ValueError, TypeError, KeyError)
 FORBIDDEN = (IndexError, ZeroDivisionError, AttributeError)
@@ -244,8 +250,7 @@ def _check(func_name: str, df: pd.DataFrame, kwargs: dict) -> None:
 
 
 def _fuzz(func_name: str, examples: int):
-    @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(max_examples=profile_examples(examples))  # the profile decides the randomness
     @given(st.data())
     def run(data):
         df, kwargs = data.draw(calls(func_name))

@@ -9,13 +9,12 @@ relevant, one block of seven tied rows.
 from __future__ import annotations
 
 import math
-import os
 import random
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
@@ -23,8 +22,10 @@ import pandas_rankeval as pr
 
 try:
     import _oracles as O
+    from _profiles import examples
 except ImportError:  # tests/ imported as a package
     from tests import _oracles as O
+    from tests._profiles import examples
 
 ATOL = 1e-12
 TIES = ("expected", "pessimistic", "optimistic")
@@ -315,15 +316,17 @@ def test_list_metric_weights_and_empty(metric, kw, weight, empty):
     assert lib(metric, df, **common) == approx(oracle(metric, df, **common))
 
 
-@pytest.mark.parametrize("weight", ["clicks", "count"])
-@pytest.mark.parametrize("metric,kw", [s for s in ONE_PER_METRIC if s[0] != "ndcg"],
-                         ids=[i for i in ONE_IDS if i != "ndcg"])
+@pytest.mark.parametrize("weight", ["clicks", "count", "callable-series"])
+@pytest.mark.parametrize("metric,kw", ONE_PER_METRIC, ids=ONE_IDS)
 def test_list_metric_weights_with_threshold(metric, kw, weight):
+    # "clicks" and a callable's "positives" are P_g under the threshold, for NDCG too (issue 18)
     df = frame(0, "coarse", True)
-    common = dict(group="g", label="y", score="s", weight=weight, threshold=2, **kw)
-    for empty in ("zero", "skip"):
-        assert lib(metric, df, empty=empty, **common) == approx(
-            oracle(metric, df, empty=empty, **common))
+    w = weight_options(df)[weight]
+    for threshold in (0, 2):
+        common = dict(group="g", label="y", score="s", weight=w, threshold=threshold, **kw)
+        for empty in ("zero", "skip"):
+            assert lib(metric, df, empty=empty, **common) == approx(
+                oracle(metric, df, empty=empty, **common))
 
 
 @pytest.mark.parametrize("metric,kw", ONE_PER_METRIC, ids=ONE_IDS)
@@ -1006,10 +1009,25 @@ def small_frames(draw, max_groups=6, graded=None):
     return pd.DataFrame(rows, columns=["g", "y", "s", "tb", "sw"])
 
 
-# RANKEVAL_HYPOTHESIS_EXAMPLES=2000 runs a longer hunt; the default keeps the file fast
-PROPERTY_SETTINGS = settings(max_examples=int(os.environ.get("RANKEVAL_HYPOTHESIS_EXAMPLES", 60)),
-                             deadline=None,
-                             suppress_health_check=[HealthCheck.too_slow])
+# 60 fixed draws in the default ("ci") profile; HYPOTHESIS_PROFILE=explore runs a longer hunt
+# with random seeds (tests/_profiles.py), and what it finds is pinned below with @example
+PROPERTY_SETTINGS = settings(max_examples=examples(60))
+
+
+def _frame(groups) -> pd.DataFrame:
+    """A small_frames-shaped frame from [(labels, scores), ...] (tb 0, sw 1)."""
+    rows = [(g, y, s, 0, 1.0) for g, (labels, scores) in enumerate(groups)
+            for y, s in zip(labels, scores)]
+    return pd.DataFrame(rows, columns=["g", "y", "s", "tb", "sw"])
+
+
+# issue 18: one group [1, 0] tied (NDCG@1 = 0.5) and five groups of label 0 only, which
+# threshold=0 makes relevant (NDCG 1 each): "clicks" weighs every group by all its rows
+# (P_g = n_g), 2 + 19 = 21 rows, so (2 * 0.5 + 19) / 21 = 0.95238; the oracle used to weigh by
+# labels > 0 and said 0.5
+CLICKS_THRESHOLD_ZERO = _frame([([1, 0], [0.5, 0.5]), ([0] * 7, [0.0] * 7),
+                                ([0] * 7, [round(0.1 * i, 1) for i in range(7)]),
+                                ([0] * 3, [1.0, 0.5, 0.5]), ([0], [0.0]), ([0], [1.0])])
 
 
 @PROPERTY_SETTINGS
@@ -1029,6 +1047,8 @@ def test_property_gauc_engines_agree(df, weight, sample_weight, min_size):
 
 
 @PROPERTY_SETTINGS
+@example(df=CLICKS_THRESHOLD_ZERO, spec=("ndcg", dict(k=1, gain="exp2")), ties="expected",
+         tiebreak=None, weight="clicks", empty="zero", threshold=0)
 @given(df=small_frames(), spec=st.sampled_from(SPECS), ties=st.sampled_from(TIES),
        tiebreak=st.sampled_from([None, "tb"]),
        weight=st.sampled_from(["uniform", "count", "clicks", "log1p", "sw"]),
@@ -1074,3 +1094,19 @@ def test_threshold_zero_label_zero_groups_match_brute_force(metric, kw, ties):
     assert per[1] is not None and per[3] is not None
     if metric == "ndcg":
         assert per[1] == approx(1.0) and per[3] == approx(1.0)
+
+
+@pytest.mark.parametrize("weight", ["clicks", "count", "uniform"])
+def test_clicks_weight_counts_rows_relevant_under_the_threshold(weight):
+    # the case of issue 18, by hand: with threshold=0 every row is relevant, so "clicks" (P_g)
+    # equals "count" (n_g): (2 * 0.5 + 19 * 1) / 21; uniform: (0.5 + 5) / 6
+    df = CLICKS_THRESHOLD_ZERO
+    common = dict(group="g", label="y", score="s", k=1, gain="exp2", threshold=0, weight=weight)
+    want = {"clicks": 20 / 21, "count": 20 / 21, "uniform": 5.5 / 6}[weight]
+    assert lib("ndcg", df, **common) == approx(want)
+    assert oracle("ndcg", df, **common) == approx(want)
+    # without a threshold only label > 0 counts: one group with P_g = 1, the others weigh 0
+    common.pop("threshold")
+    if weight == "clicks":
+        assert lib("ndcg", df, **common) == approx(0.5)
+        assert oracle("ndcg", df, **common) == approx(0.5)
