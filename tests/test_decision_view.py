@@ -19,7 +19,7 @@ from html.parser import HTMLParser
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 try:
@@ -246,6 +246,10 @@ def test_text_wraps_between_groups_within_the_width(n_models, metrics, segments,
     index_width=st.integers(1, 20),
     width=st.integers(40, 200),
 )
+# found by the explore profile (issue 18): the column labels "c0".."c2" are wider than their
+# one-character cells and the index name "row" than its label, so this group needs 41 columns;
+# the test's fit estimate counted the cells only and said it fits in 40
+@example(widths=[[1, 1, 1, 24]], index_width=1, width=40)
 def test_text_parts_never_split_a_group(widths, index_width, width) -> None:
     cols, labels = [], []
     for g, ws in enumerate(widths):
@@ -256,7 +260,12 @@ def test_text_parts_never_split_a_group(widths, index_width, width) -> None:
                          columns=pd.MultiIndex.from_tuples(cols))
     shown = Shown(frame, column_groups(frame.columns), ["a footer line " * 10])
     text = to_text(shown, width)
-    fits = all(index_width + 2 + sum(ws) + 2 * (len(ws) - 1) + 2 <= width for ws in widths)
+    # a column is as wide as its widest text (header "c<j>" or cell), the row labels as the
+    # index name "row" or the label, a group as its columns with two spaces between them (or
+    # its label "G<g>" when wider); the row labels may still shrink to make a group fit
+    spans = [max(sum(max(w, len(f"c{j}")) for j, w in enumerate(ws)) + 2 * (len(ws) - 1), len(f"G{g}"))
+             for g, ws in enumerate(widths)]
+    fits = all(max(index_width, len("row")) + 2 + span <= width for span in spans)
     for part in text.split("\n\n")[:-1]:
         top = part.splitlines()[0]
         for g in re.findall(r"G\d+", top):
