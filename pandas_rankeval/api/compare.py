@@ -28,6 +28,7 @@ from pandas_rankeval.inference.bootstrap import (
 from pandas_rankeval.inference.delong import METHOD as DELONG_METHOD
 from pandas_rankeval.inference.delong import TEST as DELONG_TEST
 from pandas_rankeval.inference.delong import delong_compare, delong_unavailable, normal_interval, z_test
+from pandas_rankeval.summary.finalize import fallback_note
 from pandas_rankeval.core.validation import (
     as_columns,
     check_compare_scores,
@@ -362,13 +363,16 @@ def compare(
         if np.array_equal(gm.used, gb.used) and np.array_equal(gm.weights, gb.weights):
             flip_pairs.append((m, n))
     flip_set = set(flip_pairs)
+    stud_fallback: dict[str, None] = {}  # bootstrap-t intervals that fell back to percentile
 
     total = n_boot * len(strata) * ((1 if bpairs else 0) + (1 if flip_pairs else 0))
     bar = _Progress(progress, total, func)
     try:
         studentized = ci_method == "studentized" and bool(bpairs)
         if studentized:
-            from pandas_rankeval.inference.studentized import StudentizedStratum, studentized_interval
+            from pandas_rankeval.inference.studentized import (
+                StudentizedStratum, studentized_fallback, studentized_interval,
+            )
 
             targets = [[(col[(m, n)], 1.0), (col[(baseline, n)], -1.0)] for m, n in bpairs]
             wrapped = [StudentizedStratum(st, targets) for st in strata]
@@ -402,7 +406,9 @@ def compare(
             if studentized:
                 k = len(items)
                 se0 = wrapped[s_idx].point()[k:]
-                lo[at], hi[at] = studentized_interval(diff[at], se0, d_reps, reps[s_idx][:, k:], ci)
+                lo[at], hi[at] = studentized_interval(diff[at], se0, d_reps, reps[s_idx][:, k:], ci, bounds=(-1.0, 1.0))
+                fell = studentized_fallback(se0, d_reps, reps[s_idx][:, k:]) & np.isfinite(diff[at])
+                stud_fallback.update((f"{m}/{n}", None) for (m, n), f in zip(bpairs, fell) if f)
             else:
                 lo[at], hi[at] = percentile_interval(d_reps, ci)
             p[at] = bootstrap_pvalues(diff[at], d_reps)
@@ -460,7 +466,8 @@ def compare(
     out.attrs = {
         "baseline": baseline,
         "test": tests,
-        "ci_method": _ci_method(n_boot, bool(by_cols), analytic, boot_names, ci_method),
+        "ci_method": _ci_method(n_boot, bool(by_cols), analytic, boot_names, ci_method)
+        + (fallback_note(list(stud_fallback)) if stud_fallback else ""),
         "ci": ci,
         "n_boot": n_boot,
         "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
@@ -470,6 +477,8 @@ def compare(
         "coverage": {n: ev.scores[baseline].metrics[n].coverage.as_dict() for n in names},
         "table": "compare",
     }
+    if stud_fallback:
+        out.attrs["percentile_fallback"] = list(stud_fallback)
     # coverage depends on the labels only: one warning, not one per model
     first = ev.scores[baseline].metrics
     warn_once(func, [(n, first[n].value, first[n].coverage) for n in names])

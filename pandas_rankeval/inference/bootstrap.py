@@ -498,7 +498,9 @@ def bootstrap_report(
     strata, present = strata_of(ev, items, by_cols, func)
     bar = _Progress(progress, n_boot * len(strata), "bootstrap")
     if ci_method == "studentized":
-        from pandas_rankeval.inference.studentized import StudentizedStratum, studentized_interval
+        from pandas_rankeval.inference.studentized import (
+            StudentizedStratum, studentized_fallback, studentized_interval,
+        )
 
         k = len(items)
         wrapped = [StudentizedStratum(st, [[(j, 1.0)] for j in range(k)]) for st in strata]
@@ -507,7 +509,12 @@ def bootstrap_report(
         finally:
             bar.close()
         points = [w.point() for w in wrapped]
-        intervals = [studentized_interval(p[:k], p[k:], r[:, :k], r[:, k:], ci) for p, r in zip(points, reps)]
+        intervals = [
+            studentized_interval(p[:k], p[k:], r[:, :k], r[:, k:], ci, bounds=(0.0, 1.0)) for p, r in zip(points, reps)
+        ]
+        fell = np.logical_or.reduce(
+            [studentized_fallback(p[k:], r[:, :k], r[:, k:]) & np.isfinite(p[:k]) for p, r in zip(points, reps)]
+        )
     else:
         try:
             reps = replicates(strata, n_boot=n_boot, seed=seed, progress=bar)
@@ -546,10 +553,20 @@ def bootstrap_report(
     note = ""
     if ci_method == "studentized" and any(ev.scores[s].metrics[n].spec.kind == "auc" for s, n in items):
         note = "; auc: percentile bootstrap"
+    fallback: list[str] = []
+    if ci_method == "studentized":
+        fallback = [f"{s}/{n}" for (s, n), f in zip(items, fell) if f]
+        if fallback:
+            note += (
+                f"; percentile for {', '.join(fallback)} (a bootstrap replicate's standard error is 0: it "
+                "drew groups of one value only)"
+            )
     result.attrs["ci"] = {
         "level": ci,
         "method": f"{kind} over groups" + (" (stratified by segment)" if by_cols else "") + note,
         "n_boot": n_boot,
         "seed": seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
     }
+    if fallback:
+        result.attrs["ci"]["percentile_fallback"] = fallback
     return result

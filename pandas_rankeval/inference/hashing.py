@@ -15,7 +15,8 @@ every dtype that can hold the same key:
 - strings (``object``, ``str``, ``string[python]``, ``string[pyarrow]``,
   categoricals of strings) hash their UTF-8 bytes with pandas' keyed SipHash-2-4
   (:func:`pandas.util.hash_array`, fixed key), whatever the storage;
-- datetimes hash their nanoseconds since the epoch (any unit);
+- datetimes hash their nanoseconds since the epoch (any unit); a ``datetime.date`` (an object
+  column of dates, as Spark's DateType arrives) hashes as its midnight;
 - a key of several columns folds the column hashes in column order.
 
 Everything is vectorized over numpy ``uint64`` arrays (wrap-around arithmetic).
@@ -23,6 +24,7 @@ Everything is vectorized over numpy ``uint64`` arrays (wrap-around arithmetic).
 
 from __future__ import annotations
 
+import datetime
 from decimal import Decimal, getcontext
 from typing import Any
 
@@ -143,8 +145,10 @@ def _object_hash(values: np.ndarray) -> np.ndarray:
         elif kind == 3:
             out[sel] = _str_hash(np.array([bytes(b).decode("latin-1") for b in part], dtype=object))
         else:
-            if any(isinstance(v, pd.Timestamp) for v in part):
-                out[sel] = _series_hash(pd.Series(pd.to_datetime(part)))
+            if all(isinstance(v, (datetime.date, np.datetime64)) for v in part):
+                # a date is its midnight: the same hash as in a datetime64 column (Spark's
+                # DateType and Dask's object dates reach pandas as datetime.date objects)
+                out[sel] = _series_hash(pd.Series(pd.to_datetime(list(part))))
             else:
                 raise TypeError(
                     f"group keys of type {type(part[0]).__name__} cannot be hashed stably; "

@@ -17,7 +17,7 @@ import pandas as pd
 from ..inference import hashing as H
 from ..core.options import WEIGHT_NAMES, Options, WeightLike
 from ..core.registry import MetricSpec, parse_metrics
-from ..core.validation import as_columns, check_compare_scores, check_option
+from ..core.validation import as_columns, check_column_name, check_compare_scores, check_option
 
 __all__ = ["Plan", "make_plan", "metric_plan", "resolve_resample", "COUNTERS"]
 
@@ -173,6 +173,8 @@ def make_plan(
         specs_all = [metrics] if isinstance(metrics, MetricSpec) else parse_metrics(metrics)
     else:
         specs_all = parse_metrics(metrics if not isinstance(metrics, str) else [metrics])
+    if kind == "metric":  # a single-metric function: one score column, never a list of them
+        check_column_name(scores, "score", func, df)
     score_cols = as_columns(scores, "scores" if kind != "metric" else "score", func, df)
     gcols = as_columns(group, "group", func, df) if group is not None else []
     by_cols = as_columns(by, "by", func, df) if by is not None else []

@@ -15,7 +15,7 @@ from ..core.result import warn_once
 from ..core.validation import internal_error
 from ..summary.finalize import (
     _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _ratio, _segment_order, _studentized, _totals,
-    ci_method, flip_pvalues,
+    ci_method, fallback_note, flip_pvalues,
 )
 from ..summary.plan import Plan
 from ..summary.summary import Summary
@@ -55,6 +55,7 @@ def compare_table(
     flip_ok = {k for k, p in pair_index.items() if tot["flip_mismatch"][p] == 0} if plan.method != "bootstrap" else set()
     keys = _segment_order(list(summary.segments)) if plan.by else [()]
     blocks = []
+    fallback: dict[str, None] = {}  # model/metric whose bootstrap-t interval fell back to percentile
     for key in keys:
         seg = summary.segments[key]
         n_pairs = len(pairs)
@@ -91,9 +92,13 @@ def compare_table(
             diff[i] = value[i] - base[i]
             if kinds[n] != "auc" and plan.ci_method == "studentized":
                 k = pair_index[(m, n)]
+                fell: list[bool] = []
                 lo[i], hi[i] = _studentized(
                     seg, k, [item_j[(m, n)], item_j[(baseline, n)]], [1.0, -1.0], diff[i], d_rep, plan.ci,  # type: ignore[arg-type]
+                    fell,
                 )
+                if fell[0]:
+                    fallback.setdefault(f"{m}/{n}", None)
             else:
                 lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci)  # type: ignore[arg-type]
                 lo[i], hi[i] = lo_i[0], hi_i[0]
@@ -135,7 +140,7 @@ def compare_table(
     out.attrs = {
         "baseline": baseline,
         "test": tests,
-        "ci_method": _compare_ci_method(plan, analytic, boot_names),
+        "ci_method": _compare_ci_method(plan, analytic, boot_names) + (fallback_note(list(fallback)) if fallback else ""),
         "ci": plan.ci,
         "n_boot": plan.n_boot,
         "seed": plan.seed_repr,
@@ -145,6 +150,8 @@ def compare_table(
         "coverage": {n: first[n][1].as_dict() for n in names},
         "table": "compare",
     }
+    if fallback:
+        out.attrs["percentile_fallback"] = list(fallback)
     # coverage depends on the labels only: one warning, not one per model
     warn_once(plan.func, [(n, first[n][0], first[n][1]) for n in names])
     return as_result_table(out, "compare")
