@@ -526,8 +526,7 @@ def test_per_group_and_auc_on_local_cluster(on_dask_cluster):
 
 def test_signatures_mirror_pandas():
     """Every Dask function takes the pandas function's parameters (same names, order, defaults),
-    plus ``npartitions``; the one documented difference is compare's default metrics (no global
-    AUC, which has no exact distributed test)."""
+    plus ``npartitions``: compare's default metrics too, global AUC included (issue 19)."""
     import inspect
 
     for name in ("auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "hit_rate",
@@ -536,9 +535,7 @@ def test_signatures_mirror_pandas():
         got = inspect.signature(getattr(prd, name)).parameters
         assert list(got)[1:] == [*list(want)[1:], "npartitions"], name
         for p in list(want)[1:]:
-            if (name, p) != ("compare", "metrics"):
-                assert got[p].default == want[p].default, (name, p)
-    assert inspect.signature(prd.compare).parameters["metrics"].default == ("gauc", "mrr", "ndcg@10")
+            assert got[p].default == want[p].default, (name, p)
 
 
 def test_int64_and_float32_scores_keep_their_order():

@@ -55,13 +55,14 @@ import numpy as np
 import pandas as pd
 
 from pandas_rankeval import summary as S
+from pandas_rankeval.inference import hashing as H
 from pandas_rankeval.tables import finalize
 from pandas_rankeval.accessor import METHODS, _Forward
 from pandas_rankeval.core.options import WeightLike, check_weight_name
 from pandas_rankeval.core.prepare import label_levels
 from pandas_rankeval.core.registry import MetricSpec, parse_metrics
 from pandas_rankeval.core.result import MetricResult
-from pandas_rankeval.core.validation import check_columns, check_k, missing_mask, numeric_values
+from pandas_rankeval.core.validation import check_column_name, check_columns, check_k, missing_mask, numeric_values
 
 __all__ = [
     "auc",
@@ -112,7 +113,21 @@ def _meta(ddf: Any, func: str) -> pd.DataFrame:
             f"{func} expects a Dask DataFrame as its first argument; got {type(ddf).__name__}.{hint}"
         )
     dtypes = ddf.dtypes
-    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
+    # by position: a repeated column name stays repeated, for the pandas error that counts it
+    meta = pd.DataFrame({i: pd.Series(dtype=t) for i, t in enumerate(dtypes.to_numpy())})
+    meta.columns = dtypes.index
+    name = ddf.index.name
+    if name is not None and name not in meta.columns:  # group= / by= may name the index, as in pandas
+        meta[name] = pd.Series(dtype=ddf.index.dtype)
+    return meta
+
+
+def _with_index(ddf: Any, columns: Sequence[Hashable]) -> Any:
+    """The frame with its index as a column when the call names the index (as pandas allows)."""
+    name = ddf.index.name
+    if name is not None and name in columns and name not in ddf.columns:
+        return ddf.reset_index()
+    return ddf
 
 
 # --------------------------------------------------------------------------- #
@@ -139,11 +154,31 @@ def _add(a: tuple[Any, dict[int, np.ndarray]], b: tuple[Any, dict[int, np.ndarra
     return a[0] + b[0], _merge_samples(a[1], b[1])
 
 
+_KEY_HASH = "__rk_key_hash"
+
+
+def _key_hashed(pdf: pd.DataFrame, group: list[Hashable]) -> pd.DataFrame:
+    out = pdf.copy()
+    out[_KEY_HASH] = H.partition_hash(pdf[group])
+    return out
+
+
 def _shuffled(ddf: Any, plan: Any, npartitions: int | None) -> Any:
-    """The plan's columns (and placement columns), shuffled so that every group is whole in one partition."""
-    on = plan.group[0] if len(plan.group) == 1 else list(plan.group)
+    """The plan's columns (and placement columns), shuffled so that every group is whole in one partition.
+
+    Keys in an object column are placed by value (:func:`~pandas_rankeval.inference.hashing.partition_hash`):
+    ``1``, ``1.0`` and ``True`` are one group for pandas, and Dask's own hash of an object column
+    (of its text) would send them to different partitions.
+    """
     cols = [*plan.columns, *plan.placement_columns]
-    return ddf[cols].shuffle(on=on, npartitions=npartitions or ddf.npartitions)
+    n = npartitions or ddf.npartitions
+    data = ddf[cols]
+    if any(pd.api.types.is_object_dtype(data.dtypes[c]) for c in plan.group):
+        meta = data._meta.assign(**{_KEY_HASH: np.zeros(0, dtype=np.uint64)})
+        keyed = data.map_partitions(_key_hashed, list(plan.group), meta=meta)
+        return keyed.shuffle(on=_KEY_HASH, npartitions=n).drop(columns=[_KEY_HASH])
+    on = plan.group[0] if len(plan.group) == 1 else list(plan.group)
+    return data.shuffle(on=on, npartitions=n)
 
 
 def _group_pass(
@@ -594,6 +629,7 @@ def _run(ddf: Any, func: str, npartitions: int | None, **kwargs: Any) -> Any:
     plan = S.make_plan(name, df=meta, **kwargs)
     _check_schema(meta, plan)
     _check_distributable(plan)
+    ddf = _with_index(ddf, plan.columns)
     job = _auc_job(plan) if plan.has_auc else None
     summary, samples = _group_pass(ddf, plan, npartitions, job.scores if job else ())
     S._raise_input_errors(summary, plan)  # whole-table counts, before the score pass
@@ -956,7 +992,7 @@ def compare(
     label: Hashable,
     scores: Sequence[Hashable],
     baseline: Hashable,
-    metrics: str | Sequence[str] = ("gauc", "mrr", "ndcg@10"),
+    metrics: str | Sequence[str] = ("auc", "gauc", "mrr", "ndcg@10"),
     by: Hashable | Sequence[Hashable] | None = None,
     ci: float = 0.95,
     n_boot: int = 1000,
@@ -989,7 +1025,7 @@ def compare(
     group, label, scores, baseline, by, ci, n_boot, seed, method, auc_method, ci_method, resample, alpha, weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy, progress :
         As in :func:`pandas_rankeval.compare`, with the hashed group bootstrap and hashed sign
         flips (the same table as pandas for the same seed).
-    metrics : str or list of str, default=("gauc", "mrr", "ndcg@10")
+    metrics : str or list of str, default=("auc", "gauc", "mrr", "ndcg@10")
         As in :func:`pandas_rankeval.compare`. Global ``"auc"`` gets pandas' clustered DeLong
         test (``auc_method="delong"``, ``ties="expected"``); its bootstrap test
         (``auc_method="bootstrap"`` or another tie rule) raises before any compute.
@@ -1027,8 +1063,29 @@ for _f in (report, compare):
 del _f
 
 
+def _read_columns(kwargs: dict[str, Any], pdf: pd.DataFrame) -> list[Hashable]:
+    """The columns a per_group call reads (where a missing value drops the row)."""
+    from pandas_rankeval.core.options import WEIGHT_NAMES
+    from pandas_rankeval.core.validation import as_columns
+
+    models = [kwargs["score"]] if kwargs.get("scores") is None else list(kwargs["scores"])
+    cols = [*as_columns(kwargs["group"], "group", "dask.per_group", pdf), kwargs["label"], *models]
+    w = kwargs["weight"]
+    if isinstance(w, str) and w not in WEIGHT_NAMES:
+        cols.append(w)
+    if kwargs["tiebreak"] is not None:
+        cols.append(kwargs["tiebreak"])
+    return list(dict.fromkeys(cols))
+
+
 def _per_group_part(pdf: pd.DataFrame, kwargs: dict[str, Any], meta: pd.DataFrame, flat: bool) -> pd.DataFrame:
-    """The pandas per-group table of one partition of whole groups."""
+    """The pandas per-group table of one partition of whole groups.
+
+    Under ``nan_policy="omit"`` a partition may hold only rows with a missing value (the shuffle
+    puts rows with a missing key together): it has no group, not an error.
+    """
+    if len(pdf) and kwargs["nan_policy"] == "omit":
+        pdf = pdf.loc[~np.logical_or.reduce([missing_mask(pdf[c]) for c in _read_columns(kwargs, pdf)])]
     if len(pdf) == 0:
         return meta
     from pandas_rankeval.api.metrics import per_group as pandas_per_group
@@ -1107,10 +1164,13 @@ def per_group(
     _check_npartitions(npartitions, name)
     specs = [MetricSpec("gauc", None) if sp.kind == "auc" else sp for sp in parse_metrics(metrics)]
     plan_kw = {k: v for k, v in kwargs.items() if k not in ("score", "scores", "metrics")}
+    if scores is None:
+        check_column_name(score, "score", name, meta)
     models = [score] if scores is None else list(scores)
     plan = S.make_plan(name, kind="report", scores=models if scores is not None else score,
                        metrics=[sp.name for sp in specs], df=meta, **plan_kw)
     _check_schema(meta, plan)
+    ddf = _with_index(ddf, plan.columns)
     names = ["auc" if sp.kind == "gauc" else sp.name for sp in plan.specs]
     if scores is not None:
         names = [f"{m}_{n}" for m in models for n in names]
