@@ -64,21 +64,30 @@ import dataclasses
 import math
 import pickle
 import sys
-import warnings
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from pandas_rankeval.core.registry import parse_metrics
-from pandas_rankeval.core.validation import (
-    ColumnNotFoundError,
-    as_columns,
-    check_columns,
-    check_min_count,
-    missing_values_error,
+from pandas_rankeval.core.validation import check_column_name, check_min_count
+from pandas_rankeval.engines.spark_frame import (  # noqa: F401 - _fn, _meta: used by the tests
+    Frame,
+    Scan,
+    _collect,
+    _fn,
+    _meta,
+    _quiet,
+    _require_spark,
+    as_pandas_input,
+    checked_frame,
+    drop_missing,
+    fresh_name,
+    relevant,
+    scan,
+    weight_columns,
+    with_bucket,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -109,22 +118,11 @@ ROWS_PER_BUCKET = 1_000_000
 _BUCKET = "__pre_bucket"
 #: What the last call did (buckets, bytes collected to the driver): for benchmarks and tests.
 _LAST: dict[str, int] = {}
-_PANDAS3_WARNING = "PySpark does not yet fully support pandas"
 
 
 # --------------------------------------------------------------------------- #
 # Spark plumbing
 # --------------------------------------------------------------------------- #
-def _require_spark() -> Any:
-    try:
-        from pyspark.sql import functions as F
-    except ImportError as exc:  # pragma: no cover - exercised only without pyspark
-        raise ImportError(
-            "pandas_rankeval.spark needs pyspark: pip install 'pandas_rankeval[spark]'"
-        ) from exc
-    return F
-
-
 def local_session(master: str = "local[2]", **conf: Any) -> SparkSession:
     """A quiet local SparkSession whose Python workers run this interpreter.
 
@@ -177,27 +175,6 @@ def local_session(master: str = "local[2]", **conf: Any) -> SparkSession:
     return spark
 
 
-@contextmanager
-def _quiet() -> Iterator[None]:
-    """Silence pyspark's pandas >= 3 FutureWarning (tested on pandas 3.1), nothing else."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=_PANDAS3_WARNING, category=FutureWarning)
-        yield
-
-
-def _fn(sdf: Any) -> Any:
-    """``pyspark.sql.functions`` for the kind of session the frame belongs to (a process may
-    hold a classic session and a Spark Connect one; their Column types do not mix)."""
-    _require_spark()
-    if type(sdf).__module__.startswith("pyspark.sql.connect"):
-        from pyspark.sql.connect import functions as CF
-
-        return CF
-    from pyspark.sql import functions as F
-
-    return F
-
-
 def _is_spark_frame(sdf: Any) -> bool:
     mod = type(sdf).__module__
     return mod.startswith("pyspark.sql") and type(sdf).__name__ == "DataFrame"
@@ -223,182 +200,6 @@ def _parallelism(spark: Any) -> int:
             return 2
 
 
-def _collect(df: Any) -> list[Any]:
-    """``df.collect()``, with the fix spelled out when Python workers cannot run our code."""
-    try:
-        with _quiet():
-            return df.collect()
-    except Exception as exc:
-        text = str(exc)
-        if "No module named 'pandas_rankeval'" in text or "different version" in text:
-            raise RuntimeError(
-                "Spark's Python workers cannot run pandas_rankeval: they start with another "
-                f"interpreter than this one ({sys.executable}, Python "
-                f"{sys.version_info.major}.{sys.version_info.minor}). Set PYSPARK_PYTHON (or "
-                "spark.pyspark.python) to an interpreter that has pandas_rankeval installed, "
-                "before the session starts, or build the session with "
-                "pandas_rankeval.spark.local_session()."
-            ) from exc
-        raise
-
-
-# --------------------------------------------------------------------------- #
-# Schema checks: the pandas errors, before any job
-# --------------------------------------------------------------------------- #
-def _pandas_dtype(spark_type: Any) -> Any:
-    """The dtype a column of this Spark type has in pandas (for the pandas checks)."""
-    name = type(spark_type).__name__
-    return {
-        "BooleanType": np.dtype(bool),
-        "ByteType": np.dtype(np.int8),
-        "ShortType": np.dtype(np.int16),
-        "IntegerType": np.dtype(np.int32),
-        "LongType": np.dtype(np.int64),
-        "FloatType": np.dtype(np.float32),
-        "DoubleType": np.dtype(np.float64),
-        "DecimalType": np.dtype(np.float64),
-        "TimestampType": np.dtype("datetime64[us]"),
-        "TimestampNTZType": np.dtype("datetime64[us]"),
-        "DateType": np.dtype("datetime64[s]"),
-    }.get(name, np.dtype(object))
-
-
-def _meta(sdf: Any) -> pd.DataFrame:
-    """An empty pandas frame with the Spark frame's columns and their pandas dtypes."""
-    return pd.DataFrame(
-        {f.name: pd.Series(dtype=_pandas_dtype(f.dataType)) for f in sdf.schema.fields}
-    )
-
-
-def _spark_types(sdf: Any) -> dict[str, Any]:
-    return {f.name: f.dataType for f in sdf.schema.fields}
-
-
-_NUMERIC = ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType", "DecimalType")
-
-
-def _check_numeric(types: dict[str, Any], column: Hashable, role: str) -> None:
-    """The pandas error for a non-numeric score / label / weight column."""
-    t = types[column]  # type: ignore[index]
-    if type(t).__name__ in (*_NUMERIC, "BooleanType"):
-        return
-    raise TypeError(
-        f"Column {column!r} ({role}) must be numeric or bool; it has Spark type "
-        f"{t.simpleString()}. Convert it first, for example with "
-        f"sdf.withColumn({column!r}, F.col({column!r}).cast('double'))."
-    )
-
-
-def _is_float(t: Any) -> bool:
-    return type(t).__name__ in ("FloatType", "DoubleType")
-
-
-def _missing_expr(F: Any, types: dict[str, Any], c: Hashable) -> Any:
-    """Null, or NaN in a float column: missing in pandas either way."""
-    col = F.col(str(c))
-    return (col.isNull() | F.isnan(col)) if _is_float(types[c]) else col.isNull()  # type: ignore[index]
-
-
-def _plural(n: int) -> str:
-    return "s" if n != 1 else ""
-
-
-class _Scan:
-    """What the one aggregation over the input found (rows, missing values, bad values)."""
-
-    def __init__(self, n_rows: int, missing: dict[Hashable, int], n_dropped: int, n_pos: int) -> None:
-        self.n_rows = n_rows  # rows left to evaluate (after nan_policy="omit")
-        self.n_pos = n_pos  # relevant rows among them
-        self.missing = missing  # per column, in the order the call names them
-        self.n_dropped = n_dropped
-
-
-def _scan(
-    sdf: Any,
-    *,
-    func: str,
-    columns: Sequence[Hashable],
-    label: Hashable,
-    nan_policy: str,
-    graded: bool = False,
-    weights: Sequence[Hashable] = (),
-    threshold: float | None = None,
-) -> _Scan:
-    """One aggregation job: rows, missing values per column, and the values pandas
-    refuses (infinite labels, negative labels for NDCG, negative or infinite weights),
-    raising the pandas errors with whole-table counts."""
-    F = _fn(sdf)
-    types = _spark_types(sdf)
-    cols = list(dict.fromkeys(columns))
-    miss = [_missing_expr(F, types, c) for c in cols]
-    any_miss = miss[0]
-    for m in miss[1:]:
-        any_miss = any_miss | m
-    kept = ~any_miss
-
-    def count(cond: Any, name: str) -> Any:
-        return F.sum(F.when(cond, 1).otherwise(0)).cast("long").alias(name)
-
-    aggs = [F.count(F.lit(1)).alias("rows"), count(any_miss, "dropped")]
-    aggs.append(count(kept & _relevant(F, types, label, threshold), "pos"))
-    aggs += [count(m, f"m{i}") for i, m in enumerate(miss)]
-    y = F.col(str(label))
-    if _is_float(types[label]):  # type: ignore[index]
-        aggs.append(count(kept & (F.abs(y) == float("inf")), "inf_label"))
-    if graded:
-        aggs.append(count(kept & (y.cast("double") < 0), "neg_label"))
-    for j, w in enumerate(weights):
-        wc = F.col(str(w)).cast("double")
-        aggs.append(count(kept & ((F.abs(wc) == float("inf")) | (wc < 0)), f"bad_w{j}"))
-    row = _collect(sdf.agg(*aggs))[0].asDict()
-    n_rows = int(row["rows"])
-    if n_rows == 0:
-        raise ValueError(f"{func} got an empty DataFrame (0 rows); there is nothing to evaluate.")
-    missing = {c: int(row[f"m{i}"] or 0) for i, c in enumerate(cols)}
-    bad = {c: n for c, n in missing.items() if n}
-    n_dropped = int(row["dropped"] or 0)
-    if bad:
-        if nan_policy == "raise":
-            raise missing_values_error(bad)
-        if n_dropped == n_rows:
-            raise ValueError(
-                f"{func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
-            )
-    else:
-        n_dropped = 0
-    n_inf = int(row.get("inf_label") or 0)
-    if n_inf:
-        raise ValueError(
-            f"Column {label!r} (label) has {n_inf:,} infinite value{_plural(n_inf)}; "
-            "labels must be finite numbers or bools."
-        )
-    for j, w in enumerate(weights):
-        n_bad = int(row[f"bad_w{j}"] or 0)
-        if n_bad:
-            raise ValueError(
-                f"Column {w!r} (weight) has {n_bad:,} negative or infinite value{_plural(n_bad)}; "
-                "weights must be finite and >= 0."
-            )
-    n_neg = int(row.get("neg_label") or 0)
-    if n_neg:
-        raise ValueError(
-            f"Column {label!r} has {n_neg:,} negative label{_plural(n_neg)}; NDCG needs "
-            "labels >= 0 (graded relevance). Clip or shift them first."
-        )
-    return _Scan(n_rows - n_dropped, missing, n_dropped, int(row["pos"] or 0))
-
-
-def _drop_missing(sdf: Any, columns: Sequence[Hashable]) -> Any:
-    """The rows with no missing value (null or NaN) in ``columns``."""
-    F = _fn(sdf)
-    types = _spark_types(sdf)
-    keep = None
-    for c in dict.fromkeys(columns):
-        ok = ~_missing_expr(F, types, c)
-        keep = ok if keep is None else keep & ok
-    return sdf.filter(keep)
-
-
 def _n_buckets(sdf: Any, n_rows: int, rows_per_bucket: int, buckets: int | None) -> int:
     if buckets is not None:
         return buckets
@@ -421,30 +222,6 @@ def _check_sizing(rows_per_bucket: Any, buckets: Any, func: str) -> tuple[int, i
             )
         return rpb, b
     return rpb, None
-
-
-def _with_bucket(sdf: Any, group: Sequence[Hashable], n: int) -> Any:
-    """Add the bucket of every row: pmod(xxhash64(group keys), n), whole groups per bucket."""
-    F = _fn(sdf)
-    h = F.xxhash64(*[F.col(str(c)) for c in group])
-    return sdf.withColumn(_BUCKET, F.pmod(h, F.lit(n)).cast("int"))
-
-
-def _as_pandas_input(sdf: Any, columns: Sequence[Hashable], label: Hashable) -> Any:
-    """The columns a bucket reads, as the pandas engine expects them (bool labels as
-    0/1 integers, so that a null-free column stays numeric through Arrow)."""
-    F = _fn(sdf)
-    types = _spark_types(sdf)
-    out = []
-    for c in dict.fromkeys(columns):
-        t = type(types[c]).__name__  # type: ignore[index]
-        col = F.col(str(c))
-        if c == label and t == "BooleanType":
-            col = col.cast("int").alias(str(c))
-        elif t == "DecimalType":
-            col = col.cast("double").alias(str(c))
-        out.append(col)
-    return sdf.select(*out)
 
 
 # --------------------------------------------------------------------------- #
@@ -527,33 +304,31 @@ def per_group(
     """
     from pyspark.sql import types as T
 
-    from pandas_rankeval.core.options import Options
     from pandas_rankeval.core.registry import MetricSpec
+    from pandas_rankeval.summary.plan import make_plan
 
     func = "spark.per_group"
     _check_frame(sdf, func)
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     specs = [MetricSpec("gauc", None) if s.kind == "auc" else s for s in parse_metrics(names)]
-    gcols = as_columns(group, "group", func)
-    opts = Options(
-        func, ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
-        min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
-        gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
-    ).check()
+    check_column_name(score, "score", func)
     rows_per_bucket, buckets = _check_sizing(rows_per_bucket, buckets, func)
-    weight_cols = _weight_columns(sdf, weight, func)
-    cols = [*gcols, label, score, *weight_cols, *([tiebreak] if tiebreak is not None else [])]
-    _check_schema(sdf, cols, label=label, scores=[score], weights=weight_cols)
-    scan = _scan(
-        sdf, func=func, columns=cols, label=label, nan_policy=nan_policy,
-        graded=any(s.info.graded for s in specs), weights=weight_cols,
+    plan = make_plan(
+        func, kind="report", group=group, label=label, scores=score, metrics=[sp.name for sp in specs],
+        weight=weight, min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
+        threshold=threshold, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
     )
-    data = _drop_missing(sdf, cols) if scan.n_dropped else sdf
-    data = _with_bucket(_as_pandas_input(data, cols, label), gcols, _n_buckets(sdf, scan.n_rows, rows_per_bucket, buckets))
+    gcols = plan.group
+    fr = checked_frame(sdf, plan)
+    found = scan(
+        fr, func=func, columns=plan.columns, label=label, nan_policy=nan_policy,
+        graded=any(s.info.graded for s in specs), weights=weight_columns(plan),
+    )
+    fr = as_pandas_input(drop_missing(fr, found), (), label)
+    data = with_bucket(fr, gcols, _n_buckets(sdf, found.n_rows, rows_per_bucket, buckets), _BUCKET)
 
-    types = _spark_types(sdf)
-    display = ["auc" if s.kind == "gauc" else s.name for s in specs]
-    fields = [T.StructField(str(c), types[c], True) for c in gcols]  # type: ignore[index]
+    display = list(dict.fromkeys("auc" if s.kind == "gauc" else s.name for s in specs))  # as pandas: once each
+    fields = [T.StructField(str(c), fr.types[c], True) for c in gcols]
     fields += [T.StructField("n", T.LongType(), False), T.StructField("positives", T.LongType(), False)]
     fields += [T.StructField(name, T.DoubleType(), True) for name in display]
     fields.append(T.StructField("weight", T.DoubleType(), True))
@@ -565,48 +340,13 @@ def per_group(
     )
     out_cols = [f.name for f in fields]
 
+    back = fr.back  # plain data for the workers (the Frame holds the session)
+
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
-        return _per_group_bucket(pdf, group=gcols, kwargs=kwargs, columns=out_cols)
+        return _per_group_bucket(pdf.rename(columns=back), group=gcols, kwargs=kwargs, columns=out_cols)
 
     with _quiet():
         return data.groupBy(_BUCKET).applyInPandas(fn, schema)
-
-
-def _weight_columns(sdf: Any, weight: Any, func: str) -> list[Hashable]:
-    """The column a ``weight=`` string names, if it is not a weight name (checked)."""
-    from pandas_rankeval.core.options import WEIGHT_NAMES
-
-    if not isinstance(weight, str) or weight in WEIGHT_NAMES:
-        return []
-    if weight not in sdf.columns:
-        import difflib
-
-        close = difflib.get_close_matches(weight, [*WEIGHT_NAMES, *sdf.columns], n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ColumnNotFoundError(
-            f"The 'weight' parameter of {func} must be one of "
-            f"{', '.join(map(repr, WEIGHT_NAMES))} or a column name. Got {weight!r}, which is "
-            f"neither.{hint}"
-        )
-    return [weight]
-
-
-def _check_schema(
-    sdf: Any,
-    columns: Sequence[Hashable],
-    *,
-    label: Hashable,
-    scores: Sequence[Hashable],
-    weights: Sequence[Hashable] = (),
-) -> None:
-    """Missing columns and non-numeric label / score / weight columns, from the schema."""
-    check_columns(_meta(sdf), columns)
-    types = _spark_types(sdf)
-    _check_numeric(types, label, "label")
-    for s in scores:
-        _check_numeric(types, s, "score")
-    for w in weights:
-        _check_numeric(types, w, "weight")
 
 
 # --------------------------------------------------------------------------- #
@@ -652,23 +392,12 @@ def _plain(key: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(v.item() if isinstance(v, np.generic) else v for v in key)
 
 
-def _relevant(F: Any, types: dict[str, Any], label: Hashable, threshold: float | None) -> Any:
-    """``label > 0`` (or ``>= threshold``), compared as integers for integer labels as pandas does."""
-    col = F.col(str(label))
-    name = type(types[label]).__name__  # type: ignore[index]
-    if name == "BooleanType":
-        return col if threshold is None else col.cast("double") >= float(threshold)
-    if name in ("ByteType", "ShortType", "IntegerType", "LongType"):
-        bound = 1 if threshold is None else math.ceil(threshold)
-        if bound > 2**63 - 1:
-            return F.lit(False)
-        return col >= F.lit(max(bound, -(2**63))).cast("long")
-    y = col.cast("double")
-    return (y > 0) if threshold is None else (y >= float(threshold))
+#: Spark types of scores ranked as 64-bit integers (every digit kept, as pandas ranks them).
+_INT_SCORES = ("ByteType", "ShortType", "IntegerType", "LongType", "BooleanType")
 
 
 def _auc_counts(
-    data: Any,
+    data: Frame,
     *,
     label: Hashable,
     scores: Sequence[Hashable],
@@ -698,25 +427,25 @@ def _auc_counts(
 
     from pandas_rankeval.summary.auc_counts import chain_auc
 
-    F = _fn(data)
-    types = _spark_types(data)
-    rel = _relevant(F, types, label, threshold)
-    by_cols = [F.col(str(b)).alias(f"__by{j}") for j, b in enumerate(by)]
+    F = data.F
+    types = data.types
+    rel = relevant(data, label, threshold)
+    by_cols = [data.col(b).alias(f"__by{j}") for j, b in enumerate(by)]
     stacked = []
     for i, s in enumerate(scores):
         # the score as (float part, integer part): one of them varies within a model, so
         # 64-bit integer scores keep every digit (as pandas ranks them) and floats stay floats
-        if type(types[s]).__name__ in ("ByteType", "ShortType", "IntegerType", "LongType", "BooleanType"):  # type: ignore[index]
-            value = [F.lit(0.0).alias("__score"), F.col(str(s)).cast("long").alias("__score_i")]
+        if type(types[s]).__name__ in _INT_SCORES:
+            value = [F.lit(0.0).alias("__score"), data.col(s).cast("long").alias("__score_i")]
         else:
-            value = [F.col(str(s)).cast("double").alias("__score"), F.lit(0).cast("long").alias("__score_i")]
+            value = [data.col(s).cast("double").alias("__score"), F.lit(0).cast("long").alias("__score_i")]
         cols = [F.lit(i).alias("__sid"), *by_cols, *value]
         if tiebreak is not None:
-            cols.append(F.col(str(tiebreak)).alias("__tb"))
+            cols.append(data.col(tiebreak).alias("__tb"))
         cols.append(rel.cast("long").alias("__rel"))
         if sample_weight is not None:
-            cols.append(F.col(str(sample_weight)).cast("double").alias("__w"))
-        stacked.append(data.select(*cols))
+            cols.append(data.col(sample_weight).cast("double").alias("__w"))
+        stacked.append(data.sdf.select(*cols))
     table = reduce(lambda a, b: a.unionByName(b), stacked)
     keys = ["__sid", *[f"__by{j}" for j in range(len(by))], "__score", "__score_i"]
     order = [F.col(k).asc() for k in keys]
@@ -816,20 +545,19 @@ def _placement_partition(
     yield out
 
 
-def _with_placements(data: Any, table: Any, plan: Any) -> tuple[Any, list[str]]:
+def _with_placements(data: Frame, table: Any, plan: Any) -> tuple[Frame, list[str]]:
     """Every row with its global DeLong placement for each score (a left join per score on
-    (segment, score[, tie-break]); rows with a missing value get none and are dropped by
-    the summaries as pandas drops them)."""
-    F = _fn(data)
-    types = _spark_types(data)
-    rel = _relevant(F, types, plan.label, plan.options.threshold)
+    (segment, score[, tie-break]); the rows are those without a missing value already)."""
+    F = data.F
+    types = data.types
+    rel = relevant(data, plan.label, plan.options.threshold)
     names = []
-    out = data
+    out = data.sdf
     for i, s in enumerate(plan.scores):
-        if type(types[s]).__name__ in ("ByteType", "ShortType", "IntegerType", "LongType", "BooleanType"):
-            sk = [F.lit(0.0).alias(f"__k{i}_s"), F.col(str(s)).cast("long").alias(f"__k{i}_i")]
+        if type(types[s]).__name__ in _INT_SCORES:
+            sk = [F.lit(0.0).alias(f"__k{i}_s"), data.col(s).cast("long").alias(f"__k{i}_i")]
         else:
-            sk = [F.col(str(s)).cast("double").alias(f"__k{i}_s"), F.lit(0).cast("long").alias(f"__k{i}_i")]
+            sk = [data.col(s).cast("double").alias(f"__k{i}_s"), F.lit(0).cast("long").alias(f"__k{i}_i")]
         out = out.select("*", *sk)
         right = table.filter(F.col("__sid") == i).select(
             *[F.col(f"__by{j}").alias(f"__k{i}_by{j}") for j in range(len(plan.by))],
@@ -838,40 +566,42 @@ def _with_placements(data: Any, table: Any, plan: Any) -> tuple[Any, list[str]]:
             F.col("__a").alias(f"__k{i}_a"), F.col("__b").alias(f"__k{i}_b"),
         )
         cond = [out[f"__k{i}_s"] == right[f"__k{i}_s2"], out[f"__k{i}_i"] == right[f"__k{i}_i2"]]
-        cond += [out[str(c)] == right[f"__k{i}_by{j}"] for j, c in enumerate(plan.by)]
+        cond += [out[data.name[c]] == right[f"__k{i}_by{j}"] for j, c in enumerate(plan.by)]
         if plan.options.tiebreak is not None:
-            cond.append(out[str(plan.options.tiebreak)] == right[f"__k{i}_tb"])
+            cond.append(out[data.name[plan.options.tiebreak]] == right[f"__k{i}_tb"])
         joined = out.join(right, on=cond, how="left")
-        name = f"__pl_{i}"
+        # inside a bucket the user's columns get their names back: a placement column must not take one
+        name = fresh_name(f"__pl_{i}", data.user_columns)
         keep = [c for c in out.columns if not c.startswith(f"__k{i}_")]
         out = joined.select(
             *[joined[c] for c in keep],
             F.when(rel, F.col(f"__k{i}_a")).otherwise(F.col(f"__k{i}_b")).alias(name),
         )
         names.append(name)
-    return out, names
+    return data.with_sdf(out), names
 
 
 # --------------------------------------------------------------------------- #
 # The adapter: whole groups per bucket -> one summary per bucket -> finalize
 # --------------------------------------------------------------------------- #
-def _bucket_summary(pdf: pd.DataFrame, plan: Any) -> pd.DataFrame:
+def _bucket_summary(pdf: pd.DataFrame, plan: Any, names: dict[str, Hashable]) -> pd.DataFrame:
+    """One bucket's summary; ``names`` gives the columns their user's names back."""
     from pandas_rankeval.summary.partition import summarize
 
-    summary = summarize(pdf.drop(columns=[_BUCKET]), plan)
+    summary = summarize(pdf.drop(columns=[_BUCKET]).rename(columns=names), plan)
     return pd.DataFrame({"summary": [summary.to_bytes()]})
 
 
-def _summaries(data: Any, plan: Any, n_buckets: int) -> Any:
+def _summaries(data: Frame, plan: Any, n_buckets: int) -> Any:
     """Every bucket's summary (one binary row per bucket), added on the driver."""
     from pandas_rankeval.summary.summary import Summary, empty_summary
 
-    types = _spark_types(data)
-    read = [c for c in [*plan.columns, *plan.placement_columns] if c in types]
-    d = _with_bucket(_as_pandas_input(data, read, plan.label), plan.group, n_buckets)
+    d = with_bucket(as_pandas_input(data, list(plan.placement_columns), plan.label), plan.group, n_buckets, _BUCKET)
+
+    names = data.back  # plain data for the workers (the Frame holds the session)
 
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
-        return _bucket_summary(pdf, plan)
+        return _bucket_summary(pdf, plan, names)
 
     with _quiet():
         rows = _collect(d.groupBy(_BUCKET).applyInPandas(fn, "summary binary"))
@@ -883,7 +613,7 @@ def _summaries(data: Any, plan: Any, n_buckets: int) -> Any:
     return total
 
 
-def _summary_of_counts(plan: Any, scan: _Scan, auc: dict) -> Any:
+def _summary_of_counts(plan: Any, scan: Scan, auc: dict) -> Any:
     """The summary of a call without groups (global AUC alone): rows and relevant rows
     from the scan, summed sample weights from the AUC counts (no pass over the rows)."""
     from pandas_rankeval.summary.partition import summary_of_counts
@@ -940,52 +670,39 @@ def _run(
     """Check the schema, scan once, summarize the buckets, count global AUC, finalize."""
     _refuse(plan)
     opts = plan.options
-    numeric_extra = [c for c in (opts.sample_weight, opts.weight if isinstance(opts.weight, str) else None) if c is not None]
-    numeric_extra = [c for c in numeric_extra if c in plan.columns]
-    check_columns(_meta(sdf), plan.columns)
-    types = _spark_types(sdf)
-    _check_numeric(types, plan.label, "label")
-    for s in plan.scores:
-        _check_numeric(types, s, "score")
-    for w in numeric_extra:
-        _check_numeric(types, w, "weight")
-    if opts.tiebreak is not None and not _orderable(types[opts.tiebreak]):
-        raise TypeError(
-            f"Column {opts.tiebreak!r} (tiebreak) must be sortable; it has Spark type "
-            f"{types[opts.tiebreak].simpleString()}."
-        )
+    fr = checked_frame(sdf, plan)  # every check the schema and the options answer, before any job
     _LAST.clear()
-    scan = _scan(
-        sdf, func=plan.func, columns=plan.columns, label=plan.label, nan_policy=opts.nan_policy,
-        graded=any(s.info.graded for s in plan.specs), weights=numeric_extra,
+    found = scan(
+        fr, func=plan.func, columns=plan.columns, label=plan.label, nan_policy=opts.nan_policy,
+        graded=any(s.info.graded for s in plan.specs), weights=weight_columns(plan),
         threshold=opts.threshold,
     )
-    n_buckets = _n_buckets(sdf, scan.n_rows, rows_per_bucket, buckets)
+    n_buckets = _n_buckets(sdf, found.n_rows, rows_per_bucket, buckets)
     _LAST["buckets"] = n_buckets
     delong = _needs_placements(plan)
     persisted: list[Any] = []
     try:
-        return _compute(sdf, plan, scan, n_buckets, delong, persisted)
+        return _compute(drop_missing(fr, found), plan, found, n_buckets, delong, persisted)
     finally:
         for df in persisted:
             df.unpersist()
 
 
-def _compute(sdf: Any, plan: Any, scan: _Scan, n_buckets: int, delong: bool, persisted: list) -> Any:
+def _compute(rows: Frame, plan: Any, scan: Scan, n_buckets: int, delong: bool, persisted: list) -> Any:
+    """The jobs of a call on its rows (missing values dropped already): global AUC's counts (and
+    placements), the buckets' summaries, then the table."""
     from pandas_rankeval.tables import finalize
 
     opts = plan.options
-    rows = sdf
     auc = None
     if plan.has_auc:
-        data = _drop_missing(sdf, plan.columns) if scan.n_dropped else sdf
         auc, table = _auc_counts(
-            data, label=plan.label, scores=plan.scores, by=plan.by, threshold=opts.threshold,
+            rows, label=plan.label, scores=plan.scores, by=plan.by, threshold=opts.threshold,
             tiebreak=opts.tiebreak, sample_weight=opts.sample_weight, n_parts=n_buckets,
             placements=delong, persisted=persisted,
         )
         if delong:
-            rows, names = _with_placements(sdf, table, plan)
+            rows, names = _with_placements(rows, table, plan)
             plan = dataclasses.replace(plan, placement_columns=tuple(names))
     if plan.group:
         summary = _summaries(rows, plan, n_buckets)
@@ -997,10 +714,6 @@ def _compute(sdf: Any, plan: Any, scan: _Scan, n_buckets: int, delong: bool, per
 def _needs_placements(plan: Any) -> bool:
     """Clustered DeLong for global AUC: every row needs its global placement."""
     return bool(plan.has_auc and plan.auc_delong and (plan.ci is not None or plan.kind == "compare"))
-
-
-def _orderable(t: Any) -> bool:
-    return type(t).__name__ not in ("MapType", "ArrayType", "StructType", "BinaryType", "VariantType")
 
 
 # --------------------------------------------------------------------------- #

@@ -1,0 +1,380 @@
+"""The Spark adapter's view of the input: the columns a call reads, checked and renamed once.
+
+Everything here answers from the schema and the options (no job), or builds the expressions of
+the one aggregation (:func:`scan`) and of the rows that reach the buckets. The columns a call
+reads are renamed once, by position, to ``__u0``, ``__u1``... (:class:`Frame`): a name with a
+dot or a backtick, names that differ only in case (Spark resolves names case-insensitively,
+pandas does not), or a user column named like one of the adapter's own (``__pre_bucket``) is
+then read like any other, and the pandas engine in a bucket gets the user's names back.
+
+Rows with a missing value are dropped (``nan_policy="omit"``) before the rows are bucketed,
+so integer columns (scores and keys beyond 2**53) reach pandas as integers: a null in a
+``long`` column would make Arrow hand pandas a float64 column.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import warnings
+from collections.abc import Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pandas_rankeval.core.options import check_weight_name
+from pandas_rankeval.core.validation import check_columns, missing_values_error
+
+__all__ = ["Frame", "Scan", "checked_frame", "scan", "fresh_name"]
+
+_PANDAS3_WARNING = "PySpark does not yet fully support pandas"
+_INTEGER = ("ByteType", "ShortType", "IntegerType", "LongType")
+_NUMERIC = (*_INTEGER, "FloatType", "DoubleType", "DecimalType")
+#: Spark types that cannot be a group or segment key (pandas cannot group by lists or dicts).
+_NOT_KEYS = ("ArrayType", "MapType", "StructType", "VariantType")
+
+
+# --------------------------------------------------------------------------- #
+# Spark plumbing
+# --------------------------------------------------------------------------- #
+def _require_spark() -> Any:
+    try:
+        from pyspark.sql import functions as F
+    except ImportError as exc:  # pragma: no cover - exercised only without pyspark
+        raise ImportError(
+            "pandas_rankeval.spark needs pyspark: pip install 'pandas_rankeval[spark]'"
+        ) from exc
+    return F
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Silence pyspark's pandas >= 3 FutureWarning (tested on pandas 3.1), nothing else."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_PANDAS3_WARNING, category=FutureWarning)
+        yield
+
+
+def _fn(sdf: Any) -> Any:
+    """``pyspark.sql.functions`` for the kind of session the frame belongs to (a process may
+    hold a classic session and a Spark Connect one; their Column types do not mix)."""
+    _require_spark()
+    if type(sdf).__module__.startswith("pyspark.sql.connect"):
+        from pyspark.sql.connect import functions as CF
+
+        return CF
+    from pyspark.sql import functions as F
+
+    return F
+
+
+def _collect(df: Any) -> list[Any]:
+    """``df.collect()``, with the fix spelled out when Python workers cannot run our code."""
+    try:
+        with _quiet():
+            return df.collect()
+    except Exception as exc:
+        text = str(exc)
+        if "No module named 'pandas_rankeval'" in text or "different version" in text:
+            raise RuntimeError(
+                "Spark's Python workers cannot run pandas_rankeval: they start with another "
+                f"interpreter than this one ({sys.executable}, Python "
+                f"{sys.version_info.major}.{sys.version_info.minor}). Set PYSPARK_PYTHON (or "
+                "spark.pyspark.python) to an interpreter that has pandas_rankeval installed, "
+                "before the session starts, or build the session with "
+                "pandas_rankeval.spark.local_session()."
+            ) from exc
+        raise
+
+
+# --------------------------------------------------------------------------- #
+# Schema: the pandas errors, before any job
+# --------------------------------------------------------------------------- #
+def _pandas_dtype(spark_type: Any) -> Any:
+    """The dtype a column of this Spark type has in pandas (for the pandas checks)."""
+    name = type(spark_type).__name__
+    return {
+        "BooleanType": np.dtype(bool),
+        "ByteType": np.dtype(np.int8),
+        "ShortType": np.dtype(np.int16),
+        "IntegerType": np.dtype(np.int32),
+        "LongType": np.dtype(np.int64),
+        "FloatType": np.dtype(np.float32),
+        "DoubleType": np.dtype(np.float64),
+        "DecimalType": np.dtype(np.float64),
+        "TimestampType": np.dtype("datetime64[us]"),
+        "TimestampNTZType": np.dtype("datetime64[us]"),
+        "DateType": np.dtype("datetime64[s]"),
+    }.get(name, np.dtype(object))
+
+
+def _meta(sdf: Any) -> pd.DataFrame:
+    """An empty pandas frame with the Spark frame's columns (by position: a repeated name stays
+    repeated, for the pandas error that counts it) and their pandas dtypes."""
+    fields = sdf.schema.fields
+    meta = pd.DataFrame({i: pd.Series(dtype=_pandas_dtype(f.dataType)) for i, f in enumerate(fields)})
+    meta.columns = pd.Index([f.name for f in fields], dtype=object)
+    return meta
+
+
+def _check_numeric(types: dict[Hashable, Any], column: Hashable, role: str) -> None:
+    """The pandas error for a non-numeric score / label / weight column."""
+    t = types[column]
+    if type(t).__name__ in (*_NUMERIC, "BooleanType"):
+        return
+    raise TypeError(
+        f"Column {column!r} ({role}) must be numeric or bool; it has Spark type "
+        f"{t.simpleString()}. Convert it first, for example with "
+        f"sdf.withColumn({column!r}, F.col({column!r}).cast('double'))."
+    )
+
+
+def _check_key(types: dict[Hashable, Any], column: Hashable, role: str) -> None:
+    """A group or segment key must be a value pandas can group by (not an array, map or struct)."""
+    t = types[column]
+    if type(t).__name__ in _NOT_KEYS:
+        raise TypeError(
+            f"Column {column!r} ({role}) has Spark type {t.simpleString()}, which cannot be a {role} "
+            "key: pandas groups by numbers, text, dates and bytes, not by arrays, maps or structs. "
+            f"Make a key column first, for example with F.to_json(F.col({column!r}))."
+        )
+
+
+def _orderable(t: Any) -> bool:
+    return type(t).__name__ not in ("MapType", "ArrayType", "StructType", "BinaryType", "VariantType")
+
+
+class Frame:
+    """The columns a call reads, renamed by position to ``__u<position>``.
+
+    ``sdf`` holds those columns only; ``col(c)`` is the Spark column of the user's column ``c``,
+    ``types[c]`` its Spark type, and ``back`` (internal name -> user's name, plain data for the
+    workers) gives a bucket's pandas frame the user's names back. No internal name of the adapter starts with ``__u``.
+    """
+
+    def __init__(self, sdf: Any, columns: Sequence[Hashable]) -> None:
+        names = list(sdf.columns)
+        fields = sdf.schema.fields
+        self.columns = list(dict.fromkeys(columns))
+        pos = {c: names.index(c) for c in self.columns}  # exact names, as pandas (checked: once each)
+        internal = [f"__u{i}" for i in range(len(names))]
+        self.name: dict[Hashable, str] = {c: internal[pos[c]] for c in self.columns}
+        self.back: dict[str, Hashable] = {v: k for k, v in self.name.items()}
+        self.types: dict[Hashable, Any] = {c: fields[pos[c]].dataType for c in self.columns}
+        self.user_columns = set(names)
+        self.sdf = sdf.toDF(*internal).select(*[self.name[c] for c in self.columns])
+        self.F = _fn(sdf)
+
+    def col(self, c: Hashable) -> Any:
+        return self.F.col(self.name[c])
+
+    def with_sdf(self, sdf: Any) -> Frame:
+        """The same columns, other rows (a filter) or more internal columns."""
+        out = object.__new__(Frame)
+        out.__dict__.update(self.__dict__)
+        out.sdf = sdf
+        return out
+
+
+def fresh_name(name: str, taken: set[Any]) -> str:
+    """``name``, lengthened until no column in ``taken`` has it (in any case)."""
+    lower = {str(t).lower() for t in taken}
+    while name.lower() in lower:
+        name += "_"
+    return name
+
+
+def checked_frame(sdf: Any, plan: Any) -> Frame:
+    """Every check that the schema and the options answer, then the :class:`Frame` of the plan.
+
+    The weight name (one check for every engine: a weight name that is also a column is an
+    error), missing and repeated columns, numeric label / score / weight columns, sortable
+    tie-break, group and segment keys that pandas can group by.
+    """
+    opts = plan.options
+    meta = _meta(sdf)
+    weight_column = check_weight_name(opts.weight, meta.columns, plan.func, plan.group or None)
+    check_columns(meta, plan.columns)
+    fr = Frame(sdf, plan.columns)
+    types = fr.types
+    _check_numeric(types, plan.label, "label")
+    for s in plan.scores:
+        _check_numeric(types, s, "score")
+    for w in (opts.sample_weight, weight_column):
+        if w is not None:
+            _check_numeric(types, w, "weight")
+    if opts.tiebreak is not None and not _orderable(types[opts.tiebreak]):
+        raise TypeError(
+            f"Column {opts.tiebreak!r} (tiebreak) must be sortable; it has Spark type "
+            f"{types[opts.tiebreak].simpleString()}."
+        )
+    for c in plan.group:
+        _check_key(types, c, "group")
+    for c in plan.by:
+        _check_key(types, c, "by")
+    return fr
+
+
+def weight_columns(plan: Any) -> list[Hashable]:
+    """The numeric columns that weigh rows or groups (sample weights, a weight column)."""
+    from pandas_rankeval.core.options import WEIGHT_NAMES
+
+    o = plan.options
+    cols = [c for c in (o.sample_weight, o.weight if isinstance(o.weight, str) else None) if c is not None]
+    return [c for c in cols if c in plan.columns and c not in WEIGHT_NAMES]
+
+
+# --------------------------------------------------------------------------- #
+# The one aggregation, and the rows that reach the buckets
+# --------------------------------------------------------------------------- #
+def _is_float(t: Any) -> bool:
+    return type(t).__name__ in ("FloatType", "DoubleType")
+
+
+def _missing_expr(fr: Frame, c: Hashable) -> Any:
+    """Null, or NaN in a float column: missing in pandas either way."""
+    col = fr.col(c)
+    return (col.isNull() | fr.F.isnan(col)) if _is_float(fr.types[c]) else col.isNull()
+
+
+def _plural(n: int) -> str:
+    return "s" if n != 1 else ""
+
+
+def relevant(fr: Frame, label: Hashable, threshold: float | None) -> Any:
+    """``label > 0`` (or ``>= threshold``), compared as integers for integer labels as pandas does."""
+    F = fr.F
+    col = fr.col(label)
+    name = type(fr.types[label]).__name__
+    if name == "BooleanType":
+        return col if threshold is None else col.cast("double") >= float(threshold)
+    if name in _INTEGER:
+        bound = 1 if threshold is None else math.ceil(threshold)
+        if bound > 2**63 - 1:
+            return F.lit(False)
+        return col >= F.lit(max(bound, -(2**63))).cast("long")
+    y = col.cast("double")
+    return (y > 0) if threshold is None else (y >= float(threshold))
+
+
+class Scan:
+    """What the one aggregation over the input found (rows, missing values, bad values)."""
+
+    def __init__(self, n_rows: int, missing: dict[Hashable, int], n_dropped: int, n_pos: int) -> None:
+        self.n_rows = n_rows  # rows left to evaluate (after nan_policy="omit")
+        self.n_pos = n_pos  # relevant rows among them
+        self.missing = missing  # per column, in the order the call names them
+        self.n_dropped = n_dropped
+
+
+def scan(
+    fr: Frame,
+    *,
+    func: str,
+    columns: Sequence[Hashable],
+    label: Hashable,
+    nan_policy: str,
+    graded: bool = False,
+    weights: Sequence[Hashable] = (),
+    threshold: float | None = None,
+) -> Scan:
+    """One aggregation job: rows, missing values per column, and the values pandas
+    refuses (infinite labels, negative labels for NDCG, negative or infinite weights),
+    raising the pandas errors with whole-table counts."""
+    F = fr.F
+    cols = list(dict.fromkeys(columns))
+    miss = [_missing_expr(fr, c) for c in cols]
+    any_miss = miss[0]
+    for m in miss[1:]:
+        any_miss = any_miss | m
+    kept = ~any_miss
+
+    def count(cond: Any, name: str) -> Any:
+        return F.sum(F.when(cond, 1).otherwise(0)).cast("long").alias(name)
+
+    aggs = [F.count(F.lit(1)).alias("rows"), count(any_miss, "dropped")]
+    aggs.append(count(kept & relevant(fr, label, threshold), "pos"))
+    aggs += [count(m, f"m{i}") for i, m in enumerate(miss)]
+    y = fr.col(label)
+    if _is_float(fr.types[label]):
+        aggs.append(count(kept & (F.abs(y) == float("inf")), "inf_label"))
+    if graded:
+        aggs.append(count(kept & (y.cast("double") < 0), "neg_label"))
+    for j, w in enumerate(weights):
+        wc = fr.col(w).cast("double")
+        aggs.append(count(kept & ((F.abs(wc) == float("inf")) | (wc < 0)), f"bad_w{j}"))
+    row = _collect(fr.sdf.agg(*aggs))[0].asDict()
+    n_rows = int(row["rows"])
+    if n_rows == 0:
+        raise ValueError(f"{func} got an empty DataFrame (0 rows); there is nothing to evaluate.")
+    missing = {c: int(row[f"m{i}"] or 0) for i, c in enumerate(cols)}
+    bad = {c: n for c, n in missing.items() if n}
+    n_dropped = int(row["dropped"] or 0)
+    if bad:
+        if nan_policy == "raise":
+            raise missing_values_error(bad)
+        if n_dropped == n_rows:
+            raise ValueError(
+                f"{func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
+            )
+    else:
+        n_dropped = 0
+    n_inf = int(row.get("inf_label") or 0)
+    if n_inf:
+        raise ValueError(
+            f"Column {label!r} (label) has {n_inf:,} infinite value{_plural(n_inf)}; "
+            "labels must be finite numbers or bools."
+        )
+    for j, w in enumerate(weights):
+        n_bad = int(row[f"bad_w{j}"] or 0)
+        if n_bad:
+            raise ValueError(
+                f"Column {w!r} (weight) has {n_bad:,} negative or infinite value{_plural(n_bad)}; "
+                "weights must be finite and >= 0."
+            )
+    n_neg = int(row.get("neg_label") or 0)
+    if n_neg:
+        raise ValueError(
+            f"Column {label!r} has {n_neg:,} negative label{_plural(n_neg)}; NDCG needs "
+            "labels >= 0 (graded relevance). Clip or shift them first."
+        )
+    return Scan(n_rows - n_dropped, missing, n_dropped, int(row["pos"] or 0))
+
+
+def drop_missing(fr: Frame, scan_: Scan) -> Frame:
+    """The rows with no missing value (null or NaN) in any column of the call, when there are
+    any: before any bucketing, so a bucket never sees a null (nor a float copy of an integer
+    column that held one)."""
+    if not scan_.n_dropped:
+        return fr
+    keep = None
+    for c in fr.columns:
+        ok = ~_missing_expr(fr, c)
+        keep = ok if keep is None else keep & ok
+    return fr.with_sdf(fr.sdf.filter(keep))
+
+
+def with_bucket(fr: Frame, group: Sequence[Hashable], n: int, bucket: str) -> Any:
+    """Add the bucket of every row: pmod(xxhash64(group keys), n), whole groups per bucket."""
+    F = fr.F
+    h = F.xxhash64(*[fr.col(c) for c in group])
+    return fr.sdf.withColumn(bucket, F.pmod(h, F.lit(n)).cast("int"))
+
+
+def as_pandas_input(fr: Frame, extra: Sequence[str], label: Hashable) -> Frame:
+    """The columns a bucket reads, as the pandas engine expects them: bool labels as 0/1
+    integers (so that the column stays numeric through Arrow), decimals as doubles; ``extra``
+    internal columns (placements) as they are."""
+    F = fr.F
+    out = []
+    for c in fr.columns:
+        t = type(fr.types[c]).__name__
+        col = fr.col(c)
+        if c == label and t == "BooleanType":
+            col = col.cast("int").alias(fr.name[c])
+        elif t == "DecimalType":
+            col = col.cast("double").alias(fr.name[c])
+        out.append(col)
+    return fr.with_sdf(fr.sdf.select(*out, *[F.col(e) for e in extra]))
