@@ -706,6 +706,9 @@ def _compute(rows: Frame, plan: Any, scan: Scan, n_buckets: int, delong: bool, p
             plan = dataclasses.replace(plan, placement_columns=tuple(names))
     if plan.group:
         summary = _summaries(rows, plan, n_buckets)
+        # the rows with a missing value were dropped before the buckets: the scan counted them
+        summary.missing = {c: n for c, n in scan.missing.items() if n}
+        summary.n_dropped = scan.n_dropped
     else:
         summary = _summary_of_counts(plan, scan, auc or {})
     return finalize(summary, plan, auc=auc)
