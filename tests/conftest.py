@@ -1,14 +1,52 @@
-"""Session-wide engines for the tests: one Dask LocalCluster (and, next to it, one SparkSession).
+"""Session-wide engines for the tests: one Dask LocalCluster and one SparkSession (which also
+serves Spark Connect clients).
 
 Started lazily, the first time a test asks for them, and shut down at the end of the run.
 """
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+_CONNECT_PORT = _free_port()
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One classic local[2] session (quiet, no UI, 3 shuffle partitions) that also serves
+    Spark Connect clients on a free port (the Connect plugin, same JVM)."""
+    import pandas_rankeval.spark as prs
+    session = prs.local_session(
+        "local[2]",
+        **{
+            "spark.sql.shuffle.partitions": "3",
+            "spark.plugins": "org.apache.spark.sql.connect.SparkConnectPlugin",
+            "spark.connect.grpc.binding.port": str(_CONNECT_PORT),
+        },
+    )
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def connect(spark: Any) -> Iterator[Any]:
+    """A Spark Connect session on the classic session's JVM."""
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    session = ConnectSession.builder.remote(f"sc://localhost:{_CONNECT_PORT}").getOrCreate()
+    yield session
+    session.stop()
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,6 @@ calls (one report over many metrics, several scores per call).
 from __future__ import annotations
 
 import math
-import socket
 import warnings
 
 import numpy as np
@@ -27,40 +26,6 @@ pytestmark = [
 ]
 
 TOL = 1e-12
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-_CONNECT_PORT = _free_port()
-
-
-@pytest.fixture(scope="session")
-def spark():
-    """One classic local[2] session (quiet, no UI, 3 shuffle partitions) that also serves
-    Spark Connect clients on a free port (the Connect plugin, same JVM)."""
-    session = prs.local_session(
-        "local[2]",
-        **{
-            "spark.sql.shuffle.partitions": "3",
-            "spark.plugins": "org.apache.spark.sql.connect.SparkConnectPlugin",
-            "spark.connect.grpc.binding.port": str(_CONNECT_PORT),
-        },
-    )
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="session")
-def connect(spark):
-    from pyspark.sql.connect.session import SparkSession as ConnectSession
-
-    session = ConnectSession.builder.remote(f"sc://localhost:{_CONNECT_PORT}").getOrCreate()
-    yield session
-    session.stop()
 
 
 def _jobs(spark) -> set[int]:

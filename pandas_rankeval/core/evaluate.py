@@ -25,7 +25,7 @@ from .prepare import Labels, Prepared, label_levels, prepare
 from .progress import Progress
 from .registry import MetricSpec
 from .result import Coverage, coverage_problem, warn_coverage
-from .validation import InputProblem, as_columns, internal_error
+from .validation import InputProblem, as_columns, first_keys, internal_error
 
 __all__ = [
     "Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "prepare_evaluation",
@@ -123,8 +123,8 @@ def _weights(
             ) from exc
         missing = int(aligned.isna().sum())
         if missing:
-            examples = [k.item() if isinstance(k, np.generic) else k for k in keys[np.asarray(aligned.isna())][:3]]
-            raise InputProblem("weight_missing", func, missing, of=len(keys), examples=examples)
+            lacking = [k.item() if isinstance(k, np.generic) else k for k in keys[np.asarray(aligned.isna())]]
+            raise InputProblem("weight_missing", func, missing, of=len(keys), examples=first_keys(lacking))
         w = _as_weights(aligned, f"The 'weight' Series of {func}")
     else:  # callable
         stats = pd.DataFrame(
@@ -643,5 +643,5 @@ def segment_of_groups(ev: Evaluation, by: list[Hashable], func: str) -> np.ndarr
     n_groups = 1 + int(np.count_nonzero(gk[1:] != gk[:-1]))
     if uniq.shape[0] != n_groups:
         n_mixed = int((np.bincount(np.searchsorted(np.unique(gk), gk)) > 1).sum())
-        raise InputProblem("mixed_by", (func, tuple(by)), n_mixed)
+        raise InputProblem("mixed_by", (func, tuple(by), ()), n_mixed, of=n_groups)
     return uniq % segs.n_codes

@@ -18,6 +18,7 @@ import pandas as pd
 __all__ = [
     "ColumnNotFoundError",
     "InputProblem",
+    "first_keys",
     "problem_message",
     "check_frame",
     "check_columns",
@@ -270,13 +271,19 @@ def problem_message(kind: str, where: Any, count: int, *, of: int = 0, examples:
             f"{list(examples)!r}). Index it by group key and give every group a weight."
         )
     if kind == "mixed_by":
-        func, by = where
-        return (
-            f"The 'by' column(s) {list(by)!r} of {func} must be constant within each group (a user's country, "
-            f"a query's vertical); {count:,} groups have more than one value. Segment by a group-level "
-            "attribute, or evaluate subsets separately."
-        )
+        from .segments import mixed_by_message
+
+        return mixed_by_message(where, count, of, examples)
     raise internal_error(f"unknown problem {kind!r}")
+
+
+def first_keys(keys: Sequence[Any], n: int = 3) -> list[Any]:
+    """The ``n`` smallest keys (in the order they come when they do not compare): the examples an
+    error shows, the same whichever partitions found them."""
+    try:
+        return sorted(keys)[:n]
+    except TypeError:
+        return list(keys)[:n]
 
 
 class InputProblem(ValueError):

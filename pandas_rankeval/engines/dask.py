@@ -176,9 +176,15 @@ def _shuffled(ddf: Any, plan: Any, npartitions: int | None) -> Any:
     if any(pd.api.types.is_object_dtype(data.dtypes[c]) for c in plan.group):
         meta = data._meta.assign(**{_KEY_HASH: np.zeros(0, dtype=np.uint64)})
         keyed = data.map_partitions(_key_hashed, list(plan.group), meta=meta)
-        return keyed.shuffle(on=_KEY_HASH, npartitions=n).drop(columns=[_KEY_HASH])
+        return keyed.shuffle(on=_KEY_HASH, npartitions=n, shuffle_method=_shuffle_method(data)).drop(columns=[_KEY_HASH])
     on = plan.group[0] if len(plan.group) == 1 else list(plan.group)
-    return data.shuffle(on=on, npartitions=n)
+    return data.shuffle(on=on, npartitions=n, shuffle_method=_shuffle_method(data))
+
+
+def _shuffle_method(ddf: Any) -> str | None:
+    """The shuffle's method: Dask's default, except for object columns (keys of mixed types), which
+    the p2p shuffle cannot carry (it moves Arrow tables) and the task shuffle can (pickle)."""
+    return "tasks" if any(pd.api.types.is_object_dtype(t) for t in ddf.dtypes) else None
 
 
 def _group_pass(
@@ -442,7 +448,7 @@ def _with_placements(ddf: Any, plan: Any, job: _AucJob, table: Any) -> tuple[Any
             on.append(_TB)
         else:
             keyed = rows.map_partitions(_keyed, job, i)
-        merged = keyed.merge(right, how="left", on=on)
+        merged = keyed.merge(right, how="left", on=on, shuffle_method=_shuffle_method(keyed))
         if job.tiebreak is not None:
             merged = merged.drop(columns=[_TB])
         name = f"__rk_pl_{i}"
@@ -467,7 +473,7 @@ def _score_pass(
     cols = list(dict.fromkeys([*job.columns, *extra]))
     meta = _counts_meta(ddf.dtypes, job)
     counted = ddf[cols].map_partitions(_count_distinct, job, cuts, n_ranges, meta, meta=meta)
-    ranged = counted.shuffle(on=_R, npartitions=n_ranges)
+    ranged = counted.shuffle(on=_R, npartitions=n_ranges, shuffle_method=_shuffle_method(counted))
     if placements:
         ranged = ranged.persist()
     parts = dask.compute(*[delayed(_range_counts, pure=True)(p, job) for p in ranged.to_delayed()])

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..core.result import Coverage
-from ..core.validation import PROBLEM_ORDER, missing_values_error, problem_message
+from ..core.validation import PROBLEM_ORDER, first_keys, missing_values_error, problem_message
 from ..inference.delong import delong_from_moments
 from ..inference.studentized import _se, studentized_fallback, studentized_interval
 from .auc_counts import _auc_value
@@ -40,9 +40,9 @@ def _raise_input_errors(summary: Summary, plan: Plan) -> None:
     if found:
         kind, where = min(found, key=lambda kw: PROBLEM_ORDER.index(kw[0]))
         of, examples = 0, []
-        if kind == "weight_missing":  # groups in the partitions that found it, and in the others
+        if kind in ("weight_missing", "mixed_by"):  # groups in the partitions that found it, and in the others
             of = int(probs.get((kind + ":of", where), 0)) + sum(int(s["n_groups"]) for s in summary.segments.values())
-            examples = [k for (name, k) in probs if name == kind + ":example"][:3]
+            examples = first_keys([k for (name, k) in probs if name == kind + ":example"])
         raise ValueError(problem_message(kind, where, int(probs[(kind, where)]), of=of, examples=examples))
     if summary.n_rows == 0:
         if summary.n_dropped:

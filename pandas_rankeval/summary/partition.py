@@ -447,7 +447,7 @@ def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
 def problem_counts(p: InputProblem) -> dict[tuple, int]:
     """An :class:`InputProblem` as counts that add up over partitions (``Summary.problems``)."""
     out = {(p.kind, p.where): p.count}
-    if p.kind == "weight_missing":
+    if p.kind in ("weight_missing", "mixed_by"):
         out[(p.kind + ":of", p.where)] = p.of  # the groups of the partitions that found it
         for key in p.examples:
             out[(p.kind + ":example", key)] = 1
