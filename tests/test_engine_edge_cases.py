@@ -346,6 +346,8 @@ def test_06_dask_studentized_equals_pandas(sync):
         want = pre.report(SIXTEEN, group="g", **STUD)
         _same(got, want)
         assert got.attrs["ci"] == want.attrs["ci"]
+        lo, hi = _bounds(got)
+        assert 0.0 <= lo and hi <= 1.0, (lo, hi)
 
 
 # --------------------------------------------------------------------------- the fuzz
