@@ -13,6 +13,42 @@ from typing import Any
 import pytest
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+_CONNECT_PORT = _free_port()
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One classic local[2] session (quiet, no UI, 3 shuffle partitions) that also serves
+    Spark Connect clients on a free port (the Connect plugin, same JVM)."""
+    import pandas_rankeval.spark as prs
+    session = prs.local_session(
+        "local[2]",
+        **{
+            "spark.sql.shuffle.partitions": "3",
+            "spark.plugins": "org.apache.spark.sql.connect.SparkConnectPlugin",
+            "spark.connect.grpc.binding.port": str(_CONNECT_PORT),
+        },
+    )
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def connect(spark: Any) -> Iterator[Any]:
+    """A Spark Connect session on the classic session's JVM."""
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    session = ConnectSession.builder.remote(f"sc://localhost:{_CONNECT_PORT}").getOrCreate()
+    yield session
+    session.stop()
+
+
 @pytest.fixture(scope="session")
 def dask_cluster_client() -> Iterator[Any]:
     """A ``distributed.Client`` on a LocalCluster of 2 worker processes with 1 thread each and a
@@ -39,40 +75,3 @@ def on_dask_cluster(dask_cluster_client: Any) -> Iterator[Any]:
         {"scheduler": dask_cluster_client, "dataframe.shuffle.method": "p2p"}
     ):
         yield dask_cluster_client
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-_CONNECT_PORT = _free_port()
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    """One classic local[2] session (quiet, no UI, 3 shuffle partitions) that also serves
-    Spark Connect clients on a free port (the Connect plugin, same JVM)."""
-    from pandas_rankeval.engines.spark import local_session
-
-    session = local_session(
-        "local[2]",
-        **{
-            "spark.sql.shuffle.partitions": "3",
-            "spark.plugins": "org.apache.spark.sql.connect.SparkConnectPlugin",
-            "spark.connect.grpc.binding.port": str(_CONNECT_PORT),
-        },
-    )
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="session")
-def connect(spark: Any) -> Iterator[Any]:
-    """A Spark Connect client session of the ``spark`` fixture's server."""
-    from pyspark.sql.connect.session import SparkSession as ConnectSession
-
-    session = ConnectSession.builder.remote(f"sc://localhost:{_CONNECT_PORT}").getOrCreate()
-    yield session
-    session.stop()
