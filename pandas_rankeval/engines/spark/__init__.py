@@ -14,7 +14,8 @@ How a call runs
 2. **One aggregation** counts the rows, the missing values (Spark has both nulls
    and NaN: both count) of every column the call reads, infinite labels, negative
    labels (NDCG) and bad weights. Bad input raises the pandas error with
-   whole-table counts here; ``nan_policy="omit"`` counts the rows it drops.
+   whole-table counts here; ``nan_policy="omit"`` counts the rows it drops (the counts go into
+   the summed summary) and drops them before any bucketing.
 3. **Group metrics**: each row gets a bucket, ``pmod(xxhash64(group keys),
    buckets)``, so a bucket holds whole groups; ``groupBy(bucket).applyInPandas``
    runs the vectorized engine once per bucket and returns ONE row per bucket, its
@@ -60,7 +61,9 @@ warning while they run, since the suite passes on pandas 3.1.
 
 The modules: :mod:`.session` (a quiet local session whose workers run this interpreter,
 :func:`local_session`, also ``pandas_rankeval.spark.local_session``), :mod:`.frames` (pandas dtypes
-of the schema, the one scan, buckets of whole groups), :mod:`.auc` (global AUC and DeLong
+of the schema by position, the Spark-only checks, the columns of a call renamed once by position so
+that any name reads, the one scan, rows with a missing value dropped before any bucketing so that
+64-bit integers stay integers, buckets of whole groups), :mod:`.auc` (global AUC and DeLong
 placements); this module answers the engine protocol. Requires the optional ``spark`` extra (``pip install 'pandas_rankeval[spark]'``).
 """
 
