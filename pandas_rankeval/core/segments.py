@@ -7,18 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from .validation import InputProblem, first_keys
+from .validation import InputProblem, _plain, first_keys, mixed_by_message
 
 __all__ = ["check_segments_constant", "mixed_by_message"]
-
-
-def _plain(x: Any) -> Any:
-    return x.item() if isinstance(x, np.generic) else x
-
-
-def _key_text(key: Any, names: Sequence[Hashable]) -> str:
-    keys = key if isinstance(key, tuple) else (key,)
-    return ", ".join(f"{n}={_plain(k)!r}" for n, k in zip(names, keys))
 
 
 def check_segments_constant(prep: Any, by: Sequence[Hashable], group: Sequence[Hashable], func: str) -> None:
@@ -62,21 +53,3 @@ def _order(keys: list[Any], i: int) -> Any:
         return sum(1 for k in keys if k < keys[i])
     except TypeError:
         return i
-
-
-def mixed_by_message(where: tuple, count: int, of: int, examples: Sequence[Any]) -> str:
-    """The error of a ``by`` column that varies within groups (whole-table counts)."""
-    func, by, group = where
-    cols = list(by)
-    name = cols[0] if len(cols) == 1 else cols
-    example = ""
-    if examples:
-        key, values = examples[0]
-        shown = " and ".join(repr(v) for v in values)
-        example = f", for example the group {_key_text(key, group)} has {shown}"
-    return (
-        f"The 'by' column {name!r} of {func} must be constant within each group: {count:,} of "
-        f"{of:,} groups {'has' if count == 1 else 'have'} more than one value{example}. If {name!r} is part "
-        f"of what a group is, make it part of the group: group={[*group, *[c for c in cols if c not in group]]!r}; "
-        "otherwise segment by an attribute of the whole group."
-    )

@@ -271,8 +271,6 @@ def problem_message(kind: str, where: Any, count: int, *, of: int = 0, examples:
             f"{list(examples)!r}). Index it by group key and give every group a weight."
         )
     if kind == "mixed_by":
-        from .segments import mixed_by_message
-
         return mixed_by_message(where, count, of, examples)
     raise internal_error(f"unknown problem {kind!r}")
 
@@ -360,3 +358,30 @@ def check_compare_scores(score_cols: list[Hashable], baseline: Hashable | None, 
             f"The 'baseline' parameter of {func} must be one of the score columns {score_cols!r}. "
             f"Got {baseline!r} instead."
         )
+
+
+def _plain(x: Any) -> Any:
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _key_text(key: Any, names: Sequence[Hashable]) -> str:
+    keys = key if isinstance(key, tuple) else (key,)
+    return ", ".join(f"{n}={_plain(k)!r}" for n, k in zip(names, keys))
+
+
+def mixed_by_message(where: tuple, count: int, of: int, examples: Sequence[Any]) -> str:
+    """The error of a ``by`` column that varies within groups (whole-table counts)."""
+    func, by, group = where
+    cols = list(by)
+    name = cols[0] if len(cols) == 1 else cols
+    example = ""
+    if examples:
+        key, values = examples[0]
+        shown = " and ".join(repr(v) for v in values)
+        example = f", for example the group {_key_text(key, group)} has {shown}"
+    return (
+        f"The 'by' column {name!r} of {func} must be constant within each group: {count:,} of "
+        f"{of:,} groups {'has' if count == 1 else 'have'} more than one value{example}. If {name!r} is part "
+        f"of what a group is, make it part of the group: group={[*group, *[c for c in cols if c not in group]]!r}; "
+        "otherwise segment by an attribute of the whole group."
+    )
