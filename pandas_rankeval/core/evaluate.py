@@ -25,7 +25,7 @@ from .prepare import Labels, Prepared, label_levels, prepare
 from .progress import Progress
 from .registry import MetricSpec
 from .result import Coverage, coverage_problem, warn_coverage
-from .validation import as_columns, internal_error
+from .validation import InputProblem, as_columns, first_keys, internal_error
 
 __all__ = [
     "Options", "GroupValues", "ScoreEvaluation", "Evaluation", "evaluate", "prepare_evaluation",
@@ -123,11 +123,8 @@ def _weights(
             ) from exc
         missing = int(aligned.isna().sum())
         if missing:
-            examples = list(keys[np.asarray(aligned.isna())][:3])
-            raise ValueError(
-                f"The 'weight' Series of {func} has no value for {missing:,} of {len(keys):,} groups "
-                f"(for example {examples!r}). Index it by group key and give every group a weight."
-            )
+            lacking = [k.item() if isinstance(k, np.generic) else k for k in keys[np.asarray(aligned.isna())]]
+            raise InputProblem("weight_missing", func, missing, of=len(keys), examples=first_keys(lacking))
         w = _as_weights(aligned, f"The 'weight' Series of {func}")
     else:  # callable
         stats = pd.DataFrame(
@@ -144,10 +141,7 @@ def _weights(
             )
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
-        raise ValueError(
-            f"The 'weight' of {func} must be finite and >= 0; {int(bad.sum()):,} groups got a "
-            "negative, infinite or missing weight."
-        )
+        raise InputProblem("group_weight", func, int(bad.sum()))
     return w
 
 
@@ -649,9 +643,5 @@ def segment_of_groups(ev: Evaluation, by: list[Hashable], func: str) -> np.ndarr
     n_groups = 1 + int(np.count_nonzero(gk[1:] != gk[:-1]))
     if uniq.shape[0] != n_groups:
         n_mixed = int((np.bincount(np.searchsorted(np.unique(gk), gk)) > 1).sum())
-        raise ValueError(
-            f"The 'by' column(s) {by!r} of {func} must be constant within each group "
-            f"(a user's country, a query's vertical); {n_mixed:,} groups have more than one "
-            "value. Segment by a group-level attribute, or evaluate subsets separately."
-        )
+        raise InputProblem("mixed_by", (func, tuple(by), ()), n_mixed, of=n_groups)
     return uniq % segs.n_codes

@@ -18,7 +18,7 @@ import pandas as pd
 from .registry import MetricSpec
 from .validation import check_column_name, check_min_count, check_option
 
-__all__ = ["Options", "WeightLike", "WEIGHT_NAMES", "check_weight_name"]
+__all__ = ["Options", "WeightLike", "WEIGHT_NAMES", "check_weight_name", "check_weight_series"]
 
 TIES = ("expected", "pessimistic", "optimistic")
 EMPTY = ("zero", "skip", "error")
@@ -88,7 +88,9 @@ class Options:
         w = self.weight
         if isinstance(w, str):
             pass  # a weight name or a column: resolved against the frame's columns
-        elif w is not None and not isinstance(w, pd.Series) and not callable(w):
+        elif isinstance(w, pd.Series):
+            check_weight_series(w, f)
+        elif w is not None and not callable(w):
             raise TypeError(
                 f"The 'weight' parameter of {f} must be one of {', '.join(map(repr, WEIGHT_NAMES))}, "
                 f"a column name, a pandas Series indexed by group key, or a callable. Got {w!r} instead."
@@ -118,6 +120,30 @@ class Options:
 
     def weight_for(self, spec: MetricSpec) -> WeightLike:
         return spec.info.default_weight if self.weight is None else self.weight
+
+def check_weight_series(weight: pd.Series, func: str) -> None:
+    """What a weight Series says by itself, before any data is read (every engine).
+
+    One value per group key (a repeated key cannot be aligned) and numbers. Which groups it
+    lacks, and whether the weights of the groups present are finite and >= 0, depend on the
+    data: they are counted over the whole table when the groups are evaluated.
+    """
+    if weight.index.has_duplicates:
+        dup = weight.index[weight.index.duplicated()].unique()
+        raise ValueError(
+            f"The 'weight' Series of {func} could not be aligned to the group keys: its index repeats "
+            f"{len(dup):,} key{'s' if len(dup) != 1 else ''} (for example {list(dup[:3])!r}). Index it by "
+            "group key, one value per group (for example weight.groupby(level=0).sum())."
+        )
+    try:
+        np.asarray(weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        bad = [v for v in weight.to_numpy(dtype=object) if not isinstance(v, (numbers.Real, np.bool_))][:3]
+        raise TypeError(
+            f"The 'weight' Series of {func} must give numbers (one weight per group); got non-numeric "
+            f"values such as {bad!r}. Convert them first, for example with pd.to_numeric."
+        ) from None
+
 
 #: What each weight name means, and a callable that asks for it without the name.
 _WEIGHT_MEANINGS = {

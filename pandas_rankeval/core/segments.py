@@ -7,16 +7,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_segments_constant"]
+from .validation import InputProblem, _plain, first_keys, mixed_by_message
 
-
-def _plain(x: Any) -> Any:
-    return x.item() if isinstance(x, np.generic) else x
-
-
-def _key_text(key: Any, names: Sequence[Hashable]) -> str:
-    keys = key if isinstance(key, tuple) else (key,)
-    return ", ".join(f"{n}={_plain(k)!r}" for n, k in zip(names, keys))
+__all__ = ["check_segments_constant", "mixed_by_message"]
 
 
 def check_segments_constant(prep: Any, by: Sequence[Hashable], group: Sequence[Hashable], func: str) -> None:
@@ -38,17 +31,25 @@ def check_segments_constant(prep: Any, by: Sequence[Hashable], group: Sequence[H
         return
     mixed = np.unique(gk[1:][repeated])
     n_groups = int(np.unique(gk).shape[0])
-    example = int(mixed[0])
-    values = segs.decode(uniq[gk == example] % segs.n_codes)
-    shown = " and ".join(repr(tuple(map(_plain, v)) if isinstance(v, tuple) else _plain(v)) for v in list(values)[:4])
-    key = groups.decode(np.array([example]))[0]
-    cols = list(by)
-    name = cols[0] if len(cols) == 1 else cols
-    raise ValueError(
-        f"The 'by' column {name!r} of {func} must be constant within each group: {len(mixed):,} of "
-        f"{n_groups:,} groups {'has' if len(mixed) == 1 else 'have'} more than one value, for example the "
-        f"group {_key_text(key, group)} has "
-        f"{shown}. If {name!r} is part of what a group is, make it part of the group: "
-        f"group={[*group, *[c for c in cols if c not in group]]!r}; otherwise segment by an attribute of "
-        "the whole group."
+    # the example: the smallest key among the mixed groups, its values sorted (the same example
+    # whichever partition of whole groups finds it)
+    keys = list(groups.decode(mixed))
+    example = int(mixed[min(range(len(keys)), key=lambda i: _order(keys, i))])
+    values = [_plain_key(v) for v in segs.decode(uniq[gk == example] % segs.n_codes)]
+    values = first_keys(values, 4)
+    key = _plain_key(groups.decode(np.array([example]))[0])
+    raise InputProblem(
+        "mixed_by", (func, tuple(by), tuple(group)), len(mixed), of=n_groups, examples=[(key, tuple(values))]
     )
+
+
+def _plain_key(k: Any) -> Any:
+    return tuple(map(_plain, k)) if isinstance(k, tuple) else _plain(k)
+
+
+def _order(keys: list[Any], i: int) -> Any:
+    """Sort position of key i (its index when keys do not compare)."""
+    try:
+        return sum(1 for k in keys if k < keys[i])
+    except TypeError:
+        return i

@@ -17,6 +17,9 @@ import pandas as pd
 
 __all__ = [
     "ColumnNotFoundError",
+    "InputProblem",
+    "first_keys",
+    "problem_message",
     "check_frame",
     "check_columns",
     "check_option",
@@ -234,6 +237,67 @@ def numeric_values(
     return series.to_numpy(dtype=np.float64)
 
 
+#: The order in which the problems of the data are reported, the order pandas meets them in.
+PROBLEM_ORDER = ("infinite_label", "bad_weight", "negative_label", "group_weight", "weight_missing", "mixed_by")
+
+
+def problem_message(kind: str, where: Any, count: int, *, of: int = 0, examples: Sequence[Any] = ()) -> str:
+    """The message of a problem of the data, from its count over the rows (or groups) seen.
+
+    The same words whether one partition (pandas) or the whole table (Dask, Spark: the counts of
+    every partition added up) found it. ``where`` is the column, or for the kinds about groups
+    (``group_weight``, ``weight_missing``, ``mixed_by``) the function and its columns.
+    """
+    s = "s" if count != 1 else ""
+    if kind == "infinite_label":
+        return f"Column {where!r} (label) has {count:,} infinite value{s}; labels must be finite numbers or bools."
+    if kind == "bad_weight":
+        return (
+            f"Column {where!r} (weight) has {count:,} negative or infinite value{s}; weights must be finite and >= 0."
+        )
+    if kind == "negative_label":
+        return (
+            f"Column {where!r} has {count:,} negative label{s}; NDCG needs labels >= 0 (graded relevance). "
+            "Clip or shift them first."
+        )
+    if kind == "group_weight":
+        return (
+            f"The 'weight' of {where} must be finite and >= 0; {count:,} groups got a negative, infinite or "
+            "missing weight."
+        )
+    if kind == "weight_missing":
+        return (
+            f"The 'weight' Series of {where} has no value for {count:,} of {of:,} groups (for example "
+            f"{list(examples)!r}). Index it by group key and give every group a weight."
+        )
+    if kind == "mixed_by":
+        return mixed_by_message(where, count, of, examples)
+    raise internal_error(f"unknown problem {kind!r}")
+
+
+def first_keys(keys: Sequence[Any], n: int = 3) -> list[Any]:
+    """The ``n`` smallest keys (in the order they come when they do not compare): the examples an
+    error shows, the same whichever partitions found them."""
+    try:
+        return sorted(keys)[:n]
+    except TypeError:
+        return list(keys)[:n]
+
+
+class InputProblem(ValueError):
+    """Bad values of the data, counted: one partition raises it, an engine adds the counts.
+
+    pandas raises it as it is (one partition is the whole table). The summary layer catches it
+    in each partition (:func:`pandas_rankeval.summary.summarize`) and raises it again with the
+    counts of every partition added up, so Dask and Spark report whole-table counts.
+    """
+
+    def __init__(self, kind: str, where: Any, count: int, *, of: int = 0, examples: Sequence[Any] = ()) -> None:
+        self.kind, self.where, self.count, self.of = kind, where, int(count), int(of)
+        self.examples = list(examples)[:3]
+        super().__init__(problem_message(kind, where, self.count, of=self.of, examples=self.examples))
+
+
 def internal_error(what: str) -> RuntimeError:
     """An impossible state (a bug, not bad input): what was missing, and where to report it."""
     return RuntimeError(f"pandas_rankeval internal error: {what}. Please report this with the call that raised it.")
@@ -294,3 +358,30 @@ def check_compare_scores(score_cols: list[Hashable], baseline: Hashable | None, 
             f"The 'baseline' parameter of {func} must be one of the score columns {score_cols!r}. "
             f"Got {baseline!r} instead."
         )
+
+
+def _plain(x: Any) -> Any:
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _key_text(key: Any, names: Sequence[Hashable]) -> str:
+    keys = key if isinstance(key, tuple) else (key,)
+    return ", ".join(f"{n}={_plain(k)!r}" for n, k in zip(names, keys))
+
+
+def mixed_by_message(where: tuple, count: int, of: int, examples: Sequence[Any]) -> str:
+    """The error of a ``by`` column that varies within groups (whole-table counts)."""
+    func, by, group = where
+    cols = list(by)
+    name = cols[0] if len(cols) == 1 else cols
+    example = ""
+    if examples:
+        key, values = examples[0]
+        shown = " and ".join(repr(v) for v in values)
+        example = f", for example the group {_key_text(key, group)} has {shown}"
+    return (
+        f"The 'by' column {name!r} of {func} must be constant within each group: {count:,} of "
+        f"{of:,} groups {'has' if count == 1 else 'have'} more than one value{example}. If {name!r} is part "
+        f"of what a group is, make it part of the group: group={[*group, *[c for c in cols if c not in group]]!r}; "
+        "otherwise segment by an attribute of the whole group."
+    )

@@ -49,7 +49,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 from collections import defaultdict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +57,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_rankeval import summary as S
+from pandas_rankeval.inference import hashing as H
 from pandas_rankeval.core.prepare import label_levels
 from pandas_rankeval.core.validation import missing_mask, numeric_values
 from pandas_rankeval.summary.plan import Plan
@@ -73,8 +74,26 @@ OPTIONS = ("npartitions",)
 # The schema and the engine option
 # --------------------------------------------------------------------------- #
 def schema(ddf: Any) -> pd.DataFrame:
-    """An empty pandas frame with the columns and dtypes of ``ddf`` (no compute)."""
-    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in ddf.dtypes.items()})
+    """An empty pandas frame with the columns and dtypes of ``ddf`` (no compute).
+
+    Built by position, so that a repeated column name stays repeated (for the pandas error that
+    counts it); a named index is a column too, since ``group=`` / ``by=`` may name it as in pandas.
+    """
+    dtypes = ddf.dtypes
+    meta = pd.DataFrame({i: pd.Series(dtype=t) for i, t in enumerate(dtypes.to_numpy())})
+    meta.columns = dtypes.index
+    name = ddf.index.name
+    if name is not None and name not in meta.columns:
+        meta[name] = pd.Series(dtype=ddf.index.dtype)
+    return meta
+
+
+def _with_index(ddf: Any, columns: Sequence[Hashable]) -> Any:
+    """The frame with its index as a column when the call names the index (as pandas allows)."""
+    name = ddf.index.name
+    if name is not None and name in columns and name not in ddf.columns:
+        return ddf.reset_index()
+    return ddf
 
 
 def partitioned(ddf: Any) -> bool:
@@ -119,11 +138,37 @@ def _add(a: tuple[Any, dict[int, np.ndarray]], b: tuple[Any, dict[int, np.ndarra
     return a[0] + b[0], _merge_samples(a[1], b[1])
 
 
+_KEY_HASH = "__rk_key_hash"
+
+
+def _key_hashed(pdf: pd.DataFrame, group: list[Hashable]) -> pd.DataFrame:
+    out = pdf.copy()
+    out[_KEY_HASH] = H.partition_hash(pdf[group])
+    return out
+
+
 def _shuffled(ddf: Any, plan: Any, npartitions: int | None) -> Any:
-    """The plan's columns (and placement columns), shuffled so that every group is whole in one partition."""
-    on = plan.group[0] if len(plan.group) == 1 else list(plan.group)
+    """The plan's columns (and placement columns), shuffled so that every group is whole in one partition.
+
+    Keys in an object column are placed by value (:func:`~pandas_rankeval.inference.hashing.partition_hash`):
+    ``1``, ``1.0`` and ``True`` are one group for pandas, and Dask's own hash of an object column
+    (of its text) would send them to different partitions.
+    """
     cols = [*plan.columns, *plan.placement_columns]
-    return ddf[cols].shuffle(on=on, npartitions=npartitions or ddf.npartitions)
+    n = npartitions or ddf.npartitions
+    data = ddf[cols]
+    if any(pd.api.types.is_object_dtype(data.dtypes[c]) for c in plan.group):
+        meta = data._meta.assign(**{_KEY_HASH: np.zeros(0, dtype=np.uint64)})
+        keyed = data.map_partitions(_key_hashed, list(plan.group), meta=meta)
+        return keyed.shuffle(on=_KEY_HASH, npartitions=n, shuffle_method=_shuffle_method(data)).drop(columns=[_KEY_HASH])
+    on = plan.group[0] if len(plan.group) == 1 else list(plan.group)
+    return data.shuffle(on=on, npartitions=n, shuffle_method=_shuffle_method(data))
+
+
+def _shuffle_method(ddf: Any) -> str | None:
+    """The shuffle's method: Dask's default, except for object columns (keys of mixed types), which
+    the p2p shuffle cannot carry (it moves Arrow tables) and the task shuffle can (pickle)."""
+    return "tasks" if any(pd.api.types.is_object_dtype(t) for t in ddf.dtypes) else None
 
 
 def _group_pass(
@@ -387,7 +432,7 @@ def _with_placements(ddf: Any, plan: Any, job: _AucJob, table: Any) -> tuple[Any
             on.append(_TB)
         else:
             keyed = rows.map_partitions(_keyed, job, i)
-        merged = keyed.merge(right, how="left", on=on)
+        merged = keyed.merge(right, how="left", on=on, shuffle_method=_shuffle_method(keyed))
         if job.tiebreak is not None:
             merged = merged.drop(columns=[_TB])
         name = f"__rk_pl_{i}"
@@ -412,7 +457,7 @@ def _score_pass(
     cols = list(dict.fromkeys([*job.columns, *extra]))
     meta = _counts_meta(ddf.dtypes, job)
     counted = ddf[cols].map_partitions(_count_distinct, job, cuts, n_ranges, meta, meta=meta)
-    ranged = counted.shuffle(on=_R, npartitions=n_ranges)
+    ranged = counted.shuffle(on=_R, npartitions=n_ranges, shuffle_method=_shuffle_method(counted))
     if placements:
         ranged = ranged.persist()
     parts = dask.compute(*[delayed(_range_counts, pure=True)(p, job) for p in ranged.to_delayed()])
@@ -456,6 +501,7 @@ def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[st
     """Read the input once or twice (three times for clustered DeLong): the summed summary and,
     with global AUC, its exact counts per (segment, score)."""
     npartitions = options.get("npartitions")
+    ddf = _with_index(ddf, plan.columns)
     job = _auc_job(plan) if plan.has_auc else None
     summary, samples = _group_pass(ddf, plan, npartitions, job.scores if job else ())
     S._raise_input_errors(summary, plan)  # whole-table counts, before the score pass
@@ -471,7 +517,13 @@ def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[st
 # per_group: a lazy Dask DataFrame, the per-group table of every partition of whole groups
 # --------------------------------------------------------------------------- #
 def _per_group_part(pdf: pd.DataFrame, plan: Plan, meta: pd.DataFrame, flat: bool) -> pd.DataFrame:
-    """The per-group table of one partition of whole groups."""
+    """The per-group table of one partition of whole groups.
+
+    Under ``nan_policy="omit"`` a partition may hold only rows with a missing value (the shuffle
+    puts rows with a missing key together): it has no group, not an error.
+    """
+    if len(pdf) and plan.options.nan_policy == "omit":
+        pdf = pdf.loc[~np.logical_or.reduce([missing_mask(pdf[c]) for c in plan.columns if c in pdf.columns])]
     if len(pdf) == 0:
         return meta
     out = pd.DataFrame(per_group_table(pdf, plan))
@@ -482,6 +534,7 @@ def per_group(ddf: Any, plan: Plan, options: dict[str, Any]) -> Any:
     """Nothing is computed: the rows are shuffled by group key and every partition builds its
     groups' table. Missing values under ``nan_policy="raise"`` raise when the result is computed,
     with the count of the partition that holds them."""
+    ddf = _with_index(ddf, plan.columns)
     meta = schema(ddf)
     keys = list(plan.group)
     out_meta = pd.DataFrame(

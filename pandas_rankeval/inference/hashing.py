@@ -15,7 +15,8 @@ every dtype that can hold the same key:
 - strings (``object``, ``str``, ``string[python]``, ``string[pyarrow]``,
   categoricals of strings) hash their UTF-8 bytes with pandas' keyed SipHash-2-4
   (:func:`pandas.util.hash_array`, fixed key), whatever the storage;
-- datetimes hash their nanoseconds since the epoch (any unit);
+- datetimes hash their nanoseconds since the epoch (any unit); a ``datetime.date`` (an object
+  column of dates, as Spark's DateType arrives) hashes as its midnight;
 - a key of several columns folds the column hashes in column order.
 
 Everything is vectorized over numpy ``uint64`` arrays (wrap-around arithmetic).
@@ -23,6 +24,7 @@ Everything is vectorized over numpy ``uint64`` arrays (wrap-around arithmetic).
 
 from __future__ import annotations
 
+import datetime
 from decimal import Decimal, getcontext
 from typing import Any
 
@@ -31,6 +33,7 @@ import pandas as pd
 
 __all__ = [
     "key_hash",
+    "partition_hash",
     "poisson_weights",
     "flip_signs",
     "flip_bits",
@@ -109,8 +112,12 @@ def _str_hash(values: np.ndarray) -> np.ndarray:
     return mix64(h)
 
 
-def _object_hash(values: np.ndarray) -> np.ndarray:
-    """Mixed Python objects: each kind with its own rule (slow path, element types vary)."""
+def _object_hash(values: np.ndarray, lenient: bool = False) -> np.ndarray:
+    """Mixed Python objects: each kind with its own rule (slow path, element types vary).
+
+    ``lenient``: a kind with no stable rule (tuples, decimals...) hashes its ``repr`` instead of
+    raising (for placing rows in partitions, where equal keys must meet but no draw depends on it).
+    """
     n = values.shape[0]
     out = np.empty(n, dtype=np.uint64)
     kinds = np.fromiter(
@@ -132,7 +139,7 @@ def _object_hash(values: np.ndarray) -> np.ndarray:
             out[sel] = _str_hash(part)
         elif kind == 1:
             ints = [int(v) for v in part]
-            if all(-(2**63) <= i < 2**64 for i in ints):
+            if lenient or all(-(2**63) <= i < 2**64 for i in ints):
                 out[sel] = np.array(
                     [_mix_scalar((i & ((1 << 64) - 1)) + 0x9E3779B97F4A7C15) for i in ints], dtype=np.uint64
                 )
@@ -143,8 +150,12 @@ def _object_hash(values: np.ndarray) -> np.ndarray:
         elif kind == 3:
             out[sel] = _str_hash(np.array([bytes(b).decode("latin-1") for b in part], dtype=object))
         else:
-            if any(isinstance(v, pd.Timestamp) for v in part):
-                out[sel] = _series_hash(pd.Series(pd.to_datetime(part)))
+            if all(isinstance(v, (datetime.date, np.datetime64)) for v in part):
+                # a date is its midnight: the same hash as in a datetime64 column (Spark's
+                # DateType and Dask's object dates reach pandas as datetime.date objects)
+                out[sel] = _series_hash(pd.Series(pd.to_datetime(list(part))))
+            elif lenient:
+                out[sel] = _str_hash(np.array([repr(v) for v in part], dtype=object)) ^ _TAG_FLOAT
             else:
                 raise TypeError(
                     f"group keys of type {type(part[0]).__name__} cannot be hashed stably; "
@@ -229,6 +240,39 @@ def key_hash(keys: pd.DataFrame | pd.Series | pd.Index) -> np.ndarray:
         rot = (h << _U64(17)) | (h >> _U64(47))
         h = mix64(h * _GOLDEN + (hc ^ rot))
     return h
+
+
+def partition_hash(keys: pd.DataFrame) -> np.ndarray:
+    """Where a row goes when rows are moved so that every group is whole in one partition.
+
+    :func:`key_hash` of the key columns, so keys that are equal as values meet whatever their
+    type (``1``, ``1.0`` and ``True`` in an object column are one group for pandas, and hash
+    alike), except that it never raises: a missing key hashes as 0 (its row is dropped or
+    reported later) and a key of a kind with no stable rule hashes its ``repr``.
+    """
+    n = len(keys)
+    ok = ~np.logical_or.reduce([np.asarray(keys.iloc[:, i].isna()) for i in range(keys.shape[1])]) if n else np.ones(0, bool)
+    out = np.zeros(n, dtype=np.uint64)
+    if not ok.any():
+        return out
+    part = keys.loc[ok] if not ok.all() else keys
+    h = None
+    for i in range(part.shape[1]):
+        col = part.iloc[:, i]
+        if pd.api.types.is_object_dtype(col.dtype):
+            hc = _object_hash(col.to_numpy(dtype=object), lenient=True)
+        else:
+            try:
+                hc = _series_hash(col)
+            except (TypeError, ValueError):
+                hc = _object_hash(col.to_numpy(dtype=object), lenient=True)
+        if h is None:
+            h = hc
+        else:
+            rot = (h << _U64(17)) | (h >> _U64(47))
+            h = mix64(h * _GOLDEN + (hc ^ rot))
+    out[ok] = h
+    return out
 
 
 def seed_to_int(seed: Any, func: str) -> int:

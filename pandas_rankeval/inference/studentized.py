@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["StudentizedStratum", "studentized_interval"]
+__all__ = ["StudentizedStratum", "studentized_fallback", "studentized_interval"]
 
 #: A statistic: a list of (item index in the stratum, sign).
 Target = Sequence[tuple[int, float]]
@@ -110,54 +110,89 @@ class StudentizedStratum:
         return self.values(np.ones((1, self.n)))[0]
 
 
+#: Rounding allowance of a variance computed from the Gram sums, relative to the size of the
+#: terms that cancel in it: a replicate whose variance is below it has no spread (``se* = 0``).
+_VAR_RTOL = 1024 * np.finfo(np.float64).eps
+
+
 def _se(ratios: np.ndarray, signs: np.ndarray, dens: np.ndarray, gram: np.ndarray) -> np.ndarray:
     """Delta-method standard error of ``sum_k s_k R_k`` per replicate.
 
     ``ratios`` and ``dens`` are (b, K); ``gram`` the upper triangle (row-major) of
     ``sum_g c_g x_g x_g^T`` with ``x = [num_1, den_1, ..., num_K, den_K]``, (b, p(p+1)/2).
+
+    The variance is a difference of sums that cancel exactly when every group drawn has the
+    same value; it is 0 (not a tiny positive number made of rounding) when it is below
+    :data:`_VAR_RTOL` times the size of the cancelling terms (``|alpha|' |G| |alpha|``).
     """
     b, k = ratios.shape
     p = 2 * k
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         if k == 1:  # (sum c num^2 - 2 R sum c num den + R^2 sum c den^2) / D^2
             r, s = ratios[:, 0], signs[0]
-            var = (gram[:, 0] - 2.0 * r * gram[:, 1] + r * r * gram[:, 2]) * (s * s) / (dens[:, 0] ** 2)
-            return np.sqrt(np.maximum(var, 0.0))
-        alpha = np.empty((b, p))
-        alpha[:, 0::2] = signs / dens
-        alpha[:, 1::2] = -signs * ratios / dens
-        g = np.zeros((b, p, p))
-        iu = np.triu_indices(p)
-        g[:, iu[0], iu[1]] = gram
-        g[:, iu[1], iu[0]] = gram
-        var = np.einsum("bi,bij,bj->b", alpha, g, alpha)
-    return np.sqrt(np.maximum(var, 0.0))
+            scale = (s * s) / (dens[:, 0] ** 2)
+            var = (gram[:, 0] - 2.0 * r * gram[:, 1] + r * r * gram[:, 2]) * scale
+            size = (np.abs(gram[:, 0]) + 2.0 * np.abs(r * gram[:, 1]) + r * r * np.abs(gram[:, 2])) * scale
+        else:
+            alpha = np.empty((b, p))
+            alpha[:, 0::2] = signs / dens
+            alpha[:, 1::2] = -signs * ratios / dens
+            g = np.zeros((b, p, p))
+            iu = np.triu_indices(p)
+            g[:, iu[0], iu[1]] = gram
+            g[:, iu[1], iu[0]] = gram
+            var = np.einsum("bi,bij,bj->b", alpha, g, alpha)
+            a = np.abs(alpha)
+            size = np.einsum("bi,bij,bj->b", a, np.abs(g), a)
+        var = np.where(var > _VAR_RTOL * size, var, np.where(np.isnan(var), np.nan, 0.0))
+    return np.sqrt(var)
+
+
+def studentized_fallback(se: np.ndarray, reps: np.ndarray, se_reps: np.ndarray) -> np.ndarray:
+    """Per column: the bootstrap-t interval is not defined, the percentile one is used.
+
+    That is when the estimate's standard error, or that of a replicate with a defined
+    statistic, is not positive up to rounding (:func:`_se`): its t-statistic would be
+    infinite, or made of rounding. A replicate that drew only groups of one value has
+    ``se* = 0``; with few groups that happens often. Columns without any standard error
+    (global AUC) are not counted here: they take the percentile interval anyway.
+    """
+    se_reps = np.asarray(se_reps, dtype=np.float64)
+    has_se = np.isfinite(se_reps).any(axis=0)
+    defined = np.isfinite(reps)
+    flat_rep = (defined & ~(se_reps > 0)).any(axis=0)
+    return has_se & (~(np.asarray(se) > 0) | flat_rep)
 
 
 def studentized_interval(
-    point: np.ndarray, se: np.ndarray, reps: np.ndarray, se_reps: np.ndarray, ci: float
+    point: np.ndarray,
+    se: np.ndarray,
+    reps: np.ndarray,
+    se_reps: np.ndarray,
+    ci: float,
+    bounds: tuple[float, float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Bootstrap-t interval per column: ``[T - t*_hi se, T - t*_lo se]``.
 
-    Replicates whose statistic or standard error is undefined or zero are left out (a
-    replicate that drew only groups with one value has ``se* = 0``). Where no replicate
-    has a standard error (global AUC), the percentile interval of ``reps`` is returned.
+    Where it is not defined (:func:`studentized_fallback`: a standard error that is 0 up to
+    rounding) or no replicate has a standard error (global AUC), the percentile interval of
+    ``reps`` is returned instead. ``bounds``: the statistic's range (``(0, 1)`` for a metric,
+    ``(-1, 1)`` for a difference of two), to which the interval is clipped.
     """
     q = [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0]
     with np.errstate(invalid="ignore", divide="ignore"):
         t = (reps - point) / se_reps
     t[~np.isfinite(t) | ~(se_reps > 0)] = np.nan
-    none = ~np.isfinite(se_reps).any(axis=0)
+    percentile = studentized_fallback(se, reps, se_reps) | ~np.isfinite(se_reps).any(axis=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN
         t_lo, t_hi = np.nanquantile(t, q, axis=0)
         lo = point - t_hi * se
         hi = point - t_lo * se
-        if none.any():
-            p_lo, p_hi = np.nanquantile(reps[:, none], q, axis=0)
-            lo[none], hi[none] = p_lo, p_hi
-    # no spread at all (every group has the same value, or se = 0): the point itself
-    flat = (se == 0) & ~none
-    lo = np.where(flat, point, lo)
-    hi = np.where(flat, point, hi)
+        if percentile.any():
+            p_lo, p_hi = np.nanquantile(reps[:, percentile], q, axis=0)
+            lo[percentile], hi[percentile] = p_lo, p_hi
+    if bounds is not None:
+        lo = np.clip(lo, *bounds)
+        hi = np.clip(hi, *bounds)
     return lo, hi

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..core.result import Coverage
-from ..core.validation import missing_values_error
+from ..core.validation import PROBLEM_ORDER, first_keys, missing_values_error, problem_message
 from ..inference.delong import delong_from_moments
-from ..inference.studentized import _se, studentized_interval
+from ..inference.studentized import _se, studentized_fallback, studentized_interval
 from .auc_counts import _auc_value
 from .plan import _C, Plan
 from .summary import Summary, _seg_add, _seg_zero
@@ -36,21 +36,14 @@ def _raise_input_errors(summary: Summary, plan: Plan) -> None:
             f"{plan.func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
         )
     probs = summary.problems
-    for (kind, col), count in sorted(probs.items(), key=lambda kv: ["infinite_label", "bad_weight",
-                                                                       "negative_label"].index(kv[0][0])):
-        s = "s" if count != 1 else ""
-        if kind == "infinite_label":
-            raise ValueError(
-                f"Column {col!r} (label) has {count:,} infinite value{s}; labels must be finite numbers or bools."
-            )
-        if kind == "bad_weight":
-            raise ValueError(
-                f"Column {col!r} (weight) has {count:,} negative or infinite value{s}; weights must be finite and >= 0."
-            )
-        raise ValueError(
-            f"Column {col!r} has {count:,} negative label{s}; NDCG needs "
-            "labels >= 0 (graded relevance). Clip or shift them first."
-        )
+    found = [(k, w) for k, w in probs if k in PROBLEM_ORDER]
+    if found:
+        kind, where = min(found, key=lambda kw: PROBLEM_ORDER.index(kw[0]))
+        of, examples = 0, []
+        if kind in ("weight_missing", "mixed_by"):  # groups in the partitions that found it, and in the others
+            of = int(probs.get((kind + ":of", where), 0)) + sum(int(s["n_groups"]) for s in summary.segments.values())
+            examples = first_keys([k for (name, k) in probs if name == kind + ":example"])
+        raise ValueError(problem_message(kind, where, int(probs[(kind, where)]), of=of, examples=examples))
     if summary.n_rows == 0:
         if summary.n_dropped:
             raise ValueError(
@@ -232,17 +225,34 @@ def ci_method(plan: Plan, paired: bool = False) -> str:
 
 
 def _studentized(
-    seg: dict[str, Any], t: int, js: list[int], signs: list[float], point: float, reps: np.ndarray, ci: float
+    seg: dict[str, Any], t: int, js: list[int], signs: list[float], point: float, reps: np.ndarray, ci: float,
+    fallback: list[bool] | None = None,
 ) -> tuple[float, float]:
-    """Bootstrap-t interval of target t (``sum_k s_k R_k`` over items js) in one segment."""
+    """Bootstrap-t interval of target t (``sum_k s_k R_k`` over items js) in one segment.
+
+    Clipped to the statistic's range: [0, 1] for a metric, [-1, 1] for a difference of two.
+    Where a standard error is 0 up to rounding it is the percentile interval, and ``True`` is
+    appended to ``fallback`` (else ``False``), for the table to say so.
+    """
     sums, boot = seg["sums"], seg["boot"]
     sg = np.array(signs)
     r0 = _ratio(sums[js, 0], sums[js, 1])[None, :]
     se0 = _se(r0, sg, sums[js, 1][None, :], seg["gram"][t][None, :])
     r = _ratio(boot[:, js, 0], boot[:, js, 1])
     se_r = _se(r, sg, boot[:, js, 1], seg["boot_gram"][:, t, :])
-    lo, hi = studentized_interval(np.array([point]), se0, reps[:, None], se_r[:, None], ci)
+    bounds = (0.0, 1.0) if len(js) == 1 else (-1.0, 1.0)
+    lo, hi = studentized_interval(np.array([point]), se0, reps[:, None], se_r[:, None], ci, bounds=bounds)
+    if fallback is not None:
+        fallback.append(bool(studentized_fallback(se0, reps[:, None], se_r[:, None])[0]) and math.isfinite(point))
     return float(lo[0]), float(hi[0])
+
+
+def fallback_note(names: list[str]) -> str:
+    """The words for intervals that fell back from the bootstrap-t to the percentile one."""
+    return (
+        f"; percentile for {', '.join(names)} (a bootstrap replicate's standard error is 0: it drew "
+        "groups of one value only)"
+    )
 
 
 def flip_pvalues(obs: np.ndarray, abs_sum: np.ndarray, reps: np.ndarray, n_flips: int) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.evaluate import Evaluation, evaluate, segment_of_groups
-from ..core.validation import internal_error, missing_mask
+from ..core.validation import InputProblem, internal_error, missing_mask
 from ..inference import hashing as H
 from ..inference.pvalues import TOP_K, signflip_sums, signflip_terms
 from ..core.options import WEIGHT_NAMES
@@ -574,14 +574,30 @@ def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
         plan.options, nan_policy="raise", empty="zero" if plan.options.empty == "error" else plan.options.empty,
         progress=False,
     )
-    ev = evaluate(
-        pdf, group=plan.group or None, label=plan.label, scores=plan.scores, specs=plan.specs,
-        options=opts, by=plan.by,
-    )
-    out = summarize_evaluation(ev, plan, missing=missing, n_dropped=n_dropped)
+    try:
+        ev = evaluate(
+            pdf, group=plan.group or None, label=plan.label, scores=plan.scores, specs=plan.specs,
+            options=opts, by=plan.by,
+        )
+        out = summarize_evaluation(ev, plan, missing=missing, n_dropped=n_dropped)
+    except InputProblem as p:  # bad weights of groups, a `by` that varies in a group: counted
+        s = empty_summary(plan)
+        s.missing.update(missing)
+        s.n_dropped, s.n_rows, s.problems = n_dropped, len(pdf), problem_counts(p)
+        return s
     if plan.placement_columns:
         for key, G in _partition_moments(pdf, ev, plan).items():
             out.segments[key]["delong"] = G
+    return out
+
+
+def problem_counts(p: InputProblem) -> dict[tuple, int]:
+    """An :class:`InputProblem` as counts that add up over partitions (``Summary.problems``)."""
+    out = {(p.kind, p.where): p.count}
+    if p.kind in ("weight_missing", "mixed_by"):
+        out[(p.kind + ":of", p.where)] = p.of  # the groups of the partitions that found it
+        for key in p.examples:
+            out[(p.kind + ":example", key)] = 1
     return out
 
 

@@ -17,7 +17,7 @@ from ..core.result import warn_once
 from ..core.validation import internal_error
 from ..summary.finalize import (
     _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _ratio, _segment_order, _studentized, _totals,
-    ci_method, flip_pvalues,
+    ci_method, fallback_note, flip_pvalues,
 )
 from ..summary.plan import Plan, compare_pairs
 from ..summary.summary import Summary
@@ -137,6 +137,7 @@ def compare_table(
     blocks = []
     sf_rows: list[int] = []  # rows (over all segments) tested by the analytic sign-flip test
     sf_args: list[list[Any]] = [[], [], [], [], [], []]
+    stud_fallback: dict[str, None] = {}  # model/metric whose bootstrap-t interval fell back to percentile
     for s_idx, key in enumerate(keys):
         seg = summary.segments[key]
         n_rows = len(rows)
@@ -172,9 +173,13 @@ def compare_table(
             diff[i] = value[i] - base[i]
             if kinds[n] != "auc" and plan.ci_method == "studentized":
                 k = pair_index[(m, b, n)]
+                fell: list[bool] = []
                 lo[i], hi[i] = _studentized(
                     seg, k, [item_j[(m, n)], item_j[(b, n)]], [1.0, -1.0], diff[i], d_rep, plan.ci,  # type: ignore[arg-type]
+                    fell,
                 )
+                if fell[0]:
+                    stud_fallback.setdefault(f"{m}/{n}" if plan.baseline is not None else f"{m}-{b}/{n}", None)
             else:
                 lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci)  # type: ignore[arg-type]
                 lo[i], hi[i] = lo_i[0], hi_i[0]
@@ -207,12 +212,15 @@ def compare_table(
         tests["bootstrap_fallback"] = fallback
     first = _metric_coverage(summary, plan, plan.baseline if plan.baseline is not None else plan.scores[0])
     boot_names = [n for n in names if n not in analytic]
+    ci_words = _compare_ci_method(plan, analytic, boot_names) + (fallback_note(list(stud_fallback)) if stud_fallback else "")
     out.attrs = table_attrs(
-        plan.baseline, plan.scores, tests, _compare_ci_method(plan, analytic, boot_names), plan.ci, plan.n_boot,
+        plan.baseline, plan.scores, tests, ci_words, plan.ci, plan.n_boot,
         plan.seed_repr, plan.alpha, plan.adjust, plan.family, len(out),
         names, {s.name: plan.options.params(s) for s in plan.all_specs},
         {n: first[n][1].as_dict() for n in names},
     )
+    if stud_fallback:
+        out.attrs["percentile_fallback"] = list(stud_fallback)
     # coverage depends on the labels only: one warning, not one per model
     warn_once(plan.func, [(n, first[n][0], first[n][1]) for n in names])
     return as_result_table(out, "compare")

@@ -16,6 +16,7 @@ from ..core.result import warn_once
 from ..core.validation import internal_error
 from ..summary.finalize import (
     _C, _delong_of, _metric_coverage, _seg_reps, _seg_values, _segment_order, _studentized, ci_method,
+    fallback_note,
 )
 from ..summary.plan import Plan
 from ..summary.summary import Summary
@@ -58,6 +59,7 @@ def report_table(
     rows: list[dict[str, Any]] = []
     index: list[Any] = []
     ci_cols: list[dict[str, float]] = []
+    fallback: dict[str, None] = {}  # model/metric whose bootstrap-t interval fell back to percentile
     for key in keys:
         seg = summary.segments.get(key)
         if seg is None:  # pragma: no cover - every key comes from the summary
@@ -93,7 +95,13 @@ def report_table(
                         )
                     elif n != "auc" and plan.ci_method == "studentized":
                         j = item_j[(s, n)]
-                        lo, hi = (np.array([v]) for v in _studentized(seg, j, [j], [1.0], out[n], reps[(s, n)], plan.ci))
+                        fell: list[bool] = []
+                        lo, hi = (
+                            np.array([v])
+                            for v in _studentized(seg, j, [j], [1.0], out[n], reps[(s, n)], plan.ci, fell)
+                        )
+                        if fell[0]:
+                            fallback.setdefault(f"{s}/{n}", None)
                     else:
                         lo, hi = percentile_interval(reps[(s, n)][:, None], plan.ci)
                     iv[f"{n}_low"] = float(lo[0]) if ok else math.nan
@@ -114,6 +122,9 @@ def report_table(
                 cols += [f"{c}_low", f"{c}_high"]
         table = table[cols]
         table.attrs["ci"] = _report_ci_info(plan)
+        if fallback:
+            table.attrs["ci"]["method"] += fallback_note(list(fallback))
+            table.attrs["ci"]["percentile_fallback"] = list(fallback)
     table.attrs["params"] = {n: plan.options.params(specs[n]) for n in names}
     first = _metric_coverage(summary, plan, plan.scores[0])
     table.attrs["coverage"] = {n: first[n][1].as_dict() for n in names}

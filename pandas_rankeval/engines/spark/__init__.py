@@ -14,7 +14,8 @@ How a call runs
 2. **One aggregation** counts the rows, the missing values (Spark has both nulls
    and NaN: both count) of every column the call reads, infinite labels, negative
    labels (NDCG) and bad weights. Bad input raises the pandas error with
-   whole-table counts here; ``nan_policy="omit"`` counts the rows it drops.
+   whole-table counts here; ``nan_policy="omit"`` counts the rows it drops (the counts go into
+   the summed summary) and drops them before any bucketing.
 3. **Group metrics**: each row gets a bucket, ``pmod(xxhash64(group keys),
    buckets)``, so a bucket holds whole groups; ``groupBy(bucket).applyInPandas``
    runs the vectorized engine once per bucket and returns ONE row per bucket, its
@@ -60,7 +61,9 @@ warning while they run, since the suite passes on pandas 3.1.
 
 The modules: :mod:`.session` (a quiet local session whose workers run this interpreter,
 :func:`local_session`, also ``pandas_rankeval.spark.local_session``), :mod:`.frames` (pandas dtypes
-of the schema, the one scan, buckets of whole groups), :mod:`.auc` (global AUC and DeLong
+of the schema by position, the Spark-only checks, the columns of a call renamed once by position so
+that any name reads, the one scan, rows with a missing value dropped before any bucketing so that
+64-bit integers stay integers, buckets of whole groups), :mod:`.auc` (global AUC and DeLong
 placements); this module answers the engine protocol. Requires the optional ``spark`` extra (``pip install 'pandas_rankeval[spark]'``).
 """
 
@@ -77,14 +80,16 @@ from pandas_rankeval.core.validation import check_min_count
 from .auc import _auc_counts, _with_placements
 from .frames import (
     _BUCKET,
-    _as_pandas_input,
-    _drop_missing,
-    _n_buckets,
-    _pandas_dtype,
-    _Scan,
-    _scan,
-    _spark_types,
-    _with_bucket,
+    Frame,
+    Scan,
+    _meta,
+    as_pandas_input,
+    checked_frame,
+    drop_missing,
+    n_buckets,
+    scan,
+    weight_columns,
+    with_bucket,
 )
 from .session import _LAST, _collect, _quiet, local_session
 
@@ -105,8 +110,9 @@ OPTIONS = ("rows_per_bucket", "buckets")
 ROWS_PER_BUCKET = 1_000_000
 
 def schema(sdf: Any) -> pd.DataFrame:
-    """An empty pandas frame with the Spark frame's columns and their pandas dtypes."""
-    return pd.DataFrame({f.name: pd.Series(dtype=_pandas_dtype(f.dataType)) for f in sdf.schema.fields})
+    """An empty pandas frame with the Spark frame's columns and their pandas dtypes, by position
+    (a repeated name stays repeated, for the pandas error that counts it)."""
+    return _meta(sdf)
 
 
 def partitioned(sdf: Any) -> bool:
@@ -140,11 +146,12 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- #
 # per_group: a lazy Spark DataFrame, one per-group table per bucket
 # --------------------------------------------------------------------------- #
-def _per_group_bucket(pdf: pd.DataFrame, *, plan: Any, columns: list[str]) -> pd.DataFrame:
-    """The per-group table of one bucket (whole groups), keys as columns."""
+def _per_group_bucket(pdf: pd.DataFrame, *, plan: Any, columns: list[str], names: dict[str, Any]) -> pd.DataFrame:
+    """The per-group table of one bucket (whole groups), keys as columns; ``names`` gives the
+    columns their user's names back."""
     from pandas_rankeval.tables.per_group import per_group_table
 
-    table = pd.DataFrame(per_group_table(pdf.drop(columns=[_BUCKET]), plan)).reset_index()
+    table = pd.DataFrame(per_group_table(pdf.drop(columns=[_BUCKET]).rename(columns=names), plan)).reset_index()
     table["n"] = table["n"].astype(np.int64)
     table["positives"] = table["positives"].astype(np.int64)
     return table[columns]
@@ -162,20 +169,19 @@ def per_group(sdf: SparkDataFrame, plan: Any, options: dict[str, Any]) -> SparkD
 
     from pandas_rankeval.tables.per_group import display_names
 
-    scan = _scan_plan(sdf, plan)
-    cols = list(plan.columns)
-    data = _drop_missing(sdf, cols) if scan.n_dropped else sdf
-    n_buckets = _n_buckets(sdf, scan.n_rows, options["rows_per_bucket"], options["buckets"])
-    data = _with_bucket(_as_pandas_input(data, cols, plan.label), plan.group, n_buckets)
-    types = _spark_types(sdf)
-    fields = [T.StructField(str(c), types[c], True) for c in plan.group]  # type: ignore[index]
+    fr, found = _scan_plan(sdf, plan)
+    fr = as_pandas_input(drop_missing(fr, found), (), plan.label)
+    data = with_bucket(fr, plan.group, n_buckets(sdf, found.n_rows, options["rows_per_bucket"], options["buckets"]))
+    fields = [T.StructField(str(c), fr.types[c], True) for c in plan.group]
     fields += [T.StructField("n", T.LongType(), False), T.StructField("positives", T.LongType(), False)]
-    fields += [T.StructField(name, T.DoubleType(), True) for name in display_names(plan)]
+    # one field per column of the table ('gauc' and 'auc' are both the per-group AUC: one 'auc')
+    fields += [T.StructField(name, T.DoubleType(), True) for name in dict.fromkeys(display_names(plan))]
     fields.append(T.StructField("weight", T.DoubleType(), True))
     out_cols = [f.name for f in fields]
+    back = fr.back  # plain data for the workers (the Frame holds the session)
 
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
-        return _per_group_bucket(pdf, plan=plan, columns=out_cols)
+        return _per_group_bucket(pdf, plan=plan, columns=out_cols, names=back)
 
     with _quiet():
         return data.groupBy(_BUCKET).applyInPandas(fn, T.StructType(fields))
@@ -184,23 +190,23 @@ def per_group(sdf: SparkDataFrame, plan: Any, options: dict[str, Any]) -> SparkD
 # --------------------------------------------------------------------------- #
 # The adapter: whole groups per bucket -> one summary per bucket -> finalize
 # --------------------------------------------------------------------------- #
-def _bucket_summary(pdf: pd.DataFrame, plan: Any) -> pd.DataFrame:
+def _bucket_summary(pdf: pd.DataFrame, plan: Any, names: dict[str, Any]) -> pd.DataFrame:
+    """One bucket's summary; ``names`` gives the columns their user's names back."""
     from pandas_rankeval.summary.partition import summarize
 
-    summary = summarize(pdf.drop(columns=[_BUCKET]), plan)
+    summary = summarize(pdf.drop(columns=[_BUCKET]).rename(columns=names), plan)
     return pd.DataFrame({"summary": [summary.to_bytes()]})
 
 
-def _summaries(data: Any, plan: Any, n_buckets: int) -> Any:
+def _summaries(data: Frame, plan: Any, n_buckets: int) -> Any:
     """Every bucket's summary (one binary row per bucket), added on the driver."""
     from pandas_rankeval.summary.summary import Summary, empty_summary
 
-    types = _spark_types(data)
-    read = [c for c in [*plan.columns, *plan.placement_columns] if c in types]
-    d = _with_bucket(_as_pandas_input(data, read, plan.label), plan.group, n_buckets)
+    d = with_bucket(as_pandas_input(data, list(plan.placement_columns), plan.label), plan.group, n_buckets)
+    names = data.back  # plain data for the workers (the Frame holds the session)
 
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
-        return _bucket_summary(pdf, plan)
+        return _bucket_summary(pdf, plan, names)
 
     with _quiet():
         rows = _collect(d.groupBy(_BUCKET).applyInPandas(fn, "summary binary"))
@@ -212,7 +218,7 @@ def _summaries(data: Any, plan: Any, n_buckets: int) -> Any:
     return total
 
 
-def _summary_of_counts(plan: Any, scan: _Scan, auc: dict) -> Any:
+def _summary_of_counts(plan: Any, scan: Scan, auc: dict) -> Any:
     """The summary of a call without groups (global AUC alone): rows and relevant rows
     from the scan, summed sample weights from the AUC counts (no pass over the rows)."""
     from pandas_rankeval.summary.partition import summary_of_counts
@@ -226,57 +232,54 @@ def _summary_of_counts(plan: Any, scan: _Scan, auc: dict) -> Any:
     )
 
 
-def _scan_plan(sdf: Any, plan: Any) -> _Scan:
-    """The one aggregation over the input that every call starts with (after the schema checks,
-    and the one Spark-specific one: a tie-break column must be sortable)."""
+def _scan_plan(sdf: Any, plan: Any) -> tuple[Frame, Scan]:
+    """The columns of the call checked (the Spark-only checks; the rest ran on :func:`schema`) and
+    renamed once, then the one aggregation over the input that every call starts with."""
     opts = plan.options
-    tb = opts.tiebreak
-    types = _spark_types(sdf)
-    if tb is not None and not _orderable(types[tb]):
-        raise TypeError(f"Column {tb!r} (tiebreak) must be sortable; it has Spark type {types[tb].simpleString()}.")
-    weights = [c for c in (opts.sample_weight, opts.weight if isinstance(opts.weight, str) else None) if c in plan.columns]
+    fr = checked_frame(sdf, plan)  # before any job
     _LAST.clear()
-    return _scan(
-        sdf, func=plan.func, columns=plan.columns, label=plan.label, nan_policy=opts.nan_policy,
-        graded=any(s.info.graded for s in plan.specs), weights=weights, threshold=opts.threshold,
+    found = scan(
+        fr, func=plan.func, columns=plan.columns, label=plan.label, nan_policy=opts.nan_policy,
+        graded=any(s.info.graded for s in plan.specs), weights=weight_columns(plan), threshold=opts.threshold,
     )
+    return fr, found
 
 
 def run(sdf: Any, plan: Any, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """Scan once, summarize the buckets, count global AUC: the summed summary and the AUC counts."""
-    scan = _scan_plan(sdf, plan)
-    n_buckets = _n_buckets(sdf, scan.n_rows, options["rows_per_bucket"], options["buckets"])
-    _LAST["buckets"] = n_buckets
+    fr, found = _scan_plan(sdf, plan)
+    n = n_buckets(sdf, found.n_rows, options["rows_per_bucket"], options["buckets"])
+    _LAST["buckets"] = n
     persisted: list[Any] = []
     try:
-        return _compute(sdf, plan, scan, n_buckets, plan.auc_placements, persisted)
+        return _compute(drop_missing(fr, found), plan, found, n, plan.auc_placements, persisted)
     finally:
         for df in persisted:
             df.unpersist()
 
 
 def _compute(
-    sdf: Any, plan: Any, scan: _Scan, n_buckets: int, delong: bool, persisted: list
+    rows: Frame, plan: Any, scan: Scan, n_buckets: int, delong: bool, persisted: list
 ) -> tuple[Any, dict[str, Any]]:
+    """The jobs of a call on its rows (missing values dropped already): global AUC's counts (and
+    placements), the buckets' summaries."""
     opts = plan.options
-    rows = sdf
     auc = None
     if plan.has_auc:
-        data = _drop_missing(sdf, plan.columns) if scan.n_dropped else sdf
         auc, table = _auc_counts(
-            data, label=plan.label, scores=plan.scores, by=plan.by, threshold=opts.threshold,
+            rows, label=plan.label, scores=plan.scores, by=plan.by, threshold=opts.threshold,
             tiebreak=opts.tiebreak, sample_weight=opts.sample_weight, n_parts=n_buckets,
             placements=delong, persisted=persisted,
         )
         if delong:
-            rows, names = _with_placements(sdf, table, plan)
+            rows, names = _with_placements(rows, table, plan)
     if plan.group:
         summary = _summaries(rows, dataclasses.replace(plan, placement_columns=tuple(names)) if delong else plan, n_buckets)
+        # the rows with a missing value were dropped before the buckets: the scan counted them
+        summary.missing = {c: n for c, n in scan.missing.items() if n}
+        summary.n_dropped = scan.n_dropped
     else:
         summary = _summary_of_counts(plan, scan, auc or {})
     return summary, {"auc": auc}
 
-
-def _orderable(t: Any) -> bool:
-    return type(t).__name__ not in ("MapType", "ArrayType", "StructType", "BinaryType", "VariantType")
 

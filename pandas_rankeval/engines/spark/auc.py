@@ -10,8 +10,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .frames import _relevant, _spark_types
-from .session import _LAST, _collect, _fn, _quiet
+from .frames import Frame, fresh_name, relevant
+from .session import _LAST, _collect, _quiet
+
+#: Spark types of scores ranked as 64-bit integers (every digit kept, as pandas ranks them).
+_INT_SCORES = ("ByteType", "ShortType", "IntegerType", "LongType", "BooleanType")
 
 
 def _num(text: str) -> int | float:
@@ -56,7 +59,7 @@ def _plain(key: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _auc_counts(
-    data: Any,
+    data: Frame,
     *,
     label: Hashable,
     scores: Sequence[Hashable],
@@ -86,25 +89,25 @@ def _auc_counts(
 
     from pandas_rankeval.summary.auc_counts import chain_auc
 
-    F = _fn(data)
-    types = _spark_types(data)
-    rel = _relevant(F, types, label, threshold)
-    by_cols = [F.col(str(b)).alias(f"__by{j}") for j, b in enumerate(by)]
+    F = data.F
+    types = data.types
+    rel = relevant(data, label, threshold)
+    by_cols = [data.col(b).alias(f"__by{j}") for j, b in enumerate(by)]
     stacked = []
     for i, s in enumerate(scores):
         # the score as (float part, integer part): one of them varies within a model, so
         # 64-bit integer scores keep every digit (as pandas ranks them) and floats stay floats
-        if type(types[s]).__name__ in ("ByteType", "ShortType", "IntegerType", "LongType", "BooleanType"):  # type: ignore[index]
-            value = [F.lit(0.0).alias("__score"), F.col(str(s)).cast("long").alias("__score_i")]
+        if type(types[s]).__name__ in _INT_SCORES:
+            value = [F.lit(0.0).alias("__score"), data.col(s).cast("long").alias("__score_i")]
         else:
-            value = [F.col(str(s)).cast("double").alias("__score"), F.lit(0).cast("long").alias("__score_i")]
+            value = [data.col(s).cast("double").alias("__score"), F.lit(0).cast("long").alias("__score_i")]
         cols = [F.lit(i).alias("__sid"), *by_cols, *value]
         if tiebreak is not None:
-            cols.append(F.col(str(tiebreak)).alias("__tb"))
+            cols.append(data.col(tiebreak).alias("__tb"))
         cols.append(rel.cast("long").alias("__rel"))
         if sample_weight is not None:
-            cols.append(F.col(str(sample_weight)).cast("double").alias("__w"))
-        stacked.append(data.select(*cols))
+            cols.append(data.col(sample_weight).cast("double").alias("__w"))
+        stacked.append(data.sdf.select(*cols))
     table = reduce(lambda a, b: a.unionByName(b), stacked)
     keys = ["__sid", *[f"__by{j}" for j in range(len(by))], "__score", "__score_i"]
     order = [F.col(k).asc() for k in keys]
@@ -204,20 +207,19 @@ def _placement_partition(
     yield out
 
 
-def _with_placements(data: Any, table: Any, plan: Any) -> tuple[Any, list[str]]:
+def _with_placements(data: Frame, table: Any, plan: Any) -> tuple[Frame, list[str]]:
     """Every row with its global DeLong placement for each score (a left join per score on
-    (segment, score[, tie-break]); rows with a missing value get none and are dropped by
-    the summaries as pandas drops them)."""
-    F = _fn(data)
-    types = _spark_types(data)
-    rel = _relevant(F, types, plan.label, plan.options.threshold)
+    (segment, score[, tie-break]); the rows are those without a missing value already)."""
+    F = data.F
+    types = data.types
+    rel = relevant(data, plan.label, plan.options.threshold)
     names = []
-    out = data
+    out = data.sdf
     for i, s in enumerate(plan.scores):
-        if type(types[s]).__name__ in ("ByteType", "ShortType", "IntegerType", "LongType", "BooleanType"):
-            sk = [F.lit(0.0).alias(f"__k{i}_s"), F.col(str(s)).cast("long").alias(f"__k{i}_i")]
+        if type(types[s]).__name__ in _INT_SCORES:
+            sk = [F.lit(0.0).alias(f"__k{i}_s"), data.col(s).cast("long").alias(f"__k{i}_i")]
         else:
-            sk = [F.col(str(s)).cast("double").alias(f"__k{i}_s"), F.lit(0).cast("long").alias(f"__k{i}_i")]
+            sk = [data.col(s).cast("double").alias(f"__k{i}_s"), F.lit(0).cast("long").alias(f"__k{i}_i")]
         out = out.select("*", *sk)
         right = table.filter(F.col("__sid") == i).select(
             *[F.col(f"__by{j}").alias(f"__k{i}_by{j}") for j in range(len(plan.by))],
@@ -226,17 +228,18 @@ def _with_placements(data: Any, table: Any, plan: Any) -> tuple[Any, list[str]]:
             F.col("__a").alias(f"__k{i}_a"), F.col("__b").alias(f"__k{i}_b"),
         )
         cond = [out[f"__k{i}_s"] == right[f"__k{i}_s2"], out[f"__k{i}_i"] == right[f"__k{i}_i2"]]
-        cond += [out[str(c)] == right[f"__k{i}_by{j}"] for j, c in enumerate(plan.by)]
+        cond += [out[data.name[c]] == right[f"__k{i}_by{j}"] for j, c in enumerate(plan.by)]
         if plan.options.tiebreak is not None:
-            cond.append(out[str(plan.options.tiebreak)] == right[f"__k{i}_tb"])
+            cond.append(out[data.name[plan.options.tiebreak]] == right[f"__k{i}_tb"])
         joined = out.join(right, on=cond, how="left")
-        name = f"__pl_{i}"
+        # inside a bucket the user's columns get their names back: a placement column must not take one
+        name = fresh_name(f"__pl_{i}", data.user_columns)
         keep = [c for c in out.columns if not c.startswith(f"__k{i}_")]
         out = joined.select(
             *[joined[c] for c in keep],
             F.when(rel, F.col(f"__k{i}_a")).otherwise(F.col(f"__k{i}_b")).alias(name),
         )
         names.append(name)
-    return out, names
+    return data.with_sdf(out), names
 
 

@@ -1,5 +1,16 @@
-"""The rows of a Spark frame: pandas dtypes of its schema, the one scan that counts rows, missing
-and bad values (raising pandas' errors with whole-table counts), and the buckets of whole groups."""
+"""The Spark adapter's view of the input: the columns a call reads, checked and renamed once.
+
+Everything here answers from the schema and the options (no job), or builds the expressions of
+the one aggregation (:func:`scan`) and of the rows that reach the buckets. The columns a call
+reads are renamed once, by position, to ``__u0``, ``__u1``... (:class:`Frame`): a name with a
+dot or a backtick, names that differ only in case (Spark resolves names case-insensitively,
+pandas does not), or a user column named like one of the adapter's own (``__pre_bucket``) is
+then read like any other, and the pandas engine in a bucket gets the user's names back.
+
+Rows with a missing value are dropped (``nan_policy="omit"``) before the rows are bucketed
+(:func:`drop_missing`), so integer columns (scores and keys beyond 2**53) reach pandas as
+integers: a null in a ``long`` column would make Arrow hand pandas a float64 column.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +19,26 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from pandas_rankeval.core.validation import missing_values_error
 
 from .session import _collect, _fn, _parallelism
 
+__all__ = [
+    "Frame", "Scan", "as_pandas_input", "checked_frame", "drop_missing", "fresh_name", "n_buckets",
+    "relevant", "scan", "weight_columns", "with_bucket",
+]
+
 _BUCKET = "__pre_bucket"
+_INTEGER = ("ByteType", "ShortType", "IntegerType", "LongType")
+#: Spark types that cannot be a group or segment key (pandas cannot group by lists or dicts).
+_NOT_KEYS = ("ArrayType", "MapType", "StructType", "VariantType")
 
 
+# --------------------------------------------------------------------------- #
+# Schema: names and pandas dtypes, the Spark-only checks, before any job
+# --------------------------------------------------------------------------- #
 def _pandas_dtype(spark_type: Any) -> Any:
     """The dtype a column of this Spark type has in pandas (for the pandas checks)."""
     name = type(spark_type).__name__
@@ -34,25 +57,134 @@ def _pandas_dtype(spark_type: Any) -> Any:
     }.get(name, np.dtype(object))
 
 
-def _spark_types(sdf: Any) -> dict[str, Any]:
-    return {f.name: f.dataType for f in sdf.schema.fields}
+def _meta(sdf: Any) -> pd.DataFrame:
+    """An empty pandas frame with the Spark frame's columns (by position: a repeated name stays
+    repeated, for the pandas error that counts it) and their pandas dtypes."""
+    fields = sdf.schema.fields
+    meta = pd.DataFrame({i: pd.Series(dtype=_pandas_dtype(f.dataType)) for i, f in enumerate(fields)})
+    meta.columns = pd.Index([f.name for f in fields], dtype=object)
+    return meta
 
 
+def _check_key(types: dict[Hashable, Any], column: Hashable, role: str) -> None:
+    """A group or segment key must be a value pandas can group by (not an array, map or struct)."""
+    t = types[column]
+    if type(t).__name__ in _NOT_KEYS:
+        raise TypeError(
+            f"Column {column!r} ({role}) has Spark type {t.simpleString()}, which cannot be a {role} "
+            "key: pandas groups by numbers, text, dates and bytes, not by arrays, maps or structs. "
+            f"Make a key column first, for example with F.to_json(F.col({column!r}))."
+        )
+
+
+def _orderable(t: Any) -> bool:
+    return type(t).__name__ not in ("MapType", "ArrayType", "StructType", "BinaryType", "VariantType")
+
+
+class Frame:
+    """The columns a call reads, renamed by position to ``__u<position>``.
+
+    ``sdf`` holds those columns only; ``col(c)`` is the Spark column of the user's column ``c``,
+    ``types[c]`` its Spark type, and ``back`` (internal name -> user's name, plain data for the
+    workers) gives a bucket's pandas frame the user's names back. No internal name of the adapter starts with ``__u``.
+    """
+
+    def __init__(self, sdf: Any, columns: Sequence[Hashable]) -> None:
+        names = list(sdf.columns)
+        fields = sdf.schema.fields
+        self.columns = list(dict.fromkeys(columns))
+        pos = {c: names.index(c) for c in self.columns}  # exact names, as pandas (checked: once each)
+        internal = [f"__u{i}" for i in range(len(names))]
+        self.name: dict[Hashable, str] = {c: internal[pos[c]] for c in self.columns}
+        self.back: dict[str, Hashable] = {v: k for k, v in self.name.items()}
+        self.types: dict[Hashable, Any] = {c: fields[pos[c]].dataType for c in self.columns}
+        self.user_columns = set(names)
+        self.sdf = sdf.toDF(*internal).select(*[self.name[c] for c in self.columns])
+        self.F = _fn(sdf)
+
+    def col(self, c: Hashable) -> Any:
+        return self.F.col(self.name[c])
+
+    def with_sdf(self, sdf: Any) -> Frame:
+        """The same columns, other rows (a filter) or more internal columns."""
+        out = object.__new__(Frame)
+        out.__dict__.update(self.__dict__)
+        out.sdf = sdf
+        return out
+
+
+def fresh_name(name: str, taken: set[Any]) -> str:
+    """``name``, lengthened until no column in ``taken`` has it (in any case)."""
+    lower = {str(t).lower() for t in taken}
+    while name.lower() in lower:
+        name += "_"
+    return name
+
+
+def checked_frame(sdf: Any, plan: Any) -> Frame:
+    """The checks only Spark's types answer (before any job), then the :class:`Frame` of the plan.
+
+    The checks of every engine (column names, repeated columns, the weight name, numeric label /
+    score / weight dtypes) ran on :func:`schema` already; here: a sortable tie-break, and group and
+    segment keys that pandas can group by (not arrays, maps or structs).
+    """
+    fr = Frame(sdf, plan.columns)
+    types = fr.types
+    tb = plan.options.tiebreak
+    if tb is not None and not _orderable(types[tb]):
+        raise TypeError(
+            f"Column {tb!r} (tiebreak) must be sortable; it has Spark type {types[tb].simpleString()}."
+        )
+    for c in plan.group:
+        _check_key(types, c, "group")
+    for c in plan.by:
+        _check_key(types, c, "by")
+    return fr
+
+
+def weight_columns(plan: Any) -> list[Hashable]:
+    """The numeric columns that weigh rows or groups (sample weights, a weight column)."""
+    from pandas_rankeval.core.options import WEIGHT_NAMES
+
+    o = plan.options
+    cols = [c for c in (o.sample_weight, o.weight if isinstance(o.weight, str) else None) if c is not None]
+    return [c for c in cols if c in plan.columns and c not in WEIGHT_NAMES]
+
+
+# --------------------------------------------------------------------------- #
+# The one aggregation, and the rows that reach the buckets
+# --------------------------------------------------------------------------- #
 def _is_float(t: Any) -> bool:
     return type(t).__name__ in ("FloatType", "DoubleType")
 
 
-def _missing_expr(F: Any, types: dict[str, Any], c: Hashable) -> Any:
+def _missing_expr(fr: Frame, c: Hashable) -> Any:
     """Null, or NaN in a float column: missing in pandas either way."""
-    col = F.col(str(c))
-    return (col.isNull() | F.isnan(col)) if _is_float(types[c]) else col.isNull()  # type: ignore[index]
+    col = fr.col(c)
+    return (col.isNull() | fr.F.isnan(col)) if _is_float(fr.types[c]) else col.isNull()
 
 
 def _plural(n: int) -> str:
     return "s" if n != 1 else ""
 
 
-class _Scan:
+def relevant(fr: Frame, label: Hashable, threshold: float | None) -> Any:
+    """``label > 0`` (or ``>= threshold``), compared as integers for integer labels as pandas does."""
+    F = fr.F
+    col = fr.col(label)
+    name = type(fr.types[label]).__name__
+    if name == "BooleanType":
+        return col if threshold is None else col.cast("double") >= float(threshold)
+    if name in _INTEGER:
+        bound = 1 if threshold is None else math.ceil(threshold)
+        if bound > 2**63 - 1:
+            return F.lit(False)
+        return col >= F.lit(max(bound, -(2**63))).cast("long")
+    y = col.cast("double")
+    return (y > 0) if threshold is None else (y >= float(threshold))
+
+
+class Scan:
     """What the one aggregation over the input found (rows, missing values, bad values)."""
 
     def __init__(self, n_rows: int, missing: dict[Hashable, int], n_dropped: int, n_pos: int) -> None:
@@ -62,8 +194,8 @@ class _Scan:
         self.n_dropped = n_dropped
 
 
-def _scan(
-    sdf: Any,
+def scan(
+    fr: Frame,
     *,
     func: str,
     columns: Sequence[Hashable],
@@ -72,14 +204,13 @@ def _scan(
     graded: bool = False,
     weights: Sequence[Hashable] = (),
     threshold: float | None = None,
-) -> _Scan:
+) -> Scan:
     """One aggregation job: rows, missing values per column, and the values pandas
     refuses (infinite labels, negative labels for NDCG, negative or infinite weights),
     raising the pandas errors with whole-table counts."""
-    F = _fn(sdf)
-    types = _spark_types(sdf)
+    F = fr.F
     cols = list(dict.fromkeys(columns))
-    miss = [_missing_expr(F, types, c) for c in cols]
+    miss = [_missing_expr(fr, c) for c in cols]
     any_miss = miss[0]
     for m in miss[1:]:
         any_miss = any_miss | m
@@ -89,17 +220,17 @@ def _scan(
         return F.sum(F.when(cond, 1).otherwise(0)).cast("long").alias(name)
 
     aggs = [F.count(F.lit(1)).alias("rows"), count(any_miss, "dropped")]
-    aggs.append(count(kept & _relevant(F, types, label, threshold), "pos"))
+    aggs.append(count(kept & relevant(fr, label, threshold), "pos"))
     aggs += [count(m, f"m{i}") for i, m in enumerate(miss)]
-    y = F.col(str(label))
-    if _is_float(types[label]):  # type: ignore[index]
+    y = fr.col(label)
+    if _is_float(fr.types[label]):
         aggs.append(count(kept & (F.abs(y) == float("inf")), "inf_label"))
     if graded:
         aggs.append(count(kept & (y.cast("double") < 0), "neg_label"))
     for j, w in enumerate(weights):
-        wc = F.col(str(w)).cast("double")
+        wc = fr.col(w).cast("double")
         aggs.append(count(kept & ((F.abs(wc) == float("inf")) | (wc < 0)), f"bad_w{j}"))
-    row = _collect(sdf.agg(*aggs))[0].asDict()
+    row = _collect(fr.sdf.agg(*aggs))[0].asDict()
     n_rows = int(row["rows"])
     if n_rows == 0:
         raise ValueError(f"{func} got an empty DataFrame (0 rows); there is nothing to evaluate.")
@@ -134,64 +265,48 @@ def _scan(
             f"Column {label!r} has {n_neg:,} negative label{_plural(n_neg)}; NDCG needs "
             "labels >= 0 (graded relevance). Clip or shift them first."
         )
-    return _Scan(n_rows - n_dropped, missing, n_dropped, int(row["pos"] or 0))
+    return Scan(n_rows - n_dropped, missing, n_dropped, int(row["pos"] or 0))
 
 
-def _drop_missing(sdf: Any, columns: Sequence[Hashable]) -> Any:
-    """The rows with no missing value (null or NaN) in ``columns``."""
-    F = _fn(sdf)
-    types = _spark_types(sdf)
+def drop_missing(fr: Frame, scan_: Scan) -> Frame:
+    """The rows with no missing value (null or NaN) in any column of the call, when there are
+    any: before any bucketing, so a bucket never sees a null (nor a float copy of an integer
+    column that held one)."""
+    if not scan_.n_dropped:
+        return fr
     keep = None
-    for c in dict.fromkeys(columns):
-        ok = ~_missing_expr(F, types, c)
+    for c in fr.columns:
+        ok = ~_missing_expr(fr, c)
         keep = ok if keep is None else keep & ok
-    return sdf.filter(keep)
+    return fr.with_sdf(fr.sdf.filter(keep))
 
 
-def _n_buckets(sdf: Any, n_rows: int, rows_per_bucket: int, buckets: int | None) -> int:
+def n_buckets(sdf: Any, n_rows: int, rows_per_bucket: int, buckets: int | None) -> int:
+    """``buckets``, else ``max(ceil(n_rows / rows_per_bucket), parallelism)``."""
     if buckets is not None:
         return buckets
     return max(math.ceil(n_rows / rows_per_bucket), _parallelism(sdf.sparkSession))
 
 
-
-def _with_bucket(sdf: Any, group: Sequence[Hashable], n: int) -> Any:
+def with_bucket(fr: Frame, group: Sequence[Hashable], n: int, bucket: str = _BUCKET) -> Any:
     """Add the bucket of every row: pmod(xxhash64(group keys), n), whole groups per bucket."""
-    F = _fn(sdf)
-    h = F.xxhash64(*[F.col(str(c)) for c in group])
-    return sdf.withColumn(_BUCKET, F.pmod(h, F.lit(n)).cast("int"))
+    F = fr.F
+    h = F.xxhash64(*[fr.col(c) for c in group])
+    return fr.sdf.withColumn(bucket, F.pmod(h, F.lit(n)).cast("int"))
 
 
-def _as_pandas_input(sdf: Any, columns: Sequence[Hashable], label: Hashable) -> Any:
-    """The columns a bucket reads, as the pandas engine expects them (bool labels as
-    0/1 integers, so that a null-free column stays numeric through Arrow)."""
-    F = _fn(sdf)
-    types = _spark_types(sdf)
+def as_pandas_input(fr: Frame, extra: Sequence[str], label: Hashable) -> Frame:
+    """The columns a bucket reads, as the pandas engine expects them: bool labels as 0/1
+    integers (so that the column stays numeric through Arrow), decimals as doubles; ``extra``
+    internal columns (placements) as they are."""
+    F = fr.F
     out = []
-    for c in dict.fromkeys(columns):
-        t = type(types[c]).__name__  # type: ignore[index]
-        col = F.col(str(c))
+    for c in fr.columns:
+        t = type(fr.types[c]).__name__
+        col = fr.col(c)
         if c == label and t == "BooleanType":
-            col = col.cast("int").alias(str(c))
+            col = col.cast("int").alias(fr.name[c])
         elif t == "DecimalType":
-            col = col.cast("double").alias(str(c))
+            col = col.cast("double").alias(fr.name[c])
         out.append(col)
-    return sdf.select(*out)
-
-
-
-def _relevant(F: Any, types: dict[str, Any], label: Hashable, threshold: float | None) -> Any:
-    """``label > 0`` (or ``>= threshold``), compared as integers for integer labels as pandas does."""
-    col = F.col(str(label))
-    name = type(types[label]).__name__  # type: ignore[index]
-    if name == "BooleanType":
-        return col if threshold is None else col.cast("double") >= float(threshold)
-    if name in ("ByteType", "ShortType", "IntegerType", "LongType"):
-        bound = 1 if threshold is None else math.ceil(threshold)
-        if bound > 2**63 - 1:
-            return F.lit(False)
-        return col >= F.lit(max(bound, -(2**63))).cast("long")
-    y = col.cast("double")
-    return (y > 0) if threshold is None else (y >= float(threshold))
-
-
+    return fr.with_sdf(fr.sdf.select(*out, *[F.col(e) for e in extra]))

@@ -1,0 +1,469 @@
+"""Engines that never disagree with pandas: the hostile cases of issue 19, pinned, and a fuzz.
+
+Every case is the one the issue shows (its number in the test name), run on pandas as the oracle
+and on Dask (the session's LocalCluster, or the synchronous scheduler where only the plan is
+tested) and Spark (the session's local[2]). Errors that the schema, the options or a local
+object can answer are raised before any job; the others carry whole-table counts.
+
+The fuzz at the end (hypothesis, derandomized, no database) draws frames with nulls under
+``nan_policy="omit"``, 64-bit keys and scores beyond 2**53, object keys of mixed types, tied
+scores spread over partitions, studentized intervals and compare of equal models, and checks
+Dask and Spark against pandas. ``RANKEVAL_ENGINE_FUZZ=explore`` runs a long random hunt
+(``RANKEVAL_ENGINE_FUZZ_EXAMPLES`` sets its size).
+"""
+
+from __future__ import annotations
+
+import datetime
+import itertools
+import os
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pandas_rankeval as pre
+import pandas_rankeval.spark as prs
+from pandas_rankeval.inference.studentized import _se, studentized_interval
+
+dd = pytest.importorskip("dask.dataframe")
+import dask  # noqa: E402
+
+from pandas_rankeval import dask as prd  # noqa: E402
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+    pytest.mark.filterwarnings("ignore:The copy keyword is deprecated:Warning:pyspark"),
+    pytest.mark.filterwarnings("ignore::pandas_rankeval.CoverageWarning"),
+]
+
+B = 2**60  # 64-bit integers that float64 cannot tell apart: B + 1 == B in float64
+TOL = 1e-12
+
+
+def _jobs(spark) -> set[int]:
+    return set(spark.sparkContext.statusTracker().getJobIdsForGroup(None))
+
+
+def _same(got, want, tol: float = TOL) -> None:
+    """Two tables (or floats) equal: numbers to ``tol``, everything else exactly."""
+    if isinstance(want, float):
+        assert abs(float(got) - want) <= tol or (np.isnan(got) and np.isnan(want)), (got, want)
+        return
+    got, want = pd.DataFrame(got), pd.DataFrame(want)
+    assert list(got.columns) == list(want.columns)
+    assert got.index.equals(want.index), (got.index, want.index)
+    for c in want.columns:
+        a, b = got[c].to_numpy(), want[c].to_numpy()
+        if a.dtype.kind == "f" or b.dtype.kind == "f":
+            np.testing.assert_allclose(a.astype(float), b.astype(float), rtol=0, atol=tol, err_msg=str(c))
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=str(c))
+
+
+def _message(exc_info) -> str:
+    """An error's message without the engine prefix of the function name."""
+    return re.sub(r"\b(dask|spark)\.", "", str(exc_info.value))
+
+
+@pytest.fixture
+def sync():
+    with dask.config.set({"scheduler": "synchronous", "dataframe.shuffle.method": "tasks"}):
+        yield
+
+
+@pytest.fixture
+def object_keys():
+    """Object columns stay object columns in Dask (its default turns them into text, which changes
+    the keys themselves: 1, 1.0 and True become '1', '1.0' and 'True')."""
+    with dask.config.set({"dataframe.convert-string": False}):
+        yield
+
+
+# --------------------------------------------------------------------------- the 16-row case (6)
+#: 16 rows in 4 groups on which a replicate that draws groups of one value only has a standard
+#: error of 1e-17 (rounding): the bootstrap-t bound was 1.4e8 before (issue 19, item 6).
+SIXTEEN = pd.DataFrame({
+    "g": [3, 3, 3, 0, 3, 3, 1, 0, 0, 3, 3, 2, 2, 3, 0, 3],
+    "y": [2, 0, 2, 2, 0, 1, 2, 2, 0, 1, 1, 1, 2, 2, 1, 2],
+    "s": [2.0, 3.0, 0.0, 3.0, 3.0, 2.0, 1.0, 1.0, 0.0, 1.0, 3.0, 1.0, 3.0, 1.0, 2.0, 1.0],
+})
+STUD = dict(label="y", scores="s", metrics=["ndcg", "mrr", "gauc"], ci=0.9, n_boot=200, ci_method="studentized")
+
+
+def _bounds(table) -> tuple[float, float]:
+    t = pd.DataFrame(table)
+    return float(t.filter(like="_low").min().min()), float(t.filter(like="_high").max().max())
+
+
+def test_06_studentized_interval_stays_in_the_metric_range_pandas():
+    """Every relabelling of the 4 groups (24) and both resamplings: intervals inside [0, 1], the
+    fallback to the percentile interval said in attrs."""
+    for perm in itertools.permutations(range(4)):
+        df = SIXTEEN.assign(g=SIXTEEN["g"].map(dict(enumerate(perm))) * 1009 + 7)
+        rep = pre.report(df, group="g", **STUD)
+        lo, hi = _bounds(rep)
+        assert 0.0 <= lo and hi <= 1.0, (perm, lo, hi)
+        assert rep.attrs["ci"]["percentile_fallback"], rep.attrs["ci"]
+        assert "percentile for" in rep.attrs["ci"]["method"]
+    multi = pre.report(SIXTEEN, group="g", resample="multinomial", **STUD)
+    assert 0.0 <= _bounds(multi)[0] and _bounds(multi)[1] <= 1.0
+    assert multi.attrs["ci"]["percentile_fallback"]
+    cmp = pre.compare(SIXTEEN.assign(t=SIXTEEN["s"].rank()), group="g", label="y", scores=["s", "t"],
+                      baseline="s", metrics=["ndcg", "mrr"], n_boot=200, ci_method="studentized")
+    assert (cmp["ci_low"] >= -1).all() and (cmp["ci_high"] <= 1).all()
+
+
+def test_06_standard_error_made_of_rounding_is_zero():
+    """Groups of one value (0.1, not exact in binary): sum c num^2 - 2 R sum c num den + R^2 sum c den^2
+    is 1e-17 of rounding, not a standard error; the interval then is the percentile one."""
+    w = np.array([3.0, 5.0, 7.0])
+    v = np.full(3, 0.1)
+    num, den = w * v, w
+    gram = np.array([[(num * num).sum(), (num * den).sum(), (den * den).sum()]])
+    r = np.array([[num.sum() / den.sum()]])
+    assert _se(r, np.array([1.0]), np.array([[den.sum()]]), gram)[0] == 0.0
+    reps = np.array([[0.1], [0.3], [0.2], [0.25]])
+    se_reps = np.array([[0.0], [0.1], [0.1], [0.1]])  # what _se gives a replicate of one value
+    lo, hi = studentized_interval(np.array([0.2]), np.array([0.05]), reps, se_reps, 0.5, bounds=(0.0, 1.0))
+    assert (lo[0], hi[0]) == pytest.approx(tuple(np.quantile(reps[:, 0], [0.25, 0.75])))
+
+
+# --------------------------------------------------------------------------- Spark
+def test_01_02_08_spark_integers_stay_integers_and_missing_rows_never_reach_a_bucket(spark):
+    """(1) long scores above 2**53 with a null under omit: float64 tied neighbours (gauc 0.5,
+    pandas 1.0); (2) long keys above 2**53 with a null key under omit, one bucket: two users
+    merged (0.75 over 1 group, pandas 1.0 over 2); (8) a bool score with a null under omit: a
+    worker TypeError after 4 jobs. One report of both scores, rows with a null dropped first."""
+    df = pd.DataFrame({
+        "u": pd.array([B, B, B, B + 1, B + 1, B + 1, None, B], dtype="Int64"),
+        "y": [1, 0, 0, 1, 0, 0, 1, 0],
+        "s": pd.array([B + 1, B, B, B + 3, B + 2, B + 2, B, None], dtype="Int64"),
+        "flag": pd.array([True, False, False, True, False, None, True, False], dtype="boolean"),
+    })
+    kw = dict(group="u", label="y", scores=["s", "flag"], metrics=["auc", "gauc", "mrr"], nan_policy="omit")
+    want = pre.report(df, **kw)
+    assert want.loc["s", "gauc"] == 1.0 and want.loc["s", "n_groups"] == 2
+    got = prs.report(spark.createDataFrame(df), buckets=1, **kw)
+    _same(got, want)
+    g = prs.gauc(spark.createDataFrame(df), group="u", label="y", score="s", nan_policy="omit", buckets=1)
+    assert float(g) == 1.0 and g.coverage.n_groups == 2 and g.coverage.n_dropped == 2
+
+
+def test_09_11_spark_reads_any_column_name(spark):
+    """(9) names with a dot or a backtick; (11) 's' next to 'S' (Spark resolves names
+    case-insensitively, pandas does not) and a user column named like the adapter's own bucket
+    column: one report equal to pandas."""
+    rng = np.random.default_rng(9)
+    n = 120
+    df = pd.DataFrame({
+        "user`id": rng.integers(0, 25, n),
+        "click": rng.integers(0, 2, n),
+        "model.a": rng.random(n).round(1),
+        "s": rng.random(n),
+        "S": rng.integers(0, 3, n),
+        "__pre_bucket": rng.random(n).round(2),
+    })
+    kw = dict(group="user`id", label="click", scores=["model.a", "S", "__pre_bucket"], metrics=["auc", "gauc", "ndcg@3"])
+    _same(prs.report(spark.createDataFrame(df), buckets=3, **kw), pre.report(df, **kw))
+    g = prs.gauc(spark.createDataFrame(df), group="__pre_bucket", label="click", score="s")
+    assert abs(g - pre.gauc(df, group="__pre_bucket", label="click", score="s")) < TOL
+
+
+def test_03_04_11_spark_errors_before_any_job(spark):
+    """(3) weight='count' with a column 'count' (pandas refuses the ambiguous name); (4) a list
+    of scores for a single-metric function; (11) weight='bogus' names the weight names; repeated
+    column names; an array key; a weight Series with a repeated key. No job runs."""
+    df = pd.DataFrame({"u": [1, 1, 2, 2], "y": [1, 0, 1, 0], "s": [0.3, 0.2, 0.1, 0.4], "count": [1, 2, 3, 4]})
+    sdf = spark.createDataFrame(df)
+    F = prs._fn(sdf)
+    before = _jobs(spark)
+    kw = dict(group="u", label="y", score="s")
+    with pytest.raises(ValueError, match=r"'weight' parameter of gauc is 'count', which is both a weight name"):
+        prs.gauc(sdf, weight="count", **kw)
+    with pytest.raises(ValueError, match=r"'count', which is both"):
+        prs.per_group(sdf, weight="count", **kw)
+    for f in (prs.gauc, prs.mrr, prs.ndcg, prs.average_precision, prs.precision, prs.per_group):
+        with pytest.raises(TypeError, match=r"The 'score' parameter of \w+ takes one column name; got \['s', 'y'\]"):
+            f(sdf, group="u", label="y", score=["s", "y"])
+    with pytest.raises(TypeError, match=r"'score' parameter of auc takes one column name"):
+        prs.auc(sdf, label="y", score=["s", "y"])
+    with pytest.raises(KeyError, match=r"must be one of 'count', 'clicks', 'log1p', 'uniform' or a column name\. Got 'bogus'"):
+        prs.gauc(sdf, weight="bogus", **kw)
+    with pytest.raises(ValueError, match=r"Column 's' appears 2 times in the frame"):
+        prs.gauc(sdf.toDF("u", "y", "s", "s"), **kw)
+    with pytest.raises(TypeError, match=r"Column 'arr' \(group\) has Spark type array<bigint>, which cannot be a group key"):
+        prs.report(sdf.withColumn("arr", F.array("u")), group="arr", label="y", scores="s", metrics=["gauc"])
+    with pytest.raises(TypeError, match=r"Column 'arr' \(by\) has Spark type array<bigint>"):
+        prs.report(sdf.withColumn("arr", F.array("u")), group="u", label="y", scores="s", by="arr", metrics=["gauc"])
+    with pytest.raises(ValueError, match=r"could not be aligned to the group keys: its index repeats 1 key \(for example \[1\]\)"):
+        prs.gauc(sdf, weight=pd.Series([1.0, 2.0, 3.0], index=[1, 1, 2]), **kw)
+    with pytest.raises(ValueError, match=r"'weight' Series of gauc could not be aligned"):
+        pre.gauc(df, weight=pd.Series([1.0, 2.0, 3.0], index=[1, 1, 2]), **kw)
+    assert _jobs(spark) == before
+
+
+def test_11_13_bad_group_values_raise_with_whole_table_counts(spark, on_dask_cluster):
+    """(11, 13) a weight Series or callable that gives some groups a bad weight, a 'by' that
+    varies within groups: pandas' message and count, on Spark and on Dask (the counts of every
+    bucket or partition added, never one bucket's)."""
+    rng = np.random.default_rng(13)
+    n = 200
+    df = pd.DataFrame({"u": rng.integers(0, 40, n), "y": rng.integers(0, 2, n), "s": rng.random(n)})
+    df["seg"] = np.where((df["u"] % 7 == 0) & (rng.random(n) < 0.5), "b", "a")  # varies in some groups
+    keys = np.unique(df["u"])
+    bad_series = pd.Series(np.where(keys % 3 == 0, -1.0, 1.0), index=keys)
+    short_series = pd.Series(1.0, index=keys[keys % 4 != 0])
+    cases = [
+        (pre.gauc, prd.gauc, prs.gauc, dict(group="u", label="y", score="s", weight=bad_series)),
+        (pre.mrr, prd.mrr, prs.mrr, dict(group="u", label="y", score="s", weight=lambda st: 1.0 - st["n"] % 2 * 2)),
+        (pre.ndcg, prd.ndcg, prs.ndcg, dict(group="u", label="y", score="s", weight=short_series)),
+        (pre.report, prd.report, prs.report, dict(group="u", label="y", scores="s", by="seg", metrics=["gauc", "mrr"])),
+    ]
+    ddf = dd.from_pandas(df, npartitions=5)
+    sdf = spark.createDataFrame(df)
+    for f_pd, f_dask, f_spark, kw in cases:
+        with pytest.raises(ValueError) as want:
+            f_pd(df, **kw)
+        assert re.search(r"\b([2-9]|\d\d+) (of \d+ )?groups", str(want.value)), str(want.value)  # several groups
+        with pytest.raises(ValueError) as got:
+            f_dask(ddf, npartitions=4, **kw)
+        assert _message(got) == str(want.value)
+        with pytest.raises(ValueError) as got:
+            f_spark(sdf, buckets=4, **kw)
+        assert _message(got) == str(want.value)
+
+
+def test_10_11_spark_per_group_auc_twice_date_keys_and_studentized(spark):
+    """(10) per_group(metrics=['gauc', 'auc']) built two 'auc' fields; (11) a date key with ci=
+    failed in the workers (dates now hash as their midnight); (6) the 16-row studentized case."""
+    df = SIXTEEN.assign(day=pd.to_datetime("2024-01-01") + pd.to_timedelta(SIXTEEN["g"], unit="D"))
+    df["day"] = df["day"].dt.date  # Spark DateType
+    sdf = spark.createDataFrame(df)
+    table = prs.per_group(sdf, group="g", label="y", score="s", metrics=["gauc", "auc"]).toPandas()
+    want = pre.per_group(SIXTEEN, group="g", label="y", score="s", metrics=["gauc", "auc"])
+    assert list(table.columns) == ["g", "n", "positives", "auc", "weight"]
+    np.testing.assert_allclose(table.set_index("g").sort_index()["auc"], want["auc"], atol=TOL)
+    kw = dict(label="y", scores="s", metrics=["gauc", "mrr"], ci=0.9, n_boot=100)
+    _same(prs.report(sdf, group="day", **kw), pre.report(df, group="day", **kw))
+    got = prs.report(sdf, group="g", **STUD)
+    want = pre.report(SIXTEEN, group="g", **STUD)
+    _same(got, want)
+    assert got.attrs["ci"] == want.attrs["ci"]
+
+
+# --------------------------------------------------------------------------- Dask
+def test_05_dask_keys_equal_as_values_are_one_group(on_dask_cluster, object_keys):
+    """(5) object keys 1, 1.0 and True are one group in pandas (1.0 over 2 groups... pandas 0.5
+    over 2): Dask places rows by the value of the key, at any number of partitions; mixed int and
+    str keys give the same hashed bootstrap interval."""
+    df = pd.DataFrame({"g": pd.Series([1, 1.0, True, "a", "a", "a"], dtype=object),
+                       "y": [1, 0, 0, 1, 0, 1], "s": [0.9, 0.1, 0.5, 0.2, 0.3, 0.1]})
+    want = pre.gauc(df, group="g", label="y", score="s")
+    assert (float(want), want.coverage.n_groups) == (0.5, 2)
+    ddf = dd.from_pandas(df, npartitions=3)
+    for n in (1, 3, 6):
+        got = prd.gauc(ddf, group="g", label="y", score="s", npartitions=n)
+        assert (float(got), got.coverage.n_groups) == (0.5, 2), n
+    rng = np.random.default_rng(5)
+    ids = [i if i % 2 else f"k{i}" for i in range(60)]
+    g = np.repeat(np.arange(60), 5)
+    mixed = pd.DataFrame({"g": pd.Series([ids[i] for i in g], dtype=object), "y": rng.integers(0, 2, 300),
+                          "s": rng.random(300).round(1)})
+    kw = dict(group="g", label="y", scores="s", metrics=["gauc", "mrr"], ci=0.9, n_boot=200)
+    _same(prd.report(dd.from_pandas(mixed, npartitions=7), **kw), pre.report(mixed, **kw))
+
+
+def test_05_dask_text_keys_agree_with_the_frame_dask_holds(on_dask_cluster):
+    """With Dask's default ``dataframe.convert-string``, ``from_pandas`` turns an object key column
+    into text (1 -> '1'): Dask then agrees with pandas on the frame it holds (``ddf.compute()``)."""
+    rng = np.random.default_rng(6)
+    ids = [i if i % 2 else f"k{i}" for i in range(40)]
+    g = np.repeat(np.arange(40), 4)
+    mixed = pd.DataFrame({"g": pd.Series([ids[i] for i in g], dtype=object), "y": rng.integers(0, 2, 160),
+                          "s": rng.random(160)})
+    ddf = dd.from_pandas(mixed, npartitions=4)
+    kw = dict(group="g", label="y", scores="s", metrics=["gauc"], ci=0.9, n_boot=100)
+    _same(prd.report(ddf, **kw), pre.report(ddf.compute(), **kw))
+
+
+def test_12_dask_per_group_omit_with_a_partition_of_missing_rows(on_dask_cluster):
+    """(12) the shuffle puts the rows with a missing key together: a partition of only missing
+    rows under omit is no error ('every row has a missing value' before)."""
+    df = pd.DataFrame({"u": [1, 1, 2, 2, None, None, None, 3], "y": [1, 0, 1, 0, 1, 0, 1, 1],
+                       "s": [.1, .2, .3, .1, .5, .6, .7, np.nan]})
+    want = pre.per_group(df, group="u", label="y", score="s", metrics=["auc", "mrr"], nan_policy="omit")
+    for n in (1, 4, 8):
+        got = prd.per_group(dd.from_pandas(df, npartitions=3), group="u", label="y", score="s",
+                            metrics=["auc", "mrr"], nan_policy="omit", npartitions=n).compute().sort_index()
+        _same(got, pd.DataFrame(want))
+
+
+def test_04_12_13_dask_errors_before_any_compute(sync):
+    """(4) a list of scores for a single-metric function, (12) for per_group (at the call, not at
+    compute); (13) repeated columns counted once ('appears 4 times' for 2); weight='bogus'."""
+    df = pd.DataFrame([[1, 1, 0.5, 0.3]] * 4, columns=["u", "y", "s", "s"])
+    ddf = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(ValueError, match=r"Column 's' appears 2 times in the frame"):
+        prd.gauc(ddf, group="u", label="y", score="s")
+    good = dd.from_pandas(pd.DataFrame({"u": [1, 1, 2, 2], "y": [1, 0, 1, 0], "s": [.1, .2, .3, .4], "t": 1.0}), 2)
+    for f in (prd.gauc, prd.mrr, prd.ndcg, prd.average_precision, prd.precision, prd.per_group):
+        with pytest.raises(TypeError, match=r"The 'score' parameter of (dask\.)?\w+ takes one column name; got \['s', 't'\]"):
+            f(good, group="u", label="y", score=["s", "t"])
+    with pytest.raises(KeyError, match=r"'count', 'clicks', 'log1p', 'uniform' or a column name\. Got 'bogus'"):
+        prd.gauc(good, group="u", label="y", score="s", weight="bogus")
+
+
+def test_13_dask_group_and_by_may_name_the_index_and_compare_has_auc(sync):
+    """(13) group= or by= naming the index ('column not found' before; pandas accepts it);
+    compare's default metrics include 'auc' as pandas'."""
+    rng = np.random.default_rng(13)
+    n = 150
+    df = pd.DataFrame({"u": rng.integers(0, 20, n), "y": rng.integers(0, 2, n), "a": rng.random(n),
+                       "b": rng.random(n).round(1)})
+    df["seg"] = df["u"] % 3
+    kw = dict(label="y", scores=["a", "b"], metrics=["auc", "gauc", "mrr"])
+    by_index = df.set_index("u")
+    _same(prd.report(dd.from_pandas(by_index, npartitions=3), group="u", **kw), pre.report(by_index, group="u", **kw))
+    seg_index = df.set_index("seg")
+    _same(prd.report(dd.from_pandas(seg_index, npartitions=3), group="u", by="seg", **kw),
+          pre.report(seg_index, group="u", by="seg", **kw))
+    ckw = dict(group="u", label="y", scores=["a", "b"], baseline="a", n_boot=200)
+    want = pre.compare(df, **ckw)
+    got = prd.compare(dd.from_pandas(df, npartitions=4), **ckw)
+    assert "auc" in set(pd.DataFrame(got).index.get_level_values("metric"))
+    _same(got, want)
+
+
+def test_06_dask_studentized_equals_pandas(sync):
+    """(6) the 16-row case on Dask (its NDCG bound was 62,080.7): pandas' clipped interval."""
+    for n in (1, 3):
+        got = prd.report(dd.from_pandas(SIXTEEN, npartitions=n), group="g", **STUD)
+        want = pre.report(SIXTEEN, group="g", **STUD)
+        _same(got, want)
+        assert got.attrs["ci"] == want.attrs["ci"]
+        lo, hi = _bounds(got)
+        assert 0.0 <= lo and hi <= 1.0, (lo, hi)
+
+
+# --------------------------------------------------------------------------- the fuzz
+_EXPLORE = os.environ.get("RANKEVAL_ENGINE_FUZZ") == "explore"
+
+
+def _fuzz_settings(examples: int) -> settings:
+    if _EXPLORE:
+        n = int(os.environ.get("RANKEVAL_ENGINE_FUZZ_EXAMPLES", 20 * examples))
+        return settings(max_examples=n, deadline=None, database=None, derandomize=False,
+                        suppress_health_check=list(HealthCheck))
+    return settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+                    suppress_health_check=list(HealthCheck))
+
+
+@st.composite
+def frames(draw: st.DrawFn) -> tuple[pd.DataFrame, dict]:
+    """A small impressions frame: groups of 1 to 6 rows, keys of one kind (small ints, ints
+    beyond 2**53, mixed Python objects equal as values, text), graded labels, a float score with
+    ties (equal values spread over every partition), an int64 score beyond 2**53, a copy of it as
+    a second model with the same ranking, and (maybe) nulls for nan_policy='omit'."""
+    n_groups = draw(st.integers(2, 12))
+    sizes = draw(st.lists(st.integers(1, 6), min_size=n_groups, max_size=n_groups))
+    g = np.repeat(np.arange(n_groups), sizes)
+    n = g.shape[0]
+    seed = draw(st.integers(0, 2**31))
+    rng = np.random.default_rng(seed)
+    kind = draw(st.sampled_from(["int", "huge", "mixed", "text"]))
+    if kind == "int":
+        keys = pd.Series(g * 3 + 1)
+    elif kind == "huge":
+        keys = pd.Series((B + g).astype(np.int64))
+    elif kind == "mixed":  # 1, 1.0 and True are one key; 'k' keys are others
+        pool = [[1, 1.0, True], ["k0"], [2, 2.0], ["k1"], [3], ["k2"], [4.5], ["k3"], [5], [6], [7], [8]]
+        keys = pd.Series([pool[i][j % len(pool[i])] for j, i in enumerate(g)], dtype=object)
+    else:
+        keys = pd.Series([f"user {i}" for i in g], dtype=object)
+    df = pd.DataFrame({
+        "g": keys,
+        "y": rng.integers(0, 3, n) * (rng.random(n) < 0.6),
+        "s": rng.integers(0, 4, n) / 4.0,  # heavy ties
+        "big": (B + rng.integers(0, 6, n)).astype(np.int64),
+    })
+    df["big2"] = df["big"] - 3  # the same ranking: equal models
+    omit = draw(st.booleans())
+    if omit:
+        holes = rng.random(n) < 0.15
+        df["s"] = df["s"].mask(holes)
+        df["big"] = df["big"].astype("Int64").mask(rng.random(n) < 0.1)
+    df = df.sample(frac=1.0, random_state=seed % 1000).reset_index(drop=True)
+    opts = dict(nan_policy="omit" if omit else "raise",
+                ci_method=draw(st.sampled_from(["percentile", "studentized"])),
+                parts=draw(st.sampled_from([1, 3, 7])))
+    return df, opts
+
+
+def _pandas_report(df: pd.DataFrame, opts: dict, **kw):
+    try:
+        return pre.report(df, nan_policy=opts["nan_policy"], **kw), None
+    except ValueError as exc:  # nothing left, no group: the engines must say the same
+        return None, exc
+
+
+@_fuzz_settings(12)
+@given(frames())
+def test_fuzz_dask_equals_pandas(case):
+    df, opts = case
+    with dask.config.set({"scheduler": "synchronous", "dataframe.shuffle.method": "tasks",
+                          "dataframe.convert-string": False}):
+        ddf = dd.from_pandas(df, npartitions=opts["parts"])
+        kw = dict(group="g", label="y", scores=["s", "big", "big2"], metrics=["auc", "gauc", "mrr", "ndcg@3"],
+                  ci=0.9, n_boot=60, ci_method=opts["ci_method"])
+        want, err = _pandas_report(df, opts, **kw)
+        if err is not None:
+            with pytest.raises(ValueError) as got:
+                prd.report(ddf, nan_policy=opts["nan_policy"], **kw)
+            assert _message(got) == str(err)
+            return
+        got = prd.report(ddf, nan_policy=opts["nan_policy"], npartitions=opts["parts"], **kw)
+        _same(got, want)
+        lo, hi = _bounds(got)
+        assert (np.isnan(lo) or lo >= 0.0) and (np.isnan(hi) or hi <= 1.0)
+        if opts["nan_policy"] == "raise" and want.loc["big", "n_groups"] >= 2:  # equal models
+            ckw = dict(group="g", label="y", scores=["big", "big2"], baseline="big", metrics=["gauc", "mrr"],
+                       n_boot=60)
+            cw, cg = pre.compare(df, **ckw), prd.compare(ddf, npartitions=opts["parts"], **ckw)
+            _same(cg, cw)
+            assert (pd.DataFrame(cw)["diff"].fillna(0) == 0).all()
+
+
+@_fuzz_settings(3)
+@given(frames())
+def test_fuzz_spark_equals_pandas(spark, case):
+    df, opts = case
+    if df["g"].dtype == object and not all(isinstance(v, str) for v in df["g"]):
+        df = df.assign(g=df["g"].map(lambda v: float(v)))  # Spark columns hold one type: doubles
+    kw = dict(group="g", label="y", scores=["s", "big", "big2"], metrics=["auc", "gauc", "mrr", "ndcg@3"],
+              ci=0.9, n_boot=60, ci_method=opts["ci_method"])
+    want, err = _pandas_report(df, opts, **kw)
+    sdf = spark.createDataFrame(df)
+    if err is not None:
+        with pytest.raises(ValueError) as got:
+            prs.report(sdf, nan_policy=opts["nan_policy"], **kw)
+        assert _message(got) == str(err)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = prs.report(sdf, nan_policy=opts["nan_policy"], buckets=opts["parts"], **kw)
+    _same(got, want)
+
+
+def test_date_keys_hash_as_their_midnight():
+    from pandas_rankeval.inference.hashing import key_hash, partition_hash
+
+    days = pd.Series([datetime.date(2020, 1, 1), datetime.date(2021, 5, 3)], dtype=object)
+    assert (key_hash(days) == key_hash(pd.Series(pd.to_datetime(days)))).all()
+    keys = pd.DataFrame({"k": pd.Series([1, 1.0, True, "1", None, (1, 2)], dtype=object)})
+    h = partition_hash(keys)
+    assert h[0] == h[1] == h[2] != h[3] and h[4] == 0 and h[5] not in h[:5]
