@@ -8,23 +8,27 @@ object can answer are raised before any job; the others carry whole-table counts
 The fuzz at the end (hypothesis, derandomized, no database) draws frames with nulls under
 ``nan_policy="omit"``, 64-bit keys and scores beyond 2**53, object keys of mixed types, tied
 scores spread over partitions, studentized intervals and compare of equal models, and checks
-Dask and Spark against pandas. ``RANKEVAL_ENGINE_FUZZ=explore`` runs a long random hunt
-(``RANKEVAL_ENGINE_FUZZ_EXAMPLES`` sets its size).
+Dask and Spark against pandas. ``HYPOTHESIS_PROFILE=explore`` runs a long random hunt
+(tests/_profiles.py).
 """
 
 from __future__ import annotations
 
 import datetime
 import itertools
-import os
 import re
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
+
+try:
+    from _profiles import examples as profile_examples
+except ImportError:  # tests/ imported as a package
+    from tests._profiles import examples as profile_examples
 
 import pandas_rankeval as pre
 import pandas_rankeval.spark as prs
@@ -351,16 +355,10 @@ def test_06_dask_studentized_equals_pandas(sync):
 
 
 # --------------------------------------------------------------------------- the fuzz
-_EXPLORE = os.environ.get("RANKEVAL_ENGINE_FUZZ") == "explore"
-
-
-def _fuzz_settings(examples: int) -> settings:
-    if _EXPLORE:
-        n = int(os.environ.get("RANKEVAL_ENGINE_FUZZ_EXAMPLES", 20 * examples))
-        return settings(max_examples=n, deadline=None, database=None, derandomize=False,
-                        suppress_health_check=list(HealthCheck))
-    return settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-                    suppress_health_check=list(HealthCheck))
+def _fuzz_settings(n: int) -> settings:
+    """``n`` examples in the default (derandomized) run; the profile decides the randomness, and
+    ``HYPOTHESIS_PROFILE=explore`` raises the count (tests/_profiles.py)."""
+    return settings(max_examples=profile_examples(n))
 
 
 @st.composite
