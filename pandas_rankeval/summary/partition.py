@@ -373,18 +373,10 @@ def _hashed_sums(
     cols, where = _distinct(columns)
     boot = np.zeros((n_seg, n_boot, len(columns)))
     reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
-    if n_seg == 1:
-        groups_of = [None]
-    else:
-        order = np.argsort(seg_index, kind="stable")
-        cuts = np.searchsorted(seg_index[order], np.arange(1, n_seg))
-        groups_of = np.split(order, cuts)
+    groups_of = _groups_of_segments(seg_index, n_seg)
     n_all = key_hashes.shape[0]
     step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
-    from pandas_rankeval.core.progress import Progress
-
-    bar = Progress(plan.options.progress, total=n_all, desc="bootstrap" if plan.kind == "report" else plan.func,
-                   unit="group")
+    bar = _bar(plan, n_all)
     where_arr = np.array(where, dtype=np.int64)
     # the chunks of groups, segment by segment; the draws of a chunk depend on its keys only
     chunks: list[tuple[int, Any, int]] = []
@@ -437,78 +429,60 @@ def _hashed_sums(
 
 def _stream_sums(
     plan: Plan,
-    key_hashes: np.ndarray | None,
     seg_index: np.ndarray,
     n_seg: int,
     columns: list[np.ndarray],
     wd_cols: list[np.ndarray],
     n_flip: int,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Per segment: (n_boot x columns) sums of k_gb * column_g, and (n_boot x pairs) flip sums.
-
-    Replicate b weighs group g by k_gb and flips it when its bit b_gb is 1. Under
-    ``resample="poisson"`` both come from a hash of (seed, group key, b): groups are taken in
-    chunks so that the draws of a chunk stay small, and any partitioning gives the same sums.
-    Under ``"multinomial"`` (one partition) each segment draws its counts and bits from its own
-    stream of the plan, replicates in chunks. Repeated columns (models share a metric's
-    weights) are multiplied once.
+    """The sums of :func:`_hashed_sums` under ``resample="multinomial"`` (one partition): each
+    segment draws its counts and flip bits from its own stream of the plan, replicates in chunks.
+    Repeated columns (models share a metric's weights) are multiplied once.
     """
+    from pandas_rankeval.inference.bootstrap import count_chunks, flip_chunks, stratum_rng
+
     n_boot = plan.n_boot
     cols, where = _distinct(columns)
     boot = np.zeros((n_seg, n_boot, len(columns)))
     reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
-    if n_seg == 1:
-        groups_of: list[Any] = [None]
-    else:
-        order = np.argsort(seg_index, kind="stable")
-        cuts = np.searchsorted(seg_index[order], np.arange(1, n_seg))
-        groups_of = np.split(order, cuts)
     n_all = seg_index.shape[0]
-    from pandas_rankeval.core.progress import Progress
-
-    bar = Progress(plan.options.progress, total=n_all, desc="bootstrap" if plan.kind == "report" else plan.func,
-                   unit="group")
+    bar = _bar(plan, n_all)
     where_arr = np.array(where, dtype=np.int64)
-    work: dict[str, np.ndarray] = {}  # draw buffers reused chunk after chunk
-    for si, gi in enumerate(groups_of):
+    boot_gen, flip_gen = plan.streams
+    for si, gi in enumerate(_groups_of_segments(seg_index, n_seg)):
         size = n_all if gi is None else gi.shape[0]
-        acc = np.zeros((n_boot, len(cols)))
-        acc_f = np.zeros((n_boot, n_flip)) if n_flip else None
-        if plan.resample == "poisson":
-            seed = int(plan.seed)  # type: ignore[arg-type]
-            step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
-            for lo in range(0, size, step):
-                hi = min(lo + step, size)
-                idx: Any = slice(lo, hi) if gi is None else gi[lo:hi]
-                kh = key_hashes[idx]  # type: ignore[index]
-                if cols:
-                    design = np.column_stack([c[idx] for c in cols])
-                    acc += H.poisson_weights(kh, seed, n_boot, work=work).T @ design
-                if acc_f is not None:
-                    wd = np.column_stack([c[idx] for c in wd_cols])
-                    acc_f += H.flip_bits(kh, seed, n_boot).T @ wd
-                bar.update(hi - lo)
-        else:
-            from pandas_rankeval.inference.bootstrap import count_chunks, flip_chunks, stratum_rng
-
-            idx = slice(None) if gi is None else gi
-            boot_gen, flip_gen = plan.streams
-            if cols:
-                design = np.column_stack([c[idx] for c in cols])
-                chunk = max(1, min(n_boot, _CHUNK_ELEMENTS // max(size, 1)))
-                for lo, counts in count_chunks(stratum_rng(boot_gen, si), size, n_boot, chunk):
-                    acc[lo : lo + counts.shape[0]] = counts @ design
-            if acc_f is not None:
-                wd = np.column_stack([c[idx] for c in wd_cols])
-                for lo, bits in flip_chunks(stratum_rng(flip_gen, si), size, n_boot):
-                    acc_f[lo : lo + bits.shape[0]] = bits @ wd
-            bar.update(size)
-        if columns:
-            boot[si] = acc[:, where_arr]
-        if reps is not None and acc_f is not None:
-            reps[si] = acc_f
+        idx = slice(None) if gi is None else gi
+        if cols:
+            acc = np.zeros((n_boot, len(cols)))
+            design = np.column_stack([c[idx] for c in cols])
+            chunk = max(1, min(n_boot, _CHUNK_ELEMENTS // max(size, 1)))
+            for lo, counts in count_chunks(stratum_rng(boot_gen, si), size, n_boot, chunk):
+                acc[lo : lo + counts.shape[0]] = counts @ design
+            if columns:
+                boot[si] = acc[:, where_arr]
+        if reps is not None:
+            wd = np.column_stack([c[idx] for c in wd_cols])
+            for lo, bits in flip_chunks(stratum_rng(flip_gen, si), size, n_boot):
+                reps[si, lo : lo + bits.shape[0]] = bits @ wd
+        bar.update(size)
     bar.close()
     return boot, reps
+
+
+def _groups_of_segments(seg_index: np.ndarray, n_seg: int) -> list[Any]:
+    """Per segment, the indices of its groups (``None``: every group, when there is one segment)."""
+    if n_seg == 1:
+        return [None]
+    order = np.argsort(seg_index, kind="stable")
+    cuts = np.searchsorted(seg_index[order], np.arange(1, n_seg))
+    return np.split(order, cuts)
+
+
+def _bar(plan: Plan, n_groups: int) -> Any:
+    from pandas_rankeval.core.progress import Progress
+
+    return Progress(plan.options.progress, total=n_groups, desc="bootstrap" if plan.kind == "report" else plan.func,
+                    unit="group")
 
 
 def _replicate_sums(
@@ -530,7 +504,7 @@ def _replicate_sums(
         if key_hashes is None:
             raise internal_error("the hashed bootstrap needs the group keys' hashes")
         return _hashed_sums(plan, key_hashes, seg_index, n_seg, columns, wd_cols, n_flip)
-    return _stream_sums(plan, key_hashes, seg_index, n_seg, columns, wd_cols, n_flip)
+    return _stream_sums(plan, seg_index, n_seg, columns, wd_cols, n_flip)
 
 
 def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
