@@ -25,13 +25,13 @@ How a call runs
    pandas default ``auc_method="delong"`` with ``ties="expected"``): the range shuffle of step 3
    is persisted; from the chained counts every distinct score gets its global DeLong placement
    (``chain_offsets``, ``placements_sorted``), the rows are merged with that table on the score
-   (and tie-break and segment), and the group pass runs again with the placement columns, so
-   ``summarize`` adds the per-segment DeLong moments. The interval and p-values equal pandas'.
+   (and tie-break and segment), and the group pass runs on those rows with the placement columns,
+   so ``summarize`` adds the per-segment DeLong moments. The interval and p-values equal pandas'.
+   Here the group pass runs once, after the score pass, whose cut points are then sampled from
+   the distinct keys it counted (persisted) rather than from a group pass.
 
-So a call reads its input at most twice (once without global AUC), and three times for an
-interval or test of global AUC: a report of M >= 2 score columns reads it at most M + 1 times,
-as the issue requires; a report or compare of ONE score column with ``ci=`` and ``"auc"`` reads
-it three times (M + 2).
+So a call reads its input at most twice (once without global AUC), an interval or test of
+global AUC included: a report of M score columns reads it at most M + 1 times.
 
 Options not offered over partitions raise a ``ValueError`` that names them before any compute
 (never an approximation): ``max_fpr`` of global AUC; a bootstrap interval / test of global AUC
@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+import pickle
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -117,14 +118,15 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- #
 # Adding summaries up on the workers
 # --------------------------------------------------------------------------- #
-def _tree(items: list[Any], combine: Callable[[Any, Any], Any]) -> Any:
-    """A binary tree of delayed ``combine`` calls over ``items``: depth log2(len(items))."""
+def _tree(items: list[Any], combine: Callable[[list[Any]], Any], fan_in: int = 8) -> Any:
+    """A tree of delayed ``combine`` calls over ``items``, ``fan_in`` at a time: depth
+    log_fan_in(len(items)). Adding many summaries in one call allocates their union once."""
     from dask import delayed
 
     while len(items) > 1:
         items = [
-            delayed(combine, pure=True)(items[i], items[i + 1]) if i + 1 < len(items) else items[i]
-            for i in range(0, len(items), 2)
+            delayed(combine, pure=True)(items[i : i + fan_in]) if i + 1 < len(items) else items[i]
+            for i in range(0, len(items), fan_in)
         ]
     return items[0]
 
@@ -134,8 +136,18 @@ def _group_part(pdf: pd.DataFrame, plan: Any, sample: tuple[Hashable, ...]) -> t
     return S.summarize(pdf, plan), _sample_scores(pdf, sample)
 
 
-def _add(a: tuple[Any, dict[int, np.ndarray]], b: tuple[Any, dict[int, np.ndarray]]) -> tuple[Any, dict[int, np.ndarray]]:
-    return a[0] + b[0], _merge_samples(a[1], b[1])
+def _add(parts: list[tuple[Any, dict[int, np.ndarray]]]) -> tuple[Any, dict[int, np.ndarray]]:
+    samples = parts[0][1]
+    for p in parts[1:]:
+        samples = _merge_samples(samples, p[1])
+    return S.Summary.sum([p[0] for p in parts]), samples
+
+
+def _merge_all_samples(parts: list[dict[int, np.ndarray]]) -> dict[int, np.ndarray]:
+    out = parts[0]
+    for p in parts[1:]:
+        out = _merge_samples(out, p)
+    return out
 
 
 _KEY_HASH = "__rk_key_hash"
@@ -328,6 +340,33 @@ def _count_distinct(
     return out[list(meta.columns)].astype(meta.dtypes.to_dict())
 
 
+def _sample_keys(pdf: pd.DataFrame, n_ranges: int) -> dict[int, np.ndarray]:
+    """A few distinct order keys of each score column among one partition's distinct keys."""
+    out = {}
+    sid = pdf[_R].to_numpy() // n_ranges
+    keys = pdf[_S].to_numpy()
+    for i in np.unique(sid).tolist():
+        k = np.unique(keys[sid == i])
+        out[int(i)] = k[:: max(1, k.shape[0] // _SAMPLE_ROWS)]
+    return out
+
+
+def _assign_ranges(pdf: pd.DataFrame, cuts: list[np.ndarray], n_ranges: int) -> pd.DataFrame:
+    """The score range of every distinct key (its score column's id is in the range column already)."""
+    if len(pdf) == 0:
+        return pdf
+    out = pdf.copy()
+    r = out[_R].to_numpy()
+    sid = r // n_ranges
+    keys = out[_S].to_numpy()
+    rng = r.copy()
+    for i in np.unique(sid).tolist():
+        sel = sid == i
+        rng[sel] = i * n_ranges + np.searchsorted(cuts[i], keys[sel], side="right")
+    out[_R] = rng.astype(r.dtype)
+    return out
+
+
 def _range_counts(pdf: pd.DataFrame, job: _AucJob) -> list[tuple[Any, ...]]:
     """Exact counts of every (score range, segment) held by one partition of the range shuffle:
     ``(range id, segment key, (relevant, non-relevant, twice U))``."""
@@ -348,39 +387,52 @@ def _range_counts(pdf: pd.DataFrame, job: _AucJob) -> list[tuple[Any, ...]]:
             (int(r[a]), (), S.auc_counts_sorted(pos[a:b], neg[a:b]))
             for a, b in zip(cut[:-1], cut[1:])
         ]
+    block, starts, seg_keys = _blocks(pdf, job, count)
+    counts = S.auc_counts_blocks(block[_P].to_numpy(), block[_N].to_numpy(), starts)
+    rids = block[_R].to_numpy()[starts]
+    return [(int(r), k, c) for r, k, c in zip(rids.tolist(), seg_keys, counts)]
+
+
+def _blocks(pdf: pd.DataFrame, job: _AucJob, count: Any) -> tuple[pd.DataFrame, np.ndarray, list[tuple]]:
+    """The distinct (range, segment, score[, tie-break]) keys of one partition of the range shuffle,
+    sorted worst first within each (range, segment) block (ascending score; inside a score a higher
+    tie-break value ranks lower): the rows, where each block starts, and each block's segment key.
+    One groupby and one sort for the whole partition, however many segments it holds."""
     tb = [_T] if job.tiebreak is not None else []
     frame = pdf.astype({_P: count, _N: count})
-    g = frame.groupby([_R, *job.by, _S, *tb], sort=False, observed=True, dropna=False)[[_P, _N]].sum()
-    out = []
-    for key, block in g.reset_index().groupby([_R, *job.by], sort=False, observed=True, dropna=False):
-        # worst first: ascending score; inside a score a higher tie-break value ranks lower
-        block = block.sort_values([_S, *tb], ascending=[True] + [False] * len(tb), kind="stable")
-        counts = S.auc_counts_sorted(block[_P].to_numpy(), block[_N].to_numpy())
-        key = key if isinstance(key, tuple) else (key,)
-        out.append((int(key[0]), tuple(key[1:]), counts))
-    return out
+    g = frame.groupby([_R, *job.by, _S, *tb], sort=False, observed=True, dropna=False)[[_P, _N]].sum().reset_index()
+    block_id = g.groupby([_R, *job.by], sort=False, observed=True, dropna=False).ngroup().to_numpy()
+    sort_keys = [g[_S].to_numpy()]
+    if tb:
+        sort_keys.insert(0, -pd.factorize(g[_T], sort=True)[0])  # lexsort: last key first
+    order = np.lexsort((*sort_keys, block_id))
+    g = g.iloc[order].reset_index(drop=True)
+    block_id = block_id[order]
+    starts = np.flatnonzero(np.r_[True, block_id[1:] != block_id[:-1]])
+    if job.by:
+        cols = [g[c].to_numpy()[starts].tolist() for c in job.by]
+        seg_keys = [tuple(v.item() if isinstance(v, np.generic) else v for v in k) for k in zip(*cols)]
+    else:
+        seg_keys = [()] * starts.shape[0]
+    return g, starts, seg_keys
 
 
-def _placement_part(pdf: pd.DataFrame, job: _AucJob, n_ranges: int, offsets: dict, meta: pd.DataFrame) -> pd.DataFrame:
+def _placement_part(pdf: pd.DataFrame, job: _AucJob, n_ranges: int, offsets: bytes, meta: pd.DataFrame) -> pd.DataFrame:
     """Global DeLong placements (``_A`` for a relevant row, ``_B`` for a non-relevant one) of every
     distinct key of one partition of the range shuffle, in the order of :func:`_range_counts`."""
     if len(pdf) == 0:
         return meta
     count = np.float64 if job.sample_weight is not None else np.int64
-    tb = [_T] if job.tiebreak is not None else []
-    frame = pdf.astype({_P: count, _N: count})
-    g = frame.groupby([_R, *job.by, _S, *tb], sort=False, observed=True, dropna=False)[[_P, _N]].sum()
-    out = []
-    for key, block in g.reset_index().groupby([_R, *job.by], sort=False, observed=True, dropna=False):
-        block = block.sort_values([_S, *tb], ascending=[True] + [False] * len(tb), kind="stable")
-        key = key if isinstance(key, tuple) else (key,)
-        rid = int(key[0])
-        a, b = S.placements_sorted(block[_P].to_numpy(), block[_N].to_numpy(), *offsets[(rid, tuple(key[1:]))])
-        block = block.drop(columns=[_P, _N])
-        block[_ID] = rid // n_ranges
-        block[_A], block[_B] = a, b
-        out.append(block)
-    return pd.concat(out, ignore_index=True)[list(meta.columns)].astype(meta.dtypes.to_dict())
+    block, starts, seg_keys = _blocks(pdf, job, count)
+    rids = block[_R].to_numpy()[starts].tolist()
+    table = pickle.loads(offsets)
+    off = np.array([table[(r, k)] for r, k in zip(rids, seg_keys)], dtype=object).reshape(-1, 2)
+    a, b = S.placements_blocks(block[_P].to_numpy(), block[_N].to_numpy(), starts, off[:, 0].astype(np.float64),
+                               off[:, 1].astype(np.float64))
+    block = block.drop(columns=[_P, _N])
+    block[_ID] = block[_R].to_numpy() // n_ranges
+    block[_A], block[_B] = a, b
+    return block[list(meta.columns)].astype(meta.dtypes.to_dict())
 
 
 def _placement_meta(dtypes: pd.Series, job: _AucJob) -> pd.DataFrame:
@@ -442,9 +494,13 @@ def _with_placements(ddf: Any, plan: Any, job: _AucJob, table: Any) -> tuple[Any
 
 
 def _score_pass(
-    ddf: Any, job: _AucJob, samples: dict[int, np.ndarray], npartitions: int | None, placements: bool = False
+    ddf: Any, job: _AucJob, samples: dict[int, np.ndarray] | None, npartitions: int | None, placements: bool = False
 ) -> tuple[dict[tuple[Any, Hashable], Any], Any]:
     """Read the input once more: exact global-AUC counts of every (segment, score column).
+
+    The cut points of the score ranges come from ``samples`` (taken in the group pass), or, with
+    ``samples=None`` (no group pass before), from the distinct keys counted per input partition
+    (persisted, then sampled: the input is still read once).
 
     With ``placements`` the range shuffle is persisted and a lazy table of every distinct key's
     global DeLong placements is returned too (else None)."""
@@ -452,11 +508,19 @@ def _score_pass(
     from dask import delayed
 
     n_ranges = npartitions or ddf.npartitions
-    cuts = [_cuts(samples.get(i, _NO_KEYS), n_ranges) for i in range(len(job.scores))]
     extra = [c for c in (job.label, *job.scores, job.tiebreak, job.sample_weight, *job.by) if c is not None]
     cols = list(dict.fromkeys([*job.columns, *extra]))
     meta = _counts_meta(ddf.dtypes, job)
-    counted = ddf[cols].map_partitions(_count_distinct, job, cuts, n_ranges, meta, meta=meta)
+    if samples is None:  # no group pass before: sample the distinct keys themselves, no extra read
+        none = [_NO_KEYS] * len(job.scores)
+        counted = ddf[cols].map_partitions(_count_distinct, job, none, n_ranges, meta, meta=meta).persist()
+        parts = counted.to_delayed()
+        samples = dask.compute(_tree([delayed(_sample_keys, pure=True)(p, n_ranges) for p in parts], _merge_all_samples))[0]
+        cuts = [_cuts(samples.get(i, _NO_KEYS), n_ranges) for i in range(len(job.scores))]
+        counted = counted.map_partitions(_assign_ranges, cuts, n_ranges, meta=meta)
+    else:
+        cuts = [_cuts(samples.get(i, _NO_KEYS), n_ranges) for i in range(len(job.scores))]
+        counted = ddf[cols].map_partitions(_count_distinct, job, cuts, n_ranges, meta, meta=meta)
     ranged = counted.shuffle(on=_R, npartitions=n_ranges, shuffle_method=_shuffle_method(counted))
     if placements:
         ranged = ranged.persist()
@@ -477,7 +541,8 @@ def _score_pass(
     if not placements:
         return out, None
     pmeta = _placement_meta(ddf.dtypes, job)
-    return out, ranged.map_partitions(_placement_part, job, n_ranges, offsets, pmeta, meta=pmeta)
+    blob = pickle.dumps(offsets, protocol=pickle.HIGHEST_PROTOCOL)  # bytes: hashed at once, not item by item
+    return out, ranged.map_partitions(_placement_part, job, n_ranges, blob, pmeta, meta=pmeta)
 
 
 # --------------------------------------------------------------------------- #
@@ -498,16 +563,18 @@ def _auc_job(plan: Plan) -> _AucJob:
 
 
 def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
-    """Read the input once or twice (three times for clustered DeLong): the summed summary and,
+    """Read the input once or twice (clustered DeLong included): the summed summary and,
     with global AUC, its exact counts per (segment, score)."""
     npartitions = options.get("npartitions")
     ddf = _with_index(ddf, plan.columns)
     job = _auc_job(plan) if plan.has_auc else None
-    summary, samples = _group_pass(ddf, plan, npartitions, job.scores if job else ())
-    S._raise_input_errors(summary, plan)  # whole-table counts, before the score pass
     delong = plan.auc_placements
+    samples = None
+    if not delong:  # with a placement pass to come, the group pass runs once, after the score pass
+        summary, samples = _group_pass(ddf, plan, npartitions, job.scores if job else ())
+        S._raise_input_errors(summary, plan)  # whole-table counts, before the score pass
     auc, table = _score_pass(ddf, job, samples, npartitions, delong) if job else (None, None)
-    if delong:  # a third read: every row's global placement, merged in, then the groups again
+    if delong:  # a second read: every row's global placement, merged in, then the groups
         rows, names = _with_placements(ddf, plan, job, table)  # type: ignore[arg-type]
         summary, _ = _group_pass(rows, dataclasses.replace(plan, placement_columns=tuple(names)), npartitions, ())
     return summary, {"auc": auc}

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import warnings
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
@@ -448,12 +447,36 @@ def replicates(
     return out
 
 
+def nan_quantiles(a: np.ndarray, qs: Sequence[float]) -> np.ndarray:
+    """``np.nanquantile(a, qs, axis=0)`` (linear interpolation), vectorized over the columns.
+
+    numpy computes a column with a NaN on its own, in a Python loop over the columns; here one
+    sort puts the NaNs last and every column interpolates between its order statistics at once,
+    with numpy's formulas (the same numbers). An all-NaN column gives NaN.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    s = np.sort(a, axis=0)  # NaN last
+    n = np.count_nonzero(~np.isnan(a), axis=0)
+    out = np.full((len(qs), *a.shape[1:]), np.nan)
+    last = np.maximum(n - 1, 0)
+    with np.errstate(invalid="ignore"):
+        for i, q in enumerate(qs):
+            virtual = (n - 1) * np.float64(q)
+            prev = np.clip(np.floor(virtual), 0, None).astype(np.int64)
+            prev = np.minimum(prev, last)
+            nxt = np.minimum(prev + 1, last)
+            gamma = virtual - np.floor(virtual)
+            lo = np.take_along_axis(s, prev[None, ...], axis=0)[0]
+            hi = np.take_along_axis(s, nxt[None, ...], axis=0)[0]
+            diff = hi - lo
+            val = np.where(gamma >= 0.5, hi - diff * (1 - gamma), lo + diff * gamma)
+            out[i] = np.where(n > 0, val, np.nan)
+    return out
+
+
 def percentile_interval(reps: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval per column of ``reps``, ignoring undefined (NaN) replicates."""
-    q = [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN
-        lo, hi = np.nanquantile(reps, q, axis=0)
+    lo, hi = nan_quantiles(reps, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0])
     return lo, hi
 
 

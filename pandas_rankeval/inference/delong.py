@@ -235,6 +235,25 @@ def delong_moments(
     return u.T @ u
 
 
+def delong_moments_by(
+    seg_index: np.ndarray, n_seg: int, m: np.ndarray, n: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> np.ndarray:
+    """:func:`delong_moments` of every segment at once: (n_seg, 5 + 2K, 5 + 2K).
+
+    ``seg_index`` gives each group's segment; every entry of the moment matrices is one
+    ``np.bincount`` over the groups (no loop over segments).
+    """
+    m = np.asarray(m, dtype=np.float64).reshape(-1)
+    n = np.asarray(n, dtype=np.float64).reshape(-1)
+    u = np.column_stack([np.ones_like(m), m > 0, n > 0, m, n, _columns(a, m.shape[0]), _columns(b, m.shape[0])])
+    d = u.shape[1]
+    out = np.empty((n_seg, d, d))
+    for i in range(d):
+        for j in range(i, d):
+            out[:, i, j] = out[:, j, i] = np.bincount(seg_index, weights=u[:, i] * u[:, j], minlength=n_seg)
+    return out
+
+
 def _columns(x: np.ndarray | Sequence[np.ndarray], n: int) -> np.ndarray:
     """(groups, K) float64 from one column, a 2-D array, or a sequence of K columns."""
     if not isinstance(x, np.ndarray) and len(x) and np.ndim(x[0]) == 1:

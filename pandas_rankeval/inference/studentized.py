@@ -28,7 +28,6 @@ the percentile bootstrap, said in the footer).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -184,13 +183,14 @@ def studentized_interval(
         t = (reps - point) / se_reps
     t[~np.isfinite(t) | ~(se_reps > 0)] = np.nan
     percentile = studentized_fallback(se, reps, se_reps) | ~np.isfinite(se_reps).any(axis=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN
-        t_lo, t_hi = np.nanquantile(t, q, axis=0)
+    from .bootstrap import nan_quantiles
+
+    with np.errstate(invalid="ignore"):
+        t_lo, t_hi = nan_quantiles(t, q)
         lo = point - t_hi * se
         hi = point - t_lo * se
         if percentile.any():
-            p_lo, p_hi = np.nanquantile(reps[:, percentile], q, axis=0)
+            p_lo, p_hi = nan_quantiles(reps[:, percentile], q)
             lo[percentile], hi[percentile] = p_lo, p_hi
     if bounds is not None:
         lo = np.clip(lo, *bounds)

@@ -17,7 +17,10 @@ import numpy as np
 
 from ..core.validation import check_option
 
-__all__ = ["AucCounts", "auc_counts_sorted", "chain_auc", "chain_offsets", "placements_sorted"]
+__all__ = [
+    "AucCounts", "auc_counts_blocks", "auc_counts_sorted", "chain_auc", "chain_offsets", "placements_blocks",
+    "placements_sorted",
+]
 
 
 # --------------------------------------------------------------------------- #
@@ -107,6 +110,50 @@ def auc_counts_sorted(pos: np.ndarray, neg: np.ndarray) -> tuple[int, int, int, 
         below = np.cumsum(q) - q
         return P, N, int(np.dot(p, below)), int(np.dot(p, q))
     return _auc_counts_exact(pos, neg)
+
+
+def auc_counts_blocks(pos: np.ndarray, neg: np.ndarray, starts: np.ndarray) -> list[tuple[Any, Any, Any, Any]]:
+    """:func:`auc_counts_sorted` of many blocks at once (one per segment of a range partition).
+
+    ``pos``, ``neg``: counts at the distinct scores, ascending within each block; the blocks
+    begin at ``starts``. Within-block cumulative sums and one ``np.add.reduceat`` per count give
+    every block's ``(pos, neg, greater, tied)``; exact in int64 when the totals prove it, else
+    block by block in Python integers.
+    """
+    pos = np.asarray(pos)
+    neg = np.asarray(neg)
+    starts = np.asarray(starts, dtype=np.int64)
+    if not starts.shape[0]:
+        return []
+    floats = pos.dtype.kind == "f" or neg.dtype.kind == "f"
+    exact = not floats and _exact_sum(pos) * _exact_sum(neg) <= _INT64_MAX and _exact_sum(neg) <= _INT64_MAX
+    if not exact:  # summed sample weights (each block's own float sums), or counts beyond int64
+        ends = np.append(starts[1:], pos.shape[0])
+        return [auc_counts_sorted(pos[a:b], neg[a:b]) for a, b in zip(starts, ends)]
+    p = pos.astype(np.int64)
+    q = neg.astype(np.int64)
+    cq = np.cumsum(q)
+    offset = np.repeat(np.r_[0, cq[starts[1:] - 1]], np.diff(np.append(starts, p.shape[0])))
+    below = cq - q - offset  # non-relevant rows below each score, within its block: exact integers
+    sums = [np.add.reduceat(a, starts) for a in (p, q, p * below, p * q)]
+    return [tuple(int(x) for x in row) for row in zip(*(a.tolist() for a in sums))]
+
+
+def placements_blocks(
+    pos: np.ndarray, neg: np.ndarray, starts: np.ndarray, neg_before: np.ndarray, pos_after: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`placements_sorted` of many blocks at once, each with its own offsets (arrays, one per block)."""
+    p = np.asarray(pos, dtype=np.float64)
+    q = np.asarray(neg, dtype=np.float64)
+    starts = np.asarray(starts, dtype=np.int64)
+    sizes = np.diff(np.append(starts, p.shape[0]))
+    cq, cp = np.cumsum(q), np.cumsum(p)
+    q_off = np.repeat(np.r_[0.0, cq[starts[1:] - 1]], sizes)
+    p_off = np.repeat(np.r_[0.0, cp[starts[1:] - 1]], sizes)
+    p_tot = np.repeat(np.add.reduceat(p, starts), sizes)
+    below = cq - q - q_off + np.repeat(np.asarray(neg_before, dtype=np.float64), sizes)
+    above = (p_tot - (cp - p_off)) + np.repeat(np.asarray(pos_after, dtype=np.float64), sizes)
+    return below + 0.5 * q, above + 0.5 * p
 
 
 def _auc_counts_exact(pos: np.ndarray, neg: np.ndarray) -> tuple[int, int, int, int]:

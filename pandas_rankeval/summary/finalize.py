@@ -18,7 +18,7 @@ from ..inference.delong import delong_from_moments
 from ..inference.studentized import _se, studentized_fallback, studentized_interval
 from .auc_counts import _auc_value
 from .plan import _C, Plan
-from .summary import Summary, _seg_add, _seg_zero
+from .summary import REPLICATE_FIELDS, Summary, _seg_zero, field_total
 
 
 # --------------------------------------------------------------------------- #
@@ -41,7 +41,7 @@ def _raise_input_errors(summary: Summary, plan: Plan) -> None:
         kind, where = min(found, key=lambda kw: PROBLEM_ORDER.index(kw[0]))
         of, examples = 0, []
         if kind in ("weight_missing", "mixed_by"):  # groups in the partitions that found it, and in the others
-            of = int(probs.get((kind + ":of", where), 0)) + sum(int(s["n_groups"]) for s in summary.segments.values())
+            of = int(probs.get((kind + ":of", where), 0)) + summary.total("n_groups")
             examples = first_keys([k for (name, k) in probs if name == kind + ":example"])
         raise ValueError(problem_message(kind, where, int(probs[(kind, where)]), of=of, examples=examples))
     if summary.n_rows == 0:
@@ -52,7 +52,7 @@ def _raise_input_errors(summary: Summary, plan: Plan) -> None:
         raise ValueError(f"{plan.func} got an empty DataFrame (0 rows); there is nothing to evaluate.")
     if plan.options.empty == "error":
         tot = _totals(summary, plan)
-        n_groups = sum(s["n_groups"] for s in summary.segments.values())
+        n_groups = summary.total("n_groups")
         for j, (score, name) in enumerate(plan.items):
             if score != plan.scores[0]:
                 break
@@ -65,21 +65,24 @@ def _raise_input_errors(summary: Summary, plan: Plan) -> None:
 
 
 def _totals(summary: Summary, plan: Plan) -> dict[str, Any]:
-    """The sum of every segment (the whole table)."""
-    segs = list(summary.segments.values())
-    if not segs:
-        n_items, n_boot, n_pairs = summary.shape
-        return _seg_zero(n_items, n_boot, n_pairs, plan.monte_carlo)
-    tot = segs[0]
-    for seg in segs[1:]:
-        tot = _seg_add(tot, seg)
+    """The sum of every segment (the whole table), without the replicate sums (never needed)."""
+    n_items, n_boot, n_pairs = summary.shape
+    tot = _seg_zero(n_items, n_boot, n_pairs, plan.monte_carlo)
+    for name, v in summary.data.items():
+        if name in REPLICATE_FIELDS:
+            tot[name] = None
+        elif v is not None and summary.keys:
+            total = field_total(name, v)
+            tot[name] = total.item() if total.ndim == 0 else total
     return tot
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = num / den
-    return np.where(den > 0, r, np.nan)
+    """``num / den`` where ``den > 0``, else NaN (one pass over the arrays)."""
+    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    out = np.full(np.broadcast_shapes(num.shape, den.shape), np.nan)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
 
 
 def _coverage(seg: dict[str, Any], j: int, n_dropped: int) -> Coverage:
@@ -108,12 +111,11 @@ def _coverage(seg: dict[str, Any], j: int, n_dropped: int) -> Coverage:
 def _auc_coverage(summary: Summary, plan: Plan) -> Coverage:
     """Coverage of global AUC over the whole table (every row pooled)."""
     n_rows = summary.n_rows
-    segs = summary.segments.values()
-    npos = sum(s["n_pos"] for s in segs)
+    npos = summary.total("n_pos")
     both = 0 < npos < n_rows
     zero_weight = (
         both and plan.options.sample_weight is not None
-        and not (sum(s["sw_pos"] for s in segs) > 0 and sum(s["sw_neg"] for s in segs) > 0)
+        and not (summary.total("sw_pos") > 0 and summary.total("sw_neg") > 0)
     )
     ok = both and not zero_weight
     return Coverage(
@@ -133,10 +135,9 @@ def _auc_coverage(summary: Summary, plan: Plan) -> Coverage:
 def _whole_table(summary: Summary, plan: Plan) -> dict[str, Any]:
     """The sum of every segment, with the table's totals."""
     tot = _totals(summary, plan)
-    segs = summary.segments.values()
-    tot["n_groups"] = sum(s["n_groups"] for s in segs)
+    tot["n_groups"] = summary.total("n_groups")
     tot["n_rows"] = summary.n_rows
-    tot["n_pos"] = sum(s["n_pos"] for s in segs)
+    tot["n_pos"] = summary.total("n_pos")
     return tot
 
 

@@ -44,11 +44,10 @@ def _segment_keys(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, list[tuple]]:
     if segs is None:
         raise internal_error("segments need segment codes")
     keys = segs.decode(present)
-    out = []
-    for k in keys:
-        t = k if isinstance(k, tuple) else (k,)
-        out.append(tuple(_plain(v) for v in t))
-    return inv.reshape(-1).astype(np.int64), out
+    # plain Python values, level by level (``tolist`` converts a whole level at once)
+    levels = [keys.get_level_values(i) for i in range(keys.nlevels)] if isinstance(keys, pd.MultiIndex) else [keys]
+    columns = [[_plain(v) for v in lvl.tolist()] if lvl.dtype == object else lvl.tolist() for lvl in levels]
+    return inv.reshape(-1).astype(np.int64), list(zip(*columns))
 
 
 def _ensure_group_stats(ev: Evaluation) -> None:
@@ -247,38 +246,35 @@ def summarize_evaluation(
     if n_boot and n_all:
         if key_hashes is None and plan.resample == "poisson":
             key_hashes = H.key_hash(ev.keys)
-        acc, flip_reps = _replicate_sums(
+        acc, where, flip_reps = _replicate_sums(
             plan, key_hashes, seg_index, n_seg, num_cols + den_cols + gram_cols, wd_cols, n_pairs if flips else 0
         )
-        boot = np.stack([acc[:, :, :n_items], acc[:, :, n_items : 2 * n_items]], axis=3)
+        # one gather from the distinct columns into the layout (segments, replicates, items, 2)
+        boot = acc[:, :, np.stack([where[:n_items], where[n_items : 2 * n_items]], axis=1)]
         if targets:
-            boot_gram = acc[:, :, 2 * n_items :].reshape(n_seg, n_boot, len(targets), q)
+            boot_gram = acc[:, :, where[2 * n_items :]].reshape(n_seg, n_boot, len(targets), q)
 
-    segments: dict[tuple, dict[str, Any]] = {}
-    for si, key in enumerate(seg_keys):
-        seg = _seg_zero(n_items, n_boot, n_pairs, flips)
-        seg.update(
-            n_groups=int(seg_n[si]), n_rows=int(seg_rows[si]), n_pos=int(seg_pos[si]), n_nopos=int(seg_nopos[si]),
-            sw_pos=float(sw_pos[si]), sw_neg=float(sw_neg[si]),
-            counts=counts[si].copy(), sums=sums[si].copy(),
-            flip_obs=flip_obs[si].copy(), flip_abs=flip_abs[si].copy(),
-            flip_mismatch=mismatch[si].copy(), pair_used=pair_used[si].copy(),
-        )
-        if sf is not None:
-            seg.update(sf_n=sf["n"][si].copy(), sf_s=sf["s"][si].copy(), sf_top=sf["top"][si].copy(),
-                       sf_min=sf["amin"][si].copy())
-        if boot is not None:
-            seg["boot"] = boot[si]
-        if flip_reps is not None:
-            seg["flip_reps"] = flip_reps[si]
-        if gram is not None:
-            seg["gram"] = gram[si].copy()
-        if boot_gram is not None:
-            seg["boot_gram"] = boot_gram[si].copy()
-        segments[key] = seg
     if n_dropped is None:
         n_dropped = ev.prepared.n_dropped
-    return Summary(segments, dict(missing or {}), n_dropped, ev.prepared.n_rows, (n_items, n_boot, n_pairs))
+    # the segments stacked: one array per field, the segment first (no loop over segments)
+    zero = _seg_zero(n_items, n_boot, n_pairs, flips)
+    given: dict[str, np.ndarray | None] = {
+        "n_groups": seg_n, "n_rows": seg_rows, "n_pos": seg_pos, "n_nopos": seg_nopos,
+        "sw_pos": np.asarray(sw_pos, dtype=np.float64), "sw_neg": np.asarray(sw_neg, dtype=np.float64),
+        "counts": counts, "sums": sums, "boot": boot, "flip_obs": flip_obs, "flip_abs": flip_abs,
+        "flip_reps": flip_reps, "flip_mismatch": mismatch, "pair_used": pair_used, "gram": gram,
+        "boot_gram": boot_gram,
+    }
+    if sf is not None:
+        given.update(sf_n=sf["n"], sf_s=sf["s"], sf_top=sf["top"], sf_min=sf["amin"])
+    data: dict[str, np.ndarray | None] = {}
+    for name, z in zero.items():
+        v = given.get(name)
+        if v is None and z is not None:  # nothing drawn (or no pair): the layout's own values
+            v = np.broadcast_to(np.asarray(z), (n_seg, *np.shape(z))).copy()
+        data[name] = v
+    return Summary(None, dict(missing or {}), n_dropped, ev.prepared.n_rows, (n_items, n_boot, n_pairs),
+                   keys=list(seg_keys), data=data)
 
 
 def _rows_only(ev: Evaluation, plan: Plan, missing: dict | None, n_dropped: int | None) -> Summary:
@@ -353,6 +349,11 @@ def _one_blas_thread() -> Any:
     return threadpool_limits(limits=1, user_api="blas")
 
 
+#: Segments with at least this many groups get matrix products per chunk of their groups;
+#: smaller ones are reduced together, many segments per chunk (no loop over segments).
+_BIG_SEGMENT = 64
+
+
 def _hashed_sums(
     plan: Plan,
     key_hashes: np.ndarray,
@@ -361,46 +362,63 @@ def _hashed_sums(
     columns: list[np.ndarray],
     wd_cols: list[np.ndarray],
     n_flip: int,
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Per segment: (n_boot x columns) sums of k_gb * column_g, and (n_boot x pairs) flip sums.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Per segment: (n_boot x distinct columns) sums of k_gb * column_g, where each of ``columns``
+    went among the distinct ones, and (n_boot x pairs) flip sums.
 
     Replicate b weighs group g by its hashed Poisson(1) count k_gb (and flips it when its
     hashed bit is 1); groups are taken in chunks so that the draws of a chunk stay small.
-    Repeated columns (models share a metric's weights) are multiplied once.
+    Repeated columns (models share a metric's weights) are multiplied once. A large segment is
+    matrix products, chunk by chunk; the groups of the small segments (``by=`` with thousands
+    of values) are taken together, sorted by segment, and their products added per segment with
+    one ``np.add.reduceat`` per chunk (no loop over segments). The chunks are shared between
+    threads by a fixed rule, so the sums do not depend on timing.
     """
     n_boot = plan.n_boot
     seed = int(plan.seed)  # type: ignore[arg-type]
     cols, where = _distinct(columns)
-    boot = np.zeros((n_seg, n_boot, len(columns)))
-    reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
-    groups_of = _groups_of_segments(seg_index, n_seg)
     n_all = key_hashes.shape[0]
+    boot = np.zeros((n_seg, n_boot, len(cols)))
+    reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
     step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
     bar = _bar(plan, n_all)
-    where_arr = np.array(where, dtype=np.int64)
-    # the chunks of groups, segment by segment; the draws of a chunk depend on its keys only
+    # chunks: (segment, groups, size) for big segments, (-1, groups sorted by segment, size) for small ones
     chunks: list[tuple[int, Any, int]] = []
-    for si, gi in enumerate(groups_of):
-        size = n_all if gi is None else gi.shape[0]
-        for lo in range(0, size, step):
-            hi = min(lo + step, size)
-            chunks.append((si, slice(lo, hi) if gi is None else gi[lo:hi], hi - lo))
+    if n_seg == 1:
+        chunks = [(0, slice(lo, min(lo + step, n_all)), min(lo + step, n_all) - lo) for lo in range(0, n_all, step)]
+    else:
+        order = np.argsort(seg_index, kind="stable")
+        sizes = np.bincount(seg_index, minlength=n_seg)
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        for si in np.flatnonzero(sizes >= _BIG_SEGMENT).tolist():  # few: each holds many groups
+            gi = order[starts[si] : starts[si + 1]]
+            chunks += [(si, gi[lo : lo + step], gi[lo : lo + step].shape[0]) for lo in range(0, gi.shape[0], step)]
+        small = order[sizes[seg_index[order]] < _BIG_SEGMENT]
+        width = max(len(cols), n_flip, 1)
+        m = max(1, (_CHUNK_ELEMENTS // 4) // (max(n_boot, 1) * width))  # a product that stays in cache
+        chunks += [(-1, small[lo : lo + m], small[lo : lo + m].shape[0]) for lo in range(0, small.shape[0], m)]
 
-    def run(part: list[tuple[int, Any, int]]) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    def run(part: list[tuple[int, Any, int]]) -> tuple[np.ndarray, np.ndarray | None]:
         """Sums of a fixed share of the chunks (numpy releases the GIL in the draws and products)."""
         work: dict[str, np.ndarray] = {}  # draw buffers reused chunk after chunk
-        acc: dict[int, np.ndarray] = {}
-        acc_f: dict[int, np.ndarray] = {}
+        acc = np.zeros_like(boot)
+        acc_f = np.zeros_like(reps) if reps is not None else None
         for si, idx, n in part:
             kh = key_hashes[idx]
-            if cols:
-                design = np.column_stack([c[idx] for c in cols])
-                prod = H.poisson_weights(kh, seed, n_boot, work=work).T @ design
-                acc[si] = acc[si] + prod if si in acc else prod
-            if n_flip:
-                wd = np.column_stack([c[idx] for c in wd_cols])
-                prod = H.flip_bits(kh, seed, n_boot).T @ wd
-                acc_f[si] = acc_f[si] + prod if si in acc_f else prod
+            if si >= 0:  # one big segment: matrix products
+                if cols:
+                    acc[si] += H.poisson_weights(kh, seed, n_boot, work=work).T @ np.column_stack([c[idx] for c in cols])
+                if acc_f is not None:
+                    acc_f[si] += H.flip_bits(kh, seed, n_boot).T @ np.column_stack([c[idx] for c in wd_cols])
+            else:  # many small segments: products added per segment
+                seg = seg_index[idx]
+                first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
+                if cols:
+                    x = np.column_stack([c[idx] for c in cols])
+                    _add_by_segment(acc, seg[first], first, H.poisson_weights(kh, seed, n_boot, work=work), x, work)
+                if acc_f is not None:
+                    wd = np.column_stack([c[idx] for c in wd_cols])
+                    _add_by_segment(acc_f, seg[first], first, H.flip_bits(kh, seed, n_boot), wd, work)
             bar.update(n)
         return acc, acc_f
 
@@ -416,15 +434,29 @@ def _hashed_sums(
 
             with ThreadPoolExecutor(workers) as pool:
                 results = list(pool.map(run, [chunks[w::workers] for w in range(workers)]))
-    for si in range(n_seg):
-        parts = [r[0][si] for r in results if si in r[0]]
-        if columns and parts:
-            boot[si] = sum(parts[1:], parts[0])[:, where_arr]
-        flips = [r[1][si] for r in results if si in r[1]]
-        if reps is not None and flips:
-            reps[si] = sum(flips[1:], flips[0])
+    boot = results[0][0]
+    for r in results[1:]:
+        boot += r[0]
+    if reps is not None:
+        reps = results[0][1]
+        for r in results[1:]:
+            reps += r[1]  # type: ignore[operator]
     bar.close()
-    return boot, reps
+    return boot, np.array(where, dtype=np.int64), reps
+
+
+def _add_by_segment(
+    into: np.ndarray, segs: np.ndarray, first: np.ndarray, draws: np.ndarray, x: np.ndarray, work: dict
+) -> None:
+    """``into[s] += sum_g draws_gb x_gc`` over the groups of each segment s of a chunk (groups
+    sorted by segment; ``first``: where each segment's groups begin, ``segs``: those segments)."""
+    size = draws.shape[0] * draws.shape[1] * x.shape[1]
+    buf = work.get("prod")
+    if buf is None or buf.size < size:
+        buf = work["prod"] = np.empty(size)
+    prod = buf[:size].reshape(draws.shape[0], draws.shape[1], x.shape[1])
+    np.multiply(draws[:, :, None], x[:, None, :], out=prod)
+    into[segs] += np.add.reduceat(prod, first, axis=0)
 
 
 def _stream_sums(
@@ -434,7 +466,7 @@ def _stream_sums(
     columns: list[np.ndarray],
     wd_cols: list[np.ndarray],
     n_flip: int,
-) -> tuple[np.ndarray, np.ndarray | None]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The sums of :func:`_hashed_sums` under ``resample="multinomial"`` (one partition): each
     segment draws its counts and flip bits from its own stream of the plan, replicates in chunks.
     Repeated columns (models share a metric's weights) are multiplied once.
@@ -443,7 +475,7 @@ def _stream_sums(
 
     n_boot = plan.n_boot
     cols, where = _distinct(columns)
-    boot = np.zeros((n_seg, n_boot, len(columns)))
+    boot = np.zeros((n_seg, n_boot, len(cols)))
     reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
     n_all = seg_index.shape[0]
     bar = _bar(plan, n_all)
@@ -458,15 +490,14 @@ def _stream_sums(
             chunk = max(1, min(n_boot, _CHUNK_ELEMENTS // max(size, 1)))
             for lo, counts in count_chunks(stratum_rng(boot_gen, si), size, n_boot, chunk):
                 acc[lo : lo + counts.shape[0]] = counts @ design
-            if columns:
-                boot[si] = acc[:, where_arr]
+            boot[si] = acc
         if reps is not None:
             wd = np.column_stack([c[idx] for c in wd_cols])
             for lo, bits in flip_chunks(stratum_rng(flip_gen, si), size, n_boot):
                 reps[si, lo : lo + bits.shape[0]] = bits @ wd
         bar.update(size)
     bar.close()
-    return boot, reps
+    return boot, where_arr, reps
 
 
 def _groups_of_segments(seg_index: np.ndarray, n_seg: int) -> list[Any]:
@@ -493,7 +524,7 @@ def _replicate_sums(
     columns: list[np.ndarray],
     wd_cols: list[np.ndarray],
     n_flip: int,
-) -> tuple[np.ndarray, np.ndarray | None]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Per segment: (n_boot x columns) replicate sums and (n_boot x pairs) flip sums.
 
     ``resample="poisson"``: hashed draws (:func:`_hashed_sums`, any partitioning gives the same
@@ -560,8 +591,8 @@ def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
         s.n_dropped, s.n_rows, s.problems = n_dropped, len(pdf), problem_counts(p)
         return s
     if plan.placement_columns:
-        for key, G in _partition_moments(pdf, ev, plan).items():
-            out.segments[key]["delong"] = G
+        moments = _partition_moments(pdf, ev, plan)
+        out.data["delong"] = np.stack([moments[key] for key in out.keys])
     return out
 
 
@@ -605,7 +636,7 @@ def _count_problems(pdf: pd.DataFrame, plan: Plan) -> dict[tuple, int]:
 
 def _partition_moments(pdf: pd.DataFrame, ev: Evaluation, plan: Plan) -> dict[tuple, np.ndarray]:
     """Clustered-DeLong moments per segment from the rows' placement columns."""
-    from pandas_rankeval.inference.delong import delong_moments
+    from pandas_rankeval.inference.delong import delong_moments_by
 
     if len(plan.placement_columns) != len(plan.scores):
         raise ValueError("placement_columns needs one column per score column")
@@ -625,8 +656,5 @@ def _partition_moments(pdf: pd.DataFrame, ev: Evaluation, plan: Plan) -> dict[tu
     m = np.asarray(ev.group_stats["positives"], dtype=np.float64)
     n = np.asarray(ev.group_stats["n"], dtype=np.float64) - m
     seg_index, keys = _segment_keys(ev, plan)
-    out = {}
-    for si, key in enumerate(keys):
-        sel = seg_index == si
-        out[key] = delong_moments(m[sel], n[sel], a[sel], b[sel])
-    return out
+    moments = delong_moments_by(seg_index, len(keys), m, n, a, b)  # every segment at once
+    return dict(zip(keys, moments))

@@ -37,7 +37,7 @@ ADJUSTMENTS = ("holm", "bh", "none")
 FAMILIES = ("table", "metric")
 
 
-_FORMAT = 2  # version of the bytes of a Summary
+_FORMAT = 3  # version of the bytes of a Summary (3: segments stacked in arrays)
 
 
 # --------------------------------------------------------------------------- #

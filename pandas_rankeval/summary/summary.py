@@ -4,12 +4,17 @@ Per segment and per (score, metric): ``sum w v`` and ``sum w`` over the used gro
 integer coverage counters, and (when asked) hashed bootstrap and sign-flip sums, studentized Gram
 sums and clustered-DeLong moments. Never a per-group row. ``a + b`` merges, ``to_bytes`` /
 ``from_bytes`` carry it between processes.
+
+The segments are stacked: every field is one array whose first axis is the segment (``keys``),
+so adding two summaries, summing the table and pickling cost a few array operations whatever
+the number of segments (``by=`` with thousands of values). ``summary.segments[key]`` still
+gives one segment as a dict of views, for code that reads one segment at a time.
 """
 
 from __future__ import annotations
 
 import pickle
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -17,11 +22,17 @@ import numpy as np
 from ..inference.pvalues import TOP_K, merge_top
 from .plan import _FORMAT, COUNTERS, Plan
 
-__all__ = ["Summary", "empty_summary"]
+__all__ = ["Summary", "empty_summary", "field_total"]
+
+#: Scalar fields per segment and their dtypes (exact integers, or float sums).
+_SCALARS = {"n_groups": np.int64, "n_rows": np.int64, "n_pos": np.int64, "n_nopos": np.int64,
+            "sw_pos": np.float64, "sw_neg": np.float64}
+#: Fields that hold one replicate sum per bootstrap draw: large, never needed for the whole table.
+REPLICATE_FIELDS = ("boot", "flip_reps", "boot_gram")
 
 
 # --------------------------------------------------------------------------- #
-# The summary
+# One segment (the layout of a segment's fields)
 # --------------------------------------------------------------------------- #
 def _seg_zero(n_items: int, n_boot: int, n_pairs: int, flips: bool = True) -> dict[str, Any]:
     return {
@@ -55,7 +66,24 @@ def _seg_zero(n_items: int, n_boot: int, n_pairs: int, flips: bool = True) -> di
 _MERGE = {"sf_top": merge_top, "sf_min": np.minimum}
 
 
+def _merge_field(name: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Two stacked fields (the same segments, in the same order) merged by the field's rule."""
+    return _MERGE[name](a, b) if name in _MERGE else a + b
+
+
+def field_total(name: str, v: np.ndarray) -> np.ndarray:
+    """A stacked field reduced over its segments by the field's rule (the whole table)."""
+    if name == "sf_min":
+        return v.min(axis=0)
+    if name == "sf_top":  # the largest of every segment's largest
+        k = v.shape[-1]
+        pooled = np.moveaxis(v, 0, -2).reshape(*v.shape[1:-1], v.shape[0] * k)
+        return merge_top(np.zeros((*pooled.shape[:-1], k)), pooled)
+    return v.sum(axis=0)
+
+
 def _seg_add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Two segments' fields added (the rule of :meth:`Summary.__add__`, one segment)."""
     out: dict[str, Any] = {}
     for k, va in a.items():
         vb = b[k]
@@ -74,25 +102,81 @@ def _seg_add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def stack_segments(segments: Mapping[tuple, dict[str, Any]]) -> tuple[list[tuple], dict[str, np.ndarray | None]]:
+    """Per-segment dicts (the layout of :func:`_seg_zero`) -> keys and stacked fields."""
+    keys = list(segments)
+    if not keys:
+        return [], {}
+    first = segments[keys[0]]
+    data: dict[str, np.ndarray | None] = {}
+    for name, v in first.items():
+        if v is None:
+            if any(segments[k][name] is not None for k in keys):
+                raise ValueError("these segments were made with different plans; they cannot be stacked")
+            data[name] = None
+        elif name in _SCALARS:
+            data[name] = np.array([segments[k][name] for k in keys], dtype=_SCALARS[name])
+        else:
+            data[name] = np.stack([np.asarray(segments[k][name]) for k in keys])
+    return keys, data
+
+
+class _Segments(Mapping):
+    """``summary.segments``: segment key -> a dict of that segment's fields (views, plain scalars)."""
+
+    __slots__ = ("_s",)
+
+    def __init__(self, summary: Summary) -> None:
+        self._s = summary
+
+    def __getitem__(self, key: tuple) -> dict[str, Any]:
+        s = self._s
+        i = s.index[key]
+        out: dict[str, Any] = {}
+        for name, v in s.data.items():
+            if v is None:
+                out[name] = None
+            elif name in _SCALARS:
+                out[name] = v[i].item()
+            else:
+                out[name] = v[i]
+        return out
+
+    def __iter__(self) -> Iterator[tuple]:
+        return iter(self._s.keys)
+
+    def __len__(self) -> int:
+        return len(self._s.keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._s.index
+
+
 class Summary:
     """An additive summary of one or more partitions of whole groups.
 
     Attributes
     ----------
-    segments : dict
-        Segment key (a tuple of the ``by`` values, ``()`` without ``by``) -> a dict of
-        ``n_groups``, ``n_rows``, ``n_pos`` (relevant rows), ``n_nopos`` (groups with
-        no relevant row), ``counts`` (items x :data:`COUNTERS`, int64), ``sums``
-        (items x 2: ``sum w v``, ``sum w`` over used groups), ``boot`` (replicates x
-        items x 2, the same sums with every group weighted by its hashed Poisson(1)
-        count, or None), ``flip_obs``, ``flip_abs`` (pairs: ``sum w d``, ``sum |w d|``),
-        ``flip_reps`` (replicates x pairs: ``sum b w d`` over groups whose hashed flip
-        bit ``b`` is 1, or None; ``method="randomization"`` only), ``flip_mismatch`` (pairs:
-        groups whose weight or eligibility differs between the model and the baseline), and
-        the sign-flip sums of :mod:`pandas_rankeval.inference.pvalues` per pair: ``sf_n``
-        (groups with a nonzero difference), ``sf_s`` (``[sum a, sum a^2, sum a^4]`` of
-        ``a_g = w_g d_g``), ``sf_top`` (the largest ``|a_g|``, merged by keeping the largest)
-        and ``sf_min`` (the smallest nonzero ``|a_g|``, merged by ``min``).
+    keys : list of tuple
+        The segment keys (the ``by`` values; ``()`` without ``by``), in the order of the first
+        axis of every field.
+    data : dict
+        Field -> array over the segments (or None when the plan has no such field):
+        ``n_groups``, ``n_rows``, ``n_pos`` (relevant rows), ``n_nopos`` (groups with no
+        relevant row), ``sw_pos``, ``sw_neg`` (S,); ``counts`` (S x items x :data:`COUNTERS`,
+        int64), ``sums`` (S x items x 2: ``sum w v``, ``sum w`` over used groups), ``boot``
+        (S x replicates x items x 2, the same sums with every group weighted by its hashed
+        Poisson(1) count), ``flip_obs``, ``flip_abs`` (S x pairs: ``sum w d``, ``sum |w d|``),
+        ``flip_reps`` (S x replicates x pairs: ``sum b w d`` over groups whose hashed flip bit
+        ``b`` is 1; ``method="randomization"`` only), ``flip_mismatch`` (S x pairs: groups whose
+        weight or eligibility differs between the model and the baseline), ``pair_used``, the
+        sign-flip sums of :mod:`pandas_rankeval.inference.pvalues` per pair: ``sf_n`` (groups
+        with a nonzero difference), ``sf_s`` (``[sum a, sum a^2, sum a^4]`` of ``a_g = w_g d_g``),
+        ``sf_top`` (the largest ``|a_g|``, merged by keeping the largest) and ``sf_min`` (the
+        smallest nonzero ``|a_g|``, merged by ``min``), and ``delong``, ``gram``, ``boot_gram``
+        (clustered-DeLong moments, studentized Gram sums).
+    segments : Mapping
+        Segment key -> dict of its fields (read one segment at a time).
     missing : dict
         Column -> missing values seen (rows), in the order of the plan's columns.
     n_dropped : int
@@ -101,36 +185,58 @@ class Summary:
         Rows evaluated.
     problems : dict
         Bad values counted instead of raised (raised by :func:`finalize` with the whole
-        table's counts): ``("infinite_label", column)``, ``("bad_weight", column)``,
-        ``("negative_label", column)`` -> rows. A partition with any is not evaluated.
+        table's counts): ``(kind, where)`` -> count (see
+        :class:`pandas_rankeval.core.validation.InputProblem`). A partition with any is not
+        evaluated.
     """
 
-    __slots__ = ("segments", "missing", "n_dropped", "n_rows", "shape", "problems")
+    __slots__ = ("keys", "data", "index", "missing", "n_dropped", "n_rows", "shape", "problems")
 
     def __init__(
         self,
-        segments: dict[tuple, dict[str, Any]],
+        segments: Mapping[tuple, dict[str, Any]] | None,
         missing: dict[Hashable, int],
         n_dropped: int,
         n_rows: int,
         shape: tuple[int, int, int],
         problems: dict[tuple, int] | None = None,
+        *,
+        keys: list[tuple] | None = None,
+        data: dict[str, np.ndarray | None] | None = None,
     ) -> None:
-        self.segments = segments
+        if segments is not None:
+            keys, data = stack_segments(segments)
+        self.keys: list[tuple] = list(keys or [])
+        self.data: dict[str, np.ndarray | None] = dict(data or {})
+        self.index = {k: i for i, k in enumerate(self.keys)}
         self.missing = missing
         self.n_dropped = int(n_dropped)
         self.n_rows = int(n_rows)
         self.shape = shape  # (items, replicates, flip pairs)
         self.problems = dict(problems or {})
 
+    @property
+    def segments(self) -> _Segments:
+        return _Segments(self)
+
+    def total(self, name: str) -> Any:
+        """A scalar field summed over every segment (a Python int or float)."""
+        v = self.data.get(name)
+        if v is None or not len(self.keys):
+            return 0.0 if _SCALARS.get(name) is np.float64 else 0
+        return v.sum().item()
+
     def __add__(self, other: Summary) -> Summary:
         if not isinstance(other, Summary):
             return NotImplemented
         if self.shape != other.shape:
             raise ValueError("these summaries were made with different plans; they cannot be added")
-        segs = dict(self.segments)
-        for key, seg in other.segments.items():
-            segs[key] = _seg_add(segs[key], seg) if key in segs else seg
+        if not other.keys:
+            keys, data = self.keys, self.data
+        elif not self.keys:
+            keys, data = other.keys, other.data
+        else:
+            keys, data = _merge(self, other)
         missing = dict(self.missing)
         for c, n in other.missing.items():
             missing[c] = missing.get(c, 0) + int(n)
@@ -138,8 +244,32 @@ class Summary:
         for k, n in other.problems.items():
             problems[k] = problems.get(k, 0) + int(n)
         return Summary(
-            segs, missing, self.n_dropped + other.n_dropped, self.n_rows + other.n_rows, self.shape, problems
+            None, missing, self.n_dropped + other.n_dropped, self.n_rows + other.n_rows, self.shape, problems,
+            keys=keys, data=data,
         )
+
+    @staticmethod
+    def sum(summaries: list[Summary]) -> Summary:
+        """Many summaries added at once: their segments' union allocated once, each added in."""
+        parts = [s for s in summaries if s.keys]
+        first = summaries[0]
+        for s in summaries[1:]:
+            if s.shape != first.shape:
+                raise ValueError("these summaries were made with different plans; they cannot be added")
+        missing: dict[Hashable, int] = {}
+        problems: dict[tuple, int] = {}
+        for s in summaries:
+            for c, n in s.missing.items():
+                missing[c] = missing.get(c, 0) + int(n)
+            for k, n in s.problems.items():
+                problems[k] = problems.get(k, 0) + int(n)
+        n_dropped = sum(s.n_dropped for s in summaries)
+        n_rows = sum(s.n_rows for s in summaries)
+        if len(parts) <= 1:
+            keys, data = (parts[0].keys, parts[0].data) if parts else ([], {})
+        else:
+            keys, data = _merge_many(parts)
+        return Summary(None, missing, n_dropped, n_rows, first.shape, problems, keys=keys, data=data)
 
     def __radd__(self, other: Any) -> Summary:
         if isinstance(other, int) and other == 0:  # sum(summaries)
@@ -149,27 +279,114 @@ class Summary:
     def to_bytes(self) -> bytes:
         """The summary as bytes (a binary column in Spark, a message anywhere).
 
-        Pickle of plain dicts, numpy arrays and the segment keys: for transport between
-        the processes of one computation, not for untrusted input.
+        Pickle of the keys, a few stacked arrays and plain dicts: for transport between the
+        processes of one computation, not for untrusted input.
         """
-        state = (_FORMAT, self.segments, self.missing, self.n_dropped, self.n_rows, self.shape, self.problems)
+        state = (_FORMAT, self.keys, self.data, self.missing, self.n_dropped, self.n_rows, self.shape, self.problems)
         return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Summary:
-        fmt, segments, missing, n_dropped, n_rows, shape, problems = pickle.loads(data)
+        fmt, *state = pickle.loads(data)
         if fmt != _FORMAT:
             raise ValueError(f"a Summary written in format {fmt} cannot be read by format {_FORMAT}")
-        return cls(segments, missing, n_dropped, n_rows, tuple(shape), problems)
+        keys, fields, missing, n_dropped, n_rows, shape, problems = state
+        return cls(None, missing, n_dropped, n_rows, tuple(shape), problems, keys=keys, data=fields)
 
-    def __reduce__(self) -> Any:
-        return (Summary.from_bytes, (self.to_bytes(),))
+    def __getstate__(self) -> tuple:
+        # the arrays as they are: pickle protocol 5 (Dask's transport) sends them without a copy
+        return (_FORMAT, self.keys, self.data, self.missing, self.n_dropped, self.n_rows, self.shape, self.problems)
+
+    def __setstate__(self, state: tuple) -> None:
+        fmt, keys, data, missing, n_dropped, n_rows, shape, problems = state
+        if fmt != _FORMAT:
+            raise ValueError(f"a Summary written in format {fmt} cannot be read by format {_FORMAT}")
+        self.keys, self.data = list(keys), dict(data)
+        self.index = {k: i for i, k in enumerate(self.keys)}
+        self.missing, self.n_dropped, self.n_rows = missing, int(n_dropped), int(n_rows)
+        self.shape, self.problems = tuple(shape), dict(problems)
 
     def __repr__(self) -> str:
-        return (
-            f"Summary({len(self.segments)} segment(s), {self.n_rows:,} rows, "
-            f"{sum(s['n_groups'] for s in self.segments.values()):,} groups)"
-        )
+        return f"Summary({len(self.keys)} segment(s), {self.n_rows:,} rows, {self.total('n_groups'):,} groups)"
+
+
+def _merge(a: Summary, b: Summary) -> tuple[list[tuple], dict[str, np.ndarray | None]]:
+    """The union of two summaries' segments; the fields of a segment in both added."""
+    keys = list(a.keys)
+    index = dict(a.index)
+    where = np.empty(len(b.keys), dtype=np.int64)
+    for j, k in enumerate(b.keys):  # one dict lookup per segment of b: the keys' union
+        i = index.get(k)
+        if i is None:
+            i = index[k] = len(keys)
+            keys.append(k)
+        where[j] = i
+    n_a = len(a.keys)
+    both = where < n_a  # segments of b that a has too: added; the others: appended in order
+    old_b, new_b = np.flatnonzero(both), np.flatnonzero(~both)
+    data: dict[str, np.ndarray | None] = {}
+    for name, va in a.data.items():
+        vb = b.data.get(name)
+        if va is None or vb is None:
+            if (va is None) != (vb is None):
+                raise ValueError("these summaries were made with different plans; they cannot be added")
+            data[name] = None
+            continue
+        if va.shape[1:] != vb.shape[1:]:
+            raise ValueError("these summaries were made with different plans; they cannot be added")
+        dtype = np.result_type(va, vb)
+        if not old_b.shape[0]:  # disjoint segments (a partition per segment): one concatenation
+            data[name] = np.concatenate([va, vb]).astype(dtype, copy=False)
+            continue
+        appended = vb[new_b] if new_b.shape[0] < vb.shape[0] else vb
+        out = np.concatenate([va.astype(dtype, copy=False), appended.astype(dtype, copy=False)])
+        old_idx = where[old_b]
+        if old_b.shape[0] == n_a and (old_idx == np.arange(n_a)).all() and old_b[-1] == n_a - 1:
+            out[:n_a] = _merge_field(name, out[:n_a], vb[:n_a])  # b starts with a's segments: slices
+        else:
+            out[old_idx] = _merge_field(name, out[old_idx], vb[old_b])  # each segment of b once
+        data[name] = out
+    return keys, data
+
+
+def _merge_many(parts: list[Summary]) -> tuple[list[tuple], dict[str, np.ndarray | None]]:
+    """The union of many summaries' segments, each field allocated once and every part added in."""
+    index: dict[tuple, int] = {}
+    keys: list[tuple] = []
+    wheres = []
+    known = []  # per part: how many union keys came before it (its keys at or above are new)
+    for p in parts:  # one dict lookup per segment of each part: the keys' union
+        known.append(len(keys))
+        w = np.empty(len(p.keys), dtype=np.int64)
+        for j, k in enumerate(p.keys):
+            i = index.get(k)
+            if i is None:
+                i = index[k] = len(keys)
+                keys.append(k)
+            w[j] = i
+        wheres.append(w)
+    disjoint = len(keys) == sum(len(p.keys) for p in parts)  # a partition per segment: concatenations
+    data: dict[str, np.ndarray | None] = {}
+    for name, v0 in parts[0].data.items():
+        vs = [p.data.get(name) for p in parts]
+        if any(v is None for v in vs):
+            if not all(v is None for v in vs):
+                raise ValueError("these summaries were made with different plans; they cannot be added")
+            data[name] = None
+            continue
+        if any(v.shape[1:] != v0.shape[1:] for v in vs):  # type: ignore[union-attr]
+            raise ValueError("these summaries were made with different plans; they cannot be added")
+        if disjoint:  # the union is the parts one after the other, in the order of ``keys``
+            data[name] = np.concatenate(vs).astype(np.result_type(*vs), copy=False)  # type: ignore[arg-type]
+            continue
+        out = np.empty((len(keys), *v0.shape[1:]), dtype=np.result_type(*vs))
+        for w, v, k in zip(wheres, vs, known):
+            new = w >= k  # first seen in this part: written; seen before: merged in
+            out[w[new]] = v[new]  # type: ignore[index]
+            if not new.all():  # each segment of a part once: no repeated index
+                out[w[~new]] = _merge_field(name, out[w[~new]], v[~new])  # type: ignore[index]
+        data[name] = out
+    return keys, data
 
 
 def _shape(plan: Plan) -> tuple[int, int, int]:
@@ -178,7 +395,7 @@ def _shape(plan: Plan) -> tuple[int, int, int]:
 
 def empty_summary(plan: Plan) -> Summary:
     """The summary of a partition with no rows (the identity of ``+``)."""
-    return Summary({}, {}, 0, 0, _shape(plan))
+    return Summary(None, {}, 0, 0, _shape(plan))
 
 
 def _plain(v: Any) -> Any:

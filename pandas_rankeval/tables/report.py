@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
@@ -15,7 +13,7 @@ from ..inference.delong import METHOD, delong_unavailable, normal_interval
 from ..core.result import warn_once
 from ..core.validation import internal_error
 from ..summary.finalize import (
-    _C, _delong_of, _metric_coverage, _seg_reps, _seg_values, _segment_order, _studentized, ci_method,
+    _C, _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _ratio, _segment_order, _studentized, ci_method,
     fallback_note,
 )
 from ..summary.plan import Plan
@@ -49,78 +47,68 @@ def _report_ci_info(plan: Plan) -> dict[str, Any]:
 def report_table(
     summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None, delong: dict | None
 ) -> Any:
+    """The report: one row per (segment, model), metric columns (and intervals), coverage columns.
+
+    Computed over every segment at once (``by=`` with thousands of values costs a few array
+    operations): the point values, the percentile intervals (one vectorized quantile over all
+    segments and items), the coverage columns. Only the clustered-DeLong variance of global
+    AUC and the opt-in studentized interval are computed one segment at a time.
+    """
     names = list(plan.metrics)
     specs = {s.name: s for s in plan.all_specs}
     item_j = {item: j for j, item in enumerate(plan.items)}
     group_names = [n for n in names if specs[n].kind != "auc"]
     gauc_names = [n for n in names if specs[n].kind == "gauc"]
     has_list = any(specs[n].kind not in ("auc", "gauc") for n in names)
-    keys = _segment_order(list(summary.segments)) if plan.by else [()]
-    rows: list[dict[str, Any]] = []
-    index: list[Any] = []
-    ci_cols: list[dict[str, float]] = []
+    keys = _segment_order(list(summary.keys)) if plan.by else [()]
+    if any(k not in summary.index for k in keys):  # pragma: no cover - every key comes from the summary
+        raise internal_error("a segment without a summary")
+    scores = list(plan.scores)
+    n_seg, n_mod = len(keys), len(scores)
+    pos = np.array([summary.index[k] for k in keys], dtype=np.int64)
+    data = summary.data
+    sums = data["sums"][pos]  # (segments, items, 2)
+    point = _ratio(sums[..., 0], sums[..., 1])
+    values: dict[str, np.ndarray] = {}  # metric -> (segments, models)
+    for n in names:
+        if n == "auc":
+            values[n] = np.array([[_auc_lookup(auc, k, s, plan) for s in scores] for k in keys], dtype=np.float64)
+        else:
+            values[n] = point[:, [item_j[(s, n)] for s in scores]]
+
+    def per_model(v: np.ndarray) -> np.ndarray:  # a per-segment column, once per model
+        return np.repeat(v, n_mod)
+
+    n_rows = data["n_rows"][pos]
+    columns: dict[str, np.ndarray] = {n: values[n].reshape(-1) for n in names}
+    if group_names or plan.by:
+        columns["n_groups"] = per_model(data["n_groups"][pos])
+    columns["n_rows"] = per_model(n_rows)
+    if gauc_names:
+        c = data["counts"][pos][:, [item_j[(s, gauc_names[0])] for s in scores], :]  # (segments, models, counters)
+        columns["gauc_groups_used"] = c[:, :, _C["n_used"]].reshape(-1)
+        columns["gauc_rows_skipped"] = (c[:, :, _C["rows_skipped"]] / np.maximum(n_rows, 1)[:, None]).reshape(-1)
+    if has_list:
+        columns["groups_no_relevant"] = per_model(data["n_nopos"][pos])
+    if summary.n_dropped:
+        columns["rows_dropped"] = np.full(n_seg * n_mod, summary.n_dropped, dtype=np.int64)
+
     fallback: dict[str, None] = {}  # model/metric whose bootstrap-t interval fell back to percentile
-    for key in keys:
-        seg = summary.segments.get(key)
-        if seg is None:  # pragma: no cover - every key comes from the summary
-            raise internal_error("a segment without a summary")
-        values = _seg_values(seg, plan, key, auc)
-        reps = _seg_reps(seg, plan, key, auc_boot) if plan.ci is not None else None
-        var = None
-        if plan.ci is not None and plan.auc_delong:
-            var = np.diag(_delong_of(delong, key, plan, seg)[1])
-        for s in plan.scores:
-            out: dict[str, Any] = {n: values[(s, n)] for n in names}
-            if group_names or plan.by:
-                out["n_groups"] = seg["n_groups"]
-            out["n_rows"] = seg["n_rows"]
-            if gauc_names:
-                c = seg["counts"][item_j[(s, gauc_names[0])]]
-                out["gauc_groups_used"] = int(c[_C["n_used"]])
-                out["gauc_rows_skipped"] = float(int(c[_C["rows_skipped"]]) / max(seg["n_rows"], 1))
-            if has_list:
-                out["groups_no_relevant"] = seg["n_nopos"]
-            if summary.n_dropped:
-                out["rows_dropped"] = summary.n_dropped
-            rows.append(out)
-            index.append((*key, s) if plan.by else s)
-            if reps is not None and plan.ci is not None:
-                iv: dict[str, float] = {}
-                for n in names:
-                    ok = math.isfinite(out[n])
-                    if n == "auc" and var is not None:
-                        lo, hi = normal_interval(
-                            np.array([out[n]]), var[plan.scores.index(s) : plan.scores.index(s) + 1], plan.ci,
-                            clip=(0.0, 1.0),
-                        )
-                    elif n != "auc" and plan.ci_method == "studentized":
-                        j = item_j[(s, n)]
-                        fell: list[bool] = []
-                        lo, hi = (
-                            np.array([v])
-                            for v in _studentized(seg, j, [j], [1.0], out[n], reps[(s, n)], plan.ci, fell)
-                        )
-                        if fell[0]:
-                            fallback.setdefault(f"{s}/{n}", None)
-                    else:
-                        lo, hi = percentile_interval(reps[(s, n)][:, None], plan.ci)
-                    iv[f"{n}_low"] = float(lo[0]) if ok else math.nan
-                    iv[f"{n}_high"] = float(hi[0]) if ok else math.nan
-                ci_cols.append(iv)
+    intervals: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if plan.ci is not None:
+        intervals = _intervals(summary, plan, keys, pos, values, auc_boot, delong, fallback)
+
     if plan.by:
-        idx: pd.Index = pd.MultiIndex.from_tuples(index, names=[*plan.by, "model"])
+        idx: pd.Index = pd.MultiIndex.from_tuples([(*k, s) for k in keys for s in scores], names=[*plan.by, "model"])
     else:
         idx = pd.Index(plan.scores, name="model", tupleize_cols=False)  # tuple names stay names
-    table = pd.DataFrame(rows, index=idx)
-    if ci_cols:
-        cols: list[Hashable] = []
-        for c in list(table.columns):
-            cols.append(c)
-            if c in names:
-                table[f"{c}_low"] = [iv[f"{c}_low"] for iv in ci_cols]
-                table[f"{c}_high"] = [iv[f"{c}_high"] for iv in ci_cols]
-                cols += [f"{c}_low", f"{c}_high"]
-        table = table[cols]
+    ordered: dict[str, np.ndarray] = {}
+    for c, v in columns.items():
+        ordered[c] = v
+        if c in intervals:
+            ordered[f"{c}_low"], ordered[f"{c}_high"] = intervals[c]
+    table = pd.DataFrame(ordered, index=idx)
+    if intervals:
         table.attrs["ci"] = _report_ci_info(plan)
         if fallback:
             table.attrs["ci"]["method"] += fallback_note(list(fallback))
@@ -132,3 +120,55 @@ def report_table(
     # which groups a metric uses depends on the labels only: one warning covers every model
     warn_once(plan.func, [(n, first[n][0], first[n][1]) for n in names])
     return table
+
+
+def _intervals(
+    summary: Summary,
+    plan: Plan,
+    keys: list[tuple],
+    pos: np.ndarray,
+    values: dict[str, np.ndarray],
+    auc_boot: dict | None,
+    delong: dict | None,
+    fallback: dict[str, None],
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every metric's interval per (segment, model), flattened in the table's row order."""
+    scores = list(plan.scores)
+    item_j = {item: j for j, item in enumerate(plan.items)}
+    n_seg, n_mod = len(keys), len(scores)
+    ci = float(plan.ci)  # type: ignore[arg-type]
+    boot = summary.data["boot"]
+    reps = None
+    if boot is not None and plan.items:
+        b = boot[pos]  # (segments, replicates, items, 2)
+        reps = _ratio(b[..., 0], b[..., 1])
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for n, v in values.items():
+        lo = np.full((n_seg, n_mod), np.nan)
+        hi = np.full((n_seg, n_mod), np.nan)
+        if n == "auc" and plan.auc_delong:
+            var = np.array([np.diag(_delong_of(delong, k, plan, summary.segments[k])[1]) for k in keys])
+            lo, hi = normal_interval(v.reshape(-1), var.reshape(-1), ci, clip=(0.0, 1.0))
+            lo, hi = lo.reshape(n_seg, n_mod), hi.reshape(n_seg, n_mod)
+        elif n != "auc" and plan.ci_method == "studentized":
+            for i, k in enumerate(keys):
+                seg = summary.segments[k]
+                for m, s in enumerate(scores):
+                    j = item_j[(s, n)]
+                    fell: list[bool] = []
+                    lo[i, m], hi[i, m] = _studentized(seg, j, [j], [1.0], float(v[i, m]), reps[i, :, j], ci, fell)  # type: ignore[index]
+                    if fell[0]:
+                        fallback.setdefault(f"{s}/{n}", None)
+        else:
+            if n == "auc":  # the hashed bootstrap replicates of global AUC, from the engine
+                r = np.stack([np.stack([_auc_reps(auc_boot, k, s, plan) for s in scores], axis=1) for k in keys])
+            else:
+                if reps is None:  # pragma: no cover - an interval always has replicate sums
+                    raise internal_error("an interval without bootstrap sums")
+                r = reps[:, :, [item_j[(s, n)] for s in scores]]  # (segments, replicates, models)
+            flat = np.moveaxis(r, 1, 0).reshape(r.shape[1], n_seg * n_mod)
+            lo_f, hi_f = percentile_interval(flat, ci)
+            lo, hi = lo_f.reshape(n_seg, n_mod), hi_f.reshape(n_seg, n_mod)
+        ok = np.isfinite(v)
+        out[n] = (np.where(ok, lo, np.nan).reshape(-1), np.where(ok, hi, np.nan).reshape(-1))
+    return out
