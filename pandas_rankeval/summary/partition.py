@@ -525,7 +525,8 @@ def _replicate_sums(
     wd_cols: list[np.ndarray],
     n_flip: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Per segment: (n_boot x columns) replicate sums and (n_boot x pairs) flip sums.
+    """Per segment: (n_boot x distinct columns) replicate sums, where each column went among the
+    distinct ones, and (n_boot x pairs) flip sums.
 
     ``resample="poisson"``: hashed draws (:func:`_hashed_sums`, any partitioning gives the same
     sums, both cores used); ``"multinomial"`` (one partition): the plan's streams
