@@ -17,6 +17,26 @@ from .session import _LAST, _collect, _quiet
 _INT_SCORES = ("ByteType", "ShortType", "IntegerType", "LongType", "BooleanType")
 
 
+
+def _runs(batches: Iterator[pd.DataFrame], n_by: int) -> tuple[Any, ...] | None:
+    """One range partition's rows, sorted by (model, segment, key), cut into runs of one
+    (model, segment): (rows, partition id, segment columns, run starts, run ends, positives,
+    negatives); None for an empty partition."""
+    frames = [b for b in batches if len(b)]
+    if not frames:
+        return None
+    part = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    pid = int(part["__pid"].iloc[0])
+    by = [f"__by{j}" for j in range(n_by)]
+    change = np.zeros(len(part), dtype=bool)
+    change[0] = True
+    for c in ["__sid", *by]:
+        v = part[c].to_numpy()
+        change[1:] |= v[1:] != v[:-1]
+    starts = np.flatnonzero(change)
+    ends = np.append(starts[1:], len(part))
+    return part, pid, by, starts, ends, part["__pos"].to_numpy(), part["__neg"].to_numpy()
+
 def _num(text: str) -> int | float:
     """An exact count sent as text (Python ints of any size; floats with sample weights)."""
     return float(text) if any(c in text for c in ".eEn") else int(text)
@@ -27,28 +47,15 @@ def _auc_partition(batches: Iterator[pd.DataFrame], *, n_by: int) -> Iterator[pd
     one row per (model, segment) present with its exact local Mann-Whitney counts."""
     from pandas_rankeval.summary.auc_counts import auc_counts_sorted
 
-    frames = [b for b in batches if len(b)]
-    if not frames:
+    runs = _runs(batches, n_by)
+    if runs is None:
         return
-    part = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    pid = int(part["__pid"].iloc[0])
-    by = [f"__by{j}" for j in range(n_by)]
-    keys = part[["__sid", *by]]
-    # rows are sorted by (model, segment, key): runs of one (model, segment)
-    change = np.zeros(len(part), dtype=bool)
-    change[0] = True
-    for c in keys.columns:
-        v = keys[c].to_numpy()
-        change[1:] |= v[1:] != v[:-1]
-    starts = np.flatnonzero(change)
-    ends = np.append(starts[1:], len(part))
-    pos = part["__pos"].to_numpy()
-    neg = part["__neg"].to_numpy()
+    part, pid, by, starts, ends, pos, neg = runs
     rows = []
     for a, b in zip(starts, ends):  # one iteration per (model, segment) in this partition
         counts = auc_counts_sorted(pos[a:b], neg[a:b])
-        seg = tuple(keys[c].iloc[a] for c in by)
-        rows.append((pid, int(keys["__sid"].iloc[a]), pickle.dumps(_plain(seg)), *(repr(x) for x in counts)))
+        seg = tuple(part[c].iloc[a] for c in by)
+        rows.append((pid, int(part["__sid"].iloc[a]), pickle.dumps(_plain(seg)), *(repr(x) for x in counts)))
     yield pd.DataFrame(rows, columns=["pid", "sid", "seg", "pos", "neg", "greater", "tied"])
 
 
@@ -179,27 +186,15 @@ def _placement_partition(
     """Global DeLong placements of every distinct key of one range partition."""
     from pandas_rankeval.summary.auc_counts import placements_sorted
 
-    frames = [b for b in batches if len(b)]
-    if not frames:
+    runs = _runs(batches, n_by)
+    if runs is None:
         return
-    part = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    pid = int(part["__pid"].iloc[0])
-    by = [f"__by{j}" for j in range(n_by)]
-    keys = part[["__sid", *by]]
-    change = np.zeros(len(part), dtype=bool)
-    change[0] = True
-    for c in keys.columns:
-        v = keys[c].to_numpy()
-        change[1:] |= v[1:] != v[:-1]
-    starts = np.flatnonzero(change)
-    ends = np.append(starts[1:], len(part))
-    pos = part["__pos"].to_numpy()
-    neg = part["__neg"].to_numpy()
+    part, pid, by, starts, ends, pos, neg = runs
     a = np.empty(len(part))
     b = np.empty(len(part))
     for lo, hi in zip(starts, ends):  # one iteration per (model, segment) in this partition
-        seg = pickle.dumps(_plain(tuple(keys[c].iloc[lo] for c in by)))
-        off = offsets[(pid, int(keys["__sid"].iloc[lo]), seg)]
+        seg = pickle.dumps(_plain(tuple(part[c].iloc[lo] for c in by)))
+        off = offsets[(pid, int(part["__sid"].iloc[lo]), seg)]
         a[lo:hi], b[lo:hi] = placements_sorted(pos[lo:hi], neg[lo:hi], *off)
     out = part[key_cols].copy()
     out["__a"] = a
