@@ -304,7 +304,30 @@ def unregister() -> None:
         pd.DataFrame._accessors.discard(ALIAS)
 
 
-class DaskRankevalNamespace:
+class _FrameNamespace:
+    """What the Dask and polars namespaces share: the frame, one forward per metric, and an
+    error that lists the metrics. Never raises in ``__init__`` (the libraries build a namespace
+    on every attribute access)."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            f"{type(self).__name__!r} object has no attribute {name!r}. The metrics are: {', '.join(METHODS)}."
+        )
+
+
+for _method, _target in METHODS.items():
+    setattr(_FrameNamespace, _method, _Forward(_method, _target))
+del _method, _target
+
+
+class DaskRankevalNamespace(_FrameNamespace):
     """The functions of :mod:`pandas_rankeval` bound to a Dask DataFrame.
 
     Reached as ``ddf.rank`` or ``ddf.rankeval`` (Dask DataFrames have no ``rank`` method of their
@@ -325,28 +348,13 @@ class DaskRankevalNamespace:
     True
     """
 
-    __slots__ = ("_obj",)
-
-    def __init__(self, obj: Any) -> None:
-        self._obj = obj  # never raises: Dask builds a namespace on every attribute access
+    __slots__ = ()
 
     def __repr__(self) -> str:
         return (
             f"<pandas_rankeval namespace of a Dask DataFrame with {self._obj.npartitions} partitions; "
             f"use one of: {', '.join(METHODS)}>"
         )
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise AttributeError(
-            f"{type(self).__name__!r} object has no attribute {name!r}. The metrics are: {', '.join(METHODS)}."
-        )
-
-
-for _method, _target in METHODS.items():
-    setattr(DaskRankevalNamespace, _method, _Forward(_method, _target))
-del _method, _target
 
 
 def register_dask() -> None:
@@ -365,7 +373,7 @@ def register_dask() -> None:
             register_dataframe_accessor(name)(DaskRankevalNamespace)
 
 
-class PolarsRankevalNamespace:
+class PolarsRankevalNamespace(_FrameNamespace):
     """The functions of :mod:`pandas_rankeval` bound to a polars DataFrame or LazyFrame.
 
     Reached as ``df.rankeval`` (polars frames keep their own names: no ``rank`` here).
@@ -387,25 +395,11 @@ class PolarsRankevalNamespace:
     0.5
     """
 
-    __slots__ = ("_obj",)
-
-    def __init__(self, obj: Any) -> None:
-        self._obj = obj  # never raises: polars builds a namespace on every attribute access
+    __slots__ = ()
 
     def __repr__(self) -> str:
         return f"<pandas_rankeval namespace of a polars {type(self._obj).__name__}; use one of: {', '.join(METHODS)}>"
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise AttributeError(
-            f"{type(self).__name__!r} object has no attribute {name!r}. The metrics are: {', '.join(METHODS)}."
-        )
-
-
-for _method, _target in METHODS.items():
-    setattr(PolarsRankevalNamespace, _method, _Forward(_method, _target))
-del _method, _target
 
 
 def register_polars() -> None:
