@@ -18,7 +18,7 @@ from ..inference.delong import delong_from_moments
 from ..inference.studentized import _se, studentized_fallback, studentized_interval
 from .auc_counts import _auc_value
 from .plan import _C, Plan
-from .summary import REPLICATE_FIELDS, Summary, _seg_zero, field_total
+from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary, _seg_zero, field_total
 
 
 # --------------------------------------------------------------------------- #
@@ -69,7 +69,7 @@ def _totals(summary: Summary, plan: Plan) -> dict[str, Any]:
     n_items, n_boot, n_pairs = summary.shape
     tot = _seg_zero(n_items, n_boot, n_pairs, plan.monte_carlo)
     for name, v in summary.data.items():
-        if name in REPLICATE_FIELDS:
+        if name in REPLICATE_FIELDS or name in RESULT_FIELDS:
             tot[name] = None
         elif v is not None and summary.keys:
             total = field_total(name, v)
@@ -191,28 +191,6 @@ def _auc_reps(auc_boot: dict | None, key: tuple, score: Hashable, plan: Plan) ->
     )
 
 
-def _seg_values(seg: dict[str, Any], plan: Plan, key: tuple, auc: dict | None) -> dict[tuple, float]:
-    point = _ratio(seg["sums"][:, 0], seg["sums"][:, 1]) if seg["sums"].size else np.zeros(0)
-    out = {item: float(point[j]) for j, item in enumerate(plan.items)}
-    if plan.has_auc:
-        for s in plan.scores:
-            out[(s, "auc")] = _auc_lookup(auc, key, s, plan)
-    return out
-
-
-def _seg_reps(seg: dict[str, Any], plan: Plan, key: tuple, auc_boot: dict | None) -> dict[tuple, np.ndarray]:
-    boot = seg["boot"]
-    out: dict[tuple, np.ndarray] = {}
-    if boot is not None:
-        reps = _ratio(boot[:, :, 0], boot[:, :, 1])
-        for j, item in enumerate(plan.items):
-            out[item] = reps[:, j]
-    if plan.has_auc and not plan.auc_delong:
-        for s in plan.scores:
-            out[(s, "auc")] = _auc_reps(auc_boot, key, s, plan)
-    return out
-
-
 def ci_method(plan: Plan, paired: bool = False) -> str:
     """The words for the bootstrap interval (``attrs``, footers)."""
     stud = plan.ci_method == "studentized"
@@ -225,44 +203,12 @@ def ci_method(plan: Plan, paired: bool = False) -> str:
     return base
 
 
-def _studentized(
-    seg: dict[str, Any], t: int, js: list[int], signs: list[float], point: float, reps: np.ndarray, ci: float,
-    fallback: list[bool] | None = None,
-) -> tuple[float, float]:
-    """Bootstrap-t interval of target t (``sum_k s_k R_k`` over items js) in one segment.
-
-    Clipped to the statistic's range: [0, 1] for a metric, [-1, 1] for a difference of two.
-    Where a standard error is 0 up to rounding it is the percentile interval, and ``True`` is
-    appended to ``fallback`` (else ``False``), for the table to say so.
-    """
-    sums, boot = seg["sums"], seg["boot"]
-    sg = np.array(signs)
-    r0 = _ratio(sums[js, 0], sums[js, 1])[None, :]
-    se0 = _se(r0, sg, sums[js, 1][None, :], seg["gram"][t][None, :])
-    r = _ratio(boot[:, js, 0], boot[:, js, 1])
-    se_r = _se(r, sg, boot[:, js, 1], seg["boot_gram"][:, t, :])
-    bounds = (0.0, 1.0) if len(js) == 1 else (-1.0, 1.0)
-    lo, hi = studentized_interval(np.array([point]), se0, reps[:, None], se_r[:, None], ci, bounds=bounds)
-    if fallback is not None:
-        fallback.append(bool(studentized_fallback(se0, reps[:, None], se_r[:, None])[0]) and math.isfinite(point))
-    return float(lo[0]), float(hi[0])
-
-
 def fallback_note(names: list[str]) -> str:
     """The words for intervals that fell back from the bootstrap-t to the percentile one."""
     return (
         f"; percentile for {', '.join(names)} (a bootstrap replicate's standard error is 0: it drew "
         "groups of one value only)"
     )
-
-
-def flip_pvalues(obs: np.ndarray, abs_sum: np.ndarray, reps: np.ndarray, n_flips: int) -> np.ndarray:
-    """Randomization p-values from the hashed sign flips: T* = T - 2 sum_{b=1} w d."""
-    t = np.abs(obs)
-    tol = 1e-10 * abs_sum
-    t_star = obs[None, :] - 2.0 * reps
-    hits = (np.abs(t_star) >= t - tol).sum(axis=0)
-    return (1.0 + hits) / (1.0 + n_flips)
 
 
 def _delong_of(

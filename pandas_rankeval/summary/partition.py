@@ -548,8 +548,21 @@ def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
     dropped. ``empty="error"`` is likewise raised by :func:`finalize`. A partition
     with no rows gives :func:`empty_summary`.
     """
+    return summarize_partition(pdf, plan)[0]
+
+
+def summarize_partition(
+    pdf: pd.DataFrame, plan: Plan, *, whole_segments: bool = False
+) -> tuple[Summary, Evaluation | None]:
+    """:func:`summarize`, and the partition's evaluation (None when there is nothing to evaluate,
+    or a bad value was counted).
+
+    ``whole_segments``: the partition holds every row of each of its segments, so the
+    evaluation is made as the pandas engine makes it (global AUC kept in score order), for the
+    engine to read each segment's global AUC from it (``engines.pandas.pandas_extras``).
+    """
     if len(pdf) == 0:
-        return empty_summary(plan)
+        return empty_summary(plan), None
     missing: dict[Hashable, int] = {}
     keep: np.ndarray | None = None
     for c in plan.columns:
@@ -569,32 +582,33 @@ def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:
             s = empty_summary(plan)
             s.missing.update(missing)
             s.n_dropped = n_dropped
-            return s
+            return s, None
     problems = _count_problems(pdf, plan)
     if problems:  # finalize raises with the whole table's counts; nothing to evaluate here
         s = empty_summary(plan)
         s.missing.update(missing)
         s.n_dropped, s.n_rows, s.problems = n_dropped, len(pdf), problems
-        return s
+        return s, None
     opts = dataclasses.replace(
         plan.options, nan_policy="raise", empty="zero" if plan.options.empty == "error" else plan.options.empty,
         progress=False,
     )
     try:
         ev = evaluate(
-            pdf, group=plan.group or None, label=plan.label, scores=plan.scores, specs=plan.specs,
-            options=opts, by=plan.by,
+            pdf, group=plan.group or None, label=plan.label, scores=plan.scores,
+            specs=plan.all_specs if whole_segments else plan.specs, options=opts, by=plan.by,
+            keep_order=whole_segments and plan.has_auc,
         )
         out = summarize_evaluation(ev, plan, missing=missing, n_dropped=n_dropped)
     except InputProblem as p:  # bad weights of groups, a `by` that varies in a group: counted
         s = empty_summary(plan)
         s.missing.update(missing)
         s.n_dropped, s.n_rows, s.problems = n_dropped, len(pdf), problem_counts(p)
-        return s
+        return s, None
     if plan.placement_columns:
         moments = _partition_moments(pdf, ev, plan)
         out.data["delong"] = np.stack([moments[key] for key in out.keys])
-    return out
+    return out, ev
 
 
 def problem_counts(p: InputProblem) -> dict[tuple, int]:

@@ -18,17 +18,22 @@ from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from ..inference.hashing import partition_hash
 from ..inference.pvalues import TOP_K, merge_top
 from .plan import _FORMAT, COUNTERS, Plan
 
-__all__ = ["Summary", "empty_summary", "field_total"]
+__all__ = ["REPLICATE_FIELDS", "RESULT_FIELDS", "Summary", "empty_summary", "field_total", "shard_of"]
 
 #: Scalar fields per segment and their dtypes (exact integers, or float sums).
 _SCALARS = {"n_groups": np.int64, "n_rows": np.int64, "n_pos": np.int64, "n_nopos": np.int64,
             "sw_pos": np.float64, "sw_neg": np.float64}
 #: Fields that hold one replicate sum per bootstrap draw: large, never needed for the whole table.
 REPLICATE_FIELDS = ("boot", "flip_reps", "boot_gram")
+#: Fields that hold the final intervals and p-values of a segment, in place of its replicate sums
+#: (:func:`pandas_rankeval.summary.replicates.reduce_replicates`): never added to another part.
+RESULT_FIELDS = ("rep_lo", "rep_hi", "rep_fell", "rep_pboot", "rep_prand")
 
 
 # --------------------------------------------------------------------------- #
@@ -62,8 +67,15 @@ def _seg_zero(n_items: int, n_boot: int, n_pairs: int, flips: bool = True) -> di
     }
 
 
+def _final(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    raise ValueError(
+        "a summary whose replicate sums were reduced to intervals cannot be added to another part "
+        "of the same segment"
+    )
+
+
 #: Fields that merge otherwise than by addition (still commutative and associative).
-_MERGE = {"sf_top": merge_top, "sf_min": np.minimum}
+_MERGE = {"sf_top": merge_top, "sf_min": np.minimum, **dict.fromkeys(RESULT_FIELDS, _final)}
 
 
 def _merge_field(name: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -94,7 +106,7 @@ def _seg_add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         elif isinstance(va, np.ndarray):
             if va.shape != vb.shape:
                 raise ValueError("these summaries were made with different plans; they cannot be added")
-            out[k] = _MERGE[k](va, vb) if k in _MERGE else va + vb
+            out[k] = _merge_field(k, va, vb)
         elif isinstance(va, float) or isinstance(vb, float):
             out[k] = float(va) + float(vb)
         else:
@@ -271,6 +283,26 @@ class Summary:
             keys, data = _merge_many(parts)
         return Summary(None, missing, n_dropped, n_rows, first.shape, problems, keys=keys, data=data)
 
+    def split(self, n: int) -> list[Summary]:
+        """``n`` summaries of disjoint segments that add up to this one.
+
+        A segment goes to the part :func:`shard_of` its key, so that every partition sends a
+        segment to the same part. The parts are copies: the whole summary is freed once cut. The counts of the whole partition (missing values, rows,
+        problems) go with the first part.
+        """
+        shard = shard_of(self.keys, n)
+        out = []
+        for j in range(n):
+            idx = np.flatnonzero(shard == j)
+            keys = [self.keys[i] for i in idx.tolist()]
+            data = {k: (None if v is None else v[idx]) for k, v in self.data.items()}
+            if j == 0:
+                out.append(Summary(None, self.missing, self.n_dropped, self.n_rows, self.shape, self.problems,
+                                   keys=keys, data=data))
+            else:
+                out.append(Summary(None, {}, 0, 0, self.shape, {}, keys=keys, data=data))
+        return out
+
     def __radd__(self, other: Any) -> Summary:
         if isinstance(other, int) and other == 0:  # sum(summaries)
             return self
@@ -387,6 +419,18 @@ def _merge_many(parts: list[Summary]) -> tuple[list[tuple], dict[str, np.ndarray
                 out[w[~new]] = _merge_field(name, out[w[~new]], v[~new])  # type: ignore[index]
         data[name] = out
     return keys, data
+
+
+def shard_of(keys: list[tuple], n: int) -> np.ndarray:
+    """The part (of ``n``) of every segment key: a stable hash of the key's values, the same in
+    every process and for equal keys of different types (``1``, ``1.0``: one segment)."""
+    if n <= 1 or not keys:
+        return np.zeros(len(keys), dtype=np.int64)
+    width = len(keys[0])
+    if not width:
+        return np.zeros(len(keys), dtype=np.int64)
+    frame = pd.DataFrame({i: pd.Series([k[i] for k in keys], dtype=object) for i in range(width)})
+    return (partition_hash(frame) % np.uint64(n)).astype(np.int64)
 
 
 def _shape(plan: Plan) -> tuple[int, int, int]:

@@ -16,10 +16,10 @@ from ..inference.pvalues import EXACT_MAX, MIX_K, adjust_pvalues, signflip_pvalu
 from ..core.result import warn_once
 from ..core.validation import internal_error
 from ..summary.finalize import (
-    _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _ratio, _segment_order, _studentized, _totals,
-    ci_method, fallback_note, flip_pvalues,
+    _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _ratio, _segment_order, _totals, ci_method, fallback_note,
 )
 from ..summary.plan import Plan, compare_pairs
+from ..summary.replicates import replicate_results
 from ..summary.summary import Summary
 
 __all__ = ["compare_table", "COLUMNS", "multiple_testing"]
@@ -138,13 +138,16 @@ def compare_table(
     sf_rows: list[int] = []  # rows (over all segments) tested by the analytic sign-flip test
     sf_args: list[list[Any]] = [[], [], [], [], [], []]
     stud_fallback: dict[str, None] = {}  # model/metric whose bootstrap-t interval fell back to percentile
+    rr = replicate_results(summary, plan)  # every pair's interval and p-values per segment
+    if rr is None and plan.flip_pairs:  # pragma: no cover - compare always has replicate sums
+        raise internal_error("compare needs bootstrap sums")
     for s_idx, key in enumerate(keys):
         seg = summary.segments[key]
+        sp = summary.index[key]
         n_rows = len(rows)
         base, value, diff, lo, hi, p = (np.full(n_rows, np.nan) for _ in range(6))
         used = np.zeros(n_rows, dtype=np.int64)
         point = _ratio(seg["sums"][:, 0], seg["sums"][:, 1]) if seg["sums"].size else np.zeros(0)
-        reps = _ratio(seg["boot"][:, :, 0], seg["boot"][:, :, 1]) if seg["boot"] is not None else None
         if analytic:
             a, cov = _delong_of(delong, key, plan, seg)
         for i, (m, b, n) in enumerate(rows):
@@ -161,37 +164,24 @@ def compare_table(
                     continue
                 base[i] = _auc_lookup(auc, key, b, plan)
                 value[i] = _auc_lookup(auc, key, m, plan)
+                diff[i] = value[i] - base[i]
                 d_rep = _auc_reps(auc_boot, key, m, plan) - _auc_reps(auc_boot, key, b, plan)
-            else:
-                k = pair_index[(m, b, n)]
-                used[i] = int(seg["pair_used"][k])
-                jm, jb = item_j[(m, n)], item_j[(b, n)]
-                base[i], value[i] = point[jb], point[jm]
-                if reps is None:
-                    raise internal_error("compare needs bootstrap sums")
-                d_rep = reps[:, jm] - reps[:, jb]
-            diff[i] = value[i] - base[i]
-            if kinds[n] != "auc" and plan.ci_method == "studentized":
-                k = pair_index[(m, b, n)]
-                fell: list[bool] = []
-                lo[i], hi[i] = _studentized(
-                    seg, k, [item_j[(m, n)], item_j[(b, n)]], [1.0, -1.0], diff[i], d_rep, plan.ci,  # type: ignore[arg-type]
-                    fell,
-                )
-                if fell[0]:
-                    stud_fallback.setdefault(f"{m}/{n}" if plan.baseline is not None else f"{m}-{b}/{n}", None)
-            else:
                 lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci)  # type: ignore[arg-type]
                 lo[i], hi[i] = lo_i[0], hi_i[0]
-            p[i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None])[0]
-            if (m, b, n) not in flip_ok:
+                p[i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None])[0]
                 continue
             k = pair_index[(m, b, n)]
-            if plan.method == "randomization" and seg["flip_reps"] is not None:
-                p[i] = flip_pvalues(
-                    seg["flip_obs"][k : k + 1], seg["flip_abs"][k : k + 1], seg["flip_reps"][:, k : k + 1],
-                    plan.n_boot,
-                )[0]
+            used[i] = int(seg["pair_used"][k])
+            base[i], value[i] = point[item_j[(b, n)]], point[item_j[(m, n)]]
+            diff[i] = value[i] - base[i]
+            lo[i], hi[i] = rr["rep_lo"][sp, k], rr["rep_hi"][sp, k]  # type: ignore[index]
+            p[i] = rr["rep_pboot"][sp, k]  # type: ignore[index]
+            if plan.ci_method == "studentized" and rr["rep_fell"][sp, k]:  # type: ignore[index]
+                stud_fallback.setdefault(f"{m}/{n}" if plan.baseline is not None else f"{m}-{b}/{n}", None)
+            if (m, b, n) not in flip_ok:
+                continue
+            if plan.method == "randomization" and rr["rep_prand"] is not None:  # type: ignore[index]
+                p[i] = rr["rep_prand"][sp, k]  # type: ignore[index]
             elif plan.method == "auto":
                 sf_rows.append(s_idx * n_rows + i)
                 for lst, v in zip(sf_args, (seg["sf_n"][k], seg["sf_s"][k, 0], seg["sf_s"][k, 1], seg["sf_s"][k, 2],

@@ -13,10 +13,10 @@ from ..inference.delong import METHOD, delong_unavailable, normal_interval
 from ..core.result import warn_once
 from ..core.validation import internal_error
 from ..summary.finalize import (
-    _C, _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _ratio, _segment_order, _studentized, ci_method,
-    fallback_note,
+    _C, _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _ratio, _segment_order, ci_method, fallback_note,
 )
 from ..summary.plan import Plan
+from ..summary.replicates import replicate_results
 from ..summary.summary import Summary
 
 __all__ = ["report_table"]
@@ -137,38 +137,28 @@ def _intervals(
     item_j = {item: j for j, item in enumerate(plan.items)}
     n_seg, n_mod = len(keys), len(scores)
     ci = float(plan.ci)  # type: ignore[arg-type]
-    boot = summary.data["boot"]
-    reps = None
-    if boot is not None and plan.items:
-        b = boot[pos]  # (segments, replicates, items, 2)
-        reps = _ratio(b[..., 0], b[..., 1])
+    rr = replicate_results(summary, plan)  # every item's interval per segment (maybe computed on the workers)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for n, v in values.items():
-        lo = np.full((n_seg, n_mod), np.nan)
-        hi = np.full((n_seg, n_mod), np.nan)
         if n == "auc" and plan.auc_delong:
             var = np.array([np.diag(_delong_of(delong, k, plan, summary.segments[k])[1]) for k in keys])
             lo, hi = normal_interval(v.reshape(-1), var.reshape(-1), ci, clip=(0.0, 1.0))
             lo, hi = lo.reshape(n_seg, n_mod), hi.reshape(n_seg, n_mod)
-        elif n != "auc" and plan.ci_method == "studentized":
-            for i, k in enumerate(keys):
-                seg = summary.segments[k]
-                for m, s in enumerate(scores):
-                    j = item_j[(s, n)]
-                    fell: list[bool] = []
-                    lo[i, m], hi[i, m] = _studentized(seg, j, [j], [1.0], float(v[i, m]), reps[i, :, j], ci, fell)  # type: ignore[index]
-                    if fell[0]:
-                        fallback.setdefault(f"{s}/{n}", None)
-        else:
-            if n == "auc":  # the hashed bootstrap replicates of global AUC, from the engine
-                r = np.stack([np.stack([_auc_reps(auc_boot, k, s, plan) for s in scores], axis=1) for k in keys])
-            else:
-                if reps is None:  # pragma: no cover - an interval always has replicate sums
-                    raise internal_error("an interval without bootstrap sums")
-                r = reps[:, :, [item_j[(s, n)] for s in scores]]  # (segments, replicates, models)
+        elif n == "auc":  # the hashed bootstrap replicates of global AUC, from the engine
+            r = np.stack([np.stack([_auc_reps(auc_boot, k, s, plan) for s in scores], axis=1) for k in keys])
             flat = np.moveaxis(r, 1, 0).reshape(r.shape[1], n_seg * n_mod)
             lo_f, hi_f = percentile_interval(flat, ci)
             lo, hi = lo_f.reshape(n_seg, n_mod), hi_f.reshape(n_seg, n_mod)
+        else:
+            if rr is None:  # pragma: no cover - an interval always has replicate sums
+                raise internal_error("an interval without bootstrap sums")
+            cols = [item_j[(s, n)] for s in scores]
+            lo, hi = rr["rep_lo"][pos][:, cols], rr["rep_hi"][pos][:, cols]  # type: ignore[index]
+            fell = rr["rep_fell"][pos][:, cols]  # type: ignore[index]
+            # the models whose interval fell back, in the order of the first segment where each did
+            first = np.where(fell.any(axis=0), fell.argmax(axis=0), n_seg)
+            for m in sorted(np.flatnonzero(first < n_seg).tolist(), key=lambda m: (first[m], m)):
+                fallback.setdefault(f"{scores[m]}/{n}", None)
         ok = np.isfinite(v)
         out[n] = (np.where(ok, lo, np.nan).reshape(-1), np.where(ok, hi, np.nan).reshape(-1))
     return out

@@ -1,0 +1,166 @@
+"""Replicate sums -> the per-segment numbers the tables take from them (stage 6).
+
+The replicate fields of a summary (``boot``, ``flip_reps``, ``boot_gram``: segments x replicates
+x ...) are most of its size: 2,000 segments x 1,000 replicates x 8 items x 2 sums is 256 MB. Every
+number the tables take from them belongs to one segment and one target (an item of ``report``, a
+paired difference of ``compare``):
+
+- ``rep_lo``, ``rep_hi``: the interval (percentile, or bootstrap-t with ``ci_method="studentized"``);
+- ``rep_fell``: the bootstrap-t interval fell back to the percentile one (a replicate's standard
+  error is 0 up to rounding);
+- ``rep_pboot`` (compare): the paired-bootstrap p-value of the difference;
+- ``rep_prand`` (compare, ``method="randomization"``): the hashed sign-flip p-value.
+
+:func:`replicate_results` computes them for every segment at once (a few array operations over
+segments x replicates); :func:`reduce_replicates` puts them in a summary in place of the replicate
+fields. An engine whose task holds whole segments' sums (Dask: one shard of segments per task)
+reduces there and moves only these numbers; the tables read them with :func:`replicate_results`,
+whichever way the summary came, so there is one definition of every interval and p-value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..inference.bootstrap import bootstrap_pvalues, percentile_interval
+from ..inference.studentized import _se, studentized_fallback, studentized_interval
+from .finalize import _ratio
+from .plan import Plan
+from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary
+
+__all__ = ["RESULT_FIELDS", "flip_pvalues", "reduce_replicates", "replicate_results"]
+
+#: Rows of (segment, replicate, target) whose standard errors are computed at once (bounded memory).
+_CHUNK = 1 << 18
+
+
+def flip_pvalues(obs: np.ndarray, abs_sum: np.ndarray, reps: np.ndarray, n_flips: int) -> np.ndarray:
+    """Randomization p-values from the hashed sign flips: T* = T - 2 sum_{b=1} w d.
+
+    ``obs``, ``abs_sum``: one per test; ``reps``: (flips x tests).
+
+    >>> flip_pvalues(np.array([2.0]), np.array([2.0]), np.array([[0.0], [2.0], [1.0]]), 3)
+    array([0.75])
+    """
+    t = np.abs(obs)
+    tol = 1e-10 * abs_sum
+    t_star = obs[None, :] - 2.0 * reps
+    hits = (np.abs(t_star) >= t - tol).sum(axis=0)
+    return (1.0 + hits) / (1.0 + n_flips)
+
+
+def _target_items(plan: Plan) -> tuple[np.ndarray, np.ndarray | None]:
+    """The items behind each target: (item,) per item (report), (model item, baseline item) per
+    group-metric pair in the order of ``flip_pairs`` (compare)."""
+    if plan.kind != "compare":
+        return np.arange(len(plan.items), dtype=np.int64), None
+    col = {item: j for j, item in enumerate(plan.items)}
+    jm = np.array([col[(m, n)] for m, _, n in plan.flip_pairs], dtype=np.int64)
+    jb = np.array([col[(b, n)] for _, b, n in plan.flip_pairs], dtype=np.int64)
+    return jm, jb
+
+
+def _standard_errors(
+    data: dict[str, Any], jm: np.ndarray, jb: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Delta-method standard errors of every (segment, target) statistic and of its replicates:
+    (S, T) and (S, B, T), computed over segments in chunks of :data:`_CHUNK` rows."""
+    sums, boot, gram, boot_gram = data["sums"], data["boot"], data["gram"], data["boot_gram"]
+    n_seg, n_boot = boot.shape[0], boot.shape[1]
+    js = jm[:, None] if jb is None else np.stack([jm, jb], axis=1)  # (T, k)
+    signs = np.array([1.0] if jb is None else [1.0, -1.0])
+    n_t, k = js.shape
+    q = gram.shape[-1]
+    se0 = _se(
+        _ratio(sums[:, js, 0], sums[:, js, 1]).reshape(-1, k), signs, sums[:, js, 1].reshape(-1, k),
+        gram.reshape(-1, q),
+    ).reshape(n_seg, n_t)
+    se_r = np.empty((n_seg, n_boot, n_t))
+    step = max(1, _CHUNK // max(1, n_boot * n_t))
+    for a in range(0, n_seg, step):  # chunks of segments, not one segment at a time
+        b = boot[a : a + step][:, :, js]  # (s, B, T, k, 2)
+        se_r[a : a + step] = _se(
+            _ratio(b[..., 0], b[..., 1]).reshape(-1, k), signs, b[..., 1].reshape(-1, k),
+            boot_gram[a : a + step].reshape(-1, q),
+        ).reshape(-1, n_boot, n_t)
+    return se0, se_r
+
+
+def replicate_results(summary: Summary, plan: Plan) -> dict[str, np.ndarray | None] | None:
+    """The per-segment intervals and p-values of the plan's targets (the module's fields), as
+    (segments x targets) arrays in the order of ``summary.keys``; None without replicate sums.
+
+    A summary reduced by :func:`reduce_replicates` carries them; otherwise they are computed
+    from its replicate fields, over every segment at once.
+    """
+    data = summary.data
+    if data.get("rep_lo") is not None:
+        return {f: data.get(f) for f in RESULT_FIELDS}
+    if data.get("boot") is None or plan.kind == "metric":
+        return None
+    return _compute(data, plan)
+
+
+def _compute(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | None]:
+    sums, boot = data["sums"], data["boot"]  # (S, items, 2), (S, B, items, 2)
+    n_seg, n_boot = boot.shape[0], boot.shape[1]
+    ci = 0.95 if plan.ci is None else float(plan.ci)
+    jm, jb = _target_items(plan)
+    n_t = jm.shape[0]
+    point = _ratio(sums[..., 0], sums[..., 1])  # (S, items)
+    reps = _ratio(boot[..., 0], boot[..., 1])  # (S, B, items)
+    if jb is None:  # every item is a target: no copy
+        stat, stat_reps, bounds = point, reps, (0.0, 1.0)
+    else:  # the difference model - baseline, per pair
+        stat, stat_reps, bounds = point[:, jm] - point[:, jb], reps[:, :, jm] - reps[:, :, jb], (-1.0, 1.0)
+    flat = np.moveaxis(stat_reps, 1, 0)  # (B, S, T): a view; the quantiles run along the replicates
+    out: dict[str, np.ndarray | None] = dict.fromkeys(RESULT_FIELDS)
+    if not stat.size:
+        empty = np.zeros((n_seg, n_t))
+        out.update(rep_lo=empty, rep_hi=empty.copy(), rep_fell=np.zeros((n_seg, n_t), dtype=bool))
+        if plan.kind == "compare":
+            out["rep_pboot"] = empty.copy()
+            if plan.monte_carlo and data.get("flip_reps") is not None:
+                out["rep_prand"] = empty.copy()
+        return out
+    fell = np.zeros((n_seg, n_t), dtype=bool)
+    if plan.ci_method == "studentized" and data.get("boot_gram") is not None:
+        # studentized_interval works on (B, columns): the (segment, target) columns flattened
+        se0, se_r = _standard_errors(data, jm, jb)
+        cols = flat.reshape(n_boot, n_seg * n_t)
+        se_cols = np.moveaxis(se_r, 1, 0).reshape(n_boot, n_seg * n_t)
+        lo, hi = studentized_interval(stat.reshape(-1), se0.reshape(-1), cols, se_cols, ci, bounds=bounds)
+        fell = (studentized_fallback(se0.reshape(-1), cols, se_cols) & np.isfinite(stat.reshape(-1))).reshape(n_seg, n_t)
+    else:
+        lo, hi = percentile_interval(flat, ci)
+    out["rep_lo"], out["rep_hi"] = lo.reshape(n_seg, n_t), hi.reshape(n_seg, n_t)
+    out["rep_fell"] = fell
+    if plan.kind == "compare":
+        out["rep_pboot"] = bootstrap_pvalues(stat, flat).reshape(n_seg, n_t)
+        if plan.monte_carlo and data.get("flip_reps") is not None:
+            fr = data["flip_reps"]  # (S, B, pairs)
+            out["rep_prand"] = flip_pvalues(
+                data["flip_obs"].reshape(-1), data["flip_abs"].reshape(-1),
+                np.moveaxis(fr, 1, 0).reshape(fr.shape[1], -1), plan.n_boot,
+            ).reshape(n_seg, n_t)
+    return out
+
+
+def reduce_replicates(summary: Summary, plan: Plan) -> Summary:
+    """The summary with its replicate fields replaced by :func:`replicate_results`.
+
+    Only for a summary that holds the whole table's sums of each of its segments (the results
+    of a segment cannot be added to another part of the same segment: such summaries refuse
+    to add). The whole-table counts and every other field stay as they are.
+    """
+    results = replicate_results(summary, plan)
+    if results is None:
+        return summary
+    data = {k: (None if k in REPLICATE_FIELDS else v) for k, v in summary.data.items()}
+    data.update(results)
+    return Summary(
+        None, summary.missing, summary.n_dropped, summary.n_rows, summary.shape, summary.problems,
+        keys=summary.keys, data=data,
+    )
