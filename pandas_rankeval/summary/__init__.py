@@ -9,14 +9,14 @@ imports neither dask nor pyspark, nor the tables built on it.
 from .auc_counts import (
     AucCounts, auc_counts_blocks, auc_counts_sorted, chain_auc, chain_offsets, placements_blocks, placements_sorted,
 )
-from .finalize import _raise_input_errors
+from .finalize import raise_input_errors
 from .partition import summarize, summarize_evaluation, summarize_partition, summary_of_counts
 from .plan import Plan, make_plan, resolve_resample
 from .summary import Summary, empty_summary
 
 __all__ = [
     "AucCounts", "Plan", "Summary", "auc_counts_blocks", "auc_counts_sorted", "chain_auc", "chain_offsets",
-    "empty_summary", "make_plan", "placements_blocks", "placements_sorted", "resolve_resample", "summarize",
+    "empty_summary", "make_plan", "raise_input_errors", "placements_blocks", "placements_sorted", "resolve_resample", "summarize",
     "summarize_evaluation", "summarize_partition",
     "summary_of_counts",
 ]

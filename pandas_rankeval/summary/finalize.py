@@ -15,7 +15,6 @@ import numpy as np
 from ..core.result import Coverage
 from ..core.validation import PROBLEM_ORDER, first_keys, missing_values_error, problem_message
 from ..inference.delong import delong_from_moments
-from ..inference.studentized import _se, studentized_fallback, studentized_interval
 from .auc_counts import _auc_value
 from .plan import _C, Plan
 from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary, _seg_zero, field_total
@@ -24,7 +23,7 @@ from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary, _seg_zero, field_
 # --------------------------------------------------------------------------- #
 # finalize
 # --------------------------------------------------------------------------- #
-def _raise_input_errors(summary: Summary, plan: Plan) -> None:
+def raise_input_errors(summary: Summary, plan: Plan) -> None:
     bad = {c: int(summary.missing[c]) for c in plan.columns if summary.missing.get(c)}
     for c, k in summary.missing.items():  # columns outside the plan's list, if any
         if k and c not in bad:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.evaluate import GroupValues, warn_if_needed
 from ..core.result import MetricResult
-from ..summary.finalize import _auc_coverage, _auc_lookup, _metric_coverage, _raise_input_errors
+from ..summary.finalize import _auc_coverage, _auc_lookup, _metric_coverage, raise_input_errors
 from ..summary.plan import Plan
 from ..summary.summary import Summary
 from .compare import compare_table
@@ -53,7 +53,7 @@ def finalize(
     -------
     MetricResult (kind "metric"), or the ResultTable of report / compare.
     """
-    _raise_input_errors(summary, plan)
+    raise_input_errors(summary, plan)
     if plan.kind == "metric":
         return _finalize_metric(summary, plan, auc)
     if plan.kind == "report":

@@ -31,7 +31,7 @@ import pandas as pd
 import polars as pl
 
 from ...core.validation import check_min_count
-from ...summary.finalize import _raise_input_errors
+from ...summary.finalize import raise_input_errors
 from ...summary.partition import summary_of_counts
 from ...summary.plan import Plan
 from ...summary.summary import Summary
@@ -113,7 +113,7 @@ def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Su
     """Scan once (checks), count global AUC range by range, summarize bucket by bucket."""
     sch = lf.collect_schema()
     found = scan(lf, plan, sch)
-    _raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
+    raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
     keep = keep_expr(plan, sch) if found.n_dropped else None
     n_rows = found.n_rows - found.n_dropped
     rows_per = options["rows_per_bucket"]
@@ -171,7 +171,7 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     opts = check_options(dict(options or {}), plan.func)
     sch = frame.collect_schema()
     found = scan(frame, plan, sch)
-    _raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
+    raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
     keep = keep_expr(plan, sch) if found.n_dropped else None
     data = frame.filter(keep) if keep is not None else frame  # a bucket may hold only dropped rows
     n_rows = found.n_rows - found.n_dropped

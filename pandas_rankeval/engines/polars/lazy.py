@@ -4,7 +4,7 @@
    column (null, or NaN in a float column: missing in pandas either way), rows dropped, and the
    values pandas refuses (infinite labels, negative labels for NDCG, negative or infinite
    weights). Their errors are raised from these whole-table counts by the summary layer's own
-   check (:func:`pandas_rankeval.summary._raise_input_errors`), with pandas' messages, before any
+   check (:func:`pandas_rankeval.summary.raise_input_errors`), with pandas' messages, before any
    bucket is read.
 2. **Buckets**: a row's bucket is a hash of its group key (``hash(key) % B``), so every group is
    whole in one bucket. One bucket's columns are collected at a time (streaming engine, the
