@@ -9,29 +9,39 @@ How a call runs
 ---------------
 1. **Checks from metadata** (:func:`schema`: ``ddf.dtypes``), before any compute, in the public
    function: missing columns, text scores or labels, bad options raise the errors of pandas.
-2. **Group pass** (group metrics, and every call's coverage counts): the rows are shuffled by
-   group key so that each group is whole in one partition; every partition becomes one small
-   additive summary (``summarize``), the summaries are added in a binary tree of tasks on the
-   workers, and only the final, result-sized summary reaches the client, which divides and
-   formats it (``finalize``). Missing values are counted in this pass. No per-group row ever
-   reaches the client (``per_group`` returns a lazy Dask DataFrame instead).
-3. **Score pass** (global AUC only): every input partition counts its (relevant, non-relevant)
-   rows per distinct score (per segment with ``by``), which collapses masses of tied scores; the
-   distinct scores are range-partitioned with cut points sampled in the group pass and shuffled,
-   every range gives its exact counts, and the client chains the ranges in score order in Python
-   integers. Every score column goes through the same pass, so equal scores never straddle two
-   ranges and the result is exact under every tie rule.
+2. **Group pass** (:mod:`.groups`; group metrics, and every call's coverage counts): the rows
+   are shuffled by group key so that each group is whole in one partition; every partition
+   becomes one small additive summary (``summarize``), the summaries are added in a tree of
+   tasks on the workers, and only the final, result-sized summary reaches the client, which
+   divides and formats it (``finalize``). Missing values are counted in this pass. No per-group
+   row ever reaches the client (``per_group`` returns a lazy Dask DataFrame instead). With
+   ``by=`` and replicate sums (``ci=``, ``compare``), every partition's summary is cut into
+   shards of segments; a shard's pieces are added in one task, where its segments are whole,
+   and reduced there to intervals and p-values (``summary.replicates``): the replicate sums
+   (segments x replicates x items) never reach the client.
+3. **Score pass** (:mod:`.scores`; global AUC only): every input partition counts its (relevant,
+   non-relevant) rows per distinct score (per segment with ``by``), which collapses masses of
+   tied scores; the distinct scores are range-partitioned with cut points sampled in the group
+   pass and shuffled, every range gives its exact counts, and the client chains the ranges in
+   score order in Python integers. Every score column goes through the same pass, so equal
+   scores never straddle two ranges and the result is exact under every tie rule.
 4. **Placement pass** (only for ``ci=`` / ``compare`` with global AUC, clustered DeLong, the
-   pandas default ``auc_method="delong"`` with ``ties="expected"``): the range shuffle of step 3
-   is persisted; from the chained counts every distinct score gets its global DeLong placement
-   (``chain_offsets``, ``placements_sorted``), the rows are merged with that table on the score
-   (and tie-break and segment), and the group pass runs on those rows with the placement columns,
-   so ``summarize`` adds the per-segment DeLong moments. The interval and p-values equal pandas'.
-   Here the group pass runs once, after the score pass, whose cut points are then sampled from
-   the distinct keys it counted (persisted) rather than from a group pass.
+   pandas default ``auc_method="delong"`` with ``ties="expected"``): here the score pass comes
+   first, its counted keys persisted (cut points sampled from them, not from a group pass); from
+   the chained counts every distinct score gets its global DeLong placement (``chain_offsets``,
+   ``placements_sorted``), the rows are merged with that table on the score (and tie-break and
+   segment), and the group pass runs on those rows with the placement columns, so
+   ``summarize`` adds the per-segment DeLong moments. The interval and p-values equal pandas'.
+5. **Segment mode** (:mod:`.segments`; that same call with ``by=`` of many segments): the counts
+   of step 4's first read give every segment's rows. With at least two segments per partition
+   and none larger than an average partition, the rows are shuffled by segment instead, and
+   every partition, a pandas table of whole segments, is evaluated by the pandas engine's own
+   code: metrics, global AUC, DeLong moments, intervals and p-values, with no placement pass,
+   merge or group pass. A group found in two partitions (``by`` varying within it) or a bad
+   value sends the call back to steps 4 and 2, which raise pandas' error with whole-table counts.
 
 So a call reads its input at most twice (once without global AUC), an interval or test of
-global AUC included: a report of M score columns reads it at most M + 1 times.
+global AUC and segment mode included: a report of M score columns reads it at most M + 1 times.
 
 Options not offered over partitions raise a ``ValueError`` that names them before any compute
 (never an approximation): ``max_fpr`` of global AUC; a bootstrap interval / test of global AUC
