@@ -88,3 +88,25 @@ def test_global_auc_by_search_equals_the_sorted_count(ties, seed):
     want = E.global_auc(order, rank, rel)
     got = E.global_auc_by_search(score, rel, ties)
     assert got == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_global_auc_by_segment_equals_one_segment_at_a_time(seed, weighted):
+    """Every segment's global AUC from one sort (``global_auc_by``) equals :func:`global_auc` of
+    that segment's rows alone, under ties, empty classes and segments of one row."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    score = np.round(rng.random(n), 1)  # ties everywhere
+    rel = rng.random(n) < 0.3
+    seg = rng.integers(0, 25, n)
+    seg[:3] = 25  # one segment with no relevant row or a single row
+    rel[:3] = False
+    sw = rng.random(n) + 0.1 if weighted else None
+    order = np.argsort(score, kind="stable")
+    rank = np.unique(score[order], return_inverse=True)[1]
+    u, wp, wn = E.global_auc_by(order, rank, rel, sw, seg, 26)
+    for k in range(26):
+        sel = seg[order] == k
+        want = E.global_auc(order[sel], rank[sel], rel, sw)
+        np.testing.assert_allclose([u[k], wp[k], wn[k]], want, rtol=1e-13, atol=1e-12)

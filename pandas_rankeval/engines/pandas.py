@@ -69,23 +69,25 @@ def per_group(frame: pd.DataFrame, plan: Plan, options: dict[str, Any]) -> Any:
     return per_group_table(frame, plan)
 
 
-def _pandas_segments(ev: Evaluation, plan: Plan) -> list[tuple[tuple, np.ndarray | None, np.ndarray | None]]:
-    """(segment key, its groups (indices of the per-group arrays), its rows mask) per segment."""
-    n_groups = ev.group_stats["n"].shape[0]
+def _pandas_segments(ev: Evaluation, plan: Plan) -> tuple[list[tuple], np.ndarray | None, list[np.ndarray | None]]:
+    """The segment keys, every row's segment (index into the keys), and every segment's groups
+    (indices of the per-group arrays): one sort, no pass over the rows per segment."""
     if not plan.by:
-        return [((), None, None)]
-    seg_index, keys = _segment_keys(ev, plan)
+        return [()], None, [None]
+    seg_index, keys = _segment_keys(ev, plan)  # per group
     seg_code = segment_of_groups(ev, plan.by, plan.func)  # per group, the segment code
     segs = ev.prepared.segments
     if segs is None:  # pragma: no cover - by implies segment codes
         raise internal_error("segments need segment codes")
-    out = []
-    for si, key in enumerate(keys):
-        gi = np.flatnonzero(seg_index == si)
-        code = seg_code[gi[0]] if gi.shape[0] else -1
-        out.append((key, gi, segs.codes == code))
-    del n_groups
-    return out
+    # every row's segment: its code's place among the groups' segment codes (the keys' order)
+    present = np.unique(seg_code)
+    row_seg = np.minimum(np.searchsorted(present, segs.codes), present.shape[0] - 1)
+    if not np.array_equal(present[row_seg], segs.codes):  # pragma: no cover - every row is in a group
+        raise internal_error("a row whose segment no group has")
+    by_seg = np.argsort(seg_index, kind="stable")
+    bounds = np.searchsorted(seg_index[by_seg], np.arange(len(keys) + 1))
+    groups = [by_seg[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    return keys, row_seg, groups
 
 
 def pandas_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None = None) -> dict[str, Any]:
@@ -103,21 +105,22 @@ def pandas_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None = No
         out["auc"] = {((), s): float(ev.scores[s].metrics["auc"].value) for s in plan.scores}
         return out
     _ensure_group_stats(ev)
-    segments = _pandas_segments(ev, plan)
+    keys, row_seg, seg_groups = _pandas_segments(ev, plan)
     auc: dict[tuple, float] = {}
     opts = ev.options
     sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
-    for key, _, rows in segments:
-        for s in plan.scores:
-            se = ev.scores[s]
-            if rows is None:
-                auc[(key, s)] = float(se.metrics["auc"].value)
-                continue
-            if se.order is None or se.rank is None:
-                raise internal_error("segment AUC needs the score order")
-            sel = rows[se.order]
-            u, wp, wn = E.global_auc(se.order[sel], se.rank[sel], ev.labels.rel, sw)
-            auc[(key, s)] = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
+    for s in plan.scores:
+        se = ev.scores[s]
+        if row_seg is None:
+            auc[((), s)] = float(se.metrics["auc"].value)
+            continue
+        if se.order is None or se.rank is None:
+            raise internal_error("segment AUC needs the score order")
+        u, wp, wn = E.global_auc_by(se.order, se.rank, ev.labels.rel, sw, row_seg, len(keys))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = np.where((wp > 0) & (wn > 0), u / (wp * wn), math.nan)
+        for key, v in zip(keys, value.tolist()):
+            auc[(key, s)] = v
     out["auc"] = auc
     if not plan.interval:
         return out
@@ -140,7 +143,7 @@ def pandas_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None = No
     n_all = ev.group_stats["n"].shape[0]
     items = [(s, "auc") for s in plan.scores]
     boot: dict[tuple, np.ndarray] = {}
-    for si, (key, gi, _) in enumerate(segments):
+    for si, (key, gi) in enumerate(zip(keys, seg_groups)):
         groups = np.arange(n_all) if gi is None else gi
         stratum = Stratum(ev, items, groups, rg)
         chunk = stratum.chunk_size(plan.n_boot)
