@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.evaluate import Evaluation, evaluate, segment_of_groups
+from ..core.evaluate import evaluate
+from ..core.evaluation import Evaluation, segment_of_groups
 from ..core.validation import InputProblem, internal_error, missing_mask
 from ..inference import hashing as H
 from ..inference.pvalues import TOP_K, signflip_sums, signflip_terms
