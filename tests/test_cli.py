@@ -21,6 +21,7 @@ import pytest
 import pandas_rankeval as pre
 from pandas_rankeval import cli
 from pandas_rankeval.cli import main
+from pandas_rankeval.cli.reading import read_table
 
 GROUP = ["--group", "user_id", "--label", "click"]
 SCORES = ["--score", "model_a", "model_b"]
@@ -388,7 +389,7 @@ def test_cli_equals_python_on_the_same_csv_and_seed(tmp_path: Path, frame: pd.Da
 def test_integer_keys_are_read_as_integers_text_keys_stay_text(tmp_path: Path) -> None:
     path = tmp_path / "keys.csv"
     path.write_text("u,v,w,click\n7,007,a,1\n-12,7,b,0\n0,8,c,1\n")
-    got = cli.read_table(str(path), ["u", "v", "w", "click"], text_columns=["u", "v", "w"])
+    got = read_table(str(path), ["u", "v", "w", "click"], text_columns=["u", "v", "w"])
     assert got["u"].dtype == np.int64 and got["u"].tolist() == [7, -12, 0]
     assert got["v"].tolist() == ["007", "7", "8"]  # one non-canonical value: the column stays text
 

@@ -196,7 +196,7 @@ def test_report_ci_layout_and_determinism(imp, monkeypatch, resample):
     other = _ci_report(imp, seed=12, resample=resample)
     assert not np.allclose(other["gauc_low"], rep["gauc_low"])
     # chunking is an implementation detail: tiny chunks give the same intervals
-    from pandas_rankeval.summary import partition as _summary
+    from pandas_rankeval.summary import replicate_sums as _summary
 
     monkeypatch.setattr(S, "_CHUNK_ELEMENTS", 97)
     monkeypatch.setattr(_summary, "_CHUNK_ELEMENTS", 97)

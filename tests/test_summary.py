@@ -525,14 +525,14 @@ def test_summary_of_counts_equals_the_row_pass():
 def test_replicate_sums_do_not_depend_on_threads(monkeypatch):
     """The hashed replicate sums run on two threads by a fixed split of the group chunks: one
     thread gives the same intervals to 1e-12, and two runs give identical ones."""
-    from pandas_rankeval.summary import partition
+    from pandas_rankeval.summary import replicate_sums
 
     df = _frame()
     kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc", "mrr", "ndcg@5"],
               ci=0.9, n_boot=300, seed=5, by="device")
-    monkeypatch.setattr(partition, "_CHUNK_ELEMENTS", 3000)  # many chunks of groups
-    monkeypatch.setattr(partition, "_THREADS", 2)
+    monkeypatch.setattr(replicate_sums, "_CHUNK_ELEMENTS", 3000)  # many chunks of groups
+    monkeypatch.setattr(replicate_sums, "_THREADS", 2)
     two = pre.report(df, **kw)
     pd.testing.assert_frame_equal(pre.report(df, **kw), two, check_exact=True)
-    monkeypatch.setattr(partition, "_THREADS", 1)
+    monkeypatch.setattr(replicate_sums, "_THREADS", 1)
     _equal(pre.report(df, **kw), two)

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ..core import ranking as E
-from ..core.evaluate import Evaluation, evaluate, segment_of_groups
+from ..core.evaluate import evaluate
+from ..core.evaluation import Evaluation, segment_of_groups
 from ..core.validation import internal_error
 from ..inference import hashing as H
 from ..summary.partition import _ensure_group_stats, _segment_keys, summarize_evaluation

@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from ..api import metrics as _metrics
-from ..core.evaluate import Evaluation, evaluate_score, prepare_evaluation, warn_if_needed
+from ..core.evaluate import evaluate_score, prepare_evaluation
+from ..core.evaluation import Evaluation, warn_if_needed
 from ..core.options import WEIGHT_NAMES, Options
 from ..core.registry import MetricSpec, parse_metrics
 from ..core.validation import numeric_values

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.evaluate import GroupValues, warn_if_needed
+from ..core.evaluation import GroupValues, warn_if_needed
 from ..core.result import MetricResult
 from ..summary.finalize import _auc_coverage, _auc_lookup, _metric_coverage, raise_input_errors
 from ..summary.plan import Plan

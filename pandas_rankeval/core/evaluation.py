@@ -1,0 +1,95 @@
+"""The records of one evaluation, and what callers read from them (the pipeline's data).
+
+:class:`Evaluation` holds everything one call of :func:`~pandas_rankeval.core.evaluate.evaluate`
+computed: the prepared columns, the label levels, the options and, per score column, a
+:class:`ScoreEvaluation` whose :class:`GroupValues` are one metric's per-group values, weights
+and mean. :func:`warn_if_needed` issues a metric's coverage warning; :func:`segment_of_groups`
+gives every group's segment code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import kernels as K
+from . import ranking as E
+from .options import Options
+from .prepare import Labels, Prepared
+from .registry import MetricSpec
+from .result import Coverage, coverage_problem, warn_coverage
+from .validation import InputProblem
+
+__all__ = ["GroupValues", "ScoreEvaluation", "Evaluation", "warn_if_needed", "segment_of_groups"]
+
+
+@dataclass
+class GroupValues:
+    """One metric on one score column: per-group values, weights and the mean."""
+
+    spec: MetricSpec
+    values: np.ndarray  # per group; NaN where the metric is undefined
+    used: np.ndarray  # bool per group: enters the mean
+    weights: np.ndarray  # per group
+    value: float
+    coverage: Coverage
+
+
+@dataclass
+class ScoreEvaluation:
+    score: Hashable
+    metrics: dict[str, GroupValues]
+    ranking: E.Ranking | None = None
+    order: np.ndarray | None = None
+    rank: np.ndarray | None = None
+
+
+@dataclass
+class Evaluation:
+    """Everything one call computed, kept for reports, per-group tables and the bootstrap."""
+
+    prepared: Prepared
+    labels: Labels
+    options: Options
+    specs: list[MetricSpec]
+    scores: dict[Hashable, ScoreEvaluation]
+    group_stats: dict[str, np.ndarray] = field(default_factory=dict)  # n, positives, negatives, code
+    ideal: K.Ideal | None = None  # label levels per group, sorted (NDCG with many levels)
+    _keys: pd.Index | None = None
+
+    @property
+    def keys(self) -> pd.Index:
+        """Group keys in the order of every per-group array."""
+        if self._keys is None:
+            groups = self.prepared.groups
+            if groups is None:  # pragma: no cover - callers without groups never ask
+                raise RuntimeError("this evaluation has no groups")
+            self._keys = groups.decode(self.group_stats["code"])
+        return self._keys
+
+
+def warn_if_needed(gv: GroupValues, where: str) -> None:
+    """At most one :class:`CoverageWarning`: NaN because nothing was eligible, or the
+    filters dropped more than 10% of rows or positives (single-class groups never warn)."""
+    name = gv.spec.name if where == gv.spec.name else f"{where}: {gv.spec.name}"
+    problem = coverage_problem(name, gv.value, gv.coverage)
+    if problem is not None:
+        warn_coverage(problem)
+
+
+def segment_of_groups(ev: Evaluation, by: list[Hashable], func: str) -> np.ndarray:
+    """The segment code of every group; each ``by`` column must be constant within a group."""
+    groups, segs = ev.prepared.encode_groups(), ev.prepared.segments
+    if groups is None or segs is None:  # pragma: no cover - report() always passes both
+        raise RuntimeError("segments need group and segment codes")
+    key = groups.codes.astype(np.int64) * segs.n_codes + segs.codes
+    uniq = np.unique(key)  # ascending group code, the order of every per-group array
+    gk = uniq // segs.n_codes
+    n_groups = 1 + int(np.count_nonzero(gk[1:] != gk[:-1]))
+    if uniq.shape[0] != n_groups:
+        n_mixed = int((np.bincount(np.searchsorted(np.unique(gk), gk)) > 1).sum())
+        raise InputProblem("mixed_by", (func, tuple(by), ()), n_mixed, of=n_groups)
+    return uniq % segs.n_codes

@@ -1,0 +1,369 @@
+"""Stage 3 of the evaluation pipeline: one ranked score column -> every metric's numbers.
+
+Each metric is a reduction over the ranking (:mod:`.kernels`): per-group values, which groups
+enter the mean, the group weights (:func:`_weights`), the coverage and the weighted mean.
+Global AUC is one number over all rows (:func:`_global_auc`); the group metrics are
+:func:`_group_metric`. NDCG's gains and ideal DCG are computed once per evaluation.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import kernels as K
+from . import ranking as E
+from .evaluation import Evaluation, GroupValues, ScoreEvaluation
+from .options import WeightLike
+from .progress import Progress
+from .registry import MetricSpec
+from .result import Coverage
+from .validation import InputProblem, first_keys, internal_error
+
+
+def _weights(
+    weight: WeightLike,
+    ev: Evaluation,
+    rk: E.Ranking,
+    func: str,
+) -> np.ndarray:
+    """Per-group weights for one of the weight options, checked."""
+    n = rk.n.astype(np.float64)
+    if isinstance(weight, str):
+        if weight == "count":
+            w = n
+        elif weight == "clicks":
+            w = rk.npos.astype(np.float64)
+        elif weight == "log1p":
+            w = np.log1p(n)
+        elif weight == "uniform":
+            w = np.ones_like(n)
+        elif weight in ev.prepared.extra:
+            groups = ev.prepared.groups
+            if groups is None:
+                raise internal_error("weights by column need group codes")
+            values = ev.prepared.extra[weight]
+            if groups.n_codes <= 4 * values.shape[0] + 1024:
+                w = np.bincount(groups.codes, weights=values, minlength=groups.n_codes)[rk.code]
+            else:  # sparse codes: sum by hashing, then line up with the ranking's groups
+                sums = pd.Series(values).groupby(groups.codes).sum()
+                w = sums.reindex(rk.code).to_numpy(dtype=np.float64)
+        else:  # pragma: no cover - resolved in evaluate()
+            raise ValueError(f"unknown weight {weight!r}")
+        return w
+    if isinstance(weight, pd.Series):
+        keys = ev.keys
+        try:
+            aligned = weight.reindex(keys)
+        except Exception as exc:  # duplicate index values, incompatible key types
+            raise ValueError(
+                f"The 'weight' Series of {func} could not be aligned to the group keys: {exc}. "
+                "Index it by group key, one value per group."
+            ) from exc
+        missing = int(aligned.isna().sum())
+        if missing:
+            lacking = [k.item() if isinstance(k, np.generic) else k for k in keys[np.asarray(aligned.isna())]]
+            raise InputProblem("weight_missing", func, missing, of=len(keys), examples=first_keys(lacking))
+        w = _as_weights(aligned, f"The 'weight' Series of {func}")
+    else:  # callable
+        stats = pd.DataFrame(
+            {"n": rk.n, "positives": rk.npos, "negatives": rk.nneg}, index=ev.keys
+        )
+        out = weight(stats)  # type: ignore[operator,misc]
+        if isinstance(out, pd.Series):
+            out = out.reindex(ev.keys)
+        w = _as_weights(out, f"The 'weight' callable of {func}").reshape(-1)
+        if w.shape[0] != rk.n_groups:
+            raise ValueError(
+                f"The 'weight' callable of {func} returned {w.shape[0]:,} values for "
+                f"{rk.n_groups:,} groups; return one weight per row of the statistics frame."
+            )
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        raise InputProblem("group_weight", func, int(bad.sum()))
+    return w
+
+
+def _as_weights(values: Any, what: str) -> np.ndarray:
+    """Per-group weights as float64, or an error that says what was not a number."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        flat = np.asarray(values, dtype=object).reshape(-1)
+        bad = [v for v in flat if not isinstance(v, (numbers.Real, np.bool_))][:3]
+        raise TypeError(
+            f"{what} must give numbers (one weight per group); got non-numeric values such as "
+            f"{bad!r}. Convert them first, for example with pd.to_numeric."
+        ) from None
+
+
+def _coverage(
+    rk: E.Ranking,
+    used: np.ndarray,
+    *,
+    n_rows: int,
+    n_dropped: int,
+    only_pos: int = 0,
+    only_neg: int = 0,
+    filtered: int = 0,
+    empty: int = 0,
+    zero_weight: int = 0,
+    filtered_mask: np.ndarray | None = None,
+) -> Coverage:
+    skipped = ~used
+    total_pos = float(rk.npos.sum())
+    rows_skipped = float(rk.n[skipped].sum()) / max(n_rows, 1)
+    pos_skipped = float(rk.npos[skipped].sum()) / total_pos if total_pos else 0.0
+    rows_filtered = pos_filtered = 0.0
+    if filtered_mask is not None and filtered:
+        rows_filtered = float(rk.n[filtered_mask].sum()) / max(n_rows, 1)
+        pos_filtered = float(rk.npos[filtered_mask].sum()) / total_pos if total_pos else 0.0
+    return Coverage(
+        n_rows=n_rows,
+        n_groups=rk.n_groups,
+        n_used=int(used.sum()),
+        n_only_pos=only_pos,
+        n_only_neg=only_neg,
+        n_filtered=filtered,
+        n_empty=empty,
+        rows_skipped_share=rows_skipped,
+        positives_skipped_share=pos_skipped,
+        n_dropped=n_dropped,
+        n_zero_weight=zero_weight,
+        rows_filtered_share=rows_filtered,
+        positives_filtered_share=pos_filtered,
+    )
+
+
+def _mean(values: np.ndarray, weights: np.ndarray, used: np.ndarray) -> float:
+    w = weights[used]
+    total = float(w.sum())
+    if total <= 0:
+        return math.nan
+    return float(np.dot(w, values[used]) / total)
+
+
+def _sklearn_scores(score: np.ndarray, order: np.ndarray, rank: np.ndarray, *, plain: bool) -> np.ndarray:
+    """The scores to hand to sklearn's ``roc_auc_score``.
+
+    The scores themselves when ``plain`` and float64 holds them exactly and finite
+    (sklearn rejects infinities and would round integers above 2**53); otherwise
+    minus the dense rank of the ranking (exact for integer scores, finite for
+    infinite ones, and carrying a tie-break or the label order inside ties): the
+    same order and the same ties, hence the same AUC.
+    """
+    if plain and score.dtype.kind == "f" and np.isfinite(score).all():
+        return score
+    s = np.empty(score.shape[0], dtype=np.float64)
+    s[order] = -rank
+    return s
+
+
+def _sklearn_group_auc(
+    ev: Evaluation, score_eval: ScoreEvaluation, eligible: np.ndarray, score: np.ndarray
+) -> np.ndarray:
+    """Per-group AUC from sklearn's roc_auc_score, one call per eligible group."""
+    from sklearn.metrics import roc_auc_score
+
+    opts = ev.options
+    groups = ev.prepared.groups
+    if groups is None or score_eval.order is None or score_eval.rank is None:
+        raise internal_error("the sklearn engine needs group codes and the score order")
+    s = _sklearn_scores(
+        score, score_eval.order, score_eval.rank, plain=opts.ties == "expected" and opts.tiebreak is None
+    )
+    codes = groups.codes
+    by_group = np.argsort(codes, kind="stable")
+    sorted_codes = codes[by_group]
+    bounds = np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1
+    starts = np.concatenate(([0], bounds))
+    ends = np.append(bounds, codes.shape[0])
+    rel = ev.labels.rel
+    sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
+    out = np.full(starts.shape[0], np.nan)
+    todo = np.flatnonzero(eligible)
+    bar = Progress(opts.progress, total=int(todo.shape[0]), desc="roc_auc_score per group", unit="group")
+    try:
+        for i, g in enumerate(todo):
+            rows = by_group[starts[g] : ends[g]]
+            out[g] = roc_auc_score(
+                rel[rows],
+                s[rows],
+                sample_weight=None if sw is None else sw[rows],
+                max_fpr=opts.max_fpr,
+            )
+            if i % 1000 == 999:
+                bar.update(1000)
+        bar.update(int(todo.shape[0]) % 1000)
+    finally:
+        bar.close()
+    return out
+
+
+def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> GroupValues:
+    spec = MetricSpec("auc", None)
+    opts = ev.options
+    rel = ev.labels.rel
+    sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
+    npos = int(rel.sum())
+    nrows = rel.shape[0]
+    both = 0 < npos < nrows
+    # with sample weights, one class may weigh 0 in total: no weighted pair, no AUC
+    zero_weight = both and sw is not None and not (sw[rel].sum() > 0 and sw[~rel].sum() > 0)
+    if zero_weight:
+        value = math.nan
+    elif se.order is None or se.rank is None:  # no row order needed: search the sorted negatives
+        u, wp, wn = E.global_auc_by_search(score, rel, opts.ties)  # type: ignore[arg-type]
+        value = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
+    elif opts.max_fpr is not None and both:
+        from sklearn.metrics import roc_auc_score
+
+        s = _sklearn_scores(score, se.order, se.rank, plain=opts.ties == "expected" and opts.tiebreak is None)
+        value = float(roc_auc_score(rel, s, sample_weight=sw, max_fpr=opts.max_fpr))
+    else:
+        u, wp, wn = E.global_auc(se.order, se.rank, rel, sw)
+        value = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
+    ok = both and not zero_weight
+    cov = Coverage(
+        n_rows=nrows,
+        n_groups=1,
+        n_used=int(ok),
+        n_only_pos=int(npos == nrows),
+        n_only_neg=int(npos == 0),
+        n_zero_weight=int(zero_weight),
+        rows_skipped_share=0.0 if ok else 1.0,
+        positives_skipped_share=0.0 if ok or not npos else 1.0,
+        n_dropped=ev.prepared.n_dropped,
+        grouped=False,
+    )
+    one = np.ones(1)
+    return GroupValues(spec, np.array([value]), np.array([ok]), one, value, cov)
+
+
+def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: np.ndarray) -> GroupValues:
+    opts = ev.options
+    rk = se.ranking
+    if rk is None:
+        raise internal_error("group metrics need a ranking")
+    func = opts.func
+    k = spec.k
+    if k is not None and rk.n_groups and k > int(rk.n.max()):
+        # a cutoff beyond the longest group cuts nothing: the same numbers, and no int64
+        # overflow for k >= 2**63 (precision still divides by spec.k)
+        k = int(rk.n.max())
+    npos = rk.npos
+    n_rows = ev.prepared.n_rows
+    n_dropped = ev.prepared.n_dropped
+    weights = _weights(opts.weight_for(spec), ev, rk, func)
+
+    if spec.kind == "gauc":
+        has_both = (rk.npos > 0) & (rk.nneg > 0)
+        passes = (rk.n >= opts.min_size) & (rk.npos >= opts.min_pos) & (rk.nneg >= opts.min_neg)
+        # with sample weights, a group whose relevant (or non-relevant) rows weigh 0 in
+        # total has no weighted pair: its AUC is undefined, so it is skipped (own reason)
+        weighted = (rk.wpos > 0) & (rk.wneg > 0) if rk.wpos is not None and rk.wneg is not None else True
+        used = has_both & passes & weighted
+        if opts.engine == "sklearn" or opts.max_fpr is not None:
+            values = _sklearn_group_auc(ev, se, used, score)
+        else:
+            u, pn = K.auc_per_group(rk)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = np.where(used, u / pn, np.nan)
+        cov = _coverage(
+            rk,
+            used,
+            n_rows=n_rows,
+            n_dropped=n_dropped,
+            only_pos=int(((rk.npos > 0) & (rk.nneg == 0)).sum()),
+            only_neg=int((rk.npos == 0).sum()),
+            filtered=int((has_both & ~passes).sum()),
+            zero_weight=int((has_both & passes & ~used).sum()),
+            filtered_mask=has_both & ~passes,
+        )
+        return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
+
+    # list metrics: one rule for every one of them, NDCG included. A row is relevant when
+    # its label is > 0 (or >= threshold); a group is empty when it has no relevant row.
+    empty = npos == 0
+    if spec.kind == "ndcg":
+        dcg = K.dcg_per_group(rk, k)
+        idcg = _idcg(ev, rk, k)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # IDCG = 0 in a group with relevant rows (threshold <= 0 makes label-0 rows
+            # relevant, and they gain nothing): every ordering is ideal, NDCG = 1
+            values = np.where(idcg > 0, dcg / idcg, 1.0)
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if spec.kind == "mrr":
+                values = K.rr_per_group(rk, k)
+            elif spec.kind == "map":
+                denom = npos if (opts.denominator == "relevant" or k is None) else np.minimum(npos, k)
+                values = K.ap_per_group(rk, k) / denom
+            elif spec.kind == "precision":
+                values = K.hits_per_group(rk, k) / float(spec.k)  # type: ignore[arg-type]
+            elif spec.kind == "recall":
+                values = K.hits_per_group(rk, k) / npos
+            elif spec.kind == "hit_rate":
+                values = K.hit_per_group(rk, k)
+            else:  # pragma: no cover - the registry admits nothing else
+                raise ValueError(spec.kind)
+    n_empty = int(empty.sum())
+    if n_empty and opts.empty == "error":
+        raise ValueError(
+            f"{spec.name}: {n_empty:,} of {rk.n_groups:,} groups have no relevant row. "
+            "Pass empty='zero' to score them 0 or empty='skip' to leave them out."
+        )
+    if opts.empty == "skip":
+        used = ~empty
+        values = np.where(empty, np.nan, values)
+    else:
+        used = np.ones(rk.n_groups, dtype=bool)
+        values = np.where(empty, 0.0, values)
+    cov = _coverage(rk, used, n_rows=n_rows, n_dropped=n_dropped, empty=n_empty)
+    return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
+
+
+def _gains(ev: Evaluation) -> np.ndarray:
+    """Gain of each label level; levels below the relevance threshold gain nothing."""
+    v = ev.labels.values
+    with np.errstate(over="ignore"):
+        g = np.exp2(v) - 1.0 if ev.options.gain == "exp2" else v.astype(np.float64)
+    if ev.options.threshold is not None:
+        g = np.where(np.arange(v.shape[0]) >= ev.labels.rel_level, g, 0.0)
+    if not np.isfinite(g).all():  # 2**label overflows float64 from label 1024 on
+        raise ValueError(
+            f"{ev.options.func}: gain='exp2' overflows for labels >= 1024 (2**label - 1 is beyond "
+            f"float64); the largest label is {v.max():.6g}. Pass gain='linear', or rescale the labels."
+        )
+    return g
+
+
+def _idcg(ev: Evaluation, rk: E.Ranking, k: int | None) -> np.ndarray:
+    """IDCG@k per group (the same for every score column: computed once per k)."""
+    cache_key = f"idcg@{k}"
+    if cache_key not in ev.group_stats:
+        longest = int(rk.n.max())
+        gains = _gains(ev)
+        if rk.level_counts is not None:
+            with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                idcg = K.idcg_from_counts(rk.level_counts, gains, longest, k)
+        else:  # too many (group, level) cells to count densely: sort them instead
+            groups = ev.prepared.groups
+            if groups is None:  # pragma: no cover - list metrics always have groups
+                raise RuntimeError("NDCG needs group codes")
+            if ev.ideal is None:
+                ev.ideal = K.build_ideal(groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels)
+            with np.errstate(over="ignore", invalid="ignore"):
+                idcg = K.idcg_per_group(ev.ideal, gains, rk.n_groups, longest, k)
+        if not np.isfinite(idcg).all():  # a sum of large gains beyond float64
+            raise ValueError(
+                f"{ev.options.func}: the ideal DCG of {int((~np.isfinite(idcg)).sum()):,} groups overflows "
+                f"float64 (gain={ev.options.gain!r}, largest label {ev.labels.values.max():.6g}). "
+                "Pass gain='linear', or rescale the labels."
+            )
+        ev.group_stats[cache_key] = idcg
+    return ev.group_stats[cache_key]

@@ -1,0 +1,53 @@
+"""Stage 4 of the pipeline, bad values of one partition: counted, so that they add up over partitions.
+
+Where pandas raises at once, a partition counts instead (:func:`_count_problems`: infinite or
+negative labels, bad weights; :func:`problem_counts`: an :class:`InputProblem` the evaluation
+raised), and :func:`~.finalize.raise_input_errors` raises with the whole table's counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..core.options import WEIGHT_NAMES
+from ..core.validation import InputProblem
+from .plan import Plan
+
+
+def problem_counts(p: InputProblem) -> dict[tuple, int]:
+    """An :class:`InputProblem` as counts that add up over partitions (``Summary.problems``)."""
+    out = {(p.kind, p.where): p.count}
+    if p.kind in ("weight_missing", "mixed_by"):
+        out[(p.kind + ":of", p.where)] = p.of  # the groups of the partitions that found it
+        for key in p.examples:
+            out[(p.kind + ":example", key)] = 1
+    return out
+
+
+def _count_problems(pdf: pd.DataFrame, plan: Plan) -> dict[tuple, int]:
+    """Bad values that pandas raises for, counted (numeric columns only: a text column is the
+    same TypeError in every partition, raised by the engine from its dtype)."""
+    out: dict[tuple, int] = {}
+    lab = pdf[plan.label]
+    numeric = pd.api.types.is_numeric_dtype(lab.dtype) and not pd.api.types.is_bool_dtype(lab.dtype)
+    if numeric and pd.api.types.is_float_dtype(lab.dtype):
+        bad = int((~np.isfinite(lab.to_numpy(dtype=np.float64))).sum())
+        if bad:
+            out[("infinite_label", plan.label)] = bad
+    w = plan.options.weight
+    weight_cols = [plan.options.sample_weight] if plan.options.sample_weight is not None else []
+    if isinstance(w, str) and w not in WEIGHT_NAMES:
+        weight_cols.append(w)
+    for c in weight_cols:
+        col = pdf[c]
+        if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+            arr = col.to_numpy(dtype=np.float64)
+            bad = int((~np.isfinite(arr) | (arr < 0)).sum())
+            if bad:
+                out[("bad_weight", c)] = bad
+    if numeric and any(s.info.graded for s in plan.specs):
+        neg = int((lab.to_numpy(dtype=np.float64) < 0).sum())
+        if neg:
+            out[("negative_label", plan.label)] = neg
+    return out

@@ -1,0 +1,241 @@
+"""Stage 4 of the pipeline, the replicate sums of one partition: bootstrap and sign-flip replicates.
+
+Per segment, the (replicates x columns) sums of each group's weight and weight-times-value
+columns under the bootstrap's counts, and the (replicates x pairs) sums of the paired
+differences under random sign flips (``method="randomization"``). ``resample="poisson"``
+draws both from the hashed group keys (:func:`_hashed_sums`: any partitioning gives the same
+sums); ``"multinomial"`` (one partition) from the plan's streams (:func:`_stream_sums`).
+:func:`~.partition.summarize_evaluation` calls :func:`_replicate_sums`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from ..core.validation import internal_error
+from ..inference import hashing as H
+from .plan import Plan
+
+#: Threads adding the hashed replicate sums (numpy releases the GIL in the draws and the products).
+_THREADS = min(2, os.cpu_count() or 1)
+#: Elements of one chunk of the (groups x replicates) draw matrix.
+_CHUNK_ELEMENTS = 1 << 20
+
+
+def _distinct(columns: list[np.ndarray]) -> tuple[list[np.ndarray], list[int]]:
+    """Distinct columns (models share a metric's weights) and where each input column went."""
+    out: list[np.ndarray] = []
+    where: list[int] = []
+    for c in columns:
+        for k, u in enumerate(out):
+            if u is c or np.array_equal(u, c):
+                where.append(k)
+                break
+        else:
+            where.append(len(out))
+            out.append(c)
+    return out, where
+
+
+def _one_blas_thread() -> Any:
+    """A context in which BLAS uses one thread (threadpoolctl comes with scikit-learn)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a dependency of scikit-learn
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+#: Segments with at least this many groups get matrix products per chunk of their groups;
+#: smaller ones are reduced together, many segments per chunk (no loop over segments).
+_BIG_SEGMENT = 64
+
+
+def _hashed_sums(
+    plan: Plan,
+    key_hashes: np.ndarray,
+    seg_index: np.ndarray,
+    n_seg: int,
+    columns: list[np.ndarray],
+    wd_cols: list[np.ndarray],
+    n_flip: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Per segment: (n_boot x distinct columns) sums of k_gb * column_g, where each of ``columns``
+    went among the distinct ones, and (n_boot x pairs) flip sums.
+
+    Replicate b weighs group g by its hashed Poisson(1) count k_gb (and flips it when its
+    hashed bit is 1); groups are taken in chunks so that the draws of a chunk stay small.
+    Repeated columns (models share a metric's weights) are multiplied once. A large segment is
+    matrix products, chunk by chunk; the groups of the small segments (``by=`` with thousands
+    of values) are taken together, sorted by segment, and their products added per segment with
+    one ``np.add.reduceat`` per chunk (no loop over segments). The chunks are shared between
+    threads by a fixed rule, so the sums do not depend on timing.
+    """
+    n_boot = plan.n_boot
+    seed = int(plan.seed)  # type: ignore[arg-type]
+    cols, where = _distinct(columns)
+    n_all = key_hashes.shape[0]
+    boot = np.zeros((n_seg, n_boot, len(cols)))
+    reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
+    step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
+    bar = _bar(plan, n_all)
+    # chunks: (segment, groups, size) for big segments, (-1, groups sorted by segment, size) for small ones
+    chunks: list[tuple[int, Any, int]] = []
+    if n_seg == 1:
+        chunks = [(0, slice(lo, min(lo + step, n_all)), min(lo + step, n_all) - lo) for lo in range(0, n_all, step)]
+    else:
+        order = np.argsort(seg_index, kind="stable")
+        sizes = np.bincount(seg_index, minlength=n_seg)
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        for si in np.flatnonzero(sizes >= _BIG_SEGMENT).tolist():  # few: each holds many groups
+            gi = order[starts[si] : starts[si + 1]]
+            chunks += [(si, gi[lo : lo + step], gi[lo : lo + step].shape[0]) for lo in range(0, gi.shape[0], step)]
+        small = order[sizes[seg_index[order]] < _BIG_SEGMENT]
+        width = max(len(cols), n_flip, 1)
+        m = max(1, (_CHUNK_ELEMENTS // 4) // (max(n_boot, 1) * width))  # a product that stays in cache
+        chunks += [(-1, small[lo : lo + m], small[lo : lo + m].shape[0]) for lo in range(0, small.shape[0], m)]
+
+    def run(part: list[tuple[int, Any, int]]) -> tuple[np.ndarray, np.ndarray | None]:
+        """Sums of a fixed share of the chunks (numpy releases the GIL in the draws and products)."""
+        work: dict[str, np.ndarray] = {}  # draw buffers reused chunk after chunk
+        acc = np.zeros_like(boot)
+        acc_f = np.zeros_like(reps) if reps is not None else None
+        for si, idx, n in part:
+            kh = key_hashes[idx]
+            if si >= 0:  # one big segment: matrix products
+                if cols:
+                    acc[si] += H.poisson_weights(kh, seed, n_boot, work=work).T @ np.column_stack([c[idx] for c in cols])
+                if acc_f is not None:
+                    acc_f[si] += H.flip_bits(kh, seed, n_boot).T @ np.column_stack([c[idx] for c in wd_cols])
+            else:  # many small segments: products added per segment
+                seg = seg_index[idx]
+                first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
+                if cols:
+                    x = np.column_stack([c[idx] for c in cols])
+                    _add_by_segment(acc, seg[first], first, H.poisson_weights(kh, seed, n_boot, work=work), x, work)
+                if acc_f is not None:
+                    wd = np.column_stack([c[idx] for c in wd_cols])
+                    _add_by_segment(acc_f, seg[first], first, H.flip_bits(kh, seed, n_boot), wd, work)
+            bar.update(n)
+        return acc, acc_f
+
+    # chunk k goes to worker k % workers: a fixed split, so the sums do not depend on timing.
+    # The products are small (replicates x chunk x columns): BLAS threads on top of ours only
+    # contend (3x the CPU time on a busy 2-core machine), so BLAS runs one thread meanwhile.
+    workers = max(1, min(_THREADS, len(chunks)))
+    with _one_blas_thread():
+        if workers == 1:
+            results = [run(chunks)]
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(workers) as pool:
+                results = list(pool.map(run, [chunks[w::workers] for w in range(workers)]))
+    boot = results[0][0]
+    for r in results[1:]:
+        boot += r[0]
+    if reps is not None:
+        reps = results[0][1]
+        for r in results[1:]:
+            reps += r[1]  # type: ignore[operator]
+    bar.close()
+    return boot, np.array(where, dtype=np.int64), reps
+
+
+def _add_by_segment(
+    into: np.ndarray, segs: np.ndarray, first: np.ndarray, draws: np.ndarray, x: np.ndarray, work: dict
+) -> None:
+    """``into[s] += sum_g draws_gb x_gc`` over the groups of each segment s of a chunk (groups
+    sorted by segment; ``first``: where each segment's groups begin, ``segs``: those segments)."""
+    size = draws.shape[0] * draws.shape[1] * x.shape[1]
+    buf = work.get("prod")
+    if buf is None or buf.size < size:
+        buf = work["prod"] = np.empty(size)
+    prod = buf[:size].reshape(draws.shape[0], draws.shape[1], x.shape[1])
+    np.multiply(draws[:, :, None], x[:, None, :], out=prod)
+    into[segs] += np.add.reduceat(prod, first, axis=0)
+
+
+def _stream_sums(
+    plan: Plan,
+    seg_index: np.ndarray,
+    n_seg: int,
+    columns: list[np.ndarray],
+    wd_cols: list[np.ndarray],
+    n_flip: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The sums of :func:`_hashed_sums` under ``resample="multinomial"`` (one partition): each
+    segment draws its counts and flip bits from its own stream of the plan, replicates in chunks.
+    Repeated columns (models share a metric's weights) are multiplied once.
+    """
+    from pandas_rankeval.inference.bootstrap import count_chunks, flip_chunks, stratum_rng
+
+    n_boot = plan.n_boot
+    cols, where = _distinct(columns)
+    boot = np.zeros((n_seg, n_boot, len(cols)))
+    reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
+    n_all = seg_index.shape[0]
+    bar = _bar(plan, n_all)
+    where_arr = np.array(where, dtype=np.int64)
+    boot_gen, flip_gen = plan.streams
+    for si, gi in enumerate(_groups_of_segments(seg_index, n_seg)):
+        size = n_all if gi is None else gi.shape[0]
+        idx = slice(None) if gi is None else gi
+        if cols:
+            acc = np.zeros((n_boot, len(cols)))
+            design = np.column_stack([c[idx] for c in cols])
+            chunk = max(1, min(n_boot, _CHUNK_ELEMENTS // max(size, 1)))
+            for lo, counts in count_chunks(stratum_rng(boot_gen, si), size, n_boot, chunk):
+                acc[lo : lo + counts.shape[0]] = counts @ design
+            boot[si] = acc
+        if reps is not None:
+            wd = np.column_stack([c[idx] for c in wd_cols])
+            for lo, bits in flip_chunks(stratum_rng(flip_gen, si), size, n_boot):
+                reps[si, lo : lo + bits.shape[0]] = bits @ wd
+        bar.update(size)
+    bar.close()
+    return boot, where_arr, reps
+
+
+def _groups_of_segments(seg_index: np.ndarray, n_seg: int) -> list[Any]:
+    """Per segment, the indices of its groups (``None``: every group, when there is one segment)."""
+    if n_seg == 1:
+        return [None]
+    order = np.argsort(seg_index, kind="stable")
+    cuts = np.searchsorted(seg_index[order], np.arange(1, n_seg))
+    return np.split(order, cuts)
+
+
+def _bar(plan: Plan, n_groups: int) -> Any:
+    from pandas_rankeval.core.progress import Progress
+
+    return Progress(plan.options.progress, total=n_groups, desc="bootstrap" if plan.kind == "report" else plan.func,
+                    unit="group")
+
+
+def _replicate_sums(
+    plan: Plan,
+    key_hashes: np.ndarray | None,
+    seg_index: np.ndarray,
+    n_seg: int,
+    columns: list[np.ndarray],
+    wd_cols: list[np.ndarray],
+    n_flip: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Per segment: (n_boot x distinct columns) replicate sums, where each column went among the
+    distinct ones, and (n_boot x pairs) flip sums.
+
+    ``resample="poisson"``: hashed draws (:func:`_hashed_sums`, any partitioning gives the same
+    sums, both cores used); ``"multinomial"`` (one partition): the plan's streams
+    (:func:`_stream_sums`).
+    """
+    if plan.resample == "poisson":
+        if key_hashes is None:
+            raise internal_error("the hashed bootstrap needs the group keys' hashes")
+        return _hashed_sums(plan, key_hashes, seg_index, n_seg, columns, wd_cols, n_flip)
+    return _stream_sums(plan, seg_index, n_seg, columns, wd_cols, n_flip)
