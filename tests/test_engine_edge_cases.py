@@ -378,6 +378,31 @@ def test_06_dask_studentized_equals_pandas(sync):
         assert 0.0 <= lo and hi <= 1.0, (lo, hi)
 
 
+def test_mixed_by_example_does_not_depend_on_row_order(sync):
+    """(5, 13; found by the fuzz) a 'by' varying within groups whose keys are of mixed types
+    (1, 1.0 and True are one group; 'k3' and 5 do not compare): the example group and its key
+    are the same in every row order on pandas, and on Dask whatever the partitions."""
+    df = pd.DataFrame({
+        "g": pd.Series([1, "k3", 1.0, 5, True, "k3", 5, 4.5, 1.0, "k1"], dtype=object),
+        "y": [1, 0, 0, 1, 0, 1, 0, 1, 1, 0],
+        "s": [0.1, 0.4, 0.3, 0.2, 0.9, 0.5, 0.7, 0.6, 0.8, 0.3],
+        "seg": [0, 7, 9, 8, 0, 11, 11, 3, 9, 4],  # g=1 in 0 and 9, 'k3' in 7 and 11, 5 in 8 and 11
+    })
+    kw = dict(group="g", label="y", scores="s", by="seg", metrics=["auc", "gauc"], ci=0.9, n_boot=20)
+    messages = set()
+    for seed in range(6):
+        with pytest.raises(ValueError) as err:
+            pre.report(df.sample(frac=1.0, random_state=seed), **kw)
+        messages.add(str(err.value))
+    (want,) = messages
+    assert "3 of 5 groups" in want and "the group g=1 has 0 and 9" in want, want
+    with dask.config.set({"dataframe.convert-string": False}):
+        for n in (1, 3, 5):
+            with pytest.raises(ValueError) as got:
+                prd.report(dd.from_pandas(df, npartitions=n), **kw)
+            assert _message(got) == want, n
+
+
 # --------------------------------------------------------------------------- the fuzz
 def _fuzz_settings(n: int) -> settings:
     """``n`` examples in the default (derandomized) run; the profile decides the randomness, and
@@ -419,10 +444,17 @@ def frames(draw: st.DrawFn) -> tuple[pd.DataFrame, dict]:
         holes = rng.random(n) < 0.15
         df["s"] = df["s"].mask(holes)
         df["big"] = df["big"].astype("Int64").mask(rng.random(n) < 0.1)
+    # segments: none; a few (every partition holds part of each); one per group (Dask's segment
+    # mode when there are enough); or a 'by' that varies within some group (pandas' error)
+    segs = draw(st.sampled_from(["none", "few", "each", "varies"]))
+    if segs != "none":
+        df["seg"] = g % 2 if segs == "few" else g
+        if segs == "varies":
+            df.loc[rng.random(n) < 0.2, "seg"] = n_groups  # some rows of some groups elsewhere
     df = df.sample(frac=1.0, random_state=seed % 1000).reset_index(drop=True)
     opts = dict(nan_policy="omit" if omit else "raise",
                 ci_method=draw(st.sampled_from(["percentile", "studentized"])),
-                parts=draw(st.sampled_from([1, 3, 7])))
+                parts=draw(st.sampled_from([1, 3, 7])), by="seg" if segs != "none" else None)
     return df, opts
 
 
@@ -441,20 +473,22 @@ def test_fuzz_dask_equals_pandas(case):
                           "dataframe.convert-string": False}):
         ddf = dd.from_pandas(df, npartitions=opts["parts"])
         kw = dict(group="g", label="y", scores=["s", "big", "big2"], metrics=["auc", "gauc", "mrr", "ndcg@3"],
-                  ci=0.9, n_boot=60, ci_method=opts["ci_method"])
+                  ci=0.9, n_boot=60, ci_method=opts["ci_method"], by=opts["by"])
         want, err = _pandas_report(df, opts, **kw)
         if err is not None:
             with pytest.raises(ValueError) as got:
-                prd.report(ddf, nan_policy=opts["nan_policy"], **kw)
+                prd.report(ddf, nan_policy=opts["nan_policy"], npartitions=opts["parts"], **kw)
             assert _message(got) == str(err)
             return
         got = prd.report(ddf, nan_policy=opts["nan_policy"], npartitions=opts["parts"], **kw)
         _same(got, want)
         lo, hi = _bounds(got)
         assert (np.isnan(lo) or lo >= 0.0) and (np.isnan(hi) or hi <= 1.0)
-        if opts["nan_policy"] == "raise" and want.loc["big", "n_groups"] >= 2:  # equal models
-            ckw = dict(group="g", label="y", scores=["big", "big2"], baseline="big", metrics=["gauc", "mrr"],
-                       n_boot=60)
+        table = pd.DataFrame(want)
+        groups = table.xs("big", level="model")["n_groups"].min() if opts["by"] else table.loc["big", "n_groups"]
+        if opts["nan_policy"] == "raise" and groups >= 2:  # equal models
+            ckw = dict(group="g", label="y", scores=["big", "big2"], baseline="big", metrics=["auc", "gauc", "mrr"],
+                       n_boot=60, by=opts["by"])
             cw, cg = pre.compare(df, **ckw), prd.compare(ddf, npartitions=opts["parts"], **ckw)
             _same(cg, cw)
             assert (pd.DataFrame(cw)["diff"].fillna(0) == 0).all()

@@ -6,8 +6,9 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from .validation import InputProblem, _plain, first_keys, mixed_by_message
+from .validation import InputProblem, _plain, first_keys, key_order, mixed_by_message
 
 __all__ = ["check_segments_constant", "mixed_by_message"]
 
@@ -33,23 +34,39 @@ def check_segments_constant(prep: Any, by: Sequence[Hashable], group: Sequence[H
     n_groups = int(np.unique(gk).shape[0])
     # the example: the smallest key among the mixed groups, its values sorted (the same example
     # whichever partition of whole groups finds it)
-    keys = list(groups.decode(mixed))
-    example = int(mixed[min(range(len(keys)), key=lambda i: _order(keys, i))])
+    shown = _shown_keys(groups.decode(mixed))
+    first = min(range(len(shown)), key=lambda i: key_order(shown[i]))
+    example = int(mixed[first])
     values = [_plain_key(v) for v in segs.decode(uniq[gk == example] % segs.n_codes)]
     values = first_keys(values, 4)
-    key = _plain_key(groups.decode(np.array([example]))[0])
+    key = shown[first]
     raise InputProblem(
         "mixed_by", (func, tuple(by), tuple(group)), len(mixed), of=n_groups, examples=[(key, tuple(values))]
     )
+
+
+def _shown(v: Any) -> Any:
+    """A key of an object column as a message shows it: keys equal as values are one group
+    (``1``, ``1.0`` and ``True``), and whichever of them a partition met first, it is shown alike
+    (a bool or a whole float as an int), so the message does not depend on the rows' order."""
+    v = _plain(v)
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**63:
+        return int(v)
+    return v
+
+
+def _shown_keys(index: pd.Index) -> list[Any]:
+    """The keys of ``index`` (one level per group column) as a message shows them."""
+    if isinstance(index, pd.MultiIndex):
+        levels = [index.get_level_values(i) for i in range(index.nlevels)]
+        cols = [[_shown(v) if lv.dtype == object else _plain(v) for v in lv.tolist()] for lv in levels]
+        return list(zip(*cols))
+    return [_shown(v) if index.dtype == object else _plain(v) for v in index.tolist()]
 
 
 def _plain_key(k: Any) -> Any:
     return tuple(map(_plain, k)) if isinstance(k, tuple) else _plain(k)
 
 
-def _order(keys: list[Any], i: int) -> Any:
-    """Sort position of key i (its index when keys do not compare)."""
-    try:
-        return sum(1 for k in keys if k < keys[i])
-    except TypeError:
-        return i

@@ -275,13 +275,29 @@ def problem_message(kind: str, where: Any, count: int, *, of: int = 0, examples:
     raise internal_error(f"unknown problem {kind!r}")
 
 
+def key_order(key: Any) -> Any:
+    """A sort key that orders any group keys, of mixed types too: numbers (bools, ints, floats,
+    by value), then text, then anything else by its type and ``repr``; a tuple key element by
+    element. The examples an error shows are the smallest keys in this order, the same whichever
+    partitions found them and in whatever order their rows came.
+
+    >>> sorted(["k1", 5, 4.5, True, ("a", 1)], key=key_order)
+    [True, 4.5, 5, 'k1', ('a', 1)]
+    """
+    if isinstance(key, tuple):
+        return (4, tuple(key_order(k) for k in key))
+    key = key.item() if isinstance(key, np.generic) else key
+    if isinstance(key, (bool, int, float)) and key == key:  # NaN last among the others
+        return (0, key)
+    if isinstance(key, str):
+        return (1, key)
+    return (2, type(key).__name__, repr(key))
+
+
 def first_keys(keys: Sequence[Any], n: int = 3) -> list[Any]:
-    """The ``n`` smallest keys (in the order they come when they do not compare): the examples an
-    error shows, the same whichever partitions found them."""
-    try:
-        return sorted(keys)[:n]
-    except TypeError:
-        return list(keys)[:n]
+    """The ``n`` smallest keys in :func:`key_order`: the examples an error shows, the same
+    whichever partitions found them."""
+    return sorted(keys, key=key_order)[:n]
 
 
 class InputProblem(ValueError):
