@@ -483,7 +483,7 @@ def percentile_interval(
     two), to which the interval is clipped: a replicate's ratio of sums of ones can round to
     1.0000000000000002.
 
-    >>> lo, hi = percentile_interval(np.array([[0.5], [1.0000000000000002]]), 0.9, bounds=(0.0, 1.0))
+    >>> lo, hi = percentile_interval(np.array([[1.0000000000000002], [1.0000000000000002]]), 0.9, bounds=(0.0, 1.0))
     >>> float(hi[0])
     1.0
     """

@@ -237,25 +237,23 @@ def _summaries(data: Frame, plan: Any, n_buckets: int) -> Any:
 
     d = with_bucket(as_pandas_input(data, list(plan.placement_columns), plan.label), plan.group, n_buckets)
     names = data.back  # plain data for the workers (the Frame holds the session)
-    if plan.by and plan.n_replicates and plan.kind != "metric" and n_buckets > 1:
-        n = min(n_buckets, _MAX_SHARDS)
+    n = min(n_buckets, _MAX_SHARDS) if plan.by and plan.n_replicates and plan.kind != "metric" else 1
 
-        def cut(pdf: pd.DataFrame) -> pd.DataFrame:
-            return _bucket_shards(pdf, plan, names, n)
+    def cut(pdf: pd.DataFrame) -> pd.DataFrame:
+        return _bucket_shards(pdf, plan, names, n)
 
-        def reduce(pdf: pd.DataFrame) -> pd.DataFrame:
-            return _shard_results(pdf, plan)
+    def reduce(pdf: pd.DataFrame) -> pd.DataFrame:
+        return _shard_results(pdf, plan)
 
-        shards = d.groupBy(_BUCKET).applyInPandas(cut, "shard int, summary binary")
-        job = shards.groupBy("shard").applyInPandas(reduce, "summary binary")
-    else:
+    def fn(pdf: pd.DataFrame) -> pd.DataFrame:
+        return _bucket_summary(pdf, plan, names)
 
-        def fn(pdf: pd.DataFrame) -> pd.DataFrame:
-            return _bucket_summary(pdf, plan, names)
-
-        job = d.groupBy(_BUCKET).applyInPandas(fn, "summary binary")
     with _quiet():
-        rows = _collect(job)
+        if n > 1:
+            shards = d.groupBy(_BUCKET).applyInPandas(cut, "shard int, summary binary")
+            rows = _collect(shards.groupBy("shard").applyInPandas(reduce, "summary binary"))
+        else:
+            rows = _collect(d.groupBy(_BUCKET).applyInPandas(fn, "summary binary"))
     parts = []
     for r in rows:
         b = bytes(r["summary"])
