@@ -378,6 +378,26 @@ def test_06_dask_studentized_equals_pandas(sync):
         assert 0.0 <= lo and hi <= 1.0, (lo, hi)
 
 
+def test_06_percentile_interval_stays_in_the_unit_interval(sync):
+    """(6; found by the fuzz) a replicate's ratio of sums of ones rounds to 1.0000000000000002:
+    the percentile interval is clipped to [0, 1] as the bootstrap-t one is, on pandas and Dask."""
+    df = pd.DataFrame({
+        "g": [4, 4, 1, 4, 1, 1, 1, 1],
+        "y": [2, 1, 0, 2, 0, 0, 2, 0],
+        "s": [0.5, 0.75, 0.0, 0.75, 0.5, 0.25, 0.25, 0.5],
+        "big": (B + np.array([4, 1, 3, 5, 3, 1, 4, 1])).astype(np.int64),
+    })
+    df["big2"] = df["big"] - 3
+    kw = dict(group="g", label="y", scores=["s", "big", "big2"], metrics=["auc", "gauc", "mrr", "ndcg@3"], ci=0.9,
+              n_boot=60)
+    want = pre.report(df, **kw)
+    for got in (want, prd.report(dd.from_pandas(df, npartitions=1), **kw)):
+        lows = pd.DataFrame(got).filter(like="_low").to_numpy()
+        highs = pd.DataFrame(got).filter(like="_high").to_numpy()
+        assert (np.nan_to_num(lows, nan=0.0) >= 0.0).all() and (np.nan_to_num(highs, nan=1.0) <= 1.0).all(), highs
+    _same(prd.report(dd.from_pandas(df, npartitions=1), **kw), want)
+
+
 def test_mixed_by_example_does_not_depend_on_row_order(sync):
     """(5, 13; found by the fuzz) a 'by' varying within groups whose keys are of mixed types
     (1, 1.0 and True are one group; 'k3' and 5 do not compare): the example group and its key

@@ -281,6 +281,26 @@ def test_intervals_and_tests_use_the_hashed_replicates(spark, frame, sdf):
     assert got.attrs == want.attrs
 
 
+def test_many_segments_reduce_their_replicates_on_the_executors(spark, frame, sdf):
+    """``by=`` of one segment per group (~120) with intervals and a randomization test: each
+    bucket's summary is cut into shards of segments, each shard reduced to intervals and
+    p-values on an executor; pandas' tables, and the driver collects far less than one
+    bucket's replicate sums (segments x replicates x items x 2 floats)."""
+    from pandas_rankeval.engines.spark.session import _LAST
+
+    kw = dict(group="g", label="grade", scores=["s_cont", "s_tie"], metrics=["gauc", "mrr"], n_boot=199, seed=5,
+              by="g")
+    got = prs.report(sdf, ci=0.9, buckets=4, **kw)
+    n_segments = frame["g"].nunique()
+    one_bucket = (n_segments // 4) * 199 * 4 * 2 * 8  # a quarter of the segments' replicate sums
+    assert _LAST["collected_bytes"] < one_bucket / 4, (_LAST["collected_bytes"], one_bucket)
+    _same_table(got, pre.report(frame, ci=0.9, **kw))
+    got = prs.compare(sdf, baseline="s_cont", method="randomization", buckets=4, **kw)
+    want = pre.compare(frame, baseline="s_cont", method="randomization", **kw)
+    _same_table(got, want)
+    assert got.attrs == want.attrs
+
+
 def test_signflip_pvalues_all_pairs_and_adjustments(spark, frame, sdf):
     """The default sign-flip p-values (exact below 31 differing groups, the tail approximation
     above) and their adjustments come from sums that the buckets add: pandas' table to 1e-12,

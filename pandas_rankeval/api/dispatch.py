@@ -62,8 +62,8 @@ FRAME_DOC = """    df : DataFrame
 #: The last parameter of every public function, in its docstring.
 ENGINE_OPTIONS_DOC = """    engine_options : dict, optional
         Options of the frame's engine, checked against it before any work: a Dask frame takes
-        ``npartitions`` (partitions of the shuffle by group and of the score ranges of global AUC;
-        default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         frame takes none. An option the frame's engine does not take raises (see

@@ -474,9 +474,22 @@ def nan_quantiles(a: np.ndarray, qs: Sequence[float]) -> np.ndarray:
     return out
 
 
-def percentile_interval(reps: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval per column of ``reps``, ignoring undefined (NaN) replicates."""
+def percentile_interval(
+    reps: np.ndarray, ci: float, bounds: tuple[float, float] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval per column of ``reps``, ignoring undefined (NaN) replicates.
+
+    ``bounds``: the statistic's range (``(0, 1)`` for a metric, ``(-1, 1)`` for a difference of
+    two), to which the interval is clipped: a replicate's ratio of sums of ones can round to
+    1.0000000000000002.
+
+    >>> lo, hi = percentile_interval(np.array([[1.0000000000000002], [1.0000000000000002]]), 0.9, bounds=(0.0, 1.0))
+    >>> float(hi[0])
+    1.0
+    """
     lo, hi = nan_quantiles(reps, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0])
+    if bounds is not None:
+        lo, hi = np.clip(lo, *bounds), np.clip(hi, *bounds)
     return lo, hi
 
 

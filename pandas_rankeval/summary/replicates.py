@@ -134,7 +134,7 @@ def _compute(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | None]:
         lo, hi = studentized_interval(stat.reshape(-1), se0.reshape(-1), cols, se_cols, ci, bounds=bounds)
         fell = (studentized_fallback(se0.reshape(-1), cols, se_cols) & np.isfinite(stat.reshape(-1))).reshape(n_seg, n_t)
     else:
-        lo, hi = percentile_interval(flat, ci)
+        lo, hi = percentile_interval(flat, ci, bounds=bounds)
     out["rep_lo"], out["rep_hi"] = lo.reshape(n_seg, n_t), hi.reshape(n_seg, n_t)
     out["rep_fell"] = fell
     if plan.kind == "compare":

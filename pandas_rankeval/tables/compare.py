@@ -166,7 +166,7 @@ def compare_table(
                 value[i] = _auc_lookup(auc, key, m, plan)
                 diff[i] = value[i] - base[i]
                 d_rep = _auc_reps(auc_boot, key, m, plan) - _auc_reps(auc_boot, key, b, plan)
-                lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci)  # type: ignore[arg-type]
+                lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci, bounds=(-1.0, 1.0))  # type: ignore[arg-type]
                 lo[i], hi[i] = lo_i[0], hi_i[0]
                 p[i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None])[0]
                 continue

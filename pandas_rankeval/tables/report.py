@@ -147,7 +147,7 @@ def _intervals(
         elif n == "auc":  # the hashed bootstrap replicates of global AUC, from the engine
             r = np.stack([np.stack([_auc_reps(auc_boot, k, s, plan) for s in scores], axis=1) for k in keys])
             flat = np.moveaxis(r, 1, 0).reshape(r.shape[1], n_seg * n_mod)
-            lo_f, hi_f = percentile_interval(flat, ci)
+            lo_f, hi_f = percentile_interval(flat, ci, bounds=(0.0, 1.0))
             lo, hi = lo_f.reshape(n_seg, n_mod), hi_f.reshape(n_seg, n_mod)
         else:
             if rr is None:  # pragma: no cover - an interval always has replicate sums

@@ -21,6 +21,10 @@ How a call runs
    runs the vectorized engine once per bucket and returns ONE row per bucket, its
    summary as bytes. The driver adds the summaries up. No per-group row ever
    reaches the driver, so driver memory does not grow with the number of groups.
+   With ``by=`` and intervals or ``compare``, every bucket cuts its summary into
+   shards of segments, a second ``applyInPandas`` adds each shard's pieces (its
+   segments now whole) and reduces their replicate sums to intervals and
+   p-values there, so the driver does not collect segments x replicates sums.
 4. **Global AUC**: (positives, negatives) are counted per distinct score (per
    model, per segment with ``by=``), the distinct scores are range-partitioned
    and sorted, each partition returns its exact Mann-Whitney counts in one row,
@@ -198,24 +202,64 @@ def _bucket_summary(pdf: pd.DataFrame, plan: Any, names: dict[str, Any]) -> pd.D
     return pd.DataFrame({"summary": [summary.to_bytes()]})
 
 
+#: Most shards of segments when the buckets' replicate sums are reduced on the executors.
+_MAX_SHARDS = 16
+
+
+def _bucket_shards(pdf: pd.DataFrame, plan: Any, names: dict[str, Any], n: int) -> pd.DataFrame:
+    """One bucket's summary cut into ``n`` shards of segments (one row per shard)."""
+    from pandas_rankeval.summary.partition import summarize
+
+    summary = summarize(pdf.drop(columns=[_BUCKET]).rename(columns=names), plan)
+    return pd.DataFrame({"shard": np.arange(n, dtype=np.int32), "summary": [p.to_bytes() for p in summary.split(n)]})
+
+
+def _shard_results(pdf: pd.DataFrame, plan: Any) -> pd.DataFrame:
+    """One shard: its pieces from every bucket added (whole segments), replicate sums reduced."""
+    from pandas_rankeval.summary.replicates import reduce_replicates
+    from pandas_rankeval.summary.summary import Summary
+
+    total = Summary.sum([Summary.from_bytes(bytes(b)) for b in pdf["summary"]])
+    return pd.DataFrame({"summary": [reduce_replicates(total, plan).to_bytes()]})
+
+
 def _summaries(data: Frame, plan: Any, n_buckets: int) -> Any:
-    """Every bucket's summary (one binary row per bucket), added on the driver."""
+    """Every bucket's summary (one binary row per bucket), added on the driver.
+
+    With ``by=`` and replicate sums (intervals, ``compare``), a bucket's summary holds the
+    replicate sums of its segments (segments x replicates x items: 256 MB at 2,000 segments and
+    1,000 replicates), most of them partial. Each bucket then cuts it into shards of segments,
+    the shards are grouped (a second ``applyInPandas``), and each shard, whose segments are now
+    whole, reduces its replicate sums to intervals and p-values on the executor
+    (``summary.replicates``): the driver collects result-sized rows.
+    """
     from pandas_rankeval.summary.summary import Summary, empty_summary
 
     d = with_bucket(as_pandas_input(data, list(plan.placement_columns), plan.label), plan.group, n_buckets)
     names = data.back  # plain data for the workers (the Frame holds the session)
+    n = min(n_buckets, _MAX_SHARDS) if plan.by and plan.n_replicates and plan.kind != "metric" else 1
+
+    def cut(pdf: pd.DataFrame) -> pd.DataFrame:
+        return _bucket_shards(pdf, plan, names, n)
+
+    def reduce(pdf: pd.DataFrame) -> pd.DataFrame:
+        return _shard_results(pdf, plan)
 
     def fn(pdf: pd.DataFrame) -> pd.DataFrame:
         return _bucket_summary(pdf, plan, names)
 
     with _quiet():
-        rows = _collect(d.groupBy(_BUCKET).applyInPandas(fn, "summary binary"))
-    total = empty_summary(plan)
+        if n > 1:
+            shards = d.groupBy(_BUCKET).applyInPandas(cut, "shard int, summary binary")
+            rows = _collect(shards.groupBy("shard").applyInPandas(reduce, "summary binary"))
+        else:
+            rows = _collect(d.groupBy(_BUCKET).applyInPandas(fn, "summary binary"))
+    parts = []
     for r in rows:
         b = bytes(r["summary"])
         _LAST["collected_bytes"] = _LAST.get("collected_bytes", 0) + len(b)
-        total = total + Summary.from_bytes(b)
-    return total
+        parts.append(Summary.from_bytes(b))
+    return Summary.sum(parts) if parts else empty_summary(plan)
 
 
 def _summary_of_counts(plan: Any, scan: Scan, auc: dict) -> Any:
