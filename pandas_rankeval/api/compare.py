@@ -9,7 +9,8 @@ from pandas_rankeval.core.options import WeightLike
 from pandas_rankeval.display.table import ResultTable
 from pandas_rankeval.inference.bootstrap import check_level
 
-from .dispatch import EngineOptions, evaluate_frame, fill_doc
+from .dispatch import EngineOptions, evaluate_frame
+from .docs import fill_doc
 
 __all__ = ["compare"]
 
@@ -61,8 +62,7 @@ def compare(
 {frame}
     group : column or list of columns
         The user, query or session: the unit that is resampled and tested.
-    label : column
-        Click or graded relevance.
+{label_click}
     scores : list of columns
         The score columns to compare, the baseline among them (at least two).
     baseline : column or None, default=None

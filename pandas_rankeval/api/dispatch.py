@@ -51,29 +51,3 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
         return engine.per_group(frame, plan, options)
     summary, extras = engine.run(frame, plan, options)
     return finalize(summary, plan, **extras)
-
-
-#: The first parameter of every public function, in its docstring.
-FRAME_DOC = """    df : DataFrame
-        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12)."""
-
-#: The last parameter of every public function, in its docstring.
-ENGINE_OPTIONS_DOC = """    engine_options : dict, optional
-        Options of the frame's engine, checked against it before any work: a Dask frame takes
-        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
-        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
-        frame takes none. An option the frame's engine does not take raises (see
-        ``docs/engines.md``)."""
-
-
-def fill_doc(func: Any, **more: str) -> Any:
-    """Put the shared parameter texts into ``func``'s docstring (``{frame}``, ``{engine_options}``)."""
-    doc = (func.__doc__ or "").replace("{frame}", FRAME_DOC).replace("{engine_options}", ENGINE_OPTIONS_DOC)
-    for key, text in more.items():
-        doc = doc.replace("{" + key + "}", text)
-    func.__doc__ = doc.replace("{{", "{").replace("}}", "}")
-    return func

@@ -24,8 +24,8 @@ from .dispatch import (
     NanPolicy,
     Ties,
     evaluate_frame,
-    fill_doc,
 )
+from .docs import fill_doc
 
 __all__ = [
     "auc",
@@ -78,14 +78,12 @@ def auc(
         A tied (positive, negative) pair counts 1/2, 0 or 1.
     tiebreak : column, optional
         Orders rows with equal scores (ascending) before the ``ties`` rule applies.
-    threshold : float, optional
-        Relevant when ``label >= threshold`` instead of ``label > 0``.
+{threshold}
     max_fpr : float in (0, 1], optional
         Standardized partial AUC up to this false-positive rate (McClish),
         computed by sklearn. Needs every row in one place: refused on a Dask or
         Spark frame (and a polars LazyFrame), before any work.
-    nan_policy : {{"raise", "omit"}}, default="raise"
-        Missing values raise, or their rows are dropped and counted.
+{nan_policy}
 {engine_options}
 
     Returns
@@ -140,8 +138,7 @@ def gauc(
     Parameters
     ----------
 {frame}
-    group : column or list of columns
-        The user, query or session.
+{group}
     label, score : column
         Relevance (> 0 or >= ``threshold`` is relevant) and the model's score.
     weight : {"count", "clicks", "log1p", "uniform"}, column, Series or callable, optional
@@ -170,8 +167,7 @@ def gauc(
         uses sklearn.
     max_fpr : float in (0, 1], optional
         Per-group standardized partial AUC (McClish), from sklearn.
-    nan_policy : {"raise", "omit"}, default="raise"
-        Missing values raise, or their rows are dropped and counted.
+{nan_policy}
     progress : bool, default=False
         Show a progress bar (needs tqdm) for the per-group sklearn loop
         (``engine="sklearn"`` or ``max_fpr``); the numpy engine needs none.
@@ -223,34 +219,6 @@ def _list_metric(
 ) -> MetricResult:
     k = check_k(k, kind, allow_none=allow_none)
     return _metric(df, MetricSpec(kind, k), kind, engine_options, **kw)
-
-
-_LIST_PARAMS = """{frame}
-    group : column or list of columns
-        The user, query or session.
-    label : column
-        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
-    score : column
-        The model's score; rank 1 is the highest score in the group."""
-
-_COMMON_PARAMS = """    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
-        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
-    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
-        "expected" is the exact mean over every ordering of tied rows;
-        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
-    tiebreak : column, optional
-        Orders rows with equal scores (ascending) before the ``ties`` rule.
-    threshold : float, optional
-        Relevant when ``label >= threshold`` instead of ``label > 0``.
-    empty : {"zero", "skip", "error"}, default="zero"
-        Groups with no relevant row score 0, are left out, or raise. Their
-        count is in ``.coverage.n_empty`` either way. One rule for every list
-        metric, NDCG included: a group is empty when no row is relevant by the
-        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
-        group is not empty; its NDCG is 1 when no row gains anything).
-    nan_policy : {"raise", "omit"}, default="raise"
-        Missing values raise, or their rows are dropped and counted.
-{engine_options}"""
 
 
 def mrr(
@@ -541,10 +509,7 @@ hit_rate = _cutoff_metric(
     """,
 )
 
-for _f in (auc, gauc):
-    fill_doc(_f)
-for _f in (mrr, ndcg, average_precision, precision, recall, hit_rate):
-    _f.__doc__ = (_f.__doc__ or "").replace("{list_params}", _LIST_PARAMS).replace("{common_params}", _COMMON_PARAMS)
+for _f in (auc, gauc, mrr, ndcg, average_precision, precision, recall, hit_rate):
     fill_doc(_f)
 del _f
 

@@ -15,8 +15,8 @@ from .dispatch import (
     NanPolicy,
     Ties,
     evaluate_frame,
-    fill_doc,
 )
+from .docs import fill_doc
 
 __all__ = ["per_group"]
 
@@ -60,10 +60,9 @@ def per_group(
     weight :
         The weight option whose per-group value goes in the ``weight`` column;
         default: the first metric's default ("count" for AUC, else "uniform").
-    min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
-        As in the single-metric functions. A weight callable runs once per partition of whole
-        groups on a Dask, Spark or polars Lazy frame, so it must give each group a weight from
-        that group's own statistics.
+{metric_options}
+        A weight callable runs once per partition of whole groups on a Dask, Spark or polars
+        Lazy frame, so it must give each group a weight from that group's own statistics.
 {engine_options}
 
     Returns
