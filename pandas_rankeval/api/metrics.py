@@ -23,7 +23,7 @@ from .dispatch import (
     GroupLike,
     NanPolicy,
     Ties,
-    evaluate_frame,
+    evaluate_call,
 )
 from .docs import fill_doc
 
@@ -39,11 +39,15 @@ __all__ = [
 ]
 
 
-def _metric(df: Any, spec: MetricSpec, func: str, engine_options: EngineOptions, **kw: Any) -> MetricResult:
-    """One metric of one score column: the plan of kind "metric", on the frame's engine."""
-    return evaluate_frame(  # type: ignore[no-any-return]
-        df, func, engine_options, kind="metric", metrics=spec, scores=kw.pop("score"), **kw
-    )
+def _metric(kind: str, params: dict[str, Any], k: int | None = None) -> MetricResult:
+    """One metric of one score column: the plan of kind "metric", on the frame's engine.
+
+    ``params`` are the public function's parameters by name (its ``locals()``).
+    """
+    kw = dict(params)
+    score = kw.pop("score")
+    result: MetricResult = evaluate_call(kind, kw, kind="metric", metrics=MetricSpec(kind, k), scores=score)
+    return result
 
 
 def auc(
@@ -106,11 +110,7 @@ def auc(
     >>> pre.auc(df, label="click", score="score")
     0.625
     """
-    return _metric(
-        df, MetricSpec("auc", None), "auc", engine_options, group=None, label=label, score=score,
-        sample_weight=sample_weight, ties=ties, tiebreak=tiebreak, threshold=threshold, max_fpr=max_fpr,
-        nan_policy=nan_policy,
-    )
+    return _metric("auc", {**locals(), "group": None})
 
 
 def gauc(
@@ -206,19 +206,14 @@ def gauc(
     >>> print(pre.gauc(df, group="user", label="click", score="score").coverage)
     2 of 2 groups used
     """
-    return _metric(
-        df, MetricSpec("gauc", None), "gauc", engine_options, group=group, label=label, score=score,
-        weight=weight, min_size=min_size, min_pos=min_pos, min_neg=min_neg, sample_weight=sample_weight,
-        ties=ties, tiebreak=tiebreak, threshold=threshold, engine=engine, max_fpr=max_fpr,
-        nan_policy=nan_policy, progress=progress,
-    )
+    return _metric("gauc", locals())
 
 
-def _list_metric(
-    kind: str, df: Any, *, k: int | None, allow_none: bool, engine_options: EngineOptions, **kw: Any
-) -> MetricResult:
-    k = check_k(k, kind, allow_none=allow_none)
-    return _metric(df, MetricSpec(kind, k), kind, engine_options, **kw)
+def _list_metric(kind: str, params: dict[str, Any], *, allow_none: bool) -> MetricResult:
+    """One list metric: ``k`` checked, the rest of ``params`` (the function's ``locals()``) forwarded."""
+    kw = dict(params)
+    k = check_k(kw.pop("k"), kind, allow_none=allow_none)
+    return _metric(kind, kw, k)
 
 
 def mrr(
@@ -271,11 +266,7 @@ def mrr(
     >>> round(pre.mrr(df, group="q", label="rel", score="score", k=3), 3)
     0.444
     """
-    return _list_metric(
-        "mrr", df, group=group, label=label, score=score, k=k, allow_none=True,
-        weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold, empty=empty,
-        nan_policy=nan_policy, engine_options=engine_options,
-    )
+    return _list_metric("mrr", locals(), allow_none=True)
 
 
 def ndcg(
@@ -331,11 +322,7 @@ def ndcg(
     >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear", k=2), 4)
     0.2398
     """
-    return _list_metric(
-        "ndcg", df, group=group, label=label, score=score, k=k, allow_none=True,
-        gain=gain, weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold,
-        empty=empty, nan_policy=nan_policy, engine_options=engine_options,
-    )
+    return _list_metric("ndcg", locals(), allow_none=True)
 
 
 def average_precision(
@@ -385,11 +372,7 @@ def average_precision(
     >>> round(pre.average_precision(df, group="q", label="rel", score="score"), 3)
     0.756
     """
-    return _list_metric(
-        "map", df, group=group, label=label, score=score, k=k, allow_none=True,
-        denominator=denominator, weight=weight, ties=ties, tiebreak=tiebreak,
-        threshold=threshold, empty=empty, nan_policy=nan_policy, engine_options=engine_options,
-    )
+    return _list_metric("map", locals(), allow_none=True)
 
 
 def _cutoff_metric(kind: str, summary: str, example: str):  # type: ignore[no-untyped-def]
@@ -408,11 +391,9 @@ def _cutoff_metric(kind: str, summary: str, example: str):  # type: ignore[no-un
         nan_policy: NanPolicy = "raise",
         engine_options: EngineOptions = None,
     ) -> MetricResult:
-        return _list_metric(
-            kind, df, group=group, label=label, score=score, k=k, allow_none=False,
-            weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold,
-            empty=empty, nan_policy=nan_policy, engine_options=engine_options,
-        )
+        params = dict(locals())
+        del params["kind"]  # _cutoff_metric's, not a parameter
+        return _list_metric(kind, params, allow_none=False)
 
     metric.__name__ = metric.__qualname__ = kind
     metric.__doc__ = summary + example

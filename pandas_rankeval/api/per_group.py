@@ -14,7 +14,7 @@ from .dispatch import (
     GroupLike,
     NanPolicy,
     Ties,
-    evaluate_frame,
+    evaluate_call,
 )
 from .docs import fill_doc
 
@@ -111,18 +111,19 @@ def per_group(
     a         FR        0.5        1.0
     b         DE        NaN        NaN
     """
+    params = dict(locals())  # forwarded by name, "score" as "scores"
     if (score is None) == (scores is None):
         raise ValueError(
             "per_group needs one of 'score' (a column) or 'scores' (a list of columns). "
             f"Got {'both' if score is not None else 'neither'}."
         )
-    specs = ["gauc" if s.kind == "auc" else s.name for s in parse_metrics(metrics)]
-    return evaluate_frame(
-        df, "per_group", engine_options, kind="per_group", group=group, label=label,
-        scores=score if scores is None else scores, per_model_columns=scores is not None, metrics=specs,
-        weight=weight, min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
-        threshold=threshold, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
+    del params["score"]
+    params.update(
+        scores=score if scores is None else scores,
+        per_model_columns=scores is not None,
+        metrics=["gauc" if s.kind == "auc" else s.name for s in parse_metrics(metrics)],
     )
+    return evaluate_call("per_group", params, kind="per_group")
 
 
 fill_doc(per_group)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pandas_rankeval.core.options import WeightLike
 from pandas_rankeval.display.table import ResultTable
 
-from .dispatch import EngineOptions, evaluate_frame
+from .dispatch import EngineOptions, evaluate_call
 from .docs import fill_doc
 
 __all__ = ["report"]
@@ -169,13 +169,7 @@ def report(
     >>> bool(((dist - rep).abs() < 1e-12).all().all())
     True
     """
-    return evaluate_frame(  # type: ignore[no-any-return]
-        df, "report", engine_options, kind="report", group=group, label=label, scores=scores,
-        metrics=metrics, by=by, weight=weight, ci=ci, auc_method=auc_method, ci_method=ci_method,
-        n_boot=n_boot, seed=seed, resample=resample, min_size=min_size, min_pos=min_pos,
-        min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
-        denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
-    )
+    return evaluate_call("report", locals(), kind="report")  # type: ignore[no-any-return]
 
 
 fill_doc(report)
