@@ -1,6 +1,6 @@
 """One call of a public function, for any frame: engine, plan, checks, run, finalize.
 
-Every public function ends in :func:`evaluate_frame` (most through :func:`evaluate_call`, which takes
+Every public function ends in :func:`evaluate_frame` (through :func:`evaluate_call`, which takes
 the function's parameters by name, its ``locals()``), which
 
 1. picks the frame's engine (:func:`pandas_rankeval.engines.engine_for`; an engine is imported only
