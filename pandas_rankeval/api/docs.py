@@ -38,6 +38,27 @@ _THRESHOLD = """    threshold : float, optional
 _NAN_POLICY = """    nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted."""
 
+_LIST_LABEL = """    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``)."""
+
+_LIST_SCORE = """    score : column
+        The model's score; rank 1 is the highest score in the group."""
+
+_LIST_ORDER = """    weight : {{"uniform", "count", "clicks", "log1p"}}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {{"expected", "pessimistic", "optimistic"}}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule."""
+
+_LIST_EMPTY = """    empty : {{"zero", "skip", "error"}}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything)."""
+
 PARAMS: dict[str, str] = {
     "frame": _FRAME,
     "engine_options": _ENGINE_OPTIONS,
@@ -51,27 +72,18 @@ PARAMS: dict[str, str] = {
     "metric_options": """    min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
         As in the single-metric functions.""",
     # the list metrics (mrr, ndcg, average_precision, precision, recall, hit_rate): before k
+    "list_label": _LIST_LABEL,
+    "list_score": _LIST_SCORE,
     "list_params": f"""{_FRAME}
 {_GROUP}
-    label : column
-        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
-    score : column
-        The model's score; rank 1 is the highest score in the group.""",
+{_LIST_LABEL}
+{_LIST_SCORE}""",
     # the list metrics: after k (and their own options)
-    "common_params": f"""    weight : {{"uniform", "count", "clicks", "log1p"}}, column, Series or callable, optional
-        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
-    ties : {{"expected", "pessimistic", "optimistic"}}, default="expected"
-        "expected" is the exact mean over every ordering of tied rows;
-        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
-    tiebreak : column, optional
-        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    "list_order": _LIST_ORDER,
+    "list_empty": _LIST_EMPTY,
+    "common_params": f"""{_LIST_ORDER}
 {_THRESHOLD}
-    empty : {{"zero", "skip", "error"}}, default="zero"
-        Groups with no relevant row score 0, are left out, or raise. Their
-        count is in ``.coverage.n_empty`` either way. One rule for every list
-        metric, NDCG included: a group is empty when no row is relevant by the
-        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
-        group is not empty; its NDCG is 1 when no row gains anything).
+{_LIST_EMPTY}
 {_NAN_POLICY}
 {_ENGINE_OPTIONS}""",
 }

@@ -289,17 +289,24 @@ def ndcg(
 
     Parameters
     ----------
-{list_params}
+{frame}
+{group}
+{list_label}
         Graded labels (0, 1, 2, ...) are used as gains; negative labels are an error.
+{list_score}
     k : int or None, default=None
         Cutoff. None (the default) is the whole list, as the metric name
         ``"ndcg"`` in :func:`report` and sklearn's ``ndcg_score``; ``k=10`` is
         NDCG@10, the name ``"ndcg@10"``. A k larger than a group uses the whole group.
     gain : {{"exp2", "linear"}}, default="exp2"
         ``2**label - 1`` (Burges) or ``label`` (trec_eval, sklearn).
-{common_params}
+{list_order}
+{threshold}
         For NDCG, rows with a label below ``threshold`` gain nothing (graded labels
         at or above it keep their gain).
+{list_empty}
+{nan_policy}
+{engine_options}
 
     Returns
     -------
