@@ -19,11 +19,8 @@ True
 
 from __future__ import annotations
 
-from typing import Any
-
-from ._alias import forward
+from ._alias import forward_all
 from .accessor import DaskRankevalNamespace, register_dask
-from .engines import frame_kind
 
 __all__ = [
     "DaskRankevalNamespace",
@@ -42,25 +39,9 @@ __all__ = [
 ]
 
 
-def _is_dask(frame: Any) -> bool:
-    return frame_kind(frame) == "dask"
-
-
-def _forward(name: str) -> Any:
-    return forward(name, __name__, {"npartitions": None}, _is_dask, "a Dask DataFrame")
-
-
-auc = _forward("auc")
-gauc = _forward("gauc")
-mrr = _forward("mrr")
-ndcg = _forward("ndcg")
-average_precision = _forward("average_precision")
+(auc, gauc, mrr, ndcg, average_precision, precision, recall, hit_rate, per_group, report, compare) = forward_all(
+    __name__, "dask", {"npartitions": None}, "a Dask DataFrame"
+)
 map = average_precision
-precision = _forward("precision")
-recall = _forward("recall")
-hit_rate = _forward("hit_rate")
-per_group = _forward("per_group")
-report = _forward("report")
-compare = _forward("compare")
 
 register_dask()

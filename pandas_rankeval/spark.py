@@ -19,10 +19,7 @@ True
 
 from __future__ import annotations
 
-from typing import Any
-
-from ._alias import forward
-from .engines import frame_kind
+from ._alias import forward_all
 from .engines.spark import ROWS_PER_BUCKET, local_session
 from .engines.spark.session import _LAST, _fn  # noqa: F401 - read by benchmarks and tests
 
@@ -42,25 +39,6 @@ __all__ = [
 ]
 
 
-def _is_spark(frame: Any) -> bool:
-    return frame_kind(frame) == "pyspark"
-
-
-def _forward(name: str) -> Any:
-    return forward(
-        name, __name__, {"rows_per_bucket": ROWS_PER_BUCKET, "buckets": None}, _is_spark,
-        "a pyspark.sql.DataFrame",
-    )
-
-
-auc = _forward("auc")
-gauc = _forward("gauc")
-mrr = _forward("mrr")
-ndcg = _forward("ndcg")
-average_precision = _forward("average_precision")
-precision = _forward("precision")
-recall = _forward("recall")
-hit_rate = _forward("hit_rate")
-per_group = _forward("per_group")
-report = _forward("report")
-compare = _forward("compare")
+(auc, gauc, mrr, ndcg, average_precision, precision, recall, hit_rate, per_group, report, compare) = forward_all(
+    __name__, "pyspark", {"rows_per_bucket": ROWS_PER_BUCKET, "buckets": None}, "a pyspark.sql.DataFrame"
+)

@@ -9,7 +9,8 @@ from pandas_rankeval.core.options import WeightLike
 from pandas_rankeval.display.table import ResultTable
 from pandas_rankeval.inference.bootstrap import check_level
 
-from .dispatch import EngineOptions, evaluate_frame, fill_doc
+from .dispatch import EngineOptions, evaluate_call
+from .docs import fill_doc
 
 __all__ = ["compare"]
 
@@ -61,8 +62,7 @@ def compare(
 {frame}
     group : column or list of columns
         The user, query or session: the unit that is resampled and tested.
-    label : column
-        Click or graded relevance.
+{label_click}
     scores : list of columns
         The score columns to compare, the baseline among them (at least two).
     baseline : column or None, default=None
@@ -272,14 +272,7 @@ def compare(
     """
     if ci is None:  # make_plan's default level is for callers of the summary layer, not for compare
         check_level(ci, "ci", "compare")
-    return evaluate_frame(  # type: ignore[no-any-return]
-        df, "compare", engine_options, kind="compare", group=group, label=label, scores=scores,
-        baseline=baseline, metrics=metrics, by=by, ci=ci, n_boot=n_boot, seed=seed, method=method,
-        auc_method=auc_method, ci_method=ci_method, resample=resample, alpha=alpha, weight=weight,
-        min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
-        threshold=threshold, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
-        progress=progress, adjust=adjust, family=family,
-    )
+    return evaluate_call("compare", locals(), kind="compare")  # type: ignore[no-any-return]
 
 
 fill_doc(compare)

@@ -1,6 +1,7 @@
 """One call of a public function, for any frame: engine, plan, checks, run, finalize.
 
-Every public function ends in :func:`evaluate_frame`, which
+Every public function ends in :func:`evaluate_frame` (through :func:`evaluate_call`, which takes
+the function's parameters by name, its ``locals()``), which
 
 1. picks the frame's engine (:func:`pandas_rankeval.engines.engine_for`; an engine is imported only
    when its frame arrives) and checks ``engine_options`` against it;
@@ -25,7 +26,7 @@ from ..summary.checks import check_partitioned, check_schema
 from ..summary.plan import make_plan
 from ..tables import finalize
 
-__all__ = ["Empty", "EngineOptions", "GroupLike", "NanPolicy", "Ties", "WeightLike", "evaluate_frame"]
+__all__ = ["Empty", "EngineOptions", "GroupLike", "NanPolicy", "Ties", "WeightLike", "evaluate_call", "evaluate_frame"]
 
 Ties = Literal["expected", "pessimistic", "optimistic"]
 Empty = Literal["zero", "skip", "error"]
@@ -53,27 +54,12 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
     return finalize(summary, plan, **extras)
 
 
-#: The first parameter of every public function, in its docstring.
-FRAME_DOC = """    df : DataFrame
-        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12)."""
+def evaluate_call(func: str, params: Mapping[str, Any], **plan_kwargs: Any) -> Any:
+    """:func:`evaluate_frame` of a public function's parameters, by name (its ``locals()``).
 
-#: The last parameter of every public function, in its docstring.
-ENGINE_OPTIONS_DOC = """    engine_options : dict, optional
-        Options of the frame's engine, checked against it before any work: a Dask frame takes
-        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
-        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
-        frame takes none. An option the frame's engine does not take raises (see
-        ``docs/engines.md``)."""
-
-
-def fill_doc(func: Any, **more: str) -> Any:
-    """Put the shared parameter texts into ``func``'s docstring (``{frame}``, ``{engine_options}``)."""
-    doc = (func.__doc__ or "").replace("{frame}", FRAME_DOC).replace("{engine_options}", ENGINE_OPTIONS_DOC)
-    for key, text in more.items():
-        doc = doc.replace("{" + key + "}", text)
-    func.__doc__ = doc.replace("{{", "{").replace("}}", "}")
-    return func
+    ``params`` holds ``df`` and ``engine_options``; every other entry, and ``plan_kwargs``, goes to
+    :func:`pandas_rankeval.summary.make_plan` under its own name.
+    """
+    kw = dict(params)
+    frame, engine_options = kw.pop("df"), kw.pop("engine_options")
+    return evaluate_frame(frame, func, engine_options, **kw, **plan_kwargs)

@@ -23,9 +23,9 @@ from .dispatch import (
     GroupLike,
     NanPolicy,
     Ties,
-    evaluate_frame,
-    fill_doc,
+    evaluate_call,
 )
+from .docs import fill_doc
 
 __all__ = [
     "auc",
@@ -39,11 +39,15 @@ __all__ = [
 ]
 
 
-def _metric(df: Any, spec: MetricSpec, func: str, engine_options: EngineOptions, **kw: Any) -> MetricResult:
-    """One metric of one score column: the plan of kind "metric", on the frame's engine."""
-    return evaluate_frame(  # type: ignore[no-any-return]
-        df, func, engine_options, kind="metric", metrics=spec, scores=kw.pop("score"), **kw
-    )
+def _metric(kind: str, params: dict[str, Any], k: int | None = None) -> MetricResult:
+    """One metric of one score column: the plan of kind "metric", on the frame's engine.
+
+    ``params`` are the public function's parameters by name (its ``locals()``).
+    """
+    kw = dict(params)
+    score = kw.pop("score")
+    result: MetricResult = evaluate_call(kind, kw, kind="metric", metrics=MetricSpec(kind, k), scores=score)
+    return result
 
 
 def auc(
@@ -78,14 +82,12 @@ def auc(
         A tied (positive, negative) pair counts 1/2, 0 or 1.
     tiebreak : column, optional
         Orders rows with equal scores (ascending) before the ``ties`` rule applies.
-    threshold : float, optional
-        Relevant when ``label >= threshold`` instead of ``label > 0``.
+{threshold}
     max_fpr : float in (0, 1], optional
         Standardized partial AUC up to this false-positive rate (McClish),
         computed by sklearn. Needs every row in one place: refused on a Dask or
         Spark frame (and a polars LazyFrame), before any work.
-    nan_policy : {{"raise", "omit"}}, default="raise"
-        Missing values raise, or their rows are dropped and counted.
+{nan_policy}
 {engine_options}
 
     Returns
@@ -108,11 +110,7 @@ def auc(
     >>> pre.auc(df, label="click", score="score")
     0.625
     """
-    return _metric(
-        df, MetricSpec("auc", None), "auc", engine_options, group=None, label=label, score=score,
-        sample_weight=sample_weight, ties=ties, tiebreak=tiebreak, threshold=threshold, max_fpr=max_fpr,
-        nan_policy=nan_policy,
-    )
+    return _metric("auc", {**locals(), "group": None})
 
 
 def gauc(
@@ -140,8 +138,7 @@ def gauc(
     Parameters
     ----------
 {frame}
-    group : column or list of columns
-        The user, query or session.
+{group}
     label, score : column
         Relevance (> 0 or >= ``threshold`` is relevant) and the model's score.
     weight : {"count", "clicks", "log1p", "uniform"}, column, Series or callable, optional
@@ -170,8 +167,7 @@ def gauc(
         uses sklearn.
     max_fpr : float in (0, 1], optional
         Per-group standardized partial AUC (McClish), from sklearn.
-    nan_policy : {"raise", "omit"}, default="raise"
-        Missing values raise, or their rows are dropped and counted.
+{nan_policy}
     progress : bool, default=False
         Show a progress bar (needs tqdm) for the per-group sklearn loop
         (``engine="sklearn"`` or ``max_fpr``); the numpy engine needs none.
@@ -210,47 +206,14 @@ def gauc(
     >>> print(pre.gauc(df, group="user", label="click", score="score").coverage)
     2 of 2 groups used
     """
-    return _metric(
-        df, MetricSpec("gauc", None), "gauc", engine_options, group=group, label=label, score=score,
-        weight=weight, min_size=min_size, min_pos=min_pos, min_neg=min_neg, sample_weight=sample_weight,
-        ties=ties, tiebreak=tiebreak, threshold=threshold, engine=engine, max_fpr=max_fpr,
-        nan_policy=nan_policy, progress=progress,
-    )
+    return _metric("gauc", locals())
 
 
-def _list_metric(
-    kind: str, df: Any, *, k: int | None, allow_none: bool, engine_options: EngineOptions, **kw: Any
-) -> MetricResult:
-    k = check_k(k, kind, allow_none=allow_none)
-    return _metric(df, MetricSpec(kind, k), kind, engine_options, **kw)
-
-
-_LIST_PARAMS = """{frame}
-    group : column or list of columns
-        The user, query or session.
-    label : column
-        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
-    score : column
-        The model's score; rank 1 is the highest score in the group."""
-
-_COMMON_PARAMS = """    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
-        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
-    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
-        "expected" is the exact mean over every ordering of tied rows;
-        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
-    tiebreak : column, optional
-        Orders rows with equal scores (ascending) before the ``ties`` rule.
-    threshold : float, optional
-        Relevant when ``label >= threshold`` instead of ``label > 0``.
-    empty : {"zero", "skip", "error"}, default="zero"
-        Groups with no relevant row score 0, are left out, or raise. Their
-        count is in ``.coverage.n_empty`` either way. One rule for every list
-        metric, NDCG included: a group is empty when no row is relevant by the
-        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
-        group is not empty; its NDCG is 1 when no row gains anything).
-    nan_policy : {"raise", "omit"}, default="raise"
-        Missing values raise, or their rows are dropped and counted.
-{engine_options}"""
+def _list_metric(kind: str, params: dict[str, Any], *, allow_none: bool) -> MetricResult:
+    """One list metric: ``k`` checked, the rest of ``params`` (the function's ``locals()``) forwarded."""
+    kw = dict(params)
+    k = check_k(kw.pop("k"), kind, allow_none=allow_none)
+    return _metric(kind, kw, k)
 
 
 def mrr(
@@ -303,11 +266,7 @@ def mrr(
     >>> round(pre.mrr(df, group="q", label="rel", score="score", k=3), 3)
     0.444
     """
-    return _list_metric(
-        "mrr", df, group=group, label=label, score=score, k=k, allow_none=True,
-        weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold, empty=empty,
-        nan_policy=nan_policy, engine_options=engine_options,
-    )
+    return _list_metric("mrr", locals(), allow_none=True)
 
 
 def ndcg(
@@ -330,17 +289,24 @@ def ndcg(
 
     Parameters
     ----------
-{list_params}
+{frame}
+{group}
+{list_label}
         Graded labels (0, 1, 2, ...) are used as gains; negative labels are an error.
+{list_score}
     k : int or None, default=None
         Cutoff. None (the default) is the whole list, as the metric name
         ``"ndcg"`` in :func:`report` and sklearn's ``ndcg_score``; ``k=10`` is
         NDCG@10, the name ``"ndcg@10"``. A k larger than a group uses the whole group.
     gain : {{"exp2", "linear"}}, default="exp2"
         ``2**label - 1`` (Burges) or ``label`` (trec_eval, sklearn).
-{common_params}
+{list_order}
+{threshold}
         For NDCG, rows with a label below ``threshold`` gain nothing (graded labels
         at or above it keep their gain).
+{list_empty}
+{nan_policy}
+{engine_options}
 
     Returns
     -------
@@ -363,11 +329,7 @@ def ndcg(
     >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear", k=2), 4)
     0.2398
     """
-    return _list_metric(
-        "ndcg", df, group=group, label=label, score=score, k=k, allow_none=True,
-        gain=gain, weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold,
-        empty=empty, nan_policy=nan_policy, engine_options=engine_options,
-    )
+    return _list_metric("ndcg", locals(), allow_none=True)
 
 
 def average_precision(
@@ -417,11 +379,7 @@ def average_precision(
     >>> round(pre.average_precision(df, group="q", label="rel", score="score"), 3)
     0.756
     """
-    return _list_metric(
-        "map", df, group=group, label=label, score=score, k=k, allow_none=True,
-        denominator=denominator, weight=weight, ties=ties, tiebreak=tiebreak,
-        threshold=threshold, empty=empty, nan_policy=nan_policy, engine_options=engine_options,
-    )
+    return _list_metric("map", locals(), allow_none=True)
 
 
 def _cutoff_metric(kind: str, summary: str, example: str):  # type: ignore[no-untyped-def]
@@ -440,11 +398,9 @@ def _cutoff_metric(kind: str, summary: str, example: str):  # type: ignore[no-un
         nan_policy: NanPolicy = "raise",
         engine_options: EngineOptions = None,
     ) -> MetricResult:
-        return _list_metric(
-            kind, df, group=group, label=label, score=score, k=k, allow_none=False,
-            weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold,
-            empty=empty, nan_policy=nan_policy, engine_options=engine_options,
-        )
+        params = dict(locals())
+        del params["kind"]  # _cutoff_metric's, not a parameter
+        return _list_metric(kind, params, allow_none=False)
 
     metric.__name__ = metric.__qualname__ = kind
     metric.__doc__ = summary + example
@@ -541,10 +497,7 @@ hit_rate = _cutoff_metric(
     """,
 )
 
-for _f in (auc, gauc):
-    fill_doc(_f)
-for _f in (mrr, ndcg, average_precision, precision, recall, hit_rate):
-    _f.__doc__ = (_f.__doc__ or "").replace("{list_params}", _LIST_PARAMS).replace("{common_params}", _COMMON_PARAMS)
+for _f in (auc, gauc, mrr, ndcg, average_precision, precision, recall, hit_rate):
     fill_doc(_f)
 del _f
 

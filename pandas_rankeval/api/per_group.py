@@ -14,9 +14,9 @@ from .dispatch import (
     GroupLike,
     NanPolicy,
     Ties,
-    evaluate_frame,
-    fill_doc,
+    evaluate_call,
 )
+from .docs import fill_doc
 
 __all__ = ["per_group"]
 
@@ -60,10 +60,9 @@ def per_group(
     weight :
         The weight option whose per-group value goes in the ``weight`` column;
         default: the first metric's default ("count" for AUC, else "uniform").
-    min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
-        As in the single-metric functions. A weight callable runs once per partition of whole
-        groups on a Dask, Spark or polars Lazy frame, so it must give each group a weight from
-        that group's own statistics.
+{metric_options}
+        A weight callable runs once per partition of whole groups on a Dask, Spark or polars
+        Lazy frame, so it must give each group a weight from that group's own statistics.
 {engine_options}
 
     Returns
@@ -112,18 +111,19 @@ def per_group(
     a         FR        0.5        1.0
     b         DE        NaN        NaN
     """
+    params = dict(locals())  # forwarded by name, "score" as "scores"
     if (score is None) == (scores is None):
         raise ValueError(
             "per_group needs one of 'score' (a column) or 'scores' (a list of columns). "
             f"Got {'both' if score is not None else 'neither'}."
         )
-    specs = ["gauc" if s.kind == "auc" else s.name for s in parse_metrics(metrics)]
-    return evaluate_frame(
-        df, "per_group", engine_options, kind="per_group", group=group, label=label,
-        scores=score if scores is None else scores, per_model_columns=scores is not None, metrics=specs,
-        weight=weight, min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
-        threshold=threshold, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
+    del params["score"]
+    params.update(
+        scores=score if scores is None else scores,
+        per_model_columns=scores is not None,
+        metrics=["gauc" if s.kind == "auc" else s.name for s in parse_metrics(metrics)],
     )
+    return evaluate_call("per_group", params, kind="per_group")
 
 
 fill_doc(per_group)

@@ -8,7 +8,8 @@ from typing import Any, Literal
 from pandas_rankeval.core.options import WeightLike
 from pandas_rankeval.display.table import ResultTable
 
-from .dispatch import EngineOptions, evaluate_frame, fill_doc
+from .dispatch import EngineOptions, evaluate_call
+from .docs import fill_doc
 
 __all__ = ["report"]
 
@@ -50,10 +51,8 @@ def report(
     Parameters
     ----------
 {frame}
-    group : column or list of columns
-        The user, query or session.
-    label : column
-        Click or graded relevance.
+{group}
+{label_click}
     scores : column or list of columns
         The models to compare, one score column each.
     metrics : str or list of str, default=("auc", "gauc", "mrr", "ndcg@10")
@@ -99,8 +98,7 @@ def report(
         groups as there are (per segment with ``by``), from
         :func:`numpy.random.default_rng`. Both resample groups and agree in
         distribution as the number of groups grows; every ``ci_method`` works with both.
-    min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
-        As in the single-metric functions.
+{metric_options}
     progress : bool, default=False
         Show a progress bar for the bootstrap (needs tqdm; pandas and polars frames).
 {engine_options}
@@ -171,13 +169,7 @@ def report(
     >>> bool(((dist - rep).abs() < 1e-12).all().all())
     True
     """
-    return evaluate_frame(  # type: ignore[no-any-return]
-        df, "report", engine_options, kind="report", group=group, label=label, scores=scores,
-        metrics=metrics, by=by, weight=weight, ci=ci, auc_method=auc_method, ci_method=ci_method,
-        n_boot=n_boot, seed=seed, resample=resample, min_size=min_size, min_pos=min_pos,
-        min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
-        denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
-    )
+    return evaluate_call("report", locals(), kind="report")  # type: ignore[no-any-return]
 
 
 fill_doc(report)

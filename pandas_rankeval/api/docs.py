@@ -1,0 +1,102 @@
+"""The parameter texts that several public functions share, each written once.
+
+A public function's docstring names a shared text by a placeholder, ``{frame}`` or
+``{nan_policy}``, which :func:`fill_doc` replaces with its entry of :data:`PARAMS` (a numpydoc
+parameter block, indented as in a function's docstring). A text that one function words
+differently stays in that function's docstring. Braces meant literally in a docstring that
+holds placeholders are doubled (``{{"raise", "omit"}}``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["PARAMS", "fill_doc"]
+
+#: The first parameter of every public function.
+_FRAME = """    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12)."""
+
+#: The last parameter of every public function.
+_ENGINE_OPTIONS = """    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        frame takes none. An option the frame's engine does not take raises (see
+        ``docs/engines.md``)."""
+
+_GROUP = """    group : column or list of columns
+        The user, query or session."""
+
+_THRESHOLD = """    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``."""
+
+_NAN_POLICY = """    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted."""
+
+_LIST_LABEL = """    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``)."""
+
+_LIST_SCORE = """    score : column
+        The model's score; rank 1 is the highest score in the group."""
+
+_LIST_ORDER = """    weight : {{"uniform", "count", "clicks", "log1p"}}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {{"expected", "pessimistic", "optimistic"}}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule."""
+
+_LIST_EMPTY = """    empty : {{"zero", "skip", "error"}}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything)."""
+
+PARAMS: dict[str, str] = {
+    "frame": _FRAME,
+    "engine_options": _ENGINE_OPTIONS,
+    "group": _GROUP,
+    "threshold": _THRESHOLD,
+    "nan_policy": _NAN_POLICY,
+    # report and compare
+    "label_click": """    label : column
+        Click or graded relevance.""",
+    # per_group and report: the options of the metrics, described where each metric is
+    "metric_options": """    min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
+        As in the single-metric functions.""",
+    # the list metrics (mrr, ndcg, average_precision, precision, recall, hit_rate): before k
+    "list_label": _LIST_LABEL,
+    "list_score": _LIST_SCORE,
+    "list_params": f"""{_FRAME}
+{_GROUP}
+{_LIST_LABEL}
+{_LIST_SCORE}""",
+    # the list metrics: after k (and their own options)
+    "list_order": _LIST_ORDER,
+    "list_empty": _LIST_EMPTY,
+    "common_params": f"""{_LIST_ORDER}
+{_THRESHOLD}
+{_LIST_EMPTY}
+{_NAN_POLICY}
+{_ENGINE_OPTIONS}""",
+}
+
+
+def fill_doc(func: Any, **more: str) -> Any:
+    """Put the shared parameter texts into ``func``'s docstring, in place of their placeholders.
+
+    ``{name}`` becomes ``PARAMS[name]`` (or ``more[name]``), then ``{{`` and ``}}`` become ``{``
+    and ``}``. Returns ``func``, so it also serves as a decorator.
+    """
+    doc = func.__doc__ or ""
+    for key, text in {**PARAMS, **more}.items():
+        doc = doc.replace("{" + key + "}", text)
+    func.__doc__ = doc.replace("{{", "{").replace("}}", "}")
+    return func
