@@ -106,12 +106,18 @@ def _cuts(sample: np.ndarray, n_ranges: int) -> np.ndarray:
     return np.unique(sample[(sample.shape[0] * np.arange(1, n_ranges)) // n_ranges])
 
 
-def _counts_meta(dtypes: pd.Series, job: AucJob) -> pd.DataFrame:
-    cols: dict[Hashable, Any] = {_R: pd.Series(dtype=np.int32), _S: pd.Series(dtype=np.uint64)}
+def _key_columns(dtypes: pd.Series, job: AucJob, first: tuple[str, Any]) -> dict[Hashable, Any]:
+    """The empty columns of a distinct key: ``first``, the order key, the tie-break value, the segment."""
+    cols: dict[Hashable, Any] = {first[0]: pd.Series(dtype=first[1]), _S: pd.Series(dtype=np.uint64)}
     if job.tiebreak is not None:
         cols[_T] = pd.Series(dtype=dtypes[job.tiebreak])
     for c in job.by:
         cols[c] = pd.Series(dtype=dtypes[c])
+    return cols
+
+
+def _counts_meta(dtypes: pd.Series, job: AucJob) -> pd.DataFrame:
+    cols = _key_columns(dtypes, job, (_R, np.int32))
     # a partition's count of one distinct score fits int32; the ranges add them up in int64
     count = np.float64 if job.sample_weight is not None else np.int32
     cols[_P] = pd.Series(dtype=count)
@@ -289,11 +295,7 @@ def _placement_part(pdf: pd.DataFrame, job: AucJob, n_ranges: int, offsets: byte
 
 
 def _placement_meta(dtypes: pd.Series, job: AucJob) -> pd.DataFrame:
-    cols: dict[Hashable, Any] = {_ID: pd.Series(dtype=np.int64), _S: pd.Series(dtype=np.uint64)}
-    if job.tiebreak is not None:
-        cols[_T] = pd.Series(dtype=dtypes[job.tiebreak])
-    for c in job.by:
-        cols[c] = pd.Series(dtype=dtypes[c])
+    cols = _key_columns(dtypes, job, (_ID, np.int64))
     cols[_A] = pd.Series(dtype=np.float64)
     cols[_B] = pd.Series(dtype=np.float64)
     return pd.DataFrame(cols)
