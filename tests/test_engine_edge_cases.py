@@ -519,9 +519,10 @@ def test_fuzz_dask_equals_pandas(case):
 def test_fuzz_spark_equals_pandas(spark, case):
     df, opts = case
     if df["g"].dtype == object and not all(isinstance(v, str) for v in df["g"]):
-        df = df.assign(g=df["g"].map(lambda v: float(v)))  # Spark columns hold one type: doubles
+        # Spark columns hold one type: numbers equal as values become one text key, text stays
+        df = df.assign(g=df["g"].map(lambda v: v if isinstance(v, str) else repr(float(v))))
     kw = dict(group="g", label="y", scores=["s", "big", "big2"], metrics=["auc", "gauc", "mrr", "ndcg@3"],
-              ci=0.9, n_boot=60, ci_method=opts["ci_method"])
+              ci=0.9, n_boot=60, ci_method=opts["ci_method"], by=opts["by"])
     want, err = _pandas_report(df, opts, **kw)
     sdf = spark.createDataFrame(df)
     if err is not None:
