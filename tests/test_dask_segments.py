@@ -274,3 +274,27 @@ def test_both_modes_on_a_local_cluster(calls, on_dask_cluster, func):
         got = quiet(getattr(pre, func), dd.from_pandas(df, npartitions=4, sort=False), by="seg", **kw)
         assert_same(got, quiet(getattr(pre, func), df, by="seg", **kw))
         assert calls[mode] == 1
+
+
+@pytest.mark.parametrize(
+    "func,kw",
+    [
+        ("report", dict(scores=["a", "b"], ci=0.9, ci_method="studentized", metrics=["gauc", "ndcg@5"])),
+        ("compare", dict(scores=["a", "b", "c"], method="randomization", metrics=["gauc", "map"])),
+    ],
+)
+def test_replicate_results_in_chunks_of_segments_equal_all_at_once(monkeypatch, func, kw):
+    """Chunks of segments change the memory, never a number: 7 segments at a time equal all at once."""
+    import pandas_rankeval.summary.replicates as R
+
+    summary, plan, _ = _finalized(monkeypatch, func, **kw)
+    whole = R.replicate_results(summary, plan)
+    n_boot, n_items = summary.data["boot"].shape[1:3]
+    monkeypatch.setattr(R, "_CHUNK", 7 * n_boot * n_items)
+    chunked = R.replicate_results(summary, plan)
+    assert len(summary.keys) > 14
+    for f in RESULT_FIELDS:
+        if whole[f] is None:
+            assert chunked[f] is None
+        else:
+            np.testing.assert_array_equal(chunked[f], whole[f])

@@ -160,3 +160,24 @@ def test_adjust_errors():
         P.adjust_pvalues(np.array([0.1]), "bonf")
     with pytest.raises(ValueError, match=r"2 family labels for 1 p-values"):
         P.adjust_pvalues(np.array([0.1]), "holm", family=["a", "b"])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_small_rows_enumerated_together_equal_one_row_at_a_time(seed):
+    """Rows of at most SMALL_EXACT nonzero terms take their 2^k sign patterns in one matrix
+    product (zero-padded); the p-values equal the exact meet-in-the-middle count of each row
+    alone, ties (equal terms, |T| on an atom) and 0 to 12 terms included."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in list(range(0, 13)) * 4:
+        a = rng.choice([-1.0, 1.0], g) * (rng.integers(1, 4, g) if rng.random() < 0.5 else rng.random(g))
+        rows.append(P.signflip_stats(a))
+    n, s1, s2, s4, top, amin = (np.array(x) for x in zip(*rows))
+    got = P.signflip_pvalues(n, s1, s2, s4, top, amin)
+    want = np.array([
+        P.exact_signflip_pvalue(top[i, : n[i]], s1[i]) if n[i] and s2[i] > 0 and abs(s1[i]) > P.TIE_TOL * top[i].sum()
+        else 1.0
+        for i in range(len(rows))
+    ])
+    assert (n <= P.SMALL_EXACT).any() and (n > P.SMALL_EXACT).any()
+    np.testing.assert_array_equal(got, want)

@@ -67,6 +67,8 @@ MIX_K = 12
 ZERO_TOL = 1e-12
 #: |T*| >= |T| - TIE_TOL * sum|a_g| counts as a tie (sums of the same terms in another order).
 TIE_TOL = 1e-9
+#: Rows with at most this many nonzero terms enumerate their 2^k sign patterns together.
+SMALL_EXACT = 10
 
 ADJUSTMENTS = ("holm", "bh", "none")
 FAMILIES = ("table", "metric")
@@ -362,7 +364,19 @@ def signflip_pvalues(
     scale = np.where(n > 0, top.sum(axis=1), 0.0)
     live = (n > 0) & (t > TIE_TOL * np.maximum(scale, 1e-300)) & (s2 > 0)
     exact = live & (n <= exact_max)
-    for i in np.flatnonzero(exact):  # rows (tests), each O(2^(n/2))
+    # rows of at most SMALL_EXACT terms: every sign pattern at once, rows in chunks (zero-padded
+    # terms repeat each pattern 2^(k - n) times: the same fraction); the others one row at a time
+    k = min(SMALL_EXACT, top.shape[1])
+    small = np.flatnonzero(exact & (n <= k))
+    if small.size:
+        half = _sign_matrix(k)  # the first sign +: |sum| is the same for a pattern and its mirror
+        reach = t - TIE_TOL * scale  # |sum| >= |T| up to the tie tolerance
+        chunk = max(1, (1 << 21) // half.shape[0])
+        for lo in range(0, small.shape[0], chunk):
+            rows = small[lo : lo + chunk]
+            sums = top[rows, :k] @ half.T
+            p[rows] = (np.abs(sums) >= reach[rows, None]).sum(axis=1) / float(half.shape[0])
+    for i in np.flatnonzero(exact & (n > k)):  # rows (tests), each O(2^(n/2))
         p[i] = exact_signflip_pvalue(top[i, : n[i]], t[i])
     approx = np.flatnonzero(live & (n > exact_max))
     if approx.size:

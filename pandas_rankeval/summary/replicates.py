@@ -104,6 +104,21 @@ def replicate_results(summary: Summary, plan: Plan) -> dict[str, np.ndarray | No
 
 
 def _compute(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | None]:
+    """:func:`_compute_block` over chunks of segments (every field's first axis is the segment):
+    the temporaries of a chunk (segments x replicates x targets) stay small, and each segment's
+    numbers are its own, so the chunks only change the memory, never a number."""
+    n_seg, n_boot, n_items = data["boot"].shape[:3]
+    step = max(1, _CHUNK // max(1, n_boot * max(n_items, 1)))
+    if n_seg <= step:
+        return _compute_block(data, plan)
+    parts = [
+        _compute_block({k: (None if v is None else v[a : a + step]) for k, v in data.items()}, plan)
+        for a in range(0, n_seg, step)  # chunks of segments, not one segment at a time
+    ]
+    return {f: (None if parts[0][f] is None else np.concatenate([p[f] for p in parts])) for f in RESULT_FIELDS}
+
+
+def _compute_block(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | None]:
     sums, boot = data["sums"], data["boot"]  # (S, items, 2), (S, B, items, 2)
     n_seg, n_boot = boot.shape[0], boot.shape[1]
     ci = 0.95 if plan.ci is None else float(plan.ci)

@@ -137,6 +137,8 @@ def compare_table(
     blocks = []
     sf_rows: list[int] = []  # rows (over all segments) tested by the analytic sign-flip test
     sf_args: list[list[Any]] = [[], [], [], [], [], []]
+    dl_rows: list[int] = []  # rows (over all segments) of global AUC's clustered-DeLong test
+    dl_var: list[float] = []
     stud_fallback: dict[str, None] = {}  # model/metric whose bootstrap-t interval fell back to percentile
     rr = replicate_results(summary, plan)  # every pair's interval and p-values per segment
     if rr is None and plan.flip_pairs:  # pragma: no cover - compare always has replicate sums
@@ -154,13 +156,11 @@ def compare_table(
             if kinds[n] == "auc":
                 used[i] = seg["n_groups"]  # global AUC pools the rows of every group
                 jm, jb = plan.scores.index(m), plan.scores.index(b)
-                if analytic:
+                if analytic:  # the interval and z-test of every such row at once, below
                     base[i], value[i] = a[jb], a[jm]
                     diff[i] = a[jm] - a[jb]
-                    var = cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb]
-                    lo_i, hi_i = normal_interval(np.array([diff[i]]), np.array([var]), plan.ci)  # type: ignore[arg-type]
-                    lo[i], hi[i] = lo_i[0], hi_i[0]
-                    p[i] = z_test(np.array([diff[i]]), np.array([var]))[0]
+                    dl_rows.append(s_idx * n_rows + i)
+                    dl_var.append(cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb])
                     continue
                 base[i] = _auc_lookup(auc, key, b, plan)
                 value[i] = _auc_lookup(auc, key, m, plan)
@@ -190,6 +190,10 @@ def compare_table(
         blocks.append((base, value, diff, lo, hi, p, used))
     columns = ("baseline_value", "value", "diff", "ci_low", "ci_high", "p_value", "groups_used")
     data = {c: np.concatenate([blk[i] for blk in blocks]) for i, c in enumerate(columns)}
+    if dl_rows:  # every clustered-DeLong interval and z-test of the table in one vectorized call
+        idx, var = np.array(dl_rows), np.array(dl_var)
+        data["ci_low"][idx], data["ci_high"][idx] = normal_interval(data["diff"][idx], var, plan.ci)  # type: ignore[arg-type]
+        data["p_value"][idx] = z_test(data["diff"][idx], var)
     if sf_rows:  # every analytic p-value of the table in one vectorized call
         data["p_value"][np.array(sf_rows)] = signflip_pvalues(*(np.array(a) for a in sf_args))
     data["p_value"] = np.where(np.isfinite(data["diff"]), data["p_value"], np.nan)
