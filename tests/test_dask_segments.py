@@ -284,15 +284,15 @@ def test_both_modes_on_a_local_cluster(calls, on_dask_cluster, func):
     ],
 )
 def test_replicate_results_in_chunks_of_segments_equal_all_at_once(monkeypatch, func, kw):
-    """Chunks of segments change the memory, never a number: 7 segments at a time equal all at once."""
+    """Chunks of segments change the memory, never a number: 3 segments at a time equal all at once."""
     import pandas_rankeval.summary.replicates as R
 
     summary, plan, _ = _finalized(monkeypatch, func, **kw)
     whole = R.replicate_results(summary, plan)
     n_boot, n_items = summary.data["boot"].shape[1:3]
-    monkeypatch.setattr(R, "_CHUNK", 7 * n_boot * n_items)
+    monkeypatch.setattr(R, "_CHUNK", 3 * n_boot * n_items)
     chunked = R.replicate_results(summary, plan)
-    assert len(summary.keys) > 14
+    assert len(summary.keys) > 6
     for f in RESULT_FIELDS:
         if whole[f] is None:
             assert chunked[f] is None
