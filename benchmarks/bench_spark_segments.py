@@ -9,7 +9,7 @@ A report of two models over the default metrics (``auc``, ``gauc``, ``mrr``, ``n
 clustered DeLong for ``auc``), on a ``local[2]`` session, against pandas in this process. Prints
 the median wall times, their ratio, the largest difference between the tables and the bytes of
 summaries the driver collected (``engines.spark.session._LAST``): a bucket's replicate sums are
-segments x replicates x items x 2 floats (256 MB at 2,000 segments and 8 items) unless reduced on
+segments x replicates x items x 2 floats (192 MB at 2,000 segments and 6 items) unless reduced on
 the executors. The load average is printed before and after.
 """
 

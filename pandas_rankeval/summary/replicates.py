@@ -1,7 +1,7 @@
 """Replicate sums -> the per-segment numbers the tables take from them (stage 6).
 
 The replicate fields of a summary (``boot``, ``flip_reps``, ``boot_gram``: segments x replicates
-x ...) are most of its size: 2,000 segments x 1,000 replicates x 8 items x 2 sums is 256 MB. Every
+x ...) are most of its size: 2,000 segments x 1,000 replicates x 6 items x 2 sums is 192 MB. Every
 number the tables take from them belongs to one segment and one target (an item of ``report``, a
 paired difference of ``compare``):
 

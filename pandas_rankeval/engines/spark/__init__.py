@@ -227,8 +227,8 @@ def _summaries(data: Frame, plan: Any, n_buckets: int) -> Any:
     """Every bucket's summary (one binary row per bucket), added on the driver.
 
     With ``by=`` and replicate sums (intervals, ``compare``), a bucket's summary holds the
-    replicate sums of its segments (segments x replicates x items: 256 MB at 2,000 segments and
-    1,000 replicates), most of them partial. Each bucket then cuts it into shards of segments,
+    replicate sums of its segments (segments x replicates x items: 192 MB at 2,000 segments and
+    1,000 replicates of 6 items), most of them partial. Each bucket then cuts it into shards of segments,
     the shards are grouped (a second ``applyInPandas``), and each shard, whose segments are now
     whole, reduces its replicate sums to intervals and p-values on the executor
     (``summary.replicates``): the driver collects result-sized rows.
