@@ -36,6 +36,7 @@ import pandas as pd
 from pandas_rankeval.core.evaluation import Evaluation, GroupValues
 from pandas_rankeval.core.progress import Progress as _Progress
 from pandas_rankeval.core.validation import internal_error
+from pandas_rankeval.inference.pvalues import holm  # noqa: F401  (one Holm, re-exported: bootstrap's public name)
 
 __all__ = [
     "Stratum",
@@ -540,15 +541,3 @@ def bootstrap_pvalues(diff: np.ndarray, diff_reps: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(diff) & (n > 0), p, np.nan)
 
 
-def holm(p: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjustment over the finite p-values (NaN stays NaN)."""
-    p = np.asarray(p, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = ok.shape[0]
-    if m == 0:
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    out[order] = adj
-    return out

@@ -392,20 +392,24 @@ def signflip_pvalues(
 # --------------------------------------------------------------------------- #
 # Multiple testing
 # --------------------------------------------------------------------------- #
+def _finite_sorted(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An all-NaN output of ``p``'s shape, the positions of the finite p-values in ascending
+    (stable) order, and those p-values: what every adjustment starts from."""
+    p = np.asarray(p, dtype=np.float64)
+    ok = np.flatnonzero(np.isfinite(p))
+    order = ok[np.argsort(p[ok], kind="stable")]
+    return np.full(p.shape, np.nan), order, p[order]
+
+
 def holm(p: np.ndarray) -> np.ndarray:
     """Holm's step-down adjustment over the finite p-values (NaN stays NaN).
 
     >>> holm(np.array([0.01, 0.04, 0.03, np.nan, 0.005])).round(3).tolist()
     [0.03, 0.06, 0.06, nan, 0.02]
     """
-    p = np.asarray(p, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = ok.shape[0]
-    if m == 0:
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    out[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out, order, ps = _finite_sorted(p)
+    m = ps.shape[0]
+    out[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * ps))
     return out
 
 
@@ -416,14 +420,9 @@ def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
     >>> benjamini_hochberg(np.array([0.01, 0.04, 0.03, np.nan, 0.005])).round(4).tolist()
     [0.02, 0.04, 0.04, nan, 0.02]
     """
-    p = np.asarray(p, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = ok.shape[0]
-    if m == 0:
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    scaled = m * p[order] / np.arange(1, m + 1)
+    out, order, ps = _finite_sorted(p)
+    m = ps.shape[0]
+    scaled = m * ps / np.arange(1, m + 1)
     out[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
     return out
 
