@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..core import ranking as E
 from ..core.evaluate import evaluate
-from ..core.evaluation import Evaluation, segment_of_groups
+from ..core.evaluation import Evaluation
 from ..core.validation import internal_error
 from ..inference import hashing as H
 from ..summary.partition import _ensure_group_stats, _segment_keys, summarize_evaluation
@@ -75,20 +75,18 @@ def _pandas_segments(ev: Evaluation, plan: Plan) -> tuple[list[tuple], np.ndarra
     (indices of the per-group arrays): one sort, no pass over the rows per segment."""
     if not plan.by:
         return [()], None, [None]
-    seg_index, keys = _segment_keys(ev, plan)  # per group
-    seg_code = segment_of_groups(ev, plan.by, plan.func)  # per group, the segment code
+    from ..inference.bootstrap import groups_by_segment
+
+    keys = _segment_keys(ev, plan)[1]  # in the order of the segment codes present
+    present, groups = groups_by_segment(ev, plan.by, plan.func)  # that order; each segment's groups
     segs = ev.prepared.segments
     if segs is None:  # pragma: no cover - by implies segment codes
         raise internal_error("segments need segment codes")
-    # every row's segment: its code's place among the groups' segment codes (the keys' order)
-    present = np.unique(seg_code)
+    # every row's segment: its code's place among the groups' segment codes
     row_seg = np.minimum(np.searchsorted(present, segs.codes), present.shape[0] - 1)
     if not np.array_equal(present[row_seg], segs.codes):  # pragma: no cover - every row is in a group
         raise internal_error("a row whose segment no group has")
-    by_seg = np.argsort(seg_index, kind="stable")
-    bounds = np.searchsorted(seg_index[by_seg], np.arange(len(keys) + 1))
-    groups = [by_seg[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-    return keys, row_seg, groups
+    return keys, row_seg, list(groups)
 
 
 def pandas_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None = None) -> dict[str, Any]:
