@@ -30,7 +30,10 @@ from .finalize import _ratio
 from .plan import Plan
 from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary
 
-__all__ = ["RESULT_FIELDS", "flip_pvalues", "reduce_replicates", "replicate_results"]
+__all__ = ["MAX_SHARDS", "RESULT_FIELDS", "flip_pvalues", "reduce_replicates", "reduce_shard", "replicate_results", "shard_count"]
+
+#: Most shards of segments an engine cuts its partitions' summaries into (tasks: partitions x shards).
+MAX_SHARDS = 16
 
 #: Rows of (segment, replicate, target) whose standard errors are computed at once (bounded memory).
 _CHUNK = 1 << 18
@@ -179,3 +182,18 @@ def reduce_replicates(summary: Summary, plan: Plan) -> Summary:
         None, summary.missing, summary.n_dropped, summary.n_rows, summary.shape, summary.problems,
         keys=summary.keys, data=data,
     )
+
+
+def shard_count(plan: Plan, n_parts: int) -> int:
+    """Shards of segments an engine of ``n_parts`` partitions reduces its replicate sums in: with
+    ``by=`` and replicate sums (intervals, ``compare``), one per partition up to
+    :data:`MAX_SHARDS`; else 1 (the partitions' summaries are added as they are)."""
+    if plan.by and plan.n_replicates and plan.kind != "metric" and n_parts > 1:
+        return min(n_parts, MAX_SHARDS)
+    return 1
+
+
+def reduce_shard(parts: list[Summary], plan: Plan) -> Summary:
+    """One shard of segments: its pieces from every partition added (its segments are then
+    whole) and their replicate sums reduced to the intervals and p-values the tables take."""
+    return reduce_replicates(Summary.sum(parts), plan)

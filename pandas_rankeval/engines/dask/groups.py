@@ -17,16 +17,12 @@ import pandas as pd
 
 from pandas_rankeval import summary as S
 from pandas_rankeval.summary.plan import Plan
-from pandas_rankeval.summary.replicates import reduce_replicates
+from pandas_rankeval.summary.replicates import reduce_shard, shard_count
 
 from .graph import shuffled, tree
 from .scores import merge_all_samples, merge_samples, sample_scores
 
 __all__ = ["group_pass"]
-
-#: Most shards of segments in a sharded group pass (tasks: partitions x shards pieces).
-_MAX_SHARDS = 16
-
 
 def _group_part(pdf: pd.DataFrame, plan: Plan, sample: tuple[Hashable, ...]) -> tuple[Any, dict[int, np.ndarray]]:
     """One partition of whole groups -> its summary, and a sample of its scores for the score pass."""
@@ -58,8 +54,9 @@ def group_pass(
         # rows, relevant rows and missing values are all global AUC's coverage needs: the
         # summary of a plan without group metrics and segments takes any partition of rows
         parts = ddf[list(plan.columns)].to_delayed()
-    if plan.by and plan.n_replicates and plan.kind != "metric" and len(parts) > 1:
-        return sharded(parts, plan, sample)
+    n = shard_count(plan, len(parts))
+    if n > 1:
+        return sharded(parts, plan, sample, n)
     plan_d = delayed(plan, pure=True)  # one key: a weight Series travels once, not per task
     root = tree([delayed(_group_part, pure=True)(p, plan_d, sample) for p in parts], _add)
     ((summary, samples),) = dask.compute(root)
@@ -71,13 +68,7 @@ def _group_part_split(pdf: pd.DataFrame, plan: Plan, sample: tuple[Hashable, ...
     return (*S.summarize(pdf, plan).split(n), sample_scores(pdf, sample))
 
 
-def _shard(parts: list[Any], plan: Plan) -> Any:
-    """One shard of segments: its pieces from every partition added (whole segments), and the
-    replicate sums reduced to the intervals and p-values the tables take from them."""
-    return reduce_replicates(S.Summary.sum(parts), plan)
-
-
-def sharded(parts: list[Any], plan: Plan, sample: tuple[Hashable, ...]) -> tuple[Any, dict[int, np.ndarray]]:
+def sharded(parts: list[Any], plan: Plan, sample: tuple[Hashable, ...], n: int) -> tuple[Any, dict[int, np.ndarray]]:
     """The group pass with ``by=`` and replicate sums (intervals, compare): reduce where a
     segment is whole, so that no replicate sum reaches the client.
 
@@ -93,9 +84,8 @@ def sharded(parts: list[Any], plan: Plan, sample: tuple[Hashable, ...]) -> tuple
     import dask
     from dask import delayed
 
-    n = min(len(parts), _MAX_SHARDS)
     plan_d = delayed(plan, pure=True)
     split = [delayed(_group_part_split, pure=True, nout=n + 1)(p, plan_d, sample, n) for p in parts]
-    shards = [delayed(_shard, pure=True)([sp[k] for sp in split], plan_d) for k in range(n)]
+    shards = [delayed(reduce_shard, pure=True)([sp[k] for sp in split], plan_d) for k in range(n)]
     summary, samples = dask.compute(tree(shards, S.Summary.sum), tree([sp[n] for sp in split], merge_all_samples))
     return summary, samples

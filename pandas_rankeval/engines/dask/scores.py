@@ -116,6 +116,11 @@ def _key_columns(dtypes: pd.Series, job: AucJob, first: tuple[str, Any]) -> dict
     return cols
 
 
+def _all_cuts(samples: dict[int, np.ndarray], job: AucJob, n_ranges: int) -> list[np.ndarray]:
+    """The cut points of every score column's ranges, from its sampled distinct keys."""
+    return [_cuts(samples.get(i, _NO_KEYS), n_ranges) for i in range(len(job.scores))]
+
+
 def _counts_meta(dtypes: pd.Series, job: AucJob) -> pd.DataFrame:
     cols = _key_columns(dtypes, job, (_R, np.int32))
     # a partition's count of one distinct score fits int32; the ranges add them up in int64
@@ -375,7 +380,7 @@ def score_pass(
     cut points of the score ranges taken from ``samples`` (of the group pass before)."""
     n_ranges = npartitions or ddf.npartitions
     meta = _counts_meta(ddf.dtypes, job)
-    cuts = [_cuts(samples.get(i, _NO_KEYS), n_ranges) for i in range(len(job.scores))]
+    cuts = _all_cuts(samples, job, n_ranges)
     counted = ddf[_count_columns(job)].map_partitions(_count_distinct, job, cuts, n_ranges, meta, meta=meta)
     return range_pass(counted, job, n_ranges, ddf.dtypes)[0]
 
@@ -446,7 +451,7 @@ def range_pass(
 def ranged_counts(counted: Counted, job: AucJob, dtypes: pd.Series) -> tuple[dict[tuple[Any, Hashable], Any], Any]:
     """The score pass after :func:`count_pass`: cut points from its sample, then :func:`range_pass`
     with the DeLong placement table."""
-    cuts = [_cuts(counted.samples.get(i, _NO_KEYS), counted.n_ranges) for i in range(len(job.scores))]
+    cuts = _all_cuts(counted.samples, job, counted.n_ranges)
     meta = _counts_meta(dtypes, job)
     frame = counted.frame.map_partitions(_assign_ranges, cuts, counted.n_ranges, meta=meta)
     return range_pass(frame, job, counted.n_ranges, dtypes, placements=True)

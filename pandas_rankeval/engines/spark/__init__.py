@@ -202,10 +202,6 @@ def _bucket_summary(pdf: pd.DataFrame, plan: Any, names: dict[str, Any]) -> pd.D
     return pd.DataFrame({"summary": [summary.to_bytes()]})
 
 
-#: Most shards of segments when the buckets' replicate sums are reduced on the executors.
-_MAX_SHARDS = 16
-
-
 def _bucket_shards(pdf: pd.DataFrame, plan: Any, names: dict[str, Any], n: int) -> pd.DataFrame:
     """One bucket's summary cut into ``n`` shards of segments (one row per shard)."""
     from pandas_rankeval.summary.partition import summarize
@@ -215,12 +211,11 @@ def _bucket_shards(pdf: pd.DataFrame, plan: Any, names: dict[str, Any], n: int) 
 
 
 def _shard_results(pdf: pd.DataFrame, plan: Any) -> pd.DataFrame:
-    """One shard: its pieces from every bucket added (whole segments), replicate sums reduced."""
-    from pandas_rankeval.summary.replicates import reduce_replicates
+    """One shard's pieces from every bucket, reduced (``summary.replicates.reduce_shard``)."""
+    from pandas_rankeval.summary.replicates import reduce_shard
     from pandas_rankeval.summary.summary import Summary
 
-    total = Summary.sum([Summary.from_bytes(bytes(b)) for b in pdf["summary"]])
-    return pd.DataFrame({"summary": [reduce_replicates(total, plan).to_bytes()]})
+    return pd.DataFrame({"summary": [reduce_shard([Summary.from_bytes(bytes(b)) for b in pdf["summary"]], plan).to_bytes()]})
 
 
 def _summaries(data: Frame, plan: Any, n_buckets: int) -> Any:
@@ -237,7 +232,9 @@ def _summaries(data: Frame, plan: Any, n_buckets: int) -> Any:
 
     d = with_bucket(as_pandas_input(data, list(plan.placement_columns), plan.label), plan.group, n_buckets)
     names = data.back  # plain data for the workers (the Frame holds the session)
-    n = min(n_buckets, _MAX_SHARDS) if plan.by and plan.n_replicates and plan.kind != "metric" else 1
+    from pandas_rankeval.summary.replicates import shard_count
+
+    n = shard_count(plan, n_buckets)
 
     def cut(pdf: pd.DataFrame) -> pd.DataFrame:
         return _bucket_shards(pdf, plan, names, n)
