@@ -37,11 +37,13 @@ How a call runs
    and none larger than an average partition, the rows are shuffled by segment instead, and
    every partition, a pandas table of whole segments, is evaluated by the pandas engine's own
    code: metrics, global AUC, DeLong moments, intervals and p-values, with no placement pass,
-   merge or group pass. A group found in two partitions (``by`` varying within it) or a bad
-   value sends the call back to steps 4 and 2, which raise pandas' error with whole-table counts.
+   merge or group pass. The count pass's persisted counts are released first. A group found in
+   two partitions (``by`` varying within it) or a bad value sends the call back to steps 4 and
+   2 (counting again), which raise pandas' error with whole-table counts.
 
 So a call reads its input at most twice (once without global AUC), an interval or test of
-global AUC and segment mode included: a report of M score columns reads it at most M + 1 times.
+global AUC and segment mode included (an error found by segment mode reads it once more): a
+report of M score columns reads it at most M + 1 times.
 
 Options not offered over partitions raise a ``ValueError`` that names them before any compute
 (never an approximation): ``max_fpr`` of global AUC; a bootstrap interval / test of global AUC
@@ -140,9 +142,13 @@ def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[st
     # clustered DeLong: the score pass first (its counts give every segment's rows)
     counted = count_pass(ddf, job, npartitions)
     if plan.by and plan.group and fits(counted.sizes, counted.n_ranges):
+        counted = None  # its persisted counts are freed on the workers while the segments run
         whole = segment_pass(ddf, plan, npartitions)  # a second read; nothing more
         if whole is not None:
             return whole
+        # a group in two segments, or a bad value: the passes below raise pandas' error with
+        # whole-table counts, after counting the distinct keys again (a third read, errors only)
+        counted = count_pass(ddf, job, npartitions)
     auc, table = ranged_counts(counted, job, ddf.dtypes)
     # a second read: every row's global placement, merged in, then the groups
     rows, names = with_placements(ddf, plan, job, table)
