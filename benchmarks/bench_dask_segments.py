@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import time
@@ -34,6 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def make_frame(rows: int, segments: int, seed: int = 0, users: int | None = None):
@@ -119,6 +121,9 @@ def main() -> None:
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory,
                                   dashboard_address=":0", processes=True) as cluster, \
             distributed.Client(cluster) as client:
+        from bench_dask import _worker_stats  # pid, peak RSS and spilled bytes of a worker
+
+        before = client.run(_worker_stats)
         ddf = dd.from_pandas(df, npartitions=args.partitions)
         for ci in (None, 0.95):
             extra = dict(ci=ci, n_boot=args.n_boot) if ci else {}
@@ -136,6 +141,13 @@ def main() -> None:
                 rows.append((f"ci={ci}", "synchronous", tp, ts, max_diff(got, want)))
                 print(f"  {rows[-1][0]:9s} {rows[-1][1]:13s} pandas {tp:7.3f} s  dask {ts:7.3f} s  "
                       f"ratio {ts / tp:5.2f}x  max diff {rows[-1][4]:.1e}", flush=True)
+        after = client.run(_worker_stats)
+        restarts = len(set(before) ^ set(after)) // 2 + sum(
+            1 for a in before if a in after and before[a]["pid"] != after[a]["pid"]
+        )
+        print(f"workers: {restarts} restart(s), peak RSS {max(s['peak_mb'] for s in after.values()):,.0f} MB "
+              f"(largest of 2, every call included), spilled {sum(s['spilled_mb'] for s in after.values()):,.0f} MB; "
+              f"this process (pandas too) peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB")
         del client
     print(f"load average at end: {os.getloadavg()}")
     worst = max(r[3] / r[2] for r in rows if r[1] == "LocalCluster")
