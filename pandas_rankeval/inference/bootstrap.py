@@ -296,7 +296,7 @@ class Stratum:
         designs: dict[Hashable, AucDesign] = {}
         for j, (score, name) in enumerate(self.items):
             gv: GroupValues = ev.scores[score].metrics[name]
-            if gv.spec.kind == "auc":
+            if not gv.spec.info.grouped:
                 if score not in designs:
                     designs[score] = self._auc_design(ev, score, row_group)
                 self.auc.append((j, designs[score]))
@@ -406,7 +406,7 @@ def strata_of(
     Returns the strata and the segment codes present (None without ``by``).
     """
     n_groups = _group_codes(ev).shape[0]
-    need_rows = any(ev.scores[s].metrics[n].spec.kind == "auc" for s, n in items)
+    need_rows = any(not ev.scores[s].metrics[n].spec.info.grouped for s, n in items)
     rg = row_groups(ev) if need_rows else None
     if not by_cols:
         return [Stratum(ev, items, np.arange(n_groups), rg)], None
