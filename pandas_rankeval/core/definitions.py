@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the records import the registry, which binds these kernels
 
 __all__ = [
     "DEFINITIONS", "KernelInput", "gains", "idcg", "gauc_values", "rr_values", "ndcg_values", "ap_values",
-    "precision_values", "recall_values", "hit_rate_values",
+    "precision_values", "recall_values", "hit_rate_values", "rbp_values",
 ]
 
 
@@ -94,6 +94,22 @@ def hit_rate_values(x: KernelInput) -> np.ndarray:
     return K.hit_per_group(x.rk, x.k)
 
 
+def rbp_values(x: KernelInput) -> np.ndarray:
+    """Expected rank-biased precision with persistence p: (1 - p) sum_i rel_i p^(i - 1).
+
+    RBP is linear in the relevance of each position, so the expectation over the orderings of a
+    tied block of t rows (m rows above it, r relevant) is r / t of the block's summed
+    (1 - p) p^(m + j - 1), j = 1..t, which is (r / t) p^m (1 - p^t): exact, in closed form.
+    """
+    p = float(x.spec.k)  # type: ignore[arg-type]
+    rk = x.rk
+    if rk.rel is not None:  # tie-free: the relevant rows alone
+        group, offset, _ = rk.relevant_rows()
+        return np.bincount(group, weights=(1.0 - p) * np.power(p, offset), minlength=rk.n_groups)
+    size = rk.size.astype(np.float64)
+    return rk.group_sum((rk.pos / size) * np.power(p, rk.offset) * (1.0 - np.power(p, size)))
+
+
 # --------------------------------------------------------------------------- #
 # NDCG's label-only parts, once per evaluation
 # --------------------------------------------------------------------------- #
@@ -148,6 +164,36 @@ _NO_PARAM = NameParam("cutoff", "none")
 _CUTOFF = NameParam("cutoff", "optional")
 _CUTOFF_REQUIRED = NameParam("cutoff", "required", 10)
 
+_RBP_DOC = """Rank-biased precision (Moffat & Zobel 2008) with persistence p: the expected rate of
+    relevant rows seen by a user who reads on from each row with probability p.
+
+    Parameters
+    ----------
+{list_params}
+    p : float in (0, 1), default=0.8
+        Persistence: the chance of reading on to the next row; the metric name is ``"rbp@0.8"``.
+{common_params}
+
+    Returns
+    -------
+    rbp : MetricResult
+
+    Notes
+    -----
+    RBP = (1 - p) sum_i rel_i p^(i - 1), rel_i = 1 for a relevant row (label > 0, or >=
+    ``threshold``). RBP is linear in each position's relevance, so under ties the expectation
+    over the orderings of a tied block of t rows with r relevant and m rows above it is
+    (r / t) p^m (1 - p^t): exact, in closed form. No cutoff: rows deep in a list weigh p^(i - 1).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1], "score": [3, 2, 1]})
+    >>> pre.rbp(df, group="q", label="rel", score="score", p=0.5)
+    0.625
+    """
+
 #: Every metric, in the order of the docs and the CLI's list.
 DEFINITIONS: tuple[Metric, ...] = (
     Metric(
@@ -183,5 +229,10 @@ DEFINITIONS: tuple[Metric, ...] = (
     Metric(
         "hit_rate", "hit_rate", "share of groups with a relevant row in the top k", _CUTOFF_REQUIRED,
         "relevant", "uniform", _LIST, hit_rate_values,
+    ),
+    Metric(
+        "rbp", "rbp", "rank-biased precision: (1 - p) sum of p^(rank - 1) over the relevant rows",
+        NameParam("persistence", "required", 0.8), "relevant", "uniform", _LIST, rbp_values,
+        doc=_RBP_DOC,
     ),
 )
