@@ -168,7 +168,7 @@ def compare_table(
                 d_rep = _auc_reps(auc_boot, key, m, plan) - _auc_reps(auc_boot, key, b, plan)
                 lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci, bounds=(-1.0, 1.0))  # type: ignore[arg-type]
                 lo[i], hi[i] = lo_i[0], hi_i[0]
-                p[i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None])[0]
+                p[i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None], value[i], base[i])[0]
                 continue
             k = pair_index[(m, b, n)]
             used[i] = int(seg["pair_used"][k])
