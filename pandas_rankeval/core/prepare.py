@@ -64,7 +64,7 @@ def _encode_one(s: pd.Series) -> tuple[np.ndarray, int, Callable[[np.ndarray], p
 
             def decode_int(c: np.ndarray) -> pd.Index:
                 # in the key's own dtype: lo + code <= hi fits it (uint64 keys above 2**63 too)
-                return pd.Index(np.asarray(c).astype(dtype) + dtype.type(lo), name=name)  # type: ignore[union-attr]
+                return pd.Index(np.asarray(c).astype(dtype) + dtype.type(lo), name=name)  # type: ignore[arg-type, union-attr]
 
             return codes, span, decode_int
     codes, uniques = pd.factorize(s, sort=False, use_na_sentinel=True)

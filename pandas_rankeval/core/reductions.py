@@ -262,14 +262,14 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     weights = _weights(opts.weight_for(spec), ev, rk, opts.func)
     elig = eligibility(metric.eligibility, rk.n, rk.npos, opts, wpos=rk.wpos, wneg=rk.wneg)
     x = KernelInput(ev, se, rk, spec, k, elig.used, score)
-    cov_kw = dict(n_rows=ev.prepared.n_rows, n_dropped=ev.prepared.n_dropped)
     if metric.eligibility == "pairs":
         values = metric.kernel(x)
         used = elig.used
         cov = _coverage(
             rk,
             used,
-            **cov_kw,
+            n_rows=ev.prepared.n_rows,
+            n_dropped=ev.prepared.n_dropped,
             only_pos=int(elig.only_pos.sum()),
             only_neg=int(elig.only_neg.sum()),
             filtered=int(elig.filtered.sum()),
@@ -288,5 +288,5 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
         raise empty_error(spec.name, n_empty, rk.n_groups)
     used = elig.used
     values = np.where(empty, np.nan if opts.empty == "skip" else 0.0, values)
-    cov = _coverage(rk, used, **cov_kw, empty=n_empty)
+    cov = _coverage(rk, used, n_rows=ev.prepared.n_rows, n_dropped=ev.prepared.n_dropped, empty=n_empty)
     return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)

@@ -39,8 +39,9 @@ def _library_dirs() -> tuple[str, ...]:
     """Directories whose frames are not the user's: this package and pandas (``df.pipe``)."""
     dirs = [_PACKAGE_DIR]
     pandas_mod = sys.modules.get("pandas")
-    if pandas_mod is not None and getattr(pandas_mod, "__file__", None):
-        dirs.append(os.path.dirname(os.path.abspath(pandas_mod.__file__)))  # type: ignore[arg-type]
+    pandas_file = getattr(pandas_mod, "__file__", None) if pandas_mod is not None else None
+    if pandas_file:
+        dirs.append(os.path.dirname(os.path.abspath(pandas_file)))
     return tuple(d + os.sep for d in dirs)
 
 

@@ -235,11 +235,11 @@ def numeric_values(
     if keep_float32 and dtype == np.float32:
         return series.to_numpy()
     if keep_int64 and pd.api.types.is_integer_dtype(dtype):
-        numpy_dtype = np.dtype(getattr(dtype, "numpy_dtype", dtype))
+        numpy_dtype: np.dtype = np.dtype(getattr(dtype, "numpy_dtype", dtype))  # type: ignore[arg-type, call-overload]
         if numpy_dtype.itemsize == 8:  # smaller integers are exact in float64
             return series.to_numpy(dtype=numpy_dtype)
     if keep_int and pd.api.types.is_integer_dtype(dtype):
-        numpy_dtype = getattr(dtype, "numpy_dtype", dtype)  # nullable Int8 -> int8
+        numpy_dtype = np.dtype(getattr(dtype, "numpy_dtype", dtype))  # type: ignore[arg-type]  # stubs narrower than runtime;  nullable Int8 -> int8
         return series.to_numpy(dtype=numpy_dtype)
     return series.to_numpy(dtype=np.float64)
 
@@ -343,7 +343,7 @@ def check_seed(seed: Any, func: str) -> Any:
     BitGenerator or SeedSequence."""
     if seed is None or isinstance(seed, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)):
         return seed
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)) and seed >= 0:
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)) and int(seed) >= 0:
         return seed
     raise ValueError(
         f"The 'seed' parameter of {func} must be an int in the range [0, inf), None, or a numpy "

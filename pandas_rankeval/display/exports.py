@@ -102,7 +102,7 @@ def to_json(df: pd.DataFrame, *, indent: int | None = 2, **meta: Any) -> str:
     payload: dict[str, Any] = dict(meta)
     for key, value in df.attrs.items():
         if key not in ("footer", "footer_short"):
-            payload[key] = value
+            payload[key] = value  # type: ignore[index]  # stubs narrower than runtime
     payload["footer"] = shown.lines
     payload["footer_short"] = shown.short
     payload["results"] = records

@@ -272,7 +272,7 @@ def _report_ci_line(df: pd.DataFrame) -> str:
 
 def _compare_columns_line(df: pd.DataFrame, view: str) -> str:
     method = df.attrs.get("ci_method", "")
-    seed = _seed(df.attrs)
+    seed = _seed(df.attrs)  # type: ignore[arg-type]  # stubs narrower than runtime
     level = _ci_level(df)
     base = _against(df)
     if view == "compact":

@@ -86,7 +86,7 @@ def column_groups(columns: pd.Index, spec: Sequence[Sequence[Hashable]] | None =
     out = []
     last: int | None = None
     for j, name in enumerate(columns):
-        k = of.get(name)
+        k = of.get(name)  # type: ignore[assignment]  # stubs narrower than runtime
         if out and k is not None and k == last:
             out[-1].append(j)
         else:

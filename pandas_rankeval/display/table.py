@@ -159,10 +159,10 @@ class ResultTable(pd.DataFrame):
         table.attrs.setdefault("n_rows_table", len(self))
         return table
 
-    def head(self, n: int = 5) -> ResultTable:
+    def head(self, n: int = 5) -> ResultTable:  # type: ignore[misc]  # stubs narrower than runtime
         return self._selection(pd.DataFrame(self).head(n))
 
-    def tail(self, n: int = 5) -> ResultTable:
+    def tail(self, n: int = 5) -> ResultTable:  # type: ignore[misc]  # stubs narrower than runtime
         return self._selection(pd.DataFrame(self).tail(n))
 
     def sort_values(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
@@ -175,7 +175,7 @@ class ResultTable(pd.DataFrame):
     def nsmallest(self, *args: Any, **kwargs: Any) -> ResultTable:  # type: ignore[override]
         return self._selection(pd.DataFrame(self).nsmallest(*args, **kwargs))
 
-    def sample(self, *args: Any, **kwargs: Any) -> ResultTable:  # type: ignore[override]
+    def sample(self, *args: Any, **kwargs: Any) -> ResultTable:  # type: ignore[misc, override]
         return self._selection(pd.DataFrame(self).sample(*args, **kwargs))
 
     def query(self, expr: str, **kwargs: Any) -> Any:  # type: ignore[override]

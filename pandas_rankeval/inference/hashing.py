@@ -178,7 +178,7 @@ def _series_hash(s: pd.Series) -> np.ndarray:
         return _int_hash(s.to_numpy(dtype=np.int64))
     if pd.api.types.is_integer_dtype(dtype):
         np_dtype = getattr(dtype, "numpy_dtype", dtype)
-        kind = np.dtype(np_dtype).kind
+        kind = np.dtype(np_dtype).kind  # type: ignore[arg-type]  # stubs narrower than runtime
         return _int_hash(s.to_numpy(dtype=np.uint64 if kind == "u" else np.int64))
     if pd.api.types.is_float_dtype(dtype):
         return _float_hash(s.to_numpy(dtype=np.float64))
@@ -271,7 +271,7 @@ def partition_hash(keys: pd.DataFrame) -> np.ndarray:
         else:
             rot = (h << _U64(17)) | (h >> _U64(47))
             h = mix64(h * _GOLDEN + (hc ^ rot))
-    out[ok] = h
+    out[ok] = h  # type: ignore[assignment]  # stubs narrower than runtime
     return out
 
 

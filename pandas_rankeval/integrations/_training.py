@@ -334,7 +334,7 @@ class TrainingMetric:
             if isinstance(keys, pd.DataFrame):
                 parts = [(c, keys[c]) for c in keys.columns]
             elif isinstance(keys, (pd.Series, pd.Index)):
-                parts = [(keys.name, keys)]
+                parts = [(keys.name, keys)]  # type: ignore[list-item]  # stubs narrower than runtime
             else:
                 arr = np.asarray(keys)
                 if arr.ndim != 1:
@@ -342,7 +342,7 @@ class TrainingMetric:
                         f"The 'group' parameter of {self.func} must be one key per row; got an array of "
                         f"shape {arr.shape}. Pass several key columns as a DataFrame."
                     )
-                parts = [(None, arr)]
+                parts = [(None, arr)]  # type: ignore[list-item]  # stubs narrower than runtime
             gcols = []
             for i, (name, values) in enumerate(parts):
                 if name is None or name in (_LABEL, _SCORE, _SW) or name in cols:

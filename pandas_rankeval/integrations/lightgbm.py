@@ -53,14 +53,14 @@ class LightGBMMetric:
         # four parameters: LightGBM's sklearn API then passes (y_true, y_pred, weight, group)
         if isinstance(eval_data, self._dataset_type):  # lgb.train / lgb.cv: (preds, Dataset)
             data = eval_data
-            labels = data.get_label()
+            labels = data.get_label()  # type: ignore[attr-defined]  # stubs narrower than runtime
             n = int(np.shape(labels)[0])
             values = self._core.evaluate(
                 preds,
                 labels,
                 source=data,
-                keys_from_data=lambda: keys_from_sizes(data.get_group(), n, _FUNC),
-                weights_from_data=data.get_weight,
+                keys_from_data=lambda: keys_from_sizes(data.get_group(), n, _FUNC),  # type: ignore[attr-defined]  # stubs narrower than runtime
+                weights_from_data=data.get_weight,  # type: ignore[attr-defined]  # stubs narrower than runtime
             )
         else:  # sklearn API: (y_true, y_pred, weight, group)
             labels, scores = preds, eval_data

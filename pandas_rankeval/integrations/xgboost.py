@@ -137,7 +137,7 @@ def _steer_early_stopping(names: list[str]) -> None:
         container = frame.f_locals.get("self")
         if isinstance(container, container_type):
             break
-        frame = frame.f_back
+        frame = frame.f_back  # type: ignore[assignment]  # stubs narrower than runtime
     else:
         return
     for cb in getattr(container, "callbacks", []):

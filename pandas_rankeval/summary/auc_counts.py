@@ -73,7 +73,7 @@ def _exact_sum(a: np.ndarray) -> int:
     return int(sum(int(x) for x in a.tolist()))
 
 
-def auc_counts_sorted(pos: np.ndarray, neg: np.ndarray) -> tuple[int, int, int, int]:
+def auc_counts_sorted(pos: np.ndarray, neg: np.ndarray) -> tuple[int | float, int | float, int | float, int | float]:
     """Mann-Whitney counts of one range partition of DISTINCT scores, ascending.
 
     ``pos[i]``, ``neg[i]``: relevant / non-relevant rows (or their summed sample
@@ -136,7 +136,7 @@ def auc_counts_blocks(pos: np.ndarray, neg: np.ndarray, starts: np.ndarray) -> l
     offset = np.repeat(np.r_[0, cq[starts[1:] - 1]], np.diff(np.append(starts, p.shape[0])))
     below = cq - q - offset  # non-relevant rows below each score, within its block: exact integers
     sums = [np.add.reduceat(a, starts) for a in (p, q, p * below, p * q)]
-    return [tuple(int(x) for x in row) for row in zip(*(a.tolist() for a in sums))]
+    return [(int(a), int(b), int(c), int(d)) for a, b, c, d in zip(*(x.tolist() for x in sums))]
 
 
 def placements_blocks(
@@ -180,7 +180,10 @@ def chain_auc(parts: Sequence[tuple[Any, Any, Any, Any]]) -> AucCounts:
     >>> c, c.value()
     (AucCounts(pos=2, neg=3, greater=5, tied=1), 0.9166666666666666)
     """
-    P = N = greater = tied = 0
+    P: int | float = 0
+    N: int | float = 0
+    greater: int | float = 0
+    tied: int | float = 0
     for p, n, g, t in parts:
         isint = all(isinstance(x, (int, np.integer)) for x in (p, n, g, t))
         conv = int if isint else float
@@ -189,7 +192,7 @@ def chain_auc(parts: Sequence[tuple[Any, Any, Any, Any]]) -> AucCounts:
         tied = tied + t
         P = P + p
         N = N + n
-    return AucCounts(P, N, greater, tied)
+    return AucCounts(P, N, greater, tied)  # type: ignore[arg-type]  # stubs narrower than runtime
 
 
 def chain_offsets(parts: Sequence[tuple[Any, Any, Any, Any]]) -> list[tuple[int, int]]:

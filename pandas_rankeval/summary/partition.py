@@ -247,7 +247,7 @@ def summarize_evaluation(
         given.update(sf_n=sf["n"], sf_s=sf["s"], sf_top=sf["top"], sf_min=sf["amin"])
     data: dict[str, np.ndarray | None] = {}
     for name, z in zero.items():
-        v = given.get(name)
+        v = given.get(name)  # type: ignore[assignment]  # stubs narrower than runtime
         if v is None and z is not None:  # nothing drawn (or no pair): the layout's own values
             v = np.broadcast_to(np.asarray(z), (n_seg, *np.shape(z))).copy()
         data[name] = v

@@ -43,7 +43,7 @@ def _distinct(columns: list[np.ndarray]) -> tuple[list[np.ndarray], list[int]]:
 def _one_blas_thread() -> Any:
     """A context in which BLAS uses one thread (threadpoolctl comes with scikit-learn)."""
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]  # stubs narrower than runtime
     except ImportError:  # pragma: no cover - a dependency of scikit-learn
         import contextlib
 

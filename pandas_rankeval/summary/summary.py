@@ -80,7 +80,7 @@ _MERGE = {"sf_top": merge_top, "sf_min": np.minimum, **dict.fromkeys(RESULT_FIEL
 
 def _merge_field(name: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Two stacked fields (the same segments, in the same order) merged by the field's rule."""
-    return _MERGE[name](a, b) if name in _MERGE else a + b
+    return _MERGE[name](a, b) if name in _MERGE else a + b  # type: ignore[operator]  # stubs narrower than runtime
 
 
 def field_total(name: str, v: np.ndarray) -> np.ndarray:
@@ -411,8 +411,8 @@ def _merge_many(parts: list[Summary]) -> tuple[list[tuple], dict[str, np.ndarray
         if disjoint:  # the union is the parts one after the other, in the order of ``keys``
             data[name] = np.concatenate(vs).astype(np.result_type(*vs), copy=False)  # type: ignore[arg-type]
             continue
-        out = np.empty((len(keys), *v0.shape[1:]), dtype=np.result_type(*vs))
-        for w, v, k in zip(wheres, vs, known):
+        out = np.empty((len(keys), *v0.shape[1:]), dtype=np.result_type(*vs))  # type: ignore[union-attr]  # stubs narrower than runtime
+        for w, v, k in zip(wheres, vs, known):  # type: ignore[assignment]  # stubs narrower than runtime
             new = w >= k  # first seen in this part: written; seen before: merged in
             out[w[new]] = v[new]  # type: ignore[index]
             if not new.all():  # each segment of a part once: no repeated index

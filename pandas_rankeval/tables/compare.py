@@ -207,7 +207,7 @@ def compare_table(
     first = _metric_coverage(summary, plan, plan.baseline if plan.baseline is not None else plan.scores[0])
     boot_names = [n for n in names if n not in analytic]
     ci_words = _compare_ci_method(plan, analytic, boot_names) + (fallback_note(list(stud_fallback)) if stud_fallback else "")
-    out.attrs = table_attrs(
+    out.attrs = table_attrs(  # type: ignore[assignment]  # stubs narrower than runtime
         plan.baseline, plan.scores, tests, ci_words, plan.ci, plan.n_boot,
         plan.seed_repr, plan.alpha, plan.adjust, plan.family, len(out),
         names, {s.name: plan.options.params(s) for s in plan.all_specs},

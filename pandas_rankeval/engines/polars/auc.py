@@ -161,7 +161,7 @@ def auc_pass(
             for key_, a, b in zip(seg_keys, seg_first, ends):  # one iteration per segment of the range
                 parts.setdefault(key_, []).append((r, S.auc_counts_sorted(pos[a:b], neg[a:b])))
             if placements:
-                pieces.append((r, t.select(keys), rel, run, first, pos, neg, list(zip(seg_keys, seg_first, ends))))
+                pieces.append((r, t.select(keys), rel, run, first, pos, neg, list(zip(seg_keys, seg_first, ends))))  # type: ignore[arg-type]  # stubs narrower than runtime
         for key_, items in parts.items():
             out.auc[(key_, s)] = S.chain_auc([c for _, c in items])
         if placements:

@@ -122,8 +122,8 @@ def group_pass(
     for b in range(n_buckets):
         q = lf.filter(bucket == b) if n_buckets > 1 else lf
         q = q.select(cols)
-        for key, table, on in joins:
-            q = q.with_columns(key).join(table, on=on, how="left", nulls_equal=False)
+        for key, table, on in joins:  # type: ignore[assignment]  # stubs narrower than runtime
+            q = q.with_columns(key).join(table, on=on, how="left", nulls_equal=False)  # type: ignore[arg-type]  # stubs narrower than runtime
         part = q.select([*cols, *names]).collect(engine="streaming")
         if part.height == 0:
             continue
