@@ -20,6 +20,7 @@ from .api.compare import compare
 from .api.metrics import auc, average_precision, gauc, hit_rate, mrr, ndcg, precision, recall
 from .api.per_group import per_group
 from .api.report import report
+from .counterfactual import launch_agreement, propensities
 
 #: ``map`` is the usual name of mean average precision.
 map = average_precision  # noqa: A001 - deliberate: pandas_rankeval.map(df, ...)
@@ -43,6 +44,8 @@ __all__ = [
     "per_group",
     "report",
     "compare",
+    "propensities",
+    "launch_agreement",
 
     "datasets",
     "metric_names",

@@ -9,6 +9,8 @@ online results.
 
 from .launches import launch_agreement
 from .propensity import PropensityWarning, propensities
+from .plots import plot_launch_agreement, plot_propensities
 from .tables import AgreementTable, PropensityTable
 
-__all__ = ["propensities", "launch_agreement", "PropensityTable", "AgreementTable", "PropensityWarning"]
+__all__ = ["propensities", "launch_agreement", "PropensityTable", "AgreementTable", "PropensityWarning",
+           "plot_propensities", "plot_launch_agreement"]

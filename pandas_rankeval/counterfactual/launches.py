@@ -209,9 +209,9 @@ def launch_agreement(
             raise ValueError(f"Column {c!r} of {_FUNC} has {inf:,} infinite value{'s' if inf != 1 else ''}; lifts must be finite.")
     missing = {c: int(np.isnan(v).sum()) for c, v in values.items() if np.isnan(v).any()}
     if missing and nan_policy == "raise":
-        rows = int(np.isnan(np.column_stack(list(values.values()))).any(axis=1).sum())
+        n_bad = int(np.isnan(np.column_stack(list(values.values()))).any(axis=1).sum())
         raise ValueError(
-            f"{_FUNC}: {rows:,} of {len(launches):,} launches have missing values (per column: {missing}). Pass "
+            f"{_FUNC}: {n_bad:,} of {len(launches):,} launches have missing values (per column: {missing}). Pass "
             "nan_policy='omit' to use, for each metric, the launches where it and the online lift are known, or fill them."
         )
     n_all = len(launches)
@@ -295,7 +295,7 @@ def launch_agreement(
 def _verdict(table: pd.DataFrame, reps: dict[Hashable, dict[str, np.ndarray]], best: Hashable, key: str,
              rank_by: str, ci: float) -> str:
     name = "sign agreement" if rank_by == "sign" else "Kendall's tau"
-    value = float(table.loc[best, key])  # type: ignore[arg-type]
+    value = float(table[key].to_dict()[best])
     shown = f"{value:.0%}" if rank_by == "sign" else f"{value:.2f}"
     others = table.drop(index=best)[key].astype(float).dropna()
     if others.empty:
