@@ -55,10 +55,13 @@ def em_items(
     """EM of the position-based model with one relevance per item, for every replicate at once.
 
     ``n``, ``c``: (cells x replicates) impressions and clicks of each (item, position) cell, the
-    cells sorted by position (``cell_pos`` ascending). Returns the examination probabilities
-    (positions x replicates, not normalized), the relevances (items x replicates), the number of
-    iterations and whether every replicate converged (largest change of theta_k / theta_1 below
-    ``tol``).
+    cells sorted by position (``cell_pos`` ascending). Each iteration is a SQUAREM step
+    (Varadhan & Roland 2008): two EM updates, an extrapolation along them, and one more EM
+    update from there, kept only where it raises the likelihood (else the plain second update):
+    the same fixed points as EM, reached in far fewer iterations. Returns the examination
+    probabilities (positions x replicates, not normalized), the relevances (items x
+    replicates), the number of iterations and whether every replicate converged (no
+    p_k / p_1 moved by more than ``tol``).
     """
     pos_starts = np.flatnonzero(np.r_[True, cell_pos[1:] != cell_pos[:-1]])
     by_item = np.argsort(cell_item, kind="stable")
@@ -77,10 +80,8 @@ def em_items(
         gamma = np.clip(reduce_sorted(c[by_item], item_starts) / np.maximum(expected, 1e-300), EPS, 1 - EPS)
     else:
         gamma = np.broadcast_to(gamma0, (n_items, n.shape[1])).copy()
-    last = _normalized(theta)
-    converged = False
-    it = 0
-    for it in range(1, max_iter + 1):
+
+    def update(theta: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         t = np.clip(theta[cell_pos], EPS, 1 - EPS)
         g = np.clip(gamma[cell_item], EPS, 1 - EPS)
         denom = 1.0 - t * g
@@ -89,8 +90,29 @@ def em_items(
         with np.errstate(invalid="ignore", divide="ignore"):
             theta_new = reduce_sorted(seen, pos_starts) / n_at_pos
             gamma_new = reduce_sorted(relevant[by_item], item_starts) / n_of_item
-        theta = np.where(np.isfinite(theta_new), theta_new, theta)
-        gamma = np.where(np.isfinite(gamma_new), gamma_new, gamma)
+        return np.where(np.isfinite(theta_new), theta_new, theta), np.where(np.isfinite(gamma_new), gamma_new, gamma)
+
+    def loglik(theta: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+        q = np.clip(theta[cell_pos] * gamma[cell_item], EPS, 1 - EPS)
+        return (c * np.log(q) + nc * np.log1p(-q)).sum(axis=0)
+
+    last = _normalized(theta)
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):
+        t1, g1 = update(theta, gamma)
+        t2, g2 = update(t1, g1)
+        rt, rg = t1 - theta, g1 - gamma
+        vt, vg = t2 - 2 * t1 + theta, g2 - 2 * g1 + gamma
+        r_norm = np.sqrt((rt * rt).sum(axis=0) + (rg * rg).sum(axis=0))
+        v_norm = np.sqrt((vt * vt).sum(axis=0) + (vg * vg).sum(axis=0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            alpha = np.minimum(-r_norm / v_norm, -1.0)
+        alpha = np.where(np.isfinite(alpha), alpha, -1.0)
+        ta, ga = update(np.clip(theta - 2 * alpha * rt + alpha * alpha * vt, EPS, 1.0),
+                        np.clip(gamma - 2 * alpha * rg + alpha * alpha * vg, EPS, 1 - EPS))
+        better = loglik(ta, ga) >= loglik(t2, g2)
+        theta, gamma = np.where(better, ta, t2), np.where(better, ga, g2)
         now = _normalized(theta)
         with np.errstate(invalid="ignore"):
             change = np.nanmax(np.abs(now - last)) if np.isfinite(now).any() else 0.0
