@@ -7,7 +7,6 @@ nothing loops over groups or items.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -125,13 +124,14 @@ def em_items(
 
 
 def em_features(
-    x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, weights: np.ndarray, make_model: Callable[[], Any],
+    x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, weights: np.ndarray, model: Any,
     *, max_iter: int, tol: float, theta0: np.ndarray | None = None, gamma0: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """Regression EM (Wang et al. 2018): the relevance of a row is a classifier of its features,
     refitted in each M-step on the posterior probability of relevance (each row twice: label 1
     with weight w * r, label 0 with weight w * (1 - r)). One replicate (row weights ``weights``).
-    Returns theta (positions), the rows' relevance, iterations, converged."""
+    ``model`` is refitted in place in every M-step (with ``warm_start`` it starts from its last
+    fit). Returns theta (positions), the rows' relevance, iterations, converged."""
     keep = weights > 0
     x, y, pos, w = x[keep], y[keep], pos[keep], weights[keep]
     n_at_pos = np.bincount(pos, weights=w, minlength=n_pos)
@@ -158,12 +158,13 @@ def em_features(
         with np.errstate(invalid="ignore", divide="ignore"):
             theta_new = np.bincount(pos, weights=w * seen, minlength=n_pos) / n_at_pos
         theta = np.where(np.isfinite(theta_new), theta_new, theta)
-        model = make_model()
         model.fit(xx, yy, sample_weight=np.r_[w * rel, w * (1.0 - rel)])
         classes = list(getattr(model, "classes_", [0.0, 1.0]))
-        gamma = model.predict_proba(x)[:, classes.index(1.0)]
+        gamma_new = model.predict_proba(x)[:, classes.index(1.0)]
         now = _normalized(theta)
-        change = float(np.nanmax(np.abs(now - last)))
+        # both move: with a constant first relevance the first theta is (nearly) a fixed point
+        change = max(float(np.nanmax(np.abs(now - last))), float(np.max(np.abs(gamma_new - gamma))))
+        gamma = gamma_new
         last = now
         if change < tol:
             converged = True

@@ -39,12 +39,14 @@ class PropensityWarning(UserWarning):
 
 
 def _factorize(df: pd.DataFrame, cols: list[Hashable]) -> tuple[np.ndarray, pd.Index]:
-    """Codes 0..n-1 of the distinct keys of ``cols`` and the keys (an Index or MultiIndex)."""
-    if len(cols) == 1:
-        codes, uniques = pd.factorize(df[cols[0]], sort=False)
-        return codes.astype(np.int64), pd.Index(uniques)
-    codes, uniques = pd.factorize(pd.MultiIndex.from_frame(df[cols]), sort=False)
-    return codes.astype(np.int64), uniques
+    """Codes 0..n-1 of the distinct keys of ``cols`` (in key order where the keys sort, so that
+    the result does not depend on the order of the rows) and the keys (an Index or MultiIndex)."""
+    values: Any = df[cols[0]] if len(cols) == 1 else pd.MultiIndex.from_frame(df[cols])
+    try:
+        codes, uniques = pd.factorize(values, sort=True)
+    except TypeError:  # keys of mixed types that do not sort
+        codes, uniques = pd.factorize(values, sort=False)
+    return np.asarray(codes, dtype=np.int64), pd.Index(uniques)
 
 
 def _check_int(value: Any, param: str, low: int) -> int:
@@ -159,7 +161,8 @@ def propensities(
         Numeric columns of the relevance model (regression EM), when items do not repeat.
     relevance_model : scikit-learn classifier, optional
         Any estimator with ``fit(X, y, sample_weight=...)`` and ``predict_proba``; it is
-        cloned for every fit. Default: ``LogisticRegression(max_iter=200)``.
+        cloned once and refitted in every M-step (set ``warm_start=True`` where the model has it: each
+        fit then starts from the last). Default: ``LogisticRegression(max_iter=200, warm_start=True)``.
     n_boot : int, default=200
         Bootstrap replicates over groups for the interval (Poisson(1) weights hashed from
         (seed, group key, replicate): the same interval whatever the row order). 0: no
@@ -448,7 +451,7 @@ def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gc
     if relevance_model is None:
         from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
 
-        relevance_model = LogisticRegression(max_iter=200)
+        relevance_model = LogisticRegression(max_iter=200, warm_start=True)
     for attr in ("fit", "predict_proba"):
         if not hasattr(relevance_model, attr):
             raise TypeError(
@@ -456,15 +459,15 @@ def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gc
                 f"and predict_proba; {type(relevance_model).__name__} has no {attr}()."
             )
 
-    def make() -> Any:
-        return clone(relevance_model)
+    import copy
 
-    theta, gamma, it, conv = em_features(x, y, pos, n_pos, np.ones(len(y)), make, max_iter=max_iter, tol=tol)
+    model = clone(relevance_model)
+    theta, gamma, it, conv = em_features(x, y, pos, n_pos, np.ones(len(y)), model, max_iter=max_iter, tol=tol)
     point = theta / theta[0]
     reps = np.full((n_pos, weights.shape[1]), np.nan)
-    for r in range(weights.shape[1]):  # one EM per replicate, started at the whole log's estimate
-        tb, _, it_b, conv_b = em_features(x, y, pos, n_pos, weights[gcode, r], make, max_iter=max_iter, tol=tol,
-                                          theta0=theta, gamma0=gamma)
+    for r in range(weights.shape[1]):  # one EM per replicate, started at the whole log's estimate and model
+        tb, _, it_b, conv_b = em_features(x, y, pos, n_pos, weights[gcode, r], copy.deepcopy(model), max_iter=max_iter,
+                                          tol=tol, theta0=theta, gamma0=gamma)
         reps[:, r] = tb / tb[0]
         conv, it = conv and conv_b, max(it, it_b)
     return point, reps, it, conv
