@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
@@ -212,9 +214,9 @@ def make_click_log(
     >>> log.attrs["examination"][:3]
     [1.0, 0.5, 0.3333333333333333]
     """
-    n_sessions = check_k(n_sessions, "make_click_log", allow_none=False, param="n_sessions")
-    n_docs = check_k(n_docs, "make_click_log", allow_none=False, param="n_docs")
-    depth = check_k(depth, "make_click_log", allow_none=False, param="depth")
+    n_sessions = cast(int, check_k(n_sessions, "make_click_log", allow_none=False, param="n_sessions"))
+    n_docs = cast(int, check_k(n_docs, "make_click_log", allow_none=False, param="n_docs"))
+    depth = cast(int, check_k(depth, "make_click_log", allow_none=False, param="depth"))
     if depth > n_docs:
         raise ValueError(f"The 'depth' parameter of make_click_log ({depth}) must be at most n_docs ({n_docs}).")
     exam = 1.0 / np.arange(1, depth + 1) if examination is None else np.asarray(examination, dtype=float)
