@@ -23,6 +23,7 @@ from .api import metrics as _api_metrics
 from .api.metrics import auc as auc, average_precision as average_precision, gauc as gauc, hit_rate as hit_rate, mrr as mrr, ndcg as ndcg, precision as precision, recall as recall
 from .api.per_group import per_group as per_group
 from .api.report import report as report
+from .counterfactual import launch_agreement as launch_agreement, propensities as propensities
 
 #: The other names of a metric's function, from the registry (``map`` is ``average_precision``).
 for _name, _metric in _metric_functions().items():
@@ -35,6 +36,8 @@ __version__ = "0.1.0"
 __all__ = [
     *_metric_functions(),
     *_TABLE_FUNCTIONS,
+    "propensities",
+    "launch_agreement",
     "datasets",
     "metric_names",
     "MetricResult",

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
 from pandas_rankeval.core.validation import check_k
 
-__all__ = ["make_impressions"]
+__all__ = ["make_impressions", "make_click_log"]
 
 _COUNTRIES = np.array(["US", "GB", "DE", "FR", "BR", "IN", "JP"])
 _COUNTRY_P = np.array([0.30, 0.10, 0.12, 0.10, 0.13, 0.15, 0.10])
@@ -159,3 +161,85 @@ def make_impressions(
             "model_b": model_b,
         }
     )
+
+
+def make_click_log(
+    n_sessions: int = 2000,
+    *,
+    n_queries: int = 50,
+    n_docs: int = 10,
+    depth: int = 5,
+    n_rankers: int = 1,
+    shuffle: float = 1.0,
+    examination: np.ndarray | None = None,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Make a click log that follows the position-based model, with known truth.
+
+    Each session issues one of ``n_queries`` queries; its ranker (one of ``n_rankers``) shows
+    ``depth`` of the query's ``n_docs`` documents. A click needs an examination, with the
+    probability ``examination[k - 1]`` at position k (default ``1 / k``), and relevance, with
+    the probability ``sigmoid(-1 + 1.2 * x1 - 0.8 * x2)`` of the document's features.
+
+    A ranker orders by its own noisy view of relevance (fixed per ranker, query and document:
+    the same query gets the same list from the same ranker), plus, with ``shuffle > 0``, noise
+    of that standard deviation drawn anew in each session (personalization): with
+    ``shuffle=0`` documents move between positions only when different rankers show them.
+
+    Parameters
+    ----------
+    n_sessions : int, default=2000
+    n_queries, n_docs, depth : int, default=50, 10, 5
+    n_rankers : int, default=1
+    shuffle : float, default=1.0
+        Standard deviation of the per-session ranking noise (0: deterministic rankers).
+    examination : array of floats, optional
+        The examination probability of positions 1..depth (default ``1 / k``).
+    seed : int or None, default=0
+
+    Returns
+    -------
+    log : pandas.DataFrame
+        One row per impression: ``session``, ``query``, ``doc``, ``ranker``, ``position``
+        (1..depth), ``x1``, ``x2`` (the document's features), ``relevance`` (its true click
+        probability when examined), ``click`` (0/1). ``log.attrs["examination"]`` holds the
+        true examination curve.
+
+    Examples
+    --------
+    >>> from pandas_rankeval.datasets import make_click_log
+    >>> log = make_click_log(100, seed=1)
+    >>> log.shape
+    (500, 9)
+    >>> log.attrs["examination"][:3]
+    [1.0, 0.5, 0.3333333333333333]
+    """
+    n_sessions = cast(int, check_k(n_sessions, "make_click_log", allow_none=False, param="n_sessions"))
+    n_docs = cast(int, check_k(n_docs, "make_click_log", allow_none=False, param="n_docs"))
+    depth = cast(int, check_k(depth, "make_click_log", allow_none=False, param="depth"))
+    if depth > n_docs:
+        raise ValueError(f"The 'depth' parameter of make_click_log ({depth}) must be at most n_docs ({n_docs}).")
+    exam = 1.0 / np.arange(1, depth + 1) if examination is None else np.asarray(examination, dtype=float)
+    if exam.shape != (depth,) or not ((exam > 0) & (exam <= 1)).all():
+        raise ValueError(f"The 'examination' parameter of make_click_log must be {depth} probabilities in (0, 1].")
+    rng = np.random.default_rng(seed)
+    x1 = rng.normal(0.0, 1.0, (n_queries, n_docs))
+    x2 = rng.normal(0.0, 1.0, (n_queries, n_docs))
+    rel = _sigmoid(-1.0 + 1.2 * x1 - 0.8 * x2)
+    view = rel[None] + rng.normal(0.0, 0.3, (n_rankers, n_queries, n_docs))  # each ranker's own view
+    query = rng.integers(0, n_queries, n_sessions)
+    ranker = rng.integers(0, n_rankers, n_sessions)
+    score = view[ranker, query] + shuffle * rng.normal(0.0, 1.0, (n_sessions, n_docs))
+    shown = np.argsort(-score, axis=1, kind="stable")[:, :depth]
+    q = np.repeat(query, depth)
+    doc = shown.ravel()
+    position = np.tile(np.arange(1, depth + 1), n_sessions)
+    r = rel[q, doc]
+    click = (rng.random(q.size) < exam[position - 1] * r).astype(np.int64)
+    out = pd.DataFrame({
+        "session": np.repeat(np.arange(n_sessions), depth), "query": q, "doc": doc,
+        "ranker": np.repeat(ranker, depth), "position": position, "x1": x1[q, doc], "x2": x2[q, doc],
+        "relevance": r, "click": click,
+    })
+    out.attrs["examination"] = exam.tolist()
+    return out

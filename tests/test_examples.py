@@ -177,3 +177,27 @@ def test_training_example_comparison_lines_match_the_table(training_walkthrough)
         assert direction == ("higher" if float(diff) > 0 else "lower")
         row = re.search(rf"^{model}\s+gauc\s+(0\.\d{{4}})\s+(0\.\d{{4}})\s+(-?0\.\d{{4}})", text, flags=re.MULTILINE)
         assert row and abs(float(row.group(3)) - float(diff)) < 1e-4
+
+
+OFFLINE_ONLINE = EXAMPLES / "offline_online.py"
+
+
+def test_offline_online_walkthrough(tmp_path: Path) -> None:
+    """examples/offline_online.py: both estimators hold the true curve, and the launch table
+    names its best metric and how few launches it rests on."""
+    import contextlib
+    import io
+
+    argv, out = sys.argv, io.StringIO()
+    try:
+        sys.argv = [str(OFFLINE_ONLINE), "--plots", str(tmp_path)]
+        with contextlib.redirect_stdout(out):
+            runpy.run_path(str(OFFLINE_ONLINE), run_name="__main__")
+    finally:
+        sys.argv = argv
+    text = out.getvalue()
+    assert re.findall(r"^(\d)\. ", text, flags=re.MULTILINE) == ["1", "2", "3", "4", "5", "6"]
+    assert text.count("=> the truth is inside the 95% interval at 5 of 5 positions.") == 2
+    assert "based on 12 launches; intervals are wide" in text
+    assert "=> best: ips_dcg@10." in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["launch_agreement.png", "propensities.png"]

@@ -330,7 +330,8 @@ def footer_for(df: pd.DataFrame, view: str) -> Footer:
     """The footer of ``df`` shown as ``view``: ``"report"``, ``"compare"``, ``"per_group"``,
     ``"compact"`` (of a report or a comparison), ``"summary"`` or ``"plain"``."""
     kind = df.attrs.get("table")
-    if kind == "view":
+    if kind == "view" or (kind not in ("report", "compare", "per_group") and "footer" in df.attrs):
+        # a view, or another table that wrote its own footer lines (propensities, launch agreement)
         short = [str(s) for s in df.attrs.get("footer_short", df.attrs.get("footer", []))]
         every = [str(s) for s in df.attrs.get("footer", [])]
         return Footer(short, every[len(short):] if every[: len(short)] == short else every)

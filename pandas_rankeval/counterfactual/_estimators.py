@@ -1,0 +1,244 @@
+"""The estimators behind :func:`pandas_rankeval.counterfactual.propensities`: numpy only.
+
+Every function takes cell statistics (one cell per (item, position) or per row) with one column
+per bootstrap replicate, and iterates over EM steps or solves one small system per replicate;
+nothing loops over groups or items.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["em_items", "em_features", "harvest", "components", "reduce_sorted"]
+
+#: Probabilities are kept in [EPS, 1 - EPS] inside the E-step (0 and 1 make it 0 / 0).
+EPS = 1e-9
+
+
+def reduce_sorted(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Sums of consecutive runs of rows (``starts``: the first row of each run) of a 2-D array."""
+    if values.shape[0] == 0:
+        return np.zeros((len(starts), values.shape[1]))
+    return np.add.reduceat(values, starts, axis=0)
+
+
+def components(n_nodes: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Connected components of positions joined by edges (a, b): the smallest node of each node's
+    component (label propagation; at most n_nodes sweeps over the edges)."""
+    label = np.arange(n_nodes)
+    if a.size == 0:
+        return label
+    for _ in range(n_nodes + 1):
+        m = np.minimum(label[a], label[b])
+        new = label.copy()
+        np.minimum.at(new, a, m)
+        np.minimum.at(new, b, m)
+        new = new[new]  # jump to the representative's representative
+        if np.array_equal(new, label):
+            break
+        label = new
+    return label
+
+
+def _normalized(theta: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return theta / theta[:1]
+
+
+def em_items(
+    n: np.ndarray, c: np.ndarray, cell_pos: np.ndarray, cell_item: np.ndarray, n_pos: int, n_items: int,
+    *, max_iter: int, tol: float, theta0: np.ndarray | None = None, gamma0: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """EM of the position-based model with one relevance per item, for every replicate at once.
+
+    ``n``, ``c``: (cells x replicates) impressions and clicks of each (item, position) cell, the
+    cells sorted by position (``cell_pos`` ascending). Each iteration is a SQUAREM step
+    (Varadhan & Roland 2008): two EM updates, an extrapolation along them, and one more EM
+    update from there, kept only where it raises the likelihood (else the plain second update):
+    the same fixed points as EM, reached in far fewer iterations. Returns the examination
+    probabilities (positions x replicates, not normalized), the relevances (items x
+    replicates), the number of iterations and whether every replicate converged (no
+    p_k / p_1 moved by more than ``tol``).
+    """
+    pos_starts = np.flatnonzero(np.r_[True, cell_pos[1:] != cell_pos[:-1]])
+    by_item = np.argsort(cell_item, kind="stable")
+    items_sorted = cell_item[by_item]
+    item_starts = np.flatnonzero(np.r_[True, items_sorted[1:] != items_sorted[:-1]])
+    n_at_pos = reduce_sorted(n, pos_starts)
+    n_of_item = reduce_sorted(n[by_item], item_starts)
+    nc = n - c
+    if theta0 is None:
+        ctr = reduce_sorted(c, pos_starts) / np.maximum(n_at_pos, 1e-300)
+        theta = np.clip(ctr / np.maximum(ctr[:1], 1e-300), 0.01, 1.0)
+    else:
+        theta = np.broadcast_to(theta0, (n_pos, n.shape[1])).copy()
+    if gamma0 is None:
+        expected = reduce_sorted((n * theta[cell_pos])[by_item], item_starts)
+        gamma = np.clip(reduce_sorted(c[by_item], item_starts) / np.maximum(expected, 1e-300), EPS, 1 - EPS)
+    else:
+        gamma = np.broadcast_to(gamma0, (n_items, n.shape[1])).copy()
+
+    def update(theta: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        t = np.clip(theta[cell_pos], EPS, 1 - EPS)
+        g = np.clip(gamma[cell_item], EPS, 1 - EPS)
+        denom = 1.0 - t * g
+        seen = c + nc * (t * (1.0 - g) / denom)       # expected examined impressions
+        relevant = c + nc * ((1.0 - t) * g / denom)   # expected relevant impressions
+        with np.errstate(invalid="ignore", divide="ignore"):
+            theta_new = reduce_sorted(seen, pos_starts) / n_at_pos
+            gamma_new = reduce_sorted(relevant[by_item], item_starts) / n_of_item
+        return np.where(np.isfinite(theta_new), theta_new, theta), np.where(np.isfinite(gamma_new), gamma_new, gamma)
+
+    def loglik(theta: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+        q = np.clip(theta[cell_pos] * gamma[cell_item], EPS, 1 - EPS)
+        return (c * np.log(q) + nc * np.log1p(-q)).sum(axis=0)
+
+    last = _normalized(theta)
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):
+        t1, g1 = update(theta, gamma)
+        t2, g2 = update(t1, g1)
+        rt, rg = t1 - theta, g1 - gamma
+        vt, vg = t2 - 2 * t1 + theta, g2 - 2 * g1 + gamma
+        r_norm = np.sqrt((rt * rt).sum(axis=0) + (rg * rg).sum(axis=0))
+        v_norm = np.sqrt((vt * vt).sum(axis=0) + (vg * vg).sum(axis=0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            alpha = np.minimum(-r_norm / v_norm, -1.0)
+        alpha = np.where(np.isfinite(alpha), alpha, -1.0)
+        ta, ga = update(np.clip(theta - 2 * alpha * rt + alpha * alpha * vt, EPS, 1.0),
+                        np.clip(gamma - 2 * alpha * rg + alpha * alpha * vg, EPS, 1 - EPS))
+        better = loglik(ta, ga) >= loglik(t2, g2)
+        theta, gamma = np.where(better, ta, t2), np.where(better, ga, g2)
+        now = _normalized(theta)
+        with np.errstate(invalid="ignore"):
+            change = np.nanmax(np.abs(now - last)) if np.isfinite(now).any() else 0.0
+        last = now
+        if change < tol:
+            converged = True
+            break
+    theta = np.where(n_at_pos > 0, theta, np.nan)
+    return theta, gamma, it, converged
+
+
+def em_features(
+    x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, weights: np.ndarray, model: Any,
+    *, max_iter: int, tol: float, theta0: np.ndarray | None = None, gamma0: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """Regression EM (Wang et al. 2018): the relevance of a row is a classifier of its features,
+    refitted in each M-step on the posterior probability of relevance (each row twice: label 1
+    with weight w * r, label 0 with weight w * (1 - r)). One replicate (row weights ``weights``).
+    ``model`` is refitted in place in every M-step (with ``warm_start`` it starts from its last
+    fit). Returns theta (positions), the rows' relevance, iterations, converged."""
+    keep = weights > 0
+    x, y, pos, w = x[keep], y[keep], pos[keep], weights[keep]
+    n_at_pos = np.bincount(pos, weights=w, minlength=n_pos)
+    if theta0 is None:
+        ctr = np.bincount(pos, weights=w * y, minlength=n_pos) / np.maximum(n_at_pos, 1e-300)
+        theta = np.clip(ctr / max(ctr[0], 1e-300), 0.01, 1.0)
+    else:
+        theta = theta0.copy()
+    if gamma0 is None:
+        gamma = np.full(len(y), float(np.clip(np.average(y, weights=w) / max(np.average(theta[pos], weights=w), 1e-300), 0.01, 0.99)))
+    else:
+        gamma = gamma0[keep].copy()
+    xx = np.concatenate([x, x])
+    yy = np.r_[np.ones(len(y)), np.zeros(len(y))]
+    last = _normalized(theta)
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):
+        t = np.clip(theta[pos], EPS, 1 - EPS)
+        g = np.clip(gamma, EPS, 1 - EPS)
+        denom = 1.0 - t * g
+        seen = np.where(y > 0, 1.0, t * (1.0 - g) / denom)
+        rel = np.where(y > 0, 1.0, (1.0 - t) * g / denom)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            theta_new = np.bincount(pos, weights=w * seen, minlength=n_pos) / n_at_pos
+        theta = np.where(np.isfinite(theta_new), theta_new, theta)
+        model.fit(xx, yy, sample_weight=np.r_[w * rel, w * (1.0 - rel)])
+        classes = list(getattr(model, "classes_", [0.0, 1.0]))
+        gamma_new = model.predict_proba(x)[:, classes.index(1.0)]
+        now = _normalized(theta)
+        # both move: with a constant first relevance the first theta is (nearly) a fixed point
+        change = max(float(np.nanmax(np.abs(now - last))), float(np.max(np.abs(gamma_new - gamma))))
+        gamma = gamma_new
+        last = now
+        if change < tol:
+            converged = True
+            break
+    theta = np.where(n_at_pos > 0, theta, np.nan)
+    full = np.full(len(keep), np.nan)
+    full[keep] = gamma
+    return theta, full, it, converged
+
+
+def pairs_within(cell_item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (i, j), i < j, of cells of the same item (cells sorted by item, then position)."""
+    starts = np.flatnonzero(np.r_[True, cell_item[1:] != cell_item[:-1]])
+    ends = np.r_[starts[1:], len(cell_item)]
+    end_of = np.repeat(ends, ends - starts)
+    count = end_of - np.arange(len(cell_item)) - 1
+    a = np.repeat(np.arange(len(cell_item)), count)
+    first = np.repeat(np.cumsum(count) - count, count)
+    b = a + 1 + (np.arange(len(a)) - first)
+    return a, b
+
+
+def harvest(
+    n: np.ndarray, c: np.ndarray, pair_a: np.ndarray, pair_b: np.ndarray, pos_a: np.ndarray, pos_b: np.ndarray,
+    n_pos: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Intervention harvesting (Agarwal et al. 2019), every replicate at once.
+
+    For each pair of positions k < k', the interventional set S(k, k') holds the items shown at
+    k by one ranker and at k' by another (``pair_a`` at ``pos_a`` = k, ``pair_b`` at ``pos_b`` =
+    k': cell indices). Its click rates summed over the set, c_k = sum_S C_ik / N_ik and c_k' =
+    sum_S C_ik' / N_ik', estimate p_k * R and p_k' * R (R the set's summed relevance), so
+    log(c_k / c_k') = log p_k - log p_k'. The log propensities relative to position 1 are the
+    weighted least squares fit of every pair's log ratio, weight 1 / (1 / clicks_k + 1 / clicks_k')
+    (the pair's clicks on each side: the delta-method variance of a log ratio of counts).
+
+    ``n``, ``c``: (cells x replicates). Returns propensities relative to position 1 (positions x
+    replicates; NaN where a replicate leaves a position unconnected), the pair (k, k') codes and
+    their weights in the first replicate.
+    """
+    n_rep = n.shape[1]
+    valid = (n[pair_a] > 0) & (n[pair_b] > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ctr_a = np.where(valid, c[pair_a] / n[pair_a], 0.0)
+        ctr_b = np.where(valid, c[pair_b] / n[pair_b], 0.0)
+    code = pos_a * n_pos + pos_b
+    order = np.argsort(code, kind="stable")
+    code_sorted = code[order]
+    starts = np.flatnonzero(np.r_[True, code_sorted[1:] != code_sorted[:-1]]) if len(code) else np.zeros(0, int)
+    kinds = code_sorted[starts]
+    ka, kb = kinds // n_pos, kinds % n_pos
+    sum_a = reduce_sorted(ctr_a[order], starts)
+    sum_b = reduce_sorted(ctr_b[order], starts)
+    clicks_a = reduce_sorted(np.where(valid, c[pair_a], 0.0)[order], starts)
+    clicks_b = reduce_sorted(np.where(valid, c[pair_b], 0.0)[order], starts)
+    ok = (clicks_a > 0) & (clicks_b > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        y = np.where(ok, np.log(sum_a) - np.log(sum_b), 0.0)
+        w = np.where(ok, 1.0 / (1.0 / clicks_a + 1.0 / clicks_b), 0.0)
+    # design: +1 at k, -1 at k', position 1 (code 0) fixed at log p = 0
+    design = np.zeros((len(kinds), n_pos))
+    design[np.arange(len(kinds)), ka] += 1.0
+    design[np.arange(len(kinds)), kb] -= 1.0
+    design = design[:, 1:]
+    out = np.full((n_pos, n_rep), np.nan)
+    out[0] = 1.0
+    if n_pos == 1:
+        return out, kinds, w[:, 0] if w.size else w
+    # normal equations per replicate: (A' W A) x = A' W y
+    lhs = np.einsum("ti,tb,tj->bij", design, w, design)
+    rhs = np.einsum("ti,tb,tb->bi", design, w, y)
+    for b in range(n_rep):  # a (positions - 1)-sized system per replicate
+        reached = components(n_pos, ka[w[:, b] > 0], kb[w[:, b] > 0])
+        if not (reached == 0).all():
+            continue
+        out[1:, b] = np.exp(np.linalg.solve(lhs[b], rhs[b]))
+    return out, kinds, w[:, 0] if w.size else w
