@@ -230,7 +230,11 @@ def test_metrics_command_lists_every_metric(capsys) -> None:
     code, out, _ = run(["metrics"], capsys)
     assert code == 0
     firsts = [line.split()[0] for line in out.splitlines() if line and not line.startswith("With")]
-    assert firsts == ["auc", "gauc", "mrr[@K]", "ndcg[@K]", "map[@K]", "precision@K", "recall@K", "hit_rate@K"]
+    from pandas_rankeval.cli.common import metric_pattern
+    from pandas_rankeval.core.registry import METRICS
+
+    assert firsts[:8] == ["auc", "gauc", "mrr[@K]", "ndcg[@K]", "map[@K]", "precision@K", "recall@K", "hit_rate@K"]
+    assert firsts == [metric_pattern(m) for m in METRICS.values()]  # every metric of the registry
 
 
 # --- options --------------------------------------------------------------------------------
