@@ -1,0 +1,40 @@
+"""mypy (with pandas-stubs) passes on the package (pyproject.toml's [tool.mypy]), and the public
+functions have precise types: one cold mypy run for both checks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def mypy_run(tmp_path_factory):
+    pytest.importorskip("mypy")
+    tmp = tmp_path_factory.mktemp("mypy")
+    probe = tmp / "probe.py"
+    probe.write_text(
+        "import pandas_rankeval as pre\n"
+        "reveal_type(pre.precision)\n"
+        "reveal_type(pre.gauc)\n"
+        "reveal_type(pre.report)\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp / "cache"), "pandas_rankeval", str(probe)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+
+
+def test_mypy_is_clean(mypy_run):
+    errors = [line for line in mypy_run.stdout.splitlines() if ": error:" in line]
+    assert mypy_run.returncode == 0 and not errors, mypy_run.stdout + mypy_run.stderr
+
+
+def test_public_functions_have_precise_return_types(mypy_run):
+    notes = [line for line in mypy_run.stdout.splitlines() if "Revealed type" in line]
+    assert len(notes) == 3, mypy_run.stdout
+    assert "CutoffMetric" in notes[0] and "MetricResult" in notes[1] and "ResultTable" in notes[2], notes
