@@ -281,10 +281,12 @@ def test_signflip_pvalues_all_pairs_and_adjustments_equal_pandas(n_groups):
               by="seg", n_boot=50, seed=5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pre.CoverageWarning)
-        for extra in ({"baseline": None}, {"baseline": "a", "adjust": "bh", "family": "metric"},
-                      {"baseline": None, "adjust": "none"}):
+        # 1 and 7 partitions for all pairs with Holm; the adjustments act on the finished table,
+        # so the other two run on 7 partitions only
+        for extra, parts in (({"baseline": None}, (1, 7)), ({"baseline": "a", "adjust": "bh", "family": "metric"}, (7,)),
+                             ({"baseline": None, "adjust": "none"}, (7,))):
             want = pre.compare(df, **kw, **extra)
-            for n in (1, 7):
+            for n in parts:
                 got = prd.compare(ddf_of(df, n), **kw, **extra)
                 pd.testing.assert_frame_equal(pd.DataFrame(got), pd.DataFrame(want), **TOL)
                 assert got.attrs == want.attrs

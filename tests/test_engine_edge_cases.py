@@ -485,7 +485,7 @@ def _pandas_report(df: pd.DataFrame, opts: dict, **kw):
         return None, exc
 
 
-@_fuzz_settings(12)
+@_fuzz_settings(8)
 @given(frames())
 def test_fuzz_dask_equals_pandas(case):
     df, opts = case
