@@ -321,10 +321,13 @@ def test_dir_lists_metrics(frame, name):
 
 
 def test_method_table():
-    assert set(METHODS) == {
+    assert set(METHODS) >= {
         "auc", "gauc", "mrr", "ndcg", "average_precision", "map",
         "precision", "recall", "hit_rate", "per_group", "report", "compare",
     }  # fmt: skip
+    from pandas_rankeval.core.registry import METRICS, TABLE_FUNCTIONS
+
+    assert set(METHODS) == {*(m.function for m in METRICS.values()), *METRICS, *TABLE_FUNCTIONS}
     assert METHODS["map"] == "average_precision"
     assert all(target == name for name, target in METHODS.items() if name != "map")
 
