@@ -252,3 +252,53 @@ def test_an_unsupported_frame_names_every_kind():
         pre.gauc({"g": [1]}, group="g", label="y", score="a")
     with pytest.raises(TypeError, match="Pass the whole frame"):
         pre.gauc(make_frame("str")["a"], group="g", label="y", score="a")
+
+
+# --------------------------------------------------------------------------- #
+# Issue 28: polars under hostile input, every case on pandas, eager and lazy polars
+# --------------------------------------------------------------------------- #
+POLARS = ["polars", "polars-lazy"]
+
+
+def _pl(engine: str, frame: Any) -> Any:
+    """A polars frame as the engine takes it (eager, or lazy from memory)."""
+    return frame.lazy() if engine == "polars-lazy" else frame
+
+
+def _outcome(fn: Callable[[], Any]) -> Any:
+    """A call's result, or its error's class and message (the same call fails the same way)."""
+    try:
+        return fn()
+    except (ValueError, TypeError, KeyError) as exc:
+        return (type(exc).__name__, str(exc).replace("polars.", ""))
+
+
+@pytest.mark.parametrize("engine", POLARS)
+def test_polars_decimal_keys_and_scores_behave_as_in_pandas(engine):
+    """Issue 28: Decimal(38, 0) keys above 2**53 were read as float64 and merged into one group
+    (gauc over 1 group where pandas has 15); Decimal scores above 2**53 became ties (auc 0.5).
+    A Decimal is a decimal.Decimal object, as pandas holds it: exact keys, scores refused with
+    pandas' message, hashed intervals refused as pandas refuses them."""
+    import decimal
+
+    import polars as pl
+
+    rng = np.random.default_rng(0)
+    n = 300
+    keys = [int(v) for v in 2**60 + rng.integers(0, 15, n)]
+    y, s = rng.integers(0, 2, n), rng.normal(size=n)
+    pdf = pd.DataFrame({"u": [decimal.Decimal(k) for k in keys], "y": y, "s": s})
+    pldf = pl.DataFrame({"u": pl.Series(keys, dtype=pl.Decimal(38, 0)), "y": y, "s": s})
+    frame = _pl(engine, pldf)
+    kw = dict(group="u", label="y", scores="s", metrics=["gauc", "recall@3"])
+    want, got = pre.report(pdf, **kw), pre.report(frame, **kw)
+    assert (got["n_groups"] == 15).all()
+    assert_same(got, want)
+    assert _outcome(lambda: pre.report(frame, ci=0.9, **kw)) == _outcome(lambda: pre.report(pdf, ci=0.9, **kw))
+    assert "cannot be hashed stably" in str(_outcome(lambda: pre.report(frame, ci=0.9, **kw)))
+    scores = [2**60 + int(v) for v in rng.integers(0, 100, n)]
+    pdf2 = pd.DataFrame({"y": y, "s": [decimal.Decimal(v) for v in scores]})
+    pl2 = _pl(engine, pl.DataFrame({"y": y, "s": pl.Series(scores, dtype=pl.Decimal(38, 0))}))
+    want2 = _outcome(lambda: pre.auc(pdf2, label="y", score="s"))
+    assert isinstance(want2, tuple) and "numeric" in want2[1]
+    assert _outcome(lambda: pre.auc(pl2, label="y", score="s")) == want2
