@@ -32,12 +32,15 @@ from typing import Any
 import polars as pl
 
 from ...core.options import WEIGHT_NAMES
+from ...summary.checks import needs_group_stats, weights_once
 from ...summary.partition import summarize
 from ...summary.summary import Summary, _shape, empty_summary
 from .auc import score_key
 from .convert import _base, is_float, is_numeric, to_pandas
 
-__all__ = ["Names", "Scan", "bucket_count", "buckets", "group_pass", "keep_expr", "safe_columns", "scan"]
+__all__ = [
+    "Names", "Scan", "bucket_count", "buckets", "group_pass", "keep_expr", "safe_columns", "scan", "with_weights_once",
+]
 
 _SEED = 0x2A5EED
 
@@ -65,10 +68,10 @@ class Names:
             name += "_"
         return name
 
-    def to_pandas(self, part: pl.DataFrame, extra: list[str] = ()) -> Any:  # type: ignore[assignment]
-        """A collected bucket as a pandas frame under the user's column names (the ``extra``
-        columns under :meth:`free` names)."""
-        cols = list(self.safe)
+    def to_pandas(self, part: pl.DataFrame, extra: list[str] = (), cols: list[Hashable] | None = None) -> Any:  # type: ignore[assignment]
+        """A collected bucket (or the user columns ``cols`` of a table) as a pandas frame under the
+        user's column names (the ``extra`` columns under :meth:`free` names)."""
+        cols = list(self.safe) if cols is None else cols
         pdf = to_pandas(part, [self.safe[c] for c in cols] + list(extra))
         pdf.columns = [*cols, *(self.free(e) for e in extra)]
         return pdf
@@ -155,6 +158,23 @@ def _key(group: list[Hashable], names: Names) -> pl.Expr:
         for c in group
     ]
     return cols[0] if len(cols) == 1 else pl.struct(cols)
+
+
+def with_weights_once(lf: pl.LazyFrame, plan: Any, names: Names, keep: pl.Expr | None) -> Any:
+    """The plan with a weight callable called once on every group's statistics (one streaming
+    aggregation of rows per (group key, label)), as pandas calls it: a callable that looks at all
+    groups (``n / n.sum()``, a rank) gives pandas' number, not one per bucket."""
+    if not needs_group_stats(plan):
+        return plan
+    keys = list(dict.fromkeys([*plan.group, plan.label]))
+    data = lf.filter(keep) if keep is not None else lf
+    exprs = [
+        (names.col(c).cast(pl.Float64) + 0.0).alias(names[c]) if c in plan.group and is_float(names.dtype(c)) else names.col(c)
+        for c in keys
+    ]
+    counts = data.group_by(exprs).agg(pl.len().alias("__rk_n")).collect(engine="streaming")
+    pdf = names.to_pandas(counts, ["__rk_n"], cols=keys)
+    return weights_once(plan, pdf, names.free("__rk_n"))
 
 
 def bucket_expr(group: list[Hashable], names: Names, n: int) -> pl.Expr:
