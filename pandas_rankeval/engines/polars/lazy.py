@@ -83,7 +83,15 @@ def safe_columns(lf: pl.LazyFrame, plan: Any) -> tuple[pl.LazyFrame, Names]:
     position = {name: i for i, name in enumerate(lf.collect_schema().names())}
     cols = list(dict.fromkeys(plan.columns))
     safe = {c: f"c{j}" for j, c in enumerate(cols)}
-    out = lf.select([pl.nth(position[str(c)]).alias(safe[c]) for c in cols])
+    exprs = [pl.nth(position[str(c)]).alias(safe[c]) for c in cols]
+    tb = plan.options.tiebreak
+    schema = lf.collect_schema()
+    other = {*plan.group, *plan.by, plan.label, *plan.scores}
+    if tb is not None and tb not in other and _base(schema[str(tb)]) is pl.Categorical:
+        # a Categorical ranks by its categories' order (pandas' codes, as an eager frame converts
+        # them), not lexically nor by each bucket's own order: its physical codes say that order
+        exprs[cols.index(tb)] = pl.nth(position[str(tb)]).to_physical().alias(safe[tb])
+    out = lf.select(exprs)
     return out, Names(safe, out.collect_schema())
 
 
