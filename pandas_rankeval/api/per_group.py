@@ -61,8 +61,9 @@ def per_group(
         The weight option whose per-group value goes in the ``weight`` column;
         default: the first metric's default ("count" for AUC, else "uniform").
 {metric_options}
-        A weight callable runs once per partition of whole groups on a Dask, Spark or polars
-        Lazy frame, so it must give each group a weight from that group's own statistics.
+        A weight callable is called once, on every group's statistics, on every engine (a
+        Dask, Spark or polars Lazy frame first counts the rows of each group in one pass; the
+        statistics frame, one row per group, is built in the caller's memory, as on pandas).
 {engine_options}
 
     Returns

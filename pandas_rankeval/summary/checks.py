@@ -10,13 +10,18 @@ counts.
 
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
 import pandas as pd
 
 from ..core.options import check_weight_name
-from ..core.validation import check_columns, numeric_values
+from ..core.prepare import label_levels
+from ..core.reductions import _as_weights
+from ..core.validation import InputProblem, check_columns, numeric_values
 from .plan import Plan
 
-__all__ = ["check_partitioned", "check_schema"]
+__all__ = ["check_partitioned", "check_schema", "needs_group_stats", "weights_once"]
 
 
 def check_schema(schema: pd.DataFrame, plan: Plan) -> None:
@@ -89,3 +94,54 @@ def check_partitioned(plan: Plan, engine: str) -> None:
             "auc_method='delong' with ties='expected' (the clustered DeLong interval and test, the "
             "default), or leave 'auc' out of metrics (GAUC and the list metrics are resampled exactly)."
         )
+
+
+def needs_group_stats(plan: Plan) -> bool:
+    """A weight callable: it may look at every group at once (``n / n.sum()``, a rank), so an
+    engine that evaluates in partitions calls it once, on the whole table (:func:`weights_once`)."""
+    return callable(plan.options.weight) and not isinstance(plan.options.weight, (str, pd.Series))
+
+
+def weights_once(plan: Plan, counts: pd.DataFrame, count: str) -> Plan:
+    """The plan with its weight callable called once on the whole table's group statistics,
+    its result a weight Series indexed by group key (what every partition then reads).
+
+    ``counts`` holds, for the rows the evaluation keeps, one row per distinct (group key, label)
+    with the number of rows in column ``count`` (a small aggregate any engine computes in one
+    pass). The callable sees what it sees on pandas: a frame indexed by group key (sorted) with
+    columns ``n``, ``positives`` and ``negatives``, and its result is checked with pandas' messages
+    and whole-table counts. The frame has one row per group, in the caller's memory, as it has
+    on pandas.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from pandas_rankeval.summary import make_plan
+    >>> plan = make_plan("gauc", kind="metric", group="u", label="y", scores="s", metrics=["gauc"],
+    ...                  weight=lambda st: st["n"] / st["n"].sum())
+    >>> counts = pd.DataFrame({"u": ["a", "a", "b"], "y": [0, 1, 1], "rows": [2, 1, 5]})
+    >>> weights_once(plan, counts, "rows").options.weight.round(3).to_dict()
+    {'a': 0.375, 'b': 0.625}
+    """
+    func = plan.func
+    y = numeric_values(counts[plan.label], plan.label, "label", keep_int=True)
+    rel = np.asarray(label_levels(y, plan.options.threshold, graded=False).rel, dtype=bool)
+    n = counts[count].to_numpy(dtype=np.int64)
+    keys = list(plan.group)
+    table = pd.DataFrame({**{k: counts[k] for k in keys}, "n": n, "positives": np.where(rel, n, 0)})
+    stats = table.groupby(keys if len(keys) > 1 else keys[0], sort=True, observed=True)[["n", "positives"]].sum()
+    stats["negatives"] = stats["n"] - stats["positives"]
+    out = plan.options.weight(stats)  # type: ignore[operator,misc]
+    if isinstance(out, pd.Series):
+        out = out.reindex(stats.index)
+    w = _as_weights(out, f"The 'weight' callable of {func}").reshape(-1)
+    if w.shape[0] != stats.shape[0]:
+        raise ValueError(
+            f"The 'weight' callable of {func} returned {w.shape[0]:,} values for "
+            f"{stats.shape[0]:,} groups; return one weight per row of the statistics frame."
+        )
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        raise InputProblem("group_weight", func, int(bad.sum()))
+    series = pd.Series(w, index=stats.index)
+    return dataclasses.replace(plan, options=dataclasses.replace(plan.options, weight=series))

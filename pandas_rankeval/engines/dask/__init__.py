@@ -67,6 +67,7 @@ import pandas as pd
 
 from pandas_rankeval import summary as S
 from pandas_rankeval.core.validation import missing_mask
+from pandas_rankeval.summary.checks import needs_group_stats, weights_once
 from pandas_rankeval.summary.plan import Plan
 from pandas_rankeval.summary.summary import Summary
 from pandas_rankeval.tables.per_group import display_names, per_group_table
@@ -126,6 +127,21 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
     return {"npartitions": npartitions}
 
 
+def _weights_once(ddf: Any, plan: Plan) -> Plan:
+    """A weight callable called once, on every group's statistics (one more read: rows per
+    (group key, label) among the rows kept), never once per partition: a callable that looks at
+    all groups (``n / n.sum()``, a rank) gives pandas' number."""
+    if not plan.group or not needs_group_stats(plan):
+        return plan
+    keys = list(dict.fromkeys([*plan.group, plan.label]))
+    rows = ddf[list(dict.fromkeys(plan.columns))].dropna()  # rows without a missing value
+    counts = rows.groupby(keys, dropna=True, observed=True).size().compute()
+    name = "rows"
+    while name in keys:
+        name += "_"
+    return weights_once(plan, counts.rename(name).reset_index(), name)
+
+
 # --------------------------------------------------------------------------- #
 # One call: one or two reads of the input, summed on the workers
 # --------------------------------------------------------------------------- #
@@ -134,6 +150,7 @@ def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[st
     with global AUC, its exact counts per (segment, score)."""
     npartitions = options.get("npartitions")
     ddf = _with_index(ddf, plan.columns)
+    plan = _weights_once(ddf, plan)
     job = auc_job(plan) if plan.has_auc else None
     if job is None or not plan.auc_placements:
         summary, samples = group_pass(ddf, plan, npartitions, job.scores if job else ())
@@ -178,6 +195,7 @@ def per_group(ddf: Any, plan: Plan, options: dict[str, Any]) -> Any:
     groups' table. Missing values under ``nan_policy="raise"`` raise when the result is computed,
     with the count of the partition that holds them."""
     ddf = _with_index(ddf, plan.columns)
+    plan = _weights_once(ddf, plan)
     meta = schema(ddf)
     keys = list(plan.group)
     out_meta = pd.DataFrame(

@@ -23,7 +23,7 @@ polars is already imported.
 
 from __future__ import annotations
 
-import math
+import tempfile
 from collections.abc import Hashable
 from typing import Any
 
@@ -37,7 +37,7 @@ from ...summary.plan import Plan
 from ...summary.summary import Summary
 from .auc import auc_pass
 from .convert import schema_frame, to_pandas
-from .lazy import bucket_expr, group_pass, keep_expr, scan
+from .lazy import bucket_count, bucket_expr, buckets, group_pass, keep_expr, safe_columns, scan, with_weights_once
 
 __all__ = ["NAME", "OPTIONS", "check_options", "partitioned", "per_group", "run", "schema"]
 
@@ -111,10 +111,12 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
 
 def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
     """Scan once (checks), count global AUC range by range, summarize bucket by bucket."""
-    sch = lf.collect_schema()
-    found = scan(lf, plan, sch)
+    lf, names = safe_columns(lf, plan)
+    found = scan(lf, plan, names)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
-    keep = keep_expr(plan, sch) if found.n_dropped else None
+    keep = keep_expr(plan, names) if found.n_dropped else None
+    if plan.group:
+        plan = with_weights_once(lf, plan, names, keep)
     n_rows = found.n_rows - found.n_dropped
     rows_per = options["rows_per_bucket"]
     delong = plan.auc_placements
@@ -122,12 +124,11 @@ def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Su
     placements: dict[Hashable, pl.DataFrame] = {}
     counted = None
     if plan.has_auc:
-        counted = auc_pass(lf, plan, sch, keep=keep, n_rows=n_rows, range_rows=rows_per, placements=bool(delong and plan.group))
+        counted = auc_pass(lf, plan, names, keep=keep, n_rows=n_rows, range_rows=rows_per, placements=bool(delong and plan.group))
         extras["auc"] = counted.auc
         placements = counted.placements
     if plan.group:
-        n_buckets = options["buckets"] or max(1, math.ceil(n_rows / rows_per))
-        return group_pass(lf, plan, sch, n_buckets, placements), extras
+        return group_pass(lf, plan, names, bucket_count(found, options), placements), extras
     if counted is None:  # pragma: no cover - a plan without groups is global AUC
         raise ValueError(f"{plan.func}: a plan without groups must ask for global AUC")
     weighted = plan.options.sample_weight is not None
@@ -169,20 +170,21 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     if not isinstance(frame, pl.LazyFrame):
         return one(to_pandas(frame, cols))
     opts = check_options(dict(options or {}), plan.func)
-    sch = frame.collect_schema()
-    found = scan(frame, plan, sch)
+    lf, names = safe_columns(frame, plan)
+    found = scan(lf, plan, names)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
-    keep = keep_expr(plan, sch) if found.n_dropped else None
-    data = frame.filter(keep) if keep is not None else frame  # a bucket may hold only dropped rows
-    n_rows = found.n_rows - found.n_dropped
-    n_buckets = opts["buckets"] or max(1, math.ceil(n_rows / opts["rows_per_bucket"]))
-    bucket = bucket_expr(plan.group, sch, n_buckets)
+    keep = keep_expr(plan, names) if found.n_dropped else None
+    plan = with_weights_once(lf, plan, names, keep)
+    data = lf.filter(keep) if keep is not None else lf  # a bucket may hold only dropped rows
+    n_buckets = bucket_count(found, opts)
     parts = []
-    for b in range(n_buckets):
-        q = data.filter(bucket == b) if n_buckets > 1 else data
-        part = q.select(cols).collect(engine="streaming")
-        if part.height:
-            parts.append(one(to_pandas(part, cols)))
+    with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
+        for q in buckets(data, bucket_expr(plan.group, names, n_buckets), n_buckets, tmp):
+            part = q.collect(engine="streaming")
+            if part.height:
+                parts.append(one(names.to_pandas(part)))
+    if not parts:  # every row dropped: pandas' table of no group
+        return one(names.to_pandas(data.head(0).collect()))
     return pl.concat(parts, how="vertical_relaxed")
 
 

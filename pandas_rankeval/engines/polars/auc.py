@@ -40,11 +40,10 @@ _SAMPLE = 200_000
 _SEED = 0x5EED
 
 
-def score_key(column: Hashable, dtype: Any) -> pl.Expr:
+def score_key(c: pl.Expr, dtype: Any) -> pl.Expr:
     """The score as the order key pandas ranks (floats as float64, -0.0 as 0.0; integers exact)."""
     base = _base(dtype)
-    c = pl.col(str(column))
-    if base in (pl.Float32, pl.Float64, pl.Decimal):
+    if base in (pl.Float32, pl.Float64):
         return c.cast(pl.Float64) + 0.0
     if base is pl.Boolean:
         return c.cast(pl.UInt8)
@@ -103,23 +102,24 @@ def _relevant(labels: pl.Series, label: Hashable, threshold: float | None) -> np
 def auc_pass(
     lf: pl.LazyFrame,
     plan: Any,
-    schema: Any,
+    names: Any,
     *,
     keep: pl.Expr | None,
     n_rows: int,
     range_rows: int,
     placements: bool,
 ) -> AucPass:
-    """Exact global-AUC counts of every (segment, score) of the plan; DeLong tables on request."""
+    """Exact global-AUC counts of every (segment, score) of the plan; DeLong tables on request.
+    ``lf`` is the renamed frame of :func:`.lazy.safe_columns` and ``names`` its :class:`.lazy.Names`."""
     o = plan.options
-    by = [str(c) for c in plan.by]
-    tb = [str(o.tiebreak)] if o.tiebreak is not None else []
-    label = str(plan.label)
-    sw = o.sample_weight
+    by = [names[c] for c in plan.by]
+    tb = [names[o.tiebreak]] if o.tiebreak is not None else []
+    label = names[plan.label]
+    sw = names[o.sample_weight] if o.sample_weight is not None else None
     out = AucPass()
     base = lf.filter(keep) if keep is not None else lf
     for i, s in enumerate(plan.scores):
-        key = score_key(s, schema[str(s)])
+        key = score_key(names.col(s), names.dtype(s))
         cuts = _cuts(base, key, n_rows, range_rows)
         bounds = [None, *cuts, None]
         parts: dict[tuple, list[tuple[int, tuple]]] = {}
@@ -133,7 +133,7 @@ def auc_pass(
                 q = q.filter(pl.col(_KEY) < hi)
             aggs = [pl.len().alias(_N)]
             if sw is not None:
-                aggs.append(pl.col(str(sw)).cast(pl.Float64).sum().alias(_W))
+                aggs.append(pl.col(sw).cast(pl.Float64).sum().alias(_W))
             keys = list(dict.fromkeys([*by, _KEY, *tb, label]))
             t = q.group_by(keys).agg(aggs).collect(engine="streaming")
             if t.height == 0:

@@ -8,7 +8,10 @@ summary reads as it reads a pandas frame:
 - an integer column with nulls becomes a nullable ``Int64``-style column (values + mask), a float
   column's nulls become NaN: missing either way, as in pandas, and 64-bit integers stay exact;
 - strings become pandas' ``str`` dtype on the Arrow buffers, categoricals pandas categoricals,
-  dates and datetimes ``datetime64``; a ``Decimal`` column becomes float64.
+  dates and datetimes ``datetime64``; a ``Decimal`` column becomes a column of ``decimal.Decimal``
+  values (object dtype), exactly what pandas holds for one: keys group by their exact value
+  (never rounded to float64, which merges keys above 2**53), a hashed bootstrap refuses them as
+  pandas does, and a score, label or weight is refused with pandas' message.
 
 Keys therefore reach the stable key hash (:func:`pandas_rankeval.inference.hashing.key_hash`) with
 the identity pandas gives them (an ``Int64`` key hashes as int64, a ``String`` key as its UTF-8
@@ -49,7 +52,7 @@ def is_float(dtype: Any) -> bool:
 
 def is_numeric(dtype: Any) -> bool:
     """Numeric or bool in pandas' eyes (what a label, score or weight may be)."""
-    return _base(dtype) in _NUMPY or _base(dtype) in (pl.Boolean, pl.Decimal)
+    return _base(dtype) in _NUMPY or _base(dtype) is pl.Boolean
 
 
 def pandas_dtype(dtype: Any) -> Any:
@@ -60,7 +63,7 @@ def pandas_dtype(dtype: Any) -> Any:
     if base is pl.Boolean:
         return np.dtype(bool)
     if base is pl.Decimal:
-        return np.dtype(np.float64)  # read as float64, as the Spark adapter reads DecimalType
+        return np.dtype(object)  # decimal.Decimal values, as pandas holds them (exact)
     if base is pl.String:
         return pd.StringDtype(na_value=np.nan)  # pandas' default "str"
     if base in (pl.Categorical, pl.Enum):
@@ -87,7 +90,7 @@ def _column(s: pl.Series) -> Any:
     base = _base(dtype)
     nulls = s.null_count()
     if base is pl.Decimal:
-        s, base = s.cast(pl.Float64), pl.Float64
+        return s.to_pandas()  # decimal.Decimal objects: exact, as in pandas
     if base in _NUMPY:
         if nulls and base in _NULLABLE:
             values = s.fill_null(0).to_numpy()

@@ -7,15 +7,24 @@
    check (:func:`pandas_rankeval.summary.raise_input_errors`), with pandas' messages, before any
    bucket is read.
 2. **Buckets**: a row's bucket is a hash of its group key (``hash(key) % B``), so every group is
-   whole in one bucket. One bucket's columns are collected at a time (streaming engine, the
-   projection and the filter pushed into the scan), converted column by column
+   whole in one bucket, and there are never more buckets than groups. With more than one bucket,
+   one streaming pass writes the plan's columns to temporary Parquet files, one directory per
+   bucket (a partitioned sink): the source is read once, whatever the number of buckets, and an
+   empty bucket has no file. Each bucket's file is then read in turn, converted column by column
    (:mod:`.convert`) and summarized by :func:`pandas_rankeval.summary.summarize`; the summaries
-   are added. Memory holds one bucket, never the table.
+   are added. Memory holds one bucket, never the table; the temporary directory (under
+   ``tempfile.gettempdir()``, removed at the end) holds the plan's columns once, compressed.
+
+Every step works on :func:`safe_columns`: the plan's columns selected by position and renamed
+``c0``, ``c1``, ... once at entry, so that no user column name is read as a pattern by polars
+(``"^s$"``, ``"*"``), and no user name can collide with the adapter's own columns (``__rk_*``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import tempfile
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -23,27 +32,80 @@ from typing import Any
 import polars as pl
 
 from ...core.options import WEIGHT_NAMES
+from ...summary.checks import needs_group_stats, weights_once
 from ...summary.partition import summarize
 from ...summary.summary import Summary, _shape, empty_summary
 from .auc import score_key
 from .convert import _base, is_float, is_numeric, to_pandas
 
-__all__ = ["Scan", "group_pass", "keep_expr", "scan"]
+__all__ = [
+    "Names", "Scan", "bucket_count", "buckets", "group_pass", "keep_expr", "safe_columns", "scan", "with_weights_once",
+]
 
 _SEED = 0x2A5EED
 
 
-def _missing(column: Hashable, dtype: Any) -> pl.Expr:
-    c = pl.col(str(column))
-    return (c.is_null() | c.is_nan()) if is_float(dtype) else c.is_null()
+@dataclass
+class Names:
+    """The plan's columns under the adapter's own names (``c0``, ``c1``, ...: never a pattern,
+    never an internal ``__rk_*`` name) and the renamed frame's schema."""
+
+    safe: dict[Hashable, str]  # user column -> name in the renamed frame
+    schema: Any  # the renamed frame's schema
+
+    def __getitem__(self, column: Hashable) -> str:
+        return self.safe[column]
+
+    def col(self, column: Hashable) -> pl.Expr:
+        return pl.col(self.safe[column])
+
+    def dtype(self, column: Hashable) -> Any:
+        return self.schema[self.safe[column]]
+
+    def free(self, name: str) -> str:
+        """``name``, or ``name`` with ``_`` appended until no user column of the plan has it."""
+        while name in self.safe:
+            name += "_"
+        return name
+
+    def to_pandas(self, part: pl.DataFrame, extra: list[str] = (), cols: list[Hashable] | None = None) -> Any:  # type: ignore[assignment]
+        """A collected bucket (or the user columns ``cols`` of a table) as a pandas frame under the
+        user's column names (the ``extra`` columns under :meth:`free` names)."""
+        cols = list(self.safe) if cols is None else cols
+        pdf = to_pandas(part, [self.safe[c] for c in cols] + list(extra))
+        pdf.columns = [*cols, *(self.free(e) for e in extra)]
+        return pdf
 
 
-def keep_expr(plan: Any, schema: Any) -> pl.Expr:
+def safe_columns(lf: pl.LazyFrame, plan: Any) -> tuple[pl.LazyFrame, Names]:
+    """The plan's columns of ``lf`` selected by position (``pl.nth``: a name is never read as a
+    regex or a wildcard) and renamed ``c0``, ``c1``, ... (no user name can collide with ours)."""
+    position = {name: i for i, name in enumerate(lf.collect_schema().names())}
+    cols = list(dict.fromkeys(plan.columns))
+    safe = {c: f"c{j}" for j, c in enumerate(cols)}
+    exprs = [pl.nth(position[str(c)]).alias(safe[c]) for c in cols]
+    tb = plan.options.tiebreak
+    schema = lf.collect_schema()
+    other = {*plan.group, *plan.by, plan.label, *plan.scores}
+    if tb is not None and tb not in other and _base(schema[str(tb)]) is pl.Categorical:
+        # a Categorical ranks by its categories' order (pandas' codes, as an eager frame converts
+        # them), not lexically nor by each bucket's own order: its physical codes say that order
+        exprs[cols.index(tb)] = pl.nth(position[str(tb)]).to_physical().alias(safe[tb])
+    out = lf.select(exprs)
+    return out, Names(safe, out.collect_schema())
+
+
+def _missing(names: Names, column: Hashable) -> pl.Expr:
+    c = names.col(column)
+    return (c.is_null() | c.is_nan()) if is_float(names.dtype(column)) else c.is_null()
+
+
+def keep_expr(plan: Any, names: Names) -> pl.Expr:
     """Rows with no missing value in any column the plan reads (the rows pandas keeps)."""
     cols = list(dict.fromkeys(plan.columns))
-    keep = ~_missing(cols[0], schema[str(cols[0])])
+    keep = ~_missing(names, cols[0])
     for c in cols[1:]:
-        keep = keep & ~_missing(c, schema[str(c)])
+        keep = keep & ~_missing(names, c)
     return keep
 
 
@@ -55,22 +117,26 @@ class Scan:
     missing: dict[Hashable, int]  # per column of the plan, in its order (zeros left out)
     n_dropped: int  # rows with a missing value in any of them
     problems: dict[tuple, int]  # as Summary.problems: values pandas refuses, among kept rows
+    n_groups: int = 0  # distinct group keys among kept rows
 
     def summary(self, plan: Any) -> Summary:
         """A summary with these counts and no segment: the summary layer raises from it."""
         return Summary({}, self.missing, self.n_dropped, self.n_rows - self.n_dropped, _shape(plan), self.problems)
 
 
-def scan(lf: pl.LazyFrame, plan: Any, schema: Any) -> Scan:
-    """One streaming aggregation: rows, missing values and refused values, whole-table counts."""
+def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
+    """One streaming aggregation: rows, missing values, refused values and distinct group keys,
+    whole-table counts."""
     cols = list(dict.fromkeys(plan.columns))
-    miss = [_missing(c, schema[str(c)]) for c in cols]
+    miss = [_missing(names, c) for c in cols]
     any_miss = pl.any_horizontal(miss)
     kept = ~any_miss
     aggs = [pl.len().alias("rows"), any_miss.sum().alias("dropped")]
     aggs += [m.sum().alias(f"m{i}") for i, m in enumerate(miss)]
-    label, o = str(plan.label), plan.options
-    ldt = schema[label]
+    if plan.group:
+        aggs.append(_key(plan.group, names).filter(kept).n_unique().alias("groups"))
+    label, o = names[plan.label], plan.options
+    ldt = names.dtype(plan.label)
     kinds: list[tuple[str, tuple]] = []
     if is_float(ldt):
         aggs.append((kept & pl.col(label).is_infinite()).sum().alias("p0"))
@@ -79,8 +145,8 @@ def scan(lf: pl.LazyFrame, plan: Any, schema: Any) -> Scan:
     if isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES:
         weights.append(o.weight)
     for j, w in enumerate(weights):
-        if is_numeric(schema[str(w)]) and _base(schema[str(w)]) is not pl.Boolean:
-            wc = pl.col(str(w)).cast(pl.Float64)
+        if is_numeric(names.dtype(w)) and _base(names.dtype(w)) is not pl.Boolean:
+            wc = names.col(w).cast(pl.Float64)
             aggs.append((kept & (wc.is_infinite() | (wc < 0))).sum().alias(f"w{j}"))
             kinds.append((f"w{j}", ("bad_weight", w)))
     if is_numeric(ldt) and _base(ldt) is not pl.Boolean and any(s.info.graded for s in plan.specs):
@@ -89,44 +155,84 @@ def scan(lf: pl.LazyFrame, plan: Any, schema: Any) -> Scan:
     row = lf.select(aggs).collect(engine="streaming").row(0, named=True)
     missing = {c: int(row[f"m{i}"]) for i, c in enumerate(cols) if row[f"m{i}"]}
     problems = {kind: int(row[name]) for name, kind in kinds if row[name]}
-    return Scan(int(row["rows"]), missing, int(row["dropped"]) if missing else 0, problems)
+    groups = int(row["groups"]) if plan.group else 0
+    return Scan(int(row["rows"]), missing, int(row["dropped"]) if missing else 0, problems, groups)
 
 
-def bucket_expr(group: list[Hashable], schema: Any, n: int) -> pl.Expr:
-    """``hash(group key) % n``: the same key lands in the same bucket (float keys as pandas
-    groups them: -0.0 with 0.0)."""
+def _key(group: list[Hashable], names: Names) -> pl.Expr:
+    """The group key as one expression (float keys as pandas groups them: -0.0 with 0.0)."""
     cols = [
-        (pl.col(str(c)).cast(pl.Float64) + 0.0).alias(str(c)) if is_float(schema[str(c)]) else pl.col(str(c))
+        (names.col(c).cast(pl.Float64) + 0.0).alias(names[c]) if is_float(names.dtype(c)) else names.col(c)
         for c in group
     ]
-    h = cols[0].hash(_SEED) if len(cols) == 1 else pl.struct(cols).hash(_SEED)
-    return h % n
+    return cols[0] if len(cols) == 1 else pl.struct(cols)
+
+
+def with_weights_once(lf: pl.LazyFrame, plan: Any, names: Names, keep: pl.Expr | None) -> Any:
+    """The plan with a weight callable called once on every group's statistics (one streaming
+    aggregation of rows per (group key, label)), as pandas calls it: a callable that looks at all
+    groups (``n / n.sum()``, a rank) gives pandas' number, not one per bucket."""
+    if not needs_group_stats(plan):
+        return plan
+    keys = list(dict.fromkeys([*plan.group, plan.label]))
+    data = lf.filter(keep) if keep is not None else lf
+    exprs = [
+        (names.col(c).cast(pl.Float64) + 0.0).alias(names[c]) if c in plan.group and is_float(names.dtype(c)) else names.col(c)
+        for c in keys
+    ]
+    counts = data.group_by(exprs).agg(pl.len().alias("__rk_n")).collect(engine="streaming")
+    pdf = names.to_pandas(counts, ["__rk_n"], cols=keys)
+    return weights_once(plan, pdf, names.free("__rk_n"))
+
+
+def bucket_expr(group: list[Hashable], names: Names, n: int) -> pl.Expr:
+    """``hash(group key) % n``: the same key lands in the same bucket."""
+    return _key(group, names).hash(_SEED) % n
+
+
+def bucket_count(found: Scan, options: dict[str, Any]) -> int:
+    """Buckets asked for (or rows / ``rows_per_bucket``), never more than the groups."""
+    n_rows = found.n_rows - found.n_dropped
+    wanted = options["buckets"] or max(1, -(-n_rows // options["rows_per_bucket"]))
+    return max(1, min(wanted, found.n_groups))
+
+
+def buckets(lf: pl.LazyFrame, bucket: pl.Expr, n_buckets: int, tmp: str) -> list[pl.LazyFrame]:
+    """The non-empty buckets of ``lf``: the frame itself for one bucket; otherwise one streaming
+    pass that writes every row to its bucket's directory under ``tmp`` (a partitioned Parquet
+    sink, the source read once), and a scan of each directory written."""
+    if n_buckets <= 1:
+        return [lf]
+    lf.with_columns(bucket.alias("__rk_b")).sink_parquet(
+        pl.PartitionBy(tmp, key="__rk_b", include_key=False), engine="streaming", mkdir=True
+    )
+    dirs = sorted(d for d in os.listdir(tmp) if d.startswith("__rk_b="))
+    return [pl.scan_parquet(os.path.join(tmp, d)) for d in dirs]
 
 
 def group_pass(
-    lf: pl.LazyFrame, plan: Any, schema: Any, n_buckets: int, placements: dict[Hashable, pl.DataFrame]
+    lf: pl.LazyFrame, plan: Any, names: Names, n_buckets: int, placements: dict[Hashable, pl.DataFrame]
 ) -> Summary:
-    """Every bucket of whole groups collected, converted and summarized in turn; the sum."""
-    cols = [str(c) for c in dict.fromkeys(plan.columns)]
-    names: list[str] = []
+    """Every bucket of whole groups collected, converted and summarized in turn; the sum.
+    ``lf`` is the renamed frame of :func:`safe_columns`."""
+    cols = [names[c] for c in dict.fromkeys(plan.columns)]
+    extra: list[str] = []
     joins: list[tuple[pl.Expr, pl.LazyFrame, list[str]]] = []
     for i, s in enumerate(plan.scores):
         if s in placements:
             table = placements[s]
             on = [c for c in table.columns if c != f"__rk_pl_{i}"]
-            joins.append((score_key(s, schema[str(s)]).alias(f"__rk_key_{i}"), table.lazy(), on))
-            names.append(f"__rk_pl_{i}")
-    part_plan = dataclasses.replace(plan, placement_columns=tuple(names)) if names else plan
-    bucket = bucket_expr(plan.group, schema, n_buckets)
+            joins.append((score_key(names.col(s), names.dtype(s)).alias(f"__rk_key_{i}"), table.lazy(), on))
+            extra.append(f"__rk_pl_{i}")
+    part_plan = dataclasses.replace(plan, placement_columns=tuple(names.free(e) for e in extra)) if extra else plan
     total = empty_summary(plan)
-    for b in range(n_buckets):
-        q = lf.filter(bucket == b) if n_buckets > 1 else lf
-        q = q.select(cols)
-        for key, table, on in joins:  # type: ignore[assignment]  # stubs narrower than runtime
-            q = q.with_columns(key).join(table, on=on, how="left", nulls_equal=False)  # type: ignore[arg-type]  # stubs narrower than runtime
-        part = q.select([*cols, *names]).collect(engine="streaming")
-        if part.height == 0:
-            continue
-        total = total + summarize(to_pandas(part, [*cols, *names]), part_plan)
-        del part
+    with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
+        for q in buckets(lf.select(cols), bucket_expr(plan.group, names, n_buckets), n_buckets, tmp):
+            for key, table, on in joins:
+                q = q.with_columns(key).join(table, on=on, how="left", nulls_equal=False)
+            part = q.select([*cols, *extra]).collect(engine="streaming")
+            if part.height == 0:
+                continue
+            total = total + summarize(names.to_pandas(part, extra), part_plan)
+            del part
     return total

@@ -90,6 +90,7 @@ from .frames import (
     as_pandas_input,
     checked_frame,
     drop_missing,
+    fresh_name,
     n_buckets,
     scan,
     weight_columns,
@@ -174,6 +175,7 @@ def per_group(sdf: SparkDataFrame, plan: Any, options: dict[str, Any]) -> SparkD
     from pandas_rankeval.tables.per_group import display_names
 
     fr, found = _scan_plan(sdf, plan)
+    plan = _weights_once(drop_missing(fr, found), plan)
     fr = as_pandas_input(drop_missing(fr, found), (), plan.label)
     data = with_bucket(fr, plan.group, n_buckets(sdf, found.n_rows, options["rows_per_bucket"], options["buckets"]))
     fields = [T.StructField(str(c), fr.types[c], True) for c in plan.group]
@@ -286,9 +288,28 @@ def _scan_plan(sdf: Any, plan: Any) -> tuple[Frame, Scan]:
     return fr, found
 
 
+def _weights_once(fr: Frame, plan: Any) -> Any:
+    """A weight callable called once, on every group's statistics (one aggregation: rows per
+    (group key, label) among the rows kept, collected to the driver: one row per group and label),
+    never once per bucket: a callable that looks at all groups (``n / n.sum()``, a rank) gives
+    pandas' number."""
+    from pandas_rankeval.summary.checks import needs_group_stats, weights_once
+
+    if not plan.group or not needs_group_stats(plan):
+        return plan
+    keys = list(dict.fromkeys([*plan.group, plan.label]))
+    data = as_pandas_input(fr, (), plan.label)
+    count = fresh_name("__rk_rows", set(fr.name.values()))
+    with _quiet():
+        pdf = data.sdf.groupBy(*[fr.name[k] for k in keys]).count().withColumnRenamed("count", count).toPandas()
+    pdf = pdf.rename(columns=fr.back)
+    return weights_once(plan, pdf, count)
+
+
 def run(sdf: Any, plan: Any, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """Scan once, summarize the buckets, count global AUC: the summed summary and the AUC counts."""
     fr, found = _scan_plan(sdf, plan)
+    plan = _weights_once(drop_missing(fr, found), plan)
     n = n_buckets(sdf, found.n_rows, options["rows_per_bucket"], options["buckets"])
     _LAST["buckets"] = n
     persisted: list[Any] = []
