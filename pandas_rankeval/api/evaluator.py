@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ..engines import engine_for
+from ..engines import engine_for, frame_kind
 from ..engines.base import check_engine_options
 from ..summary.checks import check_partitioned, check_schema
 from ..summary.plan import make_plan
@@ -29,23 +29,23 @@ _FORMAT = 1
 
 
 def _distinct_keys(frame: Any, group: list[Hashable]) -> pd.DataFrame:
-    """The distinct group keys of a frame of any supported kind, as a pandas frame."""
-    cols = [str(c) for c in group] if not isinstance(frame, pd.DataFrame) else group
-    if isinstance(frame, pd.DataFrame):
+    """The distinct group keys of a frame of any supported kind, as a pandas frame (one query)."""
+    kind = frame_kind(frame)
+    if kind == "pandas":
         return frame[group].drop_duplicates()
-    if hasattr(frame, "toPandas"):  # Spark
+    cols = [str(c) for c in group]
+    if kind == "pyspark":
         return frame.select(*cols).distinct().toPandas()
-    if hasattr(frame, "compute"):  # Dask
+    if kind == "dask":
         return frame[cols].drop_duplicates().compute()
-    from ..engines.polars.convert import to_pandas
-
-    if hasattr(frame, "collect_schema"):  # polars LazyFrame
-        return to_pandas(frame.select(cols).unique().collect(), cols)
-    if hasattr(frame, "unique") and hasattr(frame, "height"):  # polars DataFrame
-        return to_pandas(frame.select(cols).unique(), cols)
     import polars as pl
 
-    names = ", ".join('"' + c.replace('"', '""') + '"' for c in cols)  # DuckDB relation
+    from ..engines.polars.convert import to_pandas
+
+    if kind == "polars":
+        keys = frame.select(cols).unique()
+        return to_pandas(keys.collect() if isinstance(keys, pl.LazyFrame) else keys, cols)
+    names = ", ".join('"' + c.replace('"', '""') + '"' for c in cols)  # a DuckDB relation
     table = pl.from_arrow(frame.query("__rk_src", f"SELECT DISTINCT {names} FROM __rk_src").to_arrow_table())
     return to_pandas(table, cols)  # type: ignore[arg-type]
 
