@@ -104,3 +104,18 @@ def test_what_cannot_be_merged_is_refused_before_any_data():
         pre.Evaluator(group="u", label="y", scores="a", metrics=["gauc"], ci=0.9, resample="multinomial")
     with pytest.raises(ValueError, match="no chunk was added"):
         pre.Evaluator(group="u", label="y", scores="a", metrics=["gauc"]).result()
+
+
+def test_the_parquet_example_gets_the_one_call_table(tmp_path):
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, str(root / "examples" / "parquet_evaluator.py"), "--users", "600"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, check=True).stdout
+    diffs = [float(x) for x in re.findall(r"largest difference to .*?: (\S+)\n", out)]
+    assert len(diffs) == 2 and max(diffs) <= 1e-12, out
