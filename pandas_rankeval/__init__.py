@@ -19,6 +19,7 @@ from pandas_rankeval.core.registry import valid_names as metric_names
 from pandas_rankeval.core.result import Coverage, CoverageWarning, MetricResult
 from pandas_rankeval.core.validation import ColumnNotFoundError
 from .api.compare import compare as compare
+from .api.evaluator import Evaluator as Evaluator
 from .api import metrics as _api_metrics
 from .api.metrics import auc as auc, average_precision as average_precision, gauc as gauc, hit_rate as hit_rate, mrr as mrr, ndcg as ndcg, precision as precision, recall as recall
 from .api.per_group import per_group as per_group
@@ -44,6 +45,7 @@ __all__ = [
     "Coverage",
     "CoverageWarning",
     "ColumnNotFoundError",
+    "Evaluator",
 ]
 
 _accessor.register()

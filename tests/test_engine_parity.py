@@ -1,7 +1,7 @@
 """One public function, every engine: the same numbers as pandas (to 1e-12), the same errors.
 
 Every public function has ONE test body, parametrized by engine (pandas, polars eager, polars
-lazy, Dask, Spark) and by a few cases, each of which exercises several things at once (string,
+lazy, Dask, Spark, DuckDB) and by a few cases, each of which exercises several things at once (string,
 integer and two-column group keys; scores tied across partitions; missing values under each
 ``nan_policy``; segments; intervals and p-values with the same seed). The reference is pandas on
 the frame as built; the pandas case itself runs on the rows shuffled, with another index.
@@ -31,7 +31,7 @@ pytestmark = [
 ATOL = 1e-12
 
 #: Engines under test, every one in every run.
-ENGINES = ["pandas", "polars", "polars-lazy", "dask", "spark"]
+ENGINES = ["pandas", "polars", "polars-lazy", "dask", "spark", "duckdb"]
 
 
 def make_frame(keys: str, seed: int = 0, n_groups: int = 40, nulls: bool = False) -> pd.DataFrame:
@@ -87,13 +87,21 @@ def engine_frame(request: pytest.FixtureRequest, engine: str) -> Callable[[pd.Da
         ctx = dask.config.set({"scheduler": "synchronous", "dataframe.shuffle.method": "tasks"})
         request.addfinalizer(lambda: ctx.__exit__(None, None, None))
         return lambda df: dd.from_pandas(df, npartitions=3, sort=False)
+    if engine == "duckdb":
+        import duckdb
+
+        con = duckdb.connect()
+        request.addfinalizer(con.close)
+        # Arrow batches of 7 rows: global AUC's distinct scores are cut into many ranges
+        request.getfixturevalue("monkeypatch").setattr("pandas_rankeval.engines.duckdb.sql.BATCH", 7)
+        return lambda df: con.from_df(df)
     spark = request.getfixturevalue("spark")
     return lambda df: spark.createDataFrame(df)
 
 
 #: Engine options that make every engine split the frame (the defaults would not for small frames);
 #: a polars LazyFrame also cuts global AUC's scores into ranges of ~30 distinct values.
-OPTIONS = {"dask": {"npartitions": 2}, "spark": {"buckets": 3}, "polars-lazy": {"buckets": 3, "rows_per_bucket": 30}}
+OPTIONS = {"dask": {"npartitions": 2}, "spark": {"buckets": 3}, "duckdb": {"buckets": 3}, "polars-lazy": {"buckets": 3, "rows_per_bucket": 30}}
 
 
 def call(engine: str, name: str, frame: Any, **kw: Any) -> Any:

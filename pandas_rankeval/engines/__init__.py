@@ -1,7 +1,7 @@
 """Engines: adapters that get whole groups into partitions and add the summaries up.
 
 :func:`engine_for` picks the adapter of a frame from its type's module (``pandas``, ``polars``,
-``dask``, ``pyspark``) and imports that adapter only then: evaluating a pandas frame never imports
+``dask``, ``pyspark``, ``duckdb``) and imports that adapter only then: evaluating a pandas frame never imports
 Dask, Spark or polars. Every adapter follows the protocol of :mod:`pandas_rankeval.engines.base`.
 """
 
@@ -18,10 +18,11 @@ ENGINES: dict[str, tuple[str, str]] = {
     "polars": ("pandas_rankeval.engines.polars", "a polars DataFrame or LazyFrame"),
     "dask": ("pandas_rankeval.engines.dask", "a Dask DataFrame"),
     "pyspark": ("pandas_rankeval.engines.spark", "a Spark DataFrame (classic or Connect)"),
+    "duckdb": ("pandas_rankeval.engines.duckdb", "a DuckDB relation"),
 }
 
 #: Class names that are frames (a Series or an Index of any library is not).
-_FRAMES = ("DataFrame", "LazyFrame")
+_FRAMES = ("DataFrame", "LazyFrame", "DuckDBPyRelation")
 
 #: Module roots that are another name of an engine's library (Dask 2024-2025 ships its
 #: DataFrame from the separate ``dask_expr`` package).
@@ -60,7 +61,7 @@ def engine_for(frame: Any, func: str) -> Any:
     >>> engine_for([1, 2], "gauc")
     Traceback (most recent call last):
     ...
-    TypeError: gauc expects a pandas DataFrame (or a polars DataFrame or LazyFrame, a Dask DataFrame, a Spark DataFrame (classic or Connect)) as its first argument; got list.
+    TypeError: gauc expects a pandas DataFrame (or a polars DataFrame or LazyFrame, a Dask DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation) as its first argument; got list.
     """
     kind = frame_kind(frame)
     if kind is not None:

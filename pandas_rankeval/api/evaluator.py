@@ -1,0 +1,228 @@
+"""The evaluation summary as a public, mergeable object: update it chunk by chunk, merge, ship.
+
+An :class:`Evaluator` holds what a partition of whole groups reduces to (sums over groups, exact
+counters, hashed bootstrap and sign-flip sums: never a per-group row) and the stable hashes of
+the groups it has seen. Chunks may be evaluated in any order, in any process, and merged; the
+result is the table of :func:`pandas_rankeval.report` (or :func:`pandas_rankeval.compare`) on
+all the rows at once.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Hashable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..engines import engine_for, frame_kind
+from ..engines.base import check_engine_options
+from ..summary.checks import check_partitioned, check_schema
+from ..summary.plan import make_plan
+from ..summary.summary import Summary
+from ..tables import finalize
+
+__all__ = ["Evaluator"]
+
+_FORMAT = 1
+
+
+def _distinct_keys(frame: Any, group: list[Hashable]) -> pd.DataFrame:
+    """The distinct group keys of a frame of any supported kind, as a pandas frame (one query)."""
+    kind = frame_kind(frame)
+    if kind == "pandas":
+        return frame[group].drop_duplicates()
+    cols = [str(c) for c in group]
+    if kind == "pyspark":
+        return frame.select(*cols).distinct().toPandas()
+    if kind == "dask":
+        return frame[cols].drop_duplicates().compute()
+    import polars as pl
+
+    from ..engines.polars.convert import to_pandas
+
+    if kind == "polars":
+        keys = frame.select(cols).unique()
+        return to_pandas(keys.collect() if isinstance(keys, pl.LazyFrame) else keys, cols)
+    names = ", ".join('"' + c.replace('"', '""') + '"' for c in cols)  # a DuckDB relation
+    table = pl.from_arrow(frame.query("__rk_src", f"SELECT DISTINCT {names} FROM __rk_src").to_arrow_table())
+    return to_pandas(table, cols)  # type: ignore[arg-type]
+
+
+def _key_hashes(keys: pd.DataFrame) -> np.ndarray:
+    from ..inference.hashing import key_hash
+
+    keys = keys.dropna()
+    return np.unique(key_hash(keys.iloc[:, 0] if keys.shape[1] == 1 else keys))
+
+
+class Evaluator:
+    """Evaluate a ranking log chunk by chunk: ``update`` with frames of whole groups, ``merge``
+    evaluators made anywhere, ``result`` for the one-call table.
+
+    Parameters
+    ----------
+    group, label, scores, metrics, by, ci, **options
+        As in :func:`pandas_rankeval.report` (``kind="report"``) or
+        :func:`pandas_rankeval.compare` (``kind="compare"``; ``baseline`` among the options).
+        Global AUC (``"auc"``) is not a sum over groups and is not taken: use ``"gauc"``, or the
+        one-call function on a frame of every row.
+    kind : {"report", "compare"}
+        The table :meth:`result` gives.
+
+    Notes
+    -----
+    Every group must be whole in one update: a group seen in two updates (or in both of two
+    merged evaluators) raises a ``ValueError`` that names it. The bootstrap is the hashed Poisson
+    one (each group's draws come from its key), so the interval equals the one-call interval for
+    the same seed however the groups were split.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"u": [1, 1, 2, 2, 3, 3], "y": [1, 0, 0, 1, 1, 0],
+    ...                    "s": [0.9, 0.2, 0.4, 0.3, 0.8, 0.1]})
+    >>> ev = pre.Evaluator(group="u", label="y", scores="s", metrics=["gauc", "mrr"])
+    >>> a = ev.update(df[df.u < 3])
+    >>> b = pre.Evaluator(group="u", label="y", scores="s", metrics=["gauc", "mrr"]).update(df[df.u == 3])
+    >>> merged = pre.Evaluator.from_bytes((a | b).to_bytes())
+    >>> merged.result()[["gauc", "mrr"]].round(4).to_dict("records")
+    [{'gauc': 0.6667, 'mrr': 0.8333}]
+    >>> a.update(df[df.u == 1])
+    Traceback (most recent call last):
+    ...
+    ValueError: Evaluator.update: group u=1 is in this chunk and in an earlier one (1 group in all); every group must be whole in one update. Split the rows by group key (for example by hash of the key, or by files that each hold whole groups), or concatenate the chunks of a group before updating.
+    """
+
+    def __init__(
+        self,
+        *,
+        group: Hashable | Sequence[Hashable],
+        label: Hashable,
+        scores: Hashable | Sequence[Hashable],
+        metrics: str | Sequence[str] = ("gauc", "mrr", "ndcg@10"),
+        by: Hashable | Sequence[Hashable] | None = None,
+        ci: float | None = None,
+        kind: Literal["report", "compare"] = "report",
+        **options: Any,
+    ) -> None:
+        if kind not in ("report", "compare"):
+            raise ValueError(f"The 'kind' parameter of Evaluator must be 'report' or 'compare'. Got {kind!r} instead.")
+        if kind == "compare" and ci is None:
+            ci = 0.95
+        options.setdefault("resample", "poisson")
+        self._kind = kind
+        self._kwargs: dict[str, Any] = dict(
+            group=group, label=label, scores=scores, metrics=metrics, by=by, ci=ci, **options
+        )
+        self._schema: pd.DataFrame | None = None
+        self._summary: Summary | None = None
+        self._hashes = np.empty(0, dtype=np.uint64)
+        self._plan = self._make_plan(None)  # every parameter checked now, before any data
+
+    # ------------------------------------------------------------------ #
+    def _make_plan(self, schema: pd.DataFrame | None) -> Any:
+        plan = make_plan(self._kind, kind=self._kind, df=schema, **self._kwargs)
+        if plan.has_auc:
+            raise ValueError(
+                f"Evaluator: global AUC ('auc' in metrics) is not a sum over groups, so chunks cannot "
+                f"be merged exactly; ask for 'gauc' (the per-group AUC), or call pandas_rankeval.{self._kind} "
+                "on a frame of every row (a DuckDB relation over all the files, for example)."
+            )
+        check_partitioned(plan, "chunked")
+        return plan
+
+    def _seen(self, new: np.ndarray, keys: pd.DataFrame | None, where: str) -> None:
+        both = np.intersect1d(self._hashes, new, assume_unique=True)
+        if not both.shape[0]:
+            return
+        names = [str(g) for g in self._plan.group]
+        who = f"a group (key hash {int(both[0])})"
+        if keys is not None:
+            from ..inference.hashing import key_hash
+
+            k = keys.dropna()
+            h = key_hash(k.iloc[:, 0] if k.shape[1] == 1 else k)
+            row = k.iloc[int(np.flatnonzero(np.isin(h, both[:1]))[0])]
+            who = "group " + ", ".join(f"{n}={v!r}" for n, v in zip(names, row.tolist()))
+        n = both.shape[0]
+        raise ValueError(
+            f"Evaluator.{where}: {who} is in this chunk and in an earlier one ({n} group{'s' * (n != 1)} in all); "
+            "every group must be whole in one update. Split the rows by group key (for example by hash "
+            "of the key, or by files that each hold whole groups), or concatenate the chunks of a group "
+            "before updating."
+        )
+
+    def update(self, frame: Any, engine_options: dict[str, Any] | None = None) -> Evaluator:
+        """Add a chunk of whole groups (any supported frame); returns ``self``."""
+        engine = engine_for(frame, "Evaluator.update")
+        options = check_engine_options(engine, engine_options, "Evaluator.update")
+        schema = engine.schema(frame)
+        plan = self._make_plan(schema)
+        check_schema(schema, plan)
+        keys = _distinct_keys(frame, list(plan.group))
+        new = _key_hashes(keys)
+        self._seen(new, keys, "update")
+        summary, _ = engine.run(frame, plan, options)
+        self._plan = plan
+        self._schema = schema.iloc[:0]
+        self._summary = summary if self._summary is None else self._summary + summary
+        self._hashes = np.union1d(self._hashes, new)
+        return self
+
+    def merge(self, other: Evaluator) -> Evaluator:
+        """A new evaluator holding both (the same parameters; no group in both)."""
+        if not isinstance(other, Evaluator):
+            raise TypeError(f"Evaluator.merge expects an Evaluator; got {type(other).__name__}.")
+        if (self._kind, _canon(self._kwargs)) != (other._kind, _canon(other._kwargs)):
+            raise ValueError("Evaluator.merge: the two evaluators were made with different parameters; "
+                             "make every part with the same Evaluator(...) call.")
+        self._seen(other._hashes, None, "merge")
+        out = Evaluator.__new__(Evaluator)
+        out.__dict__.update(self.__dict__)
+        out._hashes = np.union1d(self._hashes, other._hashes)
+        out._schema = self._schema if self._schema is not None else other._schema
+        if self._summary is None or other._summary is None:
+            out._summary = self._summary if other._summary is None else other._summary
+            out._plan = self._plan if self._summary is not None else other._plan
+        else:
+            out._summary = self._summary + other._summary
+        return out
+
+    __or__ = merge
+
+    def result(self) -> Any:
+        """The table of :func:`pandas_rankeval.report` (or ``compare``) on every row seen."""
+        if self._summary is None:
+            raise ValueError("Evaluator.result: no chunk was added; call update(frame) first.")
+        return finalize(self._summary, self._plan)
+
+    def to_bytes(self) -> bytes:
+        """The evaluator as bytes (:meth:`from_bytes` reads them back), to ship between processes."""
+        return pickle.dumps({
+            "format": _FORMAT, "kind": self._kind, "kwargs": self._kwargs, "schema": self._schema,
+            "summary": None if self._summary is None else self._summary.to_bytes(), "hashes": self._hashes,
+        })
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Evaluator:
+        """The evaluator that :meth:`to_bytes` wrote."""
+        d = pickle.loads(data)
+        if not isinstance(d, dict) or d.get("format") != _FORMAT:
+            raise ValueError("Evaluator.from_bytes: these bytes were not written by Evaluator.to_bytes of this version.")
+        ev = cls(kind=d["kind"], **d["kwargs"])
+        ev._schema = d["schema"]
+        if d["summary"] is not None:
+            ev._summary = Summary.from_bytes(d["summary"])
+            ev._plan = ev._make_plan(ev._schema)
+        ev._hashes = d["hashes"]
+        return ev
+
+    def __repr__(self) -> str:
+        return f"Evaluator(kind={self._kind!r}, groups={self._hashes.shape[0]})"
+
+
+def _canon(kwargs: dict[str, Any]) -> str:
+    return repr(sorted((k, repr(v)) for k, v in kwargs.items()))

@@ -1,0 +1,224 @@
+"""A DuckDB relation, pass by pass: one aggregate scan, global AUC by ``GROUP BY score``, buckets.
+
+1. **Scan** (one aggregate query, one row back): rows, missing values per column (null, or NaN in
+   a float column: missing in pandas either way), rows dropped, and the values pandas refuses
+   (infinite labels, negative labels for graded metrics, negative or infinite weights). Their
+   errors are raised from these whole-table counts by the summary layer's own check, with
+   pandas' messages, before any other query runs.
+2. **Global AUC**: DuckDB counts the rows per distinct (segment, score, tie-break value, label)
+   (``GROUP BY``, ``ORDER BY`` score, DuckDB's threads), and the ordered table is streamed as
+   Arrow batches; each batch, cut so that no distinct key straddles two batches, is a range of
+   distinct scores whose exact counts are chained in score order in Python integers, as the other
+   partitioned engines chain theirs.
+3. **Buckets**: ``hash(group key) % B`` puts every group whole in one bucket; one query
+   ``ORDER BY bucket`` streams the rows once, cut at bucket boundaries, and every bucket is
+   summarized by the shared per-partition code; the summaries are added. The bucket numbers only
+   decide which groups travel together: no number depends on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ... import summary as S
+from ...core.options import WEIGHT_NAMES
+from ...summary.summary import Summary, _shape
+from ..polars.auc import _placement_table, _relevant, _segment_keys
+from ..polars.convert import _base, is_float, is_numeric
+
+__all__ = ["AucPass", "Scan", "auc_pass", "bucket_batches", "q", "scan"]
+
+_SRC = "__rk_src"
+_KEY, _N, _W, _B = "__rk_key", "__rk_n", "__rk_w", "__rk_bucket"
+#: Arrow rows fetched at a time.
+BATCH = 1_000_000
+
+
+def q(name: Hashable) -> str:
+    """A column name as a quoted SQL identifier."""
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def query(rel: Any, sql: str) -> Any:
+    """``sql`` over the relation (named ``__rk_src`` in it)."""
+    return rel.query(_SRC, sql)
+
+
+def _missing(column: Hashable, dtype: Any) -> str:
+    c = q(column)
+    return f"({c} IS NULL OR isnan({c}))" if is_float(dtype) else f"({c} IS NULL)"
+
+
+def keep_sql(plan: Any, schema: Any) -> str:
+    """Rows with no missing value in any column the plan reads (the rows pandas keeps)."""
+    return " AND ".join(f"NOT {_missing(c, schema[str(c)])}" for c in dict.fromkeys(plan.columns))
+
+
+@dataclass
+class Scan:
+    """What the one aggregation over the input found."""
+
+    n_rows: int
+    missing: dict[Hashable, int]
+    n_dropped: int
+    problems: dict[tuple, int]
+
+    def summary(self, plan: Any) -> Summary:
+        """A summary with these counts and no segment: the summary layer raises from it."""
+        return Summary({}, self.missing, self.n_dropped, self.n_rows - self.n_dropped, _shape(plan), self.problems)
+
+
+def scan(rel: Any, plan: Any, schema: Any) -> Scan:
+    """One aggregate query: rows, missing values and refused values, whole-table counts."""
+    cols = list(dict.fromkeys(plan.columns))
+    miss = [_missing(c, schema[str(c)]) for c in cols]
+    any_miss = "(" + " OR ".join(miss) + ")"
+    kept = f"NOT {any_miss}"
+    aggs = ["count(*)", f"count_if({any_miss})"] + [f"count_if({m})" for m in miss]
+    label, o = plan.label, plan.options
+    ldt = schema[str(label)]
+    kinds: list[tuple[int, tuple]] = []
+    if is_float(ldt):
+        kinds.append((len(aggs), ("infinite_label", label)))
+        aggs.append(f"count_if({kept} AND isinf({q(label)}))")
+    weights = [o.sample_weight] if o.sample_weight is not None else []
+    if isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES:
+        weights.append(o.weight)
+    for w in weights:
+        if is_numeric(schema[str(w)]) and _base(schema[str(w)]) is not pl.Boolean:
+            wc = f"CAST({q(w)} AS DOUBLE)"
+            kinds.append((len(aggs), ("bad_weight", w)))
+            aggs.append(f"count_if({kept} AND (isinf({wc}) OR {wc} < 0))")
+    if is_numeric(ldt) and _base(ldt) is not pl.Boolean and any(s.info.graded for s in plan.specs):
+        kinds.append((len(aggs), ("negative_label", label)))
+        aggs.append(f"count_if({kept} AND CAST({q(label)} AS DOUBLE) < 0)")
+    row = query(rel, f"SELECT {', '.join(aggs)} FROM {_SRC}").fetchall()[0]
+    missing = {c: int(row[2 + i]) for i, c in enumerate(cols) if row[2 + i]}
+    problems = {kind: int(row[j]) for j, kind in kinds if row[j]}
+    return Scan(int(row[0]), missing, int(row[1]) if missing else 0, problems)
+
+
+def score_key(column: Hashable, dtype: Any) -> str:
+    """The score as the order key pandas ranks: floats and decimals (HUGEINT too: pandas reads them
+    as float64) as DOUBLE with -0.0 as 0.0; integers exact; booleans as 0/1."""
+    base = _base(dtype)
+    c = q(column)
+    if base in (pl.Float32, pl.Float64, pl.Decimal):
+        return f"(CAST({c} AS DOUBLE) + 0.0)"
+    if base is pl.Boolean:
+        return f"CAST({c} AS UTINYINT)"
+    return c
+
+
+def _chunks(reader: Any, keys: list[str]) -> Iterator[pl.DataFrame]:
+    """The ordered stream as polars frames, each cut after the last complete run of ``keys``
+    (a run of equal keys never straddles two frames)."""
+    held: pl.DataFrame | None = None
+    for batch in reader:
+        t = pl.from_arrow(batch)
+        assert isinstance(t, pl.DataFrame)
+        if held is not None:
+            t = pl.concat([held, t], how="vertical_relaxed")
+        last = t.tail(1).select(keys)
+        same = t.select(pl.all_horizontal([pl.col(k).eq_missing(last.get_column(k)[0]) for k in keys])).to_series()
+        n_tail = int(same.sum())  # sorted: the rows equal to the last one are the last rows
+        if n_tail == t.height:
+            held = t
+            continue
+        held = t.tail(n_tail) if n_tail else None
+        yield t.head(t.height - n_tail)
+    if held is not None and held.height:
+        yield held
+
+
+@dataclass
+class AucPass:
+    """What the score passes found."""
+
+    auc: dict[tuple[tuple, Hashable], Any] = field(default_factory=dict)
+    placements: dict[Hashable, pl.DataFrame] = field(default_factory=dict)
+    n_pos: int = 0
+    n_rows: int = 0
+
+
+def auc_pass(rel: Any, plan: Any, schema: Any, *, keep: str | None, placements: bool, batch: int | None = None) -> AucPass:
+    """Exact global-AUC counts of every (segment, score) of the plan; DeLong tables on request."""
+    o = plan.options
+    by = [str(c) for c in plan.by]
+    tb = [str(o.tiebreak)] if o.tiebreak is not None else []
+    label = str(plan.label)
+    sw = o.sample_weight
+    out = AucPass()
+    where = f" WHERE {keep}" if keep else ""
+    for i, s in enumerate(plan.scores):
+        keys = list(dict.fromkeys([*by, _KEY, *tb, label]))
+        sel = [q(c) for c in by] + [f"{score_key(s, schema[str(s)])} AS {_KEY}"]
+        sel += [q(c) for c in tb if c not in by] + ([q(label)] if label not in [*by, *tb] else [])
+        aggs = [f"count(*) AS {_N}"] + ([f"sum(CAST({q(sw)} AS DOUBLE)) AS {_W}"] if sw is not None else [])
+        order = [q(c) for c in by] + [_KEY] + [f"{q(c)} DESC" for c in tb]
+        sql = (
+            f"SELECT {', '.join(sel)}, {', '.join(aggs)} FROM {_SRC}{where} "
+            f"GROUP BY ALL ORDER BY {', '.join(order)}"
+        )
+        reader = query(rel, sql).to_arrow_reader(batch or BATCH)
+        parts: dict[tuple, list[tuple[int, tuple]]] = {}
+        pieces: list[Any] = []
+        for r, t in enumerate(_chunks(reader, list(dict.fromkeys([*by, _KEY, *tb])))):
+            rel_ = _relevant(t.get_column(label), plan.label, o.threshold)
+            n = t.get_column(_N).to_numpy().astype(np.int64)
+            mass = n if sw is None else t.get_column(_W).to_numpy()
+            if i == 0:
+                out.n_pos += int(n[rel_].sum())
+                out.n_rows += int(n.sum())
+            zero = np.zeros_like(mass)
+            run = t.select(pl.struct([*by, _KEY, *tb]).rle_id()).to_series().to_numpy()
+            first = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
+            pos = np.add.reduceat(np.where(rel_, mass, zero), first)
+            neg = np.add.reduceat(np.where(rel_, zero, mass), first)
+            if by:
+                seg = t.select(pl.struct(by).rle_id()).to_series().to_numpy()[first]
+                seg_first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
+            else:
+                seg_first = np.zeros(1, dtype=np.int64)
+            seg_keys = _segment_keys(t, by, first[seg_first])
+            ends = np.r_[seg_first[1:], first.shape[0]]
+            for key_, a, b in zip(seg_keys, seg_first, ends):  # one iteration per segment of the range
+                parts.setdefault(key_, []).append((r, S.auc_counts_sorted(pos[a:b], neg[a:b])))
+            if placements:
+                pieces.append((r, t.select(keys), rel_, run, first, pos, neg, list(zip(seg_keys, seg_first, ends))))
+        for key_, items in parts.items():
+            out.auc[(key_, s)] = S.chain_auc([c for _, c in items])
+        if placements and pieces:
+            out.placements[s] = _placement_table(parts, pieces, i)
+    return out
+
+
+def bucket_sql(group: list[Hashable], schema: Any, n: int) -> str:
+    """``hash(group key) % n`` (float keys as pandas groups them: -0.0 with 0.0)."""
+    cols = [f"(CAST({q(c)} AS DOUBLE) + 0.0)" if is_float(schema[str(c)]) else q(c) for c in group]
+    return f"(hash({', '.join(cols)}) % {int(n)})"
+
+
+def bucket_batches(rel: Any, plan: Any, schema: Any, n_buckets: int, *, keep: str | None = None,
+                   batch: int | None = None) -> Iterator[pl.DataFrame]:
+    """The plan's columns, one polars frame per bucket of whole groups, from one ordered query."""
+    cols = [str(c) for c in dict.fromkeys(plan.columns)]
+    where = f" WHERE {keep}" if keep else ""
+    sel = ", ".join(q(c) for c in cols)
+    if n_buckets <= 1:
+        t = pl.from_arrow(query(rel, f"SELECT {sel} FROM {_SRC}{where}").to_arrow_table())
+        assert isinstance(t, pl.DataFrame)
+        if t.height:
+            yield t
+        return
+    sql = f"SELECT {sel}, {bucket_sql(plan.group, schema, n_buckets)} AS {_B} FROM {_SRC}{where} ORDER BY {_B}"
+    for t in _chunks(query(rel, sql).to_arrow_reader(batch or BATCH), [_B]):
+        b = t.get_column(_B).to_numpy()
+        cuts = np.flatnonzero(b[1:] != b[:-1]) + 1
+        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, t.height]):
+            yield t.slice(int(lo), int(hi - lo)).drop(_B)
