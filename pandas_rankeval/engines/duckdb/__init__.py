@@ -44,7 +44,20 @@ ROWS_PER_BUCKET = 2_000_000
 
 
 def _polars_schema(rel: Any) -> Any:
-    return rel.limit(0).pl().schema
+    return _as_pandas_reads(rel).limit(0).pl().schema
+
+
+def _as_pandas_reads(rel: Any) -> Any:
+    """DECIMAL and HUGEINT columns as DOUBLE, as pandas reads a relation (``rel.df()``); others unchanged."""
+    cols, changed = [], False
+    for name, kind in zip(rel.columns, rel.types):
+        q = '"' + str(name).replace('"', '""') + '"'
+        if str(kind).upper().startswith(("DECIMAL", "HUGEINT", "UHUGEINT")):
+            cols.append(f"CAST({q} AS DOUBLE) AS {q}")
+            changed = True
+        else:
+            cols.append(q)
+    return rel.project(", ".join(cols)) if changed else rel
 
 
 def schema(frame: Any) -> pd.DataFrame:
@@ -107,6 +120,7 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     [{'auc': 0.8333, 'gauc': 0.5}]
     """
     opts = check_options(dict(options or {}), plan.func)
+    frame = _as_pandas_reads(frame)
     sch = _polars_schema(frame)
     found = scan(frame, plan, sch)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any other query
@@ -146,7 +160,7 @@ def _group_pass(rel: Any, plan: Plan, sch: Any, n_buckets: int, placements: dict
         if s in placements:
             table = placements[s]
             on = [c for c in table.columns if c != f"__rk_pl_{i}"]
-            joins.append((pl_score_key(s, sch[str(s)]).alias(f"__rk_key_{i}"), table, on))
+            joins.append((pl_score_key(pl.col(str(s)), sch[str(s)]).alias(f"__rk_key_{i}"), table, on))
             names.append(f"__rk_pl_{i}")
     part_plan = dataclasses.replace(plan, placement_columns=tuple(names)) if names else plan
     total = empty_summary(plan)
@@ -176,6 +190,7 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     from ...tables.per_group import per_group_table
 
     opts = check_options(dict(options or {}), plan.func)
+    frame = _as_pandas_reads(frame)
     sch = _polars_schema(frame)
     found = scan(frame, plan, sch)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read

@@ -228,8 +228,8 @@ def group_pass(
     total = empty_summary(plan)
     with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
         for q in buckets(lf.select(cols), bucket_expr(plan.group, names, n_buckets), n_buckets, tmp):
-            for key, table, on in joins:
-                q = q.with_columns(key).join(table, on=on, how="left", nulls_equal=False)
+            for key, table, on in joins:  # type: ignore[assignment]  # stubs narrower than runtime
+                q = q.with_columns(key).join(table, on=on, how="left", nulls_equal=False)  # type: ignore[arg-type]  # stubs narrower than runtime
             part = q.select([*cols, *extra]).collect(engine="streaming")
             if part.height == 0:
                 continue
