@@ -73,6 +73,32 @@ def schema(frame: Any) -> pd.DataFrame:
     return schema_frame(_polars_schema(frame))
 
 
+def _weights_once(rel: Any, plan: Plan) -> Plan:
+    """A weight callable called once, on the whole table's group statistics (one SQL aggregate of
+    rows per (group key, label) over the rows the evaluation keeps), as on every engine."""
+    from ...summary.checks import needs_group_stats, weights_once
+
+    if not plan.group or not needs_group_stats(plan):
+        return plan
+
+    def q(c: Any) -> str:
+        return '"' + str(c).replace('"', '""') + '"'
+
+    wanted = {str(c) for c in plan.columns}
+    conds = []
+    if plan.options.nan_policy == "omit":
+        for name, kind in zip(rel.columns, rel.types):
+            if name in wanted:
+                floating = str(kind).upper() in ("DOUBLE", "FLOAT", "REAL")
+                conds.append(f"{q(name)} IS NOT NULL" + (f" AND NOT isnan({q(name)})" if floating else ""))
+    count = "n"
+    while count in rel.columns:
+        count = "_" + count
+    keys = ", ".join(q(k) for k in [*plan.group, plan.label])
+    kept = rel.filter(" AND ".join(conds)) if conds else rel
+    return weights_once(plan, kept.aggregate(f"{keys}, count(*) AS {q(count)}", keys).df(), count)
+
+
 def partitioned(frame: Any) -> bool:
     """A relation is always evaluated in buckets of whole groups."""
     return True
@@ -123,6 +149,7 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     frame = _as_pandas_reads(frame)
     sch = _polars_schema(frame)
     found = scan(frame, plan, sch)
+    plan = _weights_once(frame, plan)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any other query
     keep = keep_sql(plan, sch) if found.n_dropped else None
     extras: dict[str, Any] = {}
@@ -193,6 +220,7 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     frame = _as_pandas_reads(frame)
     sch = _polars_schema(frame)
     found = scan(frame, plan, sch)
+    plan = _weights_once(frame, plan)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
     keep = keep_sql(plan, sch) if found.n_dropped else None
     cols = [str(c) for c in dict.fromkeys(plan.columns)]
