@@ -27,6 +27,7 @@ from .exports import (
     to_json,
     write_parquet,
 )
+from .footer import FooterLines
 from .html import to_html
 from .layout import to_text
 from .views import (
@@ -69,11 +70,12 @@ class ResultTable(pd.DataFrame):
 
     def footer(self, level: str = "full") -> list[str]:
         """The footer lines: ``"full"`` (every fact, as every export carries them) or
-        ``"short"`` (the two or three shown under the table)."""
+        ``"short"`` (the two or three shown under the table). A list of strings that
+        prints as the lines: ``print(table.footer())``."""
         if level not in ("full", "short"):
             raise ValueError(f"The 'level' parameter of footer() must be 'full' or 'short'. Got {level!r} instead.")
         footer = footer_of(self)
-        return footer.lines if level == "full" else footer.short
+        return FooterLines(footer.lines if level == "full" else footer.short)
 
     def to_text(self, footer: str = "short", width: int | None = None) -> str:
         """The table as printed in a terminal: parts of whole column groups that fit ``width``
@@ -255,4 +257,4 @@ def footer_lines(df: pd.DataFrame, level: str = "full") -> list[str]:
     if level not in FOOTERS[:2]:
         raise ValueError(f"The 'level' parameter must be 'full' or 'short'. Got {level!r} instead.")
     footer = footer_of(df)
-    return footer.lines if level == "full" else footer.short
+    return FooterLines(footer.lines if level == "full" else footer.short)

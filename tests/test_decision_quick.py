@@ -1,0 +1,87 @@
+"""The quick items of the decision view (issue 28), each asserted on the rendered output:
+text (``print``, ``to_text``, ``compact``) and HTML.
+
+- 10: ``print(table.footer())`` prints the lines; no difference shows as ``-0.0000``; the
+  coverage sentence says what is used and what is skipped; one comparison is singular;
+- 4: a printed table with intervals says their level next to the numbers;
+- 6: polars users get polars' fix; a non-hashable column parameter gets a TypeError that
+  names the parameter; a Series is described, not dumped; ``to_polars()``.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from contextlib import redirect_stdout
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_rankeval as pre
+from pandas_rankeval.display.table import as_result_table, footer_lines
+
+
+@pytest.fixture(scope="module")
+def imp() -> pd.DataFrame:
+    return pre.datasets.make_impressions(n_users=300, seed=4)
+
+
+@pytest.fixture(scope="module")
+def one_cmp(imp: pd.DataFrame) -> pd.DataFrame:
+    return pre.compare(imp, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a", metrics=["gauc"])
+
+
+def _printed(obj: object) -> str:
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        print(obj)
+    return buf.getvalue()
+
+
+# --- item 10 -------------------------------------------------------------------------------------
+
+
+def test_printed_footer_is_its_lines_and_stays_a_list(one_cmp) -> None:
+    lines = one_cmp.footer()
+    assert isinstance(lines, list) and all(isinstance(line, str) for line in lines)
+    assert lines == list(lines) and lines[0].startswith("significant:")
+    out = _printed(lines)
+    assert out == "\n".join(lines) + "\n"
+    assert not out.startswith("[") and "', '" not in out
+    short = one_cmp.footer("short")
+    assert _printed(short).splitlines() == list(short)
+    assert str(footer_lines(one_cmp)) == "\n".join(lines)
+
+
+def test_coverage_sentence_says_used_and_skipped(one_cmp, imp) -> None:
+    text = one_cmp.to_text(width=0)
+    html = one_cmp.to_html()
+    sentence = "gauc uses 54 groups; 246 with one class only are skipped (10.1% of rows)"
+    for out in (text, html, one_cmp.compact().to_text(width=0), one_cmp.compact().to_html()):
+        assert sentence in out
+        assert "not the" not in out
+    rep = pre.report(imp, group="user_id", label="click", scores=["model_a"], metrics=["gauc", "mrr"])
+    assert "gauc uses 54 groups; 246 with one class only are skipped" in rep.to_text(width=0)
+
+
+def test_one_comparison_is_singular(one_cmp, imp) -> None:
+    for out in (one_cmp.to_text(width=0), one_cmp.compact().to_text(width=0), one_cmp.summary().to_html()):
+        assert "the 1 comparison" in out and "the 1 comparisons" not in out
+    two = pre.compare(imp, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a", metrics=["gauc", "mrr"])
+    assert "the 2 comparisons" in two.compact().to_text(width=0)
+
+
+def test_a_difference_that_rounds_to_zero_has_no_minus_sign(one_cmp) -> None:
+    t = one_cmp.copy()
+    t["diff"], t["lift"], t["ci_low"], t["ci_high"] = -1e-17, -1e-16, -0.00004, 0.00002
+    t["value"] = t["baseline_value"] - 1e-17
+    table = as_result_table(t)
+    outs = [table.to_text(width=0), table.to_html(), table.compact().to_text(width=0), table.compact().to_html()]
+    for out in outs:
+        assert "-0.0000" not in out and "-0.0%" not in out
+    assert "+0.0000 [+0.0000, +0.0000]" in outs[2] and "+0.0000 [+0.0000, +0.0000]" in outs[3]
+    assert re.search(r"\+0\.0000\s+\+0\.0%", outs[0])
+    # a negative difference that does not round to zero keeps its sign
+    t["diff"] = -0.00006
+    assert "-0.0001" in as_result_table(t).to_text(width=0)
