@@ -85,3 +85,26 @@ def test_a_difference_that_rounds_to_zero_has_no_minus_sign(one_cmp) -> None:
     # a negative difference that does not round to zero keeps its sign
     t["diff"] = -0.00006
     assert "-0.0001" in as_result_table(t).to_text(width=0)
+
+
+# --- item 4 --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95])
+def test_printed_report_says_the_interval_level_with_the_numbers(imp, level: float) -> None:
+    rep = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["auc", "gauc"], ci=level)
+    line = f"[low, high]: {level:.0%} confidence intervals"
+    for table in (rep, rep.compact()):
+        short = table.footer("short")
+        assert short[0] == line and len(short) <= 3
+        text = table.to_text(width=0)
+        numbers, footer = text.split("\n\n", 1)
+        assert "[" in numbers and footer.splitlines()[0] == line  # right under the numbers
+        assert line in _printed(table)
+        assert line in table.to_html().split("<details")[0]  # shown, not folded
+        assert line in table.to_markdown().split("<details")[0]
+    # the numbers are unchanged: the table keeps its columns and values
+    plain = pre.report(imp, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["auc", "gauc"])
+    assert np.array_equal(rep[["auc", "gauc"]].to_numpy(), plain[["auc", "gauc"]].to_numpy())
+    assert not any("confidence intervals" in s for s in plain.footer("short"))
+    assert not any("confidence intervals" in s for s in plain.compact().footer("short"))

@@ -292,6 +292,13 @@ def _report_ci_line(df: pd.DataFrame) -> str:
     return f"[low, high]: {_ci_level(df)} interval, {method}" + (f"; {', '.join(extra)}" if extra else "")
 
 
+def _report_level_line(df: pd.DataFrame) -> str:
+    """The short line that says which intervals the cells show, when they show any."""
+    level = _ci_level(df)
+    shown = any(str(c).endswith(("_low", "_high")) for c in df.columns)
+    return f"[low, high]: {level} confidence intervals" if level and shown else ""
+
+
 def _compare_columns_line(df: pd.DataFrame, view: str) -> str:
     method = df.attrs.get("ci_method", "")
     seed = _seed(df.attrs)  # type: ignore[arg-type]  # stubs narrower than runtime
@@ -366,7 +373,7 @@ def footer_for(df: pd.DataFrame, view: str) -> Footer:
         )
     if kind == "report":
         segs = _segment_levels(df, ("model",))
-        short = [_coverage_line(df, segs), _empty_line(df)]
+        short = [_report_level_line(df), _coverage_line(df, segs), _empty_line(df)]
         details = [_segments_line(df, segs), _report_ci_line(df), *_metric_coverage_lines(df), _choices_line(df)]
         if view == "compact" and df.attrs.get("_vs"):
             details.insert(0, str(df.attrs["_vs"]))
