@@ -108,3 +108,43 @@ def test_printed_report_says_the_interval_level_with_the_numbers(imp, level: flo
     assert np.array_equal(rep[["auc", "gauc"]].to_numpy(), plain[["auc", "gauc"]].to_numpy())
     assert not any("confidence intervals" in s for s in plain.footer("short"))
     assert not any("confidence intervals" in s for s in plain.compact().footer("short"))
+
+
+# --- item 9: the compact view at a terminal's width ----------------------------------------------
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_compact_text_never_shows_the_baseline_alone(imp, width: int) -> None:
+    df = imp.copy()
+    df["model_c"] = 0.5 * df["model_a"] + 0.5 * df["model_b"]
+    cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b", "model_c"],
+                      baseline="model_a", metrics=["auc", "gauc", "mrr", "ndcg@10"], by="device")
+    compact = cmp.compact()
+    text = compact.to_text(width=width)
+    blocks = text.split("\n\n")[:-1]  # the parts, then the footer
+    tables = [b for b in blocks if "metric" in b]
+    assert tables and all(max(map(len, b.splitlines())) <= width for b in tables)
+    for block in tables:
+        head = block.splitlines()[1]
+        assert "baseline" in head and "value" in head  # the baseline goes with a model, in every part
+    challengers = [b for b in tables if "model_b" in b.splitlines()[0] or "model_c" in b.splitlines()[0]]
+    assert len(challengers) == len(tables)
+    # the numbers are the table's: the baseline's value next to each model's
+    first = tables[0].splitlines()[2].split()
+    assert f"{cmp['baseline_value'].iloc[0]:.4f}" in first
+    # HTML is one table: the baseline column once
+    html = compact.to_html()
+    assert html.count(">baseline<") == 1
+    assert compact.to_text(width=0).split("\n\n")[0].splitlines()[1].count("baseline") == 1
+
+
+def test_compact_without_room_for_the_baseline_falls_back_to_blocks(imp) -> None:
+    cmp = pre.compare(imp, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
+                      metrics=["gauc"], by="device")
+    # too narrow for the baseline next to a model's block: the groups wrap as any others
+    text = cmp.compact().to_text(width=70, footer="none")
+    assert all(len(line) <= 70 for line in text.splitlines())
+    blocks = text.strip("\n").split("\n\n")
+    assert len(blocks) == 2 and "baseline" in blocks[0] and "value" not in blocks[0]
+    for b, v in zip(cmp["baseline_value"], cmp["value"]):
+        assert f"{b:.4f}" in blocks[0] and f"{v:.4f}" in blocks[1]
