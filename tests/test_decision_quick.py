@@ -148,3 +148,58 @@ def test_compact_without_room_for_the_baseline_falls_back_to_blocks(imp) -> None
     assert len(blocks) == 2 and "baseline" in blocks[0] and "value" not in blocks[0]
     for b, v in zip(cmp["baseline_value"], cmp["value"]):
         assert f"{b:.4f}" in blocks[0] and f"{v:.4f}" in blocks[1]
+
+
+# --- item 6: polars users --------------------------------------------------------------------------
+
+pl = pytest.importorskip("polars")
+
+
+def test_text_score_on_polars_suggests_polars_cast(imp) -> None:
+    frame = pl.from_pandas(imp).with_columns(pl.col("model_a").cast(pl.Utf8))
+    for source in (frame, frame.lazy()):
+        with pytest.raises(TypeError, match=re.escape("pl.col('model_a').cast(pl.Float64)")) as err:
+            pre.gauc(source, group="user_id", label="click", score="model_a")
+        assert "pd.to_numeric" not in str(err.value)
+    # pandas keeps pandas' fix
+    with pytest.raises(TypeError, match=re.escape("pd.to_numeric(df['model_a'])")):
+        pre.gauc(imp.astype({"model_a": str}), group="user_id", label="click", score="model_a")
+
+
+def test_polars_expression_as_a_column_names_the_parameter(imp) -> None:
+    frame = pl.from_pandas(imp)
+    with pytest.raises(TypeError, match=r"The 'score' parameter of gauc must be a column name; got a polars "
+                                        r"expression \(col\(\"model_a\"\)\)\. Pass the column's name instead: score='model_a'"):
+        pre.gauc(frame, group="user_id", label="click", score=pl.col("model_a"))
+    with pytest.raises(TypeError, match=r"'score' parameter.*Add the expression to the frame as a column"):
+        pre.gauc(frame, group="user_id", label="click", score=pl.col("model_a") * 2)
+    with pytest.raises(TypeError, match=r"The 'group' parameter of gauc .*group='user_id'"):
+        pre.gauc(frame, group=pl.col("user_id"), label="click", score="model_a")
+    with pytest.raises(TypeError, match=r"The 'scores' parameter of report .*one item is a polars expression"):
+        pre.report(frame, group="user_id", label="click", scores=["model_b", pl.col("model_a")])
+    with pytest.raises(TypeError, match=r"'label' parameter"):
+        pre.gauc(frame.lazy(), group="user_id", label=pl.col("click"), score="model_a")
+
+
+@pytest.mark.parametrize("series", ["pandas", "polars", "unnamed"])
+def test_series_as_a_score_is_described_not_dumped(imp, series: str) -> None:
+    s = {"pandas": imp["model_a"], "polars": pl.from_pandas(imp)["model_a"], "unnamed": imp["model_a"].rename(None)}[series]
+    with pytest.raises(TypeError) as err:
+        pre.gauc(imp, group="user_id", label="click", score=s)
+    msg = str(err.value)
+    assert f"Series ({'' if series == 'unnamed' else chr(39).join(['named ', 'model_a', ', '])}{len(imp):,} values)" in msg
+    assert f"{imp['model_a'].iloc[0]:.4f}"[:6] not in msg and len(msg) < 250
+
+
+def test_result_table_to_polars(imp) -> None:
+    cmp = pre.compare(imp, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
+                      metrics=["gauc", "mrr"], by="device")
+    out = cmp.to_polars()
+    assert isinstance(out, pl.DataFrame) and out.height == len(cmp)
+    assert out.columns[:3] == ["device", "model", "metric"] and "diff" in out.columns
+    flat = pd.DataFrame(cmp).reset_index()
+    for col in ("value", "diff", "p_holm"):
+        assert np.array_equal(out[col].to_numpy(), flat[col].to_numpy())  # unrounded, unchanged
+    assert out["metric"].to_list() == flat["metric"].tolist()
+    rep = pre.report(imp, group="user_id", label="click", scores=["model_a"], metrics=["gauc"])
+    assert rep.to_polars()["gauc"].item() == rep["gauc"].iloc[0]

@@ -90,6 +90,33 @@ class ResultTable(pd.DataFrame):
 
     # --- exports: each keeps the footer -------------------------------------------------------
 
+    def to_polars(self) -> Any:
+        """The table as a polars DataFrame: the index levels (model, metric, segments) become
+        the first columns, the numbers stay unrounded. Polars frames carry no footer: take it
+        from ``footer()``.
+
+        Examples
+        --------
+        >>> import pandas_rankeval as pre
+        >>> df = pre.datasets.make_impressions(n_users=100, seed=0)
+        >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc"])
+        >>> pl_rep = rep.to_polars()
+        >>> pl_rep.columns[:2], pl_rep.height
+        (['model', 'gauc'], 2)
+        """
+        try:
+            import polars as pl
+        except ImportError:
+            raise ImportError("to_polars() needs polars: pip install polars") from None
+        flat = pd.DataFrame(self)
+        if any(n is not None for n in flat.index.names):
+            flat = flat.reset_index()
+        else:
+            flat = flat.reset_index(drop=True)
+        flat.columns = ["_".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in flat.columns]
+        flat.attrs = {}
+        return pl.from_pandas(flat)
+
     def to_markdown(self, buf: Any = None, *, footer: str = "full", **kwargs: Any) -> str | None:  # type: ignore[override]
         """The table as a GitHub pipe table (no ``tabulate`` needed) and its footer: the lines that
         matter as a list, the details folded in ``<details>``."""
