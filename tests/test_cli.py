@@ -229,7 +229,8 @@ def test_cutoff_value_matches_library(csv_path: Path, frame: pd.DataFrame, capsy
 def test_metrics_command_lists_every_metric(capsys) -> None:
     code, out, _ = run(["metrics"], capsys)
     assert code == 0
-    firsts = [line.split()[0] for line in out.splitlines() if line and not line.startswith("With")]
+    listing = out.split("\n\n")[0].splitlines()
+    firsts = [line.split()[0] for line in listing if not line.startswith(" ")]  # wrapped descriptions are indented
     from pandas_rankeval.cli.common import metric_pattern
     from pandas_rankeval.core.registry import METRICS
 
@@ -464,7 +465,7 @@ def test_not_parquet(tmp_path: Path, capsys) -> None:
 
 def test_missing_column(csv_path: Path, capsys) -> None:
     code, _, err = run(["eval", csv_path, "-g", "uid", "-l", "click", "-s", "model_a"], capsys)
-    assert_one_error_line(code, err, "The following columns were not found: ['uid']", "Did you mean 'user_id'?")
+    assert_one_error_line(code, err, f"--group 'uid' is not a column of {csv_path}", "did you mean 'user_id'?")
 
 
 def test_missing_column_parquet(frame: pd.DataFrame, tmp_path: Path, capsys) -> None:
@@ -472,7 +473,7 @@ def test_missing_column_parquet(frame: pd.DataFrame, tmp_path: Path, capsys) -> 
     path = tmp_path / "impressions.parquet"
     frame.to_parquet(path, index=False)
     code, _, err = run(["eval", path, *GROUP, "-s", "model_c"], capsys)
-    assert_one_error_line(code, err, "['model_c']")
+    assert_one_error_line(code, err, f"--score 'model_c' is not a column of {path}")
 
 
 def test_nan_in_a_column(tmp_path: Path, frame: pd.DataFrame, capsys) -> None:
@@ -645,7 +646,9 @@ def test_demo(capsys) -> None:
     assert code == 0, err
     assert out.startswith("make_impressions(): 26,228 impressions of 2,000 users")
     assert "GAUC coverage: 366 of 2,000 groups used" in out
-    assert "AUC up, GAUC not: model_a has the higher global AUC (0.823 vs 0.701) but the lower GAUC (0.534 vs 0.690)" in out
+    assert max(map(len, out.splitlines())) <= 80  # a terminal's width
+    words = " ".join(out.split())
+    assert "AUC up, GAUC not: model_a has the higher global AUC (0.823 vs 0.701) but the lower GAUC (0.534 vs 0.690)" in words
     table = out.split("\n\n")[1].splitlines()
     assert table[0].split() == ["AUC", "GAUC", "GAUC", "(uniform)"]
     assert table[2].split()[0] == "model_a"
@@ -655,7 +658,7 @@ def test_demo_save_then_eval(tmp_path: Path, capsys) -> None:
     path = tmp_path / "demo.csv"
     code, out, _ = run(["demo", "--n-users", "200", "--seed", "2", "--save", path], capsys)
     assert code == 0
-    assert f"pandas-rankeval eval {path} --group user_id" in out
+    assert f"pandas-rankeval eval {path} --group user_id" in " ".join(out.replace(" \\\n", " ").split())
     saved = pd.read_csv(path)
     pd.testing.assert_frame_equal(saved, pre.datasets.make_impressions(200, seed=2), check_dtype=False)
     code, _, err = run(["eval", path, *GROUP, *SCORES, "-m", "gauc"], capsys)
@@ -694,3 +697,41 @@ def test_subprocess_console_script() -> None:
     done = subprocess.run([str(script), "eval", "x.csv", "--group"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+# --- widths and flags (issue 28, item 9) ----------------------------------------------------
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+@pytest.mark.parametrize("argv", [["--help"], ["eval", "--help"], ["metrics", "--help"], ["demo", "--help"], ["metrics"]])
+def test_help_and_metrics_fit_80_columns(argv: list[str], columns: str, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+    code, out, _ = run(argv, capsys)
+    assert code == 0 and out.strip()
+    assert max(map(len, out.splitlines())) <= 80, max(out.splitlines(), key=len)
+    if argv == ["metrics"]:  # a wrapped description continues under the description column
+        lines = out.split("\n\n")[0].splitlines()
+        start = lines[0].index("global")
+        assert all(line[:start].strip() == "" and line[start] != " " for line in lines if line.startswith(" "))
+    if argv == ["eval", "--help"]:  # examples broken before an option, pasteable as they are
+        assert "--score model_a model_b" in out and " \\\n      --" in out
+
+
+@pytest.mark.parametrize(
+    ("option", "bad", "hint"),
+    [("--group", "usr", "user_id"), ("--label", "clik", "click"), ("--score", "mdl_b", "model_b"), ("--by", "devce", "device")],
+)
+def test_missing_column_names_its_option(csv_path: Path, option: str, bad: str, hint: str, capsys) -> None:
+    argv = {"--group": "user_id", "--label": "click", "--score": "model_a"}
+    argv[option] = bad
+    flat = ["eval", csv_path, *[x for k, v in argv.items() for x in (k, v)]]
+    if option == "--score":
+        flat += ["model_a"]
+    code, _, err = run(flat, capsys)
+    assert_one_error_line(code, err, f"{option} {bad!r} is not a column of {csv_path}", f"did you mean '{hint}'")
+    assert "following columns" not in err
+
+
+def test_missing_column_without_a_near_name_lists_the_columns(csv_path: Path, capsys) -> None:
+    code, _, err = run(["eval", csv_path, *GROUP, "-s", "model_a", "--tiebreak", "qqqqqq"], capsys)
+    assert_one_error_line(code, err, "--tiebreak 'qqqqqq' is not a column of", "the columns are [")

@@ -386,7 +386,7 @@ def test_bad_metrics_names_the_parameter(small, metrics):
 
 
 def test_values_instead_of_column_names(small):
-    with pytest.raises(TypeError, match=r"The 'label' parameter of auc must be a column name; got a pandas Series \(named 'y'\)\. Pass the column's name instead: label='y'"):
+    with pytest.raises(TypeError, match=r"The 'label' parameter of auc must be a column name; got a pandas Series \(named 'y', 6 values\)\. Pass the column's name instead: label='y'"):
         pre.auc(small, label=small["y"], score="s")
     with pytest.raises(TypeError, match=r"The 'score' parameter of auc takes one column name; got \['s'\]\. Pass score='s', or use report"):
         pre.auc(small, label="y", score=["s"])

@@ -131,8 +131,8 @@ def report(
     model_a  0.8301  0.6054   0.2112
     model_b  0.6903  0.7335   0.2336
     <BLANKLINE>
-    coverage: 5,806 rows in 300 groups; gauc uses 52, not the 248 groups with one
-      class only (13.3% of rows)
+    coverage: 5,806 rows in 300 groups; gauc uses 52 groups; 248 with one class only
+      are skipped (13.3% of rows)
     ndcg@10: 214 of 300 groups (71%) have no relevant row and score 0 (empty='zero',
       as trec_eval; ranx skips them: empty='skip')
     (+4 lines of details: .to_text(footer='full'))

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from .. import display as _display
-from .common import DEFAULT_K, PROG, CLIError, _one_line, metric_pattern
+from .common import DEFAULT_K, PROG, CLIError, _one_line, command_lines, metric_pattern, wrap
 from .output import _output_format, _warnings_to_stderr
 from .reading import _input_format, _require_pyarrow, check_values, read_table
 
@@ -115,7 +115,16 @@ def _eval(args: argparse.Namespace) -> int:
     text_columns = [c for c in [*group, *by] if c not in numeric_roles]
     started = time.perf_counter()
     sep = {"\\t": "\t", "tab": "\t"}.get(args.sep, args.sep) if args.sep else None
-    df = read_table(args.file, columns, fmt=args.input_format, text_columns=text_columns, weight=weight, sep=sep)
+    flags: dict[Hashable, str] = {}
+    for flag, names in (("--group", group), ("--label", [args.label]), ("--score", scores), ("--by", by),
+                        ("--tiebreak", [args.tiebreak] if args.tiebreak is not None else [])):
+        for name in names:  # a column named by two options: both, as given
+            flags[name] = f"{flags[name]}/{flag}" if name in flags and flag not in flags[name] else flags.get(name, flag)
+    if args.baseline is not None:
+        flags[args.baseline] = "--baseline" if args.baseline not in args.score else flags[args.baseline]
+    df = read_table(
+        args.file, columns, fmt=args.input_format, text_columns=text_columns, weight=weight, sep=sep, flags=flags
+    )
     roles: dict[Hashable, str] = {args.label: "--label", **{s: "--score" for s in scores}}
     if weight is not None and weight not in WEIGHT_NAMES:
         roles[weight] = "--weight"
@@ -215,13 +224,17 @@ def _metrics_command(args: argparse.Namespace) -> int:
     for name, info in METRICS.items():
         shown = metric_pattern(info)
         how = f"default weight: {info.default_weight}" if info.grouped else "pooled over all rows, no group weight"
-        print(f"{shown:<{width + 2}} {info.summary} ({how})")
+        # the name column, then the description wrapped under itself
+        print(wrap(f"{info.summary} ({how})", indent=f"{shown:<{width + 2}} ", hang=" " * (width + 3)))
     print()
     required = "/".join(m.name for m in METRICS.values() if m.param.kind == "cutoff" and m.param.presence == "required")
     optional = ", ".join(m.name for m in METRICS.values() if m.param.kind == "cutoff" and m.param.presence == "optional")
     print(
-        f"With --k K, {required} written without @K get K (default {DEFAULT_K}); "
-        f"{optional} get K only when --k is given, else the whole list."
+        wrap(
+            f"With --k K, {required} written without @K get K (default {DEFAULT_K}); "
+            f"{optional} get K only when --k is given, else the whole list.",
+            hang="",
+        )
     )
     return 0
 
@@ -264,16 +277,24 @@ def _demo(args: argparse.Namespace | None = None) -> int:
     print(table.round(4).to_string())
     print()
     # Which groups GAUC can use depends on the labels only, so it is the same for both models.
-    print(f"GAUC coverage: {gauc.coverage}")
+    print(wrap(f"GAUC coverage: {gauc.coverage}"))
     print()
     a, b = rows["model_a"], rows["model_b"]
     if a["AUC"] > b["AUC"] and a["GAUC"] < b["GAUC"]:
         print(
-            f"AUC up, GAUC not: model_a has the higher global AUC ({a['AUC']:.3f} vs {b['AUC']:.3f}) "
-            f"but the lower GAUC ({a['GAUC']:.3f} vs {b['GAUC']:.3f}).\n"
-            "Global AUC pools every user's rows, so ranking heavy clickers above light ones counts;\n"
-            "model_a learned which users click, model_b which items each user clicks. GAUC compares\n"
-            "items within a user only, which is what a ranking shown to that user needs."
+            wrap(
+                f"AUC up, GAUC not: model_a has the higher global AUC ({a['AUC']:.3f} vs {b['AUC']:.3f}) "
+                f"but the lower GAUC ({a['GAUC']:.3f} vs {b['GAUC']:.3f}).",
+                hang="",
+            )
+        )
+        print(
+            wrap(
+                "Global AUC pools every user's rows, so ranking heavy clickers above light ones counts; "
+                "model_a learned which users click, model_b which items each user clicks. GAUC compares "
+                "items within a user only, which is what a ranking shown to that user needs.",
+                hang="",
+            )
         )
     else:
         better = "model_a" if a["GAUC"] > b["GAUC"] else "model_b"
@@ -286,7 +307,9 @@ def _demo(args: argparse.Namespace | None = None) -> int:
         print("Save the table with 'pandas-rankeval demo --save impressions.csv', then:")
         target = "impressions.csv"
     print(
-        f"  {PROG} eval {target} --group user_id --label click --score model_a model_b "
-        "--metrics auc gauc ndcg@10 --by activity"
+        command_lines(
+            f"{PROG} eval {target} --group user_id --label click --score model_a model_b "
+            "--metrics auc gauc ndcg@10 --by activity"
+        )
     )
     return 0

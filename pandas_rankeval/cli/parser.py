@@ -7,17 +7,46 @@ argparse types here give one-line errors for integers and levels.
 from __future__ import annotations
 
 import argparse
+import shutil
 from collections.abc import Callable
 from typing import Any
 
 from .commands import _demo, _eval, _metrics_command
 from pandas_rankeval.core.registry import METRICS
 
-from .common import DEFAULT_K, DEFAULT_METRICS, FORMATS, PROG, VIEWS, CLIError, metric_pattern
+from .common import (
+    DEFAULT_K,
+    DEFAULT_METRICS,
+    FORMATS,
+    LINE_WIDTH,
+    PROG,
+    VIEWS,
+    CLIError,
+    command_lines,
+    metric_pattern,
+    wrap,
+)
+
+
+class _Help(argparse.HelpFormatter):
+    """argparse's help, in lines of at most 80 characters however wide the terminal."""
+
+    def __init__(self, prog: str, **kwargs: Any) -> None:
+        kwargs.setdefault("width", min(shutil.get_terminal_size().columns, LINE_WIDTH) - 2)
+        super().__init__(prog, **kwargs)
+
+
+class _RawHelp(_Help, argparse.RawDescriptionHelpFormatter):
+    """:class:`_Help` that keeps the description's and examples' own lines."""
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (raised, so that ``main`` returns 2)."""
+    """argparse, but a usage error is one line (raised, so that ``main`` returns 2), and the
+    help is at most 80 characters wide."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> Any:  # type: ignore[override]
         raise CLIError(f"{message} (see '{self.prog} --help')")
@@ -69,13 +98,21 @@ def build_parser() -> argparse.ArgumentParser:
     ev = commands.add_parser(
         "eval",
         help="evaluate score columns of a CSV or Parquet file",
-        description="Evaluate score columns of a CSV, TSV or Parquet file (one row per shown item). "
-        "Give FILE first: --group, --score, --metrics and --by take several values.",
+        description=wrap(
+            "Evaluate score columns of a CSV, TSV or Parquet file (one row per shown item). "
+            "Give FILE first: --group, --score, --metrics and --by take several values.",
+            hang="",
+        ),
         epilog="Examples:\n"
-        f"  {PROG} eval data.csv --group user_id --label click --score model_a model_b\n"
-        f"  {PROG} eval data.parquet --group query --label rel --score bm25 --metrics ndcg@10 map precision --k 5\n"
-        f"  {PROG} eval data.csv --group user_id --label click --score new --baseline old --metrics gauc ndcg@10",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        + "\n".join(
+            command_lines(example)
+            for example in (
+                f"{PROG} eval data.csv --group user_id --label click --score model_a model_b",
+                f"{PROG} eval data.parquet --group query --label rel --score bm25 --metrics ndcg@10 map precision --k 5",
+                f"{PROG} eval data.csv --group user_id --label click --score new --baseline old --metrics gauc ndcg@10",
+            )
+        ),
+        formatter_class=_RawHelp,
     )
     ev.add_argument("file", metavar="FILE", help="CSV (also .tsv, compressed), Parquet (.parquet, .pq; needs pyarrow), or - for CSV on stdin")
     ev.add_argument("--group", "-g", nargs="+", required=True, metavar="COL", help="group column(s): user, query or session")

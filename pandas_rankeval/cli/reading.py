@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import sys
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +50,16 @@ def _require_pyarrow() -> None:
 
 
 def _check_columns(
-    available: Sequence[Hashable], wanted: Sequence[Hashable], path: str, weight: str | None = None
+    available: Sequence[Hashable],
+    wanted: Sequence[Hashable],
+    path: str,
+    weight: str | None = None,
+    flags: Mapping[Hashable, str] | None = None,
 ) -> None:
-    """Every wanted column is in the file; ``--weight`` is a weight name or a column, not both."""
+    """Every wanted column is in the file; ``--weight`` is a weight name or a column, not both.
+
+    ``flags`` names the option that asked for each column (``--group``, ``--score``...): a
+    missing column is reported by its option, with the nearest name of the file."""
     from pandas_rankeval.core.options import WEIGHT_NAMES, _WEIGHT_MEANINGS
     from pandas_rankeval.core.validation import check_columns
 
@@ -73,6 +80,20 @@ def _check_columns(
             f"--weight {weight!r} is neither a weight name ({', '.join(WEIGHT_NAMES)}) nor a column "
             f"of {path}{hint}"
         )
+    missing = [c for c in wanted if c not in names]
+    if missing and flags and _separator_hint(names, path) is None:
+        import difflib
+
+        bits = []
+        for col in missing:
+            close = difflib.get_close_matches(str(col), list(map(str, names)), n=1, cutoff=0.5)
+            bits.append(
+                f"{flags.get(col, 'column')} {str(col)!r} is not a column of {path}"
+                + (f"; did you mean {close[0]!r}?" if close else "")
+            )
+        if not any(difflib.get_close_matches(str(c), list(map(str, names)), n=1, cutoff=0.5) for c in missing):
+            bits.append(f"the columns are {list(map(str, names))!r}")
+        raise CLIError("; ".join(bits))
     try:
         check_columns(pd.DataFrame(columns=pd.Index(names)), wanted)
     except (KeyError, ValueError) as exc:
@@ -106,6 +127,7 @@ def read_table(
     text_columns: Sequence[Hashable] = (),
     weight: str | None = None,
     sep: str | None = None,
+    flags: Mapping[Hashable, str] | None = None,
 ) -> pd.DataFrame:
     """Read the needed ``columns`` of a CSV, TSV or Parquet file (``-``: CSV on stdin).
 
@@ -118,7 +140,8 @@ def read_table(
     file's columns: a name, or a column, never both. Every CSV row must have as many fields as
     the header (pandas' own rule; reading only some columns must not hide a malformed row).
     ``sep`` is the CSV field separator (default ``,``, a tab for ``.tsv``); a file that looks
-    separated by another character gets an error that says so.
+    separated by another character gets an error that says so. ``flags`` maps each column to
+    the option that named it (``--group``...), for the error of a missing column.
     """
     kind = _input_format(path, fmt)
     wanted = list(dict.fromkeys(columns))
@@ -137,7 +160,7 @@ def read_table(
             names = pq.read_schema(path).names
         except Exception as exc:  # ArrowInvalid, OSError, ...
             raise CLIError(f"cannot read {shown} as Parquet: {_one_line(exc)}") from None
-        _check_columns(names, wanted, shown, weight)
+        _check_columns(names, wanted, shown, weight, flags)
         try:
             return pd.read_parquet(path, columns=wanted)  # type: ignore[arg-type]  # stubs narrower than runtime
         except Exception as exc:
@@ -167,7 +190,7 @@ def read_table(
         else:
             data = path
             header = pd.read_csv(path, sep=sep, nrows=0).columns
-        _check_columns(header, wanted, shown, weight)  # type: ignore[arg-type]  # stubs narrower than runtime
+        _check_columns(header, wanted, shown, weight, flags)  # type: ignore[arg-type]  # stubs narrower than runtime
         # every column is parsed (usecols would let a row with extra fields through), and
         # index_col=False: a row longer than the header never becomes an index silently
         with warnings.catch_warnings():

@@ -62,13 +62,60 @@ def _is_column(df: pd.DataFrame | None, value: Any) -> bool:
         return False
 
 
+def _hashable(value: Any) -> bool:
+    """``value`` can be a column name: it hashes (a polars ``Expr`` claims to, then raises)."""
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _polars_kind(value: Any) -> str | None:
+    module = type(value).__module__ or ""
+    return type(value).__name__ if module.split(".")[0] == "polars" else None
+
+
 def _describe(value: Any) -> str:
-    if isinstance(value, pd.Series):
-        return f"a pandas Series (named {value.name!r})" if value.name is not None else "a pandas Series"
+    """A parameter's value in a message: its type and size, never its values.
+
+    >>> _describe(pd.Series([0.1, 0.2, 0.3], name="s")), _describe(pd.Series(range(5)))
+    ("a pandas Series (named 's', 3 values)", 'a pandas Series (5 values)')
+    """
+    polars = _polars_kind(value)
+    if isinstance(value, pd.Series) or polars == "Series":
+        name = getattr(value, "name", None)
+        named = f"named {name!r}, " if name not in (None, "") else ""
+        return f"a {'polars' if polars else 'pandas'} Series ({named}{len(value):,} values)"
+    if polars == "Expr":
+        return f"a polars expression ({_short(str(value))})"
+    if polars is not None:
+        return f"a polars {polars}"
     if isinstance(value, (pd.DataFrame, np.ndarray, pd.Index)):
-        return f"a {type(value).__name__}"
-    text = repr(value)
+        return f"a {type(value).__name__} ({len(value):,} rows)" if isinstance(value, pd.DataFrame) else (
+            f"a {type(value).__name__} of {np.size(value):,} values" if isinstance(value, np.ndarray)
+            else f"an Index of {len(value):,} values"
+        )
+    return _short(repr(value))
+
+
+def _short(text: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _name_hint(value: Any, param: str, item: bool = False) -> str:
+    """How to pass a Series' or a polars column expression's name instead of it."""
+    name = getattr(value, "name", None) if isinstance(value, pd.Series) or _polars_kind(value) == "Series" else None
+    if _polars_kind(value) == "Expr":
+        try:  # pl.col("s") names a column; pl.col("s") * 2 computes one
+            name = value.meta.output_name() if value.meta.is_column() else None
+        except Exception:  # several columns, a pattern
+            name = None
+        if name is None:
+            return " Add the expression to the frame as a column (df.with_columns(...)) and pass its name."
+    if name not in (None, ""):
+        return f" Pass the column's name instead: {name!r}." if item else f" Pass the column's name instead: {param}={name!r}."
+    return " Add the values to the frame as a column and pass its name."
 
 
 def check_column_name(value: Any, param: str, func: str, df: pd.DataFrame | None = None) -> Hashable:
@@ -80,13 +127,13 @@ def check_column_name(value: Any, param: str, func: str, df: pd.DataFrame | None
         raise TypeError(
             f"The '{param}' parameter of {func} takes one column name; got {_describe(value)}. {fix}."
         )
-    if isinstance(value, (pd.Series, pd.DataFrame, np.ndarray, pd.Index)) or not isinstance(value, Hashable) or value is None:
-        if isinstance(value, pd.Series) and value.name is not None:
-            hint = f" Pass the column's name instead: {param}={value.name!r}."
-        elif value is None:
-            hint = ""
-        else:
-            hint = " Add the values to the frame as a column and pass its name."
+    if (
+        isinstance(value, (pd.Series, pd.DataFrame, np.ndarray, pd.Index))
+        or _polars_kind(value) is not None
+        or not _hashable(value)
+        or value is None
+    ):
+        hint = "" if value is None else _name_hint(value, param)
         raise TypeError(
             f"The '{param}' parameter of {func} must be a column name; got {_describe(value)}.{hint}"
         )
@@ -105,21 +152,20 @@ def as_columns(
         cols: list[Hashable] = [value]
     elif isinstance(value, (list, tuple)):
         cols = list(value)
-    elif isinstance(value, Hashable) and value is not None and not isinstance(value, (pd.Series, pd.Index)):
+    elif _hashable(value) and value is not None and not isinstance(value, (pd.Series, pd.Index)) and _polars_kind(value) is None:
         cols = [value]
     else:
         raise TypeError(
             f"The '{param}' parameter of {func} must be a column name or a list of column "
-            f"names. Got {_describe(value)} instead."
+            f"names. Got {_describe(value)} instead.{'' if value is None else _name_hint(value, param)}"
         )
     if not cols:
         raise ValueError(f"The '{param}' parameter of {func} must name at least one column.")
     for c in cols:
-        if isinstance(c, (pd.Series, pd.DataFrame, np.ndarray, pd.Index, list)) or not isinstance(c, Hashable):
+        if isinstance(c, (pd.Series, pd.DataFrame, np.ndarray, pd.Index, list)) or _polars_kind(c) is not None or not _hashable(c):
             raise TypeError(
                 f"The '{param}' parameter of {func} must be a column name or a list of column "
-                f"names; one item is {_describe(c)}. Add the values to the frame as a column "
-                "and pass its name."
+                f"names; one item is {_describe(c)}.{_name_hint(c, param, item=True)}"
             )
     return cols
 
@@ -213,6 +259,7 @@ def numeric_values(
     keep_float32: bool = False,
     keep_int: bool = False,
     keep_int64: bool = False,
+    fix: str | None = None,
 ) -> np.ndarray:
     """The values of a numeric or bool column as a numpy array.
 
@@ -221,13 +268,14 @@ def numeric_values(
     ``keep_int`` keeps integer and bool columns as (small) integers, which is all
     labels need; ``keep_int64`` keeps 64-bit integer columns (numpy or nullable)
     as int64 / uint64, which float64 would round above 2**53 (scores are ranked
-    exactly as stored); everything else becomes float64.
+    exactly as stored); everything else becomes float64. ``fix`` is the conversion a text
+    column's error suggests (default: pandas' ``pd.to_numeric``).
     """
     dtype = series.dtype
     if pd.api.types.is_bool_dtype(dtype):
         return series.to_numpy(dtype=np.uint8 if keep_int else np.float64)
     if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_complex_dtype(dtype):
-        hint = f"pd.to_numeric(df[{column!r}])"
+        hint = fix or f"pd.to_numeric(df[{column!r}])"
         raise TypeError(
             f"Column {column!r} ({role}) must be numeric or bool; it has dtype {dtype}. "
             f"Convert it first, for example with {hint}."

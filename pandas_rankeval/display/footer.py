@@ -19,11 +19,26 @@ import pandas as pd
 
 from .formatting import DOWN, UP, is_missing
 
-__all__ = ["Footer", "adjusted_p", "ci_head", "coverage_sentence", "describe_params", "footer_for"]
+__all__ = ["Footer", "FooterLines", "adjusted_p", "ci_head", "coverage_sentence", "describe_params", "footer_for"]
 
 #: How many segment sizes the coverage line lists before it only counts them.
 _MAX_SEGMENTS = 6
 _ADJUST_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli", "bonferroni": "Bonferroni"}
+
+
+class FooterLines(list):  # type: ignore[type-arg]
+    """The footer lines: a list of strings that prints as the lines themselves.
+
+    >>> lines = FooterLines(["coverage: 10 rows", "ties=expected"])
+    >>> print(lines)
+    coverage: 10 rows
+    ties=expected
+    >>> lines[0], len(lines)
+    ('coverage: 10 rows', 2)
+    """
+
+    def __str__(self) -> str:
+        return "\n".join(map(str, self))
 
 
 class Footer:
@@ -151,19 +166,26 @@ def _coverage_line(df: pd.DataFrame, segs: list[Hashable], per_group: bool = Fal
         if not c.get("grouped", True) or c.get("n_empty") or int(c.get("n_used", 0)) == int(c.get("n_groups", 0)):
             continue
         one_class = int(c.get("n_only_pos", 0)) + int(c.get("n_only_neg", 0))
-        why = []
-        if one_class:
-            why.append(f"{_count(one_class, 'group')} with one class only")
-        if c.get("n_filtered"):
-            why.append(f"{_count(c['n_filtered'], 'group')} filtered out")
-        if c.get("n_zero_weight"):
-            why.append(f"{_count(c['n_zero_weight'], 'group')} with zero sample weight")
+        reasons = [
+            (n, what)
+            for n, what in (
+                (one_class, "with one class only"),
+                (int(c.get("n_filtered", 0) or 0), "filtered out"),
+                (int(c.get("n_zero_weight", 0) or 0), "with zero sample weight"),
+            )
+            if n
+        ]
         share = c.get("rows_skipped_share")
         held = f" ({float(share):.1%} of rows)" if share is not None and not is_missing(share) else ""
         if per_group:
-            bits.append(f"{name} is NaN for the {', '.join(why)}{held}")
+            why = ", ".join(f"{_count(n, 'group')} {what}" for n, what in reasons)
+            bits.append(f"{name} is NaN for the {why}{held}")
+        elif reasons:
+            why = " and ".join(f"{n:,} {what}" for n, what in reasons)
+            verb = "is" if len(reasons) == 1 and reasons[0][0] == 1 else "are"
+            bits.append(f"{name} uses {_count(c['n_used'], 'group')}; {why} {verb} skipped{held}")
         else:
-            bits.append(f"{name} uses {int(c['n_used']):,}, not the {', '.join(why)}{held}")
+            bits.append(f"{name} uses {int(c['n_used']):,} of {_count(c.get('n_groups', 0), 'group')}{held}")
         if float(c.get("rows_filtered_share", 0)) > 0.1 or float(c.get("positives_filtered_share", 0)) > 0.1:
             bits.append(
                 f"the filters drop {float(c['rows_filtered_share']):.1%} of rows for {name} "
@@ -222,7 +244,7 @@ def _family(df: pd.DataFrame) -> str:
         return "each metric's comparisons"
     if isinstance(family, str) and family and family != "table":
         return family
-    return f"the {int(n):,} comparisons"
+    return f"the {_count(n, 'comparison')}"
 
 
 def _against(df: pd.DataFrame) -> str:
@@ -268,6 +290,13 @@ def _report_ci_line(df: pd.DataFrame) -> str:
     method = ci.get("method", "bootstrap interval")
     extra = [f"{k}={v}" for k, v in ci.items() if k not in ("level", "ci", "method")]
     return f"[low, high]: {_ci_level(df)} interval, {method}" + (f"; {', '.join(extra)}" if extra else "")
+
+
+def _report_level_line(df: pd.DataFrame) -> str:
+    """The short line that says which intervals the cells show, when they show any."""
+    level = _ci_level(df)
+    shown = any(str(c).endswith(("_low", "_high")) for c in df.columns)
+    return f"[low, high]: {level} confidence intervals" if level and shown else ""
 
 
 def _compare_columns_line(df: pd.DataFrame, view: str) -> str:
@@ -344,7 +373,7 @@ def footer_for(df: pd.DataFrame, view: str) -> Footer:
         )
     if kind == "report":
         segs = _segment_levels(df, ("model",))
-        short = [_coverage_line(df, segs), _empty_line(df)]
+        short = [_report_level_line(df), _coverage_line(df, segs), _empty_line(df)]
         details = [_segments_line(df, segs), _report_ci_line(df), *_metric_coverage_lines(df), _choices_line(df)]
         if view == "compact" and df.attrs.get("_vs"):
             details.insert(0, str(df.attrs["_vs"]))

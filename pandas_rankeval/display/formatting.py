@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.numfmt import digits, fmt_metric, is_missing
+from ..core.numfmt import digits, fmt_metric, is_missing, no_negative_zero
 
 __all__ = [
     "COUNT_COLUMNS",
@@ -97,12 +97,12 @@ def fmt_int(x: Any) -> str:
 def fmt_share(x: Any, signed: bool = False) -> str:
     """A share or a relative difference in %.
 
-    >>> fmt_share(0.1634), fmt_share(-0.0528, signed=True)
-    ('16.3%', '-5.3%')
+    >>> fmt_share(0.1634), fmt_share(-0.0528, signed=True), fmt_share(-1e-9, signed=True)
+    ('16.3%', '-5.3%', '+0.0%')
     """
     if is_missing(x):
         return "NaN"
-    return f"{float(x):{'+' if signed else ''}.1%}"
+    return no_negative_zero(f"{float(x):{'+' if signed else ''}.1%}", signed)
 
 
 def fmt_p(x: Any) -> str:

@@ -47,6 +47,9 @@ class Shown:
         Row position before which rows were left out (a long table's head and tail).
     total : (int, int) or None
         The full table's shape when rows were left out.
+    repeat : int
+        Leading groups that text repeats in every part next to the row labels (a comparison's
+        baseline: never a block of its own), when they fit with the widest other group.
     """
 
     frame: pd.DataFrame
@@ -55,6 +58,7 @@ class Shown:
     details: list[str] = field(default_factory=list)
     gap: int | None = None
     total: tuple[int, int] | None = None
+    repeat: int = 0
 
     @property
     def lines(self) -> list[str]:
@@ -171,6 +175,19 @@ def to_text(shown: Shown, width: int | None = DEFAULT_WIDTH, footer: str = "shor
         return sum(col_w[j] for j in g) + len(SEP) * (len(g) - 1)
 
     index_width = sum(idx_w) + len(SEP) * (len(idx_w) - 1)
+    lead: list[list[int]] = []
+    if width and 0 < shown.repeat < len(groups):
+        # the leading groups go with the row labels into every part, if the row labels can give
+        # way enough for them and the widest other group; else they are groups like the others
+        lead_w = sum(len(SEP) + group_width(g) for g in groups[: shown.repeat])
+        widest = max(group_width(g) for g in groups[shown.repeat:])
+        give = sum(max(w - 6, 0) for w in idx_w)
+        if index_width - give + lead_w + len(SEP) + widest <= width:
+            lead, groups = groups[: shown.repeat], groups[shown.repeat:]
+            while index_width + lead_w + len(SEP) + widest > width:
+                k = idx_w.index(max(idx_w))
+                idx_w[k] -= 1
+                index_width -= 1
     if width:
         widest = max([group_width(g) for g in groups] or [0])
         # row labels give way (ellipsis) before a group is ever split
@@ -181,16 +198,17 @@ def to_text(shown: Shown, width: int | None = DEFAULT_WIDTH, footer: str = "shor
         too_wide = [g for g in groups if index_width + len(SEP) + group_width(g) > width]
         if too_wide:  # one group wider than the screen: its columns go one by one (last resort)
             groups = [part for g in groups for part in ([[j] for j in g] if g in too_wide else [g])]
-    parts = _parts(index_width, [group_width(g) for g in groups], width)
+    lead_width = sum(len(SEP) + group_width(g) for g in lead)
+    parts = _parts(index_width + lead_width, [group_width(g) for g in groups], width)
 
     blocks: list[str] = []
     for part in parts:
-        cols = [j for k in part for j in groups[k]]
+        shown_groups = [*lead, *(groups[k] for k in part)]
+        cols = [j for g in shown_groups for j in g]
         lines: list[str] = []
         if two:
             head = " " * index_width
-            for k in part:
-                g = groups[k]
+            for g in shown_groups:
                 head += SEP + _fit(top[g[0]], group_width(g)).center(group_width(g))
             lines.append(head.rstrip())
         label = SEP.join(_fit(n, w).ljust(w) for n, w in zip(names, idx_w))

@@ -27,6 +27,7 @@ from .exports import (
     to_json,
     write_parquet,
 )
+from .footer import FooterLines
 from .html import to_html
 from .layout import to_text
 from .views import (
@@ -69,11 +70,12 @@ class ResultTable(pd.DataFrame):
 
     def footer(self, level: str = "full") -> list[str]:
         """The footer lines: ``"full"`` (every fact, as every export carries them) or
-        ``"short"`` (the two or three shown under the table)."""
+        ``"short"`` (the two or three shown under the table). A list of strings that
+        prints as the lines: ``print(table.footer())``."""
         if level not in ("full", "short"):
             raise ValueError(f"The 'level' parameter of footer() must be 'full' or 'short'. Got {level!r} instead.")
         footer = footer_of(self)
-        return footer.lines if level == "full" else footer.short
+        return FooterLines(footer.lines if level == "full" else footer.short)
 
     def to_text(self, footer: str = "short", width: int | None = None) -> str:
         """The table as printed in a terminal: parts of whole column groups that fit ``width``
@@ -87,6 +89,33 @@ class ResultTable(pd.DataFrame):
         return render(self, fmt, footer=footer, width=width)
 
     # --- exports: each keeps the footer -------------------------------------------------------
+
+    def to_polars(self) -> Any:
+        """The table as a polars DataFrame: the index levels (model, metric, segments) become
+        the first columns, the numbers stay unrounded. Polars frames carry no footer: take it
+        from ``footer()``.
+
+        Examples
+        --------
+        >>> import pandas_rankeval as pre
+        >>> df = pre.datasets.make_impressions(n_users=100, seed=0)
+        >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc"])
+        >>> pl_rep = rep.to_polars()
+        >>> pl_rep.columns[:2], pl_rep.height
+        (['model', 'gauc'], 2)
+        """
+        try:
+            import polars as pl
+        except ImportError:
+            raise ImportError("to_polars() needs polars: pip install polars") from None
+        flat = pd.DataFrame(self)
+        if any(n is not None for n in flat.index.names):
+            flat = flat.reset_index()
+        else:
+            flat = flat.reset_index(drop=True)
+        flat.columns = ["_".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in flat.columns]
+        flat.attrs = {}
+        return pl.from_pandas(flat)
 
     def to_markdown(self, buf: Any = None, *, footer: str = "full", **kwargs: Any) -> str | None:  # type: ignore[override]
         """The table as a GitHub pipe table (no ``tabulate`` needed) and its footer: the lines that
@@ -255,4 +284,4 @@ def footer_lines(df: pd.DataFrame, level: str = "full") -> list[str]:
     if level not in FOOTERS[:2]:
         raise ValueError(f"The 'level' parameter must be 'full' or 'short'. Got {level!r} instead.")
     footer = footer_of(df)
-    return footer.lines if level == "full" else footer.short
+    return FooterLines(footer.lines if level == "full" else footer.short)

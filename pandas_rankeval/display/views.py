@@ -185,7 +185,8 @@ def shown_of(df: pd.DataFrame, max_rows: int | None = None, min_rows: int | None
         part.attrs = dict(df.attrs)
         gap, total = keep, (len(df), df.shape[1])
     frame, groups = view_frame(part)
-    return Shown(frame, groups, short, footer.details, gap=gap, total=total)
+    repeat = df.attrs.get("repeat", 0) if table_kind(df) == "view" else 0
+    return Shown(frame, groups, short, footer.details, gap=gap, total=total, repeat=int(repeat or 0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -310,7 +311,10 @@ def compact_compare(df: pd.DataFrame) -> pd.DataFrame:
     frame = pd.DataFrame([rows[k] for k in index], index=idx)
     frame = frame[list(dict.fromkeys(columns))].fillna("")
     frame.columns = pd.MultiIndex.from_tuples(frame.columns)
-    return _view(frame, footer_for(df, "compact"))
+    out = _view(frame, footer_for(df, "compact"))
+    if single and bcol is not None:
+        out.attrs["repeat"] = 1  # text: the baseline's value in every part, never a block of its own
+    return out
 
 
 def summary_of(df: pd.DataFrame) -> pd.DataFrame:

@@ -49,12 +49,17 @@ def check_schema(schema: pd.DataFrame, plan: Plan) -> None:
         )
     weight_column = check_weight_name(plan.options.weight, schema.columns, plan.func, plan.group or None)
     check_columns(schema, plan.columns)
-    numeric_values(schema[plan.label], plan.label, "label", keep_int=True)
+    polars = schema.attrs.get("source") == "polars"
+
+    def fix(c: object) -> str | None:  # a polars user converts with polars
+        return f"df.with_columns(pl.col({c!r}).cast(pl.Float64))" if polars else None
+
+    numeric_values(schema[plan.label], plan.label, "label", keep_int=True, fix=fix(plan.label))
     for s in plan.scores:
-        numeric_values(schema[s], s, "score", keep_float32=True, keep_int64=True)
+        numeric_values(schema[s], s, "score", keep_float32=True, keep_int64=True, fix=fix(s))
     for c in (plan.options.sample_weight, weight_column):
         if c is not None:
-            numeric_values(schema[c], c, "weight")
+            numeric_values(schema[c], c, "weight", fix=fix(c))
 
 
 def check_partitioned(plan: Plan, engine: str) -> None:

@@ -80,8 +80,11 @@ def pandas_dtype(dtype: Any) -> Any:
 
 
 def schema_frame(schema: Any) -> pd.DataFrame:
-    """An empty pandas frame with the columns of a polars schema and the dtypes pandas gives them."""
-    return pd.DataFrame({name: pd.Series(dtype=pandas_dtype(dt)) for name, dt in schema.items()})
+    """An empty pandas frame with the columns of a polars schema and the dtypes pandas gives them
+    (``attrs["source"]`` is ``"polars"``: the checks then give polars' fixes)."""
+    out = pd.DataFrame({name: pd.Series(dtype=pandas_dtype(dt)) for name, dt in schema.items()})
+    out.attrs["source"] = "polars"
+    return out
 
 
 def _column(s: pl.Series) -> Any:
