@@ -13,37 +13,28 @@ The same functions take the frame first: ``pandas_rankeval.gauc(df, ...)``.
 
 from . import accessor as _accessor
 from . import datasets
+from pandas_rankeval.core.registry import TABLE_FUNCTIONS as _TABLE_FUNCTIONS
+from pandas_rankeval.core.registry import metric_functions as _metric_functions
 from pandas_rankeval.core.registry import valid_names as metric_names
 from pandas_rankeval.core.result import Coverage, CoverageWarning, MetricResult
 from pandas_rankeval.core.validation import ColumnNotFoundError
-from .api.compare import compare
-from .api.metrics import auc, average_precision, gauc, hit_rate, mrr, ndcg, precision, recall
-from .api.per_group import per_group
-from .api.report import report
+from .api.compare import compare as compare
+from .api import metrics as _api_metrics
+from .api.metrics import auc as auc, average_precision as average_precision, gauc as gauc, hit_rate as hit_rate, mrr as mrr, ndcg as ndcg, precision as precision, recall as recall
+from .api.per_group import per_group as per_group
+from .api.report import report as report
 
-#: ``map`` is the usual name of mean average precision.
-map = average_precision  # noqa: A001 - deliberate: pandas_rankeval.map(df, ...)
-mean_average_precision = average_precision
-map_ = average_precision
+#: The other names of a metric's function, from the registry (``map`` is ``average_precision``).
+for _name, _metric in _metric_functions().items():
+    globals().setdefault(_name, getattr(_api_metrics, _metric.function))
+map = average_precision  # noqa: A001 - deliberate: pandas_rankeval.map(df, ...); also set above
+del _name, _metric
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "auc",
-    "gauc",
-    "mrr",
-    "ndcg",
-    "average_precision",
-    "map",
-    "mean_average_precision",
-    "map_",
-    "precision",
-    "recall",
-    "hit_rate",
-    "per_group",
-    "report",
-    "compare",
-
+    *_metric_functions(),
+    *_TABLE_FUNCTIONS,
     "datasets",
     "metric_names",
     "MetricResult",

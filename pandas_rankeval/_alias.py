@@ -9,21 +9,20 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from .core.registry import namespace_methods
 from .engines import frame_kind
 
 __all__ = ["FORWARDED", "forward", "forward_all"]
 
-#: The public functions each old module forwards, in the order :func:`forward_all` returns them.
-FORWARDED = (
-    "auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "hit_rate", "per_group", "report",
-    "compare",
-)
+#: The public functions each old module forwards (from the registry), with the metric names that
+#: differ from their function (``map``).
+FORWARDED: dict[str, str] = namespace_methods()
 
 
 def forward_all(
     module: str, kind: str, keywords: dict[str, Any], frame_words: str
-) -> tuple[Callable[..., Any], ...]:
-    """:func:`forward` of every name of :data:`FORWARDED`, in that order, for the frames of ``kind``.
+) -> dict[str, Callable[..., Any]]:
+    """:func:`forward` of every name of :data:`FORWARDED`, by name, for the frames of ``kind``.
 
     ``kind`` is what :func:`pandas_rankeval.engines.frame_kind` says of the engine's frames
     (``"dask"``, ``"pyspark"``); any other frame raises a ``TypeError`` naming ``frame_words``.
@@ -32,7 +31,8 @@ def forward_all(
     def is_frame(frame: Any) -> bool:
         return frame_kind(frame) == kind
 
-    return tuple(forward(name, module, keywords, is_frame, frame_words) for name in FORWARDED)
+    made = {target: forward(target, module, keywords, is_frame, frame_words) for target in set(FORWARDED.values())}
+    return {name: made[target] for name, target in FORWARDED.items()}
 
 
 def forward(

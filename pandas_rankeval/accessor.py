@@ -33,6 +33,8 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from .core.registry import namespace_methods
+
 __all__ = [
     "DaskRankevalNamespace", "PANDAS_RANK", "PolarsRankevalNamespace", "RankevalNamespace", "is_registered", "register",
     "register_dask", "register_polars", "unregister",
@@ -42,21 +44,8 @@ __all__ = [
 NAME = "rank"
 ALIAS = "rankeval"
 
-#: Namespace method -> function of :mod:`pandas_rankeval` it forwards to.
-METHODS: dict[str, str] = {
-    "auc": "auc",
-    "gauc": "gauc",
-    "mrr": "mrr",
-    "ndcg": "ndcg",
-    "average_precision": "average_precision",
-    "map": "average_precision",
-    "precision": "precision",
-    "recall": "recall",
-    "hit_rate": "hit_rate",
-    "per_group": "per_group",
-    "report": "report",
-    "compare": "compare",
-}
+#: Namespace method -> function of :mod:`pandas_rankeval` it forwards to (from the registry).
+METHODS: dict[str, str] = namespace_methods()
 
 #: pandas' own ``DataFrame.rank`` function. Class access goes through the descriptor's
 #: ``__get__(None, cls)``, which returns this very object, so it is right even when the module

@@ -19,29 +19,14 @@ True
 
 from __future__ import annotations
 
-from ._alias import forward_all
+from ._alias import FORWARDED, forward_all
 from .accessor import DaskRankevalNamespace, register_dask
 
-__all__ = [
-    "DaskRankevalNamespace",
-    "auc",
-    "average_precision",
-    "compare",
-    "gauc",
-    "hit_rate",
-    "map",
-    "mrr",
-    "ndcg",
-    "per_group",
-    "precision",
-    "recall",
-    "report",
-]
+__all__ = ["DaskRankevalNamespace", *FORWARDED]
 
 
-(auc, gauc, mrr, ndcg, average_precision, precision, recall, hit_rate, per_group, report, compare) = forward_all(
+globals().update(forward_all(
     __name__, "dask", {"npartitions": None}, "a Dask DataFrame"
-)
-map = average_precision
+))
 
 register_dask()

@@ -19,26 +19,13 @@ True
 
 from __future__ import annotations
 
-from ._alias import forward_all
+from ._alias import FORWARDED, forward_all
 from .engines.spark import ROWS_PER_BUCKET, local_session
 from .engines.spark.session import _LAST, _fn  # noqa: F401 - read by benchmarks and tests
 
-__all__ = [
-    "auc",
-    "average_precision",
-    "compare",
-    "gauc",
-    "hit_rate",
-    "local_session",
-    "mrr",
-    "ndcg",
-    "per_group",
-    "precision",
-    "recall",
-    "report",
-]
+__all__ = ["local_session", *FORWARDED]
 
 
-(auc, gauc, mrr, ndcg, average_precision, precision, recall, hit_rate, per_group, report, compare) = forward_all(
+globals().update(forward_all(
     __name__, "pyspark", {"rows_per_bucket": ROWS_PER_BUCKET, "buckets": None}, "a pyspark.sql.DataFrame"
-)
+))

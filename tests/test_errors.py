@@ -162,7 +162,7 @@ def test_weight_series_missing_a_group(df):
 @pytest.mark.parametrize("k", [0, -1, 2.5, "10", True])
 @pytest.mark.parametrize("func", [pre.ndcg, pre.precision, pre.recall, pre.hit_rate, pre.mrr, pre.average_precision])
 def test_bad_k(df, func, k):
-    name = {"average_precision": "map"}.get(func.__name__, func.__name__)
+    name = func.__name__  # the function the user called, also for average_precision
     with pytest.raises(ValueError, match=rf"The 'k' parameter of {name} must be an int in the range \[1, inf\)"):
         func(df, group="user_id", label="click", score="model_a", k=k)
 
@@ -189,7 +189,7 @@ def test_bad_options(df, param, value, choices):
 def test_bad_gain_and_denominator(df):
     with pytest.raises(ValueError, match=r"'gain' parameter of ndcg must be one of 'exp2', 'linear'"):
         pre.ndcg(df, group="user_id", label="click", score="model_a", gain="log")
-    with pytest.raises(ValueError, match=r"'denominator' parameter of map must be one of 'relevant', 'min_k'"):
+    with pytest.raises(ValueError, match=r"'denominator' parameter of average_precision must be one of 'relevant', 'min_k'"):
         pre.average_precision(df, group="user_id", label="click", score="model_a", denominator="k")
 
 

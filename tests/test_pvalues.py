@@ -181,3 +181,45 @@ def test_small_rows_enumerated_together_equal_one_row_at_a_time(seed):
     ])
     assert (n <= P.SMALL_EXACT).any() and (n > P.SMALL_EXACT).any()
     np.testing.assert_array_equal(got, want)
+
+
+def test_bootstrap_and_signflip_share_the_zero_rule():
+    """A difference at float rounding (an expected-ties AP of 0.9999999999999998 against 1.0)
+    is zero for both tests: the sign-flip term is 0, the bootstrap p-value is 1."""
+    from pandas_rankeval.inference.bootstrap import bootstrap_pvalues
+
+    vm, vb = np.array([1.0 - 2.0**-52, 0.75]), np.array([1.0, 0.5])
+    d = vm - vb
+    assert P.zero_difference(d, vm, vb).tolist() == [True, False]
+    assert P.signflip_terms(np.ones(2), vm, vb, np.ones(2, bool)).tolist() == [0.0, 0.25]
+    reps = np.random.default_rng(0).normal(0.0, 3e-16, (200, 1))
+    assert bootstrap_pvalues(d[:1], reps, vm[:1], vb[:1]).tolist() == [1.0]
+    # a real difference is unaffected
+    assert bootstrap_pvalues(np.array([0.25]), reps + 0.25, [0.75], [0.5])[0] < 0.01
+
+
+def _all_positive_groups():
+    import pandas as pd
+
+    rows = [(g, 1, float(3 + g % 5 - i), 0.5) for g in range(40) for i in range(3 + g % 5)]
+    return pd.DataFrame(rows, columns=["g", "y", "a", "b"])
+
+
+@pytest.mark.parametrize("engine", ["pandas", "dask"])
+def test_bootstrap_test_of_rounding_differences_is_one_on_every_engine(engine):
+    """All-positive groups: a strict ranking gives AP 1.0, all scores tied give the expected
+    AP 1 up to rounding; Dask sums in another order and used to give p = 0.945 here."""
+    import pandas_rankeval as pre
+
+    df = _all_positive_groups()
+    if engine == "dask":
+        dd = pytest.importorskip("dask.dataframe")
+        import dask
+
+        with dask.config.set({"scheduler": "synchronous"}):
+            res = pre.compare(dd.from_pandas(df, npartitions=3), group="g", label="y", scores=["a", "b"],
+                              baseline="a", metrics=["map"], method="bootstrap", n_boot=200)
+    else:
+        res = pre.compare(df, group="g", label="y", scores=["a", "b"], baseline="a", metrics=["map"],
+                          method="bootstrap", n_boot=200)
+    assert res["p_value"].tolist() == [1.0]

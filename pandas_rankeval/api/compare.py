@@ -9,7 +9,7 @@ from pandas_rankeval.core.options import WeightLike
 from pandas_rankeval.display.table import ResultTable
 from pandas_rankeval.inference.bootstrap import check_level
 
-from .dispatch import EngineOptions, evaluate_call
+from .dispatch import EngineOptions, evaluate_frame
 from .docs import fill_doc
 
 __all__ = ["compare"]
@@ -272,7 +272,15 @@ def compare(
     """
     if ci is None:  # make_plan's default level is for callers of the summary layer, not for compare
         check_level(ci, "ci", "compare")
-    return evaluate_call("compare", locals(), kind="compare")  # type: ignore[no-any-return]
+    result: ResultTable = evaluate_frame(
+        df, "compare", engine_options, kind="compare",
+        group=group, label=label, scores=scores, baseline=baseline, metrics=metrics, by=by, ci=ci,
+        n_boot=n_boot, seed=seed, method=method, auc_method=auc_method, ci_method=ci_method,
+        resample=resample, alpha=alpha, adjust=adjust, family=family, weight=weight, min_size=min_size,
+        min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
+        denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
+    )
+    return result
 
 
 fill_doc(compare)

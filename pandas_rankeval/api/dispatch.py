@@ -1,7 +1,6 @@
 """One call of a public function, for any frame: engine, plan, checks, run, finalize.
 
-Every public function ends in :func:`evaluate_frame` (through :func:`evaluate_call`, which takes
-the function's parameters by name, its ``locals()``), which
+Every public function ends in :func:`evaluate_frame`, each of its parameters passed by name, which
 
 1. picks the frame's engine (:func:`pandas_rankeval.engines.engine_for`; an engine is imported only
    when its frame arrives) and checks ``engine_options`` against it;
@@ -26,7 +25,7 @@ from ..summary.checks import check_partitioned, check_schema
 from ..summary.plan import make_plan
 from ..tables import finalize
 
-__all__ = ["Empty", "EngineOptions", "GroupLike", "NanPolicy", "Ties", "WeightLike", "evaluate_call", "evaluate_frame"]
+__all__ = ["Empty", "EngineOptions", "GroupLike", "NanPolicy", "Ties", "WeightLike", "evaluate_frame"]
 
 Ties = Literal["expected", "pessimistic", "optimistic"]
 Empty = Literal["zero", "skip", "error"]
@@ -52,14 +51,3 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
         return engine.per_group(frame, plan, options)
     summary, extras = engine.run(frame, plan, options)
     return finalize(summary, plan, **extras)
-
-
-def evaluate_call(func: str, params: Mapping[str, Any], **plan_kwargs: Any) -> Any:
-    """:func:`evaluate_frame` of a public function's parameters, by name (its ``locals()``).
-
-    ``params`` holds ``df`` and ``engine_options``; every other entry, and ``plan_kwargs``, goes to
-    :func:`pandas_rankeval.summary.make_plan` under its own name.
-    """
-    kw = dict(params)
-    frame, engine_options = kw.pop("df"), kw.pop("engine_options")
-    return evaluate_frame(frame, func, engine_options, **kw, **plan_kwargs)

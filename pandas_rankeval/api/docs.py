@@ -89,6 +89,19 @@ PARAMS: dict[str, str] = {
 }
 
 
+def _metric_names() -> str:
+    """The accepted metric names, from the registry, as a docstring phrase."""
+    from pandas_rankeval.core.registry import valid_names
+
+    import textwrap
+
+    text = ", ".join(f'``"{n}"``' for n in valid_names())
+    return "\n        ".join(textwrap.wrap(text, 80))
+
+
+PARAMS["metric_names"] = _metric_names()
+
+
 def fill_doc(func: Any, **more: str) -> Any:
     """Put the shared parameter texts into ``func``'s docstring, in place of their placeholders.
 

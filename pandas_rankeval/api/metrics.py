@@ -10,12 +10,12 @@ give the formula and the tie rule.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pandas_rankeval.core.options import WeightLike
-from pandas_rankeval.core.registry import MetricSpec
+from pandas_rankeval.core.registry import METRICS, Metric, MetricSpec, metric_of_function
 from pandas_rankeval.core.result import MetricResult
-from pandas_rankeval.core.validation import check_k
+from pandas_rankeval.core.validation import check_k, check_persistence
 
 from .dispatch import (
     Empty,
@@ -23,11 +23,13 @@ from .dispatch import (
     GroupLike,
     NanPolicy,
     Ties,
-    evaluate_call,
+    evaluate_frame,
 )
 from .docs import fill_doc
 
 __all__ = [
+    "CutoffMetric",
+    "PersistenceMetric",
     "auc",
     "average_precision",
     "gauc",
@@ -39,14 +41,22 @@ __all__ = [
 ]
 
 
-def _metric(kind: str, params: dict[str, Any], k: int | None = None) -> MetricResult:
+def _metric(function: str, df: Any, engine_options: EngineOptions, k: Any, **options: Any) -> MetricResult:
     """One metric of one score column: the plan of kind "metric", on the frame's engine.
 
-    ``params`` are the public function's parameters by name (its ``locals()``).
+    ``function`` is the public function (its name is in every message); its metric is the
+    registry's entry of that function, ``k`` the cutoff (checked here), ``options`` the
+    function's other parameters, each passed by name.
     """
-    kw = dict(params)
-    score = kw.pop("score")
-    result: MetricResult = evaluate_call(kind, kw, kind="metric", metrics=MetricSpec(kind, k), scores=score)
+    metric = metric_of_function(function)
+    if metric.param.kind == "persistence":
+        k = check_persistence(k, function)
+    elif metric.param.presence != "none":
+        k = check_k(k, function, allow_none=metric.param.presence == "optional")
+    score = options.pop("score")
+    result: MetricResult = evaluate_frame(
+        df, function, engine_options, kind="metric", metrics=MetricSpec(metric.name, k), scores=score, **options
+    )
     return result
 
 
@@ -110,7 +120,11 @@ def auc(
     >>> pre.auc(df, label="click", score="score")
     0.625
     """
-    return _metric("auc", {**locals(), "group": None})
+    return _metric(
+        "auc", df, engine_options, None, group=None,
+        label=label, score=score, sample_weight=sample_weight, ties=ties, tiebreak=tiebreak,
+        threshold=threshold, max_fpr=max_fpr, nan_policy=nan_policy,
+    )
 
 
 def gauc(
@@ -206,14 +220,12 @@ def gauc(
     >>> print(pre.gauc(df, group="user", label="click", score="score").coverage)
     2 of 2 groups used
     """
-    return _metric("gauc", locals())
-
-
-def _list_metric(kind: str, params: dict[str, Any], *, allow_none: bool) -> MetricResult:
-    """One list metric: ``k`` checked, the rest of ``params`` (the function's ``locals()``) forwarded."""
-    kw = dict(params)
-    k = check_k(kw.pop("k"), kind, allow_none=allow_none)
-    return _metric(kind, kw, k)
+    return _metric(
+        "gauc", df, engine_options, None,
+        group=group, label=label, score=score, weight=weight, min_size=min_size, min_pos=min_pos,
+        min_neg=min_neg, sample_weight=sample_weight, ties=ties, tiebreak=tiebreak,
+        threshold=threshold, engine=engine, max_fpr=max_fpr, nan_policy=nan_policy, progress=progress,
+    )
 
 
 def mrr(
@@ -266,7 +278,11 @@ def mrr(
     >>> round(pre.mrr(df, group="q", label="rel", score="score", k=3), 3)
     0.444
     """
-    return _list_metric("mrr", locals(), allow_none=True)
+    return _metric(
+        "mrr", df, engine_options, k,
+        group=group, label=label, score=score, weight=weight, ties=ties, tiebreak=tiebreak,
+        threshold=threshold, empty=empty, nan_policy=nan_policy,
+    )
 
 
 def ndcg(
@@ -329,7 +345,11 @@ def ndcg(
     >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear", k=2), 4)
     0.2398
     """
-    return _list_metric("ndcg", locals(), allow_none=True)
+    return _metric(
+        "ndcg", df, engine_options, k,
+        group=group, label=label, score=score, gain=gain, weight=weight, ties=ties, tiebreak=tiebreak,
+        threshold=threshold, empty=empty, nan_policy=nan_policy,
+    )
 
 
 def average_precision(
@@ -379,10 +399,37 @@ def average_precision(
     >>> round(pre.average_precision(df, group="q", label="rel", score="score"), 3)
     0.756
     """
-    return _list_metric("map", locals(), allow_none=True)
+    return _metric(
+        "average_precision", df, engine_options, k,
+        group=group, label=label, score=score, denominator=denominator, weight=weight, ties=ties,
+        tiebreak=tiebreak, threshold=threshold, empty=empty, nan_policy=nan_policy,
+    )
 
 
-def _cutoff_metric(kind: str, summary: str, example: str):  # type: ignore[no-untyped-def]
+class CutoffMetric(Protocol):
+    """The signature of :func:`precision`, :func:`recall` and :func:`hit_rate`."""
+
+    __name__: str
+
+    def __call__(
+        self,
+        df: Any,
+        *,
+        group: GroupLike,
+        label: Hashable,
+        score: Hashable,
+        k: int = 10,
+        weight: WeightLike = None,
+        ties: Ties = "expected",
+        tiebreak: Hashable | None = None,
+        threshold: float | None = None,
+        empty: Empty = "zero",
+        nan_policy: NanPolicy = "raise",
+        engine_options: EngineOptions = None,
+    ) -> MetricResult: ...
+
+
+def _cutoff_metric(function: str, summary: str, example: str) -> CutoffMetric:
     def metric(
         df: Any,
         *,
@@ -398,11 +445,13 @@ def _cutoff_metric(kind: str, summary: str, example: str):  # type: ignore[no-un
         nan_policy: NanPolicy = "raise",
         engine_options: EngineOptions = None,
     ) -> MetricResult:
-        params = dict(locals())
-        del params["kind"]  # _cutoff_metric's, not a parameter
-        return _list_metric(kind, params, allow_none=False)
+        return _metric(
+            function, df, engine_options, k,
+            group=group, label=label, score=score, weight=weight, ties=ties, tiebreak=tiebreak,
+            threshold=threshold, empty=empty, nan_policy=nan_policy,
+        )
 
-    metric.__name__ = metric.__qualname__ = kind
+    metric.__name__ = metric.__qualname__ = function
     metric.__doc__ = summary + example
     return metric
 
@@ -497,7 +546,70 @@ hit_rate = _cutoff_metric(
     """,
 )
 
+class PersistenceMetric(Protocol):
+    """The signature of a list metric whose name takes a persistence ``p`` (``"rbp@0.8"``)."""
+
+    __name__: str
+
+    def __call__(
+        self,
+        df: Any,
+        *,
+        group: GroupLike,
+        label: Hashable,
+        score: Hashable,
+        p: float = 0.8,
+        weight: WeightLike = None,
+        ties: Ties = "expected",
+        tiebreak: Hashable | None = None,
+        threshold: float | None = None,
+        empty: Empty = "zero",
+        nan_policy: NanPolicy = "raise",
+        engine_options: EngineOptions = None,
+    ) -> MetricResult: ...
+
+
+def _persistence_metric(metric: Metric) -> PersistenceMetric:
+    """The public function of a list metric with a persistence, written from its registry entry
+    (its docstring is the entry's ``doc``): adding such a metric touches only its definition."""
+    default = float(metric.param.default)  # type: ignore[arg-type]
+
+    def function(
+        df: Any,
+        *,
+        group: GroupLike,
+        label: Hashable,
+        score: Hashable,
+        p: float = default,
+        weight: WeightLike = None,
+        ties: Ties = "expected",
+        tiebreak: Hashable | None = None,
+        threshold: float | None = None,
+        empty: Empty = "zero",
+        nan_policy: NanPolicy = "raise",
+        engine_options: EngineOptions = None,
+    ) -> MetricResult:
+        return _metric(
+            metric.function, df, engine_options, p,
+            group=group, label=label, score=score, weight=weight, ties=ties, tiebreak=tiebreak,
+            threshold=threshold, empty=empty, nan_policy=nan_policy,
+        )
+
+    function.__name__ = function.__qualname__ = metric.function
+    function.__module__ = __name__
+    function.__doc__ = metric.doc
+    return function
+
+
 for _f in (auc, gauc, mrr, ndcg, average_precision, precision, recall, hit_rate):
     fill_doc(_f)
+#: The public functions the registry defines by their entry alone (no hand-written function above).
+GENERATED: dict[str, PersistenceMetric] = {
+    m.function: fill_doc(_persistence_metric(m))
+    for m in METRICS.values()
+    if m.function not in globals() and m.param.kind == "persistence"
+}
+globals().update(GENERATED)
+__all__ += list(GENERATED)
 del _f
 

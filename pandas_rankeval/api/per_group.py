@@ -14,7 +14,7 @@ from .dispatch import (
     GroupLike,
     NanPolicy,
     Ties,
-    evaluate_call,
+    evaluate_frame,
 )
 from .docs import fill_doc
 
@@ -111,19 +111,20 @@ def per_group(
     a         FR        0.5        1.0
     b         DE        NaN        NaN
     """
-    params = dict(locals())  # forwarded by name, "score" as "scores"
     if (score is None) == (scores is None):
         raise ValueError(
             "per_group needs one of 'score' (a column) or 'scores' (a list of columns). "
             f"Got {'both' if score is not None else 'neither'}."
         )
-    del params["score"]
-    params.update(
-        scores=score if scores is None else scores,
-        per_model_columns=scores is not None,
-        metrics=["gauc" if s.kind == "auc" else s.name for s in parse_metrics(metrics)],
+    names = [s.info.per_group or s.name for s in parse_metrics(metrics)]  # auc: the per-group AUC
+    result: Any = evaluate_frame(
+        df, "per_group", engine_options, kind="per_group",
+        scores=score if scores is None else scores, per_model_columns=scores is not None, metrics=names,
+        group=group, label=label, weight=weight, min_size=min_size, min_pos=min_pos, min_neg=min_neg,
+        ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain, denominator=denominator, empty=empty,
+        nan_policy=nan_policy,
     )
-    return evaluate_call("per_group", params, kind="per_group")
+    return result
 
 
 fill_doc(per_group)

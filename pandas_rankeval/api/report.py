@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pandas_rankeval.core.options import WeightLike
 from pandas_rankeval.display.table import ResultTable
 
-from .dispatch import EngineOptions, evaluate_call
+from .dispatch import EngineOptions, evaluate_frame
 from .docs import fill_doc
 
 __all__ = ["report"]
@@ -56,9 +56,7 @@ def report(
     scores : column or list of columns
         The models to compare, one score column each.
     metrics : str or list of str, default=("auc", "gauc", "mrr", "ndcg@10")
-        Metric names: ``"auc"``, ``"gauc"``, ``"mrr"``, ``"mrr@K"``, ``"ndcg"``,
-        ``"ndcg@K"``, ``"map"``, ``"map@K"``, ``"precision@K"``, ``"recall@K"``,
-        ``"hit_rate@K"``.
+        Metric names: {metric_names}.
     by : column or list of columns, optional
         Segment columns, constant within a group (country, device, activity
         bucket): one row per (segment, model).
@@ -169,7 +167,15 @@ def report(
     >>> bool(((dist - rep).abs() < 1e-12).all().all())
     True
     """
-    return evaluate_call("report", locals(), kind="report")  # type: ignore[no-any-return]
+    result: ResultTable = evaluate_frame(
+        df, "report", engine_options, kind="report",
+        group=group, label=label, scores=scores, metrics=metrics, by=by, weight=weight, ci=ci,
+        auc_method=auc_method, ci_method=ci_method, n_boot=n_boot, seed=seed, resample=resample,
+        min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
+        threshold=threshold, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
+        progress=progress,
+    )
+    return result
 
 
 fill_doc(report)

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from .. import display as _display
-from .common import DEFAULT_K, PROG, CLIError, _one_line
+from .common import DEFAULT_K, PROG, CLIError, _one_line, metric_pattern
 from .output import _output_format, _warnings_to_stderr
 from .reading import _input_format, _require_pyarrow, check_values, read_table
 
@@ -40,10 +40,10 @@ def resolve_metrics(names: Sequence[str], k: int | None) -> list[str]:
                 continue
             base = name.lower()
             info = METRICS.get(base)
-            if info is not None and "@" not in base:
-                if info.cutoff == "required":
+            if info is not None and "@" not in base and info.param.kind == "cutoff":
+                if info.param.presence == "required":
                     name = f"{base}@{DEFAULT_K if k is None else k}"
-                elif info.cutoff == "optional" and k is not None:
+                elif info.param.presence == "optional" and k is not None:
                     name = f"{base}@{k}"
             try:
                 out.append(parse_metric(name).name)
@@ -213,13 +213,15 @@ def _metrics_command(args: argparse.Namespace) -> int:
 
     width = max(len(f"{name}@K") for name in METRICS)
     for name, info in METRICS.items():
-        shown = {"none": name, "optional": f"{name}[@K]", "required": f"{name}@K"}[info.cutoff]
+        shown = metric_pattern(info)
         how = f"default weight: {info.default_weight}" if info.grouped else "pooled over all rows, no group weight"
         print(f"{shown:<{width + 2}} {info.summary} ({how})")
     print()
+    required = "/".join(m.name for m in METRICS.values() if m.param.kind == "cutoff" and m.param.presence == "required")
+    optional = ", ".join(m.name for m in METRICS.values() if m.param.kind == "cutoff" and m.param.presence == "optional")
     print(
-        f"With --k K, precision/recall/hit_rate written without @K get K (default {DEFAULT_K}); "
-        "mrr, ndcg and map get K only when --k is given, else the whole list."
+        f"With --k K, {required} written without @K get K (default {DEFAULT_K}); "
+        f"{optional} get K only when --k is given, else the whole list."
     )
     return 0
 

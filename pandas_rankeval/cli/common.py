@@ -7,6 +7,8 @@ message one line.
 
 from __future__ import annotations
 
+from typing import Any
+
 PROG = "pandas-rankeval"
 COMMANDS = ("eval", "demo", "metrics")
 FORMATS = ("table", "csv", "json", "markdown", "html")
@@ -28,3 +30,9 @@ def _one_line(exc: BaseException | str) -> str:
         text = str(exc)
     text = " ".join(text.split())
     return text or type(exc).__name__
+
+
+def metric_pattern(info: Any) -> str:
+    """How a metric's name is written in help texts: ``gauc``, ``ndcg[@K]``, ``recall@K``."""
+    at = f"@{info.param.placeholder}"
+    return {"none": info.name, "optional": f"{info.name}[{at}]", "required": f"{info.name}{at}"}[info.param.presence]

@@ -11,7 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .commands import _demo, _eval, _metrics_command
-from .common import DEFAULT_K, DEFAULT_METRICS, FORMATS, PROG, VIEWS, CLIError
+from pandas_rankeval.core.registry import METRICS
+
+from .common import DEFAULT_K, DEFAULT_METRICS, FORMATS, PROG, VIEWS, CLIError, metric_pattern
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,8 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--score", "--scores", "-s", nargs="+", required=True, metavar="COL", help="score column(s), one per model; higher ranks first")
     ev.add_argument(
         "--metrics", "-m", nargs="+", default=list(DEFAULT_METRICS), metavar="NAME",
-        help="metric names (space or comma separated): auc gauc mrr[@K] ndcg[@K] map[@K] precision[@K] "
-        "recall[@K] hit_rate[@K]; default: %(default)s",
+        help="metric names (space or comma separated): "
+        + " ".join(metric_pattern(m) for m in METRICS.values()) + "; default: %(default)s",
     )
     ev.add_argument(
         "--k", "-k", type=_positive_int, default=None, metavar="K",

@@ -22,8 +22,10 @@ from . import ranking as E
 from .evaluation import Evaluation, ScoreEvaluation
 from .options import Options, check_weight_name
 from .prepare import label_levels, prepare
-from .reductions import _gains, _global_auc, _group_metric
-from .registry import MetricSpec
+from .definitions import gains
+from .reductions import _global_auc, _group_metric
+from .metric import MetricSpec
+from .registry import sample_weight_error
 from .validation import as_columns, internal_error
 
 __all__ = ["evaluate", "prepare_evaluation", "evaluate_score"]
@@ -60,7 +62,7 @@ def _group_one(ev: Evaluation, se: ScoreEvaluation) -> ScoreEvaluation:
         ev.labels.level,
         ev.labels.n_levels,
         ev.labels.rel_level,
-        gains=_gains(ev) if graded else None,
+        gains=gains(ev) if graded else None,
         sample_weight=sw,
         count_levels=graded,
     )
@@ -128,10 +130,8 @@ def prepare_evaluation(
             "2**label - 1 overflows float64 from label 1024 on. Pass gain='linear', or rescale the labels."
         )
     prep.y = None  # the levels hold all the metrics need; free the float copy
-    if prep.extra.get(opts.sample_weight) is not None and any(s.kind not in ("auc", "gauc") for s in specs):
-        raise ValueError(
-            "sample_weight applies to 'auc' and 'gauc' only; weigh groups with weight= instead."
-        )
+    if prep.extra.get(opts.sample_weight) is not None and any("sample_weight" not in s.info.options for s in specs):
+        raise ValueError(sample_weight_error())
     return Evaluation(prep, labels, opts, list(specs), {})
 
 
@@ -156,7 +156,7 @@ def _score_metrics(ev: Evaluation, se: ScoreEvaluation, keep_order: bool) -> Sco
         ev.group_stats.update(code=rk.code, n=rk.n, positives=rk.npos, negatives=rk.nneg)
     score = ev.prepared.scores[se.score]
     for spec in ev.specs:
-        if spec.kind == "auc":
+        if not spec.info.grouped:
             gv = _global_auc(ev, se, score)
         else:
             gv = _group_metric(ev, se, spec, score)

@@ -15,10 +15,10 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
-from .registry import MetricSpec
+from .metric import MetricSpec
 from .validation import check_column_name, check_min_count, check_option
 
-__all__ = ["Options", "WeightLike", "WEIGHT_NAMES", "check_weight_name", "check_weight_series"]
+__all__ = ["OPTIONS", "OptionDef", "Options", "WeightLike", "WEIGHT_NAMES", "check_weight_name", "check_weight_series", "options_of"]
 
 TIES = ("expected", "pessimistic", "optimistic")
 EMPTY = ("zero", "skip", "error")
@@ -30,9 +30,115 @@ WEIGHT_NAMES = ("count", "clicks", "log1p", "uniform")
 
 WeightLike = Union[str, pd.Series, Callable[[pd.DataFrame], Any], None]
 
+
+# --------------------------------------------------------------------------- #
+# The options table: one definition per option
+# --------------------------------------------------------------------------- #
+def _choice(choices: tuple[str, ...]) -> Callable[[Any, str, str], Any]:
+    def check(value: Any, param: str, func: str) -> Any:
+        return check_option(value, param, func, choices)
+
+    return check
+
+
+def _check_threshold(value: Any, param: str, func: str) -> Any:
+    if value is not None and not (
+        isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+    ):
+        raise ValueError(
+            f"The '{param}' parameter of {func} must be a finite number or None. Got {value!r} instead."
+        )
+    return value
+
+
+def _check_max_fpr(value: Any, param: str, func: str) -> Any:
+    if value is None:
+        return None
+    if not (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and 0 < value <= 1):
+        raise ValueError(
+            f"The '{param}' parameter of {func} must be a float in the range (0, 1] or None. "
+            f"Got {value!r} instead."
+        )
+    return float(value)  # sklearn would compute in float32 for np.float32
+
+
+def _check_column(value: Any, param: str, func: str) -> Any:
+    if value is not None:
+        check_column_name(value, param, func)
+    return value
+
+
+def _check_weight(value: Any, param: str, func: str) -> Any:
+    if isinstance(value, str):
+        pass  # a weight name or a column: resolved against the frame's columns
+    elif isinstance(value, pd.Series):
+        check_weight_series(value, func)
+    elif value is not None and not callable(value):
+        raise TypeError(
+            f"The '{param}' parameter of {func} must be one of {', '.join(map(repr, WEIGHT_NAMES))}, "
+            f"a column name, a pandas Series indexed by group key, or a callable. Got {value!r} instead."
+        )
+    return value
+
+
+def _check_flag(value: Any, param: str, func: str) -> Any:
+    return value  # a truth value: anything goes, as in pandas
+
+
+@dataclass(frozen=True)
+class OptionDef:
+    """One option of the metrics: its default, its check (and message), when it is shown with
+    a number (``shown``: ``"always"``, ``"when_set"`` or ``"never"``) and its documentation."""
+
+    name: str
+    default: Any
+    check: Callable[[Any, str, str], Any]
+    doc: str
+    shown: str = "never"
+    choices: tuple[str, ...] = ()
+
+
+def _opt(name: str, default: Any, check: Callable[[Any, str, str], Any] | tuple[str, ...], doc: str,
+         shown: str = "never") -> OptionDef:
+    if isinstance(check, tuple):
+        return OptionDef(name, default, _choice(check), doc, shown, check)
+    return OptionDef(name, default, check, doc, shown)
+
+
+#: Every option of the metrics, in the order a number's choices are shown. Which metrics take an
+#: option is said by each metric's entry (``Metric.options``); the check and its message are here.
+OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
+    _opt("ties", "expected", TIES, "A tied (relevant, non-relevant) pair counts 1/2, 0 or 1; in a list, "
+         "the exact mean over every ordering of tied rows, or relevant rows last / first.", "always"),
+    _opt("weight", None, _check_weight, "How groups are averaged: 'count', 'clicks', 'log1p', 'uniform', a "
+         "column (its per-group sums), a Series indexed by group key or a callable of the per-group "
+         "statistics; None is the metric's default.", "always"),
+    _opt("tiebreak", None, _check_column, "A column that orders rows with equal scores (ascending) before "
+         "the ties rule.", "when_set"),
+    _opt("gain", "exp2", GAINS, "NDCG's gain of a label: 2**label - 1 ('exp2') or the label ('linear').",
+         "always"),
+    _opt("denominator", "relevant", DENOMINATORS, "AP's divisor: the group's relevant rows ('relevant') or "
+         "min(relevant rows, k) ('min_k').", "always"),
+    _opt("empty", "zero", EMPTY, "Groups with no relevant row score 0, are left out, or raise.", "always"),
+    _opt("threshold", None, _check_threshold, "A row is relevant when its label is >= threshold (default: "
+         "> 0).", "when_set"),
+    _opt("min_size", 0, check_min_count, "GAUC leaves out groups with fewer rows.", "when_set"),
+    _opt("min_pos", 0, check_min_count, "GAUC leaves out groups with fewer relevant rows.", "when_set"),
+    _opt("min_neg", 0, check_min_count, "GAUC leaves out groups with fewer non-relevant rows.", "when_set"),
+    _opt("sample_weight", None, _check_column, "A column of per-row weights; a pair weighs w_i * w_j."),
+    _opt("engine", "numpy", ENGINES, "'numpy' computes every group at once; 'sklearn' calls roc_auc_score "
+         "per group (a slow cross-check)."),
+    _opt("max_fpr", None, _check_max_fpr, "Standardized partial AUC up to this false-positive rate (McClish)."),
+    _opt("nan_policy", "raise", NAN_POLICIES, "Missing values raise, or their rows are dropped and counted."),
+    _opt("progress", False, _check_flag, "Show a progress bar (needs tqdm) for the per-group sklearn loop."),
+)}
+
+
 @dataclass
 class Options:
-    """Every choice that shapes a number, checked once."""
+    """Every choice that shapes a number, checked once (each by its entry of :data:`OPTIONS`)."""
 
     func: str
     ties: str = "expected"
@@ -52,74 +158,40 @@ class Options:
     progress: bool = False
 
     def check(self) -> Options:
-        f = self.func
-        check_option(self.ties, "ties", f, TIES)
-        check_option(self.empty, "empty", f, EMPTY)
-        check_option(self.gain, "gain", f, GAINS)
-        check_option(self.denominator, "denominator", f, DENOMINATORS)
-        check_option(self.engine, "engine", f, ENGINES)
-        check_option(self.nan_policy, "nan_policy", f, NAN_POLICIES)
-        self.min_size = check_min_count(self.min_size, "min_size", f)
-        self.min_pos = check_min_count(self.min_pos, "min_pos", f)
-        self.min_neg = check_min_count(self.min_neg, "min_neg", f)
-        if self.threshold is not None and not (
-            isinstance(self.threshold, (int, float, np.integer, np.floating))
-            and not isinstance(self.threshold, bool)
-            and math.isfinite(self.threshold)
-        ):
-            raise ValueError(
-                f"The 'threshold' parameter of {f} must be a finite number or None. "
-                f"Got {self.threshold!r} instead."
-            )
-        if self.max_fpr is not None and not (
-            isinstance(self.max_fpr, numbers.Real)
-            and not isinstance(self.max_fpr, (bool, np.bool_))
-            and 0 < self.max_fpr <= 1
-        ):
-            raise ValueError(
-                f"The 'max_fpr' parameter of {f} must be a float in the range (0, 1] or None. "
-                f"Got {self.max_fpr!r} instead."
-            )
-        if self.max_fpr is not None:
-            self.max_fpr = float(self.max_fpr)  # sklearn would compute in float32 for np.float32
-        for name in ("sample_weight", "tiebreak"):
-            if getattr(self, name) is not None:
-                check_column_name(getattr(self, name), name, f)
-        w = self.weight
-        if isinstance(w, str):
-            pass  # a weight name or a column: resolved against the frame's columns
-        elif isinstance(w, pd.Series):
-            check_weight_series(w, f)
-        elif w is not None and not callable(w):
-            raise TypeError(
-                f"The 'weight' parameter of {f} must be one of {', '.join(map(repr, WEIGHT_NAMES))}, "
-                f"a column name, a pandas Series indexed by group key, or a callable. Got {w!r} instead."
-            )
+        for name in _CHECK_ORDER:
+            setattr(self, name, OPTIONS[name].check(getattr(self, name), name, self.func))
         return self
 
     def params(self, spec: MetricSpec) -> dict[str, Any]:
-        """The choices that matter for one metric, for display."""
-        out: dict[str, Any] = {"ties": self.ties}
-        if spec.info.grouped:
-            out["weight"] = self.weight_for(spec) if isinstance(self.weight_for(spec), str) else "custom"
-        if self.tiebreak is not None:
-            out["tiebreak"] = self.tiebreak
-        if spec.kind == "ndcg":
-            out["gain"] = self.gain
-        if spec.kind == "map":
-            out["denominator"] = self.denominator
-        if spec.kind not in ("auc", "gauc"):
-            out["empty"] = self.empty
-        if self.threshold is not None:
-            out["threshold"] = self.threshold
-        if spec.kind == "gauc":
-            for name in ("min_size", "min_pos", "min_neg"):
-                if getattr(self, name):
-                    out[name] = getattr(self, name)
+        """The choices that matter for one metric, for display: the options it takes that are
+        shown always, or when set (see :data:`OPTIONS`)."""
+        out: dict[str, Any] = {}
+        for name, opt in OPTIONS.items():
+            if name not in spec.info.options or opt.shown == "never":
+                continue
+            value = getattr(self, name)
+            if name == "weight":
+                value = self.weight_for(spec) if isinstance(self.weight_for(spec), str) else "custom"
+            elif opt.shown == "when_set" and (value is None or value == opt.default):
+                continue
+            out[name] = value
         return out
 
     def weight_for(self, spec: MetricSpec) -> WeightLike:
         return spec.info.default_weight if self.weight is None else self.weight
+
+
+#: The order of the checks (and so of the first error a call with several bad options meets).
+_CHECK_ORDER = (
+    "ties", "empty", "gain", "denominator", "engine", "nan_policy", "min_size", "min_pos", "min_neg",
+    "threshold", "max_fpr", "sample_weight", "tiebreak", "weight", "progress",
+)
+
+
+def options_of(metric_options: Sequence[str]) -> list[OptionDef]:
+    """The entries of :data:`OPTIONS` of a metric, in the table's order."""
+    return [OPTIONS[n] for n in OPTIONS if n in metric_options]
+
 
 def check_weight_series(weight: pd.Series, func: str) -> None:
     """What a weight Series says by itself, before any data is read (every engine).

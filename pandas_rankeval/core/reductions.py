@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import kernels as K
 from . import ranking as E
 from .evaluation import Evaluation, GroupValues, ScoreEvaluation
 from .options import WeightLike
 from .progress import Progress
-from .registry import MetricSpec
+from .coverage import eligibility, empty_error
+from .definitions import KernelInput
+from .metric import MetricSpec
 from .result import Coverage
 from .validation import InputProblem, first_keys, internal_error
 
@@ -163,7 +164,7 @@ def _sklearn_scores(score: np.ndarray, order: np.ndarray, rank: np.ndarray, *, p
     return s
 
 
-def _sklearn_group_auc(
+def sklearn_group_auc(
     ev: Evaluation, score_eval: ScoreEvaluation, eligible: np.ndarray, score: np.ndarray
 ) -> np.ndarray:
     """Per-group AUC from sklearn's roc_auc_score, one call per eligible group."""
@@ -245,125 +246,47 @@ def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> Group
 
 
 def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: np.ndarray) -> GroupValues:
+    """One group metric of one ranked score column: its entry's kernel, eligibility and weights."""
     opts = ev.options
     rk = se.ranking
     if rk is None:
         raise internal_error("group metrics need a ranking")
-    func = opts.func
-    k = spec.k
+    metric = spec.info
+    if metric.kernel is None:  # pragma: no cover - the registry gives every group metric a kernel
+        raise internal_error(f"{spec.name} has no per-group kernel")
+    k = spec.cutoff
     if k is not None and rk.n_groups and k > int(rk.n.max()):
         # a cutoff beyond the longest group cuts nothing: the same numbers, and no int64
         # overflow for k >= 2**63 (precision still divides by spec.k)
         k = int(rk.n.max())
-    npos = rk.npos
-    n_rows = ev.prepared.n_rows
-    n_dropped = ev.prepared.n_dropped
-    weights = _weights(opts.weight_for(spec), ev, rk, func)
-
-    if spec.kind == "gauc":
-        has_both = (rk.npos > 0) & (rk.nneg > 0)
-        passes = (rk.n >= opts.min_size) & (rk.npos >= opts.min_pos) & (rk.nneg >= opts.min_neg)
-        # with sample weights, a group whose relevant (or non-relevant) rows weigh 0 in
-        # total has no weighted pair: its AUC is undefined, so it is skipped (own reason)
-        weighted = (rk.wpos > 0) & (rk.wneg > 0) if rk.wpos is not None and rk.wneg is not None else True
-        used = has_both & passes & weighted
-        if opts.engine == "sklearn" or opts.max_fpr is not None:
-            values = _sklearn_group_auc(ev, se, used, score)
-        else:
-            u, pn = K.auc_per_group(rk)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                values = np.where(used, u / pn, np.nan)
+    weights = _weights(opts.weight_for(spec), ev, rk, opts.func)
+    elig = eligibility(metric.eligibility, rk.n, rk.npos, opts, wpos=rk.wpos, wneg=rk.wneg)
+    x = KernelInput(ev, se, rk, spec, k, elig.used, score)
+    cov_kw = dict(n_rows=ev.prepared.n_rows, n_dropped=ev.prepared.n_dropped)
+    if metric.eligibility == "pairs":
+        values = metric.kernel(x)
+        used = elig.used
         cov = _coverage(
             rk,
             used,
-            n_rows=n_rows,
-            n_dropped=n_dropped,
-            only_pos=int(((rk.npos > 0) & (rk.nneg == 0)).sum()),
-            only_neg=int((rk.npos == 0).sum()),
-            filtered=int((has_both & ~passes).sum()),
-            zero_weight=int((has_both & passes & ~used).sum()),
-            filtered_mask=has_both & ~passes,
+            **cov_kw,
+            only_pos=int(elig.only_pos.sum()),
+            only_neg=int(elig.only_neg.sum()),
+            filtered=int(elig.filtered.sum()),
+            zero_weight=int(elig.zero_weight.sum()),
+            filtered_mask=elig.filtered,
         )
         return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
 
     # list metrics: one rule for every one of them, NDCG included. A row is relevant when
     # its label is > 0 (or >= threshold); a group is empty when it has no relevant row.
-    empty = npos == 0
-    if spec.kind == "ndcg":
-        dcg = K.dcg_per_group(rk, k)
-        idcg = _idcg(ev, rk, k)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            # IDCG = 0 in a group with relevant rows (threshold <= 0 makes label-0 rows
-            # relevant, and they gain nothing): every ordering is ideal, NDCG = 1
-            values = np.where(idcg > 0, dcg / idcg, 1.0)
-    else:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if spec.kind == "mrr":
-                values = K.rr_per_group(rk, k)
-            elif spec.kind == "map":
-                denom = npos if (opts.denominator == "relevant" or k is None) else np.minimum(npos, k)
-                values = K.ap_per_group(rk, k) / denom
-            elif spec.kind == "precision":
-                values = K.hits_per_group(rk, k) / float(spec.k)  # type: ignore[arg-type]
-            elif spec.kind == "recall":
-                values = K.hits_per_group(rk, k) / npos
-            elif spec.kind == "hit_rate":
-                values = K.hit_per_group(rk, k)
-            else:  # pragma: no cover - the registry admits nothing else
-                raise ValueError(spec.kind)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = metric.kernel(x)
+    empty = elig.empty
     n_empty = int(empty.sum())
     if n_empty and opts.empty == "error":
-        raise ValueError(
-            f"{spec.name}: {n_empty:,} of {rk.n_groups:,} groups have no relevant row. "
-            "Pass empty='zero' to score them 0 or empty='skip' to leave them out."
-        )
-    if opts.empty == "skip":
-        used = ~empty
-        values = np.where(empty, np.nan, values)
-    else:
-        used = np.ones(rk.n_groups, dtype=bool)
-        values = np.where(empty, 0.0, values)
-    cov = _coverage(rk, used, n_rows=n_rows, n_dropped=n_dropped, empty=n_empty)
+        raise empty_error(spec.name, n_empty, rk.n_groups)
+    used = elig.used
+    values = np.where(empty, np.nan if opts.empty == "skip" else 0.0, values)
+    cov = _coverage(rk, used, **cov_kw, empty=n_empty)
     return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
-
-
-def _gains(ev: Evaluation) -> np.ndarray:
-    """Gain of each label level; levels below the relevance threshold gain nothing."""
-    v = ev.labels.values
-    with np.errstate(over="ignore"):
-        g = np.exp2(v) - 1.0 if ev.options.gain == "exp2" else v.astype(np.float64)
-    if ev.options.threshold is not None:
-        g = np.where(np.arange(v.shape[0]) >= ev.labels.rel_level, g, 0.0)
-    if not np.isfinite(g).all():  # 2**label overflows float64 from label 1024 on
-        raise ValueError(
-            f"{ev.options.func}: gain='exp2' overflows for labels >= 1024 (2**label - 1 is beyond "
-            f"float64); the largest label is {v.max():.6g}. Pass gain='linear', or rescale the labels."
-        )
-    return g
-
-
-def _idcg(ev: Evaluation, rk: E.Ranking, k: int | None) -> np.ndarray:
-    """IDCG@k per group (the same for every score column: computed once per k)."""
-    cache_key = f"idcg@{k}"
-    if cache_key not in ev.group_stats:
-        longest = int(rk.n.max())
-        gains = _gains(ev)
-        if rk.level_counts is not None:
-            with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                idcg = K.idcg_from_counts(rk.level_counts, gains, longest, k)
-        else:  # too many (group, level) cells to count densely: sort them instead
-            groups = ev.prepared.groups
-            if groups is None:  # pragma: no cover - list metrics always have groups
-                raise RuntimeError("NDCG needs group codes")
-            if ev.ideal is None:
-                ev.ideal = K.build_ideal(groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels)
-            with np.errstate(over="ignore", invalid="ignore"):
-                idcg = K.idcg_per_group(ev.ideal, gains, rk.n_groups, longest, k)
-        if not np.isfinite(idcg).all():  # a sum of large gains beyond float64
-            raise ValueError(
-                f"{ev.options.func}: the ideal DCG of {int((~np.isfinite(idcg)).sum()):,} groups overflows "
-                f"float64 (gain={ev.options.gain!r}, largest label {ev.labels.values.max():.6g}). "
-                "Pass gain='linear', or rescale the labels."
-            )
-        ev.group_stats[cache_key] = idcg
-    return ev.group_stats[cache_key]

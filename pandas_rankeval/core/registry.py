@@ -1,65 +1,96 @@
-"""Metric names: one table that parses "ndcg@10" and writes the list of valid names."""
+"""The metric registry: every metric's entry (:mod:`.definitions`), and the parsing of names.
+
+``parse_metric("ndcg@10")`` gives a :class:`MetricSpec`; :data:`METRICS` maps a metric's name to
+its :class:`Metric` entry. Everything that lists metrics (the public functions, the accessor, the
+Dask and Spark modules, the training hooks, the CLI, the docs, error messages) reads them here.
+"""
 
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
-__all__ = ["MetricSpec", "METRICS", "parse_metric", "parse_metrics", "valid_names"]
+from .definitions import DEFINITIONS
+from .metric import Metric, MetricSpec
 
+__all__ = [
+    "Metric", "MetricSpec", "METRICS", "TABLE_FUNCTIONS", "metric_functions", "metric_of_function",
+    "namespace_methods", "public_functions", "parse_metric",
+    "parse_metrics", "sample_weight_error", "valid_names",
+]
 
-@dataclass(frozen=True)
-class MetricInfo:
-    kind: str
-    cutoff: str  # "none": no @k; "optional": name or name@k; "required": name@k only
-    grouped: bool  # averaged over groups (False only for global AUC)
-    default_weight: str
-    graded: bool  # needs graded label levels (NDCG)
-    summary: str
+#: Metric name -> its entry, in the order of the definitions.
+METRICS: dict[str, Metric] = {m.name: m for m in DEFINITIONS}
 
-
-METRICS: dict[str, MetricInfo] = {
-    "auc": MetricInfo("auc", "none", False, "count", False, "global AUC (Mann-Whitney)"),
-    "gauc": MetricInfo("gauc", "none", True, "count", False, "group AUC, weighted mean of per-group AUC"),
-    "mrr": MetricInfo("mrr", "optional", True, "uniform", False, "mean reciprocal rank of the first relevant row"),
-    "ndcg": MetricInfo("ndcg", "optional", True, "uniform", True, "normalized discounted cumulative gain"),
-    "map": MetricInfo("map", "optional", True, "uniform", False, "mean average precision"),
-    "precision": MetricInfo("precision", "required", True, "uniform", False, "relevant rows in the top k / k"),
-    "recall": MetricInfo("recall", "required", True, "uniform", False, "relevant rows in the top k / relevant rows"),
-    "hit_rate": MetricInfo("hit_rate", "required", True, "uniform", False, "share of groups with a relevant row in the top k"),
-}
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    """A parsed metric name: its kind and cutoff."""
-
-    kind: str
-    k: int | None
-
-    @property
-    def info(self) -> MetricInfo:
-        return METRICS[self.kind]
-
-    @property
-    def name(self) -> str:
-        return self.kind if self.k is None else f"{self.kind}@{self.k}"
+#: Backward-compatible name of the entry type.
+MetricInfo = Metric
 
 
 def valid_names() -> list[str]:
-    """Every accepted metric name pattern, for error messages and docs."""
-    out = []
-    for name, info in METRICS.items():
-        if info.cutoff in ("none", "optional"):
-            out.append(name)
-        if info.cutoff in ("optional", "required"):
-            out.append(f"{name}@K")
+    """Every accepted metric name pattern, for error messages and docs.
+
+    >>> valid_names()[:4]
+    ['auc', 'gauc', 'mrr', 'mrr@K']
+    """
+    return [p for m in METRICS.values() for p in m.patterns]
+
+
+def metric_functions() -> dict[str, Metric]:
+    """Public function name -> the metric it computes, aliases included (``map`` ->
+    ``average_precision``'s entry), in the order of the definitions."""
+    out: dict[str, Metric] = {}
+    for m in METRICS.values():
+        out[m.function] = m
+    for m in METRICS.values():
+        for alias in m.aliases:
+            out.setdefault(alias, m)
     return out
 
 
-_PATTERN = re.compile(r"^\s*([a-z_]+)\s*(?:@\s*(\d+))?\s*$")
+#: The public functions that take a list of metrics (``metrics=``), after the metric functions.
+TABLE_FUNCTIONS = ("per_group", "report", "compare")
+
+
+def namespace_methods() -> dict[str, str]:
+    """Method of the ``df.rank`` namespace -> the public function it forwards to: every metric's
+    function, its name where that differs (``map`` -> ``average_precision``), and the tables.
+
+    >>> namespace_methods()["map"]
+    'average_precision'
+    """
+    out: dict[str, str] = {}
+    for m in METRICS.values():
+        out[m.function] = m.function
+        out.setdefault(m.name, m.function)
+    out.update({t: t for t in TABLE_FUNCTIONS})
+    return out
+
+
+def public_functions() -> list[str]:
+    """Every public function that evaluates a frame, aliases excluded, in a stable order."""
+    return [*dict.fromkeys(m.function for m in METRICS.values()), *TABLE_FUNCTIONS]
+
+
+def metric_of_function(function: str) -> Metric:
+    """The entry of the metric a public function computes (``"average_precision"`` -> map)."""
+    return metric_functions()[function]
+
+
+_PATTERN = re.compile(r"^\s*([a-z_]+)\s*(?:@\s*([0-9]*\.?[0-9]+(?:e-?[0-9]+)?))?\s*$")
+
+
+def sample_weight_error(func: str | None = None) -> str:
+    """The message for ``sample_weight`` with a metric that does not take it."""
+    takes = " and ".join(repr(m.name) for m in METRICS.values() if "sample_weight" in m.options)
+    if func is None:
+        return f"sample_weight applies to {takes} only; weigh groups with weight= instead."
+    return f"The 'sample_weight' parameter of {func} applies to {takes} only; weigh groups with weight= instead."
+
+
+def _examples() -> list[str]:
+    return [p.replace("@K", "@10").replace("@P", "@0.8") for p in valid_names()]
 
 
 def parse_metric(name: str) -> MetricSpec:
@@ -77,22 +108,46 @@ def parse_metric(name: str) -> MetricSpec:
     m = _PATTERN.match(name.lower())
     kind = m.group(1) if m else None
     info = METRICS.get(kind) if kind else None
-    k = int(m.group(2)) if m and m.group(2) is not None else None
+    raw = m.group(2) if m else None
     problem = None
+    param: int | float | None = None
     if info is None:
         problem = f"Unknown metric {name!r}."
-    elif k is not None and info.cutoff == "none":
+    elif raw is not None and info.param.presence == "none":
         problem = f"Metric {kind!r} takes no cutoff; got {name!r}."
-    elif k is None and info.cutoff == "required":
-        problem = f"Metric {kind!r} needs a cutoff, such as '{kind}@10'; got {name!r}."
-    elif k is not None and k < 1:
-        problem = f"The cutoff of {name!r} must be at least 1."
+    elif raw is None and info.param.presence == "required":
+        ex = info.param.example
+        what = "a cutoff" if info.param.kind == "cutoff" else "a persistence"
+        problem = f"Metric {kind!r} needs {what}, such as '{kind}@{ex}'; got {name!r}."
+    elif raw is not None and info.param.kind == "cutoff":
+        if not raw.isdigit():
+            problem = f"The cutoff of {name!r} must be a positive int."
+        else:
+            param = int(raw)
+            if param < 1:
+                problem = f"The cutoff of {name!r} must be at least 1."
+    elif raw is not None:
+        param = float(raw)
+        if not (0.0 < param < 1.0 and math.isfinite(param)):
+            problem = f"The persistence of {name!r} must be in the range (0, 1)."
     if problem:
         valid = ", ".join(repr(v) for v in valid_names())
-        close = difflib.get_close_matches(name.lower(), [v.replace("@K", "@10") for v in valid_names()], n=1)
+        close = difflib.get_close_matches(name.lower(), _examples(), n=1)
         hint = f" Did you mean {close[0]!r}?" if close and info is None else ""
-        raise ValueError(f"{problem}{hint} Valid metrics are {valid} (K a positive int).")
-    return MetricSpec(str(kind), k)
+        raise ValueError(f"{problem}{hint} Valid metrics are {valid} ({_placeholders()}).")
+    if param is None and info is not None and info.param.kind == "persistence":
+        param = float(info.param.default)  # type: ignore[arg-type]
+    return MetricSpec(str(kind), param)
+
+
+def _placeholders() -> str:
+    kinds = {m.param.kind for m in METRICS.values() if m.param.presence != "none"}
+    out = []
+    if "cutoff" in kinds:
+        out.append("K a positive int")
+    if "persistence" in kinds:
+        out.append("P a persistence in (0, 1)")
+    return "; ".join(out)
 
 
 def parse_metrics(names: str | Sequence[str]) -> list[MetricSpec]:

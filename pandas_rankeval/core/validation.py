@@ -181,6 +181,13 @@ def check_k(k: Any, func: str, *, allow_none: bool = True, param: str = "k") -> 
     return int(k)
 
 
+def check_persistence(p: Any, func: str, *, param: str = "p") -> float:
+    """A persistence (rank-biased precision's ``p``) is a float in the open range (0, 1)."""
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real) or not (0.0 < float(p) < 1.0):
+        raise ValueError(f"The '{param}' parameter of {func} must be a float in the range (0, 1). Got {p!r} instead.")
+    return float(p)
+
+
 def check_min_count(value: Any, param: str, func: str) -> int:
     """Filters such as ``min_size`` are non-negative ints; None means no filter."""
     if value is None:

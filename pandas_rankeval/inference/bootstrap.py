@@ -37,6 +37,7 @@ from pandas_rankeval.core.evaluation import Evaluation, GroupValues
 from pandas_rankeval.core.progress import Progress as _Progress
 from pandas_rankeval.core.validation import internal_error
 from pandas_rankeval.inference.pvalues import holm  # noqa: F401  (one Holm, re-exported: bootstrap's public name)
+from pandas_rankeval.inference.pvalues import zero_difference
 
 __all__ = [
     "Stratum",
@@ -296,7 +297,7 @@ class Stratum:
         designs: dict[Hashable, AucDesign] = {}
         for j, (score, name) in enumerate(self.items):
             gv: GroupValues = ev.scores[score].metrics[name]
-            if gv.spec.kind == "auc":
+            if not gv.spec.info.grouped:
                 if score not in designs:
                     designs[score] = self._auc_design(ev, score, row_group)
                 self.auc.append((j, designs[score]))
@@ -406,7 +407,7 @@ def strata_of(
     Returns the strata and the segment codes present (None without ``by``).
     """
     n_groups = _group_codes(ev).shape[0]
-    need_rows = any(ev.scores[s].metrics[n].spec.kind == "auc" for s, n in items)
+    need_rows = any(not ev.scores[s].metrics[n].spec.info.grouped for s, n in items)
     rg = row_groups(ev) if need_rows else None
     if not by_cols:
         return [Stratum(ev, items, np.arange(n_groups), rg)], None
@@ -529,8 +530,19 @@ def sign_flip_pvalues(
     return (1.0 + hits) / (1.0 + n_flips)
 
 
-def bootstrap_pvalues(diff: np.ndarray, diff_reps: np.ndarray) -> np.ndarray:
-    """Two-sided paired-bootstrap p-values: p = (1 + #{|D* - D| >= |D|}) / (1 + B)."""
+def bootstrap_pvalues(
+    diff: np.ndarray, diff_reps: np.ndarray, value: Any = 0.0, baseline_value: Any = 0.0
+) -> np.ndarray:
+    """Two-sided paired-bootstrap p-values: p = (1 + #{|D* - D| >= |D|}) / (1 + B).
+
+    A difference ``D`` that is zero up to float rounding (:func:`~.pvalues.zero_difference`
+    of ``D``, ``value`` and ``baseline_value``: the rule the sign-flip test applies to each
+    group) has ``p = 1``, whatever the replicates' rounding noise.
+
+    >>> reps = np.array([[3e-16], [-1e-16], [2e-16], [0.0]])
+    >>> bootstrap_pvalues(np.array([-2.2e-16]), reps, [1.0 - 2.2e-16], [1.0]).tolist()
+    [1.0]
+    """
     ok = np.isfinite(diff_reps)
     scale = np.abs(diff)
     tol = 1e-12 * np.maximum(scale, 1e-300)
@@ -538,6 +550,7 @@ def bootstrap_pvalues(diff: np.ndarray, diff_reps: np.ndarray) -> np.ndarray:
         hits = (np.abs(diff_reps - diff) >= scale - tol) & ok
     n = ok.sum(axis=0)
     p = (1.0 + hits.sum(axis=0)) / (1.0 + n)
+    p = np.where(zero_difference(diff, value, baseline_value) & np.isfinite(diff), 1.0, p)
     return np.where(np.isfinite(diff) & (n > 0), p, np.nan)
 
 

@@ -55,6 +55,8 @@ __all__ = [
     "signflip_pvalues",
     "signflip_stats",
     "signflip_sums",
+    "signflip_terms",
+    "zero_difference",
 ]
 
 #: At most this many groups with a nonzero difference: the exact distribution (2^G patterns).
@@ -87,9 +89,28 @@ def signflip_terms(w: np.ndarray, v_model: np.ndarray, v_base: np.ndarray, used:
     """
     with np.errstate(invalid="ignore"):
         d = np.asarray(v_model, dtype=np.float64) - np.asarray(v_base, dtype=np.float64)
-        scale = np.maximum(1.0, np.maximum(np.abs(v_model), np.abs(v_base)))
-        zero = ~(np.abs(d) > ZERO_TOL * scale)  # NaN differences count as zero too
+        zero = zero_difference(d, v_model, v_base)
         return np.where(np.asarray(used, dtype=bool) & ~zero, np.asarray(w, dtype=np.float64) * d, 0.0)
+
+
+def zero_difference(d: Any, v_model: Any = 0.0, v_base: Any = 0.0) -> np.ndarray:
+    """Whether a difference ``d = v_model - v_base`` is zero up to float rounding: ``|d| <=``
+    :data:`ZERO_TOL` ``* max(1, |v_model|, |v_base|)`` (NaN counts as zero).
+
+    The one rule of every paired test: a group's difference in the sign-flip test (such a
+    group carries no sign) and the whole difference in the bootstrap test (``p = 1``), so
+    that a metric computed in another order of summation (another engine, other partitions)
+    gives the same p-value.
+
+    >>> zero_difference(np.array([2e-16, 1e-3, np.nan]), np.array([1.0, 0.5, 0.2]),
+    ...                 np.array([1.0 - 2e-16, 0.499, 0.1])).tolist()
+    [True, False, True]
+    """
+    with np.errstate(invalid="ignore"):
+        d = np.asarray(d, dtype=np.float64)
+        scale = np.maximum(1.0, np.maximum(np.abs(np.asarray(v_model, dtype=np.float64)),
+                                           np.abs(np.asarray(v_base, dtype=np.float64))))
+        return np.asarray(~(np.abs(d) > ZERO_TOL * scale))
 
 
 def signflip_sums(

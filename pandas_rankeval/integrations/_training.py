@@ -16,7 +16,6 @@ come from the ``group`` parameter (see :func:`group_parameter_doc`) or, with
 
 from __future__ import annotations
 
-import inspect
 import weakref
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,22 +28,10 @@ from ..api import metrics as _metrics
 from ..core.evaluate import evaluate_score, prepare_evaluation
 from ..core.evaluation import Evaluation, warn_if_needed
 from ..core.options import WEIGHT_NAMES, Options
-from ..core.registry import MetricSpec, parse_metrics
+from ..core.registry import MetricSpec, parse_metrics, sample_weight_error
 from ..core.validation import numeric_values
 
 __all__ = ["TrainingMetric", "metric_function", "check_metric_options", "missing_extra", "parse_metric_parameter"]
-
-#: The public function of each metric kind: its signature lists the options the kind takes.
-_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "auc": _metrics.auc,
-    "gauc": _metrics.gauc,
-    "mrr": _metrics.mrr,
-    "ndcg": _metrics.ndcg,
-    "map": _metrics.average_precision,
-    "precision": _metrics.precision,
-    "recall": _metrics.recall,
-    "hit_rate": _metrics.hit_rate,
-}
 
 #: Parameters of the metric functions that are not options of a hook, and why.
 _NOT_OPTIONS = {
@@ -84,12 +71,13 @@ def parse_metric_parameter(metric: Any, func: str) -> list[MetricSpec]:
 
 def metric_function(spec: MetricSpec) -> Callable[..., Any]:
     """The public ``pandas_rankeval`` function that computes ``spec``."""
-    return _FUNCTIONS[spec.kind]
+    function: Callable[..., Any] = getattr(_metrics, spec.info.function)
+    return function
 
 
 def _option_names(spec: MetricSpec) -> list[str]:
-    params = inspect.signature(metric_function(spec)).parameters
-    return [p for p in params if p not in _NOT_OPTIONS]
+    """The options of ``spec``'s entry that a hook takes (all but those of :data:`_NOT_OPTIONS`)."""
+    return [p for p in spec.info.options if p not in _NOT_OPTIONS]
 
 
 def check_metric_options(
@@ -222,11 +210,8 @@ class TrainingMetric:
                 f"set's own weights: LightGBM Dataset(weight=...), XGBoost DMatrix(weight=...), "
                 f"eval_sample_weight / sample_weight_eval_set of the sklearn API). Got {sample_weight!r}."
             )
-        if sample_weight is not None and any(s.kind not in ("auc", "gauc") for s in self.specs):
-            raise ValueError(
-                f"The 'sample_weight' parameter of {func} applies to 'auc' and 'gauc' only; weigh "
-                "groups with weight= instead."
-            )
+        if sample_weight is not None and any("sample_weight" not in s.info.options for s in self.specs):
+            raise ValueError(sample_weight_error(func))
         self.sample_weight = sample_weight
         self.names = self._names(name)
         self.group = _group_parameter(group, func)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.registry import sample_weight_error
 from ._training import check_metric_options, metric_function, parse_metric_parameter
 
 __all__ = ["make_scorer", "GroupScorer"]
@@ -65,11 +66,8 @@ class GroupScorer:
                 f"The 'response_method' parameter of {_FUNC} must be one or more of "
                 f"{', '.join(map(repr, _RESPONSES))}; got {response_method!r}."
             )
-        if sample_weight and self.spec.kind not in ("auc", "gauc"):
-            raise ValueError(
-                f"The 'sample_weight' parameter of {_FUNC} applies to 'auc' and 'gauc' only; "
-                "weigh groups with weight= instead."
-            )
+        if sample_weight and "sample_weight" not in self.spec.info.options:
+            raise ValueError(sample_weight_error(_FUNC))
         self.group = group
         self.response_method = methods
         self.sample_weight = bool(sample_weight)

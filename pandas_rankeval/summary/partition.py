@@ -17,6 +17,7 @@ from collections.abc import Hashable
 import numpy as np
 import pandas as pd
 
+from ..core.coverage import eligibility
 from ..core.evaluate import evaluate
 from ..core.evaluation import Evaluation, segment_of_groups
 from ..core.validation import InputProblem, internal_error, missing_mask
@@ -100,7 +101,6 @@ def summarize_evaluation(
     stats = ev.group_stats
     n = np.asarray(stats["n"], dtype=np.int64)
     npos = np.asarray(stats["positives"], dtype=np.int64)
-    nneg = n - npos
     n_all = n.shape[0]
     seg_index, seg_keys = _segment_keys(ev, plan)
     n_seg = len(seg_keys)
@@ -146,27 +146,23 @@ def summarize_evaluation(
         skipped = ~used
         c[:, _C["rows_skipped"]] = count(skipped, n)
         c[:, _C["pos_skipped"]] = count(skipped, npos)
-        if gv.spec.kind == "gauc":
-            if "gauc" not in label_only:  # the same for every score column: labels only
-                has_both = (npos > 0) & (nneg > 0)
-                passes = (n >= opts.min_size) & (npos >= opts.min_pos) & (nneg >= opts.min_neg)
-                filtered = has_both & ~passes
-                label_only["gauc"] = {
-                    "eligible": has_both & passes,
-                    "n_only_pos": count((npos > 0) & (nneg == 0)),
-                    "n_only_neg": count(npos == 0),
-                    "n_filtered": count(filtered),
-                    "rows_filtered": count(filtered, n),
-                    "pos_filtered": count(filtered, npos),
-                }
-            lo = label_only["gauc"]
-            for k in ("n_only_pos", "n_only_neg", "n_filtered", "rows_filtered", "pos_filtered"):
-                c[:, _C[k]] = lo[k]
+        rule = gv.spec.info.eligibility
+        if rule not in label_only:  # the same for every score column: labels (and weights) only
+            e = eligibility(rule, n, npos, opts)
+            label_only[rule] = {
+                "eligible": e.label_only,
+                "n_only_pos": count(e.only_pos),
+                "n_only_neg": count(e.only_neg),
+                "n_filtered": count(e.filtered),
+                "rows_filtered": count(e.filtered, n),
+                "pos_filtered": count(e.filtered, npos),
+                "n_empty": count(e.empty),
+            }
+        lo = label_only[rule]
+        for k in ("n_only_pos", "n_only_neg", "n_filtered", "rows_filtered", "pos_filtered", "n_empty"):
+            c[:, _C[k]] = lo[k]
+        if rule == "pairs":
             c[:, _C["n_zero_weight"]] = count(lo["eligible"] & skipped)  # a class weighs 0 in total
-        else:
-            if "empty" not in label_only:
-                label_only["empty"] = {"n_empty": count(npos == 0)}  # one rule for every list metric
-            c[:, _C["n_empty"]] = label_only["empty"]["n_empty"]
         if n_boot:
             num_cols.append(wv)
             den_cols.append(wu)

@@ -243,20 +243,20 @@ def make_plan(
         check_option(method, "method", func, METHODS)
         check_option(adjust, "adjust", func, ADJUSTMENTS)
         check_option(family, "family", func, FAMILIES)
-        if method == "randomization" and not delong_auc and any(s.kind == "auc" for s in specs_all):
+        if method == "randomization" and not delong_auc and any(not s.info.grouped for s in specs_all):
             raise ValueError(
                 "Global AUC has no group-level randomization test (it is not a sum over groups); "
                 "use auc_method='delong' (needs ties='expected'), method='auto' (a paired bootstrap "
                 "test for 'auc') or method='bootstrap'."
             )
         # every (model, baseline, group metric) tested by sign flips unless method="bootstrap"
-        flip_pairs = [(m, b, s.name) for m, b in compare_pairs(score_cols, baseline) for s in specs_all if s.kind != "auc"]
+        flip_pairs = [(m, b, s.name) for m, b in compare_pairs(score_cols, baseline) for s in specs_all if s.info.grouped]
     if kind == "compare" or ci is not None:
         from pandas_rankeval.core.validation import check_n_boot_for_level, check_seed
 
         n_boot = _check_n_boot(n_boot, func)
         check_seed(seed, func)
-        if any(not (delong_auc and s.kind == "auc") for s in specs_all):  # a metric is bootstrapped
+        if any(not (delong_auc and not s.info.grouped) for s in specs_all):  # a metric is bootstrapped
             check_n_boot_for_level(n_boot, ci, func)  # type: ignore[arg-type]
         if resample == "poisson":
             seed_int = H.seed_to_int(seed, func)
@@ -278,7 +278,7 @@ def make_plan(
         group=gcols,
         label=label,
         scores=score_cols,
-        specs=[s for s in specs_all if s.kind != "auc"],
+        specs=[s for s in specs_all if s.info.grouped],
         options=opts,
         metrics=tuple(s.name for s in specs_all),
         by=by_cols,

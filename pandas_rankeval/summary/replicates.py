@@ -156,7 +156,7 @@ def _compute_block(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | N
     out["rep_lo"], out["rep_hi"] = lo.reshape(n_seg, n_t), hi.reshape(n_seg, n_t)
     out["rep_fell"] = fell
     if plan.kind == "compare":
-        out["rep_pboot"] = bootstrap_pvalues(stat, flat).reshape(n_seg, n_t)
+        out["rep_pboot"] = bootstrap_pvalues(stat, flat, point[:, jm], point[:, jb]).reshape(n_seg, n_t)
         if plan.monte_carlo and data.get("flip_reps") is not None:
             fr = data["flip_reps"]  # (S, B, pairs)
             out["rep_prand"] = flip_pvalues(

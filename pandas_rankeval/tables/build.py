@@ -64,7 +64,7 @@ def finalize(
 def _finalize_metric(summary: Summary, plan: Plan, auc: dict | None) -> MetricResult:
     spec = plan.all_specs[0]
     score = plan.scores[0]
-    if spec.kind == "auc":
+    if not spec.info.grouped:
         value = _auc_lookup(auc, (), score, plan)
         cov = _auc_coverage(summary, plan)
     else:

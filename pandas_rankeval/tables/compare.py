@@ -107,15 +107,15 @@ def finish_table(
     return pd.DataFrame(data, index=index)[columns_for(adjust)]
 
 
-def tests_of(plan_method: str, names: list[str], kinds: dict[str, str], analytic: list[str], auc_method: str,
+def tests_of(plan_method: str, names: list[str], pooled: dict[str, bool], analytic: list[str], auc_method: str,
                no_delong: str | None) -> dict[str, Any]:
     """attrs["test"]: the test behind each metric's p-values."""
     group_test = {"auto": SIGNFLIP, "randomization": RANDOMIZATION, "bootstrap": BOOTSTRAP}[plan_method]
-    tests: dict[str, Any] = {n: BOOTSTRAP if kinds[n] == "auc" else group_test for n in names}
+    tests: dict[str, Any] = {n: BOOTSTRAP if pooled[n] else group_test for n in names}
     for n in names:
         if n in analytic:
             tests[n] = DELONG_TEST
-        elif kinds[n] == "auc" and auc_method == "delong":
+        elif pooled[n] and auc_method == "delong":
             tests[n] = f"{BOOTSTRAP}; {no_delong}"
     return tests
 
@@ -124,11 +124,11 @@ def compare_table(
     summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None, delong: dict | None
 ) -> Any:
     names = list(plan.metrics)
-    kinds = {s.name: s.kind for s in plan.all_specs}
+    pooled = {s.name: not s.info.grouped for s in plan.all_specs}
     all_pairs = plan.baseline is None
     rows = [(m, b, n) for m, b in compare_pairs(plan.scores, plan.baseline) for n in names]
     no_delong = delong_unavailable(plan.options.ties)
-    analytic = [n for n in names if kinds[n] == "auc"] if plan.auc_method == "delong" and no_delong is None else []
+    analytic = [n for n in names if pooled[n]] if plan.auc_method == "delong" and no_delong is None else []
     tot = _totals(summary, plan)
     pair_index = {(m, b, n): p for p, (m, b, n) in enumerate(plan.flip_pairs)}
     flip_ok = {k for k, p in pair_index.items() if tot["flip_mismatch"][p] == 0} if plan.method != "bootstrap" else set()
@@ -153,7 +153,7 @@ def compare_table(
         if analytic:
             a, cov = _delong_of(delong, key, plan, seg)
         for i, (m, b, n) in enumerate(rows):
-            if kinds[n] == "auc":
+            if pooled[n]:
                 used[i] = seg["n_groups"]  # global AUC pools the rows of every group
                 jm, jb = plan.scores.index(m), plan.scores.index(b)
                 if analytic:  # the interval and z-test of every such row at once, below
@@ -168,7 +168,7 @@ def compare_table(
                 d_rep = _auc_reps(auc_boot, key, m, plan) - _auc_reps(auc_boot, key, b, plan)
                 lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci, bounds=(-1.0, 1.0))  # type: ignore[arg-type]
                 lo[i], hi[i] = lo_i[0], hi_i[0]
-                p[i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None])[0]
+                p[i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None], value[i], base[i])[0]
                 continue
             k = pair_index[(m, b, n)]
             used[i] = int(seg["pair_used"][k])
@@ -199,8 +199,8 @@ def compare_table(
     data["p_value"] = np.where(np.isfinite(data["diff"]), data["p_value"], np.nan)
     out = finish_table(data, rows, keys, list(plan.by), all_pairs=all_pairs, adjust=plan.adjust,
                        family=plan.family, alpha=plan.alpha)
-    tests = tests_of(plan.method, names, kinds, analytic, plan.auc_method, no_delong)
-    fallback = [f"{m}/{n}" for m, b, n in rows if kinds[n] != "auc" and plan.method != "bootstrap"
+    tests = tests_of(plan.method, names, pooled, analytic, plan.auc_method, no_delong)
+    fallback = [f"{m}/{n}" for m, b, n in rows if not pooled[n] and plan.method != "bootstrap"
                 and (m, b, n) not in flip_ok]
     if fallback:
         tests["bootstrap_fallback"] = fallback

@@ -17,7 +17,7 @@ __all__ = ["display_names", "per_group_table"]
 
 def _metric_names(plan: Plan) -> list[str]:
     """``"auc"`` for the per-group AUC (the terms of GAUC), else the metric's name."""
-    return ["auc" if s.kind == "gauc" else s.name for s in plan.specs]
+    return [s.info.group_column or s.name for s in plan.specs]
 
 
 def _columns(plan: Plan) -> dict[str, dict[str, str]]:

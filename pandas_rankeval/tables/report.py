@@ -57,9 +57,9 @@ def report_table(
     names = list(plan.metrics)
     specs = {s.name: s for s in plan.all_specs}
     item_j = {item: j for j, item in enumerate(plan.items)}
-    group_names = [n for n in names if specs[n].kind != "auc"]
-    gauc_names = [n for n in names if specs[n].kind == "gauc"]
-    has_list = any(specs[n].kind not in ("auc", "gauc") for n in names)
+    group_names = [n for n in names if specs[n].info.grouped]
+    gauc_names = [n for n in names if specs[n].info.eligibility == "pairs"]
+    has_list = any(specs[n].info.eligibility == "relevant" for n in names)
     keys = _segment_order(list(summary.keys)) if plan.by else [()]
     if any(k not in summary.index for k in keys):  # pragma: no cover - every key comes from the summary
         raise internal_error("a segment without a summary")

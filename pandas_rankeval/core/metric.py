@@ -1,0 +1,116 @@
+"""What a metric is: a :class:`Metric` entry of the registry, and :class:`MetricSpec`, a parsed name.
+
+An entry carries the metric's behaviour, not only its traits: the name pattern and its parameter
+(a cutoff ``@10`` or a persistence ``@0.8``), the per-group kernel, the eligibility rule of its
+groups, the default group weight, the options it takes, how its per-partition summaries merge,
+the public function that computes it alone, and the sentence that documents it. The entries
+themselves are written in :mod:`.definitions`; :mod:`.registry` parses names against them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .definitions import KernelInput
+
+__all__ = ["Metric", "MetricSpec", "NameParam"]
+
+#: How the groups of a metric enter its mean (see :mod:`.coverage`): ``"pairs"`` needs a relevant
+#: and a non-relevant row (and passes the min_* filters); ``"relevant"`` needs a relevant row, the
+#: others are empty groups ruled by ``empty=``; ``"rows"`` is one number over all rows.
+Eligibility = Literal["pairs", "relevant", "rows"]
+
+#: How per-partition summaries of a metric add up: ``"group_mean"`` adds the weighted sums of the
+#: per-group values (any partitioning of whole groups); ``"score_counts"`` chains the counts of
+#: (relevant, non-relevant) rows per distinct score (global AUC).
+Merge = Literal["group_mean", "score_counts"]
+
+
+@dataclass(frozen=True)
+class NameParam:
+    """The parameter written after ``@`` in a metric name.
+
+    ``kind="cutoff"``: an int >= 1, the public function's ``k`` (``"ndcg@10"``). ``kind=
+    "persistence"``: a float in (0, 1) (``"rbp@0.8"``), which is not a cutoff.
+    """
+
+    kind: Literal["cutoff", "persistence"]
+    presence: Literal["none", "optional", "required"]
+    default: int | float | None = None  # the public function's default (None: the whole list)
+
+    @property
+    def placeholder(self) -> str:
+        return "K" if self.kind == "cutoff" else "P"
+
+    @property
+    def example(self) -> str:
+        return "10" if self.kind == "cutoff" else "0.8"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric of the registry: everything the library knows about it, written once."""
+
+    name: str  # the name in metrics=[...] before any "@"
+    function: str  # the public function that computes it alone (pandas_rankeval.<function>)
+    summary: str  # the sentence that documents it (docs, CLI, error messages)
+    param: NameParam
+    eligibility: Eligibility
+    default_weight: str  # weight name used when the call gives weight=None
+    options: tuple[str, ...]  # the options (of core.options.OPTIONS) the metric takes
+    kernel: Callable[[KernelInput], np.ndarray] | None = None  # per-group values; None: global
+    merge: Merge = "group_mean"
+    graded: bool = False  # reads the label levels as gains (NDCG)
+    higher_is_better: bool = True
+    fmt: str = "ratio"  # display: a value in [0, 1] shown to display.precision decimals
+    aliases: tuple[str, ...] = ()  # other public names of its function (map = average_precision)
+    doc: str = ""  # the docstring of a public function the registry writes (persistence metrics)
+    per_group: str | None = None  # per_group evaluates this metric instead (auc: the groups' own AUC)
+    group_column: str | None = None  # per_group's column name of its per-group values (gauc: "auc")
+
+    @property
+    def grouped(self) -> bool:
+        """Averaged over groups (False for a number over all rows, global AUC)."""
+        return self.eligibility != "rows"
+
+    @property
+    def patterns(self) -> list[str]:
+        """The accepted name patterns, ``["ndcg", "ndcg@K"]``."""
+        out = []
+        if self.param.presence in ("none", "optional"):
+            out.append(self.name)
+        if self.param.presence in ("optional", "required"):
+            out.append(f"{self.name}@{self.param.placeholder}")
+        return out
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A parsed metric name: its kind and the parameter after ``@`` (cutoff or persistence)."""
+
+    kind: str
+    k: int | float | None
+
+    @property
+    def info(self) -> Metric:
+        from .registry import METRICS
+
+        return METRICS[self.kind]
+
+    @property
+    def cutoff(self) -> int | None:
+        """The cutoff k, or None (no cutoff, or a parameter that is not a cutoff)."""
+        if self.k is None or self.info.param.kind != "cutoff":
+            return None
+        return int(self.k)
+
+    @property
+    def name(self) -> str:
+        if self.k is None:
+            return self.kind
+        return f"{self.kind}@{self.k!r}" if isinstance(self.k, float) else f"{self.kind}@{self.k}"

@@ -1,0 +1,154 @@
+"""The registry is the one definition of every metric and option: every entry point reads it.
+
+For every metric of :data:`pandas_rankeval.core.registry.METRICS`: its public function, its name
+in ``report(metrics=)``, the accessor, the Dask and Spark modules, the training hooks and the CLI
+all reach it and agree; it is documented (its function's docstring, the list of names in
+``report``'s docstring, the CLI's list). Every option a metric takes is in the options table, and
+the public functions' signatures take exactly the options of their metric.
+"""
+
+from __future__ import annotations
+
+import inspect
+import io
+from contextlib import redirect_stdout
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_rankeval as pre
+from pandas_rankeval.accessor import METHODS
+from pandas_rankeval.core.options import OPTIONS, Options
+from pandas_rankeval.core.registry import METRICS, TABLE_FUNCTIONS, parse_metric, valid_names
+from pandas_rankeval.integrations._training import TrainingMetric
+
+#: Parameters of a metric function that are not options of the metric.
+_NOT_OPTIONS = {"df", "group", "label", "score", "k", "p", "engine_options"}
+
+
+def _name(metric, k=3):
+    """A concrete name of the metric: its cutoff (or persistence) where it takes one."""
+    if metric.param.presence == "none":
+        return metric.name
+    value = k if metric.param.kind == "cutoff" else 0.8
+    return f"{metric.name}@{value}"
+
+
+@pytest.fixture(scope="module")
+def frame():
+    rng = np.random.default_rng(7)
+    n = 240
+    return pd.DataFrame({
+        "g": rng.integers(0, 30, n),
+        "y": rng.integers(0, 3, n),
+        "a": rng.integers(0, 6, n).astype(float),  # ties
+        "b": rng.normal(size=n),
+    })
+
+
+def _call(metric, df, **extra):
+    kw = {"label": "y", "score": "a", **extra}
+    if metric.grouped:
+        kw["group"] = "g"
+    spec = parse_metric(_name(metric))
+    if spec.cutoff is not None:
+        kw["k"] = spec.cutoff
+    return getattr(pre, metric.function)(df, **kw)
+
+
+@pytest.mark.parametrize("name", list(METRICS))
+def test_every_metric_is_reachable_and_equal_everywhere(name, frame):
+    metric = METRICS[name]
+    full = _name(metric)
+    one = _call(metric, frame)
+    # report(metrics=[...])
+    rep = pre.report(frame, group="g", label="y", scores=["a", "b"], metrics=[full])
+    assert rep.loc["a", full] == pytest.approx(float(one), abs=1e-15)
+    # the accessor: the function's method and the metric's name
+    assert METHODS[metric.function] == metric.function and METHODS[metric.name] == metric.function
+    acc = getattr(frame.rank, metric.name)
+    kw = {"label": "y", "score": "a"}
+    if metric.grouped:
+        kw["group"] = "g"
+    spec = parse_metric(full)
+    if spec.cutoff is not None:
+        kw["k"] = spec.cutoff
+    assert float(acc(**kw)) == float(one)
+    # the public module: the function and every alias
+    for alias in (metric.function, *metric.aliases):
+        assert getattr(pre, alias) is getattr(pre, metric.function)
+        assert alias in pre.__all__
+    # the Dask and Spark modules forward every name
+    import pandas_rankeval.dask as prd
+    import pandas_rankeval.spark as prs
+
+    for module in (prd, prs):
+        assert metric.function in module.__all__ and callable(getattr(module, metric.function))
+        assert callable(getattr(module, metric.name))
+    # the training hooks: the hook computes the same number from labels and scores
+    hook = TrainingMetric(full, group=frame["g"].to_numpy() if metric.grouped else None, sample_weight=None,
+                          options={}, func="eval_metric", library="LightGBM")
+    ((hname, hvalue),) = hook.evaluate(frame["a"].to_numpy(), frame["y"].to_numpy())
+    assert hname == full
+    assert hvalue == pytest.approx(float(one), abs=1e-12)
+
+
+def test_every_metric_is_documented_and_in_the_cli():
+    from pandas_rankeval.cli import main
+
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["metrics"]) == 0
+    listing = out.getvalue()
+    report_doc = pre.report.__doc__
+    for metric in METRICS.values():
+        assert metric.summary and metric.summary in listing
+        for pattern in metric.patterns:
+            assert f'``"{pattern}"``' in report_doc, pattern
+        doc = getattr(pre, metric.function).__doc__
+        assert doc and "Examples" in doc and ">>>" in doc, metric.function
+    assert valid_names() == [p for m in METRICS.values() for p in m.patterns]
+
+
+def test_public_names_come_from_the_registry():
+    functions = [m.function for m in METRICS.values()]
+    aliases = [a for m in METRICS.values() for a in m.aliases]
+    assert [n for n in pre.__all__ if n in functions or n in aliases or n in TABLE_FUNCTIONS] == list(
+        dict.fromkeys([*functions, *aliases, *TABLE_FUNCTIONS])
+    )
+    assert set(METHODS) == {*functions, *(m.name for m in METRICS.values()), *TABLE_FUNCTIONS}
+
+
+@pytest.mark.parametrize("name", list(METRICS))
+def test_signatures_take_exactly_the_metrics_options(name):
+    metric = METRICS[name]
+    params = inspect.signature(getattr(pre, metric.function)).parameters
+    takes = [p for p in params if p not in _NOT_OPTIONS]
+    assert set(takes) == set(metric.options), (metric.function, set(takes) ^ set(metric.options))
+    for option in metric.options:
+        assert option in OPTIONS
+        default = params[option].default
+        expected = OPTIONS[option].default
+        # the min_* filters are None in the signature (no filter), 0 once checked
+        assert default == expected or (default is None and Options("f").check().__dict__[option] == expected)
+
+
+def test_the_options_table_checks_and_names_the_function_called(frame):
+    with pytest.raises(ValueError, match="The 'k' parameter of average_precision must be"):
+        pre.average_precision(frame, group="g", label="y", score="a", k=0)
+    with pytest.raises(ValueError, match="The 'k' parameter of average_precision must be"):
+        pre.map(frame, group="g", label="y", score="a", k=0)
+    for option in OPTIONS.values():
+        if option.choices:
+            with pytest.raises(ValueError, match=f"The '{option.name}' parameter of ndcg must be one of"):
+                Options("ndcg", **{option.name: "nonsense"}).check()
+
+
+def test_unknown_names_and_bad_parameters_say_what_is_valid():
+    with pytest.raises(ValueError, match="Did you mean 'ndcg@10'"):
+        parse_metric("ndgc@10")
+    with pytest.raises(ValueError, match="cutoff of 'ndcg@1.5' must be a positive int"):
+        parse_metric("ndcg@1.5")
+    with pytest.raises(ValueError, match="takes no cutoff"):
+        parse_metric("gauc@3")
