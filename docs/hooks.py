@@ -43,13 +43,12 @@ def metric_rows() -> list[dict[str, str]]:
 
     rows = []
     for name, info in registry.METRICS.items():
-        cutoff = getattr(info, "cutoff", "none")
-        names = {"none": [name], "optional": [name, f"{name}@K"], "required": [f"{name}@K"]}.get(cutoff, [name])
-        doc = getattr(info, "doc", None) or getattr(info, "summary", "")
+        patterns = getattr(info, "patterns", None) or [name]
+        doc = getattr(info, "summary", None) or (getattr(info, "doc", None) or "").split("\n\n")[0]
         grouped = getattr(info, "grouped", True)
         rows.append({
-            "names": ", ".join(f"`{n}`" for n in names),
-            "what": doc.strip(),
+            "names": ", ".join(f"`{n}`" for n in patterns),
+            "what": " ".join(doc.split()).replace("|", "\\|"),
             "averaged": (f"over groups, default weight `\"{info.default_weight}\"`"
                          if grouped else "over all rows (no groups)"),
             "labels": "graded" if getattr(info, "graded", False) else "binary (relevance rule)",
