@@ -131,6 +131,8 @@ def run_blocks(markdown: str, page: str) -> list[tuple[str, Any]]:
 def _render(value: Any, page: str, stem: str, files: Any, config: Any) -> str:
     if value is None:
         return ""
+    if type(value).__name__ == "ndarray" and value.size and hasattr(value.flat[0], "figure"):
+        value = value.flat[0]  # an array of Axes (one panel per metric): their figure
     figure = getattr(value, "figure", None) or (value if hasattr(value, "savefig") else None)
     if figure is not None and hasattr(figure, "savefig"):
         from mkdocs.structure.files import File
@@ -176,6 +178,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         return _GENERATORS[name]()
 
     markdown = GENERATED.sub(generated, markdown)
+    # doctest's marker of an empty output line reads as an empty line on the page
+    markdown = re.sub(r"^```pycon\n.*?^```", lambda m: m.group(0).replace("<BLANKLINE>", ""), markdown, flags=re.M | re.S)
     rendered = iter(_RENDERED.get(page.file.src_uri, []))
     return EXEC_BLOCK.sub(lambda m: next(rendered), markdown)
 
