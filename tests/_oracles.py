@@ -1,6 +1,6 @@
 """Reference implementations of every pandas_rankeval metric, for the tests.
 
-Written from the contract in shared/design/metrics.md only, for clarity and not for speed:
+Written from the metric contract (docs/guide/metric-contract.md) only, for clarity and not for speed:
 plain Python loops over plain lists, no numpy kernels, no shared code with the library.
 
 Ties are handled by brute force. For one group we enumerate every ordering of its rows that is

@@ -27,7 +27,7 @@ _ENGINE_OPTIONS = """    engine_options : dict, optional
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         frame takes none. An option the frame's engine does not take raises (see
-        ``docs/engines.md``)."""
+        the "Other frames" pages of the documentation)."""
 
 _GROUP = """    group : column or list of columns
         The user, query or session."""

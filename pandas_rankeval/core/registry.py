@@ -31,6 +31,8 @@ MetricInfo = Metric
 def valid_names() -> list[str]:
     """Every accepted metric name pattern, for error messages and docs.
 
+    Examples
+    --------
     >>> valid_names()[:4]
     ['auc', 'gauc', 'mrr', 'mrr@K']
     """

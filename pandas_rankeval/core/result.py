@@ -14,7 +14,7 @@ from .numfmt import digits, fmt_metric
 __all__ = ["Coverage", "MetricResult", "CoverageWarning", "warn_coverage", "warn_once", "coverage_problem"]
 
 #: Share of rows (or of positives) dropped by the filters above which a metric warns
-#: (metrics.md: question the data before raising a threshold).
+#: (the metric contract, docs/guide/metric-contract.md: question the data before raising a threshold).
 FILTERED_ALERT = 0.10
 #: Former name, kept for code that imported it.
 SKIPPED_ROWS_ALERT = FILTERED_ALERT
@@ -64,7 +64,7 @@ def warn_coverage(message: str) -> None:
 def coverage_problem(name: str, value: float, coverage: Coverage) -> str | None:
     """Why a metric deserves a :class:`CoverageWarning`, or None.
 
-    Two reasons only (metrics.md): the value is NaN because no group (no row pair) could
+    Two reasons only (docs/guide/metric-contract.md, "Coverage"): the value is NaN because no group (no row pair) could
     be used, or the filters (``min_size``, ``min_pos``, ``min_neg``) dropped more than
     10% of the rows or of the positives. Single-class groups are in the coverage, not here.
     """
@@ -126,6 +126,17 @@ class Coverage:
         (``min_size`` / ``min_pos`` / ``min_neg``) dropped.
     grouped : bool
         False for global AUC, which pools every row: its coverage is rows, not groups.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"u": [1, 1, 2, 2, 3], "y": [1, 0, 0, 0, 1], "s": [0.9, 0.1, 0.5, 0.4, 0.3]})
+    >>> cov = pre.gauc(df, group="u", label="y", score="s").coverage
+    >>> cov.n_groups, cov.n_used, cov.n_only_neg, cov.n_only_pos
+    (3, 1, 1, 1)
+    >>> print(cov)
+    1 of 3 groups used, skipped: 1 no positive, 1 no negative; skipped groups hold 60.0% of rows and 50.0% of positives
     """
 
     n_rows: int

@@ -60,6 +60,19 @@ class ResultTable(pd.DataFrame):
     the lines under the table, ``to_text()`` / ``to_markdown()`` / ``render(fmt)`` the whole
     display, ``compact()`` a view with metrics as rows and models side by side, and
     ``summary()`` (of a comparison) models x metrics with the significant differences marked.
+
+    Examples
+    --------
+    >>> import pandas_rankeval as pre
+    >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
+    >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"],
+    ...                  metrics=["gauc", "mrr"])
+    >>> type(rep).__name__, list(rep.index)
+    ('ResultTable', ['model_a', 'model_b'])
+    >>> any("groups" in line for line in rep.footer())
+    True
+    >>> rep.compact().shape[1]
+    2
     """
 
     @property

@@ -33,6 +33,21 @@ class LightGBMMetric:
     the sklearn API, as ``eval_metric(y_true, y_pred, weight, group)``. Each call returns
     ``(name, value, True)`` (every metric of the library is higher-is-better), or a list
     of them when several metrics were asked for.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import lightgbm as lgb
+    >>> from pandas_rankeval.lightgbm import eval_metric
+    >>> users = np.repeat([0, 1, 2], 4)
+    >>> y = np.array([1, 0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0])
+    >>> feval = eval_metric("gauc", group=users)
+    >>> type(feval).__name__, feval.names
+    ('LightGBMMetric', ['gauc'])
+    >>> data = lgb.Dataset(np.zeros((12, 1)), y, params={"verbose": -1}).construct()
+    >>> name, value, higher_is_better = feval(np.linspace(1, 0, 12), data)
+    >>> name, round(value, 4), higher_is_better
+    ('gauc', 0.75, True)
     """
 
     def __init__(self, core: TrainingMetric, dataset_type: type) -> None:

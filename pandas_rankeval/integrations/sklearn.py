@@ -29,6 +29,21 @@ class GroupScorer:
     ``sklearn.set_config(enable_metadata_routing=True)`` the ``groups`` given to
     ``GridSearchCV.fit`` (or ``cross_validate(params=...)``) reach both the splitter and
     the scorer, cut to each test fold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from pandas_rankeval.sklearn import make_scorer
+    >>> X = np.linspace(0, 1, 12).reshape(-1, 1)
+    >>> y = np.array([0, 0, 1, 0, 1, 0, 0, 1, 0, 1, 1, 1])
+    >>> users = np.repeat([0, 1, 2], 4)
+    >>> scorer = make_scorer("gauc")
+    >>> type(scorer).__name__
+    'GroupScorer'
+    >>> model = LogisticRegression().fit(X, y)
+    >>> round(scorer(model, X, y, groups=users), 4)
+    0.7222
     """
 
     def __init__(

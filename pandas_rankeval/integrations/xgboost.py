@@ -51,6 +51,20 @@ class XGBoostMetric:
     which returns ``(name, value)`` (a list of them for several metrics), or through
     the sklearn API's ``eval_metric`` as ``func(y_true, y_pred[, sample_weight=])``,
     which returns the value (logged under ``__name__``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xgboost as xgb
+    >>> from pandas_rankeval.xgboost import eval_metric
+    >>> y = np.array([1, 0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0])
+    >>> dvalid = xgb.DMatrix(np.zeros((12, 1)), y, qid=np.repeat([0, 1, 2], 4))
+    >>> metric = eval_metric("gauc")            # group=None: the queries of the DMatrix
+    >>> type(metric).__name__, metric.names
+    ('XGBoostMetric', ['gauc'])
+    >>> name, value = metric(np.linspace(1, 0, 12), dvalid)
+    >>> name, round(value, 4)
+    ('gauc', 0.75)
     """
 
     def __init__(self, core: TrainingMetric, xgb: Any) -> None:
