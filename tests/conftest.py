@@ -97,6 +97,15 @@ def connect(spark: Any) -> Iterator[Any]:
     """A Spark Connect client session of the ``spark`` fixture's server."""
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
+    # Fail at once, not after the client's retries (minutes), when the server is not there: the
+    # session was started before this fixture without the Connect plugin (e.g. by a doctest).
+    plugins = spark.conf.get("spark.plugins", "")
+    assert "SparkConnectPlugin" in plugins, (
+        "the SparkSession was started without the Connect plugin; a test that calls "
+        "local_session() must request the 'spark' fixture first"
+    )
+    with socket.create_connection(("localhost", _CONNECT_PORT), timeout=10):
+        pass
     session = ConnectSession.builder.remote(f"sc://localhost:{_CONNECT_PORT}").getOrCreate()
     yield session
     session.stop()
@@ -105,6 +114,11 @@ def connect(spark: Any) -> Iterator[Any]:
 # ----------------------------------------------------------------------------------------------
 # parallel runs (optional: ``python -m pytest -n 2 --dist loadgroup`` with pytest-xdist)
 # ----------------------------------------------------------------------------------------------
+def _page_text(page: Any) -> str:
+    """The text of a docs page a test is parametrized with (test_docs.py), else ''."""
+    return page.read_text(encoding="utf-8") if hasattr(page, "read_text") else ""
+
+
 def _engine_group(item: pytest.Item) -> str | None:
     """"spark" for every test or doctest that starts or uses the SparkSession, "dask-cluster"
     for the tests on the shared LocalCluster, None for everything else."""
@@ -116,6 +130,7 @@ def _engine_group(item: pytest.Item) -> str | None:
         or item.path.name == "test_spark.py"
         or (callspec is not None and callspec.params.get("engine") == "spark")
         or (dtest is not None and any("local_session(" in ex.source for ex in dtest.examples))
+        or (callspec is not None and "local_session(" in _page_text(callspec.params.get("page")))
     ):
         return "spark"
     if "dask_cluster_client" in names:

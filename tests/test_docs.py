@@ -215,9 +215,13 @@ EXAMPLE_PAGES = [p for p in [ROOT / "README.md", *PAGES] if _examples(p)]
 
 
 @pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=[str(p.relative_to(ROOT)) for p in EXAMPLE_PAGES])
-def test_page_examples_run(page: Path) -> None:
-    """Each page's ```pycon blocks, as one doctest (the blocks share their names)."""
+def test_page_examples_run(page: Path, request: pytest.FixtureRequest) -> None:
+    """Each page's ```pycon blocks, as one doctest (the blocks share their names). A page that
+    starts Spark (``prs.local_session()``) gets the session of the ``spark`` fixture, started
+    first with the tests' settings and the Connect server, never a second one with defaults."""
     text = _examples(page)
+    if "local_session(" in text:
+        request.getfixturevalue("spark")
     test = doctest.DocTestParser().get_doctest(text, {"__name__": "docs"}, str(page.relative_to(ROOT)), str(page), 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     out: list[str] = []

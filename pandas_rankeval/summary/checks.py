@@ -49,10 +49,15 @@ def check_schema(schema: pd.DataFrame, plan: Plan) -> None:
         )
     weight_column = check_weight_name(plan.options.weight, schema.columns, plan.func, plan.group or None)
     check_columns(schema, plan.columns)
-    polars = schema.attrs.get("source") == "polars"
+    source = schema.attrs.get("source")
 
-    def fix(c: object) -> str | None:  # a polars user converts with polars
-        return f"df.with_columns(pl.col({c!r}).cast(pl.Float64))" if polars else None
+    def fix(c: object) -> str | None:  # a polars or DuckDB user converts there
+        if source == "polars":
+            return f"df.with_columns(pl.col({c!r}).cast(pl.Float64))"
+        if source == "duckdb":
+            quoted = '"' + str(c).replace('"', '""') + '"'
+            return f"rel.select('* REPLACE (CAST({quoted} AS DOUBLE) AS {quoted})')"
+        return None
 
     numeric_values(schema[plan.label], plan.label, "label", keep_int=True, fix=fix(plan.label))
     for s in plan.scores:

@@ -70,7 +70,7 @@ def schema(frame: Any) -> pd.DataFrame:
     >>> [str(t) for t in schema(rel).dtypes]
     ['str', 'int32', 'float64', 'float64']
     """
-    return schema_frame(_polars_schema(frame))
+    return schema_frame(_polars_schema(frame), "duckdb")
 
 
 def _weights_once(rel: Any, plan: Plan) -> Plan:

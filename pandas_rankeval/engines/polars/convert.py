@@ -79,11 +79,12 @@ def pandas_dtype(dtype: Any) -> Any:
     return np.dtype(object)
 
 
-def schema_frame(schema: Any) -> pd.DataFrame:
+def schema_frame(schema: Any, source: str = "polars") -> pd.DataFrame:
     """An empty pandas frame with the columns of a polars schema and the dtypes pandas gives them
-    (``attrs["source"]`` is ``"polars"``: the checks then give polars' fixes)."""
+    (``attrs["source"]`` is ``source``, ``"polars"`` or ``"duckdb"``: the checks then give that
+    library's fix)."""
     out = pd.DataFrame({name: pd.Series(dtype=pandas_dtype(dt)) for name, dt in schema.items()})
-    out.attrs["source"] = "polars"
+    out.attrs["source"] = source
     return out
 
 
