@@ -84,13 +84,26 @@ def test_per_group_is_exact(spark, frame, sdf):
     np.testing.assert_array_equal(got["weight"].to_numpy(), want["weight"].to_numpy())
 
 
-def test_per_group_is_lazy(sdf):
-    def _refuse(stats: pd.DataFrame) -> pd.Series:  # a closure: pickled by value to the workers
-        raise RuntimeError("the per-group work ran")
+def test_per_group_is_lazy(spark, sdf, frame):
+    """The call runs the scan and, for a weight callable, one aggregation of the group statistics
+    (the callable is called once, on the driver, with every group); the per-group metrics run
+    when the table is used."""
+    calls: list[int] = []
 
-    table = prs.per_group(sdf, group="g", label="y", score="s_cont", weight=_refuse)  # nothing runs yet
-    with pytest.raises(Exception, match="the per-group work ran"):
-        table.collect()
+    def weight(stats: pd.DataFrame) -> pd.Series:
+        calls.append(len(stats))
+        return stats["n"].astype(float)
+
+    tracker = spark.sparkContext.statusTracker()
+    spark.sparkContext.setJobGroup("per_group_call", "per_group call")
+    table = prs.per_group(sdf, group="g", label="y", score="s_cont", weight=weight)
+    at_call = len(tracker.getJobIdsForGroup("per_group_call"))
+    spark.sparkContext.setJobGroup("per_group_use", "per_group use")
+    rows = table.collect()
+    spark.sparkContext.setJobGroup("", "")
+    assert at_call <= 2 and len(tracker.getJobIdsForGroup("per_group_use")) >= 1
+    assert calls == [frame["g"].nunique()]
+    assert len(rows) == frame["g"].nunique()
 
 
 def test_per_group_string_and_two_column_keys(spark):

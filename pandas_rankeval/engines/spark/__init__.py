@@ -167,7 +167,9 @@ def per_group(sdf: SparkDataFrame, plan: Any, options: dict[str, Any]) -> SparkD
     one column per metric and ``weight``, one row per group, unordered.
 
     The call runs one small aggregation (rows and missing values, so that bad input raises the
-    pandas error with whole-table counts); the per-group work runs once per bucket of whole groups
+    pandas error with whole-table counts) and, for a weight callable, one aggregation of the group
+    statistics (the callable is called once, with every group); the per-group work runs once per
+    bucket of whole groups
     (``groupBy(bucket).applyInPandas``) when the result is used (``write``, ``join``, ``collect``).
     """
     from pyspark.sql import types as T
