@@ -328,6 +328,21 @@ def plot_group_auc(
 _TABLE_COLUMNS = ("diff", "ci_low", "ci_high")
 
 
+def _pairs_as_models(t: pd.DataFrame) -> pd.DataFrame:
+    """An all-pairs table (``compare(baseline=None)``, indexed by model, baseline, metric) with
+    each pair as one "model": the label ``"model_c - model_b"`` (the difference's direction),
+    so every row names its pair and each pair gets its own colour."""
+    names = list(t.index.names)
+    if "baseline" not in names or "model" not in names:
+        return t
+    frame = t.index.to_frame(index=False)
+    frame["model"] = [f"{m} - {b}" for m, b in zip(frame["model"], frame["baseline"])]
+    frame = frame.drop(columns="baseline")
+    out = t.copy()
+    out.index = pd.MultiIndex.from_frame(frame) if frame.shape[1] > 1 else pd.Index(frame.iloc[:, 0])
+    return out
+
+
 def _check_table(t: Any) -> None:
     if not isinstance(t, pd.DataFrame):
         raise TypeError(
@@ -476,7 +491,9 @@ def plot_comparison(
     annotate : bool, default=True
         Write the p-value that decides significance at the right of each row.
     title : str, optional
-        Default: "Difference to the baseline (<name>)".
+        Default: "Difference to the baseline (<name>)"; for an all-pairs table
+        (``compare(baseline=None)``) "Pairwise differences (first model - second)", and each row
+        is labelled by its pair, ``"model_c - model_b"``, with a colour of its own.
 
     Returns
     -------
@@ -499,12 +516,16 @@ def plot_comparison(
     ['auc', 'gauc']
     """
     _check_table(compare_table)
-    t = compare_table
+    t = _pairs_as_models(compare_table)
     base_col = "baseline_value" if "baseline_value" in t.columns else None
     if relative and base_col is None:
         raise ValueError("plot_comparison(relative=True) needs the 'baseline_value' column of a compare() table.")
+    all_pairs = "baseline" in compare_table.index.names
     baseline = t.attrs.get("baseline")
     against = "the baseline" if baseline is None else f"the baseline ({baseline})"
+    # an all-pairs table: each row is a pair "model_c - model_b", one colour per pair
+    heading = "Pairwise differences (first model - second)" if all_pairs else f"Difference to {against}"
+    xlabel = "difference (first model - second)" if all_pairs else f"difference to {against}"
     names = list(t.index.names)
     _require_matplotlib()
     from matplotlib.lines import Line2D
@@ -525,7 +546,7 @@ def plot_comparison(
             Line2D([], [], linestyle="none", marker="o", color="grey", label=sig_name),
             Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", color="grey", label="not significant"),
         ]
-    unit = " (% of the baseline's value)"
+    unit = " (% of the second model's value)" if all_pairs else " (% of the baseline's value)"
 
     if ax is not None or "metric" not in names or len(names) == 1:
         rel = bool(base_col is not None and ax is not None) if relative is None else bool(relative)
@@ -533,8 +554,8 @@ def plot_comparison(
         one_metric = "metric" in names and t.index.get_level_values("metric").nunique() == 1
         rows = _layout_rows(t, per_metric=one_metric)
         _forest(ax, t, rows, rel, annotate, colors, markers, base_col)
-        ax.set_xlabel(f"difference to {against}{unit if rel else ''}")
-        ax.set_title(title if title is not None else f"Difference to {against}")
+        ax.set_xlabel(f"{xlabel}{unit if rel else ''}")
+        ax.set_title(title if title is not None else heading)
         if len(handles) > 2 or "significant" in t.columns:
             _legend_right_of_texts(ax, handles if len(models) > 1 else None)
         return ax
@@ -556,12 +577,12 @@ def plot_comparison(
         _forest(panel, sub, _layout_rows(sub, per_metric=True), rel, annotate, [colors[i] for i in pos],
                 [markers[i] for i in pos], base_col)
         panel.set_title(str(metric), loc="left", fontsize="medium", fontweight="bold")
-    axes[-1].set_xlabel(f"difference to {against}{unit if rel else ''}")
+    axes[-1].set_xlabel(f"{xlabel}{unit if rel else ''}")
     # the title heads the legend: one block above the panels, as many columns as the width holds
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # stubs narrower than runtime
     for ncol in range(min(len(handles), 6), 0, -1):
         legend = fig.legend(handles=handles, loc="outside upper left", ncol=ncol, fontsize="small", frameon=False,
-                            title=title if title is not None else f"Difference to {against}",
+                            title=title if title is not None else heading,
                             title_fontproperties={"size": "large"}, alignment="left")
         if ncol == 1 or legend.get_window_extent(renderer).width <= 0.97 * fig.bbox.width:
             break

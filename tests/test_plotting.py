@@ -301,6 +301,29 @@ def test_comparison_of_real_compare(frame: pd.DataFrame) -> None:
     assert table.loc[("model_b", "gauc"), "ci_low"] > 0
 
 
+def test_comparison_of_all_pairs_names_each_pair(frame: pd.DataFrame) -> None:
+    """Issue 28, decision item 1: an all-pairs compare has a row per pair, labelled by the pair
+    (two rows of model_c are model_c - model_a and model_c - model_b), each pair in its colour."""
+    df = frame.assign(model_c=frame["model_a"] * 0.5 + frame["model_b"])
+    table = quiet(
+        pre.compare, df, group="user_id", label="click", scores=["model_a", "model_b", "model_c"],
+        baseline=None, metrics=["gauc", "mrr"], n_boot=200, seed=0,
+    )
+    axes = plotting.plot_comparison(table)
+    labels = [t.get_text() for t in axes[0].get_yticklabels()]
+    assert labels == ["model_b - model_a", "model_c - model_a", "model_c - model_b"]
+    colours = {tuple(np.round(c.get_facecolor()[0][:3], 3)) for c in scatters(axes[0]) if len(c.get_offsets())}
+    edge = {tuple(np.round(c.get_edgecolor()[0][:3], 3)) for c in scatters(axes[0]) if len(c.get_offsets())}
+    assert len(colours | edge) >= 3
+    fig = axes[0].figure
+    assert fig.legends[0].get_title().get_text() == "Pairwise differences (first model - second)"
+    assert "model_c - model_b" in [t.get_text() for t in fig.legends[0].get_texts()]
+    assert axes[-1].get_xlabel() == "difference (first model - second)"
+    _, ax = plt.subplots()
+    plotting.plot_comparison(table, ax=ax)
+    assert "model_c - model_b: mrr" in [t.get_text() for t in ax.get_yticklabels()]
+
+
 # --- matplotlib is optional -----------------------------------------------------------------
 
 
