@@ -203,3 +203,28 @@ def test_result_table_to_polars(imp) -> None:
     assert out["metric"].to_list() == flat["metric"].tolist()
     rep = pre.report(imp, group="user_id", label="click", scores=["model_a"], metrics=["gauc"])
     assert rep.to_polars()["gauc"].item() == rep["gauc"].iloc[0]
+
+
+# ---------------------------------------------------------------- 5: graded labels and the gain
+def _graded() -> pd.DataFrame:
+    return pd.DataFrame({"u": [1, 1, 1, 1, 2, 2, 2], "rel": [3, 0, 1, 2, 0, 1, 2],
+                         "s": [0.1, 0.2, 0.3, 0.4, 0.5, 0.2, 0.1], "t": [0.3, 0.1, 0.2, 0.4, 0.1, 0.2, 0.3]})
+
+
+def test_graded_labels_say_the_gain_under_the_table() -> None:
+    """One user with rel [3, 0, 1, 2]: sklearn's ndcg_score is NDCG with gain='linear'; the short
+    footer of a graded report says the default gain differs, and a binary one says nothing."""
+    from sklearn.metrics import ndcg_score
+
+    df = _graded()
+    one = df[df["u"] == 1]
+    assert abs(pre.ndcg(one, group="u", label="rel", score="s", gain="linear") - ndcg_score([one["rel"]], [one["s"]])) < 1e-12
+    rep = pre.report(df, group="u", label="rel", scores="s", metrics=["ndcg@10", "mrr"])
+    short = _printed(rep)
+    assert "ndcg@10: graded labels gain 2^label - 1 (gain='exp2')" in short and "gain='linear'" in short
+    cmp = pre.compare(df, group="u", label="rel", scores=["s", "t"], metrics=["ndcg"], n_boot=50)
+    assert "ndcg: graded labels gain 2^label - 1" in _printed(cmp)
+    assert "graded" not in _printed(pre.report(df, group="u", label="rel", scores="s", metrics=["ndcg"], gain="linear"))
+    binary = df.assign(rel=(df["rel"] > 1).astype(int))
+    assert "graded" not in _printed(pre.report(binary, group="u", label="rel", scores="s", metrics=["ndcg"]))
+    assert "graded" not in _printed(pre.report(df, group="u", label="rel", scores="s", metrics=["mrr"]))

@@ -220,6 +220,18 @@ def _empty_line(df: pd.DataFrame, per_group: bool = False) -> str:
     return "; ".join(lines)
 
 
+def _gain_line(df: pd.DataFrame) -> str:
+    """With graded labels (a label neither 0 nor 1), the gain NDCG used, where the other tools
+    differ: exp2 (2^label - 1, this library's default) against the label itself."""
+    if not int(df.attrs.get("graded_rows", 0) or 0):
+        return ""
+    names = [n for n, p in _params(df).items() if p.get("gain") == "exp2"]
+    if not names:
+        return ""
+    return (f"{', '.join(names)}: graded labels gain 2^label - 1 (gain='exp2'); sklearn, ranx and "
+            "trec_eval gain the label itself: gain='linear'")
+
+
 def adjusted_p(df: pd.DataFrame) -> tuple[str | None, str]:
     """The column that decides significance, and how it was adjusted (``"Holm"``, ...).
 
@@ -373,13 +385,13 @@ def footer_for(df: pd.DataFrame, view: str) -> Footer:
         )
     if kind == "report":
         segs = _segment_levels(df, ("model",))
-        short = [_report_level_line(df), _coverage_line(df, segs), _empty_line(df)]
+        short = [_report_level_line(df), _coverage_line(df, segs), _empty_line(df), _gain_line(df)]
         details = [_segments_line(df, segs), _report_ci_line(df), *_metric_coverage_lines(df), _choices_line(df)]
         if view == "compact" and df.attrs.get("_vs"):
             details.insert(0, str(df.attrs["_vs"]))
         return Footer(short, details)
     # compare: what significant means first, then coverage, then the empty rule
     segs = _segment_levels(df, ("model", "metric", "baseline"))
-    short = [_significance_line(df, view), _coverage_line(df, segs), _empty_line(df)]
+    short = [_significance_line(df, view), _coverage_line(df, segs), _empty_line(df), _gain_line(df)]
     details = [_compare_columns_line(df, view), _tests_line(df), *_metric_coverage_lines(df), _choices_line(df)]
     return Footer(short, details)

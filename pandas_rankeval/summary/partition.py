@@ -62,6 +62,20 @@ def _ensure_group_stats(ev: Evaluation) -> None:
     ev.group_stats.update(code=uniq, n=n, positives=npos, negatives=n - npos)
 
 
+def _graded_rows(ev: Evaluation) -> np.ndarray | None:
+    """Per group (ascending code): rows whose label is neither 0 nor 1, when the labels were read
+    as grades (a graded metric, NDCG, is asked for) and any is; else None."""
+    values = ev.labels.values
+    other = ~np.isin(values, (0.0, 1.0))
+    if not other.any():
+        return None
+    groups = ev.prepared.encode_groups()
+    if groups is None:
+        raise internal_error("a summary needs group codes")
+    gi = np.searchsorted(np.asarray(ev.group_stats["code"]), groups.codes)
+    return np.bincount(gi, weights=other[ev.labels.level], minlength=ev.group_stats["n"].shape[0])
+
+
 def _class_weights(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, np.ndarray] | None:
     """Per group (ascending code): summed sample weight of the relevant / other rows."""
     sw_col = plan.options.sample_weight
@@ -203,6 +217,8 @@ def summarize_evaluation(
     seg_rows = count(np.ones(n_all, dtype=bool), n)
     seg_pos = count(np.ones(n_all, dtype=bool), npos)
     seg_nopos = count(npos == 0)
+    graded = _graded_rows(ev) if any(spec.info.graded for spec in plan.specs) else None
+    seg_graded = count(np.ones(n_all, dtype=bool), graded) if graded is not None else np.zeros(n_seg, dtype=np.int64)
     if class_w is not None:
         sw_pos, sw_neg = fsum(class_w[0]), fsum(class_w[1])
     else:
@@ -238,7 +254,7 @@ def summarize_evaluation(
     zero = _seg_zero(n_items, n_boot, n_pairs, flips)
     given: dict[str, np.ndarray | None] = {
         "n_groups": seg_n, "n_rows": seg_rows, "n_pos": seg_pos, "n_nopos": seg_nopos,
-        "sw_pos": np.asarray(sw_pos, dtype=np.float64), "sw_neg": np.asarray(sw_neg, dtype=np.float64),
+        "n_graded": seg_graded, "sw_pos": np.asarray(sw_pos, dtype=np.float64), "sw_neg": np.asarray(sw_neg, dtype=np.float64),
         "counts": counts, "sums": sums, "boot": boot, "flip_obs": flip_obs, "flip_abs": flip_abs,
         "flip_reps": flip_reps, "flip_mismatch": mismatch, "pair_used": pair_used, "gram": gram,
         "boot_gram": boot_gram,

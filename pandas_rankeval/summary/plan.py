@@ -37,7 +37,7 @@ ADJUSTMENTS = ("holm", "bh", "none")
 FAMILIES = ("table", "metric")
 
 
-_FORMAT = 3  # version of the bytes of a Summary (3: segments stacked in arrays)
+_FORMAT = 4  # version of the bytes of a Summary (3: segments stacked in arrays; 4: n_graded)
 
 
 # --------------------------------------------------------------------------- #

@@ -27,7 +27,7 @@ from .plan import _FORMAT, COUNTERS, Plan
 __all__ = ["REPLICATE_FIELDS", "RESULT_FIELDS", "Summary", "empty_summary", "field_total", "shard_of"]
 
 #: Scalar fields per segment and their dtypes (exact integers, or float sums).
-_SCALARS = {"n_groups": np.int64, "n_rows": np.int64, "n_pos": np.int64, "n_nopos": np.int64,
+_SCALARS = {"n_groups": np.int64, "n_rows": np.int64, "n_pos": np.int64, "n_nopos": np.int64, "n_graded": np.int64,
             "sw_pos": np.float64, "sw_neg": np.float64}
 #: Fields that hold one replicate sum per bootstrap draw: large, never needed for the whole table.
 REPLICATE_FIELDS = ("boot", "flip_reps", "boot_gram")
@@ -45,6 +45,7 @@ def _seg_zero(n_items: int, n_boot: int, n_pairs: int, flips: bool = True) -> di
         "n_rows": 0,
         "n_pos": 0,
         "n_nopos": 0,
+        "n_graded": 0,  # rows whose label is neither 0 nor 1 (a graded metric's plan only)
         "sw_pos": 0.0,
         "sw_neg": 0.0,
         "counts": np.zeros((n_items, len(COUNTERS)), dtype=np.int64),

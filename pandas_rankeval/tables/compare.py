@@ -215,6 +215,7 @@ def compare_table(
     )
     if stud_fallback:
         out.attrs["percentile_fallback"] = list(stud_fallback)
+    out.attrs["graded_rows"] = summary.total("n_graded")
     # coverage depends on the labels only: one warning, not one per model
     warn_once(plan.func, [(n, first[n][0], first[n][1]) for n in names])
     return as_result_table(out, "compare")

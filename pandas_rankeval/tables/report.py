@@ -114,6 +114,7 @@ def report_table(
             table.attrs["ci"]["method"] += fallback_note(list(fallback))
             table.attrs["ci"]["percentile_fallback"] = list(fallback)
     table.attrs["params"] = {n: plan.options.params(specs[n]) for n in names}
+    table.attrs["graded_rows"] = summary.total("n_graded")
     first = _metric_coverage(summary, plan, plan.scores[0])
     table.attrs["coverage"] = {n: first[n][1].as_dict() for n in names}
     table = as_result_table(table, "report")
