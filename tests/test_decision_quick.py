@@ -228,3 +228,23 @@ def test_graded_labels_say_the_gain_under_the_table() -> None:
     binary = df.assign(rel=(df["rel"] > 1).astype(int))
     assert "graded" not in _printed(pre.report(binary, group="u", label="rel", scores="s", metrics=["ndcg"]))
     assert "graded" not in _printed(pre.report(df, group="u", label="rel", scores="s", metrics=["mrr"]))
+
+
+# ---------------------------------------------------------------- 7: errors from the public frame
+def test_an_input_error_is_raised_from_the_public_function(imp: pd.DataFrame, monkeypatch) -> None:
+    """A by= that varies within a group (found deep in the evaluation) is raised one frame below
+    the public function, not through the internal frames; PANDAS_RANKEVAL_TRACEBACK=full keeps
+    them, and an error of another library keeps its frames."""
+    import traceback
+
+    df = imp.assign(seg=np.arange(len(imp)))
+
+    def frames() -> list[str]:
+        with pytest.raises(pre.InputProblem if hasattr(pre, "InputProblem") else ValueError) as info:
+            pre.report(df, group="user_id", label="click", scores="model_a", by="seg")
+        return [f.filename for f in traceback.extract_tb(info.value.__traceback__) if "pandas_rankeval" in f.filename]
+
+    ours = frames()
+    assert [p.rsplit("/", 2)[-2:] for p in ours] == [["api", "report.py"], ["api", "dispatch.py"]]
+    monkeypatch.setenv("PANDAS_RANKEVAL_TRACEBACK", "full")
+    assert len(frames()) > 3

@@ -15,7 +15,9 @@ Every public function ends in :func:`evaluate_frame`, each of its parameters pas
 
 from __future__ import annotations
 
+import os
 from collections.abc import Hashable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from ..core.options import WeightLike
@@ -40,14 +42,38 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
     ``plan_kwargs`` are those of :func:`pandas_rankeval.summary.make_plan` (``kind`` among them);
     a plan of kind ``"per_group"`` returns the engine's per-group table instead.
     """
-    engine = engine_for(frame, func)
-    options = check_engine_options(engine, engine_options, func)
-    schema = engine.schema(frame)
-    plan = make_plan(func, df=schema, **plan_kwargs)
-    check_schema(schema, plan)
-    if engine.partitioned(frame):
-        check_partitioned(plan, engine.NAME)
-    if plan.kind == "per_group":
-        return engine.per_group(frame, plan, options)
-    summary, extras = engine.run(frame, plan, options)
-    return finalize(summary, plan, **extras)
+    try:
+        engine = engine_for(frame, func)
+        options = check_engine_options(engine, engine_options, func)
+        schema = engine.schema(frame)
+        plan = make_plan(func, df=schema, **plan_kwargs)
+        check_schema(schema, plan)
+        if engine.partitioned(frame):
+            check_partitioned(plan, engine.NAME)
+        if plan.kind == "per_group":
+            return engine.per_group(frame, plan, options)
+        summary, extras = engine.run(frame, plan, options)
+        return finalize(summary, plan, **extras)
+    except (ValueError, TypeError, KeyError) as exc:
+        if not _ours(exc):
+            raise
+        # An error this library raised on purpose (bad input, a refused option) is raised from
+        # here, one frame below the public function, not through the internal frames that found
+        # it (as scikit-learn's parameter checks do). PANDAS_RANKEVAL_TRACEBACK=full keeps them.
+        raise exc.with_traceback(None)  # noqa: B904
+
+
+_PACKAGE = str(Path(__file__).resolve().parent.parent)
+
+
+def _ours(exc: BaseException) -> bool:
+    """Raised by a ``raise`` in this package (its last frame is ours), so it is a message for the
+    user, not an error of numpy, pandas or an engine passing through (those keep their frames)."""
+    if os.environ.get("PANDAS_RANKEVAL_TRACEBACK", "").lower() == "full":
+        return False
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return str(Path(tb.tb_frame.f_code.co_filename).resolve()).startswith(_PACKAGE)

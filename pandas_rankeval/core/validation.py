@@ -448,7 +448,8 @@ def mixed_by_message(where: tuple, count: int, of: int, examples: Sequence[Any])
     example = ""
     if examples:
         key, values = examples[0]
-        shown = " and ".join(repr(v) for v in values)
+        texts = [repr(v) for v in values]
+        shown = texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
         example = f", for example the group {_key_text(key, group)} has {shown}"
     return (
         f"The 'by' column {name!r} of {func} must be constant within each group: {count:,} of "
