@@ -34,6 +34,7 @@ def compare(
     alpha: float = 0.05,
     adjust: Literal["holm", "bh", "none"] = "holm",
     family: Literal["table", "metric"] = "table",
+    ci_adjust: Literal["none", "bonferroni"] = "none",
     weight: WeightLike = None,
     min_size: int | None = None,
     min_pos: int | None = None,
@@ -124,6 +125,17 @@ def compare(
     family : {"table", "metric"}, default="table"
         The family the adjustment runs over: every row of the table, or the rows of
         each metric separately (models x segments). Named in the footer.
+    ci_adjust : {"none", "bonferroni"}, default="none"
+        The intervals' multiplicity: each at level ``ci`` (unadjusted: the footer says
+        so next to the adjusted marks), or Bonferroni-adjusted over the same family as
+        ``adjust`` (``m`` rows: each interval at level ``1 - (1 - ci) / m``), so that
+        all of them hold together with probability at least ``ci``. Each side of the
+        unadjusted interval is stretched away from ``diff`` by
+        ``z_{1 - (1 - ci) / (2m)} / z_{(1 + ci) / 2}`` (DeLong's normal interval becomes
+        exactly the Bonferroni one), so the bootstrap never has to reach the far tail
+        that ``(1 - ci) / (2m)`` asks of ``n_boot`` replicates. The marks still come from
+        the paired tests, so near the edge an interval and a mark can disagree; the
+        simultaneous intervals make that rare (``benchmarks/sim_ci_adjust.py``).
     weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
         As in :func:`report`.
     progress : bool, default=False
@@ -276,7 +288,7 @@ def compare(
         df, "compare", engine_options, kind="compare",
         group=group, label=label, scores=scores, baseline=baseline, metrics=metrics, by=by, ci=ci,
         n_boot=n_boot, seed=seed, method=method, auc_method=auc_method, ci_method=ci_method,
-        resample=resample, alpha=alpha, adjust=adjust, family=family, weight=weight, min_size=min_size,
+        resample=resample, alpha=alpha, adjust=adjust, family=family, ci_adjust=ci_adjust, weight=weight, min_size=min_size,
         min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
         denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
     )

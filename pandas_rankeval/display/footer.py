@@ -264,6 +264,21 @@ def _against(df: pd.DataFrame) -> str:
     return "the row's baseline" if base is None else str(base)
 
 
+def _interval_line(df: pd.DataFrame) -> str:
+    """Which intervals a comparison shows, when the marks are adjusted: Bonferroni-adjusted over
+    the marks' family, or each at its own level (then an interval can exclude 0 without a mark)."""
+    if not _ci_level(df) or not {"ci_low", "ci_high"} <= set(df.columns):
+        return ""
+    _, how = adjusted_p(df)
+    n = df.attrs.get("n_rows_table", len(df))
+    if df.attrs.get("ci_adjust") == "bonferroni":
+        return f"intervals: {_ci_level(df)} simultaneous (Bonferroni over {_family(df)})"
+    if how == "unadjusted" or n <= 1:
+        return ""
+    return (f"intervals: {_ci_level(df)} each, not adjusted (the marks are); "
+            "ci_adjust='bonferroni' for simultaneous ones")
+
+
 def _significance_line(df: pd.DataFrame, view: str) -> str:
     if "significant" not in df.columns:
         return ""
@@ -392,6 +407,7 @@ def footer_for(df: pd.DataFrame, view: str) -> Footer:
         return Footer(short, details)
     # compare: what significant means first, then coverage, then the empty rule
     segs = _segment_levels(df, ("model", "metric", "baseline"))
-    short = [_significance_line(df, view), _coverage_line(df, segs), _empty_line(df), _gain_line(df)]
+    short = [_significance_line(df, view), _interval_line(df), _coverage_line(df, segs), _empty_line(df),
+             _gain_line(df)]
     details = [_compare_columns_line(df, view), _tests_line(df), *_metric_coverage_lines(df), _choices_line(df)]
     return Footer(short, details)

@@ -35,6 +35,7 @@ RESAMPLES = ("poisson", "multinomial")
 METHODS = ("auto", "randomization", "bootstrap")
 ADJUSTMENTS = ("holm", "bh", "none")
 FAMILIES = ("table", "metric")
+CI_ADJUSTMENTS = ("none", "bonferroni")
 
 
 _FORMAT = 4  # version of the bytes of a Summary (3: segments stacked in arrays; 4: n_graded)
@@ -72,6 +73,7 @@ class Plan:
     method: str = "auto"
     adjust: str = "holm"
     family: str = "table"
+    ci_adjust: str = "none"  # compare: "bonferroni" widens each interval to the family's level
     auc_method: str = "delong"
     ci_method: str = "percentile"
     placement_columns: tuple[Hashable, ...] = ()  # per score: each row's DeLong placement (engines)
@@ -165,6 +167,7 @@ def make_plan(
     ci_method: str = "percentile",
     adjust: str = "holm",
     family: str = "table",
+    ci_adjust: str = "none",
     min_size: int | None = None,
     min_pos: int | None = None,
     min_neg: int | None = None,
@@ -243,6 +246,7 @@ def make_plan(
         check_option(method, "method", func, METHODS)
         check_option(adjust, "adjust", func, ADJUSTMENTS)
         check_option(family, "family", func, FAMILIES)
+        check_option(ci_adjust, "ci_adjust", func, CI_ADJUSTMENTS)
         if method == "randomization" and not delong_auc and any(not s.info.grouped for s in specs_all):
             raise ValueError(
                 "Global AUC has no group-level randomization test (it is not a sum over groups); "
@@ -296,6 +300,7 @@ def make_plan(
         ci_method=ci_method,
         adjust=adjust,
         family=family,
+        ci_adjust=ci_adjust,
         placement_columns=tuple(placement_columns or ()),
         streams=streams,
         per_model_columns=per_model_columns,

@@ -72,6 +72,38 @@ def _compare_ci_method(plan: Plan, analytic: list[str], boot_names: list[str]) -
     return f"{boot}; {', '.join(analytic)}: {dl}"
 
 
+def bonferroni_intervals(
+    diff: np.ndarray, lo: np.ndarray, hi: np.ndarray, ci: float, family: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each interval widened to level ``1 - (1 - ci) / m`` over its family (``m`` rows with a
+    difference: the table, or each metric's rows): each side's distance to ``diff`` times
+    ``z_{1 - (1 - ci) / (2m)} / z_{(1 + ci) / 2}`` (a normal interval ``diff -/+ z se``, DeLong's,
+    becomes exactly the Bonferroni one; a skewed bootstrap interval keeps its skew and stays
+    inside the adjusted one), clipped to [-1, 1] as every difference of two values in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo, hi = bonferroni_intervals(np.array([0.1, 0.0]), np.array([0.05, -0.05]),
+    ...                               np.array([0.15, 0.05]), 0.95, None)
+    >>> np.round(lo, 4).tolist(), np.round(hi, 4).tolist()
+    ([0.0428, -0.0572], [0.1572, 0.0572])
+    """
+    from scipy.stats import norm
+
+    defined = np.isfinite(diff) & np.isfinite(lo) & np.isfinite(hi)
+    groups = family if family is not None else np.zeros(diff.shape[0], dtype=object)
+    m = np.ones(diff.shape[0])
+    for g in dict.fromkeys(groups[defined].tolist()):  # a few families: the metrics at most
+        m[groups == g] = int((defined & (groups == g)).sum())
+    ratio = norm.ppf(1.0 - (1.0 - ci) / (2.0 * m)) / norm.ppf(0.5 + ci / 2.0)
+    with np.errstate(invalid="ignore"):
+        below, above = np.maximum(diff - lo, 0.0), np.maximum(hi - diff, 0.0)
+    out_lo = np.where(defined, np.clip(diff - ratio * below, -1.0, 1.0), lo)
+    out_hi = np.where(defined, np.clip(diff + ratio * above, -1.0, 1.0), hi)
+    return out_lo, out_hi
+
+
 def finish_table(
     data: dict[str, np.ndarray],
     rows: list[tuple[Hashable, Hashable, str]],
@@ -82,6 +114,8 @@ def finish_table(
     adjust: str,
     family: str,
     alpha: float,
+    ci: float | None = None,
+    ci_adjust: str = "none",
 ) -> pd.DataFrame:
     """Lift, adjusted p-values, the significance flag and the index of a compare table.
 
@@ -96,6 +130,10 @@ def finish_table(
     if col is not None:
         data[col] = p_adj
     data["significant"] = np.nan_to_num(p_adj, nan=1.0) < alpha
+    if ci_adjust == "bonferroni" and ci is not None:
+        data["ci_low"], data["ci_high"] = bonferroni_intervals(
+            data["diff"], data["ci_low"], data["ci_high"], ci, metric_of if family == "metric" else None
+        )
     names = ["model", "baseline", "metric"] if all_pairs else ["model", "metric"]
     tuples = [
         (*key, m, b, n) if all_pairs else (*key, m, n) for key in keys for m, b, n in rows
@@ -198,7 +236,7 @@ def compare_table(
         data["p_value"][np.array(sf_rows)] = signflip_pvalues(*(np.array(a) for a in sf_args))
     data["p_value"] = np.where(np.isfinite(data["diff"]), data["p_value"], np.nan)
     out = finish_table(data, rows, keys, list(plan.by), all_pairs=all_pairs, adjust=plan.adjust,
-                       family=plan.family, alpha=plan.alpha)
+                       family=plan.family, alpha=plan.alpha, ci=plan.ci, ci_adjust=plan.ci_adjust)
     tests = tests_of(plan.method, names, pooled, analytic, plan.auc_method, no_delong)
     fallback = [f"{m}/{n}" for m, b, n in rows if not pooled[n] and plan.method != "bootstrap"
                 and (m, b, n) not in flip_ok]
@@ -216,6 +254,7 @@ def compare_table(
     if stud_fallback:
         out.attrs["percentile_fallback"] = list(stud_fallback)
     out.attrs["graded_rows"] = summary.total("n_graded")
+    out.attrs["ci_adjust"] = plan.ci_adjust
     # coverage depends on the labels only: one warning, not one per model
     warn_once(plan.func, [(n, first[n][0], first[n][1]) for n in names])
     return as_result_table(out, "compare")
