@@ -158,7 +158,7 @@ def _eval(args: argparse.Namespace) -> int:
             )
             if args.ci is not None:
                 kwargs["ci"] = args.ci
-            for name in ("method", "alpha", "adjust", "family"):
+            for name in ("method", "alpha", "adjust", "family", "ci_adjust"):
                 if getattr(args, name) is not None:
                     options[name] = getattr(args, name)
             if by:
@@ -166,7 +166,7 @@ def _eval(args: argparse.Namespace) -> int:
             kwargs.update(_supported(compare, options, "--baseline"))
             result = compare(df, **kwargs)
         else:
-            for name in ("method", "alpha", "adjust", "family"):
+            for name in ("method", "alpha", "adjust", "family", "ci_adjust"):
                 if getattr(args, name) is not None:
                     raise CLIError(f"--{name} applies to --baseline / --all-pairs comparisons only")
             kwargs = dict(common, scores=scores, **options)
