@@ -402,7 +402,7 @@ def test_bonferroni_intervals_are_the_unadjusted_ones_widened_over_the_family(im
         assert ((adj["ci_low"] <= plain["ci_low"]) & (plain["ci_high"] <= adj["ci_high"]))[ok].all()
     text = str(adj)
     assert "intervals: 95% simultaneous (Bonferroni over each metric's comparisons)" in " ".join(text.split())
-    assert "ci_adjust='bonferroni' for simultaneous ones" in " ".join(str(plain).split())
+    assert "intervals: 95% each, not adjusted (ci_adjust='bonferroni': simultaneous)" in " ".join(str(plain).split())
     one = _compare(imp, scores=["model_a", "model_b"], metrics=["gauc"])
     assert "intervals:" not in str(one)  # one comparison: nothing to adjust
     with pytest.raises(ValueError, match="ci_adjust"):

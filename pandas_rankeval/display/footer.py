@@ -275,8 +275,7 @@ def _interval_line(df: pd.DataFrame) -> str:
         return f"intervals: {_ci_level(df)} simultaneous (Bonferroni over {_family(df)})"
     if how == "unadjusted" or n <= 1:
         return ""
-    return (f"intervals: {_ci_level(df)} each, not adjusted (the marks are); "
-            "ci_adjust='bonferroni' for simultaneous ones")
+    return f"intervals: {_ci_level(df)} each, not adjusted (ci_adjust='bonferroni': simultaneous)"
 
 
 def _significance_line(df: pd.DataFrame, view: str) -> str:
@@ -407,7 +406,8 @@ def footer_for(df: pd.DataFrame, view: str) -> Footer:
         return Footer(short, details)
     # compare: what significant means first, then coverage, then the empty rule
     segs = _segment_levels(df, ("model", "metric", "baseline"))
-    short = [_significance_line(df, view), _interval_line(df), _coverage_line(df, segs), _empty_line(df),
-             _gain_line(df)]
+    sig, intervals = _significance_line(df, view), (_interval_line(df) if view != "summary" else "")
+    head = f"{sig}; {intervals}" if sig and intervals else (sig or intervals)  # one item: what a mark and a bar mean
+    short = [head, _coverage_line(df, segs), _empty_line(df), _gain_line(df)]
     details = [_compare_columns_line(df, view), _tests_line(df), *_metric_coverage_lines(df), _choices_line(df)]
     return Footer(short, details)
