@@ -387,3 +387,30 @@ def test_dask_per_group_of_several_models_equals_pandas(imp) -> None:
     want = pre.per_group(imp, **COMMON, scores=MODELS, metrics=["auc", "mrr"])
     pd.testing.assert_frame_equal(got.compute().sort_index(), pd.DataFrame(want).sort_index(), check_exact=False,
                                   rtol=1e-12)
+
+
+def test_all_pairs_compact_stacks_one_block_per_pair_and_shows_one_pair(imp) -> None:
+    """Issue 28, decision item 2: an all-pairs compact() was one table wider than a 1400 px page;
+    its HTML is now one table per pair, stacked, each with the row labels; compact(pair=...)
+    shows one pair, its p-values adjusted over the whole table's family."""
+    df = imp.assign(model_c=imp["model_a"] * 0.5 + imp["model_b"], model_d=imp["model_b"] + 0.01 * imp["position"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b", "model_c", "model_d"],
+                          metrics=["gauc", "mrr"], by="device", n_boot=100)
+    parser = _Headers()
+    parser.feed(cmp.compact()._repr_html_())
+    assert parser.tables == 6  # one per pair
+    pairs = [text for row in parser.rows for text, span in row if " vs " in text]
+    assert pairs == ["model_b vs model_a", "model_c vs model_a", "model_d vs model_a", "model_c vs model_b",
+                     "model_d vs model_b", "model_d vs model_c"]
+    one = cmp.compact(pair=("model_d", "model_b"))
+    assert list(one.columns.get_level_values(0).unique()) == ["model_b", "model_d"]
+    want = cmp.xs(("model_d", "model_b"), level=("model", "baseline"))["p_holm"]
+    shown = one[("model_d", "p (Holm)")].str.replace("[▲▼] ", "", regex=True)
+    assert [float(s) for s in shown] == pytest.approx([float(f"{p:.3g}") for p in want], rel=1e-12)
+    assert f"over the {len(cmp)} comparisons" in " ".join(str(one).split())
+    with pytest.raises(ValueError, match="no such pair"):
+        cmp.compact(pair=("model_a", "model_d"))
+    with pytest.raises(ValueError, match="compare"):
+        pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["mrr"]).compact(pair=("a", "b"))

@@ -53,7 +53,28 @@ def footer_html(short: Sequence[str], details: Sequence[str]) -> str:
 
 
 def to_html(shown: Shown) -> str:
-    """One scrolling table with grouped headers, then its footer."""
+    """One scrolling table with grouped headers, then its footer; with ``shown.stack``, one
+    table per column group, stacked (each with the row labels)."""
+    if shown.stack and len(shown.groups) > 1:
+        tables = []
+        for g in shown.groups:
+            part = Shown(shown.frame.iloc[:, g], [list(range(len(g)))], gap=shown.gap)
+            tables.append(_table_html(part))
+        return _wrap_html("".join(f'<div style="margin-bottom:0.8em">{t}</div>' for t in tables), shown)
+    return _wrap_html(_table_html(shown), shown)
+
+
+def _wrap_html(tables: str, shown: Shown) -> str:
+    parts = ['<div class="rankeval-table" style="max-width:100%">', tables]
+    if shown.total is not None:
+        parts.append(f'<p style="{_FOOT}">{shown.total[0]:,} rows × {shown.total[1]:,} columns</p>')
+    parts.append(footer_html(shown.short, shown.details))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _table_html(shown: Shown) -> str:
+    """The table itself, in a horizontally scrolling box."""
     frame = shown.frame
     two = isinstance(frame.columns, pd.MultiIndex)
     # a rule left of each column group, when columns come in groups (not one rule per column)
@@ -105,12 +126,7 @@ def to_html(shown: Shown) -> str:
         '<table class="rankeval" style="border-collapse:collapse;border:none;margin:0">'
         f"<thead>{''.join(rows)}</thead><tbody>{''.join(body)}</tbody></table>"
     )
-    parts = ['<div class="rankeval-table" style="max-width:100%">', f'<div style="overflow-x:auto">{table}</div>']
-    if shown.total is not None:
-        parts.append(f'<p style="{_FOOT}">{shown.total[0]:,} rows × {shown.total[1]:,} columns</p>')
-    parts.append(footer_html(shown.short, shown.details))
-    parts.append("</div>")
-    return "".join(parts)
+    return f'<div style="overflow-x:auto">{table}</div>'
 
 
 _NUM = r"[-+]?[\d,]*\.?\d+(e[-+]?\d+)?%?"

@@ -50,6 +50,10 @@ class Shown:
     repeat : int
         Leading groups that text repeats in every part next to the row labels (a comparison's
         baseline: never a block of its own), when they fit with the widest other group.
+    stack : bool
+        HTML shows each column group as its own table under the previous one (an all-pairs
+        comparison: one block per pair, the row labels in each), never one table wider than
+        the page.
     """
 
     frame: pd.DataFrame
@@ -59,6 +63,7 @@ class Shown:
     gap: int | None = None
     total: tuple[int, int] | None = None
     repeat: int = 0
+    stack: bool = False
 
     @property
     def lines(self) -> list[str]:

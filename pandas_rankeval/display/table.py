@@ -167,7 +167,9 @@ class ResultTable(pd.DataFrame):
 
     # --- views --------------------------------------------------------------------------------
 
-    def compact(self, baseline: Hashable | None = None) -> ResultTable:
+    def compact(
+        self, baseline: Hashable | None = None, pair: tuple[Hashable, Hashable] | None = None
+    ) -> ResultTable:
         """A view for reading: metrics as rows, models side by side (within each segment), an
         interval in its estimate's cell (``0.6900 [0.6160, 0.7440]``).
 
@@ -175,16 +177,45 @@ class ResultTable(pd.DataFrame):
         relative lift to that model. For a :func:`~pandas_rankeval.compare` table: the
         baseline's value, then per model its value, the difference with its interval, the lift
         and the adjusted p-value (▲ / ▼ where significantly better / worse). The cells are
-        strings; the numbers stay in the table itself.
+        strings; the numbers stay in the table itself. An all-pairs comparison shows one block
+        per pair (stacked in HTML); ``pair=("model_c", "model_b")`` shows that pair alone (its
+        p-values still adjusted over the whole table's family, as the footer says).
+
+        Examples
+        --------
+        >>> import pandas_rankeval as pre
+        >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
+        >>> df["model_c"] = df["model_b"] * 0.5 + df["model_a"]
+        >>> cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b", "model_c"],
+        ...                   metrics=["gauc", "mrr"], n_boot=200)
+        >>> list(cmp.compact(pair=("model_c", "model_b")).columns.get_level_values(0).unique())
+        ['model_b', 'model_c']
         """
         kind = table_kind(self)
+        if pair is not None and kind != "compare":
+            raise ValueError(f"compact(pair=...) applies to compare() tables, not to a {kind} table.")
         if kind == "compare":
             if baseline is not None and baseline != self.attrs.get("baseline"):
                 raise ValueError("compact() of a compare() table uses its own baseline; leave 'baseline' out.")
-            return _wrap(compact_compare(self))
+            table: pd.DataFrame = self if pair is None else self._pair(pair)
+            return _wrap(compact_compare(table))
         if kind != "report":
             raise ValueError(f"compact() applies to report() and compare() tables, not to a {kind} table.")
         return _wrap(compact_report(self, baseline))
+
+    def _pair(self, pair: tuple[Hashable, Hashable]) -> ResultTable:
+        """The rows of one (model, other model) pair, the whole table's attrs kept."""
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"pair must be a (model, other model) tuple, such as ('model_b', 'model_a'); got {pair!r}.")
+        names = list(self.index.names)
+        model = self.index.get_level_values("model")
+        other = self.index.get_level_values("baseline") if "baseline" in names else pd.Index(
+            [self.attrs.get("baseline")] * len(self), dtype=object)
+        keep = np.asarray((model == pair[0]) & (other == pair[1]))
+        if not keep.any():
+            pairs = list(dict.fromkeys(zip(model, other)))
+            raise ValueError(f"compact(pair={pair!r}): no such pair in this comparison; its pairs are {pairs!r}.")
+        return self._selection(pd.DataFrame(self)[keep])
 
     def summary(self) -> ResultTable:
         """A compare() table as models x metrics, the baseline first, with ▲ / ▼ where a model

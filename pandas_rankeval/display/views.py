@@ -186,7 +186,8 @@ def shown_of(df: pd.DataFrame, max_rows: int | None = None, min_rows: int | None
         gap, total = keep, (len(df), df.shape[1])
     frame, groups = view_frame(part)
     repeat = df.attrs.get("repeat", 0) if table_kind(df) == "view" else 0
-    return Shown(frame, groups, short, footer.details, gap=gap, total=total, repeat=int(repeat or 0))
+    stack = bool(df.attrs.get("stack", False)) if table_kind(df) == "view" else False
+    return Shown(frame, groups, short, footer.details, gap=gap, total=total, repeat=int(repeat or 0), stack=stack)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -314,6 +315,8 @@ def compact_compare(df: pd.DataFrame) -> pd.DataFrame:
     out = _view(frame, footer_for(df, "compact"))
     if single and bcol is not None:
         out.attrs["repeat"] = 1  # text: the baseline's value in every part, never a block of its own
+    if not single:
+        out.attrs["stack"] = True  # HTML: one block per pair, stacked, as text wraps into parts
     return out
 
 
