@@ -248,3 +248,16 @@ def test_an_input_error_is_raised_from_the_public_function(imp: pd.DataFrame, mo
     assert [p.rsplit("/", 2)[-2:] for p in ours] == [["api", "report.py"], ["api", "dispatch.py"]]
     monkeypatch.setenv("PANDAS_RANKEVAL_TRACEBACK", "full")
     assert len(frames()) > 3
+
+
+# ---------------------------------------------------------------- 10: all-pairs summary values
+def test_all_pairs_summary_shows_each_models_value_then_the_differences(imp: pd.DataFrame) -> None:
+    df = imp.assign(model_c=imp["model_a"] * 0.5 + imp["model_b"])
+    cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b", "model_c"],
+                      metrics=["gauc", "mrr"], n_boot=100)
+    view = cmp.summary()
+    assert list(view.index) == ["model_a", "model_b", "model_c", "model_b vs model_a", "model_c vs model_a",
+                                "model_c vs model_b"]
+    value = cmp.xs(("model_c", "model_b"), level=("model", "baseline"))["value"]
+    assert view.loc["model_c", "gauc"] == f"{value['gauc']:.4f}"
+    assert view.loc["model_c vs model_b", "mrr"].lstrip("▲▼ ").startswith(("+", "-"))

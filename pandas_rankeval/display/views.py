@@ -329,6 +329,7 @@ def summary_of(df: pd.DataFrame) -> pd.DataFrame:
     seg_vals = [_levels(df, s) for s in segs]  # type: ignore[arg-type]  # stubs narrower than runtime
     metrics = [str(m) for m in dict.fromkeys(metric)]
     rows: dict[tuple[Any, ...], dict[str, str]] = {}
+    values: dict[tuple[Any, ...], dict[str, str]] = {}  # all pairs: each model's own value
     for i in range(len(flat)):
         seg = tuple(v[i] for v in seg_vals)  # type: ignore[index]  # stubs narrower than runtime
         r = flat.iloc[i]
@@ -336,9 +337,19 @@ def summary_of(df: pd.DataFrame) -> pd.DataFrame:
             rows.setdefault((*seg, f"{base[i]} (baseline)"), {})[str(metric[i])] = fmt_metric(r[bcol])
         mark = direction(r["diff"], r["significant"]) if "significant" in flat.columns else ""
         value = fmt_metric(r["value"]) if single else fmt_metric(r["diff"], signed=True)
+        if not single:  # every pair: each model's own value first, then the differences
+            for who, col in ((base[i], bcol), (model[i], "value")):
+                if col is not None:
+                    values.setdefault((*seg, str(who)), {})[str(metric[i])] = fmt_metric(r[col])
         rows.setdefault((*seg, _label(model[i], base[i], single)), {})[str(metric[i])] = (f"{mark} " if mark else "") + value
+    if values:  # within each segment: the models' values, then the pairs' differences
+        merged: dict[tuple[Any, ...], dict[str, str]] = {}
+        for key in dict.fromkeys([k[:-1] for k in [*values, *rows]]):
+            merged.update({k: v for k, v in values.items() if k[:-1] == key})
+            merged.update({k: v for k, v in rows.items() if k[:-1] == key})
+        rows = merged
     index = list(rows)
-    name = "model" if single else "model vs baseline (diff)"
+    name = "model" if single else "model, or pair (diff)"
     idx = pd.MultiIndex.from_tuples(index, names=[*segs, name]) if segs else pd.Index([k[0] for k in index], name=name)
     frame = pd.DataFrame([rows[k] for k in index], index=idx)[metrics].fillna("")
     return _view(frame, footer_for(df, "summary"))
