@@ -23,6 +23,7 @@ from .evaluation import Evaluation, ScoreEvaluation
 from .options import Options, check_weight_name
 from .prepare import label_levels, prepare
 from .definitions import gains
+from .ips import ips_columns
 from .reductions import _global_auc, _group_metric
 from .metric import MetricSpec
 from .registry import sample_weight_error
@@ -108,6 +109,7 @@ def prepare_evaluation(
         key_extra=[opts.tiebreak] if opts.tiebreak is not None else [],
         segment=by,
         nan_policy=opts.nan_policy,
+        raw_extra=ips_columns(opts),
     )
     if by and gcols is not None:  # segments are attributes of whole groups: checked before any work
         from .segments import check_segments_constant
