@@ -241,16 +241,16 @@ DEFINITIONS: tuple[Metric, ...] = (
     Metric(
         "ips_dcg", "ips_dcg", "inverse-propensity DCG: discount of the new rank / propensity of the logged "
         "position, summed over clicks", _CUTOFF, "relevant", "uniform", (*_LIST, *_IPS), ips.ips_dcg_values,
-        group_factor=ips.snips_factor,
+        fmt="number", group_factor=ips.snips_factor,
     ),
     Metric(
         "ips_precision", "ips_precision", "inverse-propensity precision: clicks in the new top k, each "
         "/ propensity of its logged position, over k", _CUTOFF_REQUIRED, "relevant", "uniform", (*_LIST, *_IPS),
-        ips.ips_precision_values, group_factor=ips.snips_factor,
+        ips.ips_precision_values, fmt="number", group_factor=ips.snips_factor,
     ),
     Metric(
         "ips_hit_rate", "ips_hit_rate", "inverse-propensity clicks in the new top k (the hit rate of "
         "one-click groups)", _CUTOFF_REQUIRED, "relevant", "uniform", (*_LIST, *_IPS), ips.ips_hit_rate_values,
-        group_factor=ips.snips_factor,
+        fmt="number", group_factor=ips.snips_factor,
     ),
 )
