@@ -79,7 +79,7 @@ def _frame(seed: int, n_groups: int = 30) -> pd.DataFrame:
     }).sample(frac=1.0, random_state=seed)  # shuffled rows
 
 
-KW = dict(group="g", label="click", score="s", position="pos", propensity=PROP)
+KW = {"group": "g", "label": "click", "score": "s", "position": "pos", "propensity": PROP}
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -126,7 +126,7 @@ def test_hand_worked():
     # positions 1, 2, 3 with propensities 1, 0.5, 0.25; the row at position 3 is clicked (weight 4)
     df = pd.DataFrame({"s": 1, "pos": [1, 2, 3], "click": [0, 0, 1], "old": [3, 2, 1], "new": [2, 1, 3]})
     prop = pd.Series([1.0, 0.5, 0.25], index=[1, 2, 3])
-    kw = dict(group="s", label="click", position="pos", propensity=prop)
+    kw = {"group": "s", "label": "click", "position": "pos", "propensity": prop}
     assert float(pre.ips_dcg(df, **kw, score="old")) == pytest.approx(4.0 / 2.0, abs=1e-14)  # log2(3 + 1) = 2
     assert float(pre.ips_dcg(df, **kw, score="new")) == pytest.approx(4.0, abs=1e-14)
     assert float(pre.ips_dcg(df, **kw, score="new", clip=0.5)) == pytest.approx(2.0, abs=1e-14)  # 1 / max(0.25, 0.5)
@@ -182,7 +182,7 @@ def test_simulation_ips_unbiased_naive_biased():
         rng = np.random.default_rng(100 + seed)
         log["new"] = log["relevance"] + rng.normal(0.0, 0.15, len(log))  # a better ranker
         prop = pd.Series(log.attrs["examination"], index=range(1, 6))
-        kw = dict(group="session", label="click", score="new")
+        kw = {"group": "session", "label": "click", "score": "new"}
         naive.append(float(pre.ips_dcg(log, **kw, position="position", propensity=lambda p: np.ones(len(p)))))
         ips.append(float(pre.ips_dcg(log, **kw, position="position", propensity=prop)))
         # the truth: DCG of the new ranking on the true relevance (examination 1 everywhere)
@@ -237,7 +237,7 @@ def test_engines_equal_pandas(engine, request):
         calls.append(len(p))
         return PROP.reindex(np.asarray(p).astype(int)).to_numpy()
 
-    for kw in (dict(position="pos", propensity=curve), dict(propensity="p", snips=True, clip=0.3)):
+    for kw in ({"position": "pos", "propensity": curve}, {"propensity": "p", "snips": True, "clip": 0.3}):
         ref = pre.compare(df, group="g", label="click", scores=["s", "s2"], metrics=names, n_boot=50, **kw)
         got = pre.compare(frame, group="g", label="click", scores=["s", "s2"], metrics=names, n_boot=50, **kw)
         num = ref.select_dtypes("number").columns

@@ -17,7 +17,7 @@ from pandas_rankeval.core.validation import check_k
 from .dispatch import Empty, EngineOptions, GroupLike, NanPolicy, Ties, evaluate_frame
 from .docs import PARAMS, fill_doc
 
-__all__ = ["ips_dcg", "ips_precision", "ips_hit_rate"]
+__all__ = ["ips_dcg", "ips_hit_rate", "ips_precision"]
 
 #: A PropensityTable, a Series indexed by position, a column name or a callable of the positions.
 PropensityLike = Any

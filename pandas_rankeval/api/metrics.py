@@ -614,6 +614,6 @@ __all__ += list(GENERATED)
 del _f
 
 
-from .ips import ips_dcg, ips_hit_rate, ips_precision  # noqa: E402 - the counterfactual metrics
+from .ips import ips_dcg, ips_hit_rate, ips_precision  # the counterfactual metrics
 
 __all__ += ["ips_dcg", "ips_precision", "ips_hit_rate"]

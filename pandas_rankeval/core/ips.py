@@ -36,8 +36,16 @@ if TYPE_CHECKING:
     from .ranking import Ranking
 
 __all__ = [
-    "PropensityLookup", "check_propensity", "check_clip", "check_ips_options", "resolve_propensity",
-    "row_gains", "ips_dcg_values", "ips_precision_values", "ips_hit_rate_values", "snips_factor",
+    "PropensityLookup",
+    "check_clip",
+    "check_ips_options",
+    "check_propensity",
+    "ips_dcg_values",
+    "ips_hit_rate_values",
+    "ips_precision_values",
+    "resolve_propensity",
+    "row_gains",
+    "snips_factor",
 ]
 
 

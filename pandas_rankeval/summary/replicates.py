@@ -77,6 +77,11 @@ def _unbounded(plan: Plan, jm: np.ndarray, bounds: tuple[float, float], n_seg: i
     return np.tile(lo, n_seg).reshape(n_seg, -1), np.tile(hi, n_seg).reshape(n_seg, -1)
 
 
+def _flat(bounds: Any) -> Any:
+    """Per-target bounds of shape (segments, targets) as the flat columns of the bootstrap-t."""
+    return tuple(np.reshape(b, -1) if np.ndim(b) else b for b in bounds)
+
+
 def _standard_errors(
     data: dict[str, Any], jm: np.ndarray, jb: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -163,7 +168,7 @@ def _compute_block(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | N
         cols = flat.reshape(n_boot, n_seg * n_t)
         se_cols = np.moveaxis(se_r, 1, 0).reshape(n_boot, n_seg * n_t)
         lo, hi = studentized_interval(stat.reshape(-1), se0.reshape(-1), cols, se_cols, ci,
-                                      bounds=tuple(np.reshape(b, -1) if np.ndim(b) else b for b in bounds))
+                                      bounds=_flat(bounds))
         fell = (studentized_fallback(se0.reshape(-1), cols, se_cols) & np.isfinite(stat.reshape(-1))).reshape(n_seg, n_t)
     else:
         lo, hi = percentile_interval(flat, ci, bounds=bounds)
