@@ -38,7 +38,7 @@ PARAMS["ips_params"] = """    position : column
         propensity is below ``clip`` for a bounded variance.
     snips : bool, default=False
         Self-normalized IPS: divide by the summed IPS weight of the clicks instead of the number
-        of groups (see Notes)."""
+        of groups: a mean per relevant row, not per group (see Notes)."""
 
 PARAMS["ips_notes"] = """    Under the position-based model a click needs an examination, whose probability depends on
     the logged position only (the propensity, relative to position 1), and relevance, which
@@ -55,10 +55,13 @@ PARAMS["ips_notes"] = """    Under the position-based model a click needs an exa
     ``snips=True`` divides each group's value by the summed IPS weight W_g of its clicks and
     multiplies its weight by W_g: the result is sum_g w_g v_g / sum_g w_g W_g, a ratio of sums
     over groups (additive over partitions and bootstrap replicates), the IPS-weighted mean over
-    clicks of the gain the new ranking gives a clicked row. It does not depend on the scale of
-    the propensities and is bounded, at the cost of a bias that vanishes with many groups. It is
-    a mean per click: times the logged clicks per group (the same for every score column of one
-    log) it is on the scale of the IPS value, so both rank models alike."""
+    clicks of the gain the new ranking gives a clicked row. Its estimand is another one: the
+    mean gain per relevant row, sum_i rel_i gain_i / sum_i rel_i, not per group. The denominator
+    is the same for every score column of one log, so the ratio of two models' SNIPS values
+    estimates the ratio of their IPS estimands, and both rank models alike. It does not depend on
+    the scale of the propensities and has a far smaller variance, at the cost of a bias that
+    vanishes with many groups. (Times the logged clicks per group it is not the IPS value: that
+    factor is biased by how often relevant rows were examined.)"""
 
 _EXAMPLE = """    One session: the logged ranker showed three rows at positions 1, 2, 3 (propensities 1, 0.5,
     0.25) and the row at position 3 was clicked. The logged order (``old``) and a new score that
