@@ -83,7 +83,7 @@ def main() -> None:
     rng = np.random.default_rng(7)
     log["new"] = log["relevance"] + rng.normal(0.0, 0.15, len(log))  # a better ranker than the logged one
     log["old"] = -log["position"]  # the logged order
-    ips_kw = dict(group="session", label="click", position="position", metrics=["ips_dcg@5", "ips_hit_rate@1"])
+    ips_kw = {"group": "session", "label": "click", "position": "position", "metrics": ["ips_dcg@5", "ips_hit_rate@1"]}
     naive = pre.report(log, scores=["old", "new"], **ips_kw, propensity=lambda p: np.ones(len(p)))
     ips = pre.compare(log, scores=["old", "new"], baseline="old", **ips_kw, propensity=em, clip=clip, seed=0)
     rank = log.groupby("session")["new"].rank(ascending=False)

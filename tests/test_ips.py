@@ -247,3 +247,26 @@ def test_engines_equal_pandas(engine, request):
     with pytest.raises(ValueError, match=r"Column 'pos' \(position\) has 4 infinite, zero or negative values"):
         pre.ips_dcg(_to_engine(engine, bad, request), group="g", label="click", score="s", position="pos",
                     propensity=PROP)
+
+
+def test_per_group_evaluator_and_cli(tmp_path, capsys):
+    from pandas_rankeval.cli import main
+
+    df = _frame(6, n_groups=40).reset_index(drop=True)
+    names = ["ips_dcg@3", "ips_hit_rate@1"]
+    ref = pre.report(df, group="g", label="click", scores="s", metrics=names, position="pos", propensity=PROP)
+    # per_group: each group's value, whose uniform mean is the report's
+    table = pre.per_group(df, group="g", label="click", score="s", metrics=names, position="pos", propensity=PROP)
+    assert table["ips_dcg@3"].mean() == pytest.approx(ref.loc["s", "ips_dcg@3"], abs=1e-12)
+    # the chunked Evaluator: groups split over two chunks add up to the same numbers
+    ev = pre.Evaluator(group="g", label="click", scores="s", metrics=names, position="pos", propensity=PROP)
+    ev.update(df[df["g"] < 20]).update(df[df["g"] >= 20])
+    assert ev.result().loc["s", names].to_numpy() == pytest.approx(ref.loc["s", names].to_numpy(), abs=1e-12)
+    # the command line: a column of propensities, or the CSV of a propensity table
+    df.assign(p=df["pos"].map(PROP)).to_csv(tmp_path / "log.csv", index=False)
+    PROP.rename("propensity").to_frame().to_csv(tmp_path / "prop.csv")
+    for extra in (["--propensity", "p"], ["--position", "pos", "--propensity", str(tmp_path / "prop.csv")]):
+        assert main([str(tmp_path / "log.csv"), "-g", "g", "-l", "click", "-s", "s", "-m", *names, "--format", "csv",
+                     *extra]) == 0
+        out = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out), index_col=0, comment="#")
+        assert out.loc["s", names].to_numpy(float) == pytest.approx(ref.loc["s", names].to_numpy(float), abs=1e-9)

@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PropensityLookup:
     """Propensity per logged position: sorted distinct ``positions`` and their ``values``.
 
@@ -71,7 +71,7 @@ class PropensityLookup:
         return np.where(found, self.values[i], np.nan), found
 
     def __repr__(self) -> str:
-        return f"PropensityLookup({self.source}, {self.positions.shape[0]} positions)"
+        return f"{self.source} of {self.positions.shape[0]} positions"
 
 
 def _lookup(positions: Any, values: Any, what: str, func: str, source: str) -> PropensityLookup:

@@ -138,7 +138,7 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
          "when_set"),
     _opt("propensity", None, lambda v, p, f: _ips().check_propensity(v, p, f), "Examination propensity "
          "of a logged position: a PropensityTable (or Series indexed by position), a column, or a callable "
-         "of the array of positions."),
+         "of the array of positions.", "when_set"),
     _opt("clip", 0.01, lambda v, p, f: _ips().check_clip(v, p, f), "IPS metrics weigh a click 1 / "
          "max(propensity, clip).", "always"),
     _opt("snips", False, _check_flag, "Self-normalized IPS: divide by the IPS weight of the clicks instead "
@@ -194,6 +194,8 @@ class Options:
                 value = self.weight_for(spec) if isinstance(self.weight_for(spec), str) else "custom"
             elif opt.shown == "when_set" and (value is None or value == opt.default):
                 continue
+            elif name == "propensity" and callable(getattr(value, "lookup", None)):
+                value = repr(value)  # a propensity table: its words ("table of 5 positions")
             out[name] = value
         return out
 
