@@ -104,6 +104,18 @@ def test_tiebreak_and_report_agree():
         assert rep.loc["s", name] == pytest.approx(want, abs=1e-12)
 
 
+def test_position_as_tiebreak():
+    df = _frame(7)
+    df["s"] = 0.0  # every row tied: the logged position orders them, as the logging ranker did
+    got = pre.ips_dcg(df, **KW, tiebreak="pos")
+    assert got == pytest.approx(_logged_dcg(df), abs=1e-12)
+
+
+def _logged_dcg(df):
+    gains = df["click"] / df["pos"].map(PROP).clip(lower=0.01)
+    return float((gains / np.log2(df["pos"] + 1.0)).groupby(df["g"]).sum().mean())
+
+
 def test_propensity_forms_agree():
     df = _frame(4)
     ref = pre.ips_dcg(df, **KW, k=3)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .prepare import raw_key
 from .ranking import cumulative_discount
 from .validation import InputProblem, check_column_name
 
@@ -196,12 +197,12 @@ def row_gains(ev: Evaluation) -> np.ndarray:
     extra = ev.prepared.extra
     prop = opts.propensity
     if _is_column(prop):
-        p = extra[prop].astype(np.float64, copy=False)
+        p = extra[raw_key(prop)].astype(np.float64, copy=False)
         bad = ~np.isfinite(p) | (p <= 0)
         if bad.any():
             raise InputProblem("bad_propensity", prop, int(bad.sum()))
     else:
-        pos = extra[opts.position].astype(np.float64, copy=False)
+        pos = extra[raw_key(opts.position)].astype(np.float64, copy=False)
         bad = ~np.isfinite(pos) | (pos <= 0)
         if bad.any():
             raise InputProblem("bad_position", opts.position, int(bad.sum()))

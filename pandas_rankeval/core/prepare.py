@@ -187,6 +187,11 @@ def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels
     return Labels(level.astype(dtype), values, rel_level)
 
 
+def raw_key(column: Hashable) -> tuple[str, Hashable]:
+    """The key of a ``raw_extra`` column's values in :attr:`Prepared.extra`."""
+    return ("__raw__", column)
+
+
 @dataclass
 class Prepared:
     """Validated arrays of one call, rows with missing values already dropped."""
@@ -293,8 +298,8 @@ def prepare(
                 f"{'s' if count != 1 else ''}; weights must be finite and >= 0."
             )
         extra[c] = arr
-    for c in raw_extra:
-        extra[c] = numeric_values(df[c], c, "position or propensity")
+    for c in raw_extra:  # under their own key: a tie-break column may be one of them too
+        extra[raw_key(c)] = numeric_values(df[c], c, "position or propensity")
     for c in key_extra:
         codes, _ = pd.factorize(df[c], sort=True)
         extra[c] = codes.astype(np.int64)
