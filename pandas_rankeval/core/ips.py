@@ -191,8 +191,9 @@ def resolve_propensity(fn: Callable[[np.ndarray], Any], positions: np.ndarray, f
 # --------------------------------------------------------------------------- #
 def row_gains(ev: Evaluation) -> np.ndarray:
     """Every row's IPS gain, in the prepared rows' order (once per evaluation)."""
-    if "ips_gain" in ev.group_stats:
-        return ev.group_stats["ips_gain"]
+    cache = ("__ips__", "gain")  # with the prepared columns: the same rows
+    if cache in ev.prepared.extra:
+        return ev.prepared.extra[cache]
     opts = ev.options
     extra = ev.prepared.extra
     prop = opts.propensity
@@ -212,10 +213,11 @@ def row_gains(ev: Evaluation) -> np.ndarray:
         if not found.all():
             missing = np.unique(pos[~found])
             raise InputProblem(
-                "unknown_position", opts.position, int((~found).sum()), examples=[float(v) for v in missing[:3]]
+                "unknown_position", opts.position, int((~found).sum()),
+                examples=[int(v) if float(v).is_integer() else float(v) for v in missing[:3]],
             )
     gain = np.where(ev.labels.rel, 1.0 / np.maximum(p, opts.clip), 0.0)
-    ev.group_stats["ips_gain"] = gain
+    ev.prepared.extra[cache] = gain
     return gain
 
 
