@@ -282,3 +282,21 @@ def test_per_group_evaluator_and_cli(tmp_path, capsys):
                      *extra]) == 0
         out = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out), index_col=0, comment="#")
         assert out.loc["s", names].to_numpy(float) == pytest.approx(ref.loc["s", names].to_numpy(float), abs=1e-9)
+
+
+def test_snips_and_clip_as_documented():
+    df = _frame(8)
+    kw = {**KW, "k": 3, "clip": 0.0}
+    # SNIPS does not depend on the scale of the propensities; IPS scales with 1 / that scale
+    assert float(pre.ips_dcg(df, **{**kw, "propensity": PROP * 0.5}, snips=True)) == pytest.approx(
+        float(pre.ips_dcg(df, **kw, snips=True)), abs=1e-12)
+    assert float(pre.ips_dcg(df, **{**kw, "propensity": PROP * 0.5})) == pytest.approx(
+        2 * float(pre.ips_dcg(df, **kw)), abs=1e-12)
+    # SNIPS hit rate@k is the IPS-weighted share of the clicks in the top k: 1 when k holds every row
+    assert float(pre.ips_hit_rate(df, **{**kw, "k": 6}, snips=True)) == pytest.approx(1.0, abs=1e-12)
+    # clipping only lowers the weights of the positions below clip: the value never grows with clip
+    values = [float(pre.ips_dcg(df, **{**kw, "clip": c})) for c in (0.0, 0.05, 0.2, 0.5, 1.0)]
+    assert values == sorted(values, reverse=True) and values[0] > values[-1]
+    # clip=1: every click weighs 1, the naive click DCG
+    naive = float(pre.ips_dcg(df, **{**kw, "propensity": lambda p: np.ones(len(p))}))
+    assert values[-1] == pytest.approx(naive, abs=1e-12)
