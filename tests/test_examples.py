@@ -200,4 +200,7 @@ def test_offline_online_walkthrough(tmp_path: Path) -> None:
     assert text.count("=> the truth is inside the 95% interval at 5 of 5 positions.") == 2
     assert "based on 12 launches; intervals are wide" in text
     assert "=> best: ips_dcg@10." in text
+    # the counterfactual metrics: the naive click DCG of the better new ranker says it loses, IPS says it wins
+    assert re.search(r"new 1\.\d+ \(\+\d+\.\d%\)\. The naive click DCG says -\d", text)
+    assert re.search(r"^new +ips_dcg@5 .* \+1\d\.\d%", text, flags=re.MULTILINE)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["launch_agreement.png", "propensities.png"]

@@ -44,11 +44,20 @@ def frame():
         "y": rng.integers(0, 3, n),
         "a": rng.integers(0, 6, n).astype(float),  # ties
         "b": rng.normal(size=n),
+        "pos": rng.integers(1, 6, n),
     })
 
 
+#: What the counterfactual metrics need besides the columns of every metric.
+IPS = {"position": "pos", "propensity": lambda p: 1.0 / p}
+
+
+def _ips(metric):
+    return IPS if "propensity" in metric.options else {}
+
+
 def _call(metric, df, **extra):
-    kw = {"label": "y", "score": "a", **extra}
+    kw = {"label": "y", "score": "a", **_ips(metric), **extra}
     if metric.grouped:
         kw["group"] = "g"
     spec = parse_metric(_name(metric))
@@ -63,12 +72,12 @@ def test_every_metric_is_reachable_and_equal_everywhere(name, frame):
     full = _name(metric)
     one = _call(metric, frame)
     # report(metrics=[...])
-    rep = pre.report(frame, group="g", label="y", scores=["a", "b"], metrics=[full])
+    rep = pre.report(frame, group="g", label="y", scores=["a", "b"], metrics=[full], **_ips(metric))
     assert rep.loc["a", full] == pytest.approx(float(one), abs=1e-15)
     # the accessor: the function's method and the metric's name
     assert METHODS[metric.function] == metric.function and METHODS[metric.name] == metric.function
     acc = getattr(frame.rank, metric.name)
-    kw = {"label": "y", "score": "a"}
+    kw = {"label": "y", "score": "a", **_ips(metric)}
     if metric.grouped:
         kw["group"] = "g"
     spec = parse_metric(full)
@@ -87,6 +96,10 @@ def test_every_metric_is_reachable_and_equal_everywhere(name, frame):
         assert metric.function in module.__all__ and callable(getattr(module, metric.function))
         assert callable(getattr(module, metric.name))
     # the training hooks: the hook computes the same number from labels and scores
+    if _ips(metric):  # a click log's positions are not in a training set: refused by name
+        with pytest.raises(ValueError, match="needs each row's logged position"):
+            TrainingMetric(full, group=None, sample_weight=None, options={}, func="eval_metric", library="LightGBM")
+        return
     hook = TrainingMetric(full, group=frame["g"].to_numpy() if metric.grouped else None, sample_weight=None,
                           options={}, func="eval_metric", library="LightGBM")
     ((hname, hvalue),) = hook.evaluate(frame["a"].to_numpy(), frame["y"].to_numpy())

@@ -47,6 +47,10 @@ def compare(
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
     progress: bool = False,
+    position: Hashable | None = None,
+    propensity: Any = None,
+    clip: float = 0.01,
+    snips: bool = False,
     engine_options: EngineOptions = None,
 ) -> ResultTable:
     """Compare models on the same groups: difference, interval, p-value.
@@ -140,6 +144,10 @@ def compare(
         As in :func:`report`.
     progress : bool, default=False
         Show a progress bar (needs tqdm; pandas and polars frames).
+    position, propensity, clip, snips :
+        The options of the counterfactual metrics (``ips_dcg@K``, ``ips_precision@K``,
+        ``ips_hit_rate@K``): the logged position column, the propensities, the smallest
+        propensity used and self-normalization; see :func:`ips_dcg`.
 {engine_options}
 
     Returns
@@ -291,6 +299,7 @@ def compare(
         resample=resample, alpha=alpha, adjust=adjust, family=family, ci_adjust=ci_adjust, weight=weight, min_size=min_size,
         min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
         denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
+        position=position, propensity=propensity, clip=clip, snips=snips,
     )
     return result
 

@@ -48,6 +48,8 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
         schema = engine.schema(frame)
         plan = make_plan(func, df=schema, **plan_kwargs)
         check_schema(schema, plan)
+        if callable(plan.options.propensity):  # IPS metrics: the callable once, on the distinct positions
+            plan = _with_propensities(plan, engine.NAME, frame)
         if engine.partitioned(frame):
             check_partitioned(plan, engine.NAME)
         if plan.kind == "per_group":
@@ -77,3 +79,39 @@ def _ours(exc: BaseException) -> bool:
     while tb.tb_next is not None:
         tb = tb.tb_next
     return str(Path(tb.tb_frame.f_code.co_filename).resolve()).startswith(_PACKAGE)
+
+
+def _distinct(frame: Any, engine: str, column: Hashable) -> Any:
+    """The distinct values of one column of any frame (one small pass on a distributed one)."""
+    if engine == "pandas":
+        values = frame[column] if column in frame.columns else frame.index.get_level_values(column)
+        return values.unique()
+    if engine == "polars":
+        out = frame.select(column).unique()
+        return (out.collect() if hasattr(out, "collect") else out).to_series().to_numpy()
+    if engine == "Dask":
+        return frame[column].unique().compute().to_numpy()
+    if engine == "Spark":
+        return [row[0] for row in frame.select(column).distinct().collect()]
+    if engine == "DuckDB":
+        quoted = '"' + str(column).replace('"', '""') + '"'
+        return [row[0] for row in frame.project(quoted).distinct().fetchall()]
+    raise ValueError(f"a propensity callable is not supported on the {engine} engine; pass a PropensityTable")
+
+
+def _with_propensities(plan: Any, engine: str, frame: Any) -> Any:
+    """The plan with its propensity callable applied to the frame's distinct positions."""
+    import dataclasses
+
+    import numpy as np
+
+    from ..core.ips import resolve_propensity
+
+    opts = plan.options
+    values = [v for v in _distinct(frame, engine, opts.position) if v is not None]
+    try:
+        positions = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return plan  # not numbers: the partitions raise the dtype error with its column
+    lookup = resolve_propensity(opts.propensity, positions, plan.func)
+    return dataclasses.replace(plan, options=dataclasses.replace(opts, propensity=lookup))

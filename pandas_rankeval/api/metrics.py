@@ -613,3 +613,7 @@ globals().update(GENERATED)
 __all__ += list(GENERATED)
 del _f
 
+
+from .ips import ips_dcg, ips_hit_rate, ips_precision  # the counterfactual metrics
+
+__all__ += ["ips_dcg", "ips_precision", "ips_hit_rate"]

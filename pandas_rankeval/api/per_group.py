@@ -40,6 +40,10 @@ def per_group(
     denominator: Literal["relevant", "min_k"] = "relevant",
     empty: Empty = "zero",
     nan_policy: NanPolicy = "raise",
+    position: Hashable | None = None,
+    propensity: Any = None,
+    clip: float = 0.01,
+    snips: bool = False,
     engine_options: EngineOptions = None,
 ) -> Any:
     """Every requested metric for every group, indexed by group key: ready to join.
@@ -64,6 +68,10 @@ def per_group(
         A weight callable is called once, on every group's statistics, on every engine (a
         Dask, Spark or polars Lazy frame first counts the rows of each group in one pass; the
         statistics frame, one row per group, is built in the caller's memory, as on pandas).
+    position, propensity, clip, snips :
+        The options of the counterfactual metrics (``ips_dcg@K``, ``ips_precision@K``,
+        ``ips_hit_rate@K``): the logged position column, the propensities, the smallest
+        propensity used and self-normalization; see :func:`ips_dcg`.
 {engine_options}
 
     Returns
@@ -124,6 +132,7 @@ def per_group(
         group=group, label=label, weight=weight, min_size=min_size, min_pos=min_pos, min_neg=min_neg,
         ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain, denominator=denominator, empty=empty,
         nan_policy=nan_policy,
+        position=position, propensity=propensity, clip=clip, snips=snips,
     )
     return result
 

@@ -42,6 +42,10 @@ def report(
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
     progress: bool = False,
+    position: Hashable | None = None,
+    propensity: Any = None,
+    clip: float = 0.01,
+    snips: bool = False,
     engine_options: EngineOptions = None,
 ) -> ResultTable:
     """Compare score columns on many metrics at once, overall or per segment.
@@ -99,6 +103,10 @@ def report(
 {metric_options}
     progress : bool, default=False
         Show a progress bar for the bootstrap (needs tqdm; pandas and polars frames).
+    position, propensity, clip, snips :
+        The options of the counterfactual metrics (``ips_dcg@K``, ``ips_precision@K``,
+        ``ips_hit_rate@K``): the logged position column, the propensities, the smallest
+        propensity used and self-normalization; see :func:`ips_dcg`.
 {engine_options}
 
     Returns
@@ -174,6 +182,7 @@ def report(
         min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
         threshold=threshold, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
         progress=progress,
+        position=position, propensity=propensity, clip=clip, snips=snips,
     )
     return result
 

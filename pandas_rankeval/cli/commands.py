@@ -94,6 +94,9 @@ def _eval(args: argparse.Namespace) -> int:
         columns.append(weight)  # a column of per-row amounts summed per group
     if args.tiebreak is not None:
         columns.append(args.tiebreak)
+    propensity = _propensity(args.propensity)
+    ips_columns = [c for c in (args.position, propensity) if isinstance(c, str)]
+    columns += [c for c in ips_columns if c not in columns]
     fmt = _output_format(args)
     if args.view == "summary" and not comparing:
         raise CLIError(
@@ -111,13 +114,16 @@ def _eval(args: argparse.Namespace) -> int:
             raise CLIError(f"cannot write {args.output}: the directory {parent} does not exist")
     # keys are read as text ("007" and "7" are two users) unless a column also plays a numeric
     # role (--label click --by click): then it is read as numbers, as that role needs
-    numeric_roles = {args.label, *scores, *([weight] if weight is not None and weight not in WEIGHT_NAMES else [])}
+    numeric_roles = {args.label, *scores, *([weight] if weight is not None and weight not in WEIGHT_NAMES else []),
+                     *ips_columns}
     text_columns = [c for c in [*group, *by] if c not in numeric_roles]
     started = time.perf_counter()
     sep = {"\\t": "\t", "tab": "\t"}.get(args.sep, args.sep) if args.sep else None
     flags: dict[Hashable, str] = {}
     for flag, names in (("--group", group), ("--label", [args.label]), ("--score", scores), ("--by", by),
-                        ("--tiebreak", [args.tiebreak] if args.tiebreak is not None else [])):
+                        ("--tiebreak", [args.tiebreak] if args.tiebreak is not None else []),
+                        ("--position", [args.position] if args.position is not None else []),
+                        ("--propensity", [propensity] if isinstance(propensity, str) else [])):
         for name in names:  # a column named by two options: both, as given
             flags[name] = f"{flags[name]}/{flag}" if name in flags and flag not in flags[name] else flags.get(name, flag)
     if args.baseline is not None:
@@ -134,10 +140,12 @@ def _eval(args: argparse.Namespace) -> int:
     if weight is not None:
         options["weight"] = weight
     for name in ("ties", "tiebreak", "threshold", "nan_policy", "empty", "gain", "min_size", "min_pos", "min_neg",
-                 "auc_method", "ci_method"):
+                 "auc_method", "ci_method", "position", "clip", "snips"):
         value = getattr(args, name)
         if value is not None:
             options[name] = value
+    if propensity is not None:
+        options["propensity"] = propensity
 
     progress = _want_progress(args.progress)
     if progress:  # long inputs: say what happened so far before the bar starts
@@ -313,3 +321,17 @@ def _demo(args: argparse.Namespace | None = None) -> int:
         )
     )
     return 0
+
+
+def _propensity(value: str | None) -> Any:
+    """--propensity: a CSV file of propensities by position (as pre.propensities(...).to_csv()
+    writes it), or a column of per-row propensities."""
+    if value is None or not value.lower().endswith((".csv", ".tsv")) or not Path(value).is_file():
+        return value
+    import pandas as pd
+
+    table = pd.read_csv(value, sep="\t" if value.lower().endswith(".tsv") else ",")
+    if "propensity" not in table.columns:
+        raise CLIError(f"--propensity {value}: the file needs a 'propensity' column; it has {list(table.columns)!r}")
+    key = "position" if "position" in table.columns else table.columns[0]
+    return table.set_index(key)["propensity"]

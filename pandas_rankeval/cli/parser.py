@@ -151,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--min-pos", type=_non_negative_int, metavar="N", help="gauc: skip groups with fewer positives")
     ev.add_argument("--min-neg", type=_non_negative_int, metavar="N", help="gauc: skip groups with fewer negatives")
     ev.add_argument("--nan-policy", choices=("raise", "omit"), help="missing values: raise (default) or omit their rows")
+    ev.add_argument("--position", metavar="COL", help="ips_* metrics: column of each row's logged display position")
+    ev.add_argument("--propensity", metavar="COL|FILE", help="ips_* metrics: a column of per-row propensities, or a CSV file of pre.propensities(...) (columns position, propensity)")
+    ev.add_argument("--clip", type=float, metavar="P", help="ips_* metrics: a click weighs 1 / max(propensity, P) (default 0.01)")
+    ev.add_argument("--snips", action="store_true", default=None, help="ips_* metrics: self-normalized (a mean per relevant row)")
     ev.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None,
         help="a progress bar on stderr for the bootstrap and the tests of --ci / --baseline "

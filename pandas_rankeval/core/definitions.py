@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import ips
 from . import kernels as K
 from . import ranking as E
 from .metric import Metric, NameParam
@@ -163,6 +164,7 @@ _LIST = ("weight", "ties", "tiebreak", "threshold", "empty", "nan_policy")
 _NO_PARAM = NameParam("cutoff", "none")
 _CUTOFF = NameParam("cutoff", "optional")
 _CUTOFF_REQUIRED = NameParam("cutoff", "required", 10)
+_IPS = ("position", "propensity", "clip", "snips")
 
 _RBP_DOC = """Rank-biased precision (Moffat & Zobel 2008) with persistence p: the expected rate of
     relevant rows seen by a user who reads on from each row with probability p.
@@ -234,5 +236,21 @@ DEFINITIONS: tuple[Metric, ...] = (
         "rbp", "rbp", "rank-biased precision: (1 - p) sum of p^(rank - 1) over the relevant rows",
         NameParam("persistence", "required", 0.8), "relevant", "uniform", _LIST, rbp_values,
         doc=_RBP_DOC,
+    ),
+    # counterfactual metrics of a click log (core/ips.py): a click weighs 1 / max(propensity, clip)
+    Metric(
+        "ips_dcg", "ips_dcg", "inverse-propensity DCG: discount of the new rank / propensity of the logged "
+        "position, summed over clicks", _CUTOFF, "relevant", "uniform", (*_LIST, *_IPS), ips.ips_dcg_values,
+        fmt="number", group_factor=ips.snips_factor,
+    ),
+    Metric(
+        "ips_precision", "ips_precision", "inverse-propensity precision: clicks in the new top k, each "
+        "/ propensity of its logged position, over k", _CUTOFF_REQUIRED, "relevant", "uniform", (*_LIST, *_IPS),
+        ips.ips_precision_values, fmt="number", group_factor=ips.snips_factor,
+    ),
+    Metric(
+        "ips_hit_rate", "ips_hit_rate", "inverse-propensity clicks in the new top k (the hit rate of "
+        "one-click groups)", _CUTOFF_REQUIRED, "relevant", "uniform", (*_LIST, *_IPS), ips.ips_hit_rate_values,
+        fmt="number", group_factor=ips.snips_factor,
     ),
 )

@@ -23,6 +23,7 @@ from .evaluation import Evaluation, ScoreEvaluation
 from .options import Options, check_weight_name
 from .prepare import label_levels, prepare
 from .definitions import gains
+from .ips import ips_columns, row_gains
 from .reductions import _global_auc, _group_metric
 from .metric import MetricSpec
 from .registry import sample_weight_error
@@ -108,6 +109,7 @@ def prepare_evaluation(
         key_extra=[opts.tiebreak] if opts.tiebreak is not None else [],
         segment=by,
         nan_policy=opts.nan_policy,
+        raw_extra=ips_columns(opts),
     )
     if by and gcols is not None:  # segments are attributes of whole groups: checked before any work
         from .segments import check_segments_constant
@@ -132,7 +134,10 @@ def prepare_evaluation(
     prep.y = None  # the levels hold all the metrics need; free the float copy
     if prep.extra.get(opts.sample_weight) is not None and any("sample_weight" not in s.info.options for s in specs):
         raise ValueError(sample_weight_error())
-    return Evaluation(prep, labels, opts, list(specs), {})
+    ev = Evaluation(prep, labels, opts, list(specs), {})
+    if any("propensity" in s.info.options for s in specs):
+        row_gains(ev)  # the IPS metrics' positions and propensities checked before any sort
+    return ev
 
 
 def _needs_order(ev: Evaluation, keep_order: bool) -> bool:

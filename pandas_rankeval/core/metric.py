@@ -72,6 +72,9 @@ class Metric:
     doc: str = ""  # the docstring of a public function the registry writes (persistence metrics)
     per_group: str | None = None  # per_group evaluates this metric instead (auc: the groups' own AUC)
     group_column: str | None = None  # per_group's column name of its per-group values (gauc: "auc")
+    #: a per-group factor f (None: none): values are divided by f and weights multiplied by it, so the
+    #: mean is sum(w v) / sum(w f) (self-normalized IPS)
+    group_factor: Callable[[KernelInput], np.ndarray | None] | None = None
 
     @property
     def grouped(self) -> bool:

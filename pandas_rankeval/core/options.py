@@ -133,7 +133,23 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
     _opt("max_fpr", None, _check_max_fpr, "Standardized partial AUC up to this false-positive rate (McClish)."),
     _opt("nan_policy", "raise", NAN_POLICIES, "Missing values raise, or their rows are dropped and counted."),
     _opt("progress", False, _check_flag, "Show a progress bar (needs tqdm) for the per-group sklearn loop."),
+    # counterfactual (inverse-propensity) metrics: the checks are in core/ips.py
+    _opt("position", None, _check_column, "The column of each row's logged display position (IPS metrics).",
+         "when_set"),
+    _opt("propensity", None, lambda v, p, f: _ips().check_propensity(v, p, f), "Examination propensity "
+         "of a logged position: a PropensityTable (or Series indexed by position), a column, or a callable "
+         "of the array of positions.", "when_set"),
+    _opt("clip", 0.01, lambda v, p, f: _ips().check_clip(v, p, f), "IPS metrics weigh a click 1 / "
+         "max(propensity, clip).", "always"),
+    _opt("snips", False, _check_flag, "Self-normalized IPS: divide by the IPS weight of the clicks instead "
+         "of the number of groups.", "always"),
 )}
+
+
+def _ips() -> Any:
+    from . import ips
+
+    return ips
 
 
 @dataclass
@@ -156,6 +172,10 @@ class Options:
     max_fpr: float | None = None
     nan_policy: str = "raise"
     progress: bool = False
+    position: Hashable | None = None
+    propensity: Any = None  # after check: None, a column name, a PropensityLookup or a callable
+    clip: float = 0.01
+    snips: bool = False
 
     def check(self) -> Options:
         for name in _CHECK_ORDER:
@@ -174,6 +194,8 @@ class Options:
                 value = self.weight_for(spec) if isinstance(self.weight_for(spec), str) else "custom"
             elif opt.shown == "when_set" and (value is None or value == opt.default):
                 continue
+            elif name == "propensity" and callable(getattr(value, "lookup", None)):
+                value = repr(value)  # a propensity table: its words ("table of 5 positions")
             out[name] = value
         return out
 
@@ -185,6 +207,7 @@ class Options:
 _CHECK_ORDER = (
     "ties", "empty", "gain", "denominator", "engine", "nan_policy", "min_size", "min_pos", "min_neg",
     "threshold", "max_fpr", "sample_weight", "tiebreak", "weight", "progress",
+    "position", "propensity", "clip", "snips",
 )
 
 

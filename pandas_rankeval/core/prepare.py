@@ -187,6 +187,11 @@ def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels
     return Labels(level.astype(dtype), values, rel_level)
 
 
+def raw_key(column: Hashable) -> tuple[str, Hashable]:
+    """The key of a ``raw_extra`` column's values in :attr:`Prepared.extra`."""
+    return ("__raw__", column)
+
+
 @dataclass
 class Prepared:
     """Validated arrays of one call, rows with missing values already dropped."""
@@ -221,12 +226,14 @@ def prepare(
     segment: Sequence[Hashable] = (),
     nan_policy: str = "raise",
     defer_groups: bool = False,
+    raw_extra: Sequence[Hashable] = (),
 ) -> Prepared:
     """Check the columns and turn them into arrays.
 
     ``numeric_extra`` are numeric columns (sample weights, a weight column);
     ``key_extra`` are columns used only for ordering (a tie-break column), which
-    may be of any sortable dtype. With ``defer_groups`` the group keys are encoded
+    may be of any sortable dtype; ``raw_extra`` are numeric columns that their metric checks (the
+    logged position and propensity of the IPS metrics). With ``defer_groups`` the group keys are encoded
     only when :meth:`Prepared.encode_groups` is called, so that a caller can sort
     the scores meanwhile.
     """
@@ -249,7 +256,7 @@ def prepare(
     ]
     if levels:
         df = df.reset_index(level=levels)
-    cols = [*gcols, label, *scores, *numeric_extra, *key_extra, *segment]
+    cols = [*gcols, label, *scores, *numeric_extra, *key_extra, *segment, *raw_extra]
     check_columns(df, cols)
 
     # missing values, checked column by column so the message can name them
@@ -291,6 +298,8 @@ def prepare(
                 f"{'s' if count != 1 else ''}; weights must be finite and >= 0."
             )
         extra[c] = arr
+    for c in raw_extra:  # under their own key: a tie-break column may be one of them too
+        extra[raw_key(c)] = numeric_values(df[c], c, "position or propensity")
     for c in key_extra:
         codes, _ = pd.factorize(df[c], sort=True)
         extra[c] = codes.astype(np.int64)

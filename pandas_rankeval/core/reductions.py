@@ -282,6 +282,9 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     # its label is > 0 (or >= threshold); a group is empty when it has no relevant row.
     with np.errstate(invalid="ignore", divide="ignore"):
         values = metric.kernel(x)
+        factor = metric.group_factor(x) if metric.group_factor is not None else None
+        if factor is not None:
+            values, weights = values / factor, weights * factor
     empty = elig.empty
     n_empty = int(empty.sum())
     if n_empty and opts.empty == "error":

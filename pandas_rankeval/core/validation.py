@@ -293,7 +293,8 @@ def numeric_values(
 
 
 #: The order in which the problems of the data are reported, the order pandas meets them in.
-PROBLEM_ORDER = ("infinite_label", "bad_weight", "negative_label", "group_weight", "weight_missing", "mixed_by")
+PROBLEM_ORDER = ("infinite_label", "bad_weight", "negative_label", "group_weight", "weight_missing", "mixed_by",
+                 "bad_position", "bad_propensity", "unknown_position")
 
 
 def problem_message(kind: str, where: Any, count: int, *, of: int = 0, examples: Sequence[Any] = ()) -> str:
@@ -327,6 +328,18 @@ def problem_message(kind: str, where: Any, count: int, *, of: int = 0, examples:
         )
     if kind == "mixed_by":
         return mixed_by_message(where, count, of, examples)
+    if kind in ("bad_position", "bad_propensity"):
+        what = kind.split("_")[1]
+        return (
+            f"Column {where!r} ({what}) has {count:,} infinite, zero or negative value{s}; the IPS metrics "
+            f"need every {what} > 0 (missing values: see nan_policy)."
+        )
+    if kind == "unknown_position":
+        return (
+            f"Column {where!r} (position) has {count:,} row{s} at a position the propensity table does not give "
+            f"(for example {list(examples)!r}). Estimate the propensities on the same positions, or give "
+            "those positions a propensity."
+        )
     raise internal_error(f"unknown problem {kind!r}")
 
 

@@ -201,18 +201,22 @@ def _empty_line(df: pd.DataFrame, per_group: bool = False) -> str:
     """Where ``empty`` changes a number: how many groups have no relevant row, what they
     count for here, and what the other tools do."""
     covs, params = _coverages(df), _params(df)
-    by_rule: dict[tuple[str, int, int], list[str]] = {}
+    by_rule: dict[tuple[str, int, int, bool], list[str]] = {}
     for name, p in params.items():
         c = covs.get(name, {})
         n_empty = int(c.get("n_empty", 0) or 0)
         if "empty" not in p or not n_empty:
             continue
-        by_rule.setdefault((str(p["empty"]), n_empty, int(c.get("n_groups", 0))), []).append(name)
+        by_rule.setdefault((str(p["empty"]), n_empty, int(c.get("n_groups", 0)), "clip" in p), []).append(name)
     lines = []
-    for (rule, n_empty, n_groups), names in by_rule.items():
+    for (rule, n_empty, n_groups, ips), names in by_rule.items():
         share = f" ({n_empty / n_groups:.0%})" if n_groups else ""
         head = f"{', '.join(names)}: {n_empty:,} of {n_groups:,} groups{share} have no relevant row"
-        if rule == "skip":
+        if ips:  # the counterfactual metrics: the estimate needs the groups without a click
+            lines.append(f"{head} and score 0 (empty='zero', which the IPS estimate needs)" if rule != "skip" else
+                         f"{head} and are left out (empty='skip': conditioned on a click, which the IPS weights "
+                         "do not correct)")
+        elif rule == "skip":
             what = "NaN here" if per_group else "left out"
             lines.append(f"{head} and are {what} (empty='skip', as ranx; trec_eval scores them 0: empty='zero')")
         else:

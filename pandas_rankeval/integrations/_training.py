@@ -203,6 +203,13 @@ class TrainingMetric:
         self.func = func
         self.library = library
         self.specs = parse_metric_parameter(metric, func)
+        ips = [s.name for s in self.specs if "propensity" in s.info.options]
+        if ips:
+            raise ValueError(
+                f"{func}: {ips[0]!r} is a counterfactual metric of a click log: it needs each row's logged "
+                "position and its propensity, which a training hook does not get. Evaluate it on the log "
+                "after training, with pre.report(..., position=..., propensity=...)."
+            )
         self.options = check_metric_options(self.specs, options, func)
         if sample_weight not in (None, "dataset"):
             raise ValueError(

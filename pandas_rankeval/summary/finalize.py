@@ -41,6 +41,7 @@ def raise_input_errors(summary: Summary, plan: Plan) -> None:
         of, examples = 0, []
         if kind in ("weight_missing", "mixed_by"):  # groups in the partitions that found it, and in the others
             of = int(probs.get((kind + ":of", where), 0)) + summary.total("n_groups")
+        if kind in ("weight_missing", "mixed_by", "unknown_position"):
             examples = first_keys([k for (name, k) in probs if name == kind + ":example"])
         raise ValueError(problem_message(kind, where, int(probs[(kind, where)]), of=of, examples=examples))
     if summary.n_rows == 0:

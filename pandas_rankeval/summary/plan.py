@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..inference import hashing as H
+from ..core.ips import check_ips_options, ips_columns
 from ..core.options import WEIGHT_NAMES, Options, WeightLike
 from ..core.registry import MetricSpec, parse_metrics
 from ..core.validation import as_columns, check_column_name, check_compare_scores, check_option
@@ -185,6 +186,10 @@ def make_plan(
     df: pd.DataFrame | None = None,
     placement_columns: Sequence[Hashable] | None = None,
     per_model_columns: bool = False,
+    position: Hashable | None = None,
+    propensity: Any = None,
+    clip: float = 0.01,
+    snips: bool = False,
 ) -> Plan:
     """Check every parameter (no data touched) and decide what each partition computes.
 
@@ -218,7 +223,9 @@ def make_plan(
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
         gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
         sample_weight=sample_weight, max_fpr=max_fpr, engine=engine, progress=progress,
+        position=position, propensity=propensity, clip=clip, snips=snips,
     ).check()
+    check_ips_options(opts, any("propensity" in s.info.options for s in specs_all), func)
     if any(s.info.grouped for s in specs_all) and not gcols:
         raise ValueError(
             f"{func} needs the 'group' parameter (the user, query or session column) for "
@@ -274,6 +281,7 @@ def make_plan(
         numeric_extra.append(weight)
     columns = list(dict.fromkeys([
         *gcols, label, *score_cols, *numeric_extra, *([tiebreak] if tiebreak is not None else []), *by_cols,
+        *ips_columns(opts),
     ]))
     seed_repr = seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed)
     return Plan(

@@ -18,7 +18,7 @@ from .plan import Plan
 def problem_counts(p: InputProblem) -> dict[tuple, int]:
     """An :class:`InputProblem` as counts that add up over partitions (``Summary.problems``)."""
     out = {(p.kind, p.where): p.count}
-    if p.kind in ("weight_missing", "mixed_by"):
+    if p.kind in ("weight_missing", "mixed_by", "unknown_position"):
         out[(p.kind + ":of", p.where)] = p.of  # the groups of the partitions that found it
         for key in p.examples:
             out[(p.kind + ":example", key)] = 1

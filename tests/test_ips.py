@@ -1,0 +1,302 @@
+"""Counterfactual metrics (ips_dcg@K, ips_precision@K, ips_hit_rate@K): exact under ties against
+brute-force enumeration of tie orderings, a hand-worked example, the errors, a small simulation on
+a click log with known truth, and every engine equal to pandas."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_rankeval as pre
+from pandas_rankeval.datasets import make_click_log
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::pandas_rankeval.CoverageWarning"),
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+    pytest.mark.filterwarnings("ignore:The copy keyword is deprecated:Warning:pyspark"),
+]
+
+PROP = pd.Series([1.0, 0.6, 0.35, 0.2, 0.12, 0.05], index=pd.Index(range(1, 7), name="position"))
+
+
+# --------------------------------------------------------------------------- #
+# Brute force: every ordering of the tied rows, per-row gains click / max(p, clip)
+# --------------------------------------------------------------------------- #
+def _orderings(keys: list[tuple]) -> list[list[int]]:
+    """Every ordering of the rows (indices) that sorts ``keys`` descending, ties in any order."""
+    blocks: list[list[int]] = []
+    for _, rows in itertools.groupby(sorted(range(len(keys)), key=lambda i: keys[i], reverse=True), key=lambda i: keys[i]):
+        blocks.append(list(rows))
+    per_block = [list(itertools.permutations(b)) for b in blocks]
+    return [[i for part in combo for i in part] for combo in itertools.product(*per_block)]
+
+
+def _one(metric: str, gains: list[float], order: list[int], k: int | None) -> float:
+    top = order if k is None else order[:k]
+    if metric == "ips_dcg":
+        return math.fsum(gains[i] / math.log2(r + 2) for r, i in enumerate(top))
+    hits = math.fsum(gains[i] for i in top)
+    return hits / k if metric == "ips_precision" else hits  # type: ignore[operator]
+
+
+def oracle(df: pd.DataFrame, metric: str, k: int | None, *, ties: str = "expected", tiebreak: str | None = None,
+           clip: float = 0.01, snips: bool = False) -> float:
+    num, den = [], []
+    for _, grp in df.groupby("g"):
+        click = grp["click"].tolist()
+        gains = [c / max(PROP[p], clip) if c > 0 else 0.0 for c, p in zip(click, grp["pos"])]
+        keys = []
+        for j, s in enumerate(grp["s"]):
+            key: tuple = (s,)
+            if tiebreak is not None:
+                key += (-grp[tiebreak].iloc[j],)  # ascending tie-break ranks first
+            if ties != "expected":
+                key += ((1 if click[j] > 0 else 0) * (1 if ties == "optimistic" else -1),)
+            keys.append(key)
+        orders = _orderings(keys)
+        v = math.fsum(_one(metric, gains, o, k) for o in orders) / len(orders)
+        w = math.fsum(gains) if snips else 1.0
+        num.append(v)  # w * (v / w)
+        den.append(w)
+    return math.fsum(num) / math.fsum(den)
+
+
+def _frame(seed: int, n_groups: int = 30) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 7, n_groups)  # one-row groups too
+    g = np.repeat(np.arange(n_groups), sizes)
+    pos = np.concatenate([rng.permutation(n) + 1 for n in sizes])
+    n = g.shape[0]
+    return pd.DataFrame({
+        "g": g, "pos": pos,
+        "click": (rng.random(n) < 0.35).astype(np.int64),  # groups without a click and all-click ones
+        "s": rng.integers(0, 3, n).astype(float),  # heavy ties
+        "tb": rng.integers(0, 2, n),
+    }).sample(frac=1.0, random_state=seed)  # shuffled rows
+
+
+KW = {"group": "g", "label": "click", "score": "s", "position": "pos", "propensity": PROP}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("ties", ["expected", "pessimistic", "optimistic"])
+@pytest.mark.parametrize("snips", [False, True])
+def test_equals_enumeration(seed, ties, snips):
+    df = _frame(seed)
+    for metric, ks in (("ips_dcg", (None, 1, 3)), ("ips_precision", (1, 3)), ("ips_hit_rate", (2, 10))):
+        for k in ks:
+            got = getattr(pre, metric)(df, **KW, k=k, ties=ties, snips=snips, clip=0.1)
+            assert got == pytest.approx(oracle(df, metric, k, ties=ties, clip=0.1, snips=snips), abs=1e-12)
+
+
+def test_tiebreak_and_report_agree():
+    df = _frame(3)
+    names = ["ips_dcg", "ips_dcg@2", "ips_precision@3", "ips_hit_rate@1"]
+    rep = pre.report(df, group="g", label="click", scores="s", metrics=names, position="pos", propensity=PROP,
+                     tiebreak="tb")
+    for name in names:
+        metric, _, k = name.partition("@")
+        want = oracle(df, metric, int(k) if k else None, tiebreak="tb")
+        assert rep.loc["s", name] == pytest.approx(want, abs=1e-12)
+
+
+def test_position_as_tiebreak():
+    df = _frame(7)
+    df["s"] = 0.0  # every row tied: the logged position orders them, as the logging ranker did
+    got = pre.ips_dcg(df, **KW, tiebreak="pos")
+    assert got == pytest.approx(_logged_dcg(df), abs=1e-12)
+
+
+def _logged_dcg(df):
+    gains = df["click"] / df["pos"].map(PROP).clip(lower=0.01)
+    return float((gains / np.log2(df["pos"] + 1.0)).groupby(df["g"]).sum().mean())
+
+
+def test_propensity_forms_agree():
+    df = _frame(4)
+    ref = pre.ips_dcg(df, **KW, k=3)
+    table = pd.DataFrame({"propensity": PROP})
+    col = df.assign(p=df["pos"].map(PROP))
+    fn = {p: v for p, v in PROP.items()}
+    assert pre.ips_dcg(df, **{**KW, "propensity": table}, k=3) == pytest.approx(ref, abs=1e-15)
+    assert pre.ips_dcg(col, **{**KW, "propensity": "p", "position": None}, k=3) == pytest.approx(ref, abs=1e-15)
+    calls = []
+
+    def curve(p):
+        calls.append(len(p))
+        return np.array([fn[int(x)] for x in p])
+
+    assert pre.ips_dcg(df, **{**KW, "propensity": curve}, k=3) == pytest.approx(ref, abs=1e-15)
+    assert calls == [df["pos"].nunique()]  # once, on the distinct positions
+
+
+def test_hand_worked():
+    # positions 1, 2, 3 with propensities 1, 0.5, 0.25; the row at position 3 is clicked (weight 4)
+    df = pd.DataFrame({"s": 1, "pos": [1, 2, 3], "click": [0, 0, 1], "old": [3, 2, 1], "new": [2, 1, 3]})
+    prop = pd.Series([1.0, 0.5, 0.25], index=[1, 2, 3])
+    kw = {"group": "s", "label": "click", "position": "pos", "propensity": prop}
+    assert float(pre.ips_dcg(df, **kw, score="old")) == pytest.approx(4.0 / 2.0, abs=1e-14)  # log2(3 + 1) = 2
+    assert float(pre.ips_dcg(df, **kw, score="new")) == pytest.approx(4.0, abs=1e-14)
+    assert float(pre.ips_dcg(df, **kw, score="new", clip=0.5)) == pytest.approx(2.0, abs=1e-14)  # 1 / max(0.25, 0.5)
+    assert float(pre.ips_precision(df, **kw, score="new", k=2)) == pytest.approx(2.0, abs=1e-14)
+    assert float(pre.ips_hit_rate(df, **kw, score="old", k=2)) == pytest.approx(0.0, abs=1e-14)
+    # all three tied: the clicked row is at each rank with chance 1/3
+    df["tie"] = 0
+    want = 4.0 / 3.0 * (1 + 1 / math.log2(3) + 0.5)
+    assert float(pre.ips_dcg(df, **kw, score="tie")) == pytest.approx(want, abs=1e-15)
+    assert float(pre.ips_hit_rate(df, **kw, score="tie", k=1)) == pytest.approx(4.0 / 3.0, abs=1e-15)
+    # a second session without a click counts 0 (empty="zero"); snips leaves it out by its weight 0
+    two = pd.concat([df, df.assign(s=2, click=0)])
+    assert float(pre.ips_dcg(two, **kw, score="new")) == pytest.approx(2.0, abs=1e-14)
+    assert float(pre.ips_dcg(two, **kw, score="new", snips=True)) == pytest.approx(1.0, abs=1e-14)  # 4 / 4: the clicked row is first
+
+
+def test_errors():
+    df = _frame(0)
+    with pytest.raises(ValueError, match="need propensity="):
+        pre.ips_dcg(df, group="g", label="click", score="s", position="pos")
+    with pytest.raises(ValueError, match="pass position="):
+        pre.ips_dcg(df, group="g", label="click", score="s", propensity=PROP)
+    with pytest.raises(ValueError, match="'propensity' parameter of report applies to the counterfactual"):
+        pre.report(df, group="g", label="click", scores="s", metrics=["ndcg@3"], propensity=PROP)
+    with pytest.raises(ValueError, match=r"'clip' parameter of ips_dcg must be a float in the range \[0, 1\]"):
+        pre.ips_dcg(df, **KW, clip=2)
+    bad = df.copy()
+    bad.loc[bad.index[:3], "pos"] = 0
+    with pytest.raises(ValueError, match=r"Column 'pos' \(position\) has 3 infinite, zero or negative values"):
+        pre.ips_dcg(bad, **KW)
+    bad["pos"] = df["pos"].astype(float)
+    bad.loc[bad.index[:2], "pos"] = np.nan
+    with pytest.raises(ValueError, match="Column 'pos' has 2 missing values"):
+        pre.ips_dcg(bad, **KW)
+    with pytest.raises(ValueError, match=r"Column 'pos' \(position\) has .* at a position the propensity table"):
+        pre.ips_dcg(df, **{**KW, "propensity": PROP.iloc[:3]})
+    col = df.assign(p=-1.0)
+    with pytest.raises(ValueError, match=r"Column 'p' \(propensity\) has .* infinite, zero or negative"):
+        pre.ips_dcg(col, **{**KW, "propensity": "p"})
+    with pytest.raises(ValueError, match="non-positive propensit"):
+        pre.ips_dcg(df, **{**KW, "propensity": PROP * 0})
+    with pytest.raises(ValueError, match="returned 1 values for 6 positions"):
+        pre.ips_dcg(df, **{**KW, "propensity": lambda p: [1.0]})
+
+
+# --------------------------------------------------------------------------- #
+# Simulation: the naive click DCG of a new ranker is biased, IPS is not
+# --------------------------------------------------------------------------- #
+def test_simulation_ips_unbiased_naive_biased():
+    naive, ips, truth = [], [], []
+    for seed in range(4):
+        log = make_click_log(3000, n_queries=40, depth=5, seed=seed)
+        rng = np.random.default_rng(100 + seed)
+        log["new"] = log["relevance"] + rng.normal(0.0, 0.15, len(log))  # a better ranker
+        prop = pd.Series(log.attrs["examination"], index=range(1, 6))
+        kw = {"group": "session", "label": "click", "score": "new"}
+        naive.append(float(pre.ips_dcg(log, **kw, position="position", propensity=lambda p: np.ones(len(p)))))
+        ips.append(float(pre.ips_dcg(log, **kw, position="position", propensity=prop)))
+        # the truth: DCG of the new ranking on the true relevance (examination 1 everywhere)
+        truth.append(_true_dcg(log))
+    t = np.mean(truth)
+    assert abs(np.mean(ips) - t) < 0.03 * t  # within Monte Carlo error (about 1% here)
+    assert np.mean(naive) < 0.8 * t  # clicks below the top were rarely examined
+
+
+def _true_dcg(log: pd.DataFrame) -> float:
+    """Mean over sessions of sum_i relevance_i / log2(new rank_i + 1) (no ties in ``new``)."""
+    rank = log.groupby("session")["new"].rank(ascending=False, method="first")
+    return float((log["relevance"] / np.log2(rank + 1.0)).groupby(log["session"]).sum().mean())
+
+
+# --------------------------------------------------------------------------- #
+# Engines
+# --------------------------------------------------------------------------- #
+ENGINES = ["polars", "polars-lazy", "dask", "duckdb", "spark"]
+
+
+def _to_engine(engine: str, df: pd.DataFrame, request: pytest.FixtureRequest):
+    if engine.startswith("polars"):
+        pl = pytest.importorskip("polars")
+        return pl.from_pandas(df).lazy() if engine == "polars-lazy" else pl.from_pandas(df)
+    if engine == "dask":
+        import dask
+        import dask.dataframe as dd
+
+        ctx = dask.config.set({"scheduler": "synchronous", "dataframe.shuffle.method": "tasks"})
+        ctx.__enter__()
+        request.addfinalizer(lambda: ctx.__exit__(None, None, None))
+        return dd.from_pandas(df, npartitions=3, sort=False)
+    if engine == "duckdb":
+        duckdb = pytest.importorskip("duckdb")
+        con = duckdb.connect()
+        request.addfinalizer(con.close)
+        return con.from_df(df)
+    return request.getfixturevalue("spark").createDataFrame(df)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_engines_equal_pandas(engine, request):
+    df = _frame(5, n_groups=60).reset_index(drop=True)
+    df["s2"] = df["s"] + 0.1 * (df["pos"] % 2)
+    df["p"] = df["pos"].map(PROP)
+    names = ["ips_dcg@3", "ips_precision@2", "ips_hit_rate@1"]
+    frame = _to_engine(engine, df, request)
+    calls = []
+
+    def curve(p):
+        calls.append(len(p))
+        return PROP.reindex(np.asarray(p).astype(int)).to_numpy()
+
+    for kw in ({"position": "pos", "propensity": curve}, {"propensity": "p", "snips": True, "clip": 0.3}):
+        ref = pre.compare(df, group="g", label="click", scores=["s", "s2"], metrics=names, n_boot=50, **kw)
+        got = pre.compare(frame, group="g", label="click", scores=["s", "s2"], metrics=names, n_boot=50, **kw)
+        num = ref.select_dtypes("number").columns
+        np.testing.assert_allclose(got[num].to_numpy(float), ref[num].to_numpy(float), atol=1e-12, rtol=0)
+    assert calls == [6, 6]  # pandas, then the engine: once each, on the distinct positions
+    bad = df.assign(pos=np.where(df.index < 4, -1, df["pos"]))
+    with pytest.raises(ValueError, match=r"Column 'pos' \(position\) has 4 infinite, zero or negative values"):
+        pre.ips_dcg(_to_engine(engine, bad, request), group="g", label="click", score="s", position="pos",
+                    propensity=PROP)
+
+
+def test_per_group_evaluator_and_cli(tmp_path, capsys):
+    from pandas_rankeval.cli import main
+
+    df = _frame(6, n_groups=40).reset_index(drop=True)
+    names = ["ips_dcg@3", "ips_hit_rate@1"]
+    ref = pre.report(df, group="g", label="click", scores="s", metrics=names, position="pos", propensity=PROP)
+    # per_group: each group's value, whose uniform mean is the report's
+    table = pre.per_group(df, group="g", label="click", score="s", metrics=names, position="pos", propensity=PROP)
+    assert table["ips_dcg@3"].mean() == pytest.approx(ref.loc["s", "ips_dcg@3"], abs=1e-12)
+    # the chunked Evaluator: groups split over two chunks add up to the same numbers
+    ev = pre.Evaluator(group="g", label="click", scores="s", metrics=names, position="pos", propensity=PROP)
+    ev.update(df[df["g"] < 20]).update(df[df["g"] >= 20])
+    assert ev.result().loc["s", names].to_numpy() == pytest.approx(ref.loc["s", names].to_numpy(), abs=1e-12)
+    # the command line: a column of propensities, or the CSV of a propensity table
+    df.assign(p=df["pos"].map(PROP)).to_csv(tmp_path / "log.csv", index=False)
+    PROP.rename("propensity").to_frame().to_csv(tmp_path / "prop.csv")
+    for extra in (["--propensity", "p"], ["--position", "pos", "--propensity", str(tmp_path / "prop.csv")]):
+        assert main([str(tmp_path / "log.csv"), "-g", "g", "-l", "click", "-s", "s", "-m", *names, "--format", "csv",
+                     *extra]) == 0
+        out = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out), index_col=0, comment="#")
+        assert out.loc["s", names].to_numpy(float) == pytest.approx(ref.loc["s", names].to_numpy(float), abs=1e-9)
+
+
+def test_snips_and_clip_as_documented():
+    df = _frame(8)
+    kw = {**KW, "k": 3, "clip": 0.0}
+    # SNIPS does not depend on the scale of the propensities; IPS scales with 1 / that scale
+    assert float(pre.ips_dcg(df, **{**kw, "propensity": PROP * 0.5}, snips=True)) == pytest.approx(
+        float(pre.ips_dcg(df, **kw, snips=True)), abs=1e-12)
+    assert float(pre.ips_dcg(df, **{**kw, "propensity": PROP * 0.5})) == pytest.approx(
+        2 * float(pre.ips_dcg(df, **kw)), abs=1e-12)
+    # SNIPS hit rate@k is the IPS-weighted share of the clicks in the top k: 1 when k holds every row
+    assert float(pre.ips_hit_rate(df, **{**kw, "k": 6}, snips=True)) == pytest.approx(1.0, abs=1e-12)
+    # clipping only lowers the weights of the positions below clip: the value never grows with clip
+    values = [float(pre.ips_dcg(df, **{**kw, "clip": c})) for c in (0.0, 0.05, 0.2, 0.5, 1.0)]
+    assert values == sorted(values, reverse=True) and values[0] > values[-1]
+    # clip=1: every click weighs 1, the naive click DCG
+    naive = float(pre.ips_dcg(df, **{**kw, "propensity": lambda p: np.ones(len(p))}))
+    assert values[-1] == pytest.approx(naive, abs=1e-12)
