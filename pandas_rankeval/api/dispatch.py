@@ -49,7 +49,7 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
         plan = make_plan(func, df=schema, **plan_kwargs)
         check_schema(schema, plan)
         if callable(plan.options.propensity):  # IPS metrics: the callable once, on the distinct positions
-            plan = _with_propensities(plan, engine.NAME, frame)
+            plan = _with_propensities(plan, engine, frame)
         if engine.partitioned(frame):
             check_partitioned(plan, engine.NAME)
         if plan.kind == "per_group":
@@ -81,25 +81,7 @@ def _ours(exc: BaseException) -> bool:
     return str(Path(tb.tb_frame.f_code.co_filename).resolve()).startswith(_PACKAGE)
 
 
-def _distinct(frame: Any, engine: str, column: Hashable) -> Any:
-    """The distinct values of one column of any frame (one small pass on a distributed one)."""
-    if engine == "pandas":
-        values = frame[column] if column in frame.columns else frame.index.get_level_values(column)
-        return values.unique()
-    if engine == "polars":
-        out = frame.select(column).unique()
-        return (out.collect() if hasattr(out, "collect") else out).to_series().to_numpy()
-    if engine == "Dask":
-        return frame[column].unique().compute().to_numpy()
-    if engine == "Spark":
-        return [row[0] for row in frame.select(column).distinct().collect()]
-    if engine == "DuckDB":
-        quoted = '"' + str(column).replace('"', '""') + '"'
-        return [row[0] for row in frame.project(quoted).distinct().fetchall()]
-    raise ValueError(f"a propensity callable is not supported on the {engine} engine; pass a PropensityTable")
-
-
-def _with_propensities(plan: Any, engine: str, frame: Any) -> Any:
+def _with_propensities(plan: Any, engine: Any, frame: Any) -> Any:
     """The plan with its propensity callable applied to the frame's distinct positions."""
     import dataclasses
 
@@ -108,7 +90,7 @@ def _with_propensities(plan: Any, engine: str, frame: Any) -> Any:
     from ..core.ips import resolve_propensity
 
     opts = plan.options
-    values = [v for v in _distinct(frame, engine, opts.position) if v is not None]
+    values = engine.distinct(frame, opts.position)
     try:
         positions = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):

@@ -71,6 +71,11 @@ class Engine(Protocol):
         float}`` when the plan has global AUC; ``auc_boot`` / ``delong`` where the engine computes
         them outside the summary)."""
 
+    def distinct(self, frame: Any, column: Any) -> list[Any]:
+        """The distinct non-missing values of one column (a small pass on a distributed frame):
+        what a callable of a column's values (IPS propensities of the positions) is called on,
+        once, on the caller's side."""
+
     def per_group(self, frame: Any, plan: Plan, options: dict[str, Any]) -> Any:
         """Every group's metrics, as the engine's own kind of frame (pandas: the ResultTable).
 

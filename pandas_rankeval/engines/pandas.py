@@ -65,6 +65,12 @@ def run(frame: pd.DataFrame, plan: Plan, options: dict[str, Any]) -> tuple[Summa
     return summary, pandas_extras(ev, plan, key_hashes)
 
 
+def distinct(frame: pd.DataFrame, column: Any) -> list[Any]:
+    """The distinct non-missing values of a column (or of an index level the call names)."""
+    values = frame[column] if column in frame.columns else frame.index.get_level_values(column)
+    return pd.Series(values).dropna().unique().tolist()
+
+
 def per_group(frame: pd.DataFrame, plan: Plan, options: dict[str, Any]) -> Any:
     """The per-group table of the frame (one partition)."""
     return per_group_table(frame, plan)

@@ -190,6 +190,12 @@ def _per_group_part(pdf: pd.DataFrame, plan: Plan, meta: pd.DataFrame, flat: boo
     return out.reset_index() if flat else out
 
 
+def distinct(ddf: Any, column: Any) -> list[Any]:
+    """The distinct non-missing values of a column (one pass of ``unique``)."""
+    ddf = _with_index(ddf, [column])
+    return pd.Series(ddf[column].dropna().unique().compute()).tolist()
+
+
 def per_group(ddf: Any, plan: Plan, options: dict[str, Any]) -> Any:
     """Nothing is computed: the rows are shuffled by group key and every partition builds its
     groups' table. Missing values under ``nan_policy="raise"`` raise when the result is computed,

@@ -198,6 +198,12 @@ def _group_pass(rel: Any, plan: Plan, sch: Any, n_buckets: int, placements: dict
     return total
 
 
+def distinct(rel: Any, column: Any) -> list[Any]:
+    """The distinct non-missing values of a column (one SQL ``DISTINCT``)."""
+    quoted = '"' + str(column).replace('"', '""') + '"'
+    return [row[0] for row in rel.project(quoted).filter(f"{quoted} IS NOT NULL").distinct().fetchall()]
+
+
 def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> pd.DataFrame:
     """Every group's metrics as a pandas table: the group key column(s), ``n``, ``positives``,
     one column per metric and ``weight``

@@ -141,6 +141,14 @@ def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Su
     return summary, extras
 
 
+def distinct(frame: Any, column: Any) -> list[Any]:
+    """The distinct non-missing values of a column, selected by position (a name that polars
+    would read as a pattern selects that column alone)."""
+    names = (frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema).names()
+    out = frame.select(pl.nth(names.index(column))).unique()
+    return (out.collect() if isinstance(out, pl.LazyFrame) else out).to_series().drop_nulls().to_list()
+
+
 def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> pl.DataFrame:
     """Every group's metrics as a polars DataFrame: the group key column(s), ``n``, ``positives``,
     one column per metric and ``weight`` (:func:`pandas_rankeval.tables.per_group.per_group_table`).

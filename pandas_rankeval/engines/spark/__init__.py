@@ -162,6 +162,14 @@ def _per_group_bucket(pdf: pd.DataFrame, *, plan: Any, columns: list[str], names
     return table[columns]
 
 
+def distinct(sdf: SparkDataFrame, column: Any) -> list[Any]:
+    """The distinct non-missing values of a column (one ``distinct`` job), the column taken by
+    position (a name with a dot or a backtick is a name)."""
+    fr = Frame(sdf, [column])
+    with _quiet():
+        return [row[0] for row in fr.sdf.where(fr.col(column).isNotNull()).distinct().collect()]
+
+
 def per_group(sdf: SparkDataFrame, plan: Any, options: dict[str, Any]) -> SparkDataFrame:
     """Every group's metrics as a lazy Spark DataFrame: the key column(s), ``n``, ``positives``,
     one column per metric and ``weight``, one row per group, unordered.
