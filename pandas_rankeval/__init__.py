@@ -50,9 +50,9 @@ __all__ = [
 
 _accessor.register()
 
-import sys as _sys
+from . import _post_import
 
-if "dask.dataframe" in _sys.modules:  # Dask is loaded: its DataFrames get ddf.rank / ddf.rankeval too
-    _accessor.register_dask()
-if "polars" in _sys.modules:  # polars is loaded: its DataFrames and LazyFrames get df.rankeval
-    _accessor.register_polars()
+# Dask's DataFrames get ddf.rank / ddf.rankeval, polars' DataFrames and LazyFrames df.rankeval:
+# now when the library is loaded, else right after it is first imported (never imported here)
+_post_import.when_imported("dask.dataframe", _accessor.register_dask)
+_post_import.when_imported("polars", _accessor.register_polars)

@@ -349,8 +349,8 @@ class DaskRankevalNamespace(_FrameNamespace):
 def register_dask() -> None:
     """Install ``ddf.rank`` and ``ddf.rankeval`` on Dask DataFrames (idempotent).
 
-    ``import pandas_rankeval`` calls it when Dask is already loaded, and
-    ``import pandas_rankeval.dask`` always does.
+    ``import pandas_rankeval`` calls it when Dask is already loaded, else right after
+    ``dask.dataframe`` is first imported; ``import pandas_rankeval.dask`` always does.
     """
     try:
         import dask.dataframe as dd
@@ -369,14 +369,13 @@ class PolarsRankevalNamespace(_FrameNamespace):
     ``df.rankeval.gauc(group=..., label=..., score=...)`` is
     ``pandas_rankeval.gauc(df, group=..., label=..., score=...)``, on a LazyFrame too, and
     ``df.rankeval.map`` is :func:`pandas_rankeval.average_precision`. Registered by
-    ``import pandas_rankeval`` when polars is already imported, else by :func:`register_polars`
-    (which the polars engine calls when a polars frame first arrives).
+    ``import pandas_rankeval`` when polars is already imported, else right after polars is first
+    imported (in either order), by :func:`register_polars`.
 
     Examples
     --------
     >>> import polars as pl
-    >>> from pandas_rankeval.accessor import register_polars
-    >>> register_polars()  # not needed when polars is imported before pandas_rankeval
+    >>> import pandas_rankeval  # before or after polars
     >>> df = pl.DataFrame({"u": [1, 1, 2, 2], "y": [1, 0, 0, 1], "s": [0.9, 0.2, 0.4, 0.3]})
     >>> float(df.rankeval.gauc(group="u", label="y", score="s"))
     0.5
@@ -394,8 +393,8 @@ class PolarsRankevalNamespace(_FrameNamespace):
 def register_polars() -> None:
     """Install ``df.rankeval`` on polars DataFrames and LazyFrames (idempotent, no warning).
 
-    ``import pandas_rankeval`` calls it when polars is already loaded, and the polars engine does
-    when a polars frame first arrives.
+    ``import pandas_rankeval`` calls it when polars is already loaded, else right after polars is
+    first imported; the polars engine does when a polars frame first arrives.
     """
     import polars as pl
 

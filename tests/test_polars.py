@@ -378,16 +378,22 @@ def test_namespace_on_dataframe_and_lazyframe() -> None:
         p.rankeval.gacu  # noqa: B018
 
 
-def test_import_registers_the_namespace_only_when_polars_is_loaded() -> None:
+def test_import_registers_the_namespace_in_either_import_order() -> None:
+    """Issue 28, item 6: `import pandas_rankeval` before `import polars` left pl.DataFrame.rankeval
+    missing; it is registered when polars is first imported (pandas_rankeval never imports it),
+    and Dask's ddf.rank likewise."""
     import subprocess
     import sys
 
     code = (
-        "import sys, pandas_rankeval; print('polars' in sys.modules); import polars as pl; "
-        "print(hasattr(pl.DataFrame, 'rankeval'))"
+        "import sys, pandas_rankeval; print('polars' in sys.modules, 'dask' in sys.modules); "
+        "import polars as pl; print(hasattr(pl.DataFrame, 'rankeval'), hasattr(pl.LazyFrame, 'rankeval')); "
+        "import pandas as pd, dask.dataframe as dd; "
+        "ddf = dd.from_pandas(pd.DataFrame({'u': [1, 1], 'y': [0, 1], 's': [0.1, 0.2]}), npartitions=1); "
+        "print(ddf.rank.gauc(group='u', label='y', score='s'))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["False", "False"]  # importing pandas_rankeval never imports polars
+    assert out == ["False", "False", "True", "True", "1.0"]  # pandas_rankeval imports neither
     code = "import polars as pl, pandas_rankeval; print(hasattr(pl.DataFrame, 'rankeval'), hasattr(pl.LazyFrame, 'rankeval'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "True"]
