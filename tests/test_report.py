@@ -187,3 +187,48 @@ def test_report_by_segment_with_global_auc_only(frame):
         assert rep.loc[(country, "a"), "auc"] == pytest.approx(float(pre.auc(sub, label="rel", score="a")), abs=1e-12)
         assert rep.loc[(country, "a"), "n_rows"] == len(sub)
         assert rep.loc[(country, "a"), "n_groups"] == sub["q"].nunique()
+
+
+# ---------------------------------------------------------------- by= with overall=True
+def test_overall_rows_are_the_call_without_by_and_join_the_family():
+    """Issue 28, item 10: a by= table gets the whole table's rows under '(all)', exactly the call
+    without by (intervals too); in a comparison they join the adjustment's family; on Dask the
+    same table; overall=True without by, or not a bool, is an error before any work."""
+    import warnings
+
+    import dask.dataframe as dd
+
+    from pandas_rankeval.inference.pvalues import adjust_pvalues
+
+    df = pre.datasets.make_impressions(n_users=400, seed=2)
+    kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], metrics=["auc", "gauc", "mrr"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rep = pre.report(df, by="device", overall=True, ci=0.9, n_boot=100, **kw)
+    assert sum(issubclass(w.category, pre.CoverageWarning) for w in caught) <= 1
+    whole = pre.report(df, ci=0.9, n_boot=100, **kw)
+    assert list(rep.index.get_level_values("device").unique())[-1] == "(all)"
+    pd.testing.assert_frame_equal(pd.DataFrame(rep.xs("(all)", level="device")), pd.DataFrame(whole), check_dtype=False)
+    plain = pre.report(df, by="device", ci=0.9, n_boot=100, **kw)
+    pd.testing.assert_frame_equal(pd.DataFrame(rep.drop(index="(all)", level="device")), pd.DataFrame(plain))
+    assert "(all) 400" in " ".join(str(rep).split())
+
+    cmp = pre.compare(df, by="device", overall=True, n_boot=100, ci_adjust="bonferroni", **kw)
+    raw = pre.compare(df, n_boot=100, **kw)
+    assert np.allclose(cmp.xs("(all)", level="device")["p_value"], raw["p_value"], rtol=0, atol=1e-15)
+    assert np.allclose(cmp["p_holm"], adjust_pvalues(cmp["p_value"].to_numpy(), "holm"), rtol=0, atol=1e-15)
+    assert "over the 12 comparisons" in " ".join(str(cmp).split())
+    assert ((cmp["ci_low"] <= cmp["diff"]) & (cmp["diff"] <= cmp["ci_high"])).all()
+
+    ddf = dd.from_pandas(df, npartitions=3)
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        dist = pre.report(ddf, by="device", overall=True, ci=0.9, n_boot=100, **kw)
+    num = rep.select_dtypes("number").columns
+    np.testing.assert_allclose(dist[num].to_numpy(float), rep[num].to_numpy(float), rtol=0, atol=1e-12)
+
+    with pytest.raises(ValueError, match=r"overall=True\) adds the whole table's rows to a table by segment"):
+        pre.report(df, overall=True, **kw)
+    with pytest.raises(TypeError, match="'overall' parameter of compare must be True or False"):
+        pre.compare(df, by="device", overall="yes", **kw)

@@ -10,6 +10,7 @@ from pandas_rankeval.display.table import ResultTable
 from pandas_rankeval.inference.bootstrap import check_level
 
 from .dispatch import EngineOptions, evaluate_frame
+from .overall import check_overall, evaluate_with_overall
 from .docs import fill_doc
 
 __all__ = ["compare"]
@@ -24,6 +25,7 @@ def compare(
     baseline: Hashable | None = None,
     metrics: str | Sequence[str] = ("auc", "gauc", "mrr", "ndcg@10"),
     by: Hashable | Sequence[Hashable] | None = None,
+    overall: bool = False,
     ci: float = 0.95,
     n_boot: int = 1000,
     seed: Any = 0,
@@ -80,6 +82,7 @@ def compare(
     by : column or list of columns, optional
         Segment columns, constant within a group: one comparison per segment, with
         groups resampled (and signs flipped) within their segment.
+{overall}
     ci : float in (0, 1), default=0.95
         Level of the percentile bootstrap interval of each difference.
     n_boot : int, default=1000
@@ -292,9 +295,15 @@ def compare(
     """
     if ci is None:  # make_plan's default level is for callers of the summary layer, not for compare
         check_level(ci, "ci", "compare")
-    result: ResultTable = evaluate_frame(
-        df, "compare", engine_options, kind="compare",
-        group=group, label=label, scores=scores, baseline=baseline, metrics=metrics, by=by, ci=ci,
+    check_overall(overall, by, "compare")
+
+    def run(**kw: Any) -> ResultTable:
+        table: ResultTable = evaluate_frame(df, "compare", engine_options, kind="compare", **kw)
+        return table
+
+    result = evaluate_with_overall(
+        run, "compare", by, overall,
+        group=group, label=label, scores=scores, baseline=baseline, metrics=metrics, ci=ci,
         n_boot=n_boot, seed=seed, method=method, auc_method=auc_method, ci_method=ci_method,
         resample=resample, alpha=alpha, adjust=adjust, family=family, ci_adjust=ci_adjust, weight=weight, min_size=min_size,
         min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,

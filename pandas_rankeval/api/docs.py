@@ -60,6 +60,10 @@ _LIST_EMPTY = """    empty : {{"zero", "skip", "error"}}, default="zero"
         group is not empty; its NDCG is 1 when no row gains anything)."""
 
 PARAMS: dict[str, str] = {
+    "overall": """    overall : bool, default=False
+        With ``by``: the whole table's rows too, under the segment ``"(all)"`` (last), exactly
+        what the same call without ``by`` gives; a second evaluation of the frame. In a
+        comparison they join the family of the adjustment.""",
     "frame": _FRAME,
     "engine_options": _ENGINE_OPTIONS,
     "group": _GROUP,

@@ -9,6 +9,7 @@ from pandas_rankeval.core.options import WeightLike
 from pandas_rankeval.display.table import ResultTable
 
 from .dispatch import EngineOptions, evaluate_frame
+from .overall import check_overall, evaluate_with_overall
 from .docs import fill_doc
 
 __all__ = ["report"]
@@ -24,6 +25,7 @@ def report(
     scores: Hashable | Sequence[Hashable],
     metrics: str | Sequence[str] = DEFAULT_METRICS,
     by: Hashable | Sequence[Hashable] | None = None,
+    overall: bool = False,
     weight: WeightLike = None,
     ci: float | None = None,
     auc_method: Literal["delong", "bootstrap"] = "delong",
@@ -64,6 +66,7 @@ def report(
     by : column or list of columns, optional
         Segment columns, constant within a group (country, device, activity
         bucket): one row per (segment, model).
+{overall}
     weight : weight option, optional
         Group weights for every group metric; default: "count" for GAUC and
         "uniform" for the list metrics.
@@ -175,9 +178,15 @@ def report(
     >>> bool(((dist - rep).abs() < 1e-12).all().all())
     True
     """
-    result: ResultTable = evaluate_frame(
-        df, "report", engine_options, kind="report",
-        group=group, label=label, scores=scores, metrics=metrics, by=by, weight=weight, ci=ci,
+    check_overall(overall, by, "report")
+
+    def run(**kw: Any) -> ResultTable:
+        table: ResultTable = evaluate_frame(df, "report", engine_options, kind="report", **kw)
+        return table
+
+    result = evaluate_with_overall(
+        run, "report", by, overall,
+        group=group, label=label, scores=scores, metrics=metrics, weight=weight, ci=ci,
         auc_method=auc_method, ci_method=ci_method, n_boot=n_boot, seed=seed, resample=resample,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
         threshold=threshold, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,

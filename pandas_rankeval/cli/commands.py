@@ -76,6 +76,8 @@ def _eval(args: argparse.Namespace) -> int:
     group = list(args.group)
     scores = list(dict.fromkeys(args.score))
     by = list(args.by or [])
+    if getattr(args, "overall", False) and not by:
+        raise CLIError("--overall adds the whole table to a table by segment: give --by COL too")
     weight = args.weight
     from pandas_rankeval.core.options import WEIGHT_NAMES
 
@@ -171,6 +173,7 @@ def _eval(args: argparse.Namespace) -> int:
                     options[name] = getattr(args, name)
             if by:
                 options["by"] = by if len(by) > 1 else by[0]
+                options["overall"] = bool(args.overall)
             kwargs.update(_supported(compare, options, "--baseline"))
             result = compare(df, **kwargs)
         else:
@@ -180,6 +183,7 @@ def _eval(args: argparse.Namespace) -> int:
             kwargs = dict(common, scores=scores, **options)
             if by:
                 kwargs["by"] = by if len(by) > 1 else by[0]
+                kwargs["overall"] = bool(args.overall)
             if args.ci is not None:
                 kwargs.update(ci=args.ci, n_boot=args.n_boot, seed=args.seed, progress=progress)
             result = pre.report(df, **kwargs)

@@ -130,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--weight", "-w", metavar="W", help="group weight: count, clicks, log1p, uniform or a column (summed per group); default: count for gauc, uniform for list metrics")
     ev.add_argument("--by", nargs="+", metavar="COL", help="segment column(s), constant within a group: one row per segment and model")
+    ev.add_argument("--overall", action="store_true", help="with --by: the whole table's rows too, as the segment (all)")
     ev.add_argument("--ci", type=_level, metavar="LEVEL", help="add bootstrap confidence intervals at this level (e.g. 0.95); with --baseline the default is 0.95")
     ev.add_argument("--n-boot", type=_positive_int, default=1000, metavar="N", help="bootstrap replicates (default %(default)s)")
     ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")

@@ -1,0 +1,105 @@
+"""``overall=True`` of ``report`` and ``compare`` with ``by=``: the whole table as one more segment.
+
+The overall rows come from the same call without ``by`` (one more evaluation of the frame, on any
+engine), so every number of them is exactly what that call gives, intervals and tests included
+(the hashed bootstrap draws each group's weights from its key and the seed, whatever the
+segments). In a comparison the overall rows join the family of the multiple-testing adjustment
+(and of ``ci_adjust="bonferroni"``): the adjusted p-values, the marks and simultaneous intervals
+are computed again over the whole table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pandas_rankeval.core.result import CoverageWarning
+from pandas_rankeval.display.table import ResultTable, as_result_table
+
+__all__ = ["OVERALL", "check_overall", "with_overall"]
+
+#: The segment label of the overall rows (in every ``by`` column).
+OVERALL = "(all)"
+
+
+def check_overall(overall: object, by: Hashable | Sequence[Hashable] | None, func: str) -> bool:
+    """``overall`` as a bool; an error when it is not one, or when there is no ``by``."""
+    if not isinstance(overall, (bool, np.bool_)):
+        raise TypeError(f"The 'overall' parameter of {func} must be True or False; got {overall!r}.")
+    if overall and by is None:
+        raise ValueError(
+            f"{func}(overall=True) adds the whole table's rows to a table by segment; pass by=... "
+            "(without by the table is the overall one)."
+        )
+    return bool(overall)
+
+
+def _by_columns(by: Hashable | Sequence[Hashable]) -> list[Hashable]:
+    if isinstance(by, (list, tuple)):
+        return list(by)
+    return [by]
+
+
+def with_overall(segments: ResultTable, whole: ResultTable, by: Hashable | Sequence[Hashable], kind: str) -> ResultTable:
+    """The table by segment, then the whole table's rows under the segment ``(all)``."""
+    cols = _by_columns(by)
+    keys = [k if isinstance(k, tuple) else (k,) for k in whole.index]
+    index = pd.MultiIndex.from_tuples([(*([OVERALL] * len(cols)), *k) for k in keys],
+                                      names=[*cols, *whole.index.names])
+    tail = pd.DataFrame(whole).set_axis(index, axis=0)
+    head = pd.DataFrame(segments)
+    combined = pd.concat([head, tail[[c for c in head.columns if c in tail.columns]]])
+    for c in head.columns:  # a count that only the segments had stays an integer where it can
+        if head[c].dtype.kind in "iu" and combined[c].notna().all():
+            combined[c] = combined[c].astype(head[c].dtype)
+    combined.attrs = dict(segments.attrs)
+    combined.attrs["overall"] = OVERALL
+    if kind == "compare":
+        _readjust(combined)
+    return as_result_table(combined, kind)
+
+
+def _readjust(table: pd.DataFrame) -> None:
+    """Adjusted p-values, marks and (``ci_adjust="bonferroni"``) intervals over the whole table."""
+    from pandas_rankeval.inference.pvalues import adjust_pvalues
+    from pandas_rankeval.tables.compare import bonferroni_intervals, multiple_testing
+
+    attrs = table.attrs
+    adjust, family = str(attrs.get("adjust", "holm")), str(attrs.get("family", "table"))
+    metric_of = np.array([str(m) for m in table.index.get_level_values("metric")], dtype=object)
+    p_adj = adjust_pvalues(table["p_value"].to_numpy(dtype=float), adjust, family=metric_of if family == "metric" else None)
+    col = attrs.get("p_adjusted")
+    if isinstance(col, str) and col in table.columns:
+        table[col] = p_adj
+    table["significant"] = np.nan_to_num(p_adj, nan=1.0) < float(attrs.get("alpha", 0.05))
+    if attrs.get("ci_adjust") == "bonferroni" and attrs.get("ci") is not None:
+        lo, hi = bonferroni_intervals(
+            table["diff"].to_numpy(dtype=float), table["ci_low"].to_numpy(dtype=float),
+            table["ci_high"].to_numpy(dtype=float), float(attrs["ci"]), metric_of if family == "metric" else None,
+        )
+        table["ci_low"], table["ci_high"] = lo, hi
+    metrics = list(dict.fromkeys(metric_of.tolist()))
+    attrs["multiple_testing"] = multiple_testing(adjust, family, metrics, len(table))
+
+
+def evaluate_with_overall(call: Any, kind: str, by: Any, overall: bool, **kwargs: Any) -> ResultTable:
+    """``call(**kwargs)`` (the public function's evaluation), and with ``overall`` the same call
+    without ``by`` joined under ``(all)``; a comparison's intervals are made simultaneous after the
+    join, over the whole table."""
+    if not overall:
+        result: ResultTable = call(by=by, **kwargs)
+        return result
+    ci_adjust = kwargs.get("ci_adjust")
+    if ci_adjust is not None:
+        kwargs["ci_adjust"] = "none"  # unadjusted parts; adjusted once, over the joined table
+    segments = call(by=by, **kwargs)
+    with warnings.catch_warnings():  # one warning per call: the segments' pass gave it
+        warnings.simplefilter("ignore", CoverageWarning)
+        whole = call(by=None, **kwargs)
+    if ci_adjust is not None:
+        segments.attrs["ci_adjust"] = ci_adjust
+    return with_overall(segments, whole, by, kind)
