@@ -1,6 +1,7 @@
 """MkDocs hooks: the parts of the site that are generated from the code at build time.
 
 - ``<!-- generated: metrics -->`` becomes the table of metrics, read from the metric registry
+  (``<!-- generated: options -->`` the table of their options, from ``core.options.OPTIONS``)
   (:func:`metric_table`, the one place that knows the registry's fields);
 - ``<!-- generated: api-functions -->`` becomes one mkdocstrings entry per public function of
   ``pandas_rankeval.__all__`` (aliases listed under the function they name);
@@ -64,6 +65,24 @@ def metric_table() -> str:
     return "\n".join(lines)
 
 
+def option_table() -> str:
+    """The options table (``core.options.OPTIONS``): default, allowed values, which metrics take
+    each option (from the registry's entries) and what it does."""
+    from pandas_rankeval.core import registry
+    from pandas_rankeval.core.options import OPTIONS
+
+    lines = ["| option | default | values | taken by | what it does |", "| --- | --- | --- | --- | --- |"]
+    for name, opt in OPTIONS.items():
+        takers = [m for m, info in registry.METRICS.items() if name in info.options]
+        every = len(takers) == len(registry.METRICS)
+        values = ", ".join(f"`{c!r}`" for c in opt.choices) if opt.choices else "see the text"
+        lines.append(
+            f"| `{name}` | `{opt.default!r}` | {values} | {'every metric' if every else ', '.join(takers) or '-'} "
+            f"| {' '.join(opt.doc.split()).replace('|', chr(92) + '|')} |"
+        )
+    return "\n".join(lines)
+
+
 def public_functions() -> list[tuple[str, list[str]]]:
     """``(name, aliases)`` for every function of ``pandas_rankeval.__all__``, in its order."""
     import pandas_rankeval as pre
@@ -102,7 +121,7 @@ def namespace_methods() -> str:
     return "\n".join(lines)
 
 
-_GENERATORS = {"metrics": metric_table, "api-functions": api_functions, "namespace-methods": namespace_methods}
+_GENERATORS = {"metrics": metric_table, "options": option_table, "api-functions": api_functions, "namespace-methods": namespace_methods}
 
 
 # --------------------------------------------------------------------------- executed blocks
@@ -184,4 +203,4 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return EXEC_BLOCK.sub(lambda m: next(rendered), markdown)
 
 
-__all__ = ["metric_rows", "metric_table", "public_functions", "api_functions", "namespace_methods", "run_blocks"]
+__all__ = ["metric_rows", "metric_table", "option_table", "public_functions", "api_functions", "namespace_methods", "run_blocks"]

@@ -132,6 +132,21 @@ def test_metric_list_is_generated_from_the_registry() -> None:
     assert "<!-- generated: metrics -->" in (DOCS / "guide" / "metric-contract.md").read_text(encoding="utf-8")
 
 
+def test_option_table_is_generated_from_the_options_table() -> None:
+    """Every option of core.options.OPTIONS, its default and its text; who takes it from the registry."""
+    from pandas_rankeval.core import registry
+    from pandas_rankeval.core.options import OPTIONS
+
+    table = HOOKS.option_table()
+    rows = table.splitlines()[2:]
+    assert [r.split("|")[1].strip().strip("`") for r in rows] == list(OPTIONS)
+    for row, (name, opt) in zip(rows, OPTIONS.items()):
+        assert f"`{opt.default!r}`" in row and " ".join(opt.doc.split())[:40] in row
+        takers = [m for m, info in registry.METRICS.items() if name in info.options]
+        assert "every metric" in row if len(takers) == len(registry.METRICS) else all(t in row for t in takers)
+    assert "<!-- generated: options -->" in (DOCS / "guide" / "metric-contract.md").read_text(encoding="utf-8")
+
+
 # ----------------------------------------------------------------------------- links
 
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
