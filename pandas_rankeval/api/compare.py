@@ -296,13 +296,7 @@ def compare(
     if ci is None:  # make_plan's default level is for callers of the summary layer, not for compare
         check_level(ci, "ci", "compare")
     check_overall(overall, by, "compare")
-
-    def run(**kw: Any) -> ResultTable:
-        table: ResultTable = evaluate_frame(df, "compare", engine_options, kind="compare", **kw)
-        return table
-
-    result = evaluate_with_overall(
-        run, "compare", by, overall,
+    kw: dict[str, Any] = dict(
         group=group, label=label, scores=scores, baseline=baseline, metrics=metrics, ci=ci,
         n_boot=n_boot, seed=seed, method=method, auc_method=auc_method, ci_method=ci_method,
         resample=resample, alpha=alpha, adjust=adjust, family=family, ci_adjust=ci_adjust, weight=weight, min_size=min_size,
@@ -310,6 +304,11 @@ def compare(
         denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
         position=position, propensity=propensity, clip=clip, snips=snips,
     )
+    if overall:
+        return evaluate_with_overall(
+            lambda **k: evaluate_frame(df, "compare", engine_options, kind="compare", **k), "compare", by, **kw
+        )
+    result: ResultTable = evaluate_frame(df, "compare", engine_options, kind="compare", by=by, **kw)
     return result
 
 

@@ -86,13 +86,10 @@ def _readjust(table: pd.DataFrame) -> None:
     attrs["multiple_testing"] = multiple_testing(adjust, family, metrics, len(table))
 
 
-def evaluate_with_overall(call: Any, kind: str, by: Any, overall: bool, **kwargs: Any) -> ResultTable:
-    """``call(**kwargs)`` (the public function's evaluation), and with ``overall`` the same call
-    without ``by`` joined under ``(all)``; a comparison's intervals are made simultaneous after the
-    join, over the whole table."""
-    if not overall:
-        result: ResultTable = call(by=by, **kwargs)
-        return result
+def evaluate_with_overall(call: Any, kind: str, by: Any, **kwargs: Any) -> ResultTable:
+    """``call(by=by, **kwargs)`` (the public function's evaluation) and the same call without
+    ``by``, joined under ``(all)``; a comparison's intervals are made simultaneous after the join,
+    over the whole table."""
     ci_adjust = kwargs.get("ci_adjust")
     if ci_adjust is not None:
         kwargs["ci_adjust"] = "none"  # unadjusted parts; adjusted once, over the joined table

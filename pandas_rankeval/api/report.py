@@ -179,13 +179,7 @@ def report(
     True
     """
     check_overall(overall, by, "report")
-
-    def run(**kw: Any) -> ResultTable:
-        table: ResultTable = evaluate_frame(df, "report", engine_options, kind="report", **kw)
-        return table
-
-    result = evaluate_with_overall(
-        run, "report", by, overall,
+    kw: dict[str, Any] = dict(
         group=group, label=label, scores=scores, metrics=metrics, weight=weight, ci=ci,
         auc_method=auc_method, ci_method=ci_method, n_boot=n_boot, seed=seed, resample=resample,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
@@ -193,6 +187,11 @@ def report(
         progress=progress,
         position=position, propensity=propensity, clip=clip, snips=snips,
     )
+    if overall:
+        return evaluate_with_overall(
+            lambda **k: evaluate_frame(df, "report", engine_options, kind="report", **k), "report", by, **kw
+        )
+    result: ResultTable = evaluate_frame(df, "report", engine_options, kind="report", by=by, **kw)
     return result
 
 
