@@ -50,9 +50,12 @@ def metric_rows() -> list[dict[str, str]]:
         rows.append({
             "names": ", ".join(f"`{n}`" for n in patterns),
             "what": " ".join(doc.split()).replace("|", "\\|"),
-            "averaged": (f"over groups, default weight `\"{info.default_weight}\"`"
+            "averaged": ("pooled over the rows of every group" if getattr(info, "eligibility", "") == "pooled"
+                         else f"over groups, default weight `\"{info.default_weight}\"`"
                          if grouped else "over all rows (no groups)"),
-            "labels": "graded" if getattr(info, "graded", False) else "binary (relevance rule)",
+            "labels": "graded" if getattr(info, "graded", False)
+            else "0/1 clicks (or `>= threshold`); scores are probabilities" if getattr(info, "eligibility", "") == "pooled"
+            else "binary (relevance rule)",
         })
     return rows
 

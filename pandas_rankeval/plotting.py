@@ -1,4 +1,5 @@
-"""Plots: per-group AUC against group size, and a forest plot of model comparisons.
+"""Plots: per-group AUC against group size, a forest plot of model comparisons, and the reliability
+diagram of predicted probabilities (:func:`plot_calibration`).
 
 matplotlib is an optional dependency (``pip install 'pandas_rankeval[plot]'``); it is imported
 when a plot is drawn, not when this module is imported. Every function returns what it drew on,
@@ -28,7 +29,7 @@ import pandas as pd
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["plot_comparison", "plot_group_auc"]
+__all__ = ["plot_calibration", "plot_comparison", "plot_group_auc"]
 
 _INSTALL_HINT = (
     "pandas_rankeval.plotting needs matplotlib, which is not installed: "
@@ -602,3 +603,6 @@ def _legend_right_of_texts(ax: Any, handles: list[Any] | None) -> Any:
     kw = {"handles": handles} if handles else {}
     return ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), bbox_transform=ax.transAxes + shift,
                      borderaxespad=0.0, fontsize="small", **kw)
+
+
+from ._calibration_plot import plot_calibration  # it uses this module's helpers

@@ -423,3 +423,61 @@ def test_polars_lazy_categorical_tiebreak_ranks_by_category_order(kind):
     want = pre.report(ref, **kw)
     assert_same(pre.report(frame, **kw), want)
     assert_same(call("polars-lazy", "report", frame.lazy(), **kw), want)
+
+
+# --------------------------------------------------------------------------- #
+# The calibration metrics: probabilities, row sums pooled over groups
+# --------------------------------------------------------------------------- #
+def _calibration_frame(case: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The parity frame with two probability columns ("p" with ties and exact 0 and 1, "q")
+    and graded labels read as clicks with ``threshold=1``."""
+    df, kw = _frame_and_kw(case)
+    df["p"] = df["a"] / 1.25  # in [0, 1], ties, 0 and 1 among them
+    df["q"] = 1.0 / (1.0 + np.exp(-df["b"]))
+    return df, kw | {"threshold": 1}
+
+
+CALIBRATION_CASES = [
+    ("str", "report", {"scores": ["p", "q"], "metrics": ["logloss", "ne", "pcoc", "ece@5", "gauc"], "by": "seg",
+                       "ci": 0.9, "n_boot": 40, "sample_weight": "w"}),
+    ("multi", "compare", {"scores": ["p", "q"], "baseline": "p", "metrics": ["logloss", "ne", "pcoc", "ece"],
+                          "n_boot": 40, "seed": 2}),
+    ("nulls-omit", "report", {"scores": ["p", "q"], "metrics": ["logloss", "ece@3"], "ci": 0.8, "n_boot": 30}),
+]
+
+
+@pytest.mark.parametrize("case,func,options", CALIBRATION_CASES, ids=[f"{f}-{c}" for c, f, _ in CALIBRATION_CASES])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_calibration_metrics(engine, engine_frame, case, func, options):
+    df, kw = _calibration_frame(case)
+    kw |= options
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        assert_same(call(engine, func, engine_frame(df), **kw), getattr(pre, func)(df, **kw))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_calibration_per_group_metric_and_errors(engine, engine_frame, monkeypatch):
+    df, kw = _calibration_frame("int")
+    frame = engine_frame(df)
+    assert_same(call(engine, "ece", frame, score="q", bins=7, sample_weight="w", **kw),
+                pre.ece(df, score="q", bins=7, sample_weight="w", **kw))
+    pg = dict(kw, score="p", metrics=["logloss", "ne", "pcoc", "ece@4"])
+    want = pd.DataFrame(pre.per_group(df, **pg)).sort_index()
+    got = as_pandas(call(engine, "per_group", frame, **pg), kw["group"])
+    for c in want.columns:
+        np.testing.assert_allclose(got[c].to_numpy(np.float64), want[c].to_numpy(np.float64), atol=ATOL, rtol=0)
+    # scores outside [0, 1], labels other than 0/1: the same error, with the whole table's count and range
+    # (found by the one scan of polars, DuckDB and Spark, before any bucket is read)
+    kw.pop("threshold")
+    if engine in ("polars", "polars-lazy", "duckdb"):
+        def no_bucket(*args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("a bucket was summarized before the scan's error")
+
+        monkeypatch.setattr("pandas_rankeval.summary.partition.summarize_partition", no_bucket)
+    for bad, score in ((df, "a"), (df.assign(y=df["y"].clip(upper=1)), "b")):
+        with pytest.raises(ValueError) as want_err:
+            pre.logloss(bad, score=score, **kw)
+        with pytest.raises(ValueError) as got_err:
+            call(engine, "logloss", engine_frame(bad), score=score, **kw)
+        assert str(got_err.value) == str(want_err.value)

@@ -240,7 +240,7 @@ def test_sample_weight_only_for_auc_metrics(df):
     from pandas_rankeval.core.options import Options
     from pandas_rankeval.core.registry import parse_metrics
 
-    with pytest.raises(ValueError, match="sample_weight applies to 'auc' and 'gauc' only"):
+    with pytest.raises(ValueError, match="sample_weight applies to 'auc', 'gauc', 'logloss', 'ne', 'pcoc' and 'ece' only"):
         evaluate(
             df, group="user_id", label="click", scores=["model_a"],
             specs=parse_metrics(["mrr"]), options=Options("mrr", sample_weight="gmv"),

@@ -24,15 +24,20 @@ from pandas_rankeval.core.registry import METRICS, TABLE_FUNCTIONS, parse_metric
 from pandas_rankeval.integrations._training import TrainingMetric
 
 #: Parameters of a metric function that are not options of the metric.
-_NOT_OPTIONS = {"df", "group", "label", "score", "k", "p", "engine_options"}
+_NOT_OPTIONS = {"df", "group", "label", "score", "k", "p", "bins", "engine_options"}
 
 
 def _name(metric, k=3):
     """A concrete name of the metric: its cutoff (or persistence) where it takes one."""
     if metric.param.presence == "none":
         return metric.name
-    value = k if metric.param.kind == "cutoff" else 0.8
+    value = {"cutoff": k, "persistence": 0.8, "bins": 5}[metric.param.kind]
     return f"{metric.name}@{value}"
+
+
+def _columns(metric):
+    """The label and score columns of a metric: probabilities and clicks for a calibration metric."""
+    return ("c", "q", ["q", "q2"]) if not metric.needs_ranking else ("y", "a", ["a", "b"])
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +50,9 @@ def frame():
         "a": rng.integers(0, 6, n).astype(float),  # ties
         "b": rng.normal(size=n),
         "pos": rng.integers(1, 6, n),
+        "c": rng.integers(0, 2, n),  # clicks
+        "q": rng.uniform(size=n).round(2),  # probabilities (ties)
+        "q2": rng.uniform(size=n),
     })
 
 
@@ -57,12 +65,15 @@ def _ips(metric):
 
 
 def _call(metric, df, **extra):
-    kw = {"label": "y", "score": "a", **_ips(metric), **extra}
+    label, score, _ = _columns(metric)
+    kw = {"label": label, "score": score, **_ips(metric), **extra}
     if metric.grouped:
         kw["group"] = "g"
     spec = parse_metric(_name(metric))
     if spec.cutoff is not None:
         kw["k"] = spec.cutoff
+    if metric.param.kind == "bins":
+        kw["bins"] = spec.k
     return getattr(pre, metric.function)(df, **kw)
 
 
@@ -71,18 +82,21 @@ def test_every_metric_is_reachable_and_equal_everywhere(name, frame):
     metric = METRICS[name]
     full = _name(metric)
     one = _call(metric, frame)
+    label, score, scores = _columns(metric)
     # report(metrics=[...])
-    rep = pre.report(frame, group="g", label="y", scores=["a", "b"], metrics=[full], **_ips(metric))
-    assert rep.loc["a", full] == pytest.approx(float(one), abs=1e-15)
+    rep = pre.report(frame, group="g", label=label, scores=scores, metrics=[full], **_ips(metric))
+    assert rep.loc[score, full] == pytest.approx(float(one), abs=1e-15)
     # the accessor: the function's method and the metric's name
     assert METHODS[metric.function] == metric.function and METHODS[metric.name] == metric.function
     acc = getattr(frame.rank, metric.name)
-    kw = {"label": "y", "score": "a", **_ips(metric)}
+    kw = {"label": label, "score": score, **_ips(metric)}
     if metric.grouped:
         kw["group"] = "g"
     spec = parse_metric(full)
     if spec.cutoff is not None:
         kw["k"] = spec.cutoff
+    if metric.param.kind == "bins":
+        kw["bins"] = spec.k
     assert float(acc(**kw)) == float(one)
     # the public module: the function and every alias
     for alias in (metric.function, *metric.aliases):
@@ -102,7 +116,7 @@ def test_every_metric_is_reachable_and_equal_everywhere(name, frame):
         return
     hook = TrainingMetric(full, group=frame["g"].to_numpy() if metric.grouped else None, sample_weight=None,
                           options={}, func="eval_metric", library="LightGBM")
-    ((hname, hvalue),) = hook.evaluate(frame["a"].to_numpy(), frame["y"].to_numpy())
+    ((hname, hvalue),) = hook.evaluate(frame[score].to_numpy(), frame[label].to_numpy())
     assert hname == full
     assert hvalue == pytest.approx(float(one), abs=1e-12)
 

@@ -44,6 +44,7 @@ def compare(
     ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
     tiebreak: Hashable | None = None,
     threshold: float | None = None,
+    sample_weight: Hashable | None = None,
     gain: Literal["exp2", "linear"] = "exp2",
     denominator: Literal["relevant", "min_k"] = "relevant",
     empty: Literal["zero", "skip", "error"] = "zero",
@@ -143,7 +144,7 @@ def compare(
         that ``(1 - ci) / (2m)`` asks of ``n_boot`` replicates. The marks still come from
         the paired tests, so near the edge an interval and a mark can disagree; the
         simultaneous intervals make that rare (``benchmarks/sim_ci_adjust.py``).
-    weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
+    weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, sample_weight, gain, denominator, empty, nan_policy :
         As in :func:`report`.
     progress : bool, default=False
         Show a progress bar (needs tqdm; pandas and polars frames).
@@ -300,7 +301,7 @@ def compare(
         group=group, label=label, scores=scores, baseline=baseline, metrics=metrics, ci=ci,
         n_boot=n_boot, seed=seed, method=method, auc_method=auc_method, ci_method=ci_method,
         resample=resample, alpha=alpha, adjust=adjust, family=family, ci_adjust=ci_adjust, weight=weight, min_size=min_size,
-        min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain,
+        min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, sample_weight=sample_weight, gain=gain,
         denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
         position=position, propensity=propensity, clip=clip, snips=snips,
     )

@@ -73,7 +73,7 @@ PARAMS: dict[str, str] = {
     "label_click": """    label : column
         Click or graded relevance.""",
     # per_group and report: the options of the metrics, described where each metric is
-    "metric_options": """    min_size, min_pos, min_neg, ties, tiebreak, threshold, gain, denominator, empty, nan_policy :
+    "metric_options": """    min_size, min_pos, min_neg, ties, tiebreak, threshold, sample_weight, gain, denominator, empty, nan_policy :
         As in the single-metric functions.""",
     # the list metrics (mrr, ndcg, average_precision, precision, recall, hit_rate): before k
     "list_label": _LIST_LABEL,

@@ -13,9 +13,13 @@ from collections.abc import Hashable
 from typing import Any, Literal, Protocol
 
 from pandas_rankeval.core.options import WeightLike
-from pandas_rankeval.core.registry import METRICS, Metric, MetricSpec, metric_of_function
+from pandas_rankeval.core.registry import (
+    METRICS,
+    MetricSpec,
+    metric_of_function,
+)
 from pandas_rankeval.core.result import MetricResult
-from pandas_rankeval.core.validation import check_k, check_persistence
+from pandas_rankeval.core.validation import check_bins, check_k, check_persistence
 
 from .dispatch import (
     Empty,
@@ -26,8 +30,15 @@ from .dispatch import (
     evaluate_frame,
 )
 from .docs import fill_doc
+from .generated import (
+    CalibrationMetric,
+    PersistenceMetric,
+    calibration_metric,
+    persistence_metric,
+)
 
 __all__ = [
+    "CalibrationMetric",
     "CutoffMetric",
     "PersistenceMetric",
     "auc",
@@ -51,6 +62,8 @@ def _metric(function: str, df: Any, engine_options: EngineOptions, k: Any, **opt
     metric = metric_of_function(function)
     if metric.param.kind == "persistence":
         k = check_persistence(k, function)
+    elif metric.param.kind == "bins":
+        k = check_bins(k, function)
     elif metric.param.presence != "none":
         k = check_k(k, function, allow_none=metric.param.presence == "optional")
     score = options.pop("score")
@@ -546,69 +559,19 @@ hit_rate = _cutoff_metric(
     """,
 )
 
-class PersistenceMetric(Protocol):
-    """The signature of a list metric whose name takes a persistence ``p`` (``"rbp@0.8"``)."""
-
-    __name__: str
-
-    def __call__(
-        self,
-        df: Any,
-        *,
-        group: GroupLike,
-        label: Hashable,
-        score: Hashable,
-        p: float = 0.8,
-        weight: WeightLike = None,
-        ties: Ties = "expected",
-        tiebreak: Hashable | None = None,
-        threshold: float | None = None,
-        empty: Empty = "zero",
-        nan_policy: NanPolicy = "raise",
-        engine_options: EngineOptions = None,
-    ) -> MetricResult: ...
-
-
-def _persistence_metric(metric: Metric) -> PersistenceMetric:
-    """The public function of a list metric with a persistence, written from its registry entry
-    (its docstring is the entry's ``doc``): adding such a metric touches only its definition."""
-    default = float(metric.param.default)  # type: ignore[arg-type]
-
-    def function(
-        df: Any,
-        *,
-        group: GroupLike,
-        label: Hashable,
-        score: Hashable,
-        p: float = default,
-        weight: WeightLike = None,
-        ties: Ties = "expected",
-        tiebreak: Hashable | None = None,
-        threshold: float | None = None,
-        empty: Empty = "zero",
-        nan_policy: NanPolicy = "raise",
-        engine_options: EngineOptions = None,
-    ) -> MetricResult:
-        return _metric(
-            metric.function, df, engine_options, p,
-            group=group, label=label, score=score, weight=weight, ties=ties, tiebreak=tiebreak,
-            threshold=threshold, empty=empty, nan_policy=nan_policy,
-        )
-
-    function.__name__ = function.__qualname__ = metric.function
-    function.__module__ = __name__
-    function.__doc__ = metric.doc
-    return function
-
-
 for _f in (auc, gauc, mrr, ndcg, average_precision, precision, recall, hit_rate):
     fill_doc(_f)
 #: The public functions the registry defines by their entry alone (no hand-written function above).
-GENERATED: dict[str, PersistenceMetric] = {
-    m.function: fill_doc(_persistence_metric(m))
+GENERATED: dict[str, PersistenceMetric | CalibrationMetric] = {
+    m.function: fill_doc(persistence_metric(m, _metric))
     for m in METRICS.values()
     if m.function not in globals() and m.param.kind == "persistence"
 }
+GENERATED.update({  # type: ignore[dict-item]
+    m.function: fill_doc(calibration_metric(m, _metric))
+    for m in METRICS.values()
+    if m.function not in globals() and m.rows is not None
+})
 globals().update(GENERATED)
 __all__ += list(GENERATED)
 del _f

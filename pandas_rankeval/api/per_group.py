@@ -36,6 +36,7 @@ def per_group(
     ties: Ties = "expected",
     tiebreak: Hashable | None = None,
     threshold: float | None = None,
+    sample_weight: Hashable | None = None,
     gain: Literal["exp2", "linear"] = "exp2",
     denominator: Literal["relevant", "min_k"] = "relevant",
     empty: Empty = "zero",
@@ -63,7 +64,9 @@ def per_group(
         ``"mrr"``, ``"ndcg@10"``, ``"map@20"``, ``"precision@5"``.
     weight :
         The weight option whose per-group value goes in the ``weight`` column;
-        default: the first metric's default ("count" for AUC, else "uniform").
+        default: the first ranking metric's default ("count" for AUC, else "uniform"). With
+        calibration metrics only (``logloss``, ``ne``, ``pcoc``, ``ece``), which pool rows
+        instead of averaging groups, it is the group's rows (summed ``sample_weight``).
 {metric_options}
         A weight callable is called once, on every group's statistics, on every engine (a
         Dask, Spark or polars Lazy frame first counts the rows of each group in one pass; the
@@ -80,7 +83,7 @@ def per_group(
         For a pandas frame: one row per group, indexed by the group key(s)
         (``users.join(table)`` adds the columns to a table of users): ``n``, ``positives``,
         the metrics (NaN where the group is left out: one class for AUC, no relevant row under
-        ``empty="skip"``) and ``weight``. With ``scores``, ``table.attrs["models"]`` maps each
+        ``empty="skip"``; one class for NE, no click for PCOC) and ``weight``. With ``scores``, ``table.attrs["models"]`` maps each
         model and metric to its column. It prints with each metric's coverage and the
         choices underneath, each model's columns under its name.
 
@@ -130,7 +133,7 @@ def per_group(
         df, "per_group", engine_options, kind="per_group",
         scores=score if scores is None else scores, per_model_columns=scores is not None, metrics=names,
         group=group, label=label, weight=weight, min_size=min_size, min_pos=min_pos, min_neg=min_neg,
-        ties=ties, tiebreak=tiebreak, threshold=threshold, gain=gain, denominator=denominator, empty=empty,
+        ties=ties, tiebreak=tiebreak, threshold=threshold, sample_weight=sample_weight, gain=gain, denominator=denominator, empty=empty,
         nan_policy=nan_policy,
         position=position, propensity=propensity, clip=clip, snips=snips,
     )

@@ -39,6 +39,7 @@ def report(
     ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
     tiebreak: Hashable | None = None,
     threshold: float | None = None,
+    sample_weight: Hashable | None = None,
     gain: Literal["exp2", "linear"] = "exp2",
     denominator: Literal["relevant", "min_k"] = "relevant",
     empty: Literal["zero", "skip", "error"] = "zero",
@@ -183,7 +184,7 @@ def report(
         group=group, label=label, scores=scores, metrics=metrics, weight=weight, ci=ci,
         auc_method=auc_method, ci_method=ci_method, n_boot=n_boot, seed=seed, resample=resample,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
-        threshold=threshold, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
+        threshold=threshold, sample_weight=sample_weight, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
         progress=progress,
         position=position, propensity=propensity, clip=clip, snips=snips,
     )

@@ -235,7 +235,10 @@ def _metrics_command(args: argparse.Namespace) -> int:
     width = max(len(f"{name}@K") for name in METRICS)
     for name, info in METRICS.items():
         shown = metric_pattern(info)
-        how = f"default weight: {info.default_weight}" if info.grouped else "pooled over all rows, no group weight"
+        if info.eligibility == "pooled":
+            how = "probabilities, pooled over rows"
+        else:
+            how = f"default weight: {info.default_weight}" if info.grouped else "pooled over all rows, no group weight"
         # the name column, then the description wrapped under itself
         print(wrap(f"{info.summary} ({how})", indent=f"{shown:<{width + 2}} ", hang=" " * (width + 3)))
     print()

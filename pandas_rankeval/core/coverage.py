@@ -9,6 +9,7 @@ weights the weight of each class) under a metric's eligibility rule (``Metric.el
   weight*.
 * ``"relevant"`` (the list metrics, NDCG included): a group with no relevant row is *empty*; it
   scores 0 (``empty="zero"``), is left out (``"skip"``) or raises (``"error"``).
+* ``"pooled"`` (the calibration metrics): every group is used; it adds its row sums.
 
 The metric (:mod:`.reductions`), the per-partition summary (``summary/partition.py``) and
 ``per_group`` all read this one function.
@@ -84,6 +85,9 @@ def eligibility(
         empty = npos == 0
         used = ~empty if opts.empty == "skip" else np.ones(n.shape[0], dtype=bool)
         return Eligible(used=used, only_pos=none, only_neg=none, filtered=none, zero_weight=none, empty=empty)
+    if rule == "pooled":  # the calibration metrics: every group adds its row sums
+        return Eligible(used=np.ones(n.shape[0], dtype=bool), only_pos=none, only_neg=none, filtered=none,
+                        zero_weight=none, empty=none)
     raise ValueError(f"no per-group eligibility for the rule {rule!r}")  # pragma: no cover
 
 

@@ -10,12 +10,14 @@ the labels only, are computed once per evaluation here (:func:`gains`, :func:`id
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import ips
+from . import calibration as C
 from . import kernels as K
 from . import ranking as E
 from .metric import Metric, NameParam
@@ -196,6 +198,107 @@ _RBP_DOC = """Rank-biased precision (Moffat & Zobel 2008) with persistence p: th
     0.625
     """
 
+
+#: The options every calibration metric takes.
+_CALIBRATION = ("sample_weight", "threshold", "nan_policy")
+
+_CAL_PARAMS = """    Parameters
+    ----------
+{frame}
+    group : column or list of columns
+        The user, query or session: the unit of the group bootstrap and of ``per_group``. The
+        value pools the rows of every group (a group adds its row sums; none is skipped).
+    label : column
+        Clicks: 0/1 or bool. Other labels are an error unless ``threshold`` is given
+        (a click is then ``label >= threshold``).
+    score : column
+        The predicted click probability, in [0, 1]; a value outside (or an infinite one) is an
+        error that names the column, the count and the range seen."""
+
+_CAL_COMMON = """    sample_weight : column, optional
+        Per-row weights (finite, >= 0); every row weighs 1 by default.
+    threshold : float, optional
+        Reads a graded label as a click when ``label >= threshold``.
+{nan_policy}
+{engine_options}"""
+
+
+def _cal_doc(summary: str, extra: str, ret: str, notes: str, example: str) -> str:
+    return f"""{summary}
+
+{_CAL_PARAMS}
+{extra}{_CAL_COMMON}
+
+    Returns
+    -------
+    {ret} : MetricResult
+
+    Notes
+    -----
+{notes}
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({{"user": [1, 1, 2, 2], "click": [1, 0, 0, 1], "p": [0.8, 0.4, 0.2, 0.5]}})
+{example}
+    """
+
+
+_LOGLOSS_DOC = _cal_doc(
+    "Log loss (cross-entropy) of predicted click probabilities, pooled over every row.",
+    "",
+    "logloss",
+    """    logloss = -sum_i w_i (y_i log p_i + (1 - y_i) log(1 - p_i)) / sum_i w_i, which is
+    ``sklearn.metrics.log_loss(y, p, sample_weight=w)``. p is clipped to [1e-15, 1 - 1e-15]
+    inside the logs, so a wrong prediction of exactly 0 or 1 costs 34.5 nats, not infinity.
+    Lower is better. No sort is needed: each group adds (sum w l, sum w).""",
+    """    >>> round(pre.logloss(df, group="user", label="click", score="p"), 4)
+    0.4126""",
+)
+
+_NE_DOC = _cal_doc(
+    "Normalized entropy: log loss divided by the entropy of the base click rate of the same rows.",
+    "",
+    "ne",
+    """    NE = logloss / H(b), H(b) = -(b log b + (1 - b) log(1 - b)), b = sum w y / sum w (He et al.
+    2014, "Practical lessons from predicting clicks on ads at Facebook"). A model that always
+    predicts the base rate scores 1; lower is better. NaN when every row is a click or none is
+    (b is 0 or 1: no entropy to divide by). Per segment and per group, b is the base rate of
+    that segment's or group's rows.""",
+    """    >>> round(pre.ne(df, group="user", label="click", score="p"), 4)
+    0.5952""",
+)
+
+_PCOC_DOC = _cal_doc(
+    "PCOC: predicted over observed clicks, sum w p / sum w y; 1 is calibrated.",
+    "",
+    "pcoc",
+    """    PCOC = sum_i w_i p_i / sum_i w_i y_i. Above 1 the model over-predicts clicks, below 1 it
+    under-predicts; neither side is better, the value closest to 1 is (``compare`` reports the
+    difference and says "closer to 1"). NaN when there is no click. Groups with no click still
+    add their predicted clicks to the numerator.""",
+    """    >>> round(pre.pcoc(df, group="user", label="click", score="p"), 4)
+    0.95""",
+)
+
+_ECE_DOC = _cal_doc(
+    "Expected calibration error over equal-width probability bins.",
+    """    bins : int, default=10
+        The number of equal-width bins of [0, 1]; the metric name is ``"ece@10"``.
+""",
+    "ece",
+    """    ECE = sum_b (W_b / W) |sum_b w p / W_b - sum_b w y / W_b| = sum_b |sum_b w (p - y)| / W over
+    the bins [0, 1/B], (1/B, 2/B], ..., ((B-1)/B, 1] (an edge falls in the bin below it; the
+    edges of ``np.linspace(0, 1, B + 1)``, as ``sklearn.calibration.calibration_curve(strategy=
+    "uniform")`` cuts them), W_b the weight of the rows in
+    bin b, W the weight of every row; empty bins add nothing. Lower is better. Its paired test
+    in ``compare`` is the paired bootstrap (ECE is not a sum over groups).""",
+    """    >>> round(pre.ece(df, group="user", label="click", score="p", bins=2), 4)
+    0.075""",
+)
+
 #: Every metric, in the order of the docs and the CLI's list.
 DEFINITIONS: tuple[Metric, ...] = (
     Metric(
@@ -252,5 +355,29 @@ DEFINITIONS: tuple[Metric, ...] = (
         "ips_hit_rate", "ips_hit_rate", "inverse-propensity clicks in the new top k (the hit rate of "
         "one-click groups)", _CUTOFF_REQUIRED, "relevant", "uniform", (*_LIST, *_IPS), ips.ips_hit_rate_values,
         fmt="number", group_factor=ips.snips_factor,
+    ),
+    Metric(
+        "logloss", "logloss", "log loss of predicted click probabilities (lower is better)",
+        _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=C.logloss_rows, higher_is_better=False,
+        direction="lower", bounds=(0.0, math.inf), doc=_LOGLOSS_DOC,
+        nan_reason="the rows weigh 0 in total",
+    ),
+    Metric(
+        "ne", "ne", "normalized entropy: log loss / entropy of the base click rate (lower is better)",
+        _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=C.ne_rows, combine=C.ne_combine,
+        parts=lambda _: 2, higher_is_better=False, direction="lower", bounds=(0.0, math.inf),
+        doc=_NE_DOC, nan_reason="every row is a click or none is (the base rate has no entropy)",
+    ),
+    Metric(
+        "pcoc", "pcoc", "predicted over observed clicks, sum p / sum clicks (1 is calibrated)",
+        _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=C.pcoc_rows, higher_is_better=False,
+        direction="closer to 1", bounds=(0.0, math.inf), doc=_PCOC_DOC,
+        nan_reason="there is no click to divide by",
+    ),
+    Metric(
+        "ece", "ece", "expected calibration error over B equal-width probability bins (lower is better)",
+        NameParam("bins", "optional", 10), "pooled", "uniform", _CALIBRATION, rows=C.ece_rows,
+        combine=C.ece_combine, parts=lambda b: int(b), higher_is_better=False,  # type: ignore[arg-type]
+        direction="lower", signflip=False, doc=_ECE_DOC, nan_reason="the rows weigh 0 in total",
     ),
 )

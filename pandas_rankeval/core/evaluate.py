@@ -19,17 +19,19 @@ import numpy as np
 import pandas as pd
 
 from . import ranking as E
+from .definitions import gains
 from .evaluation import Evaluation, ScoreEvaluation
+from .metric import MetricSpec
 from .options import Options, check_weight_name
 from .prepare import label_levels, prepare
 from .definitions import gains
 from .ips import ips_columns, row_gains
-from .reductions import _global_auc, _group_metric
+from .reductions import _calibration_metric, _global_auc, _group_metric
 from .metric import MetricSpec
 from .registry import sample_weight_error
 from .validation import as_columns, internal_error
 
-__all__ = ["evaluate", "prepare_evaluation", "evaluate_score"]
+__all__ = ["evaluate", "evaluate_score", "prepare_evaluation"]
 
 #: Rows above which score columns are ranked on two threads (numpy sorts release the GIL).
 _THREADS_FROM_ROWS = 200_000
@@ -131,6 +133,23 @@ def prepare_evaluation(
             f"Column {label!r} (label) has labels up to {labels.values[-1]:.6g}: with gain='exp2', "
             "2**label - 1 overflows float64 from label 1024 on. Pass gain='linear', or rescale the labels."
         )
+    calibration = [s.name for s in specs if not s.info.needs_ranking]
+    if calibration:  # probabilities and clicks, checked before any sort
+        from .calibration import (
+            check_binary_labels,
+            check_probabilities,
+            label_error,
+            probability_error,
+        )
+
+        if opts.threshold is None:
+            bad_labels = check_binary_labels(y)
+            if bad_labels is not None:
+                raise label_error(label, *bad_labels, calibration)
+        for name, arr in prep.scores.items():
+            bad_scores = check_probabilities(arr)
+            if bad_scores is not None:
+                raise probability_error(name, *bad_scores, calibration)
     prep.y = None  # the levels hold all the metrics need; free the float copy
     if prep.extra.get(opts.sample_weight) is not None and any("sample_weight" not in s.info.options for s in specs):
         raise ValueError(sample_weight_error())
@@ -146,7 +165,7 @@ def _needs_order(ev: Evaluation, keep_order: bool) -> bool:
     weights, a tie-break column or max_fpr shape it."""
     opts = ev.options
     return (
-        any(s.info.grouped for s in ev.specs)
+        any(s.info.grouped and s.info.needs_ranking for s in ev.specs)
         or keep_order
         or opts.max_fpr is not None
         or opts.sample_weight is not None
@@ -161,11 +180,16 @@ def _score_metrics(ev: Evaluation, se: ScoreEvaluation, keep_order: bool) -> Sco
         ev.group_stats.update(code=rk.code, n=rk.n, positives=rk.npos, negatives=rk.nneg)
     score = ev.prepared.scores[se.score]
     for spec in ev.specs:
+        if not spec.info.needs_ranking:  # a calibration metric: its row sums (and their components)
+            for name, gv in zip(spec.item_names, _calibration_metric(ev, se, spec, score)):
+                se.metrics[name] = gv
+            continue
         if not spec.info.grouped:
             gv = _global_auc(ev, se, score)
         else:
             gv = _group_metric(ev, se, spec, score)
         se.metrics[spec.name] = gv
+    se.calibration_order = None
     if not keep_order:
         se.order = se.rank = None
     ev.scores[se.score] = se
@@ -188,7 +212,7 @@ def evaluate(
         df, group=group, label=label, scores=scores, specs=specs, options=options, by=by
     )
     prep = ev.prepared
-    need_groups = any(s.info.grouped for s in specs)
+    need_groups = any(s.info.grouped and s.info.needs_ranking for s in specs)
     names = list(scores)
     threads = prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1
     needs_order = _needs_order(ev, keep_order)
@@ -228,7 +252,13 @@ def evaluate_score(ev: Evaluation, name: Hashable, score: np.ndarray) -> ScoreEv
         raise internal_error(f"a score of shape {score.shape} for {prep.n_rows} prepared rows")
     prep.scores[name] = score
     se = _sort_one(ev, name) if _needs_order(ev, False) else ScoreEvaluation(name, {})
-    if any(s.info.grouped for s in ev.specs):
+    if any(not s.info.needs_ranking for s in ev.specs):  # probabilities, checked as prepare_evaluation does
+        from .calibration import check_probabilities, probability_error
+
+        bad_scores = check_probabilities(score)
+        if bad_scores is not None:
+            raise probability_error(name, *bad_scores, [s.name for s in ev.specs if not s.info.needs_ranking])
+    if any(s.info.grouped and s.info.needs_ranking for s in ev.specs):
         prep.encode_groups()
         se = _group_one(ev, se)
     return _score_metrics(ev, se, keep_order=False)

@@ -36,6 +36,9 @@ class GroupValues:
     weights: np.ndarray  # per group
     value: float
     coverage: Coverage
+    #: per group, the numerator of the summary's ratio where it is not weights * values (the
+    #: calibration metrics' row sums: a group with no click adds predicted clicks to PCOC)
+    numer: np.ndarray | None = None
 
 
 @dataclass
@@ -45,6 +48,7 @@ class ScoreEvaluation:
     ranking: E.Ranking | None = None
     order: np.ndarray | None = None
     rank: np.ndarray | None = None
+    calibration_order: np.ndarray | None = None  # rows by (group, p, y, w): the calibration sums' order
 
 
 @dataclass

@@ -16,14 +16,17 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     import numpy as np
 
+    from .calibration import RowInput, RowSums
     from .definitions import KernelInput
 
 __all__ = ["Metric", "MetricSpec", "NameParam"]
 
 #: How the groups of a metric enter its mean (see :mod:`.coverage`): ``"pairs"`` needs a relevant
 #: and a non-relevant row (and passes the min_* filters); ``"relevant"`` needs a relevant row, the
-#: others are empty groups ruled by ``empty=``; ``"rows"`` is one number over all rows.
-Eligibility = Literal["pairs", "relevant", "rows"]
+#: others are empty groups ruled by ``empty=``; ``"rows"`` is one number over all rows (global AUC);
+#: ``"pooled"`` (the calibration metrics) pools the rows of every group: each group adds its row
+#: sums, none is skipped.
+Eligibility = Literal["pairs", "relevant", "rows", "pooled"]
 
 #: How per-partition summaries of a metric add up: ``"group_mean"`` adds the weighted sums of the
 #: per-group values (any partitioning of whole groups); ``"score_counts"`` chains the counts of
@@ -36,20 +39,21 @@ class NameParam:
     """The parameter written after ``@`` in a metric name.
 
     ``kind="cutoff"``: an int >= 1, the public function's ``k`` (``"ndcg@10"``). ``kind=
-    "persistence"``: a float in (0, 1) (``"rbp@0.8"``), which is not a cutoff.
+    "persistence"``: a float in (0, 1) (``"rbp@0.8"``), which is not a cutoff. ``kind="bins"``:
+    an int >= 1, the number of equal-width probability bins (``"ece@10"``), the function's ``bins``.
     """
 
-    kind: Literal["cutoff", "persistence"]
+    kind: Literal["cutoff", "persistence", "bins"]
     presence: Literal["none", "optional", "required"]
     default: int | float | None = None  # the public function's default (None: the whole list)
 
     @property
     def placeholder(self) -> str:
-        return "K" if self.kind == "cutoff" else "P"
+        return {"cutoff": "K", "persistence": "P", "bins": "B"}[self.kind]
 
     @property
     def example(self) -> str:
-        return "10" if self.kind == "cutoff" else "0.8"
+        return "0.8" if self.kind == "persistence" else "10"
 
 
 @dataclass(frozen=True)
@@ -75,11 +79,31 @@ class Metric:
     #: a per-group factor f (None: none): values are divided by f and weights multiplied by it, so the
     #: mean is sum(w v) / sum(w f) (self-normalized IPS)
     group_factor: Callable[[KernelInput], np.ndarray | None] | None = None
+    #: a calibration metric's additive row sums per group (see :mod:`.calibration`); None: a kernel
+    rows: Callable[[RowInput], RowSums] | None = None
+    #: a calibration metric's value from its components' sums (..., parts, 2); None: sums[..., 0, 0] /
+    #: sums[..., 0, 1], the ratio of its one component (and of every ranking metric)
+    combine: Callable[[np.ndarray], np.ndarray] | None = None
+    #: how many (numerator, denominator) components its summary carries, from the name's parameter
+    parts: Callable[[int | float | None], int] | None = None
+    direction: Literal["higher", "lower", "closer to 1"] = "higher"  # which value is better
+    bounds: tuple[float, float] = (0.0, 1.0)  # the value's range (intervals are clipped to it)
+    signflip: bool = True  # paired tests by sign flips of per-group differences (else bootstrap)
+    nan_reason: str = ""  # why its value is NaN (a calibration metric's warning), where not coverage's
 
     @property
     def grouped(self) -> bool:
         """Averaged over groups (False for a number over all rows, global AUC)."""
         return self.eligibility != "rows"
+
+    @property
+    def needs_ranking(self) -> bool:
+        """Reads the sorted scores (every metric but the calibration ones)."""
+        return self.rows is None
+
+    def n_parts(self, param: float | None) -> int:
+        """The (numerator, denominator) components of its summary (1 for a ranking metric)."""
+        return 1 if self.parts is None else self.parts(param)
 
     @property
     def patterns(self) -> list[str]:
@@ -111,6 +135,11 @@ class MetricSpec:
         if self.k is None or self.info.param.kind != "cutoff":
             return None
         return int(self.k)
+
+    @property
+    def item_names(self) -> list[str]:
+        """The summary's items of this metric: its name, then its extra components (``ne#1``)."""
+        return [self.name, *(f"{self.name}#{i}" for i in range(1, self.info.n_parts(self.k)))]
 
     @property
     def name(self) -> str:

@@ -293,3 +293,90 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     values = np.where(empty, np.nan if opts.empty == "skip" else 0.0, values)
     cov = _coverage(rk, used, n_rows=ev.prepared.n_rows, n_dropped=ev.prepared.n_dropped, empty=n_empty)
     return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
+
+
+def calibration_groups(ev: Evaluation) -> np.ndarray:
+    """Per row, the index of its group in the per-group arrays (ascending code), which are made
+    here when no ranking metric made them."""
+    groups = ev.prepared.encode_groups()
+    if groups is None:
+        raise internal_error("calibration metrics need group codes")
+    if not ev.group_stats:
+        uniq, inv = np.unique(groups.codes, return_inverse=True)
+        inv = inv.reshape(-1)
+        n = np.bincount(inv, minlength=uniq.shape[0]).astype(np.int64)
+        npos = np.bincount(inv, weights=ev.labels.rel, minlength=uniq.shape[0]).astype(np.int64)
+        ev.group_stats.update(code=uniq, n=n, positives=npos, negatives=n - npos)
+        ev.group_stats["_row_group"] = inv
+    if "_row_group" not in ev.group_stats:
+        ev.group_stats["_row_group"] = np.searchsorted(np.asarray(ev.group_stats["code"]), groups.codes)
+    return ev.group_stats["_row_group"]
+
+
+def _bits(x: int) -> int:
+    return max(int(x).bit_length(), 1)
+
+
+def canonical_order(gi: np.ndarray, n_groups: int, p: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """The rows sorted by (group, p, y, w): the order every engine adds a group's rows in.
+
+    (p, y) is one int64 (a probability's float bits, which order like the floats for p >= 0,
+    and the click bit); its dense rank, the group and the row number are packed into one int64
+    and sorted by value (a SIMD sort, as the ranking's), falling back to a lexsort beyond 63 bits
+    or with sample weights.
+    """
+    key = ((p + 0.0).view(np.int64) << 1) | y.astype(np.int64)  # + 0.0: -0.0 is 0.0
+    n = key.shape[0]
+    if w is not None or n < 2:
+        return np.lexsort([k for k in (w, key, gi) if k is not None])
+    by_key = np.argsort(key)
+    ks = key[by_key]
+    rank = np.empty(n, dtype=np.int64)
+    rank[by_key[0]] = 0
+    rank[by_key[1:]] = np.cumsum(ks[1:] != ks[:-1])
+    gb, rb, ib = _bits(n_groups - 1), _bits(int(rank.max())), _bits(n - 1)
+    if gb + rb + ib > 63:
+        return np.lexsort((key, gi))
+    packed = (gi.astype(np.int64) << (rb + ib)) | (rank << ib) | np.arange(n, dtype=np.int64)
+    packed.sort()
+    return packed & ((1 << ib) - 1)
+
+
+def _calibration_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: np.ndarray) -> list[GroupValues]:
+    """A calibration metric of one score column: its value (pooled rows) and per-group values,
+    then one GroupValues per extra component of its summary (``ne#1``, ``ece@10#1``...)."""
+    from .calibration import RowInput
+
+    metric = spec.info
+    if metric.rows is None:  # pragma: no cover - the caller checks
+        raise internal_error(f"{spec.name} has no row sums")
+    gi = calibration_groups(ev)
+    n = np.asarray(ev.group_stats["n"])
+    opts = ev.options
+    sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
+    p = np.asarray(score, dtype=np.float64)
+    y = ev.labels.rel
+    # every per-group sum adds its rows in one canonical order, (group, p, y, w), so that another row
+    # order or partitioning (Dask, Spark) gives the same sums to the last bit, and the same p-values
+    order = se.calibration_order
+    if order is None:
+        order = se.calibration_order = canonical_order(gi, int(n.shape[0]), p, y, sw)
+    x = RowInput(gi[order], int(n.shape[0]), p[order], y[order], None if sw is None else sw[order], spec.k)
+    rs = metric.rows(x)
+    totals = np.stack([rs.num.sum(axis=1), rs.den.sum(axis=1)], axis=-1)  # (parts, 2)
+    if metric.combine is None:
+        value = float(totals[0, 0] / totals[0, 1]) if totals[0, 1] > 0 else math.nan
+    else:
+        value = float(metric.combine(totals))
+    used = np.ones(n.shape[0], dtype=bool)
+    cov = Coverage(
+        n_rows=ev.prepared.n_rows, n_groups=int(n.shape[0]), n_used=int(n.shape[0]), n_only_pos=0, n_only_neg=0,
+        n_filtered=0, n_empty=0, rows_skipped_share=0.0, positives_skipped_share=0.0,
+        n_dropped=ev.prepared.n_dropped,
+    )
+    out = [GroupValues(spec, rs.values, used, rs.den[0], value, cov, numer=rs.num[0])]
+    for i in range(1, rs.num.shape[0]):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            part = np.where(rs.den[i] > 0, rs.num[i] / np.where(rs.den[i] > 0, rs.den[i], 1.0), np.nan)
+        out.append(GroupValues(spec, part, used, rs.den[i], math.nan, cov, numer=rs.num[i]))
+    return out

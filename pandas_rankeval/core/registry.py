@@ -85,14 +85,19 @@ _PATTERN = re.compile(r"^\s*([a-z_]+)\s*(?:@\s*([0-9]*\.?[0-9]+(?:e-?[0-9]+)?))?
 
 def sample_weight_error(func: str | None = None) -> str:
     """The message for ``sample_weight`` with a metric that does not take it."""
-    takes = " and ".join(repr(m.name) for m in METRICS.values() if "sample_weight" in m.options)
+    names = [repr(m.name) for m in METRICS.values() if "sample_weight" in m.options]
+    takes = " and ".join(names) if len(names) <= 2 else f"{', '.join(names[:-1])} and {names[-1]}"
     if func is None:
         return f"sample_weight applies to {takes} only; weigh groups with weight= instead."
     return f"The 'sample_weight' parameter of {func} applies to {takes} only; weigh groups with weight= instead."
 
 
+#: The most equal-width bins of ``ece@B`` (each is a component of its summary).
+_MAX_BINS = 1000
+
+
 def _examples() -> list[str]:
-    return [p.replace("@K", "@10").replace("@P", "@0.8") for p in valid_names()]
+    return [p.replace("@K", "@10").replace("@P", "@0.8").replace("@B", "@10") for p in valid_names()]
 
 
 def parse_metric(name: str) -> MetricSpec:
@@ -119,15 +124,18 @@ def parse_metric(name: str) -> MetricSpec:
         problem = f"Metric {kind!r} takes no cutoff; got {name!r}."
     elif raw is None and info.param.presence == "required":
         ex = info.param.example
-        what = "a cutoff" if info.param.kind == "cutoff" else "a persistence"
+        what = {"cutoff": "a cutoff", "persistence": "a persistence", "bins": "a number of bins"}[info.param.kind]
         problem = f"Metric {kind!r} needs {what}, such as '{kind}@{ex}'; got {name!r}."
-    elif raw is not None and info.param.kind == "cutoff":
+    elif raw is not None and info.param.kind in ("cutoff", "bins"):
+        what = "cutoff" if info.param.kind == "cutoff" else "number of bins"
         if not raw.isdigit():
-            problem = f"The cutoff of {name!r} must be a positive int."
+            problem = f"The {what} of {name!r} must be a positive int."
         else:
             param = int(raw)
             if param < 1:
-                problem = f"The cutoff of {name!r} must be at least 1."
+                problem = f"The {what} of {name!r} must be at least 1."
+            elif info.param.kind == "bins" and param > _MAX_BINS:
+                problem = f"The number of bins of {name!r} must be at most {_MAX_BINS:,}."
     elif raw is not None:
         param = float(raw)
         if not (0.0 < param < 1.0 and math.isfinite(param)):
@@ -139,6 +147,8 @@ def parse_metric(name: str) -> MetricSpec:
         raise ValueError(f"{problem}{hint} Valid metrics are {valid} ({_placeholders()}).")
     if param is None and info is not None and info.param.kind == "persistence":
         param = float(info.param.default)  # type: ignore[arg-type]
+    if param is None and info is not None and info.param.kind == "bins":
+        param = int(info.param.default)  # type: ignore[arg-type]
     return MetricSpec(str(kind), param)
 
 
@@ -149,6 +159,8 @@ def _placeholders() -> str:
         out.append("K a positive int")
     if "persistence" in kinds:
         out.append("P a persistence in (0, 1)")
+    if "bins" in kinds:
+        out.append("B a number of bins")
     return "; ".join(out)
 
 

@@ -69,6 +69,11 @@ def coverage_problem(name: str, value: float, coverage: Coverage) -> str | None:
     10% of the rows or of the positives. Single-class groups are in the coverage, not here.
     """
     if value != value:  # NaN
+        from .registry import METRICS
+
+        metric = METRICS.get(name.rsplit(": ", 1)[-1].split("@")[0])
+        if metric is not None and metric.nan_reason:  # a calibration metric: its own reason
+            return f"{name} is NaN because {metric.nan_reason} ({coverage})."
         if coverage.n_used and coverage.grouped:
             why = "the weights of the groups used sum to 0"
         elif not coverage.grouped:

@@ -234,6 +234,13 @@ def check_persistence(p: Any, func: str, *, param: str = "p") -> float:
     return float(p)
 
 
+def check_bins(bins: Any, func: str, *, param: str = "bins") -> int:
+    """A number of equal-width bins (``ece``'s ``bins``) is an int in [1, 1000]."""
+    if isinstance(bins, (bool, np.bool_)) or not isinstance(bins, numbers.Integral) or not 1 <= int(bins) <= 1000:
+        raise ValueError(f"The '{param}' parameter of {func} must be an int in the range [1, 1000]. Got {bins!r} instead.")
+    return int(bins)
+
+
 def check_min_count(value: Any, param: str, func: str) -> int:
     """Filters such as ``min_size`` are non-negative ints; None means no filter."""
     if value is None:
@@ -293,8 +300,10 @@ def numeric_values(
 
 
 #: The order in which the problems of the data are reported, the order pandas meets them in.
-PROBLEM_ORDER = ("infinite_label", "bad_weight", "negative_label", "group_weight", "weight_missing", "mixed_by",
-                 "bad_position", "bad_propensity", "unknown_position")
+PROBLEM_ORDER = (
+    "infinite_label", "bad_weight", "negative_label", "binary_label", "probability", "group_weight", "weight_missing",
+    "mixed_by", "bad_position", "bad_propensity", "unknown_position",
+)
 
 
 def problem_message(kind: str, where: Any, count: int, *, of: int = 0, examples: Sequence[Any] = ()) -> str:
@@ -340,6 +349,14 @@ def problem_message(kind: str, where: Any, count: int, *, of: int = 0, examples:
             f"(for example {list(examples)!r}). Estimate the propensities on the same positions, or give "
             "those positions a propensity."
         )
+    if kind == "binary_label":  # where: (label column, metric names); examples: labels seen
+        from .calibration import label_error
+
+        return str(label_error(where[0], count, sorted(examples)[:3], list(where[1])))
+    if kind == "probability":  # where: (score column, metric names); examples: [smallest, largest]
+        from .calibration import probability_error
+
+        return str(probability_error(where[0], count, examples[0], examples[1], list(where[1])))
     raise internal_error(f"unknown problem {kind!r}")
 
 

@@ -290,9 +290,20 @@ def _significance_line(df: pd.DataFrame, view: str) -> str:
     adjusted = how != "unadjusted"
     over = f" over {_family(df)}" if adjusted else ""
     name = f"{how}-adjusted p" if adjusted else "p"
+    sides = _sides(df)
     if view == "compare":
-        return f"significant: {col} < {alpha} ({how}{over}): {UP} better / {DOWN} worse than {_against(df)}"
-    return f"{UP} / {DOWN}: significantly better / worse than {_against(df)}: {name} < {alpha}{over}"
+        return f"significant: {col} < {alpha} ({how}{over}): {UP} better / {DOWN} worse than {_against(df)}{sides}"
+    return f"{UP} / {DOWN}: significantly better / worse than {_against(df)}: {name} < {alpha}{over}{sides}"
+
+
+def _sides(df: pd.DataFrame) -> str:
+    """``; lower is better: logloss; closer to 1: pcoc`` for the metrics where higher is not better."""
+    by_side: dict[str, list[str]] = {}
+    for name, side in (df.attrs.get("direction") or {}).items():
+        if side != "higher":
+            by_side.setdefault(side, []).append(str(name))
+    words = {"lower": "lower is better", "closer to 1": "closer to 1 is better"}
+    return "".join(f"; {words.get(side, side)}: {', '.join(names)}" for side, names in by_side.items())
 
 
 def _ci_level(df: pd.DataFrame) -> str:

@@ -5,8 +5,9 @@
 - a count with thousands separators, a share or a lift in % (``+12.4%``);
 - a p-value to 3 significant digits, in scientific notation below 0.001, ``< 1e-6`` below that
   (no resolution floors: the number the test gives);
-- a significant difference with its direction: ``▲`` better, ``▼`` worse (every metric here is
-  "higher is better").
+- a significant difference with its direction: ``▲`` better, ``▼`` worse (higher is better, but
+  for the metrics compare's ``attrs["direction"]`` names: lower for log loss, NE and ECE, closer
+  to 1 for PCOC).
 
 Formatting is for display only: the tables keep their unrounded numbers.
 """
@@ -123,15 +124,29 @@ def fmt_p(x: Any) -> str:
     return f"{p:.{decimals}f}"
 
 
-def direction(diff: Any, significant: Any) -> str:
+def direction(diff: Any, significant: Any, better: str = "higher", value: Any = None, base: Any = None) -> str:
     """``▲`` for a significant gain, ``▼`` for a significant loss, else ``""``.
+
+    ``better`` is the metric's side (compare's ``attrs["direction"]``): ``"higher"``, ``"lower"``
+    (log loss, NE, ECE), or ``"closer to 1"`` (PCOC: the model whose value is nearer 1 gains).
 
     >>> direction(0.02, True), direction(-0.02, True), direction(0.02, False)
     ('▲', '▼', '')
+    >>> direction(-0.02, True, "lower"), direction(0.1, True, "closer to 1", 1.05, 0.95)
+    ('▲', '')
     """
     if is_missing(significant) or not bool(significant) or is_missing(diff) or float(diff) == 0:
         return ""
-    return UP if float(diff) > 0 else DOWN
+    gain = float(diff)
+    if better == "lower":
+        gain = -gain
+    elif better == "closer to 1":
+        if is_missing(value) or is_missing(base):
+            return ""
+        gain = abs(float(base) - 1.0) - abs(float(value) - 1.0)
+        if gain == 0:
+            return ""
+    return UP if gain > 0 else DOWN
 
 
 def fmt_number(x: Any) -> str:

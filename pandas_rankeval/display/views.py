@@ -112,7 +112,11 @@ def _compare_frame(df: pd.DataFrame) -> tuple[pd.DataFrame, list[list[Hashable]]
         elif c in ("diff", "ci_low", "ci_high"):
             shown[c] = col.map(lambda v: fmt_metric(v, signed=True))
         elif c == "significant" and "diff" in df.columns:
-            marks = [direction(d, s) for d, s in zip(df["diff"], col)]
+            sides = df.attrs.get("direction", {})
+            names = [str(m) for m in metric] if metric is not None else [""] * len(df)
+            bv = df["baseline_value"] if "baseline_value" in df.columns else [None] * len(df)
+            vv = df["value"] if "value" in df.columns else [None] * len(df)
+            marks = [direction(d, s, sides.get(n, "higher"), v, b) for d, s, n, v, b in zip(df["diff"], col, names, vv, bv)]
             shown[c] = [
                 {"▲": "▲ better", "▼": "▼ worse"}.get(m, "yes" if (not is_missing(s) and bool(s)) else "no")
                 for m, s in zip(marks, col)
@@ -302,7 +306,7 @@ def compact_compare(df: pd.DataFrame) -> pd.DataFrame:
         if "lift" in flat.columns:
             cells["lift"] = fmt_share(r["lift"], signed=True)
         if pcol is not None:
-            mark = direction(r["diff"], r["significant"]) if "significant" in flat.columns else ""
+            mark = _mark(df, r, metric[i])
             cells[p_label] = (f"{mark} " if mark else "") + fmt_p(r[pcol])
         for sub, text in cells.items():
             row[(group, sub)] = text
@@ -320,6 +324,14 @@ def compact_compare(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _mark(df: pd.DataFrame, r: pd.Series, metric: Any) -> str:
+    """The ▲ / ▼ of one compare row, by its metric's side (``attrs["direction"]``)."""
+    if "significant" not in df.columns:
+        return ""
+    side = df.attrs.get("direction", {}).get(str(metric), "higher")
+    return direction(r["diff"], r["significant"], side, r.get("value"), r.get("baseline_value"))
+
+
 def summary_of(df: pd.DataFrame) -> pd.DataFrame:
     """Models x metrics, the baseline first, ▲ / ▼ where a model is significantly better / worse."""
     segs, model, base, metric = _pairs(df)
@@ -335,7 +347,7 @@ def summary_of(df: pd.DataFrame) -> pd.DataFrame:
         r = flat.iloc[i]
         if single and bcol is not None:
             rows.setdefault((*seg, f"{base[i]} (baseline)"), {})[str(metric[i])] = fmt_metric(r[bcol])
-        mark = direction(r["diff"], r["significant"]) if "significant" in flat.columns else ""
+        mark = _mark(df, r, metric[i])
         value = fmt_metric(r["value"]) if single else fmt_metric(r["diff"], signed=True)
         if not single:  # every pair: each model's own value first, then the differences
             for who, col in ((base[i], bcol), (model[i], "value")):

@@ -482,7 +482,7 @@ def nan_quantiles(a: np.ndarray, qs: Sequence[float]) -> np.ndarray:
 
 
 def percentile_interval(
-    reps: np.ndarray, ci: float, bounds: tuple[float, float] | None = None
+    reps: np.ndarray, ci: float, bounds: tuple[Any, Any] | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval per column of ``reps``, ignoring undefined (NaN) replicates.
 

@@ -29,6 +29,7 @@ the percentile bootstrap, said in the footer).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -169,7 +170,7 @@ def studentized_interval(
     reps: np.ndarray,
     se_reps: np.ndarray,
     ci: float,
-    bounds: tuple[float, float] | None = None,
+    bounds: tuple[Any, Any] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Bootstrap-t interval per column: ``[T - t*_hi se, T - t*_lo se]``.
 

@@ -31,8 +31,9 @@ class LightGBMMetric:
 
     LightGBM calls it as ``feval(preds, dataset)`` (``lgb.train``, ``lgb.cv``) or, through
     the sklearn API, as ``eval_metric(y_true, y_pred, weight, group)``. Each call returns
-    ``(name, value, True)`` (every metric of the library is higher-is-better), or a list
-    of them when several metrics were asked for.
+    ``(name, value, is_higher_better)``, or a list of them when several metrics were asked
+    for: True for the ranking metrics, False for ``logloss``, ``ne`` and ``ece`` (lower is
+    better) and for ``pcoc`` (whose best value is 1: do not early-stop on it).
 
     Examples
     --------
@@ -86,7 +87,8 @@ class LightGBMMetric:
                 keys_from_data=lambda: keys_from_sizes(group, n, _FUNC),
                 weights_from_data=lambda: weight,
             )
-        out = [(name, value, True) for name, value in values]
+        higher = [sp.info.higher_is_better for sp in self._core.specs]
+        out = [(name, value, h) for (name, value), h in zip(values, higher)]
         return out[0] if len(out) == 1 else out
 
 
@@ -103,8 +105,9 @@ def eval_metric(
     The value LightGBM logs each round is the value ``pandas_rankeval.<metric>`` gives on
     a frame of the evaluation set's group keys, labels and that round's predictions, with
     the same options (ties, single-class groups, weights as in the metric contract). It is
-    flagged higher-is-better, so ``lgb.early_stopping`` and ``lgb.record_evaluation``
-    work on it.
+    flagged higher-is-better (lower-is-better for ``logloss``, ``ne`` and ``ece``), so
+    ``lgb.early_stopping`` and ``lgb.record_evaluation`` work on it; ``pcoc`` (best at 1)
+    is for the log, not for early stopping.
 
     Parameters
     ----------

@@ -68,6 +68,13 @@ class GroupScorer:
             )
         if sample_weight and "sample_weight" not in self.spec.info.options:
             raise ValueError(sample_weight_error(_FUNC))
+        if self.spec.info.direction == "closer to 1":
+            raise ValueError(
+                f"{_FUNC}: {self.spec.name!r} is best at 1 (neither higher nor lower is better), so it "
+                "cannot rank candidates as a score; use 'logloss' or 'ece', or report it with pre.report."
+            )
+        if not self.spec.info.needs_ranking and response_method == _RESPONSES:
+            methods = ["predict_proba"]  # a calibration metric reads probabilities
         self.group = group
         self.response_method = methods
         self.sample_weight = bool(sample_weight)
@@ -163,10 +170,12 @@ class GroupScorer:
         frame = pd.DataFrame(cols, copy=False)
         func = metric_function(self.spec)
         if self.spec.k is not None:
-            opts["k"] = self.spec.k
+            opts["bins" if self.spec.info.param.kind == "bins" else "k"] = self.spec.k
         if group_cols is not None:
             opts["group"] = group_cols[0] if len(group_cols) == 1 else group_cols
-        return float(func(frame, label="label", score="score", **opts))
+        value = float(func(frame, label="label", score="score", **opts))
+        # scikit-learn maximizes a score: a loss is negated, as its own "neg_log_loss"
+        return -value if self.spec.info.direction == "lower" else value
 
 
 def make_scorer(
@@ -181,7 +190,9 @@ def make_scorer(
 
     The score of a fitted estimator on a test fold is ``pandas_rankeval.<metric>`` of a
     frame of the fold's group keys, labels and the estimator's scores, with the same
-    options. Higher is better for every metric, as scikit-learn expects of a score.
+    options. Higher is better, as scikit-learn expects of a score: ``logloss``, ``ne`` and
+    ``ece`` are negated (as scikit-learn's ``"neg_log_loss"``) and read probabilities
+    (``predict_proba`` by default); ``pcoc``, best at 1, is refused.
 
     Parameters
     ----------

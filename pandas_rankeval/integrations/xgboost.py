@@ -93,7 +93,7 @@ class XGBoostMetric:
         if isinstance(dmatrix, self._dmatrix):  # xgb.train / xgb.cv: (predt, DMatrix)
             labels = dmatrix.get_label()
             n = int(labels.shape[0])
-            _steer_early_stopping(self._core.names)
+            _steer_early_stopping(self._core.names, [sp.info.direction for sp in self._core.specs])
             values = self._core.evaluate(
                 predt,
                 labels,
@@ -119,7 +119,7 @@ class XGBoostMetric:
                 f"computes {self._core.names}. Build it with one metric, or use xgb.train."
             )
         labels, scores = predt, dmatrix
-        _steer_early_stopping(self._core.names)
+        _steer_early_stopping(self._core.names, [sp.info.direction for sp in self._core.specs])
         values = self._core.evaluate(
             scores,
             labels,
@@ -128,16 +128,19 @@ class XGBoostMetric:
         return values[0][1]
 
 
-def _steer_early_stopping(names: list[str]) -> None:
-    """Tell XGBoost's EarlyStopping that higher is better when it would guess.
+def _steer_early_stopping(names: list[str], directions: Sequence[str] | None = None) -> None:
+    """Tell XGBoost's EarlyStopping which side is better when it would guess.
 
     Left to itself (``early_stopping_rounds=``, ``maximize=None``) XGBoost guesses the
     direction from the metric's name and takes ``"gauc"``, ``"mrr"``, ``"recall@k"`` or
     ``"hit_rate@k"`` for losses. The metric is evaluated before the callbacks run, so
     setting ``maximize`` now is in time for the first round. An explicit
-    ``maximize=False`` on a metric of this hook is an error. Outside ``xgb.train`` /
+    ``maximize=False`` on a metric of this hook is an error. The calibration metrics are the
+    other way round: log loss, NE and ECE are minimized (``maximize=True`` is the error), and
+    PCOC, whose best value is 1, cannot steer early stopping. Outside ``xgb.train`` /
     ``xgb.cv`` (no callback container on the stack) nothing happens.
     """
+    side = dict(zip(names, directions or ["higher"] * len(names)))
     xgb = sys.modules.get("xgboost")
     callback = getattr(xgb, "callback", None)
     container_type = getattr(callback, "CallbackContainer", None)
@@ -162,13 +165,21 @@ def _steer_early_stopping(names: list[str]) -> None:
         watched = cb.metric_name or names[-1]
         if watched not in names:
             continue  # it watches another metric
+        better = side[watched]
+        if better == "closer to 1":
+            raise ValueError(
+                f"{_FUNC}: XGBoost's EarlyStopping watches {watched!r}, whose best value is 1 (neither "
+                "higher nor lower is better), so it cannot pick a round. Watch another metric "
+                "(metric_name=, for example 'logloss') or leave it out of early stopping."
+            )
+        want = better == "higher"
         if cb.maximize is None:
-            cb.maximize = True
-        elif not cb.maximize:
+            cb.maximize = want
+        elif bool(cb.maximize) != want:
             raise ValueError(
                 f"{_FUNC}: XGBoost's EarlyStopping watches {watched!r} with "
-                "maximize=False, so it would keep the worst round; every metric of pandas_rankeval "
-                "is higher-is-better. Pass maximize=True (or leave it unset)."
+                f"maximize={bool(cb.maximize)}, so it would keep the worst round; {watched!r} is "
+                f"{better}-is-better. Pass maximize={want} (or leave it unset)."
             )
 
 
@@ -230,8 +241,9 @@ def eval_metric(
     Early stopping: XGBoost guesses from a metric's name whether higher is better and
     would take ``"gauc"``, ``"mrr"``, ``"recall@k"`` and ``"hit_rate@k"`` for losses.
     When the ``EarlyStopping`` callback was left to guess (``early_stopping_rounds=``
-    without ``maximize``), the hook tells it that higher is better; pass
-    ``maximize=True`` to ``xgb.train`` to say it yourself. Set
+    without ``maximize``), the hook tells it that higher is better (lower for ``logloss``,
+    ``ne`` and ``ece``; ``pcoc``, best at 1, cannot be watched); pass ``maximize=True``
+    to ``xgb.train`` to say it yourself. Set
     ``"disable_default_eval_metric": 1`` so that only this metric is logged.
 
     Rankers: XGBoost's ``XGBRanker`` calls a callable ``eval_metric`` once per query,

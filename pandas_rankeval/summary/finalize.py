@@ -43,6 +43,11 @@ def raise_input_errors(summary: Summary, plan: Plan) -> None:
             of = int(probs.get((kind + ":of", where), 0)) + summary.total("n_groups")
         if kind in ("weight_missing", "mixed_by", "unknown_position"):
             examples = first_keys([k for (name, k) in probs if name == kind + ":example"])
+        elif kind == "binary_label":  # the labels seen, from every partition
+            examples = sorted({k for (name, k) in probs if name == kind + ":example"})
+        elif kind == "probability":  # the range seen, from every partition
+            seen = [k for (name, k) in probs if name == kind + ":range" and k[0] == where[0]]
+            examples = [min(k[1] for k in seen), max(k[2] for k in seen)]
         raise ValueError(problem_message(kind, where, int(probs[(kind, where)]), of=of, examples=examples))
     if summary.n_rows == 0:
         if summary.n_dropped:
@@ -83,6 +88,37 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.full(np.broadcast_shapes(num.shape, den.shape), np.nan)
     np.divide(num, den, out=out, where=den > 0)
     return out
+
+
+def item_values(plan: Plan, sums: np.ndarray) -> np.ndarray:
+    """Every item's value from its sums (..., items, 2): the ratio ``sum w v / sum w``, except a
+    calibration metric with several components, whose first item gets the metric's ``combine``
+    of its components' sums (NE, ECE). Whole table, segments and bootstrap replicates alike."""
+    out = _ratio(sums[..., 0], sums[..., 1])
+    combined = [s for s in plan.specs if s.info.combine is not None]
+    if not combined:
+        return out
+    col = {item: j for j, item in enumerate(plan.items)}
+    for spec in combined:
+        for score in plan.scores:
+            js = [col[(score, name)] for name in spec.item_names]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[..., js[0]] = spec.info.combine(sums[..., js, :])  # type: ignore[misc]
+    return out
+
+
+def item_bounds(plan: Plan, jm: np.ndarray, jb: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The range of every target (items, or model - baseline differences) that intervals are
+    clipped to: a ranking metric's [0, 1] (differences [-1, 1]); log loss, NE, PCOC and the IPS
+    metrics [0, inf)."""
+    metric_of = {j: spec.info for j, (_, name) in enumerate(plan.items) for spec in plan.specs if name in spec.item_names}
+    # a number of another range than [0, 1] (``fmt != "ratio"``, the IPS metrics) is at least 0
+    rng = [metric_of[int(j)].bounds if metric_of[int(j)].fmt == "ratio" else (0.0, np.inf) for j in jm]
+    lo = np.array([r[0] for r in rng], dtype=np.float64)
+    hi = np.array([r[1] for r in rng], dtype=np.float64)
+    if jb is None:
+        return lo, hi
+    return lo - hi, hi - lo
 
 
 def _coverage(seg: dict[str, Any], j: int, n_dropped: int) -> Coverage:
@@ -154,7 +190,7 @@ def _metric_coverage(summary: Summary, plan: Plan, score: Hashable) -> dict[str,
             out[name] = (1.0 if cov.n_used else math.nan, cov)
             continue
         j = plan.items.index((score, name))
-        value = float(_ratio(tot["sums"][j, 0], tot["sums"][j, 1]))
+        value = float(item_values(plan, tot["sums"])[j])
         out[name] = (value, _coverage(tot, j, summary.n_dropped))
     return out
 

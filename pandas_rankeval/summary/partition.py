@@ -145,6 +145,7 @@ def summarize_evaluation(
     used_l: list[np.ndarray] = []
     w_l: list[np.ndarray] = []
     v_l: list[np.ndarray] = []
+    num_l: list[np.ndarray | None] = []
     for j, (score, name) in enumerate(items):
         gv = ev.scores[score].metrics[name]
         used = np.asarray(gv.used, dtype=bool)
@@ -152,7 +153,7 @@ def summarize_evaluation(
         v = np.asarray(gv.values, dtype=np.float64)
         wu = np.where(used, w, 0.0)
         with np.errstate(invalid="ignore"):
-            wv = np.where(used, w * v, 0.0)
+            wv = np.where(used, w * v if gv.numer is None else gv.numer, 0.0)
         sums[:, j, 0] = fsum(wv)
         sums[:, j, 1] = fsum(wu)
         c = counts[:, j]
@@ -184,6 +185,7 @@ def summarize_evaluation(
             used_l.append(used)
             w_l.append(w)
             v_l.append(v)
+            num_l.append(gv.numer)
 
     # paired differences: observed sums, and which groups both models use
     wd_cols: list[np.ndarray] = []
@@ -203,7 +205,11 @@ def summarize_evaluation(
         both = um & ub
         mismatch[:, p] = count((um != ub) | (um & (wm != wb)))
         pair_used[:, p] = count(both)
-        wd = signflip_terms(wm, v_l[jm], v_l[jb], both)  # a difference at float rounding is 0
+        nm, nb = num_l[jm], num_l[jb]
+        if nm is not None and nb is not None:  # row sums over the same denominator: their difference
+            wd = signflip_terms(np.ones_like(wm), nm, nb, both)
+        else:
+            wd = signflip_terms(wm, v_l[jm], v_l[jb], both)  # a difference at float rounding is 0
         one = signflip_sums(wd, seg_index, n_seg)
         for name, arr in sf.items():  # type: ignore[union-attr]
             arr[:, p] = one[name][:, 0]

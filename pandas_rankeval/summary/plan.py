@@ -124,8 +124,9 @@ class Plan:
 
     @property
     def items(self) -> list[tuple[Hashable, str]]:
-        """(score, group metric name), the order of every per-item array of a Summary."""
-        return [(s, spec.name) for s in self.scores for spec in self.specs]
+        """(score, group metric name), the order of every per-item array of a Summary; a calibration
+        metric with several components adds one item per extra component (``"ne#1"``)."""
+        return [(s, name) for s in self.scores for spec in self.specs for name in spec.item_names]
 
     @property
     def all_specs(self) -> list[MetricSpec]:
@@ -232,6 +233,12 @@ def make_plan(
             f"{[s.name for s in specs_all if s.info.grouped]}."
         )
     resample = resolve_resample(resample, ci_method, func)
+    combined = [s.name for s in specs_all if s.info.combine is not None]
+    if combined and ci_method == "studentized" and (kind == "compare" or ci is not None):
+        raise ValueError(
+            f"The 'ci_method' parameter of {func} is 'studentized', whose standard error is that of a ratio of "
+            f"sums; {combined} are not such ratios. Pass ci_method='percentile' for them."
+        )
     check_option(auc_method, "auc_method", func, ("delong", "bootstrap"))
     check_option(ci_method, "ci_method", func, ("percentile", "studentized"))
     flip_pairs: list[tuple[Hashable, Hashable, str]] = []

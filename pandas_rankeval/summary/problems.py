@@ -50,4 +50,33 @@ def _count_problems(pdf: pd.DataFrame, plan: Plan) -> dict[tuple, int]:
         neg = int((lab.to_numpy(dtype=np.float64) < 0).sum())
         if neg:
             out[("negative_label", plan.label)] = neg
+    out.update(calibration_problems(pdf, plan))
+    return out
+
+
+def calibration_problems(pdf: pd.DataFrame, plan: Plan) -> dict[tuple, int]:
+    """What the calibration metrics refuse, counted: labels other than 0/1 (without a threshold)
+    and scores outside [0, 1], with the labels and the range seen (rows with missing values are
+    already dropped)."""
+    names = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
+    out: dict[tuple, int] = {}
+    if not names:
+        return out
+    from ..core.calibration import check_binary_labels, check_probabilities
+
+    lab = pdf[plan.label]
+    if plan.options.threshold is None and pd.api.types.is_numeric_dtype(lab.dtype) and not pd.api.types.is_bool_dtype(lab.dtype):
+        y = lab.to_numpy(dtype=np.float64)
+        bad = check_binary_labels(y)
+        if bad is not None:
+            out[("binary_label", (plan.label, names))] = bad[0]
+            for v in np.unique(y[(y != 0) & (y != 1)])[:3].tolist():
+                out[("binary_label:example", v)] = 1
+    for c in plan.scores:
+        col = pdf[c]
+        if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+            found = check_probabilities(col.to_numpy(dtype=np.float64))
+            if found is not None:
+                out[("probability", (c, names))] = found[0]
+                out[("probability:range", (c, found[1], found[2]))] = 1
     return out

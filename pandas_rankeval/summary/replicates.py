@@ -26,7 +26,7 @@ import numpy as np
 
 from ..inference.bootstrap import bootstrap_pvalues, percentile_interval
 from ..inference.studentized import _se, studentized_fallback, studentized_interval
-from .finalize import _ratio
+from .finalize import _ratio, item_bounds, item_values
 from .plan import Plan
 from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary
 
@@ -63,23 +63,6 @@ def _target_items(plan: Plan) -> tuple[np.ndarray, np.ndarray | None]:
     jm = np.array([col[(m, n)] for m, _, n in plan.flip_pairs], dtype=np.int64)
     jb = np.array([col[(b, n)] for _, b, n in plan.flip_pairs], dtype=np.int64)
     return jm, jb
-
-
-def _unbounded(plan: Plan, jm: np.ndarray, bounds: tuple[float, float], n_seg: int) -> Any:
-    """The range of each target: a metric in [0, 1] (a difference in [-1, 1]) unless its entry says
-    it is a number of another range (``fmt != "ratio"``, the IPS metrics: at least 0)."""
-    fmt = {spec.name: spec.info.fmt for spec in plan.specs}
-    other = np.array([fmt[plan.items[j][1]] != "ratio" for j in jm], dtype=bool)
-    if not other.any():
-        return bounds
-    lo = np.where(other, -np.inf if bounds[0] < 0 else 0.0, bounds[0])
-    hi = np.where(other, np.inf, bounds[1])
-    return np.tile(lo, n_seg).reshape(n_seg, -1), np.tile(hi, n_seg).reshape(n_seg, -1)
-
-
-def _flat(bounds: Any) -> Any:
-    """Per-target bounds of shape (segments, targets) as the flat columns of the bootstrap-t."""
-    return tuple(np.reshape(b, -1) if np.ndim(b) else b for b in bounds)
 
 
 def _standard_errors(
@@ -144,13 +127,13 @@ def _compute_block(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | N
     ci = 0.95 if plan.ci is None else float(plan.ci)
     jm, jb = _target_items(plan)
     n_t = jm.shape[0]
-    point = _ratio(sums[..., 0], sums[..., 1])  # (S, items)
-    reps = _ratio(boot[..., 0], boot[..., 1])  # (S, B, items)
+    point = item_values(plan, sums)  # (S, items)
+    reps = item_values(plan, boot)  # (S, B, items)
+    bounds = item_bounds(plan, jm, jb)  # (T,) each
     if jb is None:  # every item is a target: no copy
-        stat, stat_reps, bounds = point, reps, (0.0, 1.0)
+        stat, stat_reps = point, reps
     else:  # the difference model - baseline, per pair
-        stat, stat_reps, bounds = point[:, jm] - point[:, jb], reps[:, :, jm] - reps[:, :, jb], (-1.0, 1.0)
-    bounds = _unbounded(plan, jm, bounds, n_seg)
+        stat, stat_reps = point[:, jm] - point[:, jb], reps[:, :, jm] - reps[:, :, jb]
     flat = np.moveaxis(stat_reps, 1, 0)  # (B, S, T): a view; the quantiles run along the replicates
     out: dict[str, np.ndarray | None] = dict.fromkeys(RESULT_FIELDS)
     if not stat.size:
@@ -167,8 +150,8 @@ def _compute_block(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | N
         se0, se_r = _standard_errors(data, jm, jb)
         cols = flat.reshape(n_boot, n_seg * n_t)
         se_cols = np.moveaxis(se_r, 1, 0).reshape(n_boot, n_seg * n_t)
-        lo, hi = studentized_interval(stat.reshape(-1), se0.reshape(-1), cols, se_cols, ci,
-                                      bounds=_flat(bounds))
+        flat_bounds = (np.tile(bounds[0], n_seg), np.tile(bounds[1], n_seg))  # (segment, target) flattened
+        lo, hi = studentized_interval(stat.reshape(-1), se0.reshape(-1), cols, se_cols, ci, bounds=flat_bounds)
         fell = (studentized_fallback(se0.reshape(-1), cols, se_cols) & np.isfinite(stat.reshape(-1))).reshape(n_seg, n_t)
     else:
         lo, hi = percentile_interval(flat, ci, bounds=bounds)

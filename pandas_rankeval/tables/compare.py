@@ -16,7 +16,8 @@ from ..inference.pvalues import EXACT_MAX, MIX_K, adjust_pvalues, signflip_pvalu
 from ..core.result import warn_once
 from ..core.validation import internal_error
 from ..summary.finalize import (
-    _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _ratio, _segment_order, _totals, ci_method, fallback_note,
+    _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _segment_order, _totals, ci_method, fallback_note,
+    item_values,
 )
 from ..summary.plan import Plan, compare_pairs
 from ..summary.replicates import replicate_results
@@ -73,13 +74,15 @@ def _compare_ci_method(plan: Plan, analytic: list[str], boot_names: list[str]) -
 
 
 def bonferroni_intervals(
-    diff: np.ndarray, lo: np.ndarray, hi: np.ndarray, ci: float, family: np.ndarray | None
+    diff: np.ndarray, lo: np.ndarray, hi: np.ndarray, ci: float, family: np.ndarray | None,
+    bounds: tuple[Any, Any] = (-1.0, 1.0),
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each interval widened to level ``1 - (1 - ci) / m`` over its family (``m`` rows with a
     difference: the table, or each metric's rows): each side's distance to ``diff`` times
     ``z_{1 - (1 - ci) / (2m)} / z_{(1 + ci) / 2}`` (a normal interval ``diff -/+ z se``, DeLong's,
     becomes exactly the Bonferroni one; a skewed bootstrap interval keeps its skew and stays
-    inside the adjusted one), clipped to [-1, 1] as every difference of two values in [0, 1].
+    inside the adjusted one), clipped to ``bounds``: [-1, 1] for a difference of two values in
+    [0, 1]; per row, the range of each row's difference (log loss, PCOC, the IPS metrics: none).
 
     Examples
     --------
@@ -99,9 +102,22 @@ def bonferroni_intervals(
     ratio = norm.ppf(1.0 - (1.0 - ci) / (2.0 * m)) / norm.ppf(0.5 + ci / 2.0)
     with np.errstate(invalid="ignore"):
         below, above = np.maximum(diff - lo, 0.0), np.maximum(hi - diff, 0.0)
-    out_lo = np.where(defined, np.clip(diff - ratio * below, -1.0, 1.0), lo)
-    out_hi = np.where(defined, np.clip(diff + ratio * above, -1.0, 1.0), hi)
+    out_lo = np.where(defined, np.clip(diff - ratio * below, *bounds), lo)
+    out_hi = np.where(defined, np.clip(diff + ratio * above, *bounds), hi)
     return out_lo, out_hi
+
+
+def _difference_bounds(metric_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the range of a difference of its metric's values: [-1, 1] for a metric in [0, 1]."""
+    from ..core.registry import parse_metric
+
+    ranges = {}
+    for name in dict.fromkeys(metric_of.tolist()):
+        info = parse_metric(name).info
+        lo, hi = info.bounds if info.fmt == "ratio" else (0.0, np.inf)
+        ranges[name] = (lo - hi, hi - lo)
+    return (np.array([ranges[n][0] for n in metric_of], dtype=np.float64),
+            np.array([ranges[n][1] for n in metric_of], dtype=np.float64))
 
 
 def finish_table(
@@ -132,7 +148,8 @@ def finish_table(
     data["significant"] = np.nan_to_num(p_adj, nan=1.0) < alpha
     if ci_adjust == "bonferroni" and ci is not None:
         data["ci_low"], data["ci_high"] = bonferroni_intervals(
-            data["diff"], data["ci_low"], data["ci_high"], ci, metric_of if family == "metric" else None
+            data["diff"], data["ci_low"], data["ci_high"], ci, metric_of if family == "metric" else None,
+            _difference_bounds(metric_of),
         )
     names = ["model", "baseline", "metric"] if all_pairs else ["model", "metric"]
     tuples = [
@@ -169,7 +186,10 @@ def compare_table(
     analytic = [n for n in names if pooled[n]] if plan.auc_method == "delong" and no_delong is None else []
     tot = _totals(summary, plan)
     pair_index = {(m, b, n): p for p, (m, b, n) in enumerate(plan.flip_pairs)}
-    flip_ok = {k for k, p in pair_index.items() if tot["flip_mismatch"][p] == 0} if plan.method != "bootstrap" else set()
+    boot_only = {s.name for s in plan.all_specs if not s.info.signflip}  # no per-group difference to flip (ECE)
+    flip_ok = {
+        k for k, p in pair_index.items() if tot["flip_mismatch"][p] == 0 and k[2] not in boot_only
+    } if plan.method != "bootstrap" else set()
     keys = _segment_order(list(summary.segments)) if plan.by else [()]
     item_j = {item: j for j, item in enumerate(plan.items)}
     blocks = []
@@ -187,7 +207,7 @@ def compare_table(
         n_rows = len(rows)
         base, value, diff, lo, hi, p = (np.full(n_rows, np.nan) for _ in range(6))
         used = np.zeros(n_rows, dtype=np.int64)
-        point = _ratio(seg["sums"][:, 0], seg["sums"][:, 1]) if seg["sums"].size else np.zeros(0)
+        point = item_values(plan, seg["sums"]) if seg["sums"].size else np.zeros(0)
         if analytic:
             a, cov = _delong_of(delong, key, plan, seg)
         for i, (m, b, n) in enumerate(rows):
@@ -238,8 +258,9 @@ def compare_table(
     out = finish_table(data, rows, keys, list(plan.by), all_pairs=all_pairs, adjust=plan.adjust,
                        family=plan.family, alpha=plan.alpha, ci=plan.ci, ci_adjust=plan.ci_adjust)
     tests = tests_of(plan.method, names, pooled, analytic, plan.auc_method, no_delong)
+    tests.update({n: BOOTSTRAP for n in boot_only})
     fallback = [f"{m}/{n}" for m, b, n in rows if not pooled[n] and plan.method != "bootstrap"
-                and (m, b, n) not in flip_ok]
+                and (m, b, n) not in flip_ok and n not in boot_only]
     if fallback:
         tests["bootstrap_fallback"] = fallback
     first = _metric_coverage(summary, plan, plan.baseline if plan.baseline is not None else plan.scores[0])
@@ -255,6 +276,9 @@ def compare_table(
         out.attrs["percentile_fallback"] = list(stud_fallback)
     out.attrs["graded_rows"] = summary.total("n_graded")
     out.attrs["ci_adjust"] = plan.ci_adjust
+    directions = {s.name: s.info.direction for s in plan.all_specs}
+    if any(d != "higher" for d in directions.values()):  # which value is better, where not the higher
+        out.attrs["direction"] = directions
     # coverage depends on the labels only: one warning, not one per model
     warn_once(plan.func, [(n, first[n][0], first[n][1]) for n in names])
     return as_result_table(out, "compare")

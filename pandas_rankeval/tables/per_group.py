@@ -6,9 +6,12 @@ partition of whole groups (so their result is a frame of the engine's own kind, 
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..core.evaluate import evaluate
+from ..core.evaluation import Evaluation
+from ..core.reductions import calibration_groups
 from ..display.table import ResultTable, as_result_table
 from ..summary.plan import Plan
 
@@ -32,6 +35,15 @@ def _columns(plan: Plan) -> dict[str, dict[str, str]]:
 def display_names(plan: Plan) -> list[str]:
     """The table's metric columns, in order (every model's, model by model)."""
     return [c for named in _columns(plan).values() for c in named.values()]
+
+
+def _row_weights(ev: Evaluation, plan: Plan) -> np.ndarray:
+    """Per group, its rows' summed sample weight (its rows without sample weights)."""
+    if plan.options.sample_weight is None:
+        return np.asarray(ev.group_stats["n"], dtype=np.float64)
+    gi = calibration_groups(ev)
+    sw = ev.prepared.extra[plan.options.sample_weight]
+    return np.bincount(gi, weights=sw, minlength=ev.group_stats["n"].shape[0])
 
 
 def per_group_table(df: pd.DataFrame, plan: Plan) -> ResultTable:
@@ -68,7 +80,11 @@ def per_group_table(df: pd.DataFrame, plan: Plan) -> ResultTable:
         se = ev.scores[model]
         for spec, name in zip(plan.specs, names):
             out[named[name]] = se.metrics[spec.name].values
-    out["weight"] = first.metrics[plan.specs[0].name].weights  # depends on the labels only: one column
+    ranked = [spec for spec in plan.specs if spec.info.needs_ranking]
+    if ranked:
+        out["weight"] = first.metrics[ranked[0].name].weights  # depends on the labels only: one column
+    else:  # calibration metrics only: a group weighs its rows (their sample weights) in the pooled value
+        out["weight"] = _row_weights(ev, plan)
     out.attrs["params"] = {name: opts.params(spec) for spec, name in zip(plan.specs, names)}
     out.attrs["coverage"] = {name: first.metrics[spec.name].coverage.as_dict() for spec, name in zip(plan.specs, names)}
     if plan.per_model_columns:

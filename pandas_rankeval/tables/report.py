@@ -13,7 +13,7 @@ from ..inference.delong import METHOD, delong_unavailable, normal_interval
 from ..core.result import warn_once
 from ..core.validation import internal_error
 from ..summary.finalize import (
-    _C, _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _ratio, _segment_order, ci_method, fallback_note,
+    _C, _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _segment_order, ci_method, fallback_note, item_values,
 )
 from ..summary.plan import Plan
 from ..summary.replicates import replicate_results
@@ -68,7 +68,7 @@ def report_table(
     pos = np.array([summary.index[k] for k in keys], dtype=np.int64)
     data = summary.data
     sums = data["sums"][pos]  # type: ignore[index]  # stubs narrower than runtime;  (segments, items, 2)
-    point = _ratio(sums[..., 0], sums[..., 1])
+    point = item_values(plan, sums)
     values: dict[str, np.ndarray] = {}  # metric -> (segments, models)
     for n in names:
         if n == "auc":

@@ -97,9 +97,32 @@ def scan(rel: Any, plan: Any, schema: Any) -> Scan:
     if is_numeric(ldt) and _base(ldt) is not pl.Boolean and any(s.info.graded for s in plan.specs):
         kinds.append((len(aggs), ("negative_label", label)))
         aggs.append(f"count_if({kept} AND CAST({q(label)} AS DOUBLE) < 0)")
+    cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
+    cal_at = len(aggs)
+    cal_label = bool(cal) and o.threshold is None and is_numeric(ldt) and _base(ldt) is not pl.Boolean
+    if cal_label:  # the calibration metrics' 0/1 labels: the count and the first three others
+        lc = f"CAST({q(label)} AS DOUBLE)"
+        other = f"{kept} AND {lc} <> 0 AND {lc} <> 1"
+        aggs += [f"count_if({other})", f"list_sort(list_distinct(list({lc}) FILTER (WHERE {other})))[1:3]"]
+    cal_scores = [c for c in plan.scores if cal and is_numeric(schema[str(c)])]
+    for c in cal_scores:  # probabilities: the count outside [0, 1] and the range seen
+        sc = f"CAST({q(c)} AS DOUBLE)"
+        aggs += [f"count_if({kept} AND NOT ({sc} >= 0 AND {sc} <= 1))", f"min({sc}) FILTER (WHERE {kept})",
+                 f"max({sc}) FILTER (WHERE {kept})"]
     row = query(rel, f"SELECT {', '.join(aggs)} FROM {_SRC}").fetchall()[0]
     missing = {c: int(row[2 + i]) for i, c in enumerate(cols) if row[2 + i]}
     problems = {kind: int(row[j]) for j, kind in kinds if row[j]}
+    j = cal_at
+    if cal_label:
+        if row[j]:
+            problems[("binary_label", (label, cal))] = int(row[j])
+            problems.update({("binary_label:example", float(v)): 1 for v in row[j + 1] or []})
+        j += 2
+    for c in cal_scores:
+        if row[j]:
+            problems[("probability", (c, cal))] = int(row[j])
+            problems[("probability:range", (c, float(row[j + 1]), float(row[j + 2])))] = 1
+        j += 3
     return Scan(int(row[0]), missing, int(row[1]) if missing else 0, problems)
 
 

@@ -152,9 +152,28 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
     if is_numeric(ldt) and _base(ldt) is not pl.Boolean and any(s.info.graded for s in plan.specs):
         aggs.append((kept & (pl.col(label).cast(pl.Float64) < 0)).sum().alias("neg"))
         kinds.append(("neg", ("negative_label", plan.label)))
+    cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
+    cal_label = bool(cal) and o.threshold is None and is_numeric(ldt) and _base(ldt) is not pl.Boolean
+    if cal_label:  # the calibration metrics' 0/1 labels: the count and the first three others
+        lc = pl.col(label).cast(pl.Float64)
+        other = kept & (lc != 0) & (lc != 1)
+        aggs += [other.sum().alias("bl"), lc.filter(other).unique().sort().head(3).implode().alias("blx")]
+    cal_scores = [j for j, c in enumerate(plan.scores) if cal and is_numeric(names.dtype(c))]
+    for j in cal_scores:  # probabilities: the count outside [0, 1] and the range seen
+        sc = names.col(plan.scores[j]).cast(pl.Float64)
+        aggs += [(kept & ~((sc >= 0) & (sc <= 1))).sum().alias(f"pb{j}"),
+                 sc.filter(kept).min().alias(f"plo{j}"), sc.filter(kept).max().alias(f"phi{j}")]
     row = lf.select(aggs).collect(engine="streaming").row(0, named=True)
     missing = {c: int(row[f"m{i}"]) for i, c in enumerate(cols) if row[f"m{i}"]}
     problems = {kind: int(row[name]) for name, kind in kinds if row[name]}
+    if cal_label and row["bl"]:
+        problems[("binary_label", (plan.label, cal))] = int(row["bl"])
+        problems.update({("binary_label:example", float(v)): 1 for v in row["blx"]})
+    for j in cal_scores:
+        if row[f"pb{j}"]:
+            c = plan.scores[j]
+            problems[("probability", (c, cal))] = int(row[f"pb{j}"])
+            problems[("probability:range", (c, float(row[f"plo{j}"]), float(row[f"phi{j}"])))] = 1
     groups = int(row["groups"]) if plan.group else 0
     return Scan(int(row["rows"]), missing, int(row["dropped"]) if missing else 0, problems, groups)
 

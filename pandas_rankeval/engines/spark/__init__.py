@@ -294,6 +294,7 @@ def _scan_plan(sdf: Any, plan: Any) -> tuple[Frame, Scan]:
     found = scan(
         fr, func=plan.func, columns=plan.columns, label=plan.label, nan_policy=opts.nan_policy,
         graded=any(s.info.graded for s in plan.specs), weights=weight_columns(plan), threshold=opts.threshold,
+        calibration=tuple(s.name for s in plan.specs if not s.info.needs_ranking), scores=plan.scores,
     )
     return fr, found
 

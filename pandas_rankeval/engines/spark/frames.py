@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.validation import missing_values_error
+from pandas_rankeval.core.validation import missing_values_error, problem_message
 
 from .session import _collect, _fn, _parallelism
 
@@ -204,10 +204,13 @@ def scan(
     graded: bool = False,
     weights: Sequence[Hashable] = (),
     threshold: float | None = None,
+    calibration: tuple[str, ...] = (),
+    scores: Sequence[Hashable] = (),
 ) -> Scan:
     """One aggregation job: rows, missing values per column, and the values pandas
-    refuses (infinite labels, negative labels for NDCG, negative or infinite weights),
-    raising the pandas errors with whole-table counts."""
+    refuses (infinite labels, negative labels for NDCG, negative or infinite weights; for the
+    ``calibration`` metrics labels other than 0/1 and ``scores`` outside [0, 1]), raising the
+    pandas errors with whole-table counts."""
     F = fr.F
     cols = list(dict.fromkeys(columns))
     miss = [_missing_expr(fr, c) for c in cols]
@@ -230,6 +233,15 @@ def scan(
     for j, w in enumerate(weights):
         wc = fr.col(w).cast("double")
         aggs.append(count(kept & ((F.abs(wc) == float("inf")) | (wc < 0)), f"bad_w{j}"))
+    cal_label = bool(calibration) and threshold is None and type(fr.types[label]).__name__ != "BooleanType"
+    if cal_label:  # the calibration metrics' 0/1 labels: the count and the first three others
+        yd = y.cast("double")
+        other = kept & (yd != 0) & (yd != 1)
+        aggs += [count(other, "cal_bl"), F.slice(F.array_sort(F.collect_set(F.when(other, yd))), 1, 3).alias("cal_blx")]
+    for j, c in enumerate(scores if calibration else ()):  # probabilities: count outside [0, 1], range seen
+        sc = fr.col(c).cast("double")
+        aggs += [count(kept & ~((sc >= 0) & (sc <= 1)), f"cal_pb{j}"),
+                 F.min(F.when(kept, sc)).alias(f"cal_plo{j}"), F.max(F.when(kept, sc)).alias(f"cal_phi{j}")]
     row = _collect(fr.sdf.agg(*aggs))[0].asDict()
     n_rows = int(row["rows"])
     if n_rows == 0:
@@ -265,6 +277,13 @@ def scan(
             f"Column {label!r} has {n_neg:,} negative label{_plural(n_neg)}; NDCG needs "
             "labels >= 0 (graded relevance). Clip or shift them first."
         )
+    if cal_label and row["cal_bl"]:
+        examples = [float(v) for v in row["cal_blx"] or []]
+        raise ValueError(problem_message("binary_label", (label, calibration), int(row["cal_bl"]), examples=examples))
+    for j, c in enumerate(scores if calibration else ()):
+        if row[f"cal_pb{j}"]:
+            seen = [float(row[f"cal_plo{j}"]), float(row[f"cal_phi{j}"])]
+            raise ValueError(problem_message("probability", (c, calibration), int(row[f"cal_pb{j}"]), examples=seen))
     return Scan(n_rows - n_dropped, missing, n_dropped, int(row["pos"] or 0))
 
 
