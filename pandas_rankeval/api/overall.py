@@ -66,7 +66,7 @@ def with_overall(segments: ResultTable, whole: ResultTable, by: Hashable | Seque
 def _readjust(table: pd.DataFrame) -> None:
     """Adjusted p-values, marks and (``ci_adjust="bonferroni"``) intervals over the whole table."""
     from pandas_rankeval.inference.pvalues import adjust_pvalues
-    from pandas_rankeval.tables.compare import bonferroni_intervals, multiple_testing
+    from pandas_rankeval.tables.compare import difference_bounds, bonferroni_intervals, multiple_testing
 
     attrs = table.attrs
     adjust, family = str(attrs.get("adjust", "holm")), str(attrs.get("family", "table"))
@@ -80,6 +80,7 @@ def _readjust(table: pd.DataFrame) -> None:
         lo, hi = bonferroni_intervals(
             table["diff"].to_numpy(dtype=float), table["ci_low"].to_numpy(dtype=float),
             table["ci_high"].to_numpy(dtype=float), float(attrs["ci"]), metric_of if family == "metric" else None,
+            difference_bounds(metric_of),
         )
         table["ci_low"], table["ci_high"] = lo, hi
     metrics = list(dict.fromkeys(metric_of.tolist()))

@@ -107,7 +107,7 @@ def bonferroni_intervals(
     return out_lo, out_hi
 
 
-def _difference_bounds(metric_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def difference_bounds(metric_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row, the range of a difference of its metric's values: [-1, 1] for a metric in [0, 1]."""
     from ..core.registry import parse_metric
 
@@ -149,7 +149,7 @@ def finish_table(
     if ci_adjust == "bonferroni" and ci is not None:
         data["ci_low"], data["ci_high"] = bonferroni_intervals(
             data["diff"], data["ci_low"], data["ci_high"], ci, metric_of if family == "metric" else None,
-            _difference_bounds(metric_of),
+            difference_bounds(metric_of),
         )
     names = ["model", "baseline", "metric"] if all_pairs else ["model", "metric"]
     tuples = [
