@@ -77,10 +77,16 @@ def option_table() -> str:
     lines = ["| option | default | values | taken by | what it does |", "| --- | --- | --- | --- | --- |"]
     for name, opt in OPTIONS.items():
         takers = [m for m, info in registry.METRICS.items() if name in info.options]
-        every = len(takers) == len(registry.METRICS)
+        others = [m for m in registry.METRICS if m not in takers]
+        if not others:
+            who = "every metric"
+        elif takers and len(others) < len(takers):
+            who = "every metric but " + ", ".join(others)
+        else:
+            who = ", ".join(takers) or "-"
         values = ", ".join(f"`{c!r}`" for c in opt.choices) if opt.choices else "see the text"
         lines.append(
-            f"| `{name}` | `{opt.default!r}` | {values} | {'every metric' if every else ', '.join(takers) or '-'} "
+            f"| `{name}` | `{opt.default!r}` | {values} | {who} "
             f"| {' '.join(opt.doc.split()).replace('|', chr(92) + '|')} |"
         )
     return "\n".join(lines)
