@@ -536,3 +536,25 @@ def test_replicate_sums_do_not_depend_on_threads(monkeypatch):
     pd.testing.assert_frame_equal(pre.report(df, **kw), two, check_exact=True)
     monkeypatch.setattr(replicate_sums, "_THREADS", 1)
     _equal(pre.report(df, **kw), two)
+
+
+def test_every_field_is_one_entry_of_the_fields_table():
+    """Issue 24: a Summary's fields are named, typed records of FIELDS (dtype, layout, merge rule,
+    meaning): every field a partition writes has an entry, the zero segment is the table's fills,
+    and two summaries merge by each entry's rule (sf_top keeps the largest, sf_min the smallest)."""
+    from pandas_rankeval.summary.summary import FIELDS, RESULT_FIELDS, _seg_zero
+
+    names = [f.name for f in FIELDS]
+    assert len(names) == len(set(names)) and all(f.doc for f in FIELDS)
+    zero = _seg_zero(3, 4, 2)
+    assert list(zero) == [n for n in names if n not in RESULT_FIELDS]
+    assert zero["sf_min"].tolist() == [np.inf, np.inf] and zero["boot"].shape == (4, 3, 2)
+    df = pre.datasets.make_impressions(n_users=60, seed=5)
+    plan = S.make_plan("compare", kind="compare", group="user_id", label="click", scores=["model_a", "model_b"],
+                     metrics=["gauc", "mrr"], n_boot=20, baseline="model_a")
+    a, b = S.summarize(df[df.user_id % 2 == 0], plan), S.summarize(df[df.user_id % 2 == 1], plan)
+    assert set(a.data) <= set(names)
+    both = a + b
+    np.testing.assert_array_equal(both.data["sf_min"], np.minimum(a.data["sf_min"], b.data["sf_min"]))
+    np.testing.assert_array_equal(both.data["n_rows"], a.data["n_rows"] + b.data["n_rows"])
+    np.testing.assert_array_equal(both.data["sf_top"].max(axis=-1), np.maximum(a.data["sf_top"].max(axis=-1), b.data["sf_top"].max(axis=-1)))

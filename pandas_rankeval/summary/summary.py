@@ -14,7 +14,9 @@ gives one segment as a dict of views, for code that reads one segment at a time.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,50 +26,11 @@ from ..inference.hashing import partition_hash
 from ..inference.pvalues import TOP_K, merge_top
 from .plan import _FORMAT, COUNTERS, Plan
 
-__all__ = ["REPLICATE_FIELDS", "RESULT_FIELDS", "Summary", "empty_summary", "field_total", "shard_of"]
-
-#: Scalar fields per segment and their dtypes (exact integers, or float sums).
-_SCALARS = {"n_groups": np.int64, "n_rows": np.int64, "n_pos": np.int64, "n_nopos": np.int64, "n_graded": np.int64,
-            "sw_pos": np.float64, "sw_neg": np.float64}
-#: Fields that hold one replicate sum per bootstrap draw: large, never needed for the whole table.
-REPLICATE_FIELDS = ("boot", "flip_reps", "boot_gram")
-#: Fields that hold the final intervals and p-values of a segment, in place of its replicate sums
-#: (:func:`pandas_rankeval.summary.replicates.reduce_replicates`): never added to another part.
-RESULT_FIELDS = ("rep_lo", "rep_hi", "rep_fell", "rep_pboot", "rep_prand")
-
+__all__ = ["FIELDS", "Field", "REPLICATE_FIELDS", "RESULT_FIELDS", "Summary", "empty_summary", "field_total", "shard_of"]
 
 # --------------------------------------------------------------------------- #
-# One segment (the layout of a segment's fields)
+# The fields: one definition each (dtype, layout, merge rule, meaning)
 # --------------------------------------------------------------------------- #
-def _seg_zero(n_items: int, n_boot: int, n_pairs: int, flips: bool = True) -> dict[str, Any]:
-    return {
-        "n_groups": 0,
-        "n_rows": 0,
-        "n_pos": 0,
-        "n_nopos": 0,
-        "n_graded": 0,  # rows whose label is neither 0 nor 1 (a graded metric's plan only)
-        "sw_pos": 0.0,
-        "sw_neg": 0.0,
-        "counts": np.zeros((n_items, len(COUNTERS)), dtype=np.int64),
-        "sums": np.zeros((n_items, 2)),
-        "boot": np.zeros((n_boot, n_items, 2)) if n_boot else None,
-        "flip_obs": np.zeros(n_pairs),
-        "flip_abs": np.zeros(n_pairs),
-        "flip_reps": np.zeros((n_boot, n_pairs)) if (n_boot and n_pairs and flips) else None,
-        "flip_mismatch": np.zeros(n_pairs, dtype=np.int64),
-        # sign-flip sums of a_g = w_g d_g per pair: groups with a_g != 0, [sum a, sum a^2, sum a^4],
-        # the TOP_K largest |a| (merged by merge_top) and the smallest nonzero |a| (merged by min)
-        "sf_n": np.zeros(n_pairs, dtype=np.int64),
-        "sf_s": np.zeros((n_pairs, 3)),
-        "sf_top": np.zeros((n_pairs, TOP_K)),
-        "sf_min": np.full(n_pairs, np.inf),
-        "pair_used": np.zeros(n_pairs, dtype=np.int64),
-        "delong": None,  # clustered-DeLong moment matrix over the scores, or None
-        "gram": None,  # (targets x q) sums of x x^T (studentized intervals), or None
-        "boot_gram": None,  # (n_boot x targets x q), or None
-    }
-
-
 def _final(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     raise ValueError(
         "a summary whose replicate sums were reduced to intervals cannot be added to another part "
@@ -75,24 +38,119 @@ def _final(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     )
 
 
-#: Fields that merge otherwise than by addition (still commutative and associative).
-_MERGE = {"sf_top": merge_top, "sf_min": np.minimum, **dict.fromkeys(RESULT_FIELDS, _final)}
+def _top_total(v: np.ndarray) -> np.ndarray:
+    """The largest of every segment's largest ``|a|`` (``sf_top`` over the whole table)."""
+    k = v.shape[-1]
+    pooled = np.moveaxis(v, 0, -2).reshape(*v.shape[1:-1], v.shape[0] * k)
+    return merge_top(np.zeros((*pooled.shape[:-1], k)), pooled)
+
+
+#: (items, replicates, flip pairs, Monte Carlo flips kept): what a field's layout depends on.
+Layout = tuple[int, int, int, bool]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a segment: its dtype, its shape (None: the plan has no such field), the
+    rule that merges two partitions' values (commutative and associative), the rule that totals
+    it over segments, and what it holds."""
+
+    name: str
+    dtype: Any
+    shape: Callable[[Layout], tuple[int, ...] | None]
+    doc: str
+    fill: float = 0.0
+    merge: Callable[[np.ndarray, np.ndarray], np.ndarray] = np.add
+    total: Callable[[np.ndarray], np.ndarray] = partial(np.sum, axis=0)
+    kind: str = "sum"  # "sum", "replicate" (one value per bootstrap draw), "result" (reduced)
+
+    @property
+    def scalar(self) -> bool:
+        return self.shape((1, 1, 1, True)) == ()
+
+    def zero(self, layout: Layout) -> Any:
+        shape = self.shape(layout)
+        if shape is None:
+            return None
+        if shape == ():
+            return self.dtype(self.fill).item()
+        return np.full(shape, self.fill, dtype=self.dtype)
+
+
+def _scalar(_: Layout) -> tuple[int, ...]:
+    return ()
+
+
+def _absent(_: Layout) -> None:
+    return None
+
+
+#: Every field of a segment, in the order of the layout. The merge rule is addition unless given.
+FIELDS: tuple[Field, ...] = (
+    Field("n_groups", np.int64, _scalar, "groups"),
+    Field("n_rows", np.int64, _scalar, "rows"),
+    Field("n_pos", np.int64, _scalar, "relevant rows"),
+    Field("n_nopos", np.int64, _scalar, "groups with no relevant row"),
+    Field("n_graded", np.int64, _scalar, "rows whose label is neither 0 nor 1 (a graded metric's plan only)"),
+    Field("sw_pos", np.float64, _scalar, "summed sample weight of the relevant rows"),
+    Field("sw_neg", np.float64, _scalar, "summed sample weight of the other rows"),
+    Field("counts", np.int64, lambda s: (s[0], len(COUNTERS)), "per item: the COUNTERS of its groups"),
+    Field("sums", np.float64, lambda s: (s[0], 2), "per item: sum w v and sum w over the used groups"),
+    Field("boot", np.float64, lambda s: (s[1], s[0], 2) if s[1] else None,
+          "the sums with every group weighted by its hashed Poisson(1) count, per replicate", kind="replicate"),
+    Field("flip_obs", np.float64, lambda s: (s[2],), "per pair: sum w d"),
+    Field("flip_abs", np.float64, lambda s: (s[2],), "per pair: sum |w d|"),
+    Field("flip_reps", np.float64, lambda s: (s[1], s[2]) if (s[1] and s[2] and s[3]) else None,
+          "per replicate and pair: sum w d over the groups whose hashed flip bit is 1 (randomization)",
+          kind="replicate"),
+    Field("flip_mismatch", np.int64, lambda s: (s[2],), "per pair: groups whose weight or eligibility differs"),
+    Field("sf_n", np.int64, lambda s: (s[2],), "per pair: groups with a nonzero a_g = w_g d_g"),
+    Field("sf_s", np.float64, lambda s: (s[2], 3), "per pair: [sum a, sum a^2, sum a^4]"),
+    Field("sf_top", np.float64, lambda s: (s[2], TOP_K), "per pair: the TOP_K largest |a|",
+          merge=merge_top, total=_top_total),
+    Field("sf_min", np.float64, lambda s: (s[2],), "per pair: the smallest nonzero |a|", fill=np.inf,
+          merge=np.minimum, total=partial(np.min, axis=0)),
+    Field("pair_used", np.int64, lambda s: (s[2],), "per pair: groups both models use"),
+    Field("delong", np.float64, _absent, "clustered-DeLong moment matrix over the scores, or None"),
+    Field("gram", np.float64, _absent, "(targets x q) sums of x x^T (studentized intervals), or None"),
+    Field("boot_gram", np.float64, _absent, "(replicates x targets x q) the same per replicate, or None",
+          kind="replicate"),
+    *(Field(name, np.float64, _absent, doc, merge=_final, kind="result") for name, doc in (
+        ("rep_lo", "per target: the interval's low end"), ("rep_hi", "per target: the interval's high end"),
+        ("rep_fell", "per target: the studentized interval fell back to percentile"),
+        ("rep_pboot", "per pair: the paired bootstrap p-value"), ("rep_prand", "per pair: the randomization p-value"),
+    )),
+)
+FIELD = {f.name: f for f in FIELDS}
+
+#: Scalar fields per segment and their dtypes (exact integers, or float sums).
+_SCALARS = {f.name: f.dtype for f in FIELDS if f.scalar}
+#: Fields that hold one replicate sum per bootstrap draw: large, never needed for the whole table.
+REPLICATE_FIELDS = tuple(f.name for f in FIELDS if f.kind == "replicate")
+#: Fields that hold the final intervals and p-values of a segment, in place of its replicate sums
+#: (:func:`pandas_rankeval.summary.replicates.reduce_replicates`): never added to another part.
+RESULT_FIELDS = tuple(f.name for f in FIELDS if f.kind == "result")
+
+
+# --------------------------------------------------------------------------- #
+# One segment (the layout of a segment's fields)
+# --------------------------------------------------------------------------- #
+def _seg_zero(n_items: int, n_boot: int, n_pairs: int, flips: bool = True) -> dict[str, Any]:
+    """A segment's fields at zero (each its :data:`FIELDS` entry's fill), the result fields left out."""
+    layout = (n_items, n_boot, n_pairs, flips)
+    return {f.name: f.zero(layout) for f in FIELDS if f.kind != "result"}
 
 
 def _merge_field(name: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Two stacked fields (the same segments, in the same order) merged by the field's rule."""
-    return _MERGE[name](a, b) if name in _MERGE else a + b  # type: ignore[operator]  # stubs narrower than runtime
+    field = FIELD.get(name)
+    return field.merge(a, b) if field is not None else a + b
 
 
 def field_total(name: str, v: np.ndarray) -> np.ndarray:
     """A stacked field reduced over its segments by the field's rule (the whole table)."""
-    if name == "sf_min":
-        return v.min(axis=0)
-    if name == "sf_top":  # the largest of every segment's largest
-        k = v.shape[-1]
-        pooled = np.moveaxis(v, 0, -2).reshape(*v.shape[1:-1], v.shape[0] * k)
-        return merge_top(np.zeros((*pooled.shape[:-1], k)), pooled)
-    return v.sum(axis=0)
+    field = FIELD.get(name)
+    return field.total(v) if field is not None else v.sum(axis=0)
 
 
 def _seg_add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -174,20 +232,10 @@ class Summary:
         The segment keys (the ``by`` values; ``()`` without ``by``), in the order of the first
         axis of every field.
     data : dict
-        Field -> array over the segments (or None when the plan has no such field):
-        ``n_groups``, ``n_rows``, ``n_pos`` (relevant rows), ``n_nopos`` (groups with no
-        relevant row), ``sw_pos``, ``sw_neg`` (S,); ``counts`` (S x items x :data:`COUNTERS`,
-        int64), ``sums`` (S x items x 2: ``sum w v``, ``sum w`` over used groups), ``boot``
-        (S x replicates x items x 2, the same sums with every group weighted by its hashed
-        Poisson(1) count), ``flip_obs``, ``flip_abs`` (S x pairs: ``sum w d``, ``sum |w d|``),
-        ``flip_reps`` (S x replicates x pairs: ``sum b w d`` over groups whose hashed flip bit
-        ``b`` is 1; ``method="randomization"`` only), ``flip_mismatch`` (S x pairs: groups whose
-        weight or eligibility differs between the model and the baseline), ``pair_used``, the
-        sign-flip sums of :mod:`pandas_rankeval.inference.pvalues` per pair: ``sf_n`` (groups
-        with a nonzero difference), ``sf_s`` (``[sum a, sum a^2, sum a^4]`` of ``a_g = w_g d_g``),
-        ``sf_top`` (the largest ``|a_g|``, merged by keeping the largest) and ``sf_min`` (the
-        smallest nonzero ``|a_g|``, merged by ``min``), and ``delong``, ``gram``, ``boot_gram``
-        (clustered-DeLong moments, studentized Gram sums).
+        Field -> array over the segments, its first axis the segment (or None when the plan has
+        no such field). Each field's dtype, layout, merge rule and meaning is its entry of
+        :data:`FIELDS` (``n_groups``, ``n_rows``, ``counts``, ``sums``, the bootstrap replicate
+        sums ``boot``, the sign-flip sums ``sf_*``, ...).
     segments : Mapping
         Segment key -> dict of its fields (read one segment at a time).
     missing : dict
