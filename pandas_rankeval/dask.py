@@ -19,10 +19,18 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._alias import FORWARDED, forward_all
 from .accessor import DaskRankevalNamespace, register_dask
 
 __all__ = ["DaskRankevalNamespace", *FORWARDED]
+
+if TYPE_CHECKING:  # the forwarded functions are made from the registry below: typed as callables
+    from collections.abc import Callable
+    from typing import Any
+
+    def __getattr__(name: str) -> Callable[..., Any]: ...
 
 
 globals().update(forward_all(

@@ -19,11 +19,19 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._alias import FORWARDED, forward_all
 from .engines.spark import ROWS_PER_BUCKET, local_session
 from .engines.spark.session import _LAST, _fn  # noqa: F401 - read by benchmarks and tests
 
 __all__ = ["local_session", *FORWARDED]
+
+if TYPE_CHECKING:  # the forwarded functions are made from the registry below: typed as callables
+    from collections.abc import Callable
+    from typing import Any
+
+    def __getattr__(name: str) -> Callable[..., Any]: ...
 
 
 globals().update(forward_all(
