@@ -13,11 +13,16 @@ from typing import Any
 import numpy as np
 
 from ..core.result import Coverage
-from ..core.validation import PROBLEM_ORDER, first_keys, missing_values_error, problem_message
+from ..core.validation import PROBLEM_ORDER, InputProblem, first_keys, missing_values_error, problem_message
 from ..inference.delong import delong_from_moments
 from .auc_counts import _auc_value
 from .plan import _C, Plan
 from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary, _seg_zero, field_total
+
+
+#: Problems of groups (weights, segments), raised by pandas as :class:`InputProblem`; the problems
+#: of rows (infinite or negative labels, bad weight values) pandas raises as a plain ValueError.
+_GROUP_PROBLEMS = ("group_weight", "weight_missing", "mixed_by")
 
 
 # --------------------------------------------------------------------------- #
@@ -42,6 +47,8 @@ def raise_input_errors(summary: Summary, plan: Plan) -> None:
         if kind in ("weight_missing", "mixed_by"):  # groups in the partitions that found it, and in the others
             of = int(probs.get((kind + ":of", where), 0)) + summary.total("n_groups")
             examples = first_keys([k for (name, k) in probs if name == kind + ":example"])
+        if kind in _GROUP_PROBLEMS:  # pandas raises these as InputProblem (a ValueError): the same class here
+            raise InputProblem(kind, where, int(probs[(kind, where)]), of=of, examples=examples)
         raise ValueError(problem_message(kind, where, int(probs[(kind, where)]), of=of, examples=examples))
     if summary.n_rows == 0:
         if summary.n_dropped:

@@ -214,8 +214,9 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     >>> per_group(rel, plan).sort_values("u")[["u", "n", "auc", "mrr"]].values.tolist()
     [['a', 2, 1.0, 1.0], ['b', 2, 0.0, 0.5]]
     """
-    from ...tables.per_group import per_group_table
+    from ...tables.per_group import check_flat_names, per_group_table
 
+    check_flat_names(plan, "DuckDB")  # a key named like a column of the table: before any query
     opts = check_options(dict(options or {}), plan.func)
     frame = _as_pandas_reads(frame)
     sch = _polars_schema(frame)
