@@ -11,6 +11,7 @@ Spark jobs cost about a second each here, so every case is one call that checks 
 
 from __future__ import annotations
 
+import datetime
 import math
 import warnings
 from collections.abc import Callable, Hashable
@@ -423,3 +424,106 @@ def test_polars_lazy_categorical_tiebreak_ranks_by_category_order(kind):
     want = pre.report(ref, **kw)
     assert_same(pre.report(frame, **kw), want)
     assert_same(call("polars-lazy", "report", frame.lazy(), **kw), want)
+
+
+#: User columns named like the engines' own (every ``__rk_*`` name of the polars, Dask and DuckDB
+#: adapters, the placement and key columns of the DeLong join included): role -> user name.
+INTERNAL_NAMES = [
+    {"g": "__rk_key", "a": "__rk_key_0", "w": "__rk_n", "tb": "__rk_pl_0", "seg": "__rk_w"},
+    {"g": "__rk_key_hash", "a": "__rk_score", "tb": "__rk_tiebreak", "w": "__rk_pos", "seg": "__rk_sid"},
+    {"g": "__rk_range", "a": "__rk_neg", "tb": "__rk_tb", "w": "__rk_a", "seg": "__rk_b"},
+    {"g": "__rk_rows", "a": "__rk_src", "tb": "__rk_bucket", "w": "__rk_run", "seg": "__rk_pl_1"},
+]
+
+
+@pytest.mark.parametrize("names", range(len(INTERNAL_NAMES)))
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "dask", "duckdb"])
+def test_user_columns_named_like_internal_ones(engine, engine_frame, names):
+    """Issue 28: user columns named like internal ones (``__rk_key``, ``__rk_key_0``, ``__rk_n``,
+    ``__rk_pl_0``...) gave a NaN AUC, gauc 0.5 instead of 0.4596, Dask's metadata errors or a
+    DuplicateError (DuckDB ``__rk_bucket``). Every engine's own columns now take a prefix that no
+    column of the input starts with (chosen once per call)."""
+    roles = INTERNAL_NAMES[names]
+    df = make_frame("str").rename(columns=roles)
+    r = {k: roles.get(k, k) for k in ["g", "y", "a", "b", "w", "tb", "seg"]}
+    frame = engine_frame(df)
+    kw = dict(group=r["g"], label="y", scores=[r["a"], "b"], tiebreak=r["tb"], by=r["seg"],
+              metrics=["auc", "gauc", "mrr"], ci=0.9, n_boot=20, seed=1)
+    assert_same(call(engine, "report", frame, **kw), pre.report(df, **kw))
+    aw = dict(label="y", score=r["a"], sample_weight=r["w"], tiebreak=r["tb"])
+    assert_same(call(engine, "auc", frame, **aw), pre.auc(df, **aw))
+    gw = dict(group=r["g"], label="y", score=r["a"], weight=r["w"])
+    assert_same(call(engine, "gauc", frame, **gw), pre.gauc(df, **gw))
+    pg = dict(group=r["g"], label="y", score=r["a"], metrics=["auc", "mrr"])
+    got = as_pandas(call(engine, "per_group", frame, **pg), r["g"])
+    assert_same(got[["n", "auc", "mrr"]], pd.DataFrame(pre.per_group(df, **pg)).sort_index()[["n", "auc", "mrr"]])
+
+
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "dask", "duckdb"])
+def test_per_group_key_named_like_a_column_of_the_table(engine, engine_frame):
+    """Issue 28: a group column named ``n``, ``positives``, ``weight``, ``auc`` or ``mrr`` ended in
+    "cannot insert n, already exists" (polars), a metadata error at compute (Dask) or in a worker
+    (Spark). pandas gives a table indexed by the key beside the column of that name: Dask (indexed
+    by its one key) gives the same; the engines whose table holds its keys as columns cannot tell
+    two columns of one name apart and say so, naming the key and the fix, before any work."""
+    df = make_frame("str")
+    for name in ["n", "positives", "weight", "auc", "mrr"]:
+        pdf = df.rename(columns={"g": name})
+        kw = dict(group=name, label="y", score="a", metrics=["auc", "mrr"])
+        want = pd.DataFrame(pre.per_group(pdf, **kw))
+        assert want.index.name == name and name in want.columns
+        frame = engine_frame(pdf)
+        if engine == "dask":
+            got = pre.per_group(frame, engine_options={"npartitions": 2}, **kw).compute()
+            assert_same(got.sort_index(), want.sort_index())
+            continue
+        with pytest.raises(ValueError, match=rf"the group column '{name}' has the name of a column of the per-group "
+                                             r"table \(n, positives, auc, mrr, weight\).*Rename the key first"):
+            pre.per_group(frame, **kw)
+    # Dask with two keys holds them as columns: the same error, before any compute
+    if engine == "dask":
+        pdf = make_frame("multi").rename(columns={"g2": "auc"})
+        with dask_computes_forbidden():
+            with pytest.raises(ValueError, match="the group column 'auc' has the name"):
+                pre.per_group(engine_frame(pdf), group=["g", "auc"], label="y", score="a", metrics=["mrr", "gauc"])
+
+
+def dask_computes_forbidden():
+    """A Dask scheduler that fails the test if anything is computed."""
+    import dask
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("computed")
+
+    return dask.config.set(scheduler=refuse)
+
+
+@pytest.mark.parametrize("engine", POLARS)
+def test_polars_per_group_keeps_key_dtypes_and_empty_names(engine):
+    """Issue 28: per_group returned a polars ``Date`` key as a datetime (pandas' datetime64 through
+    the conversion) and renamed an empty-string column to ``column_0``: the keys come back in the
+    source's dtypes (Date, Datetime with its unit and time zone, Duration, Enum, UInt64 beyond
+    2**63) under their own names."""
+    import polars as pl
+
+    rng = np.random.default_rng(3)
+    n = 120
+    days = pl.Series([datetime.date(2024, 1, 1) + datetime.timedelta(days=int(d)) for d in rng.integers(0, 9, n)])
+    frame = pl.DataFrame({"": days, "y": rng.integers(0, 2, n), "s": rng.random(n)})
+    keys = {
+        "": pl.col(""),
+        "ts": pl.col("").cast(pl.Datetime("ms", "Europe/Paris")),
+        "dur": pl.col("") - datetime.date(2023, 1, 1),
+        "enum": pl.col("").cast(pl.String).cast(pl.Enum(sorted({str(d) for d in days}, reverse=True))),
+        "big": pl.col("").cast(pl.Int64).cast(pl.UInt64) + (2**63 + 5),
+    }
+    frame = frame.with_columns(**{k: v for k, v in keys.items() if k})
+    for key in keys:
+        kw = dict(group=key, label="y", score="s", metrics=["mrr", "auc"])
+        got = pre.per_group(_pl(engine, frame), engine_options={"buckets": 3} if engine == "polars-lazy" else None, **kw)
+        assert got.columns[0] == key and got.schema[key] == frame.schema[key], (key, got.schema)
+        want = pd.DataFrame(pre.per_group(frame.to_pandas(), **kw)).sort_index()
+        back = got.sort(key).to_pandas().set_index(key)
+        np.testing.assert_allclose(back["mrr"].to_numpy(), want["mrr"].to_numpy(), rtol=0, atol=ATOL)
+        assert back["n"].tolist() == want["n"].tolist()
+    assert got.sort("big")["big"].to_list() == sorted(frame["big"].unique().to_list())

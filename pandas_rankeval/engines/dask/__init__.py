@@ -72,6 +72,7 @@ from pandas_rankeval.summary.plan import Plan
 from pandas_rankeval.summary.summary import Summary
 from pandas_rankeval.tables.per_group import check_flat_names, display_names, per_group_table
 
+from ..base import internal_prefix
 from .graph import shuffled
 from .groups import group_pass
 from .scores import auc_job, count_pass, ranged_counts, score_pass, with_placements
@@ -151,7 +152,8 @@ def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[st
     npartitions = options.get("npartitions")
     ddf = _with_index(ddf, plan.columns)
     plan = _weights_once(ddf, plan)
-    job = auc_job(plan) if plan.has_auc else None
+    # the passes' own columns under a prefix that no column of the input starts with
+    job = auc_job(plan, internal_prefix(ddf.columns)) if plan.has_auc else None
     if job is None or not plan.auc_placements:
         summary, samples = group_pass(ddf, plan, npartitions, job.scores if job else ())
         S.raise_input_errors(summary, plan)  # whole-table counts, before the score pass

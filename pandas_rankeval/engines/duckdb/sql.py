@@ -34,7 +34,10 @@ from ..polars.convert import _base, is_float, is_numeric
 __all__ = ["AucPass", "Scan", "auc_pass", "bucket_batches", "q", "scan"]
 
 _SRC = "__rk_src"
-_KEY, _N, _W, _B = "__rk_key", "__rk_n", "__rk_w", "__rk_bucket"
+#: The queries' own columns are ``<prefix>key``, ``<prefix>n``, ``<prefix>w`` and ``<prefix>bucket``,
+#: under the call's prefix (:func:`~pandas_rankeval.engines.base.internal_prefix`: no column of the
+#: relation starts with it, so none collides with them).
+PREFIX = "__rk_"
 #: Arrow rows fetched at a time.
 BATCH = 1_000_000
 
@@ -146,8 +149,10 @@ class AucPass:
     n_rows: int = 0
 
 
-def auc_pass(rel: Any, plan: Any, schema: Any, *, keep: str | None, placements: bool, batch: int | None = None) -> AucPass:
+def auc_pass(rel: Any, plan: Any, schema: Any, *, keep: str | None, placements: bool, batch: int | None = None,
+             prefix: str = PREFIX) -> AucPass:
     """Exact global-AUC counts of every (segment, score) of the plan; DeLong tables on request."""
+    _KEY, _N, _W = f"{prefix}key", f"{prefix}n", f"{prefix}w"
     o = plan.options
     by = [str(c) for c in plan.by]
     tb = [str(o.tiebreak)] if o.tiebreak is not None else []
@@ -194,7 +199,7 @@ def auc_pass(rel: Any, plan: Any, schema: Any, *, keep: str | None, placements: 
         for key_, items in parts.items():
             out.auc[(key_, s)] = S.chain_auc([c for _, c in items])
         if placements and pieces:
-            out.placements[s] = _placement_table(parts, pieces, i)
+            out.placements[s] = _placement_table(parts, pieces, i, prefix)
     return out
 
 
@@ -205,8 +210,9 @@ def bucket_sql(group: list[Hashable], schema: Any, n: int) -> str:
 
 
 def bucket_batches(rel: Any, plan: Any, schema: Any, n_buckets: int, *, keep: str | None = None,
-                   batch: int | None = None) -> Iterator[pl.DataFrame]:
+                   batch: int | None = None, prefix: str = PREFIX) -> Iterator[pl.DataFrame]:
     """The plan's columns, one polars frame per bucket of whole groups, from one ordered query."""
+    _B = f"{prefix}bucket"
     cols = [str(c) for c in dict.fromkeys(plan.columns)]
     where = f" WHERE {keep}" if keep else ""
     sel = ", ".join(q(c) for c in cols)
