@@ -527,3 +527,58 @@ def test_polars_per_group_keeps_key_dtypes_and_empty_names(engine):
         np.testing.assert_allclose(back["mrr"].to_numpy(), want["mrr"].to_numpy(), rtol=0, atol=ATOL)
         assert back["n"].tolist() == want["n"].tolist()
     assert got.sort("big")["big"].to_list() == sorted(frame["big"].unique().to_list())
+
+
+def _late_error_cases() -> dict[str, tuple[pd.DataFrame, str, dict[str, Any]]]:
+    """Issue 28's late errors of a LazyFrame: name -> (frame, function, keywords)."""
+    df = make_frame("int")
+    keys = np.sort(df["g"].unique())
+    mixed = df.copy()
+    mixed.loc[mixed.index[::5], "seg"] = "xx"
+    g, kw = "g", dict(group="g", label="y")
+    return {
+        "empty-error": (df, "ndcg", kw | dict(score="a", empty="error")),
+        "exp2-1024": (df.assign(y=df["y"] * 600), "ndcg", kw | dict(score="a", gain="exp2")),
+        "labels-beyond-int64": (df.assign(y=df["y"].astype(np.uint64) * np.uint64(2**63)), "ndcg", kw | dict(score="a")),
+        "weight-negative": (df, "gauc", kw | dict(score="a", weight=pd.Series(np.where(np.arange(len(keys)) % 7, 1.0, -1.0), index=keys))),
+        "weight-nan": (df, "gauc", kw | dict(score="a", weight=pd.Series(np.where(np.arange(len(keys)) % 9, 1.0, np.nan), index=keys))),
+        "weight-index-type": (df, "mrr", kw | dict(score="a", weight=pd.Series(1.0, index=keys.astype(str)))),
+        "by-varies": (mixed, "report", kw | dict(scores="a", metrics=["auc", "gauc", "mrr"], by="seg", ci=0.9, n_boot=20)),
+        "duration-key-ci": (df.assign(g=pd.to_timedelta(df[g], unit="s")), "report",
+                            kw | dict(scores="a", metrics=["gauc", "mrr"], ci=0.9, n_boot=20)),
+    }
+
+
+@pytest.mark.parametrize("func", ["metric", "per_group"])
+@pytest.mark.parametrize("case", list(_late_error_cases()))
+def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
+    """Issue 28: a LazyFrame raised these only after 3 to 31 bucket collects, some with per-bucket
+    counts, and as a plain ValueError where pandas raises InputProblem. The schema, the one scan
+    (with one small aggregate where needed) or the local Series answer each: the same class and
+    message as pandas, whole-table counts, and no bucket (nor global-AUC pass) is read."""
+    import polars as pl
+
+    import pandas_rankeval.engines.polars as pe
+
+    df, name, kw = _late_error_cases()[case]
+    if func == "per_group":
+        if name == "report":
+            kw = {k: v for k, v in kw.items() if k not in ("by", "ci", "n_boot", "scores")} | {"score": "a"}
+            if case == "by-varies":
+                return  # per_group has no segments
+            if case == "duration-key-ci":
+                return  # nor an interval
+        name = "per_group"
+        kw = kw | ({"metrics": [kw.pop("metric", "ndcg")]} if "metrics" not in kw else {})
+    with pytest.raises((ValueError, TypeError)) as want:
+        getattr(pre, name)(df, **kw)
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a bucket or a score pass was read before the error")
+
+    for where, attr in [(pe.lazy, "buckets"), (pe, "buckets"), (pe, "auc_pass"), (pe, "group_pass")]:
+        monkeypatch.setattr(where, attr, never)
+    with pytest.raises((ValueError, TypeError)) as got:
+        getattr(pre, name)(pl.from_pandas(df).lazy(), engine_options={"buckets": 5}, **kw)
+    assert type(got.value) is type(want.value), (got.value, want.value)
+    assert str(got.value) == str(want.value)

@@ -125,14 +125,19 @@ def prepare_evaluation(
         )
     labels = label_levels(y, opts.threshold, graded)
     if graded and opts.gain == "exp2" and labels.rel_level < labels.n_levels and labels.values[-1] >= 1024:
-        raise ValueError(
-            f"Column {label!r} (label) has labels up to {labels.values[-1]:.6g}: with gain='exp2', "
-            "2**label - 1 overflows float64 from label 1024 on. Pass gain='linear', or rescale the labels."
-        )
+        raise exp2_overflow_error(label, float(labels.values[-1]))
     prep.y = None  # the levels hold all the metrics need; free the float copy
     if prep.extra.get(opts.sample_weight) is not None and any("sample_weight" not in s.info.options for s in specs):
         raise ValueError(sample_weight_error())
     return Evaluation(prep, labels, opts, list(specs), {})
+
+
+def exp2_overflow_error(label: Hashable, top: float) -> ValueError:
+    """The error of ``gain="exp2"`` when the largest (relevant) label is 1024 or more."""
+    return ValueError(
+        f"Column {label!r} (label) has labels up to {top:.6g}: with gain='exp2', "
+        "2**label - 1 overflows float64 from label 1024 on. Pass gain='linear', or rescale the labels."
+    )
 
 
 def _needs_order(ev: Evaluation, keep_order: bool) -> bool:

@@ -37,7 +37,7 @@ from ...summary.plan import Plan
 from ...summary.summary import Summary
 from .auc import auc_pass
 from .convert import schema_frame, to_pandas
-from .lazy import bucket_count, bucket_expr, buckets, group_pass, keep_expr, safe_columns, scan, with_weights_once
+from .lazy import bucket_count, bucket_expr, buckets, group_pass, keep_expr, raise_early, safe_columns, scan
 
 __all__ = ["NAME", "OPTIONS", "check_options", "partitioned", "per_group", "run", "schema"]
 
@@ -115,8 +115,7 @@ def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Su
     found = scan(lf, plan, names)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
     keep = keep_expr(plan, names) if found.n_dropped else None
-    if plan.group:
-        plan = with_weights_once(lf, plan, names, keep)
+    plan = raise_early(lf, plan, names, found, keep)  # the others the scan answers; a weight callable once
     n_rows = found.n_rows - found.n_dropped
     rows_per = options["rows_per_bucket"]
     delong = plan.auc_placements
@@ -177,7 +176,7 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     found = scan(lf, plan, names)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
     keep = keep_expr(plan, names) if found.n_dropped else None
-    plan = with_weights_once(lf, plan, names, keep)
+    plan = raise_early(lf, plan, names, found, keep)  # the others the scan answers; a weight callable once
     data = lf.filter(keep) if keep is not None else lf  # a bucket may hold only dropped rows
     n_buckets = bucket_count(found, opts)
     parts = []

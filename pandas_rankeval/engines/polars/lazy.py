@@ -23,15 +23,21 @@ Every step works on :func:`safe_columns`: the plan's columns selected by positio
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tempfile
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import polars as pl
 
+from ...core.coverage import empty_error
+from ...core.evaluate import exp2_overflow_error
 from ...core.options import WEIGHT_NAMES
+from ...core.segments import mixed_by_of_pairs
 from ...summary.checks import needs_group_stats, weights_once
 from ...summary.partition import summarize
 from ...summary.summary import Summary, _shape, empty_summary
@@ -39,10 +45,16 @@ from .auc import score_key
 from .convert import _base, is_float, is_numeric, to_pandas
 
 __all__ = [
-    "Names", "Scan", "bucket_count", "buckets", "group_pass", "keep_expr", "safe_columns", "scan", "with_weights_once",
+    "Names", "Scan", "bucket_count", "buckets", "group_pass", "keep_expr", "raise_early", "relevant_expr", "safe_columns",
+    "scan", "with_weights_once",
 ]
 
 _SEED = 0x2A5EED
+_INTEGERS = {
+    t: (int(np.iinfo(n).min), int(np.iinfo(n).max))
+    for t, n in [(pl.Int8, np.int8), (pl.Int16, np.int16), (pl.Int32, np.int32), (pl.Int64, np.int64),
+                 (pl.UInt8, np.uint8), (pl.UInt16, np.uint16), (pl.UInt32, np.uint32), (pl.UInt64, np.uint64)]
+}
 
 
 @dataclass
@@ -118,6 +130,10 @@ class Scan:
     n_dropped: int  # rows with a missing value in any of them
     problems: dict[tuple, int]  # as Summary.problems: values pandas refuses, among kept rows
     n_groups: int = 0  # distinct group keys among kept rows
+    label_max: float | None = None  # the largest kept label (graded metrics with gain='exp2')
+    relevant_max: bool = False  # ... and whether it is relevant
+    n_with_relevant: int | None = None  # groups with a relevant row (empty='error')
+    n_pairs: int | None = None  # distinct (group key, segment key) among kept rows (by=)
 
     def summary(self, plan: Any) -> Summary:
         """A summary with these counts and no segment: the summary layer raises from it."""
@@ -152,19 +168,71 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
     if is_numeric(ldt) and _base(ldt) is not pl.Boolean and any(s.info.graded for s in plan.specs):
         aggs.append((kept & (pl.col(label).cast(pl.Float64) < 0)).sum().alias("neg"))
         kinds.append(("neg", ("negative_label", plan.label)))
+    numeric_label = is_numeric(ldt) and _base(ldt) is not pl.Boolean
+    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
+    rel = relevant_expr(names, plan)
+    if numeric_label and o.gain == "exp2" and any(s.info.graded for s in plan.specs):
+        top = pl.col(label).filter(kept).max()
+        aggs += [top.cast(pl.Float64).alias("top"), rel.filter(kept).max().alias("top_rel")]
+    if plan.group and lists and o.empty == "error":
+        aggs.append(_key(plan.group, names).filter(kept & rel).n_unique().alias("with_rel"))
+    if plan.group and plan.by:
+        aggs.append(_key([*plan.group, *plan.by], names).filter(kept).n_unique().alias("pairs"))
     row = lf.select(aggs).collect(engine="streaming").row(0, named=True)
     missing = {c: int(row[f"m{i}"]) for i, c in enumerate(cols) if row[f"m{i}"]}
     problems = {kind: int(row[name]) for name, kind in kinds if row[name]}
     groups = int(row["groups"]) if plan.group else 0
-    return Scan(int(row["rows"]), missing, int(row["dropped"]) if missing else 0, problems, groups)
+    out = Scan(int(row["rows"]), missing, int(row["dropped"]) if missing else 0, problems, groups)
+    if row.get("top") is not None:
+        out.label_max, out.relevant_max = float(row["top"]), bool(row["top_rel"])
+    if "with_rel" in row:
+        out.n_with_relevant = int(row["with_rel"])
+    if "pairs" in row:
+        out.n_pairs = int(row["pairs"])
+    return out
+
+
+def relevant_expr(names: Names, plan: Any) -> pl.Expr:
+    """A row's label is relevant, as pandas reads it (:func:`pandas_rankeval.core.prepare.label_levels`):
+    an integer label ``>= 1`` (or ``>= ceil(threshold)``), any other ``> 0`` (or ``>= threshold``)."""
+    c, dtype, t = names.col(plan.label), names.dtype(plan.label), plan.options.threshold
+    base = _base(dtype)
+    if base in _INTEGERS:
+        bound = 1 if t is None else math.ceil(t)
+        lo, hi = _INTEGERS[base]
+        return pl.lit(False) if bound > hi else c >= max(bound, lo)
+    if not is_numeric(dtype):
+        return pl.lit(False)  # refused by the schema checks before any scan
+    v = c.cast(pl.Float64)
+    return (v > 0) if t is None else (v >= t)
+
+
+def raise_early(lf: pl.LazyFrame, plan: Any, names: Names, found: Scan, keep: pl.Expr | None) -> Any:
+    """The errors pandas raises from values that the scan's whole-table counts (or one small
+    aggregate) answer, before any bucket is read: a segment that varies within a group, labels too
+    large for ``gain='exp2'``, a weight Series or callable that pandas refuses, groups with no
+    relevant row under ``empty='error'``. Returns the plan (a weight callable called once)."""
+    if found.n_pairs is not None and found.n_pairs > found.n_groups:  # some group has two segments
+        data = lf.filter(keep) if keep is not None else lf
+        cols = list(dict.fromkeys([*plan.group, *plan.by]))
+        exprs = [_normalized(names, c) for c in cols]
+        pairs = names.to_pandas(data.select(exprs).unique().collect(engine="streaming"), cols=cols)
+        problem = mixed_by_of_pairs(pairs, plan.by, plan.group, plan.func)
+        if problem is not None:
+            raise problem
+    if found.label_max is not None and found.relevant_max and found.label_max >= 1024:
+        raise exp2_overflow_error(plan.label, found.label_max)
+    if plan.group:
+        plan = with_weights_once(lf, plan, names, keep)
+    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
+    if found.n_with_relevant is not None and lists and found.n_groups > found.n_with_relevant:
+        raise empty_error(lists[0].name, found.n_groups - found.n_with_relevant, found.n_groups)
+    return plan
 
 
 def _key(group: list[Hashable], names: Names) -> pl.Expr:
     """The group key as one expression (float keys as pandas groups them: -0.0 with 0.0)."""
-    cols = [
-        (names.col(c).cast(pl.Float64) + 0.0).alias(names[c]) if is_float(names.dtype(c)) else names.col(c)
-        for c in group
-    ]
+    cols = [_normalized(names, c) for c in group]
     return cols[0] if len(cols) == 1 else pl.struct(cols)
 
 
@@ -172,17 +240,21 @@ def with_weights_once(lf: pl.LazyFrame, plan: Any, names: Names, keep: pl.Expr |
     """The plan with a weight callable called once on every group's statistics (one streaming
     aggregation of rows per (group key, label)), as pandas calls it: a callable that looks at all
     groups (``n / n.sum()``, a rank) gives pandas' number, not one per bucket."""
-    if not needs_group_stats(plan):
+    series = isinstance(plan.options.weight, pd.Series) and bool(plan.specs)  # checked before any bucket
+    if not (needs_group_stats(plan) or series):
         return plan
     keys = list(dict.fromkeys([*plan.group, plan.label]))
     data = lf.filter(keep) if keep is not None else lf
-    exprs = [
-        (names.col(c).cast(pl.Float64) + 0.0).alias(names[c]) if c in plan.group and is_float(names.dtype(c)) else names.col(c)
-        for c in keys
-    ]
+    exprs = [_normalized(names, c) if c in plan.group else names.col(c) for c in keys]
     counts = data.group_by(exprs).agg(pl.len().alias("__rk_n")).collect(engine="streaming")
     pdf = names.to_pandas(counts, ["__rk_n"], cols=keys)
     return weights_once(plan, pdf, names.free("__rk_n"))
+
+
+def _normalized(names: Names, column: Hashable) -> pl.Expr:
+    """A key column as pandas groups it (a float key's -0.0 with 0.0)."""
+    c = names.col(column)
+    return (c.cast(pl.Float64) + 0.0).alias(names[column]) if is_float(names.dtype(column)) else c
 
 
 def bucket_expr(group: list[Hashable], names: Names, n: int) -> pl.Expr:
