@@ -459,7 +459,7 @@ def test_user_columns_named_like_internal_ones(engine, engine_frame, names):
     assert_same(got[["n", "auc", "mrr"]], pd.DataFrame(pre.per_group(df, **pg)).sort_index()[["n", "auc", "mrr"]])
 
 
-@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "dask", "duckdb"])
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "dask", "duckdb", "spark"])
 def test_per_group_key_named_like_a_column_of_the_table(engine, engine_frame):
     """Issue 28: a group column named ``n``, ``positives``, ``weight``, ``auc`` or ``mrr`` ended in
     "cannot insert n, already exists" (polars), a metadata error at compute (Dask) or in a worker
@@ -477,14 +477,23 @@ def test_per_group_key_named_like_a_column_of_the_table(engine, engine_frame):
             got = pre.per_group(frame, engine_options={"npartitions": 2}, **kw).compute()
             assert_same(got.sort_index(), want.sort_index())
             continue
+        jobs = _spark_jobs(frame)
         with pytest.raises(ValueError, match=rf"the group column '{name}' has the name of a column of the per-group "
                                              r"table \(n, positives, auc, mrr, weight\).*Rename the key first"):
             pre.per_group(frame, **kw)
+        assert _spark_jobs(frame) == jobs  # Spark: raised before any job (it failed in a worker)
     # Dask with two keys holds them as columns: the same error, before any compute
     if engine == "dask":
         pdf = make_frame("multi").rename(columns={"g2": "auc"})
         with dask_computes_forbidden(), pytest.raises(ValueError, match="the group column 'auc' has the name"):
             pre.per_group(engine_frame(pdf), group=["g", "auc"], label="y", score="a", metrics=["mrr", "gauc"])
+
+
+def _spark_jobs(frame: Any) -> set[int] | None:
+    """The Spark jobs run so far (None for any other frame)."""
+    if not hasattr(frame, "sparkSession"):
+        return None
+    return set(frame.sparkSession.sparkContext.statusTracker().getJobIdsForGroup(None))
 
 
 def dask_computes_forbidden():

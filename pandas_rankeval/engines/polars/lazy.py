@@ -5,7 +5,11 @@
    values pandas refuses (infinite labels, negative labels for NDCG, negative or infinite
    weights). Their errors are raised from these whole-table counts by the summary layer's own
    check (:func:`pandas_rankeval.summary.raise_input_errors`), with pandas' messages, before any
-   bucket is read.
+   bucket is read. The same scan answers the errors pandas raises later (:func:`raise_early`): a
+   ``by`` that varies within a group (distinct (group, segment) keys against distinct groups; one
+   small aggregate of those pairs gives pandas' example when they differ), labels too large for
+   ``gain='exp2'`` (the largest label), groups with no relevant row under ``empty='error'``; a
+   weight Series or callable is checked on the whole table's group keys (one aggregate).
 2. **Buckets**: a row's bucket is a hash of its group key (``hash(key) % B``), so every group is
    whole in one bucket, and there are never more buckets than groups. With more than one bucket,
    one streaming pass writes the plan's columns to temporary Parquet files, one directory per
