@@ -57,14 +57,15 @@ def mixed_by_of_pairs(pairs: pd.DataFrame, by: Sequence[Hashable], group: Sequen
     """
     pairs = pairs.drop_duplicates()
     gcols = list(group)
-    sizes = pairs.groupby(gcols if len(gcols) > 1 else gcols[0], sort=False, observed=True, dropna=False).size()
+    by_key: Any = gcols if len(gcols) > 1 else gcols[0]
+    sizes = pairs.groupby(by_key, sort=False, observed=True, dropna=False).size()
     mixed = sizes[sizes.to_numpy() > 1]
     if not len(mixed):
         return None
     shown = _shown_keys(mixed.index)
     first = min(range(len(shown)), key=lambda i: key_order(shown[i]))
     at = mixed.index[first]
-    rows = pairs.set_index(gcols if len(gcols) > 1 else gcols[0]).loc[[at]]
+    rows = pairs.set_index(by_key).loc[[at]]
     cols = list(by)
     seg = list(rows[cols[0]]) if len(cols) == 1 else list(rows[cols].itertuples(index=False, name=None))
     values = first_keys([_plain_key(v) for v in seg], 4)

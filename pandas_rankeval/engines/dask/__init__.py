@@ -70,7 +70,11 @@ from pandas_rankeval.core.validation import missing_mask
 from pandas_rankeval.summary.checks import needs_group_stats, weights_once
 from pandas_rankeval.summary.plan import Plan
 from pandas_rankeval.summary.summary import Summary
-from pandas_rankeval.tables.per_group import check_flat_names, display_names, per_group_table
+from pandas_rankeval.tables.per_group import (
+    check_flat_names,
+    display_names,
+    per_group_table,
+)
 
 from ..base import internal_prefix
 from .graph import shuffled

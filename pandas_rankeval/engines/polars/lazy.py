@@ -54,8 +54,9 @@ __all__ = [
 ]
 
 _SEED = 0x2A5EED
-_INTEGERS = {
-    t: (int(np.iinfo(n).min), int(np.iinfo(n).max))
+#: The range of each integer dtype (a label's relevance bound is clipped to it).
+_INTEGERS: dict[Any, tuple[int, int]] = {
+    t: (int(np.iinfo(n).min), int(np.iinfo(n).max))  # type: ignore[type-var]  # stubs narrower than runtime
     for t, n in [(pl.Int8, np.int8), (pl.Int16, np.int16), (pl.Int32, np.int32), (pl.Int64, np.int64),
                  (pl.UInt8, np.uint8), (pl.UInt16, np.uint16), (pl.UInt32, np.uint32), (pl.UInt64, np.uint64)]
 }
