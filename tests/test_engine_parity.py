@@ -590,3 +590,22 @@ def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
         getattr(pre, name)(pl.from_pandas(df).lazy(), engine_options={"buckets": 5}, **kw)
     assert type(got.value) is type(want.value), (got.value, want.value)
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("engine", ["polars-lazy", "duckdb"])
+def test_exp2_overflow_names_the_whole_tables_largest_label(engine, engine_frame):
+    """Issue 28: labels >= 1024 with gain='exp2' were refused with one bucket's largest label
+    ("up to 1200" where pandas says 5000): the scan's whole-table maximum says it, before any
+    bucket."""
+    df = make_frame("int").assign(y=lambda d: d["y"] * 600)
+    df.loc[df["g"] == df["g"].iloc[0], "y"] = 5000
+    for kw in [dict(group="g", label="y", score="a"), dict(group="g", label="y", score="a", threshold=2.5)]:
+        with pytest.raises(ValueError) as want:
+            pre.ndcg(df, **kw)
+        assert "up to 5000" in str(want.value)
+        with pytest.raises(ValueError) as got:
+            call(engine, "ndcg", engine_frame(df), **kw)
+        assert str(got.value) == str(want.value)
+    # no relevant label that large (threshold above every label): no error, pandas' number
+    kw = dict(group="g", label="y", score="a", threshold=5001, empty="skip")
+    assert_same(call(engine, "ndcg", engine_frame(df), **kw), pre.ndcg(df, **kw))

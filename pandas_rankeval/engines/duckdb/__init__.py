@@ -153,6 +153,7 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     found = scan(frame, plan, sch)
     plan = _weights_once(frame, plan)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any other query
+    found.raise_early(plan)  # labels too large for gain='exp2': the whole table's largest label
     keep = keep_sql(plan, sch) if found.n_dropped else None
     extras: dict[str, Any] = {}
     counted = None
@@ -225,6 +226,7 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     found = scan(frame, plan, sch)
     plan = _weights_once(frame, plan)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
+    found.raise_early(plan)  # labels too large for gain='exp2': the whole table's largest label
     keep = keep_sql(plan, sch) if found.n_dropped else None
     cols = [str(c) for c in dict.fromkeys(plan.columns)]
     tables = []

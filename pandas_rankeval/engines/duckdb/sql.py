@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ import numpy as np
 import polars as pl
 
 from ... import summary as S
+from ...core.evaluate import exp2_overflow_error
 from ...core.options import WEIGHT_NAMES
 from ...summary.summary import Summary, _shape
 from ..polars.auc import _placement_table, _relevant, _segment_keys
@@ -70,6 +72,17 @@ class Scan:
     missing: dict[Hashable, int]
     n_dropped: int
     problems: dict[tuple, int]
+    label_max: Any = None  # the largest kept label (graded metrics with gain='exp2'), else None
+
+    def raise_early(self, plan: Any) -> None:
+        """Labels too large for ``gain='exp2'``, from the whole table's largest label (as pandas
+        says it: a bucket's own largest label would differ)."""
+        top, t = self.label_max, plan.options.threshold
+        if top is None or isinstance(top, bool) or float(top) < 1024:
+            return
+        relevant = top >= (1 if t is None else math.ceil(t)) if isinstance(top, int) else (top > 0 if t is None else top >= t)
+        if relevant:
+            raise exp2_overflow_error(plan.label, float(top))
 
     def summary(self, plan: Any) -> Summary:
         """A summary with these counts and no segment: the summary layer raises from it."""
@@ -100,10 +113,14 @@ def scan(rel: Any, plan: Any, schema: Any) -> Scan:
     if is_numeric(ldt) and _base(ldt) is not pl.Boolean and any(s.info.graded for s in plan.specs):
         kinds.append((len(aggs), ("negative_label", label)))
         aggs.append(f"count_if({kept} AND CAST({q(label)} AS DOUBLE) < 0)")
+    top = None
+    if is_numeric(ldt) and _base(ldt) is not pl.Boolean and o.gain == "exp2" and any(s.info.graded for s in plan.specs):
+        top = len(aggs)
+        aggs.append(f"max({q(label)}) FILTER (WHERE {kept})")
     row = query(rel, f"SELECT {', '.join(aggs)} FROM {_SRC}").fetchall()[0]
     missing = {c: int(row[2 + i]) for i, c in enumerate(cols) if row[2 + i]}
     problems = {kind: int(row[j]) for j, kind in kinds if row[j]}
-    return Scan(int(row[0]), missing, int(row[1]) if missing else 0, problems)
+    return Scan(int(row[0]), missing, int(row[1]) if missing else 0, problems, None if top is None else row[top])
 
 
 def score_key(column: Hashable, dtype: Any) -> str:
