@@ -592,11 +592,12 @@ def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
     assert str(got.value) == str(want.value)
 
 
-@pytest.mark.parametrize("engine", ["polars-lazy", "duckdb"])
+@pytest.mark.parametrize("engine", ["polars-lazy", "duckdb", "dask", "spark"])
 def test_exp2_overflow_names_the_whole_tables_largest_label(engine, engine_frame):
-    """Issue 28: labels >= 1024 with gain='exp2' were refused with one bucket's largest label
-    ("up to 1200" where pandas says 5000): the scan's whole-table maximum says it, before any
-    bucket."""
+    """Issue 28: labels >= 1024 with gain='exp2' were refused with one bucket's (partition's)
+    largest label ("up to 1200" where pandas says 5000): a LazyFrame's and a relation's scan
+    give the whole table's maximum before any bucket; Dask and Spark count each partition's
+    maximum, and the error names the largest."""
     df = make_frame("int").assign(y=lambda d: d["y"] * 600)
     df.loc[df["g"] == df["g"].iloc[0], "y"] = 5000
     for kw in [dict(group="g", label="y", score="a"), dict(group="g", label="y", score="a", threshold=2.5)]:

@@ -11,9 +11,11 @@ each score column, reduce.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -130,6 +132,24 @@ def prepare_evaluation(
     if prep.extra.get(opts.sample_weight) is not None and any("sample_weight" not in s.info.options for s in specs):
         raise ValueError(sample_weight_error())
     return Evaluation(prep, labels, opts, list(specs), {})
+
+
+def exp2_overflow(label: Hashable, top: Any, threshold: float | None) -> ValueError | None:
+    """The error of ``gain="exp2"`` from the largest label ``top`` of a table (or None): raised
+    when it is 1024 or more and relevant (an integer label ``>= 1`` or ``>= ceil(threshold)``,
+    another ``> 0`` or ``>= threshold``), as :func:`prepare_evaluation` raises it. Engines that
+    read a table in parts take ``top`` from the whole table, so the message is pandas'."""
+    if top is None or isinstance(top, (bool, np.bool_)):
+        return None
+    if isinstance(top, np.generic):
+        top = top.item()
+    if float(top) < 1024:
+        return None
+    if isinstance(top, int):
+        relevant = top >= (1 if threshold is None else math.ceil(threshold))
+    else:
+        relevant = top > 0 if threshold is None else top >= threshold
+    return exp2_overflow_error(label, float(top)) if relevant else None
 
 
 def exp2_overflow_error(label: Hashable, top: float) -> ValueError:

@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from ... import summary as S
-from ...core.evaluate import exp2_overflow_error
+from ...core.evaluate import exp2_overflow
 from ...core.options import WEIGHT_NAMES
 from ...summary.summary import Summary, _shape
 from ..polars.auc import _placement_table, _relevant, _segment_keys
@@ -77,12 +76,9 @@ class Scan:
     def raise_early(self, plan: Any) -> None:
         """Labels too large for ``gain='exp2'``, from the whole table's largest label (as pandas
         says it: a bucket's own largest label would differ)."""
-        top, t = self.label_max, plan.options.threshold
-        if top is None or isinstance(top, bool) or float(top) < 1024:
-            return
-        relevant = top >= (1 if t is None else math.ceil(t)) if isinstance(top, int) else (top > 0 if t is None else top >= t)
-        if relevant:
-            raise exp2_overflow_error(plan.label, float(top))
+        err = exp2_overflow(plan.label, self.label_max, plan.options.threshold)
+        if err is not None:
+            raise err
 
     def summary(self, plan: Any) -> Summary:
         """A summary with these counts and no segment: the summary layer raises from it."""

@@ -39,7 +39,7 @@ import pandas as pd
 import polars as pl
 
 from ...core.coverage import empty_error
-from ...core.evaluate import exp2_overflow_error
+from ...core.evaluate import exp2_overflow
 from ...core.options import WEIGHT_NAMES
 from ...core.segments import mixed_by_of_pairs
 from ...summary.checks import needs_group_stats, weights_once
@@ -135,8 +135,7 @@ class Scan:
     n_dropped: int  # rows with a missing value in any of them
     problems: dict[tuple, int]  # as Summary.problems: values pandas refuses, among kept rows
     n_groups: int = 0  # distinct group keys among kept rows
-    label_max: float | None = None  # the largest kept label (graded metrics with gain='exp2')
-    relevant_max: bool = False  # ... and whether it is relevant
+    label_max: Any = None  # the largest kept label (graded metrics with gain='exp2')
     n_with_relevant: int | None = None  # groups with a relevant row (empty='error')
     n_pairs: int | None = None  # distinct (group key, segment key) among kept rows (by=)
 
@@ -177,8 +176,7 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
     lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
     rel = relevant_expr(names, plan)
     if numeric_label and o.gain == "exp2" and any(s.info.graded for s in plan.specs):
-        top = pl.col(label).filter(kept).max()
-        aggs += [top.cast(pl.Float64).alias("top"), rel.filter(kept).max().alias("top_rel")]
+        aggs.append(pl.col(label).filter(kept).max().alias("top"))  # exact: an integer stays an integer
     if plan.group and lists and o.empty == "error":
         aggs.append(_key(plan.group, names).filter(kept & rel).n_unique().alias("with_rel"))
     if plan.group and plan.by:
@@ -188,8 +186,7 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
     problems = {kind: int(row[name]) for name, kind in kinds if row[name]}
     groups = int(row["groups"]) if plan.group else 0
     out = Scan(int(row["rows"]), missing, int(row["dropped"]) if missing else 0, problems, groups)
-    if row.get("top") is not None:
-        out.label_max, out.relevant_max = float(row["top"]), bool(row["top_rel"])
+    out.label_max = row.get("top")
     if "with_rel" in row:
         out.n_with_relevant = int(row["with_rel"])
     if "pairs" in row:
@@ -225,8 +222,9 @@ def raise_early(lf: pl.LazyFrame, plan: Any, names: Names, found: Scan, keep: pl
         problem = mixed_by_of_pairs(pairs, plan.by, plan.group, plan.func)
         if problem is not None:
             raise problem
-    if found.label_max is not None and found.relevant_max and found.label_max >= 1024:
-        raise exp2_overflow_error(plan.label, found.label_max)
+    err = exp2_overflow(plan.label, found.label_max, plan.options.threshold)
+    if err is not None:
+        raise err
     if plan.group:
         plan = with_weights_once(lf, plan, names, keep)
     lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
