@@ -47,7 +47,8 @@ def check_segments_constant(prep: Any, by: Sequence[Hashable], group: Sequence[H
 
 def mixed_by_of_pairs(pairs: pd.DataFrame, by: Sequence[Hashable], group: Sequence[Hashable], func: str) -> InputProblem | None:
     """The error of :func:`check_segments_constant` from the distinct (group key, segment key)
-    rows of a table (an engine's one aggregate): the same count, groups and example, or None.
+    rows of a table (an engine's one aggregate), in the order of their first rows: the same
+    count, groups and example, or None.
 
     Examples
     --------
@@ -55,6 +56,8 @@ def mixed_by_of_pairs(pairs: pd.DataFrame, by: Sequence[Hashable], group: Sequen
     >>> print(mixed_by_of_pairs(pairs, ["d"], ["u"], "report"))  # doctest: +ELLIPSIS
     The 'by' column 'd' of report must be constant within each group: 2 of 3 groups have more than one value, for example the group u=1 has 'a' and 'b'. ...
     """
+    # every value as pandas shows it: as its first row holds it (-0.0 or 0.0), in each column
+    pairs = pairs.apply(lambda c: c.groupby(c, sort=False, dropna=False).transform("first") if c.dtype.kind == "f" else c)
     pairs = pairs.drop_duplicates()
     gcols = list(group)
     by_key: Any = gcols if len(gcols) > 1 else gcols[0]

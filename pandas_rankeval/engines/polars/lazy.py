@@ -217,8 +217,10 @@ def raise_early(lf: pl.LazyFrame, plan: Any, names: Names, found: Scan, keep: pl
     if found.n_pairs is not None and found.n_pairs > found.n_groups:  # some group has two segments
         data = lf.filter(keep) if keep is not None else lf
         cols = list(dict.fromkeys([*plan.group, *plan.by]))
-        exprs = [_normalized(names, c) for c in cols]
-        pairs = names.to_pandas(data.select(exprs).unique().collect(engine="streaming"), cols=cols)
+        # the values as the rows hold them, first seen first (pandas shows a key or a segment as
+        # its first row has it: -0.0 or 0.0); pandas then merges what it holds equal
+        exprs = [names.col(c) for c in cols]
+        pairs = names.to_pandas(data.select(exprs).unique(maintain_order=True).collect(), cols=cols)
         problem = mixed_by_of_pairs(pairs, plan.by, plan.group, plan.func)
         if problem is not None:
             raise problem
