@@ -11,6 +11,7 @@ Spark jobs cost about a second each here, so every case is one call that checks 
 
 from __future__ import annotations
 
+import datetime
 import math
 import warnings
 from collections.abc import Callable, Hashable
@@ -481,3 +482,195 @@ def test_calibration_per_group_metric_and_errors(engine, engine_frame, monkeypat
         with pytest.raises(ValueError) as got_err:
             call(engine, "logloss", engine_frame(bad), score=score, **kw)
         assert str(got_err.value) == str(want_err.value)
+
+#: User columns named like the engines' own (every ``__rk_*`` name of the polars, Dask and DuckDB
+#: adapters, the placement and key columns of the DeLong join included): role -> user name.
+INTERNAL_NAMES = [
+    {"g": "__rk_key", "a": "__rk_key_0", "w": "__rk_n", "tb": "__rk_pl_0", "seg": "__rk_w"},
+    {"g": "__rk_key_hash", "a": "__rk_score", "tb": "__rk_tiebreak", "w": "__rk_pos", "seg": "__rk_sid"},
+    {"g": "__rk_range", "a": "__rk_neg", "tb": "__rk_tb", "w": "__rk_a", "seg": "__rk_b"},
+    {"g": "__rk_rows", "a": "__rk_src", "tb": "__rk_bucket", "w": "__rk_run", "seg": "__rk_pl_1"},
+]
+
+
+@pytest.mark.parametrize("names", range(len(INTERNAL_NAMES)))
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "dask", "duckdb"])
+def test_user_columns_named_like_internal_ones(engine, engine_frame, names):
+    """Issue 28: user columns named like internal ones (``__rk_key``, ``__rk_key_0``, ``__rk_n``,
+    ``__rk_pl_0``...) gave a NaN AUC, gauc 0.5 instead of 0.4596, Dask's metadata errors or a
+    DuplicateError (DuckDB ``__rk_bucket``). Every engine's own columns now take a prefix that no
+    column of the input starts with (chosen once per call)."""
+    roles = INTERNAL_NAMES[names]
+    df = make_frame("str").rename(columns=roles)
+    r = {k: roles.get(k, k) for k in ["g", "y", "a", "b", "w", "tb", "seg"]}
+    frame = engine_frame(df)
+    kw = dict(group=r["g"], label="y", scores=[r["a"], "b"], tiebreak=r["tb"], by=r["seg"],
+              metrics=["auc", "gauc", "mrr"], ci=0.9, n_boot=20, seed=1)
+    assert_same(call(engine, "report", frame, **kw), pre.report(df, **kw))
+    aw = dict(label="y", score=r["a"], sample_weight=r["w"], tiebreak=r["tb"])
+    assert_same(call(engine, "auc", frame, **aw), pre.auc(df, **aw))
+    gw = dict(group=r["g"], label="y", score=r["a"], weight=r["w"])
+    assert_same(call(engine, "gauc", frame, **gw), pre.gauc(df, **gw))
+    pg = dict(group=r["g"], label="y", score=r["a"], metrics=["auc", "mrr"])
+    got = as_pandas(call(engine, "per_group", frame, **pg), r["g"])
+    assert_same(got[["n", "auc", "mrr"]], pd.DataFrame(pre.per_group(df, **pg)).sort_index()[["n", "auc", "mrr"]])
+
+
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "dask", "duckdb", "spark"])
+def test_per_group_key_named_like_a_column_of_the_table(engine, engine_frame):
+    """Issue 28: a group column named ``n``, ``positives``, ``weight``, ``auc`` or ``mrr`` ended in
+    "cannot insert n, already exists" (polars), a metadata error at compute (Dask) or in a worker
+    (Spark). pandas gives a table indexed by the key beside the column of that name: Dask (indexed
+    by its one key) gives the same; the engines whose table holds its keys as columns cannot tell
+    two columns of one name apart and say so, naming the key and the fix, before any work."""
+    df = make_frame("str")
+    for name in ["n", "positives", "weight", "auc", "mrr"]:
+        pdf = df.rename(columns={"g": name})
+        kw = dict(group=name, label="y", score="a", metrics=["auc", "mrr"])
+        want = pd.DataFrame(pre.per_group(pdf, **kw))
+        assert want.index.name == name and name in want.columns
+        frame = engine_frame(pdf)
+        if engine == "dask":
+            got = pre.per_group(frame, engine_options={"npartitions": 2}, **kw).compute()
+            assert_same(got.sort_index(), want.sort_index())
+            continue
+        jobs = _spark_jobs(frame)
+        with pytest.raises(ValueError, match=rf"the group column '{name}' has the name of a column of the per-group "
+                                             r"table \(n, positives, auc, mrr, weight\).*Rename the key first"):
+            pre.per_group(frame, **kw)
+        assert _spark_jobs(frame) == jobs  # Spark: raised before any job (it failed in a worker)
+    # Dask with two keys holds them as columns: the same error, before any compute
+    if engine == "dask":
+        pdf = make_frame("multi").rename(columns={"g2": "auc"})
+        with dask_computes_forbidden(), pytest.raises(ValueError, match="the group column 'auc' has the name"):
+            pre.per_group(engine_frame(pdf), group=["g", "auc"], label="y", score="a", metrics=["mrr", "gauc"])
+
+
+def _spark_jobs(frame: Any) -> set[int] | None:
+    """The Spark jobs run so far (None for any other frame)."""
+    if not hasattr(frame, "sparkSession"):
+        return None
+    return set(frame.sparkSession.sparkContext.statusTracker().getJobIdsForGroup(None))
+
+
+def dask_computes_forbidden():
+    """A Dask scheduler that fails the test if anything is computed."""
+    import dask
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("computed")
+
+    return dask.config.set(scheduler=refuse)
+
+
+@pytest.mark.parametrize("engine", POLARS)
+def test_polars_per_group_keeps_key_dtypes_and_empty_names(engine):
+    """Issue 28: per_group returned a polars ``Date`` key as a datetime (pandas' datetime64 through
+    the conversion) and renamed an empty-string column to ``column_0``: the keys come back in the
+    source's dtypes (Date, Datetime with its unit and time zone, Duration, Enum, UInt64 beyond
+    2**63) under their own names."""
+    import polars as pl
+
+    rng = np.random.default_rng(3)
+    n = 120
+    days = pl.Series([datetime.date(2024, 1, 1) + datetime.timedelta(days=int(d)) for d in rng.integers(0, 9, n)])
+    frame = pl.DataFrame({"": days, "y": rng.integers(0, 2, n), "s": rng.random(n)})
+    keys = {
+        "": pl.col(""),
+        "ts": pl.col("").cast(pl.Datetime("ms", "Europe/Paris")),
+        "dur": pl.col("") - datetime.date(2023, 1, 1),
+        "enum": pl.col("").cast(pl.String).cast(pl.Enum(sorted({str(d) for d in days}, reverse=True))),
+        "big": pl.col("").cast(pl.Int64).cast(pl.UInt64) + (2**63 + 5),
+    }
+    frame = frame.with_columns(**{k: v for k, v in keys.items() if k})
+    for key in keys:
+        kw = dict(group=key, label="y", score="s", metrics=["mrr", "auc"])
+        got = pre.per_group(_pl(engine, frame), engine_options={"buckets": 3} if engine == "polars-lazy" else None, **kw)
+        assert got.columns[0] == key and got.schema[key] == frame.schema[key], (key, got.schema)
+        want = pd.DataFrame(pre.per_group(frame.to_pandas(), **kw)).sort_index()
+        back = got.sort(key).to_pandas().set_index(key)
+        np.testing.assert_allclose(back["mrr"].to_numpy(), want["mrr"].to_numpy(), rtol=0, atol=ATOL)
+        assert back["n"].tolist() == want["n"].tolist()
+    assert got.sort("big")["big"].to_list() == sorted(frame["big"].unique().to_list())
+
+
+def _late_error_cases() -> dict[str, tuple[pd.DataFrame, str, dict[str, Any]]]:
+    """Issue 28's late errors of a LazyFrame: name -> (frame, function, keywords)."""
+    df = make_frame("int")
+    keys = np.sort(df["g"].unique())
+    mixed = df.copy()
+    mixed.loc[mixed.index[::5], "seg"] = "xx"
+    # float keys and segments where -0.0 and 0.0 are one value: shown as their first row holds them
+    zeros = df.assign(gf=(df["g"] % 4) * 1.0, seg2=(df["g"] % 2) * 1.0)
+    flip = np.random.default_rng(2).random(len(df))
+    zeros.loc[flip < 0.3, "gf"] *= -1.0
+    zeros.loc[flip > 0.8, "seg2"] = -0.0
+    g, kw = "g", dict(group="g", label="y")
+    return {
+        "empty-error": (df, "ndcg", kw | dict(score="a", empty="error")),
+        "exp2-1024": (df.assign(y=df["y"] * 600), "ndcg", kw | dict(score="a", gain="exp2")),
+        "labels-beyond-int64": (df.assign(y=df["y"].astype(np.uint64) * np.uint64(2**63)), "ndcg", kw | dict(score="a")),
+        "weight-negative": (df, "gauc", kw | dict(score="a", weight=pd.Series(np.where(np.arange(len(keys)) % 7, 1.0, -1.0), index=keys))),
+        "weight-nan": (df, "gauc", kw | dict(score="a", weight=pd.Series(np.where(np.arange(len(keys)) % 9, 1.0, np.nan), index=keys))),
+        "weight-index-type": (df, "mrr", kw | dict(score="a", weight=pd.Series(1.0, index=keys.astype(str)))),
+        "by-varies": (mixed, "report", kw | dict(scores="a", metrics=["auc", "gauc", "mrr"], by="seg", ci=0.9, n_boot=20)),
+        "by-varies-signed-zeros": (zeros, "report", dict(group=["gf"], label="y", scores="a", metrics=["gauc"],
+                                                          by=["seg", "seg2"])),
+        "duration-key-ci": (df.assign(g=pd.to_timedelta(df[g], unit="s")), "report",
+                            kw | dict(scores="a", metrics=["gauc", "mrr"], ci=0.9, n_boot=20)),
+    }
+
+
+@pytest.mark.parametrize("func", ["metric", "per_group"])
+@pytest.mark.parametrize("case", list(_late_error_cases()))
+def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
+    """Issue 28: a LazyFrame raised these only after 3 to 31 bucket collects, some with per-bucket
+    counts, and as a plain ValueError where pandas raises InputProblem. The schema, the one scan
+    (with one small aggregate where needed) or the local Series answer each: the same class and
+    message as pandas, whole-table counts, and no bucket (nor global-AUC pass) is read."""
+    import polars as pl
+
+    import pandas_rankeval.engines.polars as pe
+
+    df, name, kw = _late_error_cases()[case]
+    if func == "per_group":
+        if name == "report":
+            kw = {k: v for k, v in kw.items() if k not in ("by", "ci", "n_boot", "scores")} | {"score": "a"}
+            if case.startswith("by-varies"):
+                return  # per_group has no segments
+            if case == "duration-key-ci":
+                return  # nor an interval
+        name = "per_group"
+        kw = kw | ({"metrics": [kw.pop("metric", "ndcg")]} if "metrics" not in kw else {})
+    with pytest.raises((ValueError, TypeError)) as want:
+        getattr(pre, name)(df, **kw)
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a bucket or a score pass was read before the error")
+
+    for where, attr in [(pe.lazy, "buckets"), (pe, "buckets"), (pe, "auc_pass"), (pe, "group_pass")]:
+        monkeypatch.setattr(where, attr, never)
+    with pytest.raises((ValueError, TypeError)) as got:
+        getattr(pre, name)(pl.from_pandas(df).lazy(), engine_options={"buckets": 5}, **kw)
+    assert type(got.value) is type(want.value), (got.value, want.value)
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("engine", ["polars-lazy", "duckdb", "dask", "spark"])
+def test_exp2_overflow_names_the_whole_tables_largest_label(engine, engine_frame):
+    """Issue 28: labels >= 1024 with gain='exp2' were refused with one bucket's (partition's)
+    largest label ("up to 1200" where pandas says 5000): a LazyFrame's and a relation's scan
+    give the whole table's maximum before any bucket; Dask and Spark count each partition's
+    maximum, and the error names the largest."""
+    df = make_frame("int").assign(y=lambda d: d["y"] * 600)
+    df.loc[df["g"] == df["g"].iloc[0], "y"] = 5000
+    for kw in [dict(group="g", label="y", score="a"), dict(group="g", label="y", score="a", threshold=2.5)]:
+        with pytest.raises(ValueError) as want:
+            pre.ndcg(df, **kw)
+        assert "up to 5000" in str(want.value)
+        with pytest.raises(ValueError) as got:
+            call(engine, "ndcg", engine_frame(df), **kw)
+        assert str(got.value) == str(want.value)
+    # no relevant label that large (threshold above every label): no error, pandas' number
+    kw = dict(group="g", label="y", score="a", threshold=5001, empty="skip")
+    assert_same(call(engine, "ndcg", engine_frame(df), **kw), pre.ndcg(df, **kw))

@@ -90,7 +90,10 @@ def per_group(
         For the other engines the same columns, as a frame of the input's kind, computed once
         per partition of whole groups and never collected: a lazy Dask DataFrame (indexed by
         the key with one group column; with several, the keys are columns), a lazy Spark
-        DataFrame, a polars DataFrame (the key columns first; rows unordered).
+        DataFrame, a polars DataFrame (the key columns first, in their own dtypes; rows
+        unordered), a pandas frame for a DuckDB relation. Where the keys are columns (all but
+        pandas and a one-key Dask frame), a key column named like a column of the table
+        (``n``, ``positives``, a metric, ``weight``) raises before any work: rename it first.
 
     Examples
     --------

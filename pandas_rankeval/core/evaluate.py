@@ -11,9 +11,11 @@ each score column, reduce.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -129,10 +131,7 @@ def prepare_evaluation(
         )
     labels = label_levels(y, opts.threshold, graded)
     if graded and opts.gain == "exp2" and labels.rel_level < labels.n_levels and labels.values[-1] >= 1024:
-        raise ValueError(
-            f"Column {label!r} (label) has labels up to {labels.values[-1]:.6g}: with gain='exp2', "
-            "2**label - 1 overflows float64 from label 1024 on. Pass gain='linear', or rescale the labels."
-        )
+        raise exp2_overflow_error(label, float(labels.values[-1]))
     calibration = [s.name for s in specs if not s.info.needs_ranking]
     if calibration:  # probabilities and clicks, checked before any sort
         from .calibration import (
@@ -157,6 +156,32 @@ def prepare_evaluation(
     if any("propensity" in s.info.options for s in specs):
         row_gains(ev)  # the IPS metrics' positions and propensities checked before any sort
     return ev
+
+
+def exp2_overflow(label: Hashable, top: Any, threshold: float | None) -> ValueError | None:
+    """The error of ``gain="exp2"`` from the largest label ``top`` of a table (or None): raised
+    when it is 1024 or more and relevant (an integer label ``>= 1`` or ``>= ceil(threshold)``,
+    another ``> 0`` or ``>= threshold``), as :func:`prepare_evaluation` raises it. Engines that
+    read a table in parts take ``top`` from the whole table, so the message is pandas'."""
+    if top is None or isinstance(top, (bool, np.bool_)):
+        return None
+    if isinstance(top, np.generic):
+        top = top.item()
+    if float(top) < 1024:
+        return None
+    if isinstance(top, int):
+        relevant = top >= (1 if threshold is None else math.ceil(threshold))
+    else:
+        relevant = top > 0 if threshold is None else top >= threshold
+    return exp2_overflow_error(label, float(top)) if relevant else None
+
+
+def exp2_overflow_error(label: Hashable, top: float) -> ValueError:
+    """The error of ``gain="exp2"`` when the largest (relevant) label is 1024 or more."""
+    return ValueError(
+        f"Column {label!r} (label) has labels up to {top:.6g}: with gain='exp2', "
+        "2**label - 1 overflows float64 from label 1024 on. Pass gain='linear', or rescale the labels."
+    )
 
 
 def _needs_order(ev: Evaluation, keep_order: bool) -> bool:

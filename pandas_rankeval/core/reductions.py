@@ -57,19 +57,7 @@ def _weights(
             raise ValueError(f"unknown weight {weight!r}")
         return w
     if isinstance(weight, pd.Series):
-        keys = ev.keys
-        try:
-            aligned = weight.reindex(keys)
-        except Exception as exc:  # duplicate index values, incompatible key types
-            raise ValueError(
-                f"The 'weight' Series of {func} could not be aligned to the group keys: {exc}. "
-                "Index it by group key, one value per group."
-            ) from exc
-        missing = int(aligned.isna().sum())
-        if missing:
-            lacking = [k.item() if isinstance(k, np.generic) else k for k in keys[np.asarray(aligned.isna())]]
-            raise InputProblem("weight_missing", func, missing, of=len(keys), examples=first_keys(lacking))
-        w = _as_weights(aligned, f"The 'weight' Series of {func}")
+        w = series_weights(weight, ev.keys, func)
     else:  # callable
         stats = pd.DataFrame(
             {"n": rk.n, "positives": rk.npos, "negatives": rk.nneg}, index=ev.keys
@@ -87,6 +75,24 @@ def _weights(
     if bad.any():
         raise InputProblem("group_weight", func, int(bad.sum()))
     return w
+
+
+def series_weights(weight: pd.Series, keys: pd.Index, func: str) -> np.ndarray:
+    """A weight Series aligned to the group keys (one float per key), or pandas' error: a Series
+    that cannot be aligned, or keys it has no value for (counted, with the first few as examples).
+    The caller checks the values (finite, >= 0)."""
+    try:
+        aligned = weight.reindex(keys)
+    except Exception as exc:  # duplicate index values, incompatible key types
+        raise ValueError(
+            f"The 'weight' Series of {func} could not be aligned to the group keys: {exc}. "
+            "Index it by group key, one value per group."
+        ) from exc
+    missing = int(aligned.isna().sum())
+    if missing:
+        lacking = [k.item() if isinstance(k, np.generic) else k for k in keys[np.asarray(aligned.isna())]]
+        raise InputProblem("weight_missing", func, missing, of=len(keys), examples=first_keys(lacking))
+    return _as_weights(aligned, f"The 'weight' Series of {func}")
 
 
 def _as_weights(values: Any, what: str) -> np.ndarray:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from .validation import InputProblem, _plain, first_keys, key_order, mixed_by_message
 
-__all__ = ["check_segments_constant", "mixed_by_message"]
+__all__ = ["check_segments_constant", "mixed_by_message", "mixed_by_of_pairs"]
 
 
 def check_segments_constant(prep: Any, by: Sequence[Hashable], group: Sequence[Hashable], func: str) -> None:
@@ -42,6 +42,38 @@ def check_segments_constant(prep: Any, by: Sequence[Hashable], group: Sequence[H
     key = shown[first]
     raise InputProblem(
         "mixed_by", (func, tuple(by), tuple(group)), len(mixed), of=n_groups, examples=[(key, tuple(values))]
+    )
+
+
+def mixed_by_of_pairs(pairs: pd.DataFrame, by: Sequence[Hashable], group: Sequence[Hashable], func: str) -> InputProblem | None:
+    """The error of :func:`check_segments_constant` from the distinct (group key, segment key)
+    rows of a table (an engine's one aggregate), in the order of their first rows: the same
+    count, groups and example, or None.
+
+    Examples
+    --------
+    >>> pairs = pd.DataFrame({"u": [1, 1, 2, 3, 3], "d": ["a", "b", "a", "c", "a"]})
+    >>> print(mixed_by_of_pairs(pairs, ["d"], ["u"], "report"))  # doctest: +ELLIPSIS
+    The 'by' column 'd' of report must be constant within each group: 2 of 3 groups have more than one value, for example the group u=1 has 'a' and 'b'. ...
+    """
+    # every value as pandas shows it: as its first row holds it (-0.0 or 0.0), in each column
+    pairs = pairs.apply(lambda c: c.groupby(c, sort=False, dropna=False).transform("first") if c.dtype.kind == "f" else c)
+    pairs = pairs.drop_duplicates()
+    gcols = list(group)
+    by_key: Any = gcols if len(gcols) > 1 else gcols[0]
+    sizes = pairs.groupby(by_key, sort=False, observed=True, dropna=False).size()
+    mixed = sizes[sizes.to_numpy() > 1]
+    if not len(mixed):
+        return None
+    shown = _shown_keys(mixed.index)
+    first = min(range(len(shown)), key=lambda i: key_order(shown[i]))
+    at = mixed.index[first]
+    rows = pairs.set_index(by_key).loc[[at]]
+    cols = list(by)
+    seg = list(rows[cols[0]]) if len(cols) == 1 else list(rows[cols].itertuples(index=False, name=None))
+    values = first_keys([_plain_key(v) for v in seg], 4)
+    return InputProblem(
+        "mixed_by", (func, tuple(by), tuple(group)), len(mixed), of=len(sizes), examples=[(shown[first], tuple(values))]
     )
 
 

@@ -21,7 +21,7 @@ names of :class:`Engine` and is listed in :data:`pandas_rankeval.engines.ENGINES
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
@@ -29,7 +29,7 @@ import pandas as pd
 from ..summary.plan import Plan
 from ..summary.summary import Summary
 
-__all__ = ["Engine", "check_engine_options"]
+__all__ = ["Engine", "check_engine_options", "internal_prefix"]
 
 
 @runtime_checkable
@@ -101,3 +101,22 @@ def check_engine_options(engine: Any, options: Mapping[str, Any] | None, func: s
         )
     return engine.check_options(dict(options), func)
 
+
+
+def internal_prefix(columns: Iterable[Hashable], stem: str = "__rk") -> str:
+    """The prefix of an engine's own columns for one call: ``__rk_``, or ``__rk1_``, ``__rk2_``...,
+    the first that no column's name starts with, so that no user column can collide with them.
+
+    Examples
+    --------
+    >>> internal_prefix(["u", "y", "s"])
+    '__rk_'
+    >>> internal_prefix(["__rk_key", "__rk1_n", "y"])
+    '__rk2_'
+    """
+    names = [str(c) for c in columns]
+    prefix, i = f"{stem}_", 0
+    while any(n.startswith(prefix) for n in names):
+        i += 1
+        prefix = f"{stem}{i}_"
+    return prefix

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..core.options import check_weight_name
 from ..core.prepare import label_levels
-from ..core.reductions import _as_weights
+from ..core.reductions import _as_weights, series_weights
 from ..core.validation import InputProblem, check_columns, numeric_values
 from .plan import Plan
 
@@ -65,6 +65,20 @@ def check_schema(schema: pd.DataFrame, plan: Plan) -> None:
     for c in (plan.options.sample_weight, weight_column):
         if c is not None:
             numeric_values(schema[c], c, "weight", fix=fix(c))
+    if plan.group and plan.n_replicates and plan.resample == "poisson":
+        _check_key_hashing(schema, plan.group)
+
+
+def _check_key_hashing(schema: pd.DataFrame, group: list) -> None:
+    """Group keys whose dtype the stable key hash of the hashed bootstrap refuses (a ``Duration``
+    or timedelta key) raise pandas' TypeError from the dtype, before any work (the hash of one
+    value of that dtype raises it). Other dtypes are decided by their values, as in pandas."""
+    from ..inference.hashing import key_hash
+
+    for c in group:
+        dtype = schema[c].dtype
+        if pd.api.types.is_timedelta64_dtype(dtype):
+            key_hash(pd.Series(np.zeros(1, dtype=dtype)))
 
 
 def check_partitioned(plan: Plan, engine: str) -> None:
@@ -123,6 +137,11 @@ def weights_once(plan: Plan, counts: pd.DataFrame, count: str) -> Plan:
     and whole-table counts. The frame has one row per group, in the caller's memory, as it has
     on pandas.
 
+    A weight Series is checked the same way (pandas' errors: keys it has no value for, values
+    that are negative or not finite) and the plan returned unchanged: an engine that evaluates in
+    partitions asks for it (:func:`pandas_rankeval.engines.polars.lazy.with_weights_once`) to raise
+    before it reads any partition.
+
     Examples
     --------
     >>> import pandas as pd
@@ -141,6 +160,12 @@ def weights_once(plan: Plan, counts: pd.DataFrame, count: str) -> Plan:
     table = pd.DataFrame({**{k: counts[k] for k in keys}, "n": n, "positives": np.where(rel, n, 0)})
     stats = table.groupby(keys if len(keys) > 1 else keys[0], sort=True, observed=True)[["n", "positives"]].sum()
     stats["negatives"] = stats["n"] - stats["positives"]
+    if isinstance(plan.options.weight, pd.Series):  # checked as pandas checks it, on every group key
+        w = series_weights(plan.options.weight, stats.index, func)
+        bad = ~np.isfinite(w) | (w < 0)
+        if bad.any():
+            raise InputProblem("group_weight", func, int(bad.sum()))
+        return plan
     out = plan.options.weight(stats)  # type: ignore[operator,misc]
     if isinstance(out, pd.Series):
         out = out.reindex(stats.index)

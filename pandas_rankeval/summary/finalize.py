@@ -12,12 +12,19 @@ from typing import Any
 
 import numpy as np
 
+from ..core.evaluate import exp2_overflow
 from ..core.result import Coverage
-from ..core.validation import PROBLEM_ORDER, first_keys, missing_values_error, problem_message
+from ..core.validation import PROBLEM_ORDER, InputProblem, first_keys, missing_values_error, problem_message
 from ..inference.delong import delong_from_moments
 from .auc_counts import _auc_value
 from .plan import _C, Plan
 from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary, _seg_zero, field_total
+
+
+#: Problems of groups (weights, segments), raised by pandas as :class:`InputProblem`; the problems
+#: of rows (infinite or negative labels, bad weight values) pandas raises as a plain ValueError.
+_GROUP_PROBLEMS = ("group_weight", "weight_missing", "mixed_by")
+_ROW_PROBLEMS = ("infinite_label", "bad_weight", "negative_label")
 
 
 # --------------------------------------------------------------------------- #
@@ -36,6 +43,11 @@ def raise_input_errors(summary: Summary, plan: Plan) -> None:
         )
     probs = summary.problems
     found = [(k, w) for k, w in probs if k in PROBLEM_ORDER]
+    tops = [w[1] for k, w in probs if k == "exp2_label"]
+    if tops and not any(k in _ROW_PROBLEMS for k, _ in found):  # pandas raises it after the rows' problems
+        err = exp2_overflow(plan.label, max(tops), plan.options.threshold)
+        if err is not None:
+            raise err
     if found:
         kind, where = min(found, key=lambda kw: PROBLEM_ORDER.index(kw[0]))
         of, examples = 0, []
@@ -48,6 +60,8 @@ def raise_input_errors(summary: Summary, plan: Plan) -> None:
         elif kind == "probability":  # the range seen, from every partition
             seen = [k for (name, k) in probs if name == kind + ":range" and k[0] == where[0]]
             examples = [min(k[1] for k in seen), max(k[2] for k in seen)]
+        if kind in _GROUP_PROBLEMS:  # pandas raises these as InputProblem (a ValueError): the same class here
+            raise InputProblem(kind, where, int(probs[(kind, where)]), of=of, examples=examples)
         raise ValueError(problem_message(kind, where, int(probs[(kind, where)]), of=of, examples=examples))
     if summary.n_rows == 0:
         if summary.n_dropped:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..core.evaluate import exp2_overflow
 from ..core.options import WEIGHT_NAMES
 from ..core.validation import InputProblem
 from .plan import Plan
@@ -50,6 +51,9 @@ def _count_problems(pdf: pd.DataFrame, plan: Plan) -> dict[tuple, int]:
         neg = int((lab.to_numpy(dtype=np.float64) < 0).sum())
         if neg:
             out[("negative_label", plan.label)] = neg
+        if plan.options.gain == "exp2" and len(lab) and exp2_overflow(plan.label, lab.max(), plan.options.threshold):
+            # the partition's largest label, as a key: finalize names the whole table's largest
+            out[("exp2_label", (plan.label, lab.max().item() if isinstance(lab.max(), np.generic) else lab.max()))] = 1
     out.update(calibration_problems(pdf, plan))
     return out
 

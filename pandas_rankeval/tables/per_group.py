@@ -15,7 +15,7 @@ from ..core.reductions import calibration_groups
 from ..display.table import ResultTable, as_result_table
 from ..summary.plan import Plan
 
-__all__ = ["display_names", "per_group_table"]
+__all__ = ["check_flat_names", "display_names", "output_names", "per_group_table"]
 
 
 def _metric_names(plan: Plan) -> list[str]:
@@ -44,6 +44,47 @@ def _row_weights(ev: Evaluation, plan: Plan) -> np.ndarray:
     gi = calibration_groups(ev)
     sw = ev.prepared.extra[plan.options.sample_weight]
     return np.bincount(gi, weights=sw, minlength=ev.group_stats["n"].shape[0])
+
+
+def output_names(plan: Plan) -> list[str]:
+    """The table's columns besides the key(s): ``n``, ``positives``, the metrics, ``weight``."""
+    return ["n", "positives", *dict.fromkeys(display_names(plan)), "weight"]
+
+
+def check_flat_names(plan: Plan, engine: str) -> None:
+    """An engine whose per-group table is a flat frame (the key columns beside the others: polars,
+    DuckDB, Spark, Dask with several key columns) cannot hold a key column named like a column of
+    the table, as pandas' table can (the key is its index there): raised before any work.
+
+    Examples
+    --------
+    >>> from pandas_rankeval.summary import make_plan
+    >>> plan = make_plan("per_group", kind="per_group", group="n", label="y", scores="s", metrics=["mrr"])
+    >>> check_flat_names(plan, "polars")
+    Traceback (most recent call last):
+    ...
+    ValueError: per_group on a polars frame: the group column 'n' has the name of a column of the per-group table (n, positives, mrr, weight); the polars table holds its keys as columns, and two columns of one name cannot be told apart (pandas' table can: the key is its index). Rename the key first, for example df.rename({'n': 'n_key'}).
+    """
+    taken = set(output_names(plan))
+    clash = [k for k in plan.group if str(k) in taken]
+    if not clash:
+        return
+    k = clash[0]
+    if engine == "polars":
+        fix = f"df.rename({{{k!r}: {str(k) + '_key'!r}}})"
+    elif engine == "Spark":
+        fix = f"sdf.withColumnRenamed({k!r}, {str(k) + '_key'!r})"
+    elif engine == "DuckDB":
+        quoted = '"' + str(k).replace('"', '""') + '"'
+        fix = f"rel.select('* RENAME ({quoted} AS {str(k) + '_key'})')"
+    else:
+        fix = f"ddf.rename(columns={{{k!r}: {str(k) + '_key'!r}}})"
+    more = f" (also {clash[1:]!r})" if len(clash) > 1 else ""
+    raise ValueError(
+        f"{plan.func} on a {engine} frame: the group column {k!r}{more} has the name of a column of the "
+        f"per-group table ({', '.join(output_names(plan))}); the {engine} table holds its keys as columns, "
+        f"and two columns of one name cannot be told apart (pandas' table can: the key is its index). Rename the key first, for example {fix}."
+    )
 
 
 def per_group_table(df: pd.DataFrame, plan: Plan) -> ResultTable:

@@ -70,8 +70,13 @@ from pandas_rankeval.core.validation import missing_mask
 from pandas_rankeval.summary.checks import needs_group_stats, weights_once
 from pandas_rankeval.summary.plan import Plan
 from pandas_rankeval.summary.summary import Summary
-from pandas_rankeval.tables.per_group import display_names, per_group_table
+from pandas_rankeval.tables.per_group import (
+    check_flat_names,
+    display_names,
+    per_group_table,
+)
 
+from ..base import internal_prefix
 from .graph import shuffled
 from .groups import group_pass
 from .scores import auc_job, count_pass, ranged_counts, score_pass, with_placements
@@ -151,7 +156,8 @@ def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[st
     npartitions = options.get("npartitions")
     ddf = _with_index(ddf, plan.columns)
     plan = _weights_once(ddf, plan)
-    job = auc_job(plan) if plan.has_auc else None
+    # the passes' own columns under a prefix that no column of the input starts with
+    job = auc_job(plan, internal_prefix(ddf.columns)) if plan.has_auc else None
     if job is None or not plan.auc_placements:
         summary, samples = group_pass(ddf, plan, npartitions, job.scores if job else ())
         S.raise_input_errors(summary, plan)  # whole-table counts, before the score pass
@@ -200,22 +206,23 @@ def per_group(ddf: Any, plan: Plan, options: dict[str, Any]) -> Any:
     """Nothing is computed: the rows are shuffled by group key and every partition builds its
     groups' table. Missing values under ``nan_policy="raise"`` raise when the result is computed,
     with the count of the partition that holds them."""
+    keys = list(plan.group)
+    flat = len(keys) > 1
+    if flat:  # the keys become columns beside the table's: none may be named like one (before any work)
+        check_flat_names(plan, "Dask")
     ddf = _with_index(ddf, plan.columns)
     plan = _weights_once(ddf, plan)
     meta = schema(ddf)
-    keys = list(plan.group)
-    out_meta = pd.DataFrame(
-        {  # type: ignore[misc]  # stubs narrower than runtime
-            **{k: pd.Series(dtype=meta[k].dtype) for k in keys},
-            "n": pd.Series(dtype=np.int64),
-            "positives": pd.Series(dtype=np.int64),
-            **{n: pd.Series(dtype=np.float64) for n in display_names(plan)},
-            "weight": pd.Series(dtype=np.float64),
-        }
-    )
-    flat = len(keys) > 1
-    if not flat:
-        out_meta = out_meta.set_index(keys[0])
+    columns = {
+        "n": pd.Series(dtype=np.int64),
+        "positives": pd.Series(dtype=np.int64),
+        **{n: pd.Series(dtype=np.float64) for n in display_names(plan)},
+        "weight": pd.Series(dtype=np.float64),
+    }
+    if flat:
+        out_meta = pd.DataFrame({**{k: pd.Series(dtype=meta[k].dtype) for k in keys}, **columns})  # type: ignore[misc]  # stubs narrower than runtime
+    else:  # indexed by the key, as pandas' table (a key named 'n' beside the column 'n' included)
+        out_meta = pd.DataFrame(columns, index=pd.Index([], dtype=meta[keys[0]].dtype, name=keys[0]))
     return shuffled(ddf, [*plan.columns, *plan.placement_columns], plan.group, options.get("npartitions")).map_partitions(
         _per_group_part, plan, out_meta, flat, meta=out_meta
     )

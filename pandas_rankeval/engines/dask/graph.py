@@ -14,10 +14,13 @@ import pandas as pd
 
 from pandas_rankeval.inference import hashing as H
 
+from ..base import internal_prefix
+
 __all__ = ["KEY_HASH", "packed", "shuffle_method", "shuffled", "tree"]
 
-#: The column of a row's key hash while rows are shuffled by value.
-KEY_HASH = "__rk_key_hash"
+#: The column of a row's key hash while rows are shuffled by value (under the call's prefix,
+#: :func:`~pandas_rankeval.engines.base.internal_prefix`: no user column collides with it).
+KEY_HASH = "key_hash"
 
 
 def tree(items: list[Any], combine: Callable[[list[Any]], Any], fan_in: int = 8) -> Any:
@@ -33,9 +36,9 @@ def tree(items: list[Any], combine: Callable[[list[Any]], Any], fan_in: int = 8)
     return items[0]
 
 
-def _key_hashed(pdf: pd.DataFrame, keys: list[Hashable]) -> pd.DataFrame:
+def _key_hashed(pdf: pd.DataFrame, keys: list[Hashable], name: str) -> pd.DataFrame:
     out = pdf.copy()
-    out[KEY_HASH] = H.partition_hash(pdf[keys])
+    out[name] = H.partition_hash(pdf[keys])
     return out
 
 
@@ -53,9 +56,10 @@ def shuffled(
     data = ddf[list(columns)]
     keys = list(keys)
     if by_value or any(pd.api.types.is_object_dtype(data.dtypes[c]) for c in keys):
-        meta = data._meta.assign(**{KEY_HASH: np.zeros(0, dtype=np.uint64)})
-        keyed = data.map_partitions(_key_hashed, keys, meta=meta)
-        return keyed.shuffle(on=KEY_HASH, npartitions=n, shuffle_method=shuffle_method(data)).drop(columns=[KEY_HASH])
+        name = internal_prefix(data.columns) + KEY_HASH
+        meta = data._meta.assign(**{name: np.zeros(0, dtype=np.uint64)})
+        keyed = data.map_partitions(_key_hashed, keys, name, meta=meta)
+        return keyed.shuffle(on=name, npartitions=n, shuffle_method=shuffle_method(data)).drop(columns=[name])
     on = keys[0] if len(keys) == 1 else keys
     return data.shuffle(on=on, npartitions=n, shuffle_method=shuffle_method(data))
 

@@ -37,8 +37,6 @@ _SAMPLE_ROWS = 1024
 #: Distinct sampled values kept per score column while samples are merged (bounded memory).
 _SAMPLE_KEEP = 1 << 16
 
-_R, _S, _T, _P, _N = "__rk_range", "__rk_score", "__rk_tiebreak", "__rk_pos", "__rk_neg"
-_ID, _A, _B, _K, _TB = "__rk_sid", "__rk_a", "__rk_b", "__rk_key", "__rk_tb"
 _NO_KEYS = np.empty(0, dtype=np.uint64)
 
 
@@ -54,6 +52,42 @@ class AucJob:
     ties: str
     tiebreak: Hashable | None
     sample_weight: Hashable | None
+    #: the prefix of the pass's own columns (:func:`~pandas_rankeval.engines.base.internal_prefix`):
+    #: no column of the input starts with it, so none collides with them
+    prefix: str = "__rk_"
+
+    # the pass's own columns: score range, order key, tie-break, relevant / non-relevant counts,
+    # score id, placements (relevant, non-relevant), the rows' order key and tie-break in the merge
+    @property
+    def R(self) -> str:
+        return self.prefix + "range"
+    @property
+    def S(self) -> str:
+        return self.prefix + "score"
+    @property
+    def T(self) -> str:
+        return self.prefix + "tiebreak"
+    @property
+    def P(self) -> str:
+        return self.prefix + "pos"
+    @property
+    def N(self) -> str:
+        return self.prefix + "neg"
+    @property
+    def ID(self) -> str:
+        return self.prefix + "sid"
+    @property
+    def A(self) -> str:
+        return self.prefix + "a"
+    @property
+    def B(self) -> str:
+        return self.prefix + "b"
+    @property
+    def K(self) -> str:
+        return self.prefix + "key"
+    @property
+    def TB(self) -> str:
+        return self.prefix + "tb"
 
 
 def _order_key(v: np.ndarray) -> np.ndarray:
@@ -108,9 +142,9 @@ def _cuts(sample: np.ndarray, n_ranges: int) -> np.ndarray:
 
 def _key_columns(dtypes: pd.Series, job: AucJob, first: tuple[str, Any]) -> dict[Hashable, Any]:
     """The empty columns of a distinct key: ``first``, the order key, the tie-break value, the segment."""
-    cols: dict[Hashable, Any] = {first[0]: pd.Series(dtype=first[1]), _S: pd.Series(dtype=np.uint64)}
+    cols: dict[Hashable, Any] = {first[0]: pd.Series(dtype=first[1]), job.S: pd.Series(dtype=np.uint64)}
     if job.tiebreak is not None:
-        cols[_T] = pd.Series(dtype=dtypes[job.tiebreak])  # type: ignore[call-overload]  # stubs narrower than runtime
+        cols[job.T] = pd.Series(dtype=dtypes[job.tiebreak])  # type: ignore[call-overload]  # stubs narrower than runtime
     for c in job.by:
         cols[c] = pd.Series(dtype=dtypes[c])  # type: ignore[call-overload]  # stubs narrower than runtime
     return cols
@@ -122,11 +156,11 @@ def _all_cuts(samples: dict[int, np.ndarray], job: AucJob, n_ranges: int) -> lis
 
 
 def _counts_meta(dtypes: pd.Series, job: AucJob) -> pd.DataFrame:
-    cols = _key_columns(dtypes, job, (_R, np.int32))
+    cols = _key_columns(dtypes, job, (job.R, np.int32))
     # a partition's count of one distinct score fits int32; the ranges add them up in int64
     count = np.float64 if job.sample_weight is not None else np.int32
-    cols[_P] = pd.Series(dtype=count)
-    cols[_N] = pd.Series(dtype=count)
+    cols[job.P] = pd.Series(dtype=count)
+    cols[job.N] = pd.Series(dtype=count)
     return pd.DataFrame(cols)
 
 
@@ -158,22 +192,22 @@ def _count_distinct(
             m = uniq.shape[0]
             if job.sample_weight is None:
                 p = np.bincount(inv[rel], minlength=m)
-                f = pd.DataFrame({_S: uniq, _P: p, _N: np.bincount(inv, minlength=m) - p})
+                f = pd.DataFrame({job.S: uniq, job.P: p, job.N: np.bincount(inv, minlength=m) - p})
             else:
                 f = pd.DataFrame({
-                    _S: uniq,
-                    _P: np.bincount(inv, weights=pos, minlength=m),
-                    _N: np.bincount(inv, weights=neg, minlength=m),
+                    job.S: uniq,
+                    job.P: np.bincount(inv, weights=pos, minlength=m),
+                    job.N: np.bincount(inv, weights=neg, minlength=m),
                 })
         else:
-            f = pd.DataFrame({_S: sc, _P: pos, _N: neg})
+            f = pd.DataFrame({job.S: sc, job.P: pos, job.N: neg})
             if job.tiebreak is not None:
-                f[_T] = pdf[job.tiebreak].to_numpy()
+                f[job.T] = pdf[job.tiebreak].to_numpy()
             for c in job.by:
                 f[c] = pdf[c].to_numpy()
-            keys = [_S, *([_T] if job.tiebreak is not None else []), *job.by]
-            f = f.groupby(keys, sort=False, observed=True, dropna=False)[[_P, _N]].sum().reset_index()
-        f[_R] = i * n_ranges + np.searchsorted(cuts[i], f[_S].to_numpy(), side="right")
+            keys = [job.S, *([job.T] if job.tiebreak is not None else []), *job.by]
+            f = f.groupby(keys, sort=False, observed=True, dropna=False)[[job.P, job.N]].sum().reset_index()
+        f[job.R] = i * n_ranges + np.searchsorted(cuts[i], f[job.S].to_numpy(), side="right")
         frames.append(f)
     out = pd.concat(frames, ignore_index=True)
     return out[list(meta.columns)].astype(meta.dtypes.to_dict())
@@ -184,8 +218,8 @@ def _sample_keys(pdf: pd.DataFrame, n_ranges: int, job: AucJob) -> tuple[dict[in
     the rows of each segment (of the first score column's keys: every row has one; with sample
     weights, its distinct keys, a lower bound)."""
     out = {}
-    sid = pdf[_R].to_numpy() // n_ranges
-    keys = pdf[_S].to_numpy()
+    sid = pdf[job.R].to_numpy() // n_ranges
+    keys = pdf[job.S].to_numpy()
     for i in np.unique(sid).tolist():
         k = np.unique(keys[sid == i])
         out[int(i)] = k[:: max(1, k.shape[0] // _SAMPLE_ROWS)]
@@ -193,7 +227,7 @@ def _sample_keys(pdf: pd.DataFrame, n_ranges: int, job: AucJob) -> tuple[dict[in
     if job.by and len(pdf):
         first = pdf.loc[sid == 0]
         if job.sample_weight is None:
-            rows = (first[_P].to_numpy(dtype=np.int64) + first[_N].to_numpy(dtype=np.int64))
+            rows = (first[job.P].to_numpy(dtype=np.int64) + first[job.N].to_numpy(dtype=np.int64))
         else:
             rows = np.ones(len(first), dtype=np.int64)
         sizes = pd.Series(rows, index=pd.MultiIndex.from_frame(first[list(job.by)]) if len(job.by) > 1
@@ -215,19 +249,19 @@ def add_counts(parts: list[pd.Series]) -> pd.Series:
     return both.groupby(level=list(range(both.index.nlevels)), sort=False).sum()
 
 
-def _assign_ranges(pdf: pd.DataFrame, cuts: list[np.ndarray], n_ranges: int) -> pd.DataFrame:
+def _assign_ranges(pdf: pd.DataFrame, cuts: list[np.ndarray], n_ranges: int, job: AucJob) -> pd.DataFrame:
     """The score range of every distinct key (its score column's id is in the range column already)."""
     if len(pdf) == 0:
         return pdf
     out = pdf.copy()
-    r = out[_R].to_numpy()
+    r = out[job.R].to_numpy()
     sid = r // n_ranges
-    keys = out[_S].to_numpy()
+    keys = out[job.S].to_numpy()
     rng = r.copy()
     for i in np.unique(sid).tolist():
         sel = sid == i
         rng[sel] = i * n_ranges + np.searchsorted(cuts[i], keys[sel], side="right")
-    out[_R] = rng.astype(r.dtype)
+    out[job.R] = rng.astype(r.dtype)
     return out
 
 
@@ -239,12 +273,12 @@ def _range_counts(pdf: pd.DataFrame, job: AucJob) -> list[tuple[Any, ...]]:
     count = np.float64 if job.sample_weight is not None else np.int64
     if job.tiebreak is None and not job.by:
         # the common case in numpy: sort by (range, score), add up equal scores, cut at ranges
-        r, s = pdf[_R].to_numpy(), pdf[_S].to_numpy()
+        r, s = pdf[job.R].to_numpy(), pdf[job.S].to_numpy()
         order = np.lexsort((s, r))
         r, s = r[order], s[order]
         first = np.flatnonzero(np.r_[True, (r[1:] != r[:-1]) | (s[1:] != s[:-1])])
-        pos = np.add.reduceat(pdf[_P].to_numpy().astype(count)[order], first)
-        neg = np.add.reduceat(pdf[_N].to_numpy().astype(count)[order], first)
+        pos = np.add.reduceat(pdf[job.P].to_numpy().astype(count)[order], first)
+        neg = np.add.reduceat(pdf[job.N].to_numpy().astype(count)[order], first)
         r = r[first]
         cut = np.flatnonzero(np.r_[True, r[1:] != r[:-1], True])
         return [
@@ -252,8 +286,8 @@ def _range_counts(pdf: pd.DataFrame, job: AucJob) -> list[tuple[Any, ...]]:
             for a, b in zip(cut[:-1], cut[1:])
         ]
     block, starts, seg_keys = _blocks(pdf, job, count)
-    counts = S.auc_counts_blocks(block[_P].to_numpy(), block[_N].to_numpy(), starts)
-    rids = block[_R].to_numpy()[starts]
+    counts = S.auc_counts_blocks(block[job.P].to_numpy(), block[job.N].to_numpy(), starts)
+    rids = block[job.R].to_numpy()[starts]
     return [(int(r), k, c) for r, k, c in zip(rids.tolist(), seg_keys, counts)]
 
 
@@ -262,13 +296,13 @@ def _blocks(pdf: pd.DataFrame, job: AucJob, count: Any) -> tuple[pd.DataFrame, n
     sorted worst first within each (range, segment) block (ascending score; inside a score a higher
     tie-break value ranks lower): the rows, where each block starts, and each block's segment key.
     One groupby and one sort for the whole partition, however many segments it holds."""
-    tb = [_T] if job.tiebreak is not None else []
-    frame = pdf.astype({_P: count, _N: count})
-    g = frame.groupby([_R, *job.by, _S, *tb], sort=False, observed=True, dropna=False)[[_P, _N]].sum().reset_index()
-    block_id = g.groupby([_R, *job.by], sort=False, observed=True, dropna=False).ngroup().to_numpy()
-    sort_keys = [g[_S].to_numpy()]
+    tb = [job.T] if job.tiebreak is not None else []
+    frame = pdf.astype({job.P: count, job.N: count})
+    g = frame.groupby([job.R, *job.by, job.S, *tb], sort=False, observed=True, dropna=False)[[job.P, job.N]].sum().reset_index()
+    block_id = g.groupby([job.R, *job.by], sort=False, observed=True, dropna=False).ngroup().to_numpy()
+    sort_keys = [g[job.S].to_numpy()]
     if tb:
-        sort_keys.insert(0, -pd.factorize(g[_T], sort=True)[0])  # lexsort: last key first
+        sort_keys.insert(0, -pd.factorize(g[job.T], sort=True)[0])  # lexsort: last key first
     order = np.lexsort((*sort_keys, block_id))
     g = g.iloc[order].reset_index(drop=True)
     block_id = block_id[order]
@@ -282,27 +316,27 @@ def _blocks(pdf: pd.DataFrame, job: AucJob, count: Any) -> tuple[pd.DataFrame, n
 
 
 def _placement_part(pdf: pd.DataFrame, job: AucJob, n_ranges: int, offsets: bytes, meta: pd.DataFrame) -> pd.DataFrame:
-    """Global DeLong placements (``_A`` for a relevant row, ``_B`` for a non-relevant one) of every
+    """Global DeLong placements (``job.A`` for a relevant row, ``job.B`` for a non-relevant one) of every
     distinct key of one partition of the range shuffle, in the order of :func:`_range_counts`."""
     if len(pdf) == 0:
         return meta
     count = np.float64 if job.sample_weight is not None else np.int64
     block, starts, seg_keys = _blocks(pdf, job, count)
-    rids = block[_R].to_numpy()[starts].tolist()
+    rids = block[job.R].to_numpy()[starts].tolist()
     table = pickle.loads(offsets)
     off = np.array([table[(r, k)] for r, k in zip(rids, seg_keys)], dtype=object).reshape(-1, 2)
-    a, b = S.placements_blocks(block[_P].to_numpy(), block[_N].to_numpy(), starts, off[:, 0].astype(np.float64),
+    a, b = S.placements_blocks(block[job.P].to_numpy(), block[job.N].to_numpy(), starts, off[:, 0].astype(np.float64),
                                off[:, 1].astype(np.float64))
-    block = block.drop(columns=[_P, _N])
-    block[_ID] = block[_R].to_numpy() // n_ranges
-    block[_A], block[_B] = a, b
+    block = block.drop(columns=[job.P, job.N])
+    block[job.ID] = block[job.R].to_numpy() // n_ranges
+    block[job.A], block[job.B] = a, b
     return block[list(meta.columns)].astype(meta.dtypes.to_dict())
 
 
 def _placement_meta(dtypes: pd.Series, job: AucJob) -> pd.DataFrame:
-    cols = _key_columns(dtypes, job, (_ID, np.int64))
-    cols[_A] = pd.Series(dtype=np.float64)
-    cols[_B] = pd.Series(dtype=np.float64)
+    cols = _key_columns(dtypes, job, (job.ID, np.int64))
+    cols[job.A] = pd.Series(dtype=np.float64)
+    cols[job.B] = pd.Series(dtype=np.float64)
     return pd.DataFrame(cols)
 
 
@@ -314,19 +348,19 @@ def _keyed(pdf: pd.DataFrame, job: AucJob, i: int) -> pd.DataFrame:
     if keep.any():
         key[keep] = _score_keys(pdf.loc[keep], job.scores[i])
     out = pdf.copy()
-    out[_K] = key
+    out[job.K] = key
     return out
 
 
 def _placed(pdf: pd.DataFrame, job: AucJob, name: str) -> pd.DataFrame:
-    """A relevant row takes ``_A``, a non-relevant one ``_B``: its placement column ``name``."""
+    """A relevant row takes ``job.A``, a non-relevant one ``job.B``: its placement column ``name``."""
     keep = ~np.logical_or.reduce([missing_mask(pdf[c]) for c in job.columns]) if len(pdf) else np.ones(0, bool)
     rel = np.zeros(len(pdf), dtype=bool)
     if keep.any():
         y = numeric_values(pdf.loc[keep, job.label], job.label, "label", keep_int=True)  # type: ignore[index]  # stubs narrower than runtime
         rel[keep] = label_levels(y, job.threshold, graded=False).rel
-    out = pdf.drop(columns=[_K, _A, _B])
-    out[name] = np.where(keep, np.where(rel, pdf[_A].to_numpy(dtype=np.float64), pdf[_B].to_numpy(dtype=np.float64)), np.nan)
+    out = pdf.drop(columns=[job.K, job.A, job.B])
+    out[name] = np.where(keep, np.where(rel, pdf[job.A].to_numpy(dtype=np.float64), pdf[job.B].to_numpy(dtype=np.float64)), np.nan)
     return out
 
 
@@ -336,25 +370,25 @@ def with_placements(ddf: Any, plan: Any, job: AucJob, table: Any) -> tuple[Any, 
     rows = ddf[list(plan.columns)]
     names = []
     for i in range(len(job.scores)):
-        right = table[table[_ID] == i].drop(columns=[_ID]).rename(columns={_S: _K})
-        on = [_K, *job.by]
+        right = table[table[job.ID] == i].drop(columns=[job.ID]).rename(columns={job.S: job.K})
+        on = [job.K, *job.by]
         if job.tiebreak is not None:
-            right = right.rename(columns={_T: _TB})
-            keyed = rows.map_partitions(_keyed, job, i).assign(**{_TB: rows[job.tiebreak]})
-            on.append(_TB)
+            right = right.rename(columns={job.T: job.TB})
+            keyed = rows.map_partitions(_keyed, job, i).assign(**{job.TB: rows[job.tiebreak]})
+            on.append(job.TB)
         else:
             keyed = rows.map_partitions(_keyed, job, i)
         merged = keyed.merge(right, how="left", on=on, shuffle_method=shuffle_method(keyed))
         if job.tiebreak is not None:
-            merged = merged.drop(columns=[_TB])
-        name = f"__rk_pl_{i}"
+            merged = merged.drop(columns=[job.TB])
+        name = f"{job.prefix}pl_{i}"
         rows = merged.map_partitions(_placed, job, name)
         names.append(name)
     return rows, names
 
 
-def auc_job(plan: Plan) -> AucJob:
-    """What the score pass needs of a plan."""
+def auc_job(plan: Plan, prefix: str = "__rk_") -> AucJob:
+    """What the score pass needs of a plan (its own columns under ``prefix``)."""
     o = plan.options
     return AucJob(
         label=plan.label,
@@ -365,6 +399,7 @@ def auc_job(plan: Plan) -> AucJob:
         ties=o.ties,
         tiebreak=o.tiebreak,
         sample_weight=o.sample_weight,
+        prefix=prefix,
     )
 
 
@@ -423,7 +458,7 @@ def range_pass(
     import dask
     from dask import delayed
 
-    ranged = counted.shuffle(on=_R, npartitions=n_ranges, shuffle_method=shuffle_method(counted))
+    ranged = counted.shuffle(on=job.R, npartitions=n_ranges, shuffle_method=shuffle_method(counted))
     if placements:
         ranged = ranged.persist()
     blobs = dask.compute(*[delayed(packed, pure=True)(_range_counts, p, job) for p in ranged.to_delayed()])
@@ -453,5 +488,5 @@ def ranged_counts(counted: Counted, job: AucJob, dtypes: pd.Series) -> tuple[dic
     with the DeLong placement table."""
     cuts = _all_cuts(counted.samples, job, counted.n_ranges)
     meta = _counts_meta(dtypes, job)
-    frame = counted.frame.map_partitions(_assign_ranges, cuts, counted.n_ranges, meta=meta)
+    frame = counted.frame.map_partitions(_assign_ranges, cuts, counted.n_ranges, job, meta=meta)
     return range_pass(frame, job, counted.n_ranges, dtypes, placements=True)

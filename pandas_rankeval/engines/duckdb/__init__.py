@@ -31,6 +31,7 @@ from ...summary.finalize import raise_input_errors
 from ...summary.partition import summarize, summary_of_counts
 from ...summary.plan import Plan
 from ...summary.summary import Summary, empty_summary
+from ..base import internal_prefix
 from ..polars.convert import schema_frame, to_pandas
 from .sql import auc_pass, bucket_batches, keep_sql, scan
 
@@ -148,18 +149,20 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     opts = check_options(dict(options or {}), plan.func)
     frame = _as_pandas_reads(frame)
     sch = _polars_schema(frame)
+    prefix = internal_prefix(frame.columns)  # the queries' own columns: no column of the relation starts so
     found = scan(frame, plan, sch)
     plan = _weights_once(frame, plan)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any other query
+    found.raise_early(plan)  # labels too large for gain='exp2': the whole table's largest label
     keep = keep_sql(plan, sch) if found.n_dropped else None
     extras: dict[str, Any] = {}
     counted = None
     if plan.has_auc:
-        counted = auc_pass(frame, plan, sch, keep=keep, placements=bool(plan.auc_placements and plan.group))
+        counted = auc_pass(frame, plan, sch, keep=keep, placements=bool(plan.auc_placements and plan.group), prefix=prefix)
         extras["auc"] = counted.auc
     if plan.group:
         return _group_pass(frame, plan, sch, _n_buckets(opts, found.n_rows - found.n_dropped),
-                           counted.placements if counted else {}), extras
+                           counted.placements if counted else {}, prefix), extras
     if counted is None:  # pragma: no cover - a plan without groups is global AUC
         raise ValueError(f"{plan.func}: a plan without groups must ask for global AUC")
     weighted = plan.options.sample_weight is not None
@@ -172,7 +175,7 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     return summary, extras
 
 
-def _group_pass(rel: Any, plan: Plan, sch: Any, n_buckets: int, placements: dict) -> Summary:
+def _group_pass(rel: Any, plan: Plan, sch: Any, n_buckets: int, placements: dict, prefix: str) -> Summary:
     """Every bucket of whole groups summarized in turn (DeLong placements joined on); the sum."""
     import dataclasses
 
@@ -186,12 +189,12 @@ def _group_pass(rel: Any, plan: Plan, sch: Any, n_buckets: int, placements: dict
     for i, s in enumerate(plan.scores):
         if s in placements:
             table = placements[s]
-            on = [c for c in table.columns if c != f"__rk_pl_{i}"]
-            joins.append((pl_score_key(pl.col(str(s)), sch[str(s)]).alias(f"__rk_key_{i}"), table, on))
-            names.append(f"__rk_pl_{i}")
+            on = [c for c in table.columns if c != f"{prefix}pl_{i}"]
+            joins.append((pl_score_key(pl.col(str(s)), sch[str(s)]).alias(f"{prefix}key_{i}"), table, on))
+            names.append(f"{prefix}pl_{i}")
     part_plan = dataclasses.replace(plan, placement_columns=tuple(names)) if names else plan
     total = empty_summary(plan)
-    for part in bucket_batches(rel, plan, sch, n_buckets):
+    for part in bucket_batches(rel, plan, sch, n_buckets, prefix=prefix):
         for key, table, on in joins:
             part = part.with_columns(key).join(table, on=on, how="left", nulls_equal=False)
         total = total + summarize(to_pandas(part, [*cols, *names]), part_plan)
@@ -220,18 +223,21 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     >>> per_group(rel, plan).sort_values("u")[["u", "n", "auc", "mrr"]].values.tolist()
     [['a', 2, 1.0, 1.0], ['b', 2, 0.0, 0.5]]
     """
-    from ...tables.per_group import per_group_table
+    from ...tables.per_group import check_flat_names, per_group_table
 
+    check_flat_names(plan, "DuckDB")  # a key named like a column of the table: before any query
     opts = check_options(dict(options or {}), plan.func)
     frame = _as_pandas_reads(frame)
     sch = _polars_schema(frame)
     found = scan(frame, plan, sch)
     plan = _weights_once(frame, plan)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
+    found.raise_early(plan)  # labels too large for gain='exp2': the whole table's largest label
     keep = keep_sql(plan, sch) if found.n_dropped else None
     cols = [str(c) for c in dict.fromkeys(plan.columns)]
     tables = []
-    for part in bucket_batches(frame, plan, sch, _n_buckets(opts, found.n_rows - found.n_dropped), keep=keep):
+    prefix = internal_prefix(frame.columns)
+    for part in bucket_batches(frame, plan, sch, _n_buckets(opts, found.n_rows - found.n_dropped), keep=keep, prefix=prefix):
         table = pd.DataFrame(per_group_table(to_pandas(part, cols), plan)).reset_index()
         table.attrs = {}
         tables.append(table)

@@ -26,6 +26,7 @@ import numpy as np
 import polars as pl
 
 from ... import summary as S
+from ...core.evaluate import exp2_overflow
 from ...core.options import WEIGHT_NAMES
 from ...summary.summary import Summary, _shape
 from ..polars.auc import _placement_table, _relevant, _segment_keys
@@ -34,7 +35,10 @@ from ..polars.convert import _base, is_float, is_numeric
 __all__ = ["AucPass", "Scan", "auc_pass", "bucket_batches", "q", "scan"]
 
 _SRC = "__rk_src"
-_KEY, _N, _W, _B = "__rk_key", "__rk_n", "__rk_w", "__rk_bucket"
+#: The queries' own columns are ``<prefix>key``, ``<prefix>n``, ``<prefix>w`` and ``<prefix>bucket``,
+#: under the call's prefix (:func:`~pandas_rankeval.engines.base.internal_prefix`: no column of the
+#: relation starts with it, so none collides with them).
+PREFIX = "__rk_"
 #: Arrow rows fetched at a time.
 BATCH = 1_000_000
 
@@ -67,6 +71,14 @@ class Scan:
     missing: dict[Hashable, int]
     n_dropped: int
     problems: dict[tuple, int]
+    label_max: Any = None  # the largest kept label (graded metrics with gain='exp2'), else None
+
+    def raise_early(self, plan: Any) -> None:
+        """Labels too large for ``gain='exp2'``, from the whole table's largest label (as pandas
+        says it: a bucket's own largest label would differ)."""
+        err = exp2_overflow(plan.label, self.label_max, plan.options.threshold)
+        if err is not None:
+            raise err
 
     def summary(self, plan: Any) -> Summary:
         """A summary with these counts and no segment: the summary layer raises from it."""
@@ -97,6 +109,10 @@ def scan(rel: Any, plan: Any, schema: Any) -> Scan:
     if is_numeric(ldt) and _base(ldt) is not pl.Boolean and any(s.info.graded for s in plan.specs):
         kinds.append((len(aggs), ("negative_label", label)))
         aggs.append(f"count_if({kept} AND CAST({q(label)} AS DOUBLE) < 0)")
+    top = None
+    if is_numeric(ldt) and _base(ldt) is not pl.Boolean and o.gain == "exp2" and any(s.info.graded for s in plan.specs):
+        top = len(aggs)
+        aggs.append(f"max({q(label)}) FILTER (WHERE {kept})")
     cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
     cal_at = len(aggs)
     cal_label = bool(cal) and o.threshold is None and is_numeric(ldt) and _base(ldt) is not pl.Boolean
@@ -123,7 +139,7 @@ def scan(rel: Any, plan: Any, schema: Any) -> Scan:
             problems[("probability", (c, cal))] = int(row[j])
             problems[("probability:range", (c, float(row[j + 1]), float(row[j + 2])))] = 1
         j += 3
-    return Scan(int(row[0]), missing, int(row[1]) if missing else 0, problems)
+    return Scan(int(row[0]), missing, int(row[1]) if missing else 0, problems, None if top is None else row[top])
 
 
 def score_key(column: Hashable, dtype: Any) -> str:
@@ -169,8 +185,10 @@ class AucPass:
     n_rows: int = 0
 
 
-def auc_pass(rel: Any, plan: Any, schema: Any, *, keep: str | None, placements: bool, batch: int | None = None) -> AucPass:
+def auc_pass(rel: Any, plan: Any, schema: Any, *, keep: str | None, placements: bool, batch: int | None = None,
+             prefix: str = PREFIX) -> AucPass:
     """Exact global-AUC counts of every (segment, score) of the plan; DeLong tables on request."""
+    _KEY, _N, _W = f"{prefix}key", f"{prefix}n", f"{prefix}w"
     o = plan.options
     by = [str(c) for c in plan.by]
     tb = [str(o.tiebreak)] if o.tiebreak is not None else []
@@ -217,7 +235,7 @@ def auc_pass(rel: Any, plan: Any, schema: Any, *, keep: str | None, placements: 
         for key_, items in parts.items():
             out.auc[(key_, s)] = S.chain_auc([c for _, c in items])
         if placements and pieces:
-            out.placements[s] = _placement_table(parts, pieces, i)
+            out.placements[s] = _placement_table(parts, pieces, i, prefix)
     return out
 
 
@@ -228,8 +246,9 @@ def bucket_sql(group: list[Hashable], schema: Any, n: int) -> str:
 
 
 def bucket_batches(rel: Any, plan: Any, schema: Any, n_buckets: int, *, keep: str | None = None,
-                   batch: int | None = None) -> Iterator[pl.DataFrame]:
+                   batch: int | None = None, prefix: str = PREFIX) -> Iterator[pl.DataFrame]:
     """The plan's columns, one polars frame per bucket of whole groups, from one ordered query."""
+    _B = f"{prefix}bucket"
     cols = [str(c) for c in dict.fromkeys(plan.columns)]
     where = f" WHERE {keep}" if keep else ""
     sel = ", ".join(q(c) for c in cols)

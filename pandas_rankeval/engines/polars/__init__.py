@@ -37,7 +37,7 @@ from ...summary.plan import Plan
 from ...summary.summary import Summary
 from .auc import auc_pass
 from .convert import schema_frame, to_pandas
-from .lazy import bucket_count, bucket_expr, buckets, group_pass, keep_expr, safe_columns, scan, with_weights_once
+from .lazy import bucket_count, bucket_expr, buckets, group_pass, keep_expr, raise_early, safe_columns, scan
 
 __all__ = ["NAME", "OPTIONS", "check_options", "partitioned", "per_group", "run", "schema"]
 
@@ -115,8 +115,7 @@ def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Su
     found = scan(lf, plan, names)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
     keep = keep_expr(plan, names) if found.n_dropped else None
-    if plan.group:
-        plan = with_weights_once(lf, plan, names, keep)
+    plan = raise_early(lf, plan, names, found, keep)  # the others the scan answers; a weight callable once
     n_rows = found.n_rows - found.n_dropped
     rows_per = options["rows_per_bucket"]
     delong = plan.auc_placements
@@ -166,14 +165,17 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     >>> per_group(df, plan).sort("u").select("u", "n", "auc", "mrr").rows()
     [('a', 2, 1.0, 1.0), ('b', 2, 0.0, 0.5)]
     """
-    from ...tables.per_group import per_group_table
+    from ...tables.per_group import check_flat_names, per_group_table
 
     cols = [str(c) for c in dict.fromkeys(plan.columns)]
+    check_flat_names(plan, "polars")  # a key column named like a column of the table: before any work
+    source = frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema
+    keys = {str(k): source[str(k)] for k in plan.group}
 
     def one(pdf: pd.DataFrame) -> pl.DataFrame:
         table = pd.DataFrame(per_group_table(pdf, plan)).reset_index()
         table.attrs = {}
-        return pl.from_pandas(table)
+        return _as_polars(table, keys)
 
     if not isinstance(frame, pl.LazyFrame):
         return one(to_pandas(frame, cols))
@@ -182,7 +184,7 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     found = scan(lf, plan, names)
     raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
     keep = keep_expr(plan, names) if found.n_dropped else None
-    plan = with_weights_once(lf, plan, names, keep)
+    plan = raise_early(lf, plan, names, found, keep)  # the others the scan answers; a weight callable once
     data = lf.filter(keep) if keep is not None else lf  # a bucket may hold only dropped rows
     n_buckets = bucket_count(found, opts)
     parts = []
@@ -194,6 +196,17 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     if not parts:  # every row dropped: pandas' table of no group
         return one(names.to_pandas(data.head(0).collect()))
     return pl.concat(parts, how="vertical_relaxed")
+
+
+def _as_polars(table: pd.DataFrame, keys: dict[str, Any]) -> pl.DataFrame:
+    """The flat per-group table as a polars frame under its own column names (``pl.from_pandas``
+    renames an empty name), the key columns in the source's dtypes: a ``Date`` key stays a
+    ``Date``, a ``Datetime`` or ``Duration`` keeps its unit and time zone, an ``Enum`` its categories."""
+    names = [str(c) for c in table.columns]
+    out = pl.from_pandas(table.set_axis([f"c{i}" for i in range(len(names))], axis=1))
+    out.columns = names
+    casts = [pl.col(k).cast(dtype) for k, dtype in keys.items() if out.schema[k] != dtype]
+    return out.with_columns(casts) if casts else out
 
 
 def _register_namespace() -> None:

@@ -169,9 +169,10 @@ def auc_pass(
     return out
 
 
-def _placement_table(parts: dict, pieces: list, i: int) -> pl.DataFrame:
+def _placement_table(parts: dict, pieces: list, i: int, prefix: str = "__rk_") -> pl.DataFrame:
     """Every distinct (segment, score, tie-break, label) of score ``i`` with its row's global
-    DeLong placement (relevant rows: non-relevant rows below; others: relevant rows above)."""
+    DeLong placement (relevant rows: non-relevant rows below; others: relevant rows above), in
+    column ``<prefix>pl_<i>``; the score key ``<prefix>key`` becomes ``<prefix>key_<i>``."""
     offsets: dict[tuple[int, tuple], tuple[int, int]] = {}
     for key_, items in parts.items():
         for (r, _), off in zip(items, S.chain_offsets([c for _, c in items])):
@@ -184,5 +185,6 @@ def _placement_table(parts: dict, pieces: list, i: int) -> pl.DataFrame:
             a[lo:hi], b[lo:hi] = S.placements_sorted(pos[lo:hi], neg[lo:hi], *offsets[(r, key_)])
         which = np.cumsum(np.r_[False, run[1:] != run[:-1]])  # each row's distinct key
         place = np.where(rel, a[which], b[which])
-        frames.append(t.with_columns(pl.Series(f"__rk_pl_{i}", place)).rename({_KEY: f"{_KEY}_{i}"}))
+        key = f"{prefix}key"  # the score key column of the pieces (``_KEY`` under the default prefix)
+        frames.append(t.with_columns(pl.Series(f"{prefix}pl_{i}", place)).rename({key: f"{key}_{i}"}))
     return pl.concat(frames, how="vertical")

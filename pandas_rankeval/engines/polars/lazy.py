@@ -5,7 +5,11 @@
    values pandas refuses (infinite labels, negative labels for NDCG, negative or infinite
    weights). Their errors are raised from these whole-table counts by the summary layer's own
    check (:func:`pandas_rankeval.summary.raise_input_errors`), with pandas' messages, before any
-   bucket is read.
+   bucket is read. The same scan answers the errors pandas raises later (:func:`raise_early`): a
+   ``by`` that varies within a group (distinct (group, segment) keys against distinct groups; one
+   small aggregate of those pairs gives pandas' example when they differ), labels too large for
+   ``gain='exp2'`` (the largest label), groups with no relevant row under ``empty='error'``; a
+   weight Series or callable is checked on the whole table's group keys (one aggregate).
 2. **Buckets**: a row's bucket is a hash of its group key (``hash(key) % B``), so every group is
    whole in one bucket, and there are never more buckets than groups. With more than one bucket,
    one streaming pass writes the plan's columns to temporary Parquet files, one directory per
@@ -23,15 +27,21 @@ Every step works on :func:`safe_columns`: the plan's columns selected by positio
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tempfile
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import polars as pl
 
+from ...core.coverage import empty_error
+from ...core.evaluate import exp2_overflow
 from ...core.options import WEIGHT_NAMES
+from ...core.segments import mixed_by_of_pairs
 from ...summary.checks import needs_group_stats, weights_once
 from ...summary.partition import summarize
 from ...summary.summary import Summary, _shape, empty_summary
@@ -39,10 +49,17 @@ from .auc import score_key
 from .convert import _base, is_float, is_numeric, to_pandas
 
 __all__ = [
-    "Names", "Scan", "bucket_count", "buckets", "group_pass", "keep_expr", "safe_columns", "scan", "with_weights_once",
+    "Names", "Scan", "bucket_count", "buckets", "group_pass", "keep_expr", "raise_early", "relevant_expr", "safe_columns",
+    "scan", "with_weights_once",
 ]
 
 _SEED = 0x2A5EED
+#: The range of each integer dtype (a label's relevance bound is clipped to it).
+_INTEGERS: dict[Any, tuple[int, int]] = {
+    t: (int(np.iinfo(n).min), int(np.iinfo(n).max))  # type: ignore[type-var]  # stubs narrower than runtime
+    for t, n in [(pl.Int8, np.int8), (pl.Int16, np.int16), (pl.Int32, np.int32), (pl.Int64, np.int64),
+                 (pl.UInt8, np.uint8), (pl.UInt16, np.uint16), (pl.UInt32, np.uint32), (pl.UInt64, np.uint64)]
+}
 
 
 @dataclass
@@ -118,6 +135,9 @@ class Scan:
     n_dropped: int  # rows with a missing value in any of them
     problems: dict[tuple, int]  # as Summary.problems: values pandas refuses, among kept rows
     n_groups: int = 0  # distinct group keys among kept rows
+    label_max: Any = None  # the largest kept label (graded metrics with gain='exp2')
+    n_with_relevant: int | None = None  # groups with a relevant row (empty='error')
+    n_pairs: int | None = None  # distinct (group key, segment key) among kept rows (by=)
 
     def summary(self, plan: Any) -> Summary:
         """A summary with these counts and no segment: the summary layer raises from it."""
@@ -163,6 +183,15 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
         sc = names.col(plan.scores[j]).cast(pl.Float64)
         aggs += [(kept & ~((sc >= 0) & (sc <= 1))).sum().alias(f"pb{j}"),
                  sc.filter(kept).min().alias(f"plo{j}"), sc.filter(kept).max().alias(f"phi{j}")]
+    numeric_label = is_numeric(ldt) and _base(ldt) is not pl.Boolean
+    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
+    rel = relevant_expr(names, plan)
+    if numeric_label and o.gain == "exp2" and any(s.info.graded for s in plan.specs):
+        aggs.append(pl.col(label).filter(kept).max().alias("top"))  # exact: an integer stays an integer
+    if plan.group and lists and o.empty == "error":
+        aggs.append(_key(plan.group, names).filter(kept & rel).n_unique().alias("with_rel"))
+    if plan.group and plan.by:
+        aggs.append(_key([*plan.group, *plan.by], names).filter(kept).n_unique().alias("pairs"))
     row = lf.select(aggs).collect(engine="streaming").row(0, named=True)
     missing = {c: int(row[f"m{i}"]) for i, c in enumerate(cols) if row[f"m{i}"]}
     problems = {kind: int(row[name]) for name, kind in kinds if row[name]}
@@ -175,15 +204,59 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
             problems[("probability", (c, cal))] = int(row[f"pb{j}"])
             problems[("probability:range", (c, float(row[f"plo{j}"]), float(row[f"phi{j}"])))] = 1
     groups = int(row["groups"]) if plan.group else 0
-    return Scan(int(row["rows"]), missing, int(row["dropped"]) if missing else 0, problems, groups)
+    out = Scan(int(row["rows"]), missing, int(row["dropped"]) if missing else 0, problems, groups)
+    out.label_max = row.get("top")
+    if "with_rel" in row:
+        out.n_with_relevant = int(row["with_rel"])
+    if "pairs" in row:
+        out.n_pairs = int(row["pairs"])
+    return out
+
+
+def relevant_expr(names: Names, plan: Any) -> pl.Expr:
+    """A row's label is relevant, as pandas reads it (:func:`pandas_rankeval.core.prepare.label_levels`):
+    an integer label ``>= 1`` (or ``>= ceil(threshold)``), any other ``> 0`` (or ``>= threshold``)."""
+    c, dtype, t = names.col(plan.label), names.dtype(plan.label), plan.options.threshold
+    base = _base(dtype)
+    if base in _INTEGERS:
+        bound = 1 if t is None else math.ceil(t)
+        lo, hi = _INTEGERS[base]
+        return pl.lit(False) if bound > hi else c >= max(bound, lo)
+    if not is_numeric(dtype):
+        return pl.lit(False)  # refused by the schema checks before any scan
+    v = c.cast(pl.Float64)
+    return (v > 0) if t is None else (v >= t)
+
+
+def raise_early(lf: pl.LazyFrame, plan: Any, names: Names, found: Scan, keep: pl.Expr | None) -> Any:
+    """The errors pandas raises from values that the scan's whole-table counts (or one small
+    aggregate) answer, before any bucket is read: a segment that varies within a group, labels too
+    large for ``gain='exp2'``, a weight Series or callable that pandas refuses, groups with no
+    relevant row under ``empty='error'``. Returns the plan (a weight callable called once)."""
+    if found.n_pairs is not None and found.n_pairs > found.n_groups:  # some group has two segments
+        data = lf.filter(keep) if keep is not None else lf
+        cols = list(dict.fromkeys([*plan.group, *plan.by]))
+        # the values as the rows hold them, first seen first (pandas shows a key or a segment as
+        # its first row has it: -0.0 or 0.0); pandas then merges what it holds equal
+        exprs = [names.col(c) for c in cols]
+        pairs = names.to_pandas(data.select(exprs).unique(maintain_order=True).collect(), cols=cols)
+        problem = mixed_by_of_pairs(pairs, plan.by, plan.group, plan.func)
+        if problem is not None:
+            raise problem
+    err = exp2_overflow(plan.label, found.label_max, plan.options.threshold)
+    if err is not None:
+        raise err
+    if plan.group:
+        plan = with_weights_once(lf, plan, names, keep)
+    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
+    if found.n_with_relevant is not None and lists and found.n_groups > found.n_with_relevant:
+        raise empty_error(lists[0].name, found.n_groups - found.n_with_relevant, found.n_groups)
+    return plan
 
 
 def _key(group: list[Hashable], names: Names) -> pl.Expr:
     """The group key as one expression (float keys as pandas groups them: -0.0 with 0.0)."""
-    cols = [
-        (names.col(c).cast(pl.Float64) + 0.0).alias(names[c]) if is_float(names.dtype(c)) else names.col(c)
-        for c in group
-    ]
+    cols = [_normalized(names, c) for c in group]
     return cols[0] if len(cols) == 1 else pl.struct(cols)
 
 
@@ -191,17 +264,21 @@ def with_weights_once(lf: pl.LazyFrame, plan: Any, names: Names, keep: pl.Expr |
     """The plan with a weight callable called once on every group's statistics (one streaming
     aggregation of rows per (group key, label)), as pandas calls it: a callable that looks at all
     groups (``n / n.sum()``, a rank) gives pandas' number, not one per bucket."""
-    if not needs_group_stats(plan):
+    series = isinstance(plan.options.weight, pd.Series) and bool(plan.specs)  # checked before any bucket
+    if not (needs_group_stats(plan) or series):
         return plan
     keys = list(dict.fromkeys([*plan.group, plan.label]))
     data = lf.filter(keep) if keep is not None else lf
-    exprs = [
-        (names.col(c).cast(pl.Float64) + 0.0).alias(names[c]) if c in plan.group and is_float(names.dtype(c)) else names.col(c)
-        for c in keys
-    ]
+    exprs = [_normalized(names, c) if c in plan.group else names.col(c) for c in keys]
     counts = data.group_by(exprs).agg(pl.len().alias("__rk_n")).collect(engine="streaming")
     pdf = names.to_pandas(counts, ["__rk_n"], cols=keys)
     return weights_once(plan, pdf, names.free("__rk_n"))
+
+
+def _normalized(names: Names, column: Hashable) -> pl.Expr:
+    """A key column as pandas groups it (a float key's -0.0 with 0.0)."""
+    c = names.col(column)
+    return (c.cast(pl.Float64) + 0.0).alias(names[column]) if is_float(names.dtype(column)) else c
 
 
 def bucket_expr(group: list[Hashable], names: Names, n: int) -> pl.Expr:

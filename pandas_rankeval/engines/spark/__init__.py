@@ -182,8 +182,9 @@ def per_group(sdf: SparkDataFrame, plan: Any, options: dict[str, Any]) -> SparkD
     """
     from pyspark.sql import types as T
 
-    from pandas_rankeval.tables.per_group import display_names
+    from pandas_rankeval.tables.per_group import check_flat_names, display_names
 
+    check_flat_names(plan, "Spark")  # a key named like a column of the table: before any job
     fr, found = _scan_plan(sdf, plan)
     plan = _weights_once(drop_missing(fr, found), plan)
     fr = as_pandas_input(drop_missing(fr, found), (), plan.label)
