@@ -33,18 +33,18 @@ import sys
 import time
 import tracemalloc
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(1, str(HERE))
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import numpy as np
+from bench import make_frame
 
-import pandas_rankeval as pre  # noqa: E402
-from bench import make_frame  # noqa: E402
+import pandas_rankeval as pre
 
 G, Y, A, B = "user", "label", "model_a", "model_b"
 REPORT_METRICS = ["auc", "gauc", "mrr", "ndcg@10", "map@10", "precision@10", "recall@10", "hit_rate@10"]
@@ -171,7 +171,7 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
     # the hand-written MRR / NDCG use ordinal ranks: no tie inside a group in the timed column
     assert not df.duplicated([G, A]).any(), "model_a has ties inside a group"
     print(f"# data ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
-    kw = dict(group=G, label=Y, score=A)
+    kw = {"group": G, "label": Y, "score": A}
     score = df[A].to_numpy()
 
     methods: dict[str, tuple[str, Callable[[], Any]]] = {

@@ -21,6 +21,7 @@ from .options import Options
 from .prepare import Labels, Prepared
 from .registry import MetricSpec
 from .result import Coverage, coverage_problem, warn_coverage
+from .skip import GroupTable, Selection
 from .validation import InputProblem
 
 __all__ = ["GroupValues", "ScoreEvaluation", "Evaluation", "warn_if_needed", "segment_of_groups"]
@@ -42,9 +43,11 @@ class GroupValues:
 class ScoreEvaluation:
     score: Hashable
     metrics: dict[str, GroupValues]
-    ranking: E.Ranking | None = None
+    ranking: E.Ranking | None = None  # over the kept groups' rows only when ``table`` is set
     order: np.ndarray | None = None
     rank: np.ndarray | None = None
+    table: GroupTable | None = None  # every group's counts, when only the groups that count were sorted
+    selection: Selection | None = None  # first relevant block per kept group (MRR, hit rate: no sort)
 
 
 @dataclass
@@ -58,6 +61,8 @@ class Evaluation:
     scores: dict[Hashable, ScoreEvaluation]
     group_stats: dict[str, np.ndarray] = field(default_factory=dict)  # n, positives, negatives, code
     ideal: K.Ideal | None = None  # label levels per group, sorted (NDCG with many levels)
+    table: GroupTable | None = None  # the groups that count (see .skip), decided once per evaluation
+    table_decided: bool = False
     _keys: pd.Index | None = None
 
     @property

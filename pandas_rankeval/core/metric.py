@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .definitions import KernelInput
+    from .skip import Selection
 
 __all__ = ["Metric", "MetricSpec", "NameParam"]
 
@@ -72,6 +73,9 @@ class Metric:
     doc: str = ""  # the docstring of a public function the registry writes (persistence metrics)
     per_group: str | None = None  # per_group evaluates this metric instead (auc: the groups' own AUC)
     group_column: str | None = None  # per_group's column name of its per-group values (gauc: "auc")
+    #: per-group values from each group's first block with a relevant row (no sort); None: the
+    #: metric needs a ranking
+    select: Callable[[Selection, int | None], np.ndarray] | None = None
 
     @property
     def grouped(self) -> bool:

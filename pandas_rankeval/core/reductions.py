@@ -16,20 +16,21 @@ import numpy as np
 import pandas as pd
 
 from . import ranking as E
-from .evaluation import Evaluation, GroupValues, ScoreEvaluation
-from .options import WeightLike
-from .progress import Progress
 from .coverage import eligibility, empty_error
 from .definitions import KernelInput
+from .evaluation import Evaluation, GroupValues, ScoreEvaluation
 from .metric import MetricSpec
+from .options import WeightLike
+from .progress import Progress
 from .result import Coverage
+from .skip import GroupTable
 from .validation import InputProblem, first_keys, internal_error
 
 
 def _weights(
     weight: WeightLike,
     ev: Evaluation,
-    rk: E.Ranking,
+    rk: E.Ranking | GroupTable,
     func: str,
 ) -> np.ndarray:
     """Per-group weights for one of the weight options, checked."""
@@ -103,7 +104,7 @@ def _as_weights(values: Any, what: str) -> np.ndarray:
 
 
 def _coverage(
-    rk: E.Ranking,
+    rk: E.Ranking | GroupTable,
     used: np.ndarray,
     *,
     n_rows: int,
@@ -249,24 +250,38 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     """One group metric of one ranked score column: its entry's kernel, eligibility and weights."""
     opts = ev.options
     rk = se.ranking
-    if rk is None:
+    table = se.table
+    full = table if table is not None else rk  # every group's counts
+    if full is None:
         raise internal_error("group metrics need a ranking")
     metric = spec.info
     if metric.kernel is None:  # pragma: no cover - the registry gives every group metric a kernel
         raise internal_error(f"{spec.name} has no per-group kernel")
     k = spec.cutoff
-    if k is not None and rk.n_groups and k > int(rk.n.max()):
+    if k is not None and full.n_groups and k > int(full.n.max()):
         # a cutoff beyond the longest group cuts nothing: the same numbers, and no int64
         # overflow for k >= 2**63 (precision still divides by spec.k)
-        k = int(rk.n.max())
-    weights = _weights(opts.weight_for(spec), ev, rk, opts.func)
-    elig = eligibility(metric.eligibility, rk.n, rk.npos, opts, wpos=rk.wpos, wneg=rk.wneg)
-    x = KernelInput(ev, se, rk, spec, k, elig.used, score)
+        k = int(full.n.max())
+    weights = _weights(opts.weight_for(spec), ev, full, opts.func)
+    elig = eligibility(metric.eligibility, full.n, full.npos, opts, wpos=full.wpos, wneg=full.wneg)
+
+    def kernel() -> np.ndarray:
+        """The metric's per-group values; over the kept groups only when some were skipped (the
+        others, empty or not eligible, get NaN here and their rule's value below)."""
+        if table is None:
+            return metric.kernel(KernelInput(ev, se, rk, spec, k, elig.used, score))  # type: ignore[misc,arg-type]
+        if se.selection is not None and metric.select is not None:
+            return table.expand(metric.select(se.selection, k), np.nan)
+        if rk is None:
+            raise internal_error("the kept groups have no ranking")
+        x = KernelInput(ev, se, rk, spec, k, elig.used[table.kept], score)
+        return table.expand(metric.kernel(x), np.nan)  # type: ignore[misc]
+
     if metric.eligibility == "pairs":
-        values = metric.kernel(x)
+        values = kernel()
         used = elig.used
         cov = _coverage(
-            rk,
+            full,
             used,
             n_rows=ev.prepared.n_rows,
             n_dropped=ev.prepared.n_dropped,
@@ -281,12 +296,12 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     # list metrics: one rule for every one of them, NDCG included. A row is relevant when
     # its label is > 0 (or >= threshold); a group is empty when it has no relevant row.
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = metric.kernel(x)
+        values = kernel()
     empty = elig.empty
     n_empty = int(empty.sum())
     if n_empty and opts.empty == "error":
-        raise empty_error(spec.name, n_empty, rk.n_groups)
+        raise empty_error(spec.name, n_empty, full.n_groups)
     used = elig.used
     values = np.where(empty, np.nan if opts.empty == "skip" else 0.0, values)
-    cov = _coverage(rk, used, n_rows=ev.prepared.n_rows, n_dropped=ev.prepared.n_dropped, empty=n_empty)
+    cov = _coverage(full, used, n_rows=ev.prepared.n_rows, n_dropped=ev.prepared.n_dropped, empty=n_empty)
     return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)

@@ -1,0 +1,154 @@
+"""Work only on the rows that can count: a first O(n) pass over the group codes and labels.
+
+Most groups of a click log cannot change the result: a group with no relevant row scores 0
+(``empty="zero"``) or is left out (``"skip"``) by every list metric, and a group that is not
+eligible for GAUC (one class, or a ``min_*`` filter) is left out of it. :func:`group_table`
+counts rows and relevant rows per group (a bincount, or a hash of sparse codes), decides from
+:func:`~.coverage.eligibility` which groups some requested metric needs, and keeps the rows of
+those groups only; the score columns are then sorted over these rows alone. The counts of every
+group stay in the table, so weights, coverage and ``n_groups`` are exactly those of a full sort.
+
+:func:`select_first` goes further for the metrics that read only the first relevant row of a
+group (MRR, hit rate): each group's best relevant score, the rows scored strictly above it and
+the size of its tie block, with no sort at all (:func:`~.kernels.rr_first_block`,
+:func:`~.kernels.hit_first_block` turn them into the expected values under ties).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .coverage import eligibility
+from .metric import MetricSpec
+from .options import Options
+
+__all__ = ["GroupTable", "Selection", "can_skip", "group_table", "select_first"]
+
+#: Skip groups only when at most this share of the rows is kept (else the pass costs more than it saves).
+_KEEP_AT_MOST = 0.9
+
+
+@dataclass
+class GroupTable:
+    """Every group's counts (ascending code, as a full ranking orders them) and the kept rows.
+
+    Duck-types the group side of :class:`~.ranking.Ranking` (``code``, ``n``, ``npos``,
+    ``nneg``, ``n_groups``, ``wpos``, ``wneg``) for weights, eligibility and coverage.
+    """
+
+    code: np.ndarray
+    n: np.ndarray
+    npos: np.ndarray
+    kept: np.ndarray  # indices (into the groups above) of the groups whose rows are kept
+    rows: np.ndarray  # the kept rows, ascending
+    row_group: np.ndarray  # per kept row: its group's position in ``kept`` (0 .. len(kept) - 1)
+    level: np.ndarray | None = None  # per kept row: its label level (filled on first use)
+    wpos: None = None
+    wneg: None = None
+
+    @property
+    def nneg(self) -> np.ndarray:
+        return self.n - self.npos
+
+    @property
+    def n_groups(self) -> int:
+        return int(self.code.shape[0])
+
+    def expand(self, values: np.ndarray, fill: float) -> np.ndarray:
+        """Per-kept-group values as one value per group, ``fill`` for the others."""
+        out = np.full(self.n_groups, fill, dtype=np.float64)
+        out[self.kept] = values
+        return out
+
+
+def can_skip(opts: Options, specs: list[MetricSpec], keep_order: bool) -> bool:
+    """Whether the options let the evaluation sort only the groups that count.
+
+    Global AUC, the row order kept for the bootstrap, sample weights, the sklearn engine,
+    ``max_fpr``, a tie-break column and the non-default tie rules read every row (or depend on
+    ties anywhere in the column): they keep the full sort.
+    """
+    return (
+        all(s.info.grouped for s in specs)
+        and not keep_order
+        and opts.sample_weight is None
+        and opts.engine != "sklearn"
+        and opts.max_fpr is None
+        and opts.tiebreak is None
+        and opts.ties == "expected"
+    )
+
+
+def group_table(
+    codes: np.ndarray, n_codes: int, rel: np.ndarray, specs: list[MetricSpec], opts: Options
+) -> GroupTable | None:
+    """Count rows and relevant rows per group and keep the rows of the groups some metric needs.
+
+    None when (nearly) every row is needed: the full sort is then the cheaper path.
+    """
+    n_rows = codes.shape[0]
+    if not n_rows:
+        return None
+    if n_codes <= 4 * n_rows + 1024:  # dense codes: count by code
+        cnt = np.bincount(codes, minlength=n_codes)
+        pos = np.bincount(codes[rel], minlength=n_codes)
+        present = np.flatnonzero(cnt)
+        dense: np.ndarray | None = codes
+        sort_idx = present
+        code = present.astype(np.int64)
+    else:  # sparse codes: number them by hashing, then order the groups by code
+        f, uniq = pd.factorize(codes, sort=False)
+        cnt = np.bincount(f, minlength=uniq.shape[0])
+        pos = np.bincount(f[rel], minlength=uniq.shape[0])
+        sort_idx = np.argsort(uniq, kind="stable")
+        dense = f
+        code = np.asarray(uniq, dtype=np.int64)[sort_idx]
+    n = cnt[sort_idx].astype(np.int64)
+    npos = pos[sort_idx].astype(np.int64)
+    need = np.zeros(n.shape[0], dtype=bool)
+    for spec in specs:
+        rule = spec.info.eligibility
+        if rule == "pairs":
+            need |= eligibility("pairs", n, npos, opts).used
+        else:  # list metrics: a group with no relevant row scores 0 or is left out
+            need |= npos > 0
+    kept = np.flatnonzero(need)
+    if not kept.shape[0] or int(n[kept].sum()) > _KEEP_AT_MOST * n_rows:
+        return None
+    # per dense id (code or hash id): its position among the kept groups, -1 if skipped
+    slot = np.full(cnt.shape[0], -1, dtype=np.int64)
+    slot[sort_idx[kept]] = np.arange(kept.shape[0])
+    per_row = slot[dense]
+    rows = np.flatnonzero(per_row >= 0)
+    row_group = per_row[rows].astype(np.int32 if kept.shape[0] < 2**31 else np.int64)  # gathers faster
+    return GroupTable(code=code, n=n, npos=npos, kept=kept, rows=rows, row_group=row_group)
+
+
+@dataclass
+class Selection:
+    """Per kept group: rows strictly above the best relevant score (``m``), rows at that score
+    (``t``) and relevant rows among them (``p``): the first tie block holding a relevant row."""
+
+    m: np.ndarray
+    t: np.ndarray
+    p: np.ndarray
+
+
+def select_first(score: np.ndarray, rel: np.ndarray, group: np.ndarray, n_groups: int) -> Selection:
+    """:class:`Selection` of every group from its rows (no sort): O(n).
+
+    ``group`` is every row's group in ``0 .. n_groups - 1``; every group has a relevant row.
+    """
+    gr, sr = group[rel], score[rel]
+    best = np.empty(n_groups, dtype=score.dtype)
+    best[gr] = sr  # any relevant score of the group, then the largest
+    np.maximum.at(best, gr, sr)
+    b = best[group]
+    m = np.bincount(group[score > b], minlength=n_groups)
+    at = score == b
+    t = np.bincount(group[at], minlength=n_groups)
+    p = np.bincount(group[at & rel], minlength=n_groups)
+    return Selection(m.astype(np.int64), t.astype(np.int64), p.astype(np.int64))
