@@ -100,11 +100,13 @@ def _kept_one(ev: Evaluation, name: Hashable, table: GroupTable) -> ScoreEvaluat
         return se
     order, rank = E.score_rank(score, ties="expected")  # type: ignore[arg-type]
     n = score.shape[0]
+    del score
     # a subset with no tie takes the tie-free arithmetic only if the whole column has no tie
     elsewhere = False
     if n and int(rank[0]) == n - 1:
         s = np.sort(full)
         elsewhere = bool((s[1:] == s[:-1]).any())
+        del s
     graded = any(s.info.graded for s in ev.specs)
     se.ranking = E.build_ranking(
         table.row_group,

@@ -3,7 +3,7 @@
 Most groups of a click log cannot change the result: a group with no relevant row scores 0
 (``empty="zero"``) or is left out (``"skip"``) by every list metric, and a group that is not
 eligible for GAUC (one class, or a ``min_*`` filter) is left out of it. :func:`group_table`
-counts rows and relevant rows per group (a bincount, or a hash of sparse codes), decides from
+counts rows and relevant rows per group (a bincount, or one int64 sort of sparse codes), decides from
 :func:`~.coverage.eligibility` which groups some requested metric needs, and keeps the rows of
 those groups only; the score columns are then sorted over these rows alone. The counts of every
 group stay in the table, so weights, coverage and ``n_groups`` are exactly those of a full sort.
@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from .coverage import eligibility
 from .metric import MetricSpec
 from .options import Options
+from .ranking import _bits, _starts_of_runs
 
 __all__ = ["GroupTable", "Selection", "can_skip", "group_table", "select_first"]
 
@@ -43,7 +43,7 @@ class GroupTable:
     n: np.ndarray
     npos: np.ndarray
     kept: np.ndarray  # indices (into the groups above) of the groups whose rows are kept
-    rows: np.ndarray  # the kept rows, ascending
+    rows: np.ndarray  # the kept rows (ascending, or group after group)
     row_group: np.ndarray  # per kept row: its group's position in ``kept`` (0 .. len(kept) - 1)
     level: np.ndarray | None = None  # per kept row: its label level (filled on first use)
     wpos: None = None
@@ -94,37 +94,60 @@ def group_table(
         return None
     if n_codes <= 4 * n_rows + 1024:  # dense codes: count by code
         cnt = np.bincount(codes, minlength=n_codes)
-        pos = np.bincount(codes[rel], minlength=n_codes)
         present = np.flatnonzero(cnt)
-        dense: np.ndarray | None = codes
-        sort_idx = present
-        code = present.astype(np.int64)
-    else:  # sparse codes: number them by hashing, then order the groups by code
-        f, uniq = pd.factorize(codes, sort=False)
-        cnt = np.bincount(f, minlength=uniq.shape[0])
-        pos = np.bincount(f[rel], minlength=uniq.shape[0])
-        sort_idx = np.argsort(uniq, kind="stable")
-        dense = f
-        code = np.asarray(uniq, dtype=np.int64)[sort_idx]
-    n = cnt[sort_idx].astype(np.int64)
-    npos = pos[sort_idx].astype(np.int64)
+        n = cnt[present].astype(np.int64)
+        npos = np.bincount(codes[rel], minlength=n_codes)[present].astype(np.int64)
+        kept = _needed(n, npos, specs, opts, n_rows)
+        if kept is None:
+            return None
+        slot = np.full(n_codes, -1, dtype=_index_dtype(kept.shape[0]))
+        slot[present[kept]] = np.arange(kept.shape[0])
+        per_row = slot[codes]
+        rows = np.flatnonzero(per_row >= 0).astype(_index_dtype(n_rows))
+        return GroupTable(code=present.astype(np.int64), n=n, npos=npos, kept=kept, rows=rows, row_group=per_row[rows])
+    ibits = _bits(n_rows - 1)
+    if _bits(n_codes - 1) + ibits > 63:  # pragma: no cover - prepare() keeps sparse codes within 55 bits
+        return None
+    # sparse codes: one int64 sort of (code, row) puts every group's rows together, in code order
+    key = codes.astype(np.int64)
+    key <<= ibits
+    key |= np.arange(n_rows, dtype=np.int64)
+    key.sort()
+    idx = np.empty(n_rows, dtype=_index_dtype(n_rows))
+    np.bitwise_and(key, (1 << ibits) - 1, out=idx, casting="unsafe")
+    key >>= ibits
+    starts = _starts_of_runs(key[1:] != key[:-1])
+    code = key[starts]
+    del key
+    n = np.diff(np.append(starts, n_rows))
+    npos = np.add.reduceat(rel[idx], starts, dtype=np.int64)
+    kept = _needed(n, npos, specs, opts, n_rows)
+    if kept is None:
+        return None
+    need = np.zeros(n.shape[0], dtype=bool)
+    need[kept] = True
+    rows = idx[np.repeat(need, n)]  # the kept rows, group after group
+    row_group = np.repeat(np.arange(kept.shape[0], dtype=_index_dtype(kept.shape[0])), n[kept])
+    return GroupTable(code=code, n=n, npos=npos, kept=kept, rows=rows, row_group=row_group)
+
+
+def _index_dtype(n: int) -> type[np.signedinteger]:
+    """int32 row indices and group positions below 2**31: half the memory, faster gathers."""
+    return np.int32 if n < 2**31 else np.int64
+
+
+def _needed(n: np.ndarray, npos: np.ndarray, specs: list[MetricSpec], opts: Options, n_rows: int) -> np.ndarray | None:
+    """The groups some metric needs (indices), or None when skipping the others saves little."""
     need = np.zeros(n.shape[0], dtype=bool)
     for spec in specs:
-        rule = spec.info.eligibility
-        if rule == "pairs":
+        if spec.info.eligibility == "pairs":
             need |= eligibility("pairs", n, npos, opts).used
         else:  # list metrics: a group with no relevant row scores 0 or is left out
             need |= npos > 0
     kept = np.flatnonzero(need)
     if not kept.shape[0] or int(n[kept].sum()) > _KEEP_AT_MOST * n_rows:
         return None
-    # per dense id (code or hash id): its position among the kept groups, -1 if skipped
-    slot = np.full(cnt.shape[0], -1, dtype=np.int64)
-    slot[sort_idx[kept]] = np.arange(kept.shape[0])
-    per_row = slot[dense]
-    rows = np.flatnonzero(per_row >= 0)
-    row_group = per_row[rows].astype(np.int32 if kept.shape[0] < 2**31 else np.int64)  # gathers faster
-    return GroupTable(code=code, n=n, npos=npos, kept=kept, rows=rows, row_group=row_group)
+    return kept
 
 
 @dataclass
