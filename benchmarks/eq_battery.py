@@ -244,10 +244,14 @@ def _count_skips() -> list[int]:
     """[evaluations that skipped groups, of them without a sort] (a checkout with core.skip)."""
     counts = [0, 0]
     try:
-        from pandas_rankeval.core import evaluate as E
+        from pandas_rankeval.core import evaluate as ev_mod
+        from pandas_rankeval.core import kept as E
         from pandas_rankeval.core import skip
     except ImportError:
         return counts
+    if os.environ.get("EQ_PARTS"):  # rank in parts on threads at every size
+        ev_mod._THREADS_FROM_ROWS = 0  # type: ignore[attr-defined]
+        ev_mod._THREADS = int(os.environ["EQ_PARTS"])  # type: ignore[attr-defined]
     table, select = skip.group_table, skip.select_first
 
     def counted_table(*a: Any, **k: Any) -> Any:
@@ -264,8 +268,10 @@ def _count_skips() -> list[int]:
     return counts
 
 
-def _run(checkout: Path, path: str) -> dict[str, Any]:
+def _run(checkout: Path, path: str, parts: int = 0) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(checkout))
+    if parts:
+        env["EQ_PARTS"] = str(parts)
     subprocess.run([sys.executable, __file__, "--child", path], env=env, check=True, cwd=str(checkout))
     with open(path, "rb") as fh:
         return pickle.load(fh)
@@ -276,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", help="checkout to compare against")
     ap.add_argument("--candidate", default=str(ROOT))
     ap.add_argument("--tol", type=float, default=1e-15)
+    ap.add_argument("--parts", type=int, default=3, help="also rank in this many parts at every size (0: no)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -283,10 +290,20 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         base = _run(Path(args.baseline), f"{tmp}/base.pkl")
-        cand = _run(Path(args.candidate), f"{tmp}/cand.pkl")
-    print(f"baseline  {base['file']}\ncandidate {cand['file']}")
-    print(f"candidate: {cand['skips'][0]} evaluations sorted the groups that count only, "
-          f"{cand['skips'][1]} score columns selected without a sort")
+        cands = [_run(Path(args.candidate), f"{tmp}/cand.pkl")]
+        if args.parts:
+            cands.append(_run(Path(args.candidate), f"{tmp}/cand{args.parts}.pkl", args.parts))
+    print(f"baseline  {base['file']}\ncandidate {cands[0]['file']}")
+    status = 0
+    for cand, parts in zip(cands, (0, args.parts)):
+        print(f"\ncandidate{f' ranked in {parts} parts on threads at every size' if parts else ''}: "
+              f"{cand['skips'][0]} evaluations sorted the groups that count only, "
+              f"{cand['skips'][1]} score columns selected without a sort")
+        status |= _compare(base, cand, args.tol)
+    return status
+
+
+def _compare(base: dict[str, Any], cand: dict[str, Any], tol: float) -> int:
     worst, worst_name, n_numbers, bad = 0.0, "", 0, []
     for name, b in base["results"].items():
         c = cand["results"].get(name)
@@ -312,8 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"max abs diff {worst:.3g}" + (f" ({worst_name})" if worst_name else ""))
     for line in bad[:20]:
         print("MISMATCH", line)
-    ok = not bad and worst <= args.tol and not math.isnan(worst)
-    print("OK" if ok else f"FAILED (tol {args.tol:g})")
+    ok = not bad and worst <= tol and not math.isnan(worst)
+    print("OK" if ok else f"FAILED (tol {tol:g})")
     return 0 if ok else 1
 
 

@@ -22,7 +22,7 @@ from .metric import Metric, NameParam
 if TYPE_CHECKING:  # the records import the registry, which binds these kernels
     from .evaluation import Evaluation, ScoreEvaluation
     from .registry import MetricSpec
-    from .skip import Selection
+    from .skip import Part, Selection
 
 __all__ = [
     "DEFINITIONS", "KernelInput", "gains", "idcg", "gauc_values", "rr_values", "ndcg_values", "ap_values",
@@ -41,6 +41,7 @@ class KernelInput:
     k: int | None  # the cutoff, clamped to the longest group (None: the whole list)
     eligible: np.ndarray  # bool per group: the groups the eligibility rule lets in
     score: np.ndarray  # the score column (the sklearn cross-check reads it)
+    part: Part | None = None  # the run of kept groups that ``rk`` ranks (None: every group)
 
 
 def gauc_values(x: KernelInput) -> np.ndarray:
@@ -68,7 +69,7 @@ def rr_select(sel: Selection, k: int | None) -> np.ndarray:
 def ndcg_values(x: KernelInput) -> np.ndarray:
     """Expected DCG@k over the group's ideal DCG@k; 1 when the ideal DCG is 0."""
     dcg = K.dcg_per_group(x.rk, x.k)
-    ideal = idcg(x.ev, x.rk, x.k, kept=x.se.table is not None)
+    ideal = idcg(x.ev, x.rk, x.k, part=x.part)
     with np.errstate(invalid="ignore", divide="ignore"):
         # IDCG = 0 in a group with relevant rows (threshold <= 0 makes label-0 rows
         # relevant, and they gain nothing): every ordering is ideal, NDCG = 1
@@ -139,10 +140,10 @@ def gains(ev: Evaluation) -> np.ndarray:
     return g
 
 
-def idcg(ev: Evaluation, rk: E.Ranking, k: int | None, kept: bool = False) -> np.ndarray:
-    """IDCG@k per group (the same for every score column: computed once per k); with ``kept``,
-    of the groups that count only (``ev.table``), as the ranking ``rk`` holds them."""
-    cache_key = f"idcg@{k}" + ("/kept" if kept else "")
+def idcg(ev: Evaluation, rk: E.Ranking, k: int | None, part: Part | None = None) -> np.ndarray:
+    """IDCG@k per group (the same for every score column: computed once per k); with ``part``,
+    of that run of the groups that count (``ev.table``), as the ranking ``rk`` holds them."""
+    cache_key = f"idcg@{k}" + ("" if part is None else f"/kept{part.lo}-{part.hi}")
     if cache_key not in ev.group_stats:
         longest = int(rk.n.max())
         g = gains(ev)
@@ -153,9 +154,8 @@ def idcg(ev: Evaluation, rk: E.Ranking, k: int | None, kept: bool = False) -> np
             groups = ev.prepared.groups
             if groups is None:  # pragma: no cover - list metrics always have groups
                 raise RuntimeError("NDCG needs group codes")
-            table = ev.table if kept else None
-            if table is not None and table.level is not None:
-                ideal = K.build_ideal(table.row_group, int(table.kept.shape[0]), table.level, ev.labels.n_levels)
+            if part is not None:
+                ideal = K.build_ideal(part.row_group, part.hi - part.lo, part.level, ev.labels.n_levels)
             elif ev.ideal is None:
                 ideal = ev.ideal = K.build_ideal(groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels)
             else:

@@ -21,18 +21,20 @@ import pandas as pd
 from . import ranking as E
 from .definitions import gains
 from .evaluation import Evaluation, ScoreEvaluation
+from .kept import evaluate_kept
 from .metric import MetricSpec
 from .options import Options, check_weight_name
 from .prepare import label_levels, prepare
 from .reductions import _global_auc, _group_metric
 from .registry import sample_weight_error
-from .skip import GroupTable, can_skip, group_table, select_first
 from .validation import as_columns, internal_error
 
 __all__ = ["evaluate", "evaluate_score", "prepare_evaluation"]
 
 #: Rows above which score columns are ranked on two threads (numpy sorts release the GIL).
 _THREADS_FROM_ROWS = 200_000
+#: Threads of one call from that size on (parts of whole groups, or score columns).
+_THREADS = 2
 
 
 def _sort_one(ev: Evaluation, score_name: Hashable) -> ScoreEvaluation:
@@ -66,59 +68,6 @@ def _group_one(ev: Evaluation, se: ScoreEvaluation) -> ScoreEvaluation:
         gains=gains(ev) if graded else None,
         sample_weight=sw,
         count_levels=graded,
-    )
-    return se
-
-
-def _table(ev: Evaluation, keep_order: bool) -> GroupTable | None:
-    """The groups that count (:mod:`.skip`), decided once per evaluation from the labels."""
-    if not ev.table_decided:
-        ev.table_decided = True
-        if any(s.info.grouped for s in ev.specs) and can_skip(ev.options, ev.specs, keep_order):
-            groups = ev.prepared.encode_groups()
-            if groups is None:
-                raise internal_error("skipping groups needs group codes")
-            ev.table = group_table(groups.codes, groups.n_codes, ev.labels.rel, ev.specs, ev.options)
-            if ev.table is not None:
-                ev.table.level = ev.labels.level[ev.table.rows]
-    return ev.table
-
-
-def _kept_one(ev: Evaluation, name: Hashable, table: GroupTable) -> ScoreEvaluation:
-    """One score column over the rows of the groups that count: a selection (MRR and hit
-    rate alone: no sort) or a ranking of these rows only."""
-    labels = ev.labels
-    full = ev.prepared.scores[name]
-    score = full[table.rows]
-    level = table.level
-    if level is None:
-        raise internal_error("the kept rows have no label levels")
-    n_kept = int(table.kept.shape[0])
-    se = ScoreEvaluation(name, {}, table=table)
-    if all(s.info.select is not None for s in ev.specs):
-        se.selection = select_first(score, level >= labels.rel_level, table.row_group, n_kept)
-        return se
-    order, rank = E.score_rank(score, ties="expected")  # type: ignore[arg-type]
-    n = score.shape[0]
-    del score
-    # a subset with no tie takes the tie-free arithmetic only if the whole column has no tie
-    elsewhere = False
-    if n and int(rank[0]) == n - 1:
-        s = np.sort(full)
-        elsewhere = bool((s[1:] == s[:-1]).any())
-        del s
-    graded = any(s.info.graded for s in ev.specs)
-    se.ranking = E.build_ranking(
-        table.row_group,
-        n_kept,
-        order,
-        rank,
-        level,
-        labels.n_levels,
-        labels.rel_level,
-        gains=gains(ev) if graded else None,
-        count_levels=graded,
-        ties_elsewhere=elsewhere,
     )
     return se
 
@@ -241,13 +190,9 @@ def evaluate(
     names = list(scores)
     threads = prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1
     needs_order = _needs_order(ev, keep_order)
-    table = _table(ev, keep_order) if need_groups else None
-    if table is not None:
-        if threads and len(names) > 1:
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                evals = list(pool.map(lambda s: _kept_one(ev, s, table), names))
-        else:
-            evals = [_kept_one(ev, s, table) for s in names]
+    kept = evaluate_kept(ev, names, keep_order, _THREADS if threads else 1) if need_groups else None
+    if kept is not None:  # only the groups that count, ranked in parts on threads
+        evals = kept
     elif not needs_order:
         evals = [ScoreEvaluation(s, {}) for s in names]
     elif threads:
@@ -283,9 +228,10 @@ def evaluate_score(ev: Evaluation, name: Hashable, score: np.ndarray) -> ScoreEv
     if score.shape != (prep.n_rows,):
         raise internal_error(f"a score of shape {score.shape} for {prep.n_rows} prepared rows")
     prep.scores[name] = score
-    table = _table(ev, False) if any(s.info.grouped for s in ev.specs) else None
-    if table is not None:
-        return _score_metrics(ev, _kept_one(ev, name, table), keep_order=False)
+    threads = _THREADS if prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1 else 1
+    kept = evaluate_kept(ev, [name], False, threads) if any(s.info.grouped for s in ev.specs) else None
+    if kept is not None:
+        return _score_metrics(ev, kept[0], keep_order=False)
     se = _sort_one(ev, name) if _needs_order(ev, False) else ScoreEvaluation(name, {})
     if any(s.info.grouped for s in ev.specs):
         prep.encode_groups()

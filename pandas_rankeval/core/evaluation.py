@@ -21,7 +21,7 @@ from .options import Options
 from .prepare import Labels, Prepared
 from .registry import MetricSpec
 from .result import Coverage, coverage_problem, warn_coverage
-from .skip import GroupTable, Selection
+from .skip import GroupTable, Part, Selection
 from .validation import InputProblem
 
 __all__ = ["GroupValues", "ScoreEvaluation", "Evaluation", "warn_if_needed", "segment_of_groups"]
@@ -48,6 +48,7 @@ class ScoreEvaluation:
     rank: np.ndarray | None = None
     table: GroupTable | None = None  # every group's counts, when only the groups that count were sorted
     selection: Selection | None = None  # first relevant block per kept group (MRR, hit rate: no sort)
+    parts: list[tuple[Part, E.Ranking]] | None = None  # with ``table``: runs of kept groups, ranked
 
 
 @dataclass

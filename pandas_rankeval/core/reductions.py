@@ -272,10 +272,14 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
             return metric.kernel(KernelInput(ev, se, rk, spec, k, elig.used, score))  # type: ignore[misc,arg-type]
         if se.selection is not None and metric.select is not None:
             return table.expand(metric.select(se.selection, k), np.nan)
-        if rk is None:
+        if se.parts is None:
             raise internal_error("the kept groups have no ranking")
-        x = KernelInput(ev, se, rk, spec, k, elig.used[table.kept], score)
-        return table.expand(metric.kernel(x), np.nan)  # type: ignore[misc]
+        used = elig.used[table.kept]
+        values = [
+            metric.kernel(KernelInput(ev, se, prk, spec, k, used[part.lo : part.hi], score, part))  # type: ignore[misc]
+            for part, prk in se.parts
+        ]
+        return table.expand(np.concatenate(values), np.nan)
 
     if metric.eligibility == "pairs":
         values = kernel()

@@ -16,7 +16,8 @@ the size of its tie block, with no sort at all (:func:`~.kernels.rr_first_block`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -29,6 +30,17 @@ __all__ = ["GroupTable", "Selection", "can_skip", "group_table", "select_first"]
 
 #: Skip groups only when at most this share of the rows is kept (else the pass costs more than it saves).
 _KEEP_AT_MOST = 0.9
+
+
+@dataclass
+class Part:
+    """A run of whole kept groups (``lo`` to ``hi`` among the kept ones), ranked on its own."""
+
+    lo: int
+    hi: int
+    rows: np.ndarray
+    row_group: np.ndarray  # 0 .. hi - lo - 1
+    level: np.ndarray
 
 
 @dataclass
@@ -45,9 +57,11 @@ class GroupTable:
     kept: np.ndarray  # indices (into the groups above) of the groups whose rows are kept
     rows: np.ndarray  # the kept rows (ascending, or group after group)
     row_group: np.ndarray  # per kept row: its group's position in ``kept`` (0 .. len(kept) - 1)
+    grouped_rows: bool = False  # the kept rows are stored group after group
     level: np.ndarray | None = None  # per kept row: its label level (filled on first use)
     wpos: None = None
     wneg: None = None
+    _parts: dict[int, list[Part]] = field(default_factory=dict)
 
     @property
     def nneg(self) -> np.ndarray:
@@ -56,6 +70,34 @@ class GroupTable:
     @property
     def n_groups(self) -> int:
         return int(self.code.shape[0])
+
+    def parts(self, n_parts: int) -> list[Part]:
+        """The kept groups cut into ``n_parts`` runs of whole groups with about as many rows each
+        (cached: they depend on the labels only)."""
+        if self.level is None:
+            raise RuntimeError("the kept rows have no label levels")
+        n_kept = int(self.kept.shape[0])
+        n_parts = max(1, min(n_parts, n_kept))
+        if n_parts not in self._parts:
+            if n_parts == 1:
+                self._parts[1] = [Part(0, n_kept, self.rows, self.row_group, self.level)]
+            else:
+                cum = np.cumsum(self.n[self.kept])
+                cuts = np.searchsorted(cum, cum[-1] * np.arange(1, n_parts) / n_parts, side="right")
+                bounds = [0, *(int(c) for c in cuts), n_kept]
+                out = []
+                for lo, hi in itertools.pairwise(bounds):
+                    if hi <= lo:
+                        continue
+                    if self.grouped_rows:
+                        start = int(cum[lo - 1]) if lo else 0
+                        sel: slice | np.ndarray = slice(start, int(cum[hi - 1]))
+                    else:
+                        sel = np.flatnonzero((self.row_group >= lo) & (self.row_group < hi))
+                    rg = self.row_group[sel] - self.row_group.dtype.type(lo)
+                    out.append(Part(lo, hi, self.rows[sel], rg, self.level[sel]))
+                self._parts[n_parts] = out
+        return self._parts[n_parts]
 
     def expand(self, values: np.ndarray, fill: float) -> np.ndarray:
         """Per-kept-group values as one value per group, ``fill`` for the others."""
@@ -67,13 +109,13 @@ class GroupTable:
 def can_skip(opts: Options, specs: list[MetricSpec], keep_order: bool) -> bool:
     """Whether the options let the evaluation sort only the groups that count.
 
-    Global AUC, the row order kept for the bootstrap, sample weights, the sklearn engine,
-    ``max_fpr``, a tie-break column and the non-default tie rules read every row (or depend on
-    ties anywhere in the column): they keep the full sort.
+    The row order kept for the bootstrap or segments of global AUC, sample weights, the sklearn
+    engine, ``max_fpr``, a tie-break column and the non-default tie rules read every row (or
+    depend on ties anywhere in the column): they keep the full sort. Global AUC itself needs no
+    row order (the sorted non-relevant scores are searched, as when it is asked for alone).
     """
     return (
-        all(s.info.grouped for s in specs)
-        and not keep_order
+        not keep_order
         and opts.sample_weight is None
         and opts.engine != "sklearn"
         and opts.max_fpr is None
@@ -106,21 +148,27 @@ def group_table(
         rows = np.flatnonzero(per_row >= 0).astype(_index_dtype(n_rows))
         return GroupTable(code=present.astype(np.int64), n=n, npos=npos, kept=kept, rows=rows, row_group=per_row[rows])
     ibits = _bits(n_rows - 1)
-    if _bits(n_codes - 1) + ibits > 63:  # pragma: no cover - prepare() keeps sparse codes within 55 bits
+    if _bits(n_codes - 1) + 1 + ibits > 63:  # pragma: no cover - prepare() keeps sparse codes within 55 bits
         return None
-    # sparse codes: one int64 sort of (code, row) puts every group's rows together, in code order
+    # sparse codes: one int64 sort of (code, relevant, row) puts every group's rows together, in
+    # code order, and counts its relevant rows without a gather
     key = codes.astype(np.int64)
+    key <<= 1
+    key |= rel
     key <<= ibits
     key |= np.arange(n_rows, dtype=np.int64)
     key.sort()
     idx = np.empty(n_rows, dtype=_index_dtype(n_rows))
     np.bitwise_and(key, (1 << ibits) - 1, out=idx, casting="unsafe")
     key >>= ibits
+    is_rel = (key & 1).astype(np.int64)
+    key >>= 1
     starts = _starts_of_runs(key[1:] != key[:-1])
     code = key[starts]
     del key
     n = np.diff(np.append(starts, n_rows))
-    npos = np.add.reduceat(rel[idx], starts, dtype=np.int64)
+    npos = np.add.reduceat(is_rel, starts)
+    del is_rel
     kept = _needed(n, npos, specs, opts, n_rows)
     if kept is None:
         return None
@@ -128,7 +176,7 @@ def group_table(
     need[kept] = True
     rows = idx[np.repeat(need, n)]  # the kept rows, group after group
     row_group = np.repeat(np.arange(kept.shape[0], dtype=_index_dtype(kept.shape[0])), n[kept])
-    return GroupTable(code=code, n=n, npos=npos, kept=kept, rows=rows, row_group=row_group)
+    return GroupTable(code=code, n=n, npos=npos, kept=kept, rows=rows, row_group=row_group, grouped_rows=True)
 
 
 def _index_dtype(n: int) -> type[np.signedinteger]:
@@ -142,7 +190,7 @@ def _needed(n: np.ndarray, npos: np.ndarray, specs: list[MetricSpec], opts: Opti
     for spec in specs:
         if spec.info.eligibility == "pairs":
             need |= eligibility("pairs", n, npos, opts).used
-        else:  # list metrics: a group with no relevant row scores 0 or is left out
+        elif spec.info.eligibility == "relevant":  # a group with no relevant row scores 0 or is left out
             need |= npos > 0
     kept = np.flatnonzero(need)
     if not kept.shape[0] or int(n[kept].sum()) > _KEEP_AT_MOST * n_rows:
