@@ -184,6 +184,8 @@ def cases() -> list[Case]:
             out.append((f"{fname}/report/mix{j}", fname, "report", base))
             out.append((f"{fname}/per_group/mix{j}", fname, "per_group", dict(base)))
             if fname == "log":
+                out.append((f"{fname}/report/mix{j}/tied", fname, "report", dict(base, scores=["r", "i"])))
+                out.append((f"{fname}/per_group/mix{j}/tied", fname, "per_group", dict(base, scores=["r", "i"])))
                 out.append((f"{fname}/report/mix{j}/by", fname, "report", dict(base, by="seg")))
                 out.append((f"{fname}/report/mix{j}/ci", fname, "report", dict(base, ci=0.9, n_boot=200, seed=5)))
                 out.append((f"{fname}/report/mix{j}/ci-by", fname, "report", dict(base, by="seg", ci=0.9, n_boot=100, seed=2)))
