@@ -161,7 +161,7 @@ def group_table(
     idx = np.empty(n_rows, dtype=_index_dtype(n_rows))
     np.bitwise_and(key, (1 << ibits) - 1, out=idx, casting="unsafe")
     key >>= ibits
-    is_rel = (key & 1).astype(np.int64)
+    is_rel = key & 1
     key >>= 1
     starts = _starts_of_runs(key[1:] != key[:-1])
     code = key[starts]
