@@ -87,6 +87,11 @@ def frames() -> dict[str, pd.DataFrame]:
     gm = rng.integers(0, 1400, m)
     ym = np.where(rng.random(m) < 0.3, rng.integers(1, 40, m), 0).astype(np.float64) / 4
     out["levels"] = pd.DataFrame({"g": gm, "y": ym, "a": rng.random(m), "b": np.round(rng.random(m), 1)})
+    # many groups: a weighted mean over more than ~1e4 groups is where BLAS may use threads
+    gw = rng.integers(0, 60_000, 240_000)
+    yw = (rng.random(gw.shape[0]) < 0.12).astype(np.int64)
+    out["wide"] = pd.DataFrame({"g": gw, "y": yw, "a": rng.normal(0, 1, gw.shape[0]) + yw,
+                                "b": np.round(rng.normal(0, 1, gw.shape[0]) + 0.5 * yw, 1)})
     return out
 
 
@@ -178,6 +183,11 @@ def cases() -> list[Case]:
         out.append((f"log/auc/{score}", "log", "auc", {"label": "y", "score": score}))
     mixes = [["gauc", "mrr", "ndcg@10", "map", "precision@3", "recall@3", "hit_rate@3", "rbp@0.8"],
              ["auc", "gauc", "mrr", "ndcg@10"], ["mrr", "hit_rate@2"], ["mrr"], ["gauc"], ["gauc", "ndcg@5"]]
+    for metric in ("gauc", "mrr", "ndcg@10", "hit_rate@3", "map"):
+        func, kw = _metric(metric)
+        for score in ("a", "b"):
+            out.append((f"wide/{metric}/{score}", "wide", func, dict(group="g", label="y", score=score, **kw)))
+    out.append(("wide/report", "wide", "report", {"group": "g", "label": "y", "scores": ["a", "b"], "metrics": mixes[0]}))
     for fname in ("log", "small", "ties_elsewhere"):
         for j, mix in enumerate(mixes):
             base = {"group": "g", "label": "y", "scores": ["a", "b"], "metrics": mix}

@@ -8,6 +8,7 @@ Global AUC is one number over all rows (:func:`_global_auc`); the group metrics 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 from typing import Any
@@ -146,7 +147,26 @@ def _mean(values: np.ndarray, weights: np.ndarray, used: np.ndarray) -> float:
     total = float(w.sum())
     if total <= 0:
         return math.nan
-    return float(np.dot(w, values[used]) / total)
+    with _one_blas_thread():
+        return float(np.dot(w, values[used]) / total)
+
+
+_BLAS: list[Any] = []
+
+
+def _one_blas_thread() -> Any:
+    """A context in which BLAS runs on one thread: OpenBLAS spreads a dot product of more than
+    ~1e4 groups over its threads, which costs milliseconds of wake-up per call on a busy machine
+    (and makes its last bit depend on the thread count); one thread takes microseconds."""
+    if not _BLAS:
+        try:  # threadpoolctl: a dependency of scikit-learn
+            from threadpoolctl import ThreadpoolController
+
+            _BLAS.append(ThreadpoolController())
+        except Exception:  # noqa: BLE001 - no controller: BLAS as configured
+            _BLAS.append(None)
+    controller = _BLAS[0]
+    return controller.limit(limits=1, user_api="blas") if controller is not None else contextlib.nullcontext()
 
 
 def _sklearn_scores(score: np.ndarray, order: np.ndarray, rank: np.ndarray, *, plain: bool) -> np.ndarray:
