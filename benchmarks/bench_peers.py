@@ -11,8 +11,9 @@ frame of ``bench.py`` (long-tailed group sizes, ~7% clicks, continuous scores):
 
 Every hand-written value is checked equal to the library's to 1e-9 (the script stops otherwise).
 Wall time and process CPU time (all threads) are printed, with the load average at start and end.
-``--one-thread`` runs the same table again in a subprocess with ``POLARS_MAX_THREADS=1`` and DuckDB
-``threads=1``. ``--memory`` adds the peak extra memory of one ``pre.gauc`` call (tracemalloc, which
+``--one-thread`` runs the same table again in a subprocess with ``POLARS_MAX_THREADS=1``, DuckDB
+``threads=1`` and the library on one thread (its internal thresholds for threads set out of reach;
+the library has no ``threads=`` option yet). ``--memory`` adds the peak extra memory of one ``pre.gauc`` call (tracemalloc, which
 sees numpy's buffers).
 
 The hand-written MRR and NDCG use ordinal ranks: they are timed on a score column with no tie
@@ -254,12 +255,19 @@ def main(argv: list[str] | None = None) -> None:
     rows = int(float(args.rows))
     groups = int(float(args.groups)) if args.groups else max(1, rows // 10)
     if args.child_one_thread:
+        # the library on one thread too: its internal size thresholds for threads set out of reach
+        from pandas_rankeval.core import evaluate as core_evaluate
+        from pandas_rankeval.core import ranking as core_ranking
+
+        core_evaluate._THREADS_FROM_ROWS = 1 << 62  # type: ignore[attr-defined]
+        core_ranking._PARALLEL_FROM = 1 << 62  # type: ignore[attr-defined]
         run(rows, groups, args.rounds, args.memory, one_thread=True)
         return
     run(rows, groups, args.rounds, args.memory, one_thread=False)
     if args.one_thread:
-        print("\n## one thread (POLARS_MAX_THREADS=1, DuckDB threads=1; the library as by default)\n", flush=True)
-        env = dict(os.environ, POLARS_MAX_THREADS="1")
+        print("\n## one thread (POLARS_MAX_THREADS=1, DuckDB threads=1, OpenBLAS 1 thread, the library's thread thresholds out of reach)\n",
+              flush=True)
+        env = dict(os.environ, POLARS_MAX_THREADS="1", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
         cmd = [sys.executable, __file__, "--rows", str(rows), "--groups", str(groups),
                "--rounds", str(args.rounds), "--child-one-thread"]
         subprocess.run(cmd, env=env, check=True)
