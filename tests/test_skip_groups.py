@@ -145,7 +145,8 @@ def test_selected_mrr_and_hit_rate_equal_the_oracle_under_ties(k):
         assert math.isclose(float(got), sum(values) / len(values), rel_tol=0, abs_tol=1e-12)
 
 
-def test_ties_only_among_skipped_rows_keep_the_full_sort_arithmetic(monkeypatch):
+@pytest.mark.parametrize("metrics", [["gauc", "ndcg", "map", "rbp@0.8", "recall@2"], ["gauc", "precision@2", "recall@2"]])
+def test_ties_only_among_skipped_rows_keep_the_full_sort_arithmetic(monkeypatch, metrics):
     """The kept rows have no tie, but the column has: the values must still be those of a full
     sort (whose arithmetic follows ties anywhere in the column)."""
     rng = np.random.default_rng(5)
@@ -155,7 +156,7 @@ def test_ties_only_among_skipped_rows_keep_the_full_sort_arithmetic(monkeypatch)
     empty = np.flatnonzero(g % 2 == 1)
     s[empty[1::2]] = s[empty[::2]]
     df = pd.DataFrame({"g": g, "y": y, "s": s, "c": s[::-1].copy()})
-    kw = {"group": "g", "label": "y", "scores": ["s"], "metrics": ["gauc", "ndcg", "map", "rbp@0.8", "recall@2"]}
+    kw = {"group": "g", "label": "y", "scores": ["s"], "metrics": metrics}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fast, full = _both(monkeypatch, lambda: pre.per_group(df, **kw))

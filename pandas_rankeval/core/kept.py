@@ -23,6 +23,11 @@ from .validation import internal_error
 
 __all__ = ["evaluate_kept", "table_of"]
 
+#: Metrics whose values are the same to the last bit on the tie-free path of a ranking and on its
+#: tie-block path (integer counts, or one term per group): they need no tie check of the column.
+#: NDCG, MAP and RBP sum different float terms on the two paths.
+_EITHER_PATH = frozenset({"gauc", "mrr", "hit_rate", "precision", "recall"})
+
 
 def table_of(ev: Evaluation, keep_order: bool) -> GroupTable | None:
     """The groups that count, decided once per evaluation from the labels (None: sort all)."""
@@ -45,11 +50,11 @@ class _Ties:
     A part with no tie takes the tie-free arithmetic only when the whole column has none (the
     arithmetic of a full sort, to the last bit)."""
 
-    def __init__(self, score: np.ndarray, pool: ThreadPoolExecutor | None = None) -> None:
+    def __init__(self, score: np.ndarray, pool: ThreadPoolExecutor | None = None, needed: bool = True) -> None:
         self._score = score
         self._lock = threading.Lock()
-        self._any: bool | None = None
-        self._future = pool.submit(self.anywhere) if pool is not None else None
+        self._any: bool | None = None if needed else False
+        self._future = pool.submit(self.anywhere) if pool is not None and needed else None
 
     def anywhere(self) -> bool:
         with self._lock:
@@ -104,7 +109,8 @@ def _evaluate_kept(
     scores = ev.prepared.scores
     select = all(s.info.select is not None for s in ev.specs)
     # the tie checks need no group: they run on the workers while the groups are counted
-    ties = {} if select else {name: _Ties(scores[name], pool) for name in names}
+    check = any(s.kind not in _EITHER_PATH for s in ev.specs if s.info.grouped)
+    ties = {} if select else {name: _Ties(scores[name], pool, check) for name in names}
     table = table_of(ev, keep_order)
     if table is None:
         return None
