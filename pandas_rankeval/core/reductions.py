@@ -160,7 +160,7 @@ def _one_blas_thread() -> Any:
     (and makes its last bit depend on the thread count); one thread takes microseconds."""
     if not _BLAS:
         try:  # threadpoolctl: a dependency of scikit-learn
-            from threadpoolctl import ThreadpoolController
+            from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
             _BLAS.append(ThreadpoolController())
         except Exception:  # noqa: BLE001 - no controller: BLAS as configured
