@@ -49,6 +49,7 @@ class ScoreEvaluation:
     table: GroupTable | None = None  # every group's counts, when only the groups that count were sorted
     selection: Selection | None = None  # first relevant block per kept group (MRR, hit rate: no sort)
     parts: list[tuple[Part, E.Ranking]] | None = None  # with ``table``: runs of kept groups, ranked
+    auc_counts: tuple[float, float, float] | None = None  # global AUC's (U, P, N), computed ahead
 
 
 @dataclass

@@ -130,6 +130,12 @@ def _evaluate_kept(
                 pick(se)
         return out
     parts = table.parts(threads)
+    # global AUC needs no group: its search of the sorted non-relevant scores runs beside the ranking
+    # (this path runs with ties="expected" only: see can_skip)
+    searches = []
+    if pool is not None and any(not s.info.grouped for s in ev.specs):
+        rel = ev.labels.rel
+        searches = [(se, pool.submit(E.global_auc_by_search, scores[se.score], rel, "expected")) for se in out]
     tasks = [(se, i, p, ties[se.score]) for se in out for i, p in enumerate(parts)]
     ranked: dict[tuple[int, int], E.Ranking] = {}
 
@@ -144,4 +150,6 @@ def _evaluate_kept(
             rank(task)
     for se in out:
         se.parts = [(p, ranked[id(se), i]) for i, p in enumerate(parts)]
+    for se, future in searches:
+        se.auc_counts = future.result()
     return out

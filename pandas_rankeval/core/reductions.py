@@ -239,7 +239,8 @@ def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> Group
     if zero_weight:
         value = math.nan
     elif se.order is None or se.rank is None:  # no row order needed: search the sorted negatives
-        u, wp, wn = E.global_auc_by_search(score, rel, opts.ties)  # type: ignore[arg-type]
+        counts = se.auc_counts  # searched on a worker thread beside the ranking, if so
+        u, wp, wn = counts if counts is not None else E.global_auc_by_search(score, rel, opts.ties)  # type: ignore[arg-type]
         value = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
     elif opts.max_fpr is not None and both:
         from sklearn.metrics import roc_auc_score
