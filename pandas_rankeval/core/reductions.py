@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+import threading
 from typing import Any
 
 import numpy as np
@@ -147,11 +148,13 @@ def _mean(values: np.ndarray, weights: np.ndarray, used: np.ndarray) -> float:
     total = float(w.sum())
     if total <= 0:
         return math.nan
-    with _one_blas_thread():
-        return float(np.dot(w, values[used]) / total)
+    v = values[used]
+    with _BLAS_LOCK, _one_blas_thread():  # one caller at a time sets and restores the thread count
+        return float(np.dot(w, v) / total)
 
 
 _BLAS: list[Any] = []
+_BLAS_LOCK = threading.Lock()
 
 
 def _one_blas_thread() -> Any:
