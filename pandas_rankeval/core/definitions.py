@@ -25,10 +25,11 @@ from .metric import Metric, NameParam
 if TYPE_CHECKING:  # the records import the registry, which binds these kernels
     from .evaluation import Evaluation, ScoreEvaluation
     from .registry import MetricSpec
+    from .skip import Part, Selection
 
 __all__ = [
     "DEFINITIONS", "KernelInput", "gains", "idcg", "gauc_values", "rr_values", "ndcg_values", "ap_values",
-    "precision_values", "recall_values", "hit_rate_values", "rbp_values",
+    "precision_values", "recall_values", "hit_rate_values", "rbp_values", "rr_select", "hit_rate_select",
 ]
 
 
@@ -43,6 +44,7 @@ class KernelInput:
     k: int | None  # the cutoff, clamped to the longest group (None: the whole list)
     eligible: np.ndarray  # bool per group: the groups the eligibility rule lets in
     score: np.ndarray  # the score column (the sklearn cross-check reads it)
+    part: Part | None = None  # the run of kept groups that ``rk`` ranks (None: every group)
 
 
 def gauc_values(x: KernelInput) -> np.ndarray:
@@ -62,10 +64,15 @@ def rr_values(x: KernelInput) -> np.ndarray:
     return K.rr_per_group(x.rk, x.k)
 
 
+def rr_select(sel: Selection, k: int | None) -> np.ndarray:
+    """:func:`rr_values` from each group's first relevant block (no sort)."""
+    return K.rr_first_block(sel.m, sel.t, sel.p, k)
+
+
 def ndcg_values(x: KernelInput) -> np.ndarray:
     """Expected DCG@k over the group's ideal DCG@k; 1 when the ideal DCG is 0."""
     dcg = K.dcg_per_group(x.rk, x.k)
-    ideal = idcg(x.ev, x.rk, x.k)
+    ideal = idcg(x.ev, x.rk, x.k, part=x.part)
     with np.errstate(invalid="ignore", divide="ignore"):
         # IDCG = 0 in a group with relevant rows (threshold <= 0 makes label-0 rows
         # relevant, and they gain nothing): every ordering is ideal, NDCG = 1
@@ -95,6 +102,11 @@ def recall_values(x: KernelInput) -> np.ndarray:
 def hit_rate_values(x: KernelInput) -> np.ndarray:
     """Chance that a relevant row is in the top k."""
     return K.hit_per_group(x.rk, x.k)
+
+
+def hit_rate_select(sel: Selection, k: int | None) -> np.ndarray:
+    """:func:`hit_rate_values` from each group's first relevant block (no sort)."""
+    return K.hit_first_block(sel.m, sel.t, sel.p, k)  # type: ignore[arg-type]
 
 
 def rbp_values(x: KernelInput) -> np.ndarray:
@@ -131,9 +143,10 @@ def gains(ev: Evaluation) -> np.ndarray:
     return g
 
 
-def idcg(ev: Evaluation, rk: E.Ranking, k: int | None) -> np.ndarray:
-    """IDCG@k per group (the same for every score column: computed once per k)."""
-    cache_key = f"idcg@{k}"
+def idcg(ev: Evaluation, rk: E.Ranking, k: int | None, part: Part | None = None) -> np.ndarray:
+    """IDCG@k per group (the same for every score column: computed once per k); with ``part``,
+    of that run of the groups that count (``ev.table``), as the ranking ``rk`` holds them."""
+    cache_key = f"idcg@{k}" + ("" if part is None else f"/kept{part.lo}-{part.hi}")
     if cache_key not in ev.group_stats:
         longest = int(rk.n.max())
         g = gains(ev)
@@ -144,10 +157,14 @@ def idcg(ev: Evaluation, rk: E.Ranking, k: int | None) -> np.ndarray:
             groups = ev.prepared.groups
             if groups is None:  # pragma: no cover - list metrics always have groups
                 raise RuntimeError("NDCG needs group codes")
-            if ev.ideal is None:
-                ev.ideal = K.build_ideal(groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels)
+            if part is not None:
+                ideal = K.build_ideal(part.row_group, part.hi - part.lo, part.level, ev.labels.n_levels)
+            elif ev.ideal is None:
+                ideal = ev.ideal = K.build_ideal(groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels)
+            else:
+                ideal = ev.ideal
             with np.errstate(over="ignore", invalid="ignore"):
-                out = K.idcg_per_group(ev.ideal, g, rk.n_groups, longest, k)
+                out = K.idcg_per_group(ideal, g, rk.n_groups, longest, k)
         if not np.isfinite(out).all():  # a sum of large gains beyond float64
             raise ValueError(
                 f"{ev.options.func}: the ideal DCG of {int((~np.isfinite(out)).sum()):,} groups overflows "
@@ -313,7 +330,7 @@ DEFINITIONS: tuple[Metric, ...] = (
     ),
     Metric(
         "mrr", "mrr", "mean reciprocal rank of the first relevant row", _CUTOFF, "relevant", "uniform",
-        _LIST, rr_values,
+        _LIST, rr_values, select=rr_select,
     ),
     Metric(
         "ndcg", "ndcg", "normalized discounted cumulative gain", _CUTOFF, "relevant", "uniform",
@@ -333,7 +350,7 @@ DEFINITIONS: tuple[Metric, ...] = (
     ),
     Metric(
         "hit_rate", "hit_rate", "share of groups with a relevant row in the top k", _CUTOFF_REQUIRED,
-        "relevant", "uniform", _LIST, hit_rate_values,
+        "relevant", "uniform", _LIST, hit_rate_values, select=hit_rate_select,
     ),
     Metric(
         "rbp", "rbp", "rank-biased precision: (1 - p) sum of p^(rank - 1) over the relevant rows",

@@ -23,13 +23,12 @@ import pandas as pd
 from . import ranking as E
 from .definitions import gains
 from .evaluation import Evaluation, ScoreEvaluation
+from .kept import evaluate_kept
 from .metric import MetricSpec
 from .options import Options, check_weight_name
 from .prepare import label_levels, prepare
-from .definitions import gains
 from .ips import ips_columns, row_gains
 from .reductions import _calibration_metric, _global_auc, _group_metric
-from .metric import MetricSpec
 from .registry import sample_weight_error
 from .validation import as_columns, internal_error
 
@@ -37,6 +36,8 @@ __all__ = ["evaluate", "evaluate_score", "prepare_evaluation"]
 
 #: Rows above which score columns are ranked on two threads (numpy sorts release the GIL).
 _THREADS_FROM_ROWS = 200_000
+#: Threads of one call from that size on (parts of whole groups, or score columns).
+_THREADS = 2
 
 
 def _sort_one(ev: Evaluation, score_name: Hashable) -> ScoreEvaluation:
@@ -200,7 +201,7 @@ def _needs_order(ev: Evaluation, keep_order: bool) -> bool:
 
 def _score_metrics(ev: Evaluation, se: ScoreEvaluation, keep_order: bool) -> ScoreEvaluation:
     """Every requested metric of one ranked score column."""
-    rk = se.ranking
+    rk = se.table if se.table is not None else se.ranking
     if rk is not None and not ev.group_stats:
         ev.group_stats.update(code=rk.code, n=rk.n, positives=rk.npos, negatives=rk.nneg)
     score = ev.prepared.scores[se.score]
@@ -241,7 +242,10 @@ def evaluate(
     names = list(scores)
     threads = prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1
     needs_order = _needs_order(ev, keep_order)
-    if not needs_order:
+    kept = evaluate_kept(ev, names, keep_order, _THREADS if threads else 1) if need_groups else None
+    if kept is not None:  # only the groups that count, ranked in parts on threads
+        evals = kept
+    elif not needs_order:
         evals = [ScoreEvaluation(s, {}) for s in names]
     elif threads:
         # numpy and pandas release the GIL while sorting and hashing: the score sorts
@@ -276,13 +280,17 @@ def evaluate_score(ev: Evaluation, name: Hashable, score: np.ndarray) -> ScoreEv
     if score.shape != (prep.n_rows,):
         raise internal_error(f"a score of shape {score.shape} for {prep.n_rows} prepared rows")
     prep.scores[name] = score
-    se = _sort_one(ev, name) if _needs_order(ev, False) else ScoreEvaluation(name, {})
     if any(not s.info.needs_ranking for s in ev.specs):  # probabilities, checked as prepare_evaluation does
         from .calibration import check_probabilities, probability_error
 
         bad_scores = check_probabilities(score)
         if bad_scores is not None:
             raise probability_error(name, *bad_scores, [s.name for s in ev.specs if not s.info.needs_ranking])
+    threads = _THREADS if prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1 else 1
+    kept = evaluate_kept(ev, [name], False, threads) if any(s.info.grouped for s in ev.specs) else None
+    if kept is not None:
+        return _score_metrics(ev, kept[0], keep_order=False)
+    se = _sort_one(ev, name) if _needs_order(ev, False) else ScoreEvaluation(name, {})
     if any(s.info.grouped and s.info.needs_ranking for s in ev.specs):
         prep.encode_groups()
         se = _group_one(ev, se)

@@ -21,6 +21,7 @@ from .options import Options
 from .prepare import Labels, Prepared
 from .registry import MetricSpec
 from .result import Coverage, coverage_problem, warn_coverage
+from .skip import GroupTable, Part, Selection
 from .validation import InputProblem
 
 __all__ = ["GroupValues", "ScoreEvaluation", "Evaluation", "warn_if_needed", "segment_of_groups"]
@@ -45,10 +46,14 @@ class GroupValues:
 class ScoreEvaluation:
     score: Hashable
     metrics: dict[str, GroupValues]
-    ranking: E.Ranking | None = None
+    ranking: E.Ranking | None = None  # over the kept groups' rows only when ``table`` is set
     order: np.ndarray | None = None
     rank: np.ndarray | None = None
     calibration_order: np.ndarray | None = None  # rows by (group, p, y, w): the calibration sums' order
+    table: GroupTable | None = None  # every group's counts, when only the groups that count were sorted
+    selection: Selection | None = None  # first relevant block per kept group (MRR, hit rate: no sort)
+    parts: list[tuple[Part, E.Ranking]] | None = None  # with ``table``: runs of kept groups, ranked
+    auc_counts: tuple[float, float, float] | None = None  # global AUC's (U, P, N), computed ahead
 
 
 @dataclass
@@ -62,6 +67,8 @@ class Evaluation:
     scores: dict[Hashable, ScoreEvaluation]
     group_stats: dict[str, np.ndarray] = field(default_factory=dict)  # n, positives, negatives, code
     ideal: K.Ideal | None = None  # label levels per group, sorted (NDCG with many levels)
+    table: GroupTable | None = None  # the groups that count (see .skip), decided once per evaluation
+    table_decided: bool = False
     _keys: pd.Index | None = None
 
     @property

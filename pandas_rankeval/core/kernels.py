@@ -11,12 +11,28 @@ from dataclasses import dataclass
 import numpy as np
 
 from .ranking import (
-    Ranking, _bits, _exclusive_within, _starts_of_runs, cumulative_discount, harmonic, log_factorial,
+    Ranking,
+    _bits,
+    _exclusive_within,
+    _starts_of_runs,
+    cumulative_discount,
+    harmonic,
+    log_factorial,
 )
 
 __all__ = [
-    "Ideal", "build_ideal", "auc_per_group", "rr_per_group", "dcg_per_group", "idcg_per_group",
-    "idcg_from_counts", "ap_per_group", "hits_per_group", "hit_per_group",
+    "Ideal",
+    "ap_per_group",
+    "auc_per_group",
+    "build_ideal",
+    "dcg_per_group",
+    "hit_first_block",
+    "hit_per_group",
+    "hits_per_group",
+    "idcg_from_counts",
+    "idcg_per_group",
+    "rr_first_block",
+    "rr_per_group",
 ]
 
 
@@ -121,8 +137,11 @@ def hit_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     if rk.rel is not None:
         return (hits_per_group(rk, k) > 0).astype(np.float64)
     rk = rk.top(k)
-    r = _cut(rk, k)
-    t, p = rk.size, rk.pos
+    return 1.0 - np.exp(rk.group_sum(_log_miss(_cut(rk, k), rk.size, rk.pos)))
+
+
+def _log_miss(r: np.ndarray, t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """log of the chance that a block of t rows, p relevant, cut after r rows shows none of them."""
     logq = np.zeros(t.shape[0], dtype=np.float64)
     live = (p > 0) & (r > 0)
     miss_impossible = live & (t - p < r)
@@ -138,7 +157,14 @@ def hit_per_group(rk: Ranking, k: int | None) -> np.ndarray:
         i = np.arange(owner.shape[0]) - np.repeat(np.cumsum(nterm) - nterm, nterm)
         terms = np.log1p(-x[owner] / (tt[owner] - i))
         logq[part] = np.bincount(owner, weights=terms, minlength=part.shape[0])
-    return 1.0 - np.exp(rk.group_sum(logq))
+    return logq
+
+
+def hit_first_block(m: np.ndarray, t: np.ndarray, p: np.ndarray, k: int) -> np.ndarray:
+    """:func:`hit_per_group` from each group's first block with a relevant row: ``m`` rows above
+    it (none relevant), ``t`` rows in it, ``p`` relevant. Every later block starts at or beyond
+    k when the block is cut, and cannot matter when it is not (the hit is then certain)."""
+    return 1.0 - np.exp(_log_miss(np.clip(k - m, 0, t), t, p))
 
 
 def rr_per_group(rk: Ranking, k: int | None) -> np.ndarray:
@@ -169,11 +195,18 @@ def rr_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     m = rk.offset[fb].astype(np.int64)
     t = rk.size[fb].astype(np.int64)
     p = rk.pos[fb].astype(np.int64)
+    out[g] = rr_first_block(m, t, p, k)
+    return out
+
+
+def rr_first_block(m: np.ndarray, t: np.ndarray, p: np.ndarray, k: int | None) -> np.ndarray:
+    """Expected reciprocal rank from each group's first block with a relevant row (``m`` rows
+    above it, ``t`` rows in it, ``p`` relevant): see :func:`rr_per_group`."""
     terms = t - p + 1
     if k is not None:
         terms = np.clip(np.minimum(terms, k - m), 0, None)
     simple = (terms == 1) & (p == t)  # a pure block: the first relevant row is at m + 1
-    rr = np.zeros(fb.shape[0], dtype=np.float64)
+    rr = np.zeros(m.shape[0], dtype=np.float64)
     rr[simple] = 1.0 / (m[simple] + 1.0)
     idx = np.flatnonzero(~simple & (terms > 0))
     if idx.shape[0]:
@@ -189,8 +222,7 @@ def rr_per_group(rk: Ranking, k: int | None) -> np.ndarray:
         )
         vals = np.exp(logc) / (mm + j)
         rr[idx] = np.bincount(owner, weights=vals, minlength=idx.shape[0])
-    out[g] = rr
-    return out
+    return rr
 
 
 def _discount_table(longest: int, k: int | None) -> np.ndarray:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from .calibration import RowInput, RowSums
     from .definitions import KernelInput
+    from .skip import Selection
 
 __all__ = ["Metric", "MetricSpec", "NameParam"]
 
@@ -90,6 +91,9 @@ class Metric:
     bounds: tuple[float, float] = (0.0, 1.0)  # the value's range (intervals are clipped to it)
     signflip: bool = True  # paired tests by sign flips of per-group differences (else bootstrap)
     nan_reason: str = ""  # why its value is NaN (a calibration metric's warning), where not coverage's
+    #: per-group values from each group's first block with a relevant row (no sort); None: the
+    #: metric needs a ranking
+    select: Callable[[Selection, int | None], np.ndarray] | None = None
 
     @property
     def grouped(self) -> bool:

@@ -467,6 +467,7 @@ def build_ranking(
     gains: np.ndarray | None = None,
     sample_weight: np.ndarray | None = None,
     count_levels: bool = False,
+    ties_elsewhere: bool = False,
 ) -> Ranking:
     """Sort the rows of one score column by (group, rank) and summarize tie blocks.
 
@@ -487,12 +488,15 @@ def build_ranking(
     count_levels : bool, default=False
         Also count the rows of every label level per group (``level_counts``), from
         which the ideal DCG follows without another sort.
+    ties_elsewhere : bool, default=False
+        The rows are a subset of a score column with ties among the others: keep the tie
+        blocks' arithmetic (that of the whole column) even when the subset has no tie.
     """
     n = codes.shape[0]
     rbits = _bits(int(rank[0]) if n else 0)
     lbits = _bits(n_levels - 1)
     cbits = _bits(n_codes - 1)
-    tie_free = n > 0 and int(rank[0]) == n - 1
+    tie_free = n > 0 and int(rank[0]) == n - 1 and not ties_elsewhere
     wsorted = None
     if sample_weight is None and cbits + rbits + lbits <= 63:
         key = codes[order].astype(np.int64, copy=False)  # int32 codes gather faster

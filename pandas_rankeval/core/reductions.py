@@ -8,28 +8,31 @@ Global AUC is one number over all rows (:func:`_global_auc`); the group metrics 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
+import threading
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from . import ranking as E
-from .evaluation import Evaluation, GroupValues, ScoreEvaluation
-from .options import WeightLike
-from .progress import Progress
 from .coverage import eligibility, empty_error
 from .definitions import KernelInput
+from .evaluation import Evaluation, GroupValues, ScoreEvaluation
 from .metric import MetricSpec
+from .options import WeightLike
+from .progress import Progress
 from .result import Coverage
+from .skip import GroupTable
 from .validation import InputProblem, first_keys, internal_error
 
 
 def _weights(
     weight: WeightLike,
     ev: Evaluation,
-    rk: E.Ranking,
+    rk: E.Ranking | GroupTable,
     func: str,
 ) -> np.ndarray:
     """Per-group weights for one of the weight options, checked."""
@@ -109,7 +112,7 @@ def _as_weights(values: Any, what: str) -> np.ndarray:
 
 
 def _coverage(
-    rk: E.Ranking,
+    rk: E.Ranking | GroupTable,
     used: np.ndarray,
     *,
     n_rows: int,
@@ -151,7 +154,28 @@ def _mean(values: np.ndarray, weights: np.ndarray, used: np.ndarray) -> float:
     total = float(w.sum())
     if total <= 0:
         return math.nan
-    return float(np.dot(w, values[used]) / total)
+    v = values[used]
+    with _BLAS_LOCK, _one_blas_thread():  # one caller at a time sets and restores the thread count
+        return float(np.dot(w, v) / total)
+
+
+_BLAS: list[Any] = []
+_BLAS_LOCK = threading.Lock()
+
+
+def _one_blas_thread() -> Any:
+    """A context in which BLAS runs on one thread: OpenBLAS spreads a dot product of more than
+    ~1e4 groups over its threads, which costs milliseconds of wake-up per call on a busy machine
+    (and makes its last bit depend on the thread count); one thread takes microseconds."""
+    if not _BLAS:
+        try:  # threadpoolctl: a dependency of scikit-learn
+            from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+
+            _BLAS.append(ThreadpoolController())
+        except Exception:  # noqa: BLE001 - no controller: BLAS as configured
+            _BLAS.append(None)
+    controller = _BLAS[0]
+    return controller.limit(limits=1, user_api="blas") if controller is not None else contextlib.nullcontext()
 
 
 def _sklearn_scores(score: np.ndarray, order: np.ndarray, rank: np.ndarray, *, plain: bool) -> np.ndarray:
@@ -224,7 +248,8 @@ def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> Group
     if zero_weight:
         value = math.nan
     elif se.order is None or se.rank is None:  # no row order needed: search the sorted negatives
-        u, wp, wn = E.global_auc_by_search(score, rel, opts.ties)  # type: ignore[arg-type]
+        counts = se.auc_counts  # searched on a worker thread beside the ranking, if so
+        u, wp, wn = counts if counts is not None else E.global_auc_by_search(score, rel, opts.ties)  # type: ignore[arg-type]
         value = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
     elif opts.max_fpr is not None and both:
         from sklearn.metrics import roc_auc_score
@@ -255,24 +280,42 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     """One group metric of one ranked score column: its entry's kernel, eligibility and weights."""
     opts = ev.options
     rk = se.ranking
-    if rk is None:
+    table = se.table
+    full = table if table is not None else rk  # every group's counts
+    if full is None:
         raise internal_error("group metrics need a ranking")
     metric = spec.info
     if metric.kernel is None:  # pragma: no cover - the registry gives every group metric a kernel
         raise internal_error(f"{spec.name} has no per-group kernel")
     k = spec.cutoff
-    if k is not None and rk.n_groups and k > int(rk.n.max()):
+    if k is not None and full.n_groups and k > int(full.n.max()):
         # a cutoff beyond the longest group cuts nothing: the same numbers, and no int64
         # overflow for k >= 2**63 (precision still divides by spec.k)
-        k = int(rk.n.max())
-    weights = _weights(opts.weight_for(spec), ev, rk, opts.func)
-    elig = eligibility(metric.eligibility, rk.n, rk.npos, opts, wpos=rk.wpos, wneg=rk.wneg)
-    x = KernelInput(ev, se, rk, spec, k, elig.used, score)
+        k = int(full.n.max())
+    weights = _weights(opts.weight_for(spec), ev, full, opts.func)
+    elig = eligibility(metric.eligibility, full.n, full.npos, opts, wpos=full.wpos, wneg=full.wneg)
+
+    def kernel() -> np.ndarray:
+        """The metric's per-group values; over the kept groups only when some were skipped (the
+        others, empty or not eligible, get NaN here and their rule's value below)."""
+        if table is None:
+            return metric.kernel(KernelInput(ev, se, rk, spec, k, elig.used, score))  # type: ignore[misc,arg-type]
+        if se.selection is not None and metric.select is not None:
+            return table.expand(metric.select(se.selection, k), np.nan)
+        if se.parts is None:
+            raise internal_error("the kept groups have no ranking")
+        used = elig.used[table.kept]
+        values = [
+            metric.kernel(KernelInput(ev, se, prk, spec, k, used[part.lo : part.hi], score, part))  # type: ignore[misc]
+            for part, prk in se.parts
+        ]
+        return table.expand(np.concatenate(values), np.nan)
+
     if metric.eligibility == "pairs":
-        values = metric.kernel(x)
+        values = kernel()
         used = elig.used
         cov = _coverage(
-            rk,
+            full,
             used,
             n_rows=ev.prepared.n_rows,
             n_dropped=ev.prepared.n_dropped,
@@ -287,17 +330,20 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     # list metrics: one rule for every one of them, NDCG included. A row is relevant when
     # its label is > 0 (or >= threshold); a group is empty when it has no relevant row.
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = metric.kernel(x)
-        factor = metric.group_factor(x) if metric.group_factor is not None else None
-        if factor is not None:
-            values, weights = values / factor, weights * factor
+        values = kernel()
+        if metric.group_factor is not None:  # self-normalized IPS: sum(w v) / sum(w f)
+            if table is not None:  # pragma: no cover - only the metrics of skip.SKIPPABLE skip groups
+                raise internal_error(f"{spec.name} reads every group; it cannot skip any")
+            factor = metric.group_factor(KernelInput(ev, se, rk, spec, k, elig.used, score))  # type: ignore[arg-type]
+            if factor is not None:
+                values, weights = values / factor, weights * factor
     empty = elig.empty
     n_empty = int(empty.sum())
     if n_empty and opts.empty == "error":
-        raise empty_error(spec.name, n_empty, rk.n_groups)
+        raise empty_error(spec.name, n_empty, full.n_groups)
     used = elig.used
     values = np.where(empty, np.nan if opts.empty == "skip" else 0.0, values)
-    cov = _coverage(rk, used, n_rows=ev.prepared.n_rows, n_dropped=ev.prepared.n_dropped, empty=n_empty)
+    cov = _coverage(full, used, n_rows=ev.prepared.n_rows, n_dropped=ev.prepared.n_dropped, empty=n_empty)
     return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
 
 

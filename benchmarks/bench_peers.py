@@ -1,0 +1,277 @@
+"""pandas_rankeval against what a polars or DuckDB user writes by hand (issue: "faster than ten
+lines of polars").
+
+Times, interleaved in one process (median of ``--rounds`` rounds after a warm-up round), on the
+frame of ``bench.py`` (long-tailed group sizes, ~7% clicks, continuous scores):
+
+* ``np.argsort`` of one score column (the "one sort" floor);
+* ``pre.gauc``, ``pre.mrr``, ``pre.ndcg(k=10)`` and ``pre.report`` (8 metrics x 2 models) on a
+  pandas and on a polars frame;
+* the same metrics hand-written as polars expressions and as DuckDB SQL (a native DuckDB table).
+
+Every hand-written value is checked equal to the library's to 1e-9 (the script stops otherwise).
+Wall time and process CPU time (all threads) are printed, with the load average at start and end.
+``--one-thread`` runs the same table again in a subprocess with ``POLARS_MAX_THREADS=1``, DuckDB
+``threads=1`` and the library on one thread (its internal thresholds for threads set out of reach;
+the library has no ``threads=`` option yet). ``--memory`` adds the peak extra memory of one ``pre.gauc`` call (tracemalloc, which
+sees numpy's buffers).
+
+The hand-written MRR and NDCG use ordinal ranks: they are timed on a score column with no tie
+inside a group (checked), where they equal the library's expected-ties value.
+
+    python benchmarks/bench_peers.py                    # 1e6 rows / 1e5 groups
+    python benchmarks/bench_peers.py --rows 1e7         # 1e7 rows / 1e6 groups
+    python benchmarks/bench_peers.py --rows 1e6 --one-thread --memory
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(1, str(HERE))
+
+import numpy as np
+from bench import make_frame
+
+import pandas_rankeval as pre
+
+G, Y, A, B = "user", "label", "model_a", "model_b"
+REPORT_METRICS = ["auc", "gauc", "mrr", "ndcg@10", "map@10", "precision@10", "recall@10", "hit_rate@10"]
+D10 = [float(sum(1.0 / np.log2(j + 1.0) for j in range(1, i + 1))) for i in range(11)]  # IDCG of i clicks
+
+
+# --------------------------------------------------------------------------- #
+# Hand-written polars
+# --------------------------------------------------------------------------- #
+def polars_gauc(pf: Any) -> float:
+    import polars as pl
+
+    out = (
+        pf.lazy()
+        .with_columns(P=pl.col(Y).sum().over(G), n=pl.len().over(G))
+        .filter((pl.col("P") > 0) & (pl.col("P") < pl.col("n")))
+        .group_by(G)
+        .agg(
+            r=pl.col(A).rank("average").filter(pl.col(Y) == 1).sum(),
+            P=pl.col(Y).sum(),
+            n=pl.len(),
+        )
+        .select(
+            (((pl.col("r") - pl.col("P") * (pl.col("P") + 1) / 2) / (pl.col("P") * (pl.col("n") - pl.col("P"))))
+             * pl.col("n")).sum() / pl.col("n").sum()
+        )
+        .collect()
+    )
+    return float(out.item())
+
+
+def polars_mrr(pf: Any) -> float:
+    import polars as pl
+
+    out = (
+        pf.lazy()
+        .group_by(G)
+        .agg(
+            above=(pl.col(A) > pl.col(A).filter(pl.col(Y) == 1).max()).sum(),
+            has=pl.col(Y).max(),
+        )
+        .select(pl.when(pl.col("has") > 0).then(1.0 / (pl.col("above") + 1)).otherwise(0.0).mean())
+        .collect()
+    )
+    return float(out.item())
+
+
+def polars_ndcg10(pf: Any) -> float:
+    import polars as pl
+
+    n_groups = pf.select(pl.col(G).n_unique()).item()
+    out = (
+        pf.lazy()
+        .filter(pl.col(Y).sum().over(G) > 0)
+        .with_columns(r=pl.col(A).rank("ordinal", descending=True).over(G))
+        .group_by(G)
+        .agg(
+            dcg=((pl.col(Y) == 1) & (pl.col("r") <= 10)).cast(pl.Float64)
+            .truediv((pl.col("r") + 1).cast(pl.Float64).log(2)).sum(),
+            P=pl.col(Y).sum().clip(0, 10),
+        )
+        .with_columns(idcg=pl.col("P").replace_strict(pl.Series(list(range(11)), dtype=pl.Int64), pl.Series(D10, dtype=pl.Float64)))
+        .select((pl.col("dcg") / pl.col("idcg")).sum())
+        .collect()
+    )
+    return float(out.item()) / n_groups
+
+
+# --------------------------------------------------------------------------- #
+# Hand-written DuckDB SQL (a native table t)
+# --------------------------------------------------------------------------- #
+SQL_GAUC = f"""
+WITH c AS (SELECT {G} g, {Y} y, {A} s, sum({Y}) OVER (PARTITION BY {G}) p, count(*) OVER (PARTITION BY {G}) n
+           FROM t),
+f AS (SELECT * FROM c WHERE p > 0 AND p < n),
+r AS (SELECT g, y, p, n, rank() OVER (PARTITION BY g ORDER BY s) + (count(*) OVER (PARTITION BY g, s) - 1) / 2.0 ar
+      FROM f),
+a AS (SELECT any_value(n) n, (sum(y * ar) - any_value(p) * (any_value(p) + 1) / 2.0)
+                             / (any_value(p) * (any_value(n) - any_value(p))) auc FROM r GROUP BY g)
+SELECT sum(auc * n) / sum(n) FROM a
+"""
+
+SQL_MRR = f"""
+WITH b AS (SELECT {G} g, max(CASE WHEN {Y} = 1 THEN {A} END) b FROM t GROUP BY {G}),
+a AS (SELECT b.g, any_value(b.b) b, count(*) FILTER (WHERE t.{A} > b.b) above
+      FROM t JOIN b ON t.{G} = b.g WHERE b.b IS NOT NULL GROUP BY b.g)
+SELECT (SELECT sum(1.0 / (above + 1)) FROM a) / (SELECT count(*) FROM b)
+"""
+
+SQL_NDCG = f"""
+WITH p AS (SELECT {G} g, sum({Y}) p FROM t GROUP BY {G}),
+r AS (SELECT t.{G} g, t.{Y} y, row_number() OVER (PARTITION BY t.{G} ORDER BY t.{A} DESC) rn
+      FROM t SEMI JOIN (SELECT g FROM p WHERE p > 0) q ON t.{G} = q.g QUALIFY rn <= 10),
+d AS (SELECT g, sum(y / log2(rn + 1)) dcg FROM r GROUP BY g),
+i AS (SELECT unnest(range(11)) k, unnest({D10!r}::DOUBLE[]) idcg)
+SELECT (SELECT sum(d.dcg / i.idcg) FROM d JOIN p USING (g) JOIN i ON least(p.p, 10) = i.k)
+       / (SELECT count(*) FROM p)
+"""
+
+
+# --------------------------------------------------------------------------- #
+# Timing
+# --------------------------------------------------------------------------- #
+def _time(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    c0, w0 = time.process_time(), time.perf_counter()
+    out = fn()
+    return time.perf_counter() - w0, time.process_time() - c0, out
+
+
+def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> None:
+    import duckdb
+    import polars as pl
+
+    print(f"# {rows:,} rows / {groups:,} groups, {rounds} rounds, "
+          f"threads: polars {pl.thread_pool_size()}, duckdb {'1' if one_thread else 'default'}; "
+          f"load average at start {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}", flush=True)
+    t0 = time.perf_counter()
+    df = make_frame(rows, groups, string_keys=False)[[G, Y, A, B]]
+    pf = pl.from_pandas(df)
+    con = duckdb.connect()
+    if one_thread:
+        con.execute("SET threads = 1")
+    con.execute("CREATE TABLE t AS SELECT * FROM df")
+    # the hand-written MRR / NDCG use ordinal ranks: no tie inside a group in the timed column
+    assert not df.duplicated([G, A]).any(), "model_a has ties inside a group"
+    print(f"# data ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+    kw = {"group": G, "label": Y, "score": A}
+    score = df[A].to_numpy()
+
+    methods: dict[str, tuple[str, Callable[[], Any]]] = {
+        "argsort": ("np.argsort (one score)", lambda: np.argsort(score)),
+        "gauc/pandas": ("gauc", lambda: pre.gauc(df, **kw)),
+        "gauc/polars-frame": ("gauc", lambda: pre.gauc(pf, **kw)),
+        "gauc/hand-polars": ("gauc", lambda: polars_gauc(pf)),
+        "gauc/hand-duckdb": ("gauc", lambda: con.execute(SQL_GAUC).fetchone()[0]),  # type: ignore[index]
+        "mrr/pandas": ("mrr", lambda: pre.mrr(df, **kw)),
+        "mrr/polars-frame": ("mrr", lambda: pre.mrr(pf, **kw)),
+        "mrr/hand-polars": ("mrr", lambda: polars_mrr(pf)),
+        "mrr/hand-duckdb": ("mrr", lambda: con.execute(SQL_MRR).fetchone()[0]),  # type: ignore[index]
+        "ndcg@10/pandas": ("ndcg@10", lambda: pre.ndcg(df, k=10, **kw)),
+        "ndcg@10/polars-frame": ("ndcg@10", lambda: pre.ndcg(pf, k=10, **kw)),
+        "ndcg@10/hand-polars": ("ndcg@10", lambda: polars_ndcg10(pf)),
+        "ndcg@10/hand-duckdb": ("ndcg@10", lambda: con.execute(SQL_NDCG).fetchone()[0]),  # type: ignore[index]
+        "report/pandas": ("report", lambda: pre.report(df, group=G, label=Y, scores=[A, B], metrics=REPORT_METRICS)),
+        "report/polars-frame": ("report", lambda: pre.report(pf, group=G, label=Y, scores=[A, B],
+                                                             metrics=REPORT_METRICS)),
+    }
+    wall: dict[str, list[float]] = {k: [] for k in methods}
+    cpu: dict[str, list[float]] = {k: [] for k in methods}
+    values: dict[str, Any] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the coverage warning of GAUC (most groups have one class)
+        for r in range(rounds + 1):  # round 0 warms up
+            names = list(methods)
+            if r % 2:
+                names.reverse()  # interleaved, alternating order
+            for name in names:
+                w, c, out = _time(methods[name][1])
+                if r:
+                    wall[name].append(w)
+                    cpu[name].append(c)
+                else:
+                    values[name] = out
+            print(f"# round {r} done", file=sys.stderr, flush=True)
+        peak = None
+        if memory:
+            tracemalloc.start()
+            pre.gauc(df, **kw)
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+    # values: every hand-written one equals the library's to 1e-9
+    for metric in ("gauc", "mrr", "ndcg@10"):
+        lib = float(values[f"{metric}/pandas"])
+        for other in ("polars-frame", "hand-polars", "hand-duckdb"):
+            v = float(values[f"{metric}/{other}"])
+            if abs(v - lib) > 1e-9:
+                raise SystemExit(f"value check failed: {metric}/{other} = {v!r}, library {lib!r}")
+    rep_pd, rep_pl = values["report/pandas"], values["report/polars-frame"]
+    print(f"# values checked equal to 1e-9 (gauc {float(values['gauc/pandas']):.6f}, "
+          f"mrr {float(values['mrr/pandas']):.6f}, ndcg@10 {float(values['ndcg@10/pandas']):.6f}; "
+          f"report frames {type(rep_pd).__name__}/{type(rep_pl).__name__})")
+    med = {k: statistics.median(v) for k, v in wall.items()}
+    medc = {k: statistics.median(v) for k, v in cpu.items()}
+    print()
+    print("| what | wall ms (median) | CPU ms (median) | ratio to best hand-written |")
+    print("|---|---:|---:|---:|")
+    for name, (metric, _) in methods.items():
+        hand = [med[k] for k in (f"{metric}/hand-polars", f"{metric}/hand-duckdb") if k in med]
+        ratio = f"{med[name] / min(hand):.2f}x" if hand and "hand" not in name else ""
+        if metric == "report":
+            ratio = f"{med[name] / med['gauc/pandas']:.2f}x one pre.gauc"
+        print(f"| {name} | {1e3 * med[name]:.0f} | {1e3 * medc[name]:.0f} | {ratio} |")
+    if peak is not None:
+        print(f"\npeak traced memory of one pre.gauc: {peak / 1e6:.1f} MB ({peak / rows:.1f} bytes/row)")
+    print(f"\n# load average at end {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", default="1e6", help="rows (groups = rows / 10 unless --groups)")
+    ap.add_argument("--groups", default=None)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--memory", action="store_true", help="peak extra memory of one pre.gauc call")
+    ap.add_argument("--one-thread", action="store_true", help="also run in a 1-thread subprocess")
+    ap.add_argument("--child-one-thread", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    rows = int(float(args.rows))
+    groups = int(float(args.groups)) if args.groups else max(1, rows // 10)
+    if args.child_one_thread:
+        # the library on one thread too: its internal size thresholds for threads set out of reach
+        from pandas_rankeval.core import evaluate as core_evaluate
+        from pandas_rankeval.core import ranking as core_ranking
+
+        core_evaluate._THREADS_FROM_ROWS = 1 << 62  # type: ignore[attr-defined]
+        core_ranking._PARALLEL_FROM = 1 << 62  # type: ignore[attr-defined]
+        run(rows, groups, args.rounds, args.memory, one_thread=True)
+        return
+    run(rows, groups, args.rounds, args.memory, one_thread=False)
+    if args.one_thread:
+        print("\n## one thread (POLARS_MAX_THREADS=1, DuckDB threads=1, OpenBLAS 1 thread, the library's thread thresholds out of reach)\n",
+              flush=True)
+        env = dict(os.environ, POLARS_MAX_THREADS="1", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+        cmd = [sys.executable, __file__, "--rows", str(rows), "--groups", str(groups),
+               "--rounds", str(args.rounds), "--child-one-thread"]
+        subprocess.run(cmd, env=env, check=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+"""Skipping the groups that cannot count, selecting instead of sorting, ranking in parts.
+
+Every number must be the one of a full sort of every row, to the last bit: the skip path is
+compared with the full path of the same checkout (``can_skip`` patched to say no), in one part
+and in several parts on threads, and MRR / hit rate under ties with the brute-force oracles.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_rankeval as pre
+from pandas_rankeval.core import evaluate as core_evaluate
+from pandas_rankeval.core import kept, skip
+
+try:
+    import _oracles as O
+except ImportError:  # pragma: no cover - run from the repository root
+    from tests import _oracles as O
+
+
+def _frame(seed: int = 0) -> pd.DataFrame:
+    """One-row groups, single-class groups, groups with no relevant row, ties at the cutoff,
+    rows shuffled."""
+    rng = np.random.default_rng(seed)
+    rows = [
+        (1, 1, 0.5), (2, 0, 0.5),  # one-row groups: relevant / not
+        (3, 1, 0.3), (3, 1, 0.2),  # relevant rows only
+        (4, 0, 0.9), (4, 0, 0.1), (4, 0, 0.4),  # no relevant row
+        (5, 0, 0.7), (5, 1, 0.7), (5, 0, 0.7), (5, 1, 0.6), (5, 0, 0.2),  # a tie block on top
+        (6, 0, 0.8), (6, 0, 0.6), (6, 1, 0.5), (6, 0, 0.5), (6, 0, 0.5), (6, 1, 0.1),  # ties at 3
+        (7, 1, 0.4), (7, 0, 0.4), (7, 0, 0.4), (7, 0, 0.4),  # one block holds the whole group
+    ]
+    small = pd.DataFrame(rows, columns=["g", "y", "s"])
+    n = 600
+    g = rng.integers(100, 260, n)
+    big = pd.DataFrame({"g": g, "y": (rng.random(n) < 0.15).astype(int), "s": np.round(rng.random(n), 1)})
+    df = pd.concat([small, big], ignore_index=True)
+    df["c"] = rng.random(df.shape[0])  # continuous: no tie
+    df["yg"] = np.where(df["y"] > 0, rng.integers(1, 4, df.shape[0]), 0)
+    return df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+METRICS = ["gauc", "mrr", "mrr@2", "ndcg@3", "map@3", "precision@3", "recall@2", "hit_rate@1",
+           "hit_rate@3", "rbp@0.5"]
+
+
+def _numbers(result: pd.DataFrame) -> np.ndarray:
+    return np.asarray(result.select_dtypes("number"), dtype=np.float64).ravel()
+
+
+def _both(monkeypatch: pytest.MonkeyPatch, fn, parts: int = 1):
+    """(skip path, full path) of the same call; ``parts`` > 1 ranks in parts on threads."""
+    with monkeypatch.context() as m:
+        if parts > 1:
+            m.setattr(core_evaluate, "_THREADS_FROM_ROWS", 0)
+            m.setattr(core_evaluate, "_THREADS", parts)
+        calls = []
+        real = skip.group_table
+
+        def counted(*a, **k):
+            out = real(*a, **k)
+            calls.append(out is not None)
+            return out
+
+        m.setattr(kept, "group_table", counted)
+        fast = fn()
+        assert any(calls), "the call did not skip any group"
+    with monkeypatch.context() as m:
+        m.setattr(kept, "can_skip", lambda *a, **k: False)
+        full = fn()
+    return fast, full
+
+
+@pytest.mark.parametrize("parts", [1, 3])
+@pytest.mark.parametrize("empty", ["zero", "skip"])
+def test_per_group_and_report_equal_the_full_sort(monkeypatch, parts, empty):
+    df = _frame()
+    kw = {"group": "g", "label": "y", "scores": ["s", "c"], "metrics": METRICS, "empty": empty}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fn in (pre.per_group, pre.report):
+            fast, full = _both(monkeypatch, lambda fn=fn: fn(df, **kw), parts)
+            assert np.array_equal(_numbers(fast), _numbers(full), equal_nan=True)
+            assert list(fast.index) == list(full.index)
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"weight": "count"}, {"weight": "clicks"}, {"min_pos": 2}, {"min_size": 4, "min_neg": 2},
+    {"threshold": 2}, {"ci": 0.9, "n_boot": 50, "seed": 3},
+])
+def test_options_and_intervals_equal_the_full_sort(monkeypatch, options):
+    df = _frame(1)
+    label = "yg" if "threshold" in options else "y"
+    kw = dict(group="g", label=label, scores=["s", "c"], metrics=["gauc", "mrr", "ndcg@3", "hit_rate@2"], **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast, full = _both(monkeypatch, lambda: pre.report(df, **kw))
+    assert np.array_equal(_numbers(fast), _numbers(full), equal_nan=True)
+
+
+def test_compare_p_values_equal_the_full_sort(monkeypatch):
+    df = _frame(2)
+    kw = {"group": "g", "label": "y", "scores": ["s", "c"], "metrics": ["gauc", "mrr", "ndcg@3"], "n_boot": 100, "seed": 1}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast, full = _both(monkeypatch, lambda: pre.compare(df, **kw))
+    assert np.array_equal(_numbers(fast), _numbers(full), equal_nan=True)
+
+
+def test_coverage_counts_stay_those_of_every_group(monkeypatch):
+    df = _frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fn in (pre.gauc, pre.mrr):
+            fast, full = _both(monkeypatch, lambda fn=fn: fn(df, group="g", label="y", score="s"))
+            assert float(fast) == float(full)
+            assert fast.coverage == full.coverage
+    assert fast.coverage.n_groups == df["g"].nunique()
+
+
+@pytest.mark.parametrize("k", [None, 1, 2, 3, 5])
+def test_selected_mrr_and_hit_rate_equal_the_oracle_under_ties(k):
+    """MRR and hit rate alone take the no-sort path: their expected values under ties are the
+    brute-force mean over every ordering of the tied rows."""
+    df = _frame()
+    df = df[df["g"] < 100]  # the hand-made groups: small enough to enumerate
+    groups = O.split_groups(df, "g")
+    for metric, fn in (("mrr", pre.mrr), ("hit_rate", pre.hit_rate)):
+        if metric == "hit_rate" and k is None:
+            continue
+        oracle_fn = O.list_metric_fn(metric, k=k)
+        values = []
+        for pos in groups.values():
+            labels, scores = df["y"].iloc[pos].tolist(), df["s"].iloc[pos].tolist()
+            values.append(0.0 if not any(labels) else O.tie_value(oracle_fn, labels, scores))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = fn(df, group="g", label="y", score="s", k=k) if k is not None else fn(df, group="g", label="y", score="s")
+        assert math.isclose(float(got), sum(values) / len(values), rel_tol=0, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("metrics", [["gauc", "ndcg", "map", "rbp@0.8", "recall@2"], ["gauc", "precision@2", "recall@2"]])
+def test_ties_only_among_skipped_rows_keep_the_full_sort_arithmetic(monkeypatch, metrics):
+    """The kept rows have no tie, but the column has: the values must still be those of a full
+    sort (whose arithmetic follows ties anywhere in the column)."""
+    rng = np.random.default_rng(5)
+    g = np.repeat(np.arange(300), 5)
+    y = ((g % 2 == 0) & (np.arange(g.shape[0]) % 5 == 1)).astype(int)
+    s = rng.random(g.shape[0])
+    empty = np.flatnonzero(g % 2 == 1)
+    s[empty[1::2]] = s[empty[::2]]
+    df = pd.DataFrame({"g": g, "y": y, "s": s, "c": s[::-1].copy()})
+    kw = {"group": "g", "label": "y", "scores": ["s"], "metrics": metrics}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast, full = _both(monkeypatch, lambda: pre.per_group(df, **kw))
+    assert np.array_equal(_numbers(fast), _numbers(full), equal_nan=True)
+
+
+def test_no_group_counts():
+    """No group can count (every row relevant: GAUC has no pair): the full path answers."""
+    df = pd.DataFrame({"g": [1, 1, 2], "y": [1, 1, 1], "s": [0.1, 0.2, 0.3]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert math.isnan(pre.gauc(df, group="g", label="y", score="s"))
