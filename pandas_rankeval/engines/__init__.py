@@ -8,7 +8,10 @@ Dask, Spark or polars. Every adapter follows the protocol of :mod:`pandas_rankev
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from .base import Engine
 
 __all__ = ["ENGINES", "engine_for", "frame_kind"]
 
@@ -48,7 +51,7 @@ def frame_kind(frame: Any) -> str | None:
     return None
 
 
-def engine_for(frame: Any, func: str) -> Any:
+def engine_for(frame: Any, func: str) -> Engine:
     """The adapter module of ``frame`` (see :class:`pandas_rankeval.engines.base.Engine`), imported
     now; a ``TypeError`` that names the supported frames for anything else.
 
@@ -65,7 +68,8 @@ def engine_for(frame: Any, func: str) -> Any:
     """
     kind = frame_kind(frame)
     if kind is not None:
-        return importlib.import_module(ENGINES[kind][0])
+        # each adapter module is checked against the protocol by mypy (engines/_protocol_check.py)
+        return cast("Engine", importlib.import_module(ENGINES[kind][0]))
     kinds = [words for _, words in ENGINES.values()]
     hint = ""
     if type(frame).__name__ == "Series" or _root(type(frame)) in ENGINES:

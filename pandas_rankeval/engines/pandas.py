@@ -26,7 +26,7 @@ from ..summary.plan import Plan
 from ..summary.summary import Summary, _plain
 from ..tables.per_group import per_group_table
 
-__all__ = ["NAME", "OPTIONS", "check_options", "pandas_extras", "partitioned", "per_group", "run", "schema"]
+__all__ = ["NAME", "OPTIONS", "check_options", "distinct", "pandas_extras", "partitioned", "per_group", "run", "schema"]
 
 NAME = "pandas"
 OPTIONS: tuple[str, ...] = ()

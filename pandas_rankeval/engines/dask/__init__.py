@@ -82,10 +82,10 @@ from .groups import group_pass
 from .scores import auc_job, count_pass, ranged_counts, score_pass, with_placements
 from .segments import fits, segment_pass
 
-__all__ = ["NAME", "OPTIONS", "check_options", "partitioned", "per_group", "run", "schema"]
+__all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
 
 NAME = "Dask"
-OPTIONS = ("npartitions",)
+OPTIONS: tuple[str, ...] = ("npartitions",)
 
 
 # --------------------------------------------------------------------------- #

@@ -35,11 +35,11 @@ from ..base import internal_prefix
 from ..polars.convert import schema_frame, to_pandas
 from .sql import auc_pass, bucket_batches, keep_sql, scan
 
-__all__ = ["NAME", "OPTIONS", "check_options", "partitioned", "per_group", "run", "schema"]
+__all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
 
 NAME = "DuckDB"
 #: ``engine_options`` of a DuckDB relation.
-OPTIONS = ("rows_per_bucket", "buckets")
+OPTIONS: tuple[str, ...] = ("rows_per_bucket", "buckets")
 #: Rows of one bucket of whole groups (what the client holds at a time).
 ROWS_PER_BUCKET = 2_000_000
 

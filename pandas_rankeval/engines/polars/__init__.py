@@ -39,11 +39,11 @@ from .auc import auc_pass
 from .convert import schema_frame, to_pandas
 from .lazy import bucket_count, bucket_expr, buckets, group_pass, keep_expr, raise_early, safe_columns, scan
 
-__all__ = ["NAME", "OPTIONS", "check_options", "partitioned", "per_group", "run", "schema"]
+__all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
 
 NAME = "polars"
 #: ``engine_options`` of a polars frame (a LazyFrame reads them; an eager frame is one partition).
-OPTIONS = ("rows_per_bucket", "buckets")
+OPTIONS: tuple[str, ...] = ("rows_per_bucket", "buckets")
 #: Rows of one bucket of whole groups, and distinct scores of one range of the global-AUC count.
 ROWS_PER_BUCKET = 5_000_000
 

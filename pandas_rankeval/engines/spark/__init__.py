@@ -104,12 +104,12 @@ else:
     SparkDataFrame = Any
 
 __all__ = [
-    "NAME", "OPTIONS", "ROWS_PER_BUCKET", "check_options", "local_session", "partitioned", "per_group", "run",
+    "NAME", "OPTIONS", "ROWS_PER_BUCKET", "check_options", "distinct", "local_session", "partitioned", "per_group", "run",
     "schema",
 ]
 
 NAME = "Spark"
-OPTIONS = ("rows_per_bucket", "buckets")
+OPTIONS: tuple[str, ...] = ("rows_per_bucket", "buckets")
 
 #: Default target rows of one bucket (and of one range partition of the AUC sort).
 ROWS_PER_BUCKET = 1_000_000
