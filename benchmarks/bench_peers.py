@@ -256,10 +256,16 @@ def main(argv: list[str] | None = None) -> None:
     groups = int(float(args.groups)) if args.groups else max(1, rows // 10)
     if args.child_one_thread:
         # the library on one thread too: its internal size thresholds for threads set out of reach
-        from pandas_rankeval.core import evaluate as core_evaluate
         from pandas_rankeval.core import ranking as core_ranking
 
-        core_evaluate._THREADS_FROM_ROWS = 1 << 62  # type: ignore[attr-defined]
+        try:
+            from pandas_rankeval.core import threads as core_threads
+
+            core_threads._LIMIT.set(1)
+        except ImportError:  # a checkout before core.threads
+            from pandas_rankeval.core import evaluate as core_evaluate
+
+            core_evaluate._THREADS_FROM_ROWS = 1 << 62  # type: ignore[attr-defined]
         core_ranking._PARALLEL_FROM = 1 << 62  # type: ignore[attr-defined]
         run(rows, groups, args.rounds, args.memory, one_thread=True)
         return

@@ -262,8 +262,13 @@ def _count_skips() -> list[int]:
     except ImportError:
         return counts
     if os.environ.get("EQ_PARTS"):  # rank in parts on threads at every size
-        ev_mod._THREADS_FROM_ROWS = 0  # type: ignore[attr-defined]
-        ev_mod._THREADS = int(os.environ["EQ_PARTS"])  # type: ignore[attr-defined]
+        try:
+            from pandas_rankeval.core import threads as T
+
+            T._LIMIT.set(int(os.environ["EQ_PARTS"]))
+        except ImportError:  # a checkout before core.threads
+            ev_mod._THREADS_FROM_ROWS = 0  # type: ignore[attr-defined]
+            ev_mod._THREADS = int(os.environ["EQ_PARTS"])  # type: ignore[attr-defined]
     table, select = skip.group_table, skip.select_first
 
     def counted_table(*a: Any, **k: Any) -> Any:

@@ -353,7 +353,9 @@ def test_eager_numeric_columns_are_not_copied() -> None:
 
 
 def test_check_options() -> None:
-    assert E.check_options({}, "gauc") == {"rows_per_bucket": 5_000_000, "buckets": None}
+    assert E.check_options({}, "gauc") == {"rows_per_bucket": 5_000_000, "buckets": None, "threads": None}
+    with pytest.raises(ValueError, match="'threads' engine option of gauc"):
+        E.check_options({"threads": 0}, "gauc")
     with pytest.raises(ValueError, match="'buckets' parameter of gauc"):
         E.check_options({"buckets": 0}, "gauc")
     with pytest.raises(ValueError, match="'rows_per_bucket' parameter of gauc"):

@@ -149,11 +149,11 @@ def test_per_group_matches_report_means(frame):
 
 def test_threads_and_serial_give_the_same_report(monkeypatch):
     df = pre.datasets.make_impressions(n_users=400, seed=2)
-    from pandas_rankeval.core import evaluate as _evaluate
+    from pandas_rankeval.core.threads import limit_threads
 
     serial = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=METRICS[:1] + ["gauc", "mrr"])
-    monkeypatch.setattr(_evaluate, "_THREADS_FROM_ROWS", 0)
-    threaded = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=METRICS[:1] + ["gauc", "mrr"])
+    with limit_threads(2):
+        threaded = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=METRICS[:1] + ["gauc", "mrr"])
     pd.testing.assert_frame_equal(serial, threaded)
 
 

@@ -56,10 +56,9 @@ def _numbers(result: pd.DataFrame) -> np.ndarray:
 
 def _both(monkeypatch: pytest.MonkeyPatch, fn, parts: int = 1):
     """(skip path, full path) of the same call; ``parts`` > 1 ranks in parts on threads."""
-    with monkeypatch.context() as m:
-        if parts > 1:
-            m.setattr(core_evaluate, "_THREADS_FROM_ROWS", 0)
-            m.setattr(core_evaluate, "_THREADS", parts)
+    from pandas_rankeval.core.threads import limit_threads
+
+    with monkeypatch.context() as m, limit_threads(parts if parts > 1 else None):
         calls = []
         real = skip.group_table
 
@@ -169,3 +168,39 @@ def test_no_group_counts():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert math.isnan(pre.gauc(df, group="g", label="y", score="s"))
+
+
+# ---------------------------------------------------------------- threads: one rule, any number
+def test_threads_engine_option_and_rule_never_change_a_number():
+    """engine_options={"threads": n} on pandas and polars frames: 1, 2 and 3 threads give the same
+    numbers to the last bit (parts are whole groups); the default rule is 2 threads from 200,000
+    rows in the main thread, 1 on a worker thread (Dask's threaded scheduler, a pool) or below
+    that size; a bad value names the option."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import polars as pl
+
+    from pandas_rankeval.core.threads import THREADS_FROM_ROWS, limit_threads, threads_for
+
+    rng = np.random.default_rng(3)
+    n = THREADS_FROM_ROWS + 10_000
+    df = pd.DataFrame({"u": rng.integers(0, 20_000, n), "y": (rng.random(n) < 0.1).astype(int),
+                       "s": np.round(rng.random(n), 3), "t": rng.random(n)})
+    kw = dict(group="u", label="y", scores=["s", "t"], metrics=["gauc", "mrr", "ndcg@10", "recall@5"])
+    tables = [pre.report(df, engine_options={"threads": k}, **kw) for k in (1, 2, 3)]
+    for t in tables[1:]:
+        pd.testing.assert_frame_equal(pd.DataFrame(t), pd.DataFrame(tables[0]), check_exact=True)
+    pd.testing.assert_frame_equal(pd.DataFrame(pre.report(df, **kw)), pd.DataFrame(tables[0]), check_exact=True)
+    got = pre.report(pl.from_pandas(df), engine_options={"threads": 3}, **kw)
+    pd.testing.assert_frame_equal(pd.DataFrame(got), pd.DataFrame(tables[0]), check_exact=True)
+
+    assert threads_for(THREADS_FROM_ROWS - 1) == 1
+    if threading.current_thread() is threading.main_thread() and (__import__("os").cpu_count() or 1) > 1:
+        assert threads_for(THREADS_FROM_ROWS) == 2
+    with ThreadPoolExecutor(1) as pool:  # a worker thread: the engine already runs one task per core
+        assert pool.submit(threads_for, 10**8).result() == 1
+    with limit_threads(4):
+        assert threads_for(10) == 4
+    with pytest.raises(ValueError, match="'threads' engine option of gauc must be an int >= 1"):
+        pre.gauc(df, group="u", label="y", score="s", engine_options={"threads": 0})

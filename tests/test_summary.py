@@ -531,11 +531,13 @@ def test_replicate_sums_do_not_depend_on_threads(monkeypatch):
     kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc", "mrr", "ndcg@5"],
               ci=0.9, n_boot=300, seed=5, by="device")
     monkeypatch.setattr(replicate_sums, "_CHUNK_ELEMENTS", 3000)  # many chunks of groups
-    monkeypatch.setattr(replicate_sums, "_THREADS", 2)
-    two = pre.report(df, **kw)
-    pd.testing.assert_frame_equal(pre.report(df, **kw), two, check_exact=True)
-    monkeypatch.setattr(replicate_sums, "_THREADS", 1)
-    _equal(pre.report(df, **kw), two)
+    from pandas_rankeval.core.threads import limit_threads
+
+    with limit_threads(2):
+        two = pre.report(df, **kw)
+        pd.testing.assert_frame_equal(pre.report(df, **kw), two, check_exact=True)
+    with limit_threads(1):
+        _equal(pre.report(df, **kw), two)
 
 
 def test_every_field_is_one_entry_of_the_fields_table():

@@ -26,7 +26,9 @@ _ENGINE_OPTIONS = """    engine_options : dict, optional
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
-        frame takes none. An option the frame's engine does not take raises (see
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
         the "Other frames" pages of the documentation)."""
 
 _GROUP = """    group : column or list of columns

@@ -12,7 +12,6 @@ each score column, reduce.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -23,21 +22,18 @@ import pandas as pd
 from . import ranking as E
 from .definitions import gains
 from .evaluation import Evaluation, ScoreEvaluation
+from .ips import ips_columns, row_gains
 from .kept import evaluate_kept
 from .metric import MetricSpec
 from .options import Options, check_weight_name
 from .prepare import label_levels, prepare
-from .ips import ips_columns, row_gains
 from .reductions import _calibration_metric, _global_auc, _group_metric
 from .registry import sample_weight_error
+from .threads import threads_for
 from .validation import as_columns, internal_error
 
 __all__ = ["evaluate", "evaluate_score", "prepare_evaluation"]
 
-#: Rows above which score columns are ranked on two threads (numpy sorts release the GIL).
-_THREADS_FROM_ROWS = 200_000
-#: Threads of one call from that size on (parts of whole groups, or score columns).
-_THREADS = 2
 
 
 def _sort_one(ev: Evaluation, score_name: Hashable) -> ScoreEvaluation:
@@ -240,9 +236,10 @@ def evaluate(
     prep = ev.prepared
     need_groups = any(s.info.grouped and s.info.needs_ranking for s in specs)
     names = list(scores)
-    threads = prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1
+    n_threads = threads_for(prep.n_rows)
+    threads = n_threads > 1
     needs_order = _needs_order(ev, keep_order)
-    kept = evaluate_kept(ev, names, keep_order, _THREADS if threads else 1) if need_groups else None
+    kept = evaluate_kept(ev, names, keep_order, n_threads) if need_groups else None
     if kept is not None:  # only the groups that count, ranked in parts on threads
         evals = kept
     elif not needs_order:
@@ -250,7 +247,7 @@ def evaluate(
     elif threads:
         # numpy and pandas release the GIL while sorting and hashing: the score sorts
         # run on worker threads while this thread encodes the group keys
-        with ThreadPoolExecutor(max_workers=2) as pool:
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
             sorting = [pool.submit(_sort_one, ev, s) for s in names]
             if need_groups:
                 prep.encode_groups()
@@ -286,7 +283,7 @@ def evaluate_score(ev: Evaluation, name: Hashable, score: np.ndarray) -> ScoreEv
         bad_scores = check_probabilities(score)
         if bad_scores is not None:
             raise probability_error(name, *bad_scores, [s.name for s in ev.specs if not s.info.needs_ranking])
-    threads = _THREADS if prep.n_rows >= _THREADS_FROM_ROWS and (os.cpu_count() or 1) > 1 else 1
+    threads = threads_for(prep.n_rows)
     kept = evaluate_kept(ev, [name], False, threads) if any(s.info.grouped for s in ev.specs) else None
     if kept is not None:
         return _score_metrics(ev, kept[0], keep_order=False)

@@ -30,9 +30,11 @@ from typing import Literal
 
 import numpy as np
 
+from .threads import threads_for
+
 Ties = Literal["expected", "pessimistic", "optimistic"]
 
-__all__ = ["Ranking", "score_rank", "build_ranking", "global_auc"]
+__all__ = ["Ranking", "build_ranking", "global_auc", "score_rank"]
 
 
 # --------------------------------------------------------------------------- #
@@ -129,7 +131,7 @@ def score_rank(
     label level (relevant rows then sort after / before the others in a tie).
     """
     n = score.shape[0]
-    if n >= _PARALLEL_FROM:
+    if n >= _PARALLEL_FROM and threads_for() > 1:
         # the sorted values (the same as score[order], without a random gather) on
         # the second core while the argsort runs: numpy releases the GIL in both
         with ThreadPoolExecutor(max_workers=1) as pool:

@@ -19,6 +19,7 @@ import pandas as pd
 from ..core import ranking as E
 from ..core.evaluate import evaluate
 from ..core.evaluation import Evaluation
+from ..core.threads import check_threads, limit_threads
 from ..core.validation import internal_error
 from ..inference import hashing as H
 from ..summary.partition import _ensure_group_stats, _segment_keys, summarize_evaluation
@@ -29,7 +30,7 @@ from ..tables.per_group import per_group_table
 __all__ = ["NAME", "OPTIONS", "check_options", "distinct", "pandas_extras", "partitioned", "per_group", "run", "schema"]
 
 NAME = "pandas"
-OPTIONS: tuple[str, ...] = ()
+OPTIONS: tuple[str, ...] = ("threads",)
 
 
 def schema(frame: pd.DataFrame) -> pd.DataFrame:
@@ -46,12 +47,17 @@ def partitioned(frame: pd.DataFrame) -> bool:
 
 
 def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
-    """pandas takes no engine options."""
-    return options
+    """``threads``: an int >= 1, or None for the default rule (:mod:`pandas_rankeval.core.threads`)."""
+    return {"threads": check_threads(options.get("threads"), func)}
 
 
 def run(frame: pd.DataFrame, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
     """Evaluate the frame once, summarize it as one partition, add the global-AUC pieces."""
+    with limit_threads(options.get("threads")):
+        return _run(frame, plan)
+
+
+def _run(frame: pd.DataFrame, plan: Plan) -> tuple[Summary, dict[str, Any]]:
     ev = evaluate(
         frame, group=plan.group or None, label=plan.label, scores=plan.scores, specs=plan.all_specs,
         options=plan.options, keep_order=plan.has_auc and (bool(plan.by) or plan.interval), by=plan.by,

@@ -10,17 +10,15 @@ sums); ``"multinomial"`` (one partition) from the plan's streams (:func:`_stream
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
+from ..core.threads import threads_for
 from ..core.validation import internal_error
 from ..inference import hashing as H
 from .plan import Plan
 
-#: Threads adding the hashed replicate sums (numpy releases the GIL in the draws and the products).
-_THREADS = min(2, os.cpu_count() or 1)
 #: Elements of one chunk of the (groups x replicates) draw matrix.
 _CHUNK_ELEMENTS = 1 << 20
 
@@ -127,7 +125,7 @@ def _hashed_sums(
     # chunk k goes to worker k % workers: a fixed split, so the sums do not depend on timing.
     # The products are small (replicates x chunk x columns): BLAS threads on top of ours only
     # contend (3x the CPU time on a busy 2-core machine), so BLAS runs one thread meanwhile.
-    workers = max(1, min(_THREADS, len(chunks)))
+    workers = max(1, min(threads_for(), len(chunks)))
     with _one_blas_thread():
         if workers == 1:
             results = [run(chunks)]
@@ -173,7 +171,11 @@ def _stream_sums(
     segment draws its counts and flip bits from its own stream of the plan, replicates in chunks.
     Repeated columns (models share a metric's weights) are multiplied once.
     """
-    from pandas_rankeval.inference.bootstrap import count_chunks, flip_chunks, stratum_rng
+    from pandas_rankeval.inference.bootstrap import (
+        count_chunks,
+        flip_chunks,
+        stratum_rng,
+    )
 
     n_boot = plan.n_boot
     cols, where = _distinct(columns)

@@ -30,6 +30,7 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
+from ...core.threads import check_threads, limit_threads
 from ...core.validation import check_min_count
 from ...summary.finalize import raise_input_errors
 from ...summary.partition import summary_of_counts
@@ -43,7 +44,7 @@ __all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_g
 
 NAME = "polars"
 #: ``engine_options`` of a polars frame (a LazyFrame reads them; an eager frame is one partition).
-OPTIONS: tuple[str, ...] = ("rows_per_bucket", "buckets")
+OPTIONS: tuple[str, ...] = ("rows_per_bucket", "buckets", "threads")
 #: Rows of one bucket of whole groups, and distinct scores of one range of the global-AUC count.
 ROWS_PER_BUCKET = 5_000_000
 
@@ -72,7 +73,7 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
     Examples
     --------
     >>> check_options({"buckets": 4}, "gauc")
-    {'rows_per_bucket': 5000000, 'buckets': 4}
+    {'rows_per_bucket': 5000000, 'buckets': 4, 'threads': None}
     """
     rpb = options.get("rows_per_bucket", ROWS_PER_BUCKET)
     if check_min_count(rpb, "rows_per_bucket", func) < 1:
@@ -84,7 +85,8 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
         raise ValueError(
             f"The 'buckets' parameter of {func} must be an int in the range [1, inf) or None. Got {buckets!r} instead."
         )
-    return {"rows_per_bucket": int(rpb), "buckets": None if buckets is None else int(buckets)}
+    return {"rows_per_bucket": int(rpb), "buckets": None if buckets is None else int(buckets),
+            "threads": check_threads(options.get("threads"), func)}
 
 
 def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[Summary, dict[str, Any]]:
@@ -102,11 +104,13 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     >>> finalize(summary, plan, **extras)[["auc", "gauc"]].round(4).to_dict("records")
     [{'auc': 0.8333, 'gauc': 0.5}]
     """
-    if isinstance(frame, pl.LazyFrame):
-        return _run_lazy(frame, plan, check_options(dict(options or {}), plan.func))
-    from .. import pandas as pandas_engine
+    opts = check_options(dict(options or {}), plan.func)
+    with limit_threads(opts["threads"]):  # the buckets of a LazyFrame are evaluated here, one by one
+        if isinstance(frame, pl.LazyFrame):
+            return _run_lazy(frame, plan, opts)
+        from .. import pandas as pandas_engine
 
-    return pandas_engine.run(to_pandas(frame, plan.columns), plan, {})  # type: ignore[no-any-return]
+        return pandas_engine.run(to_pandas(frame, plan.columns), plan, {"threads": opts["threads"]})  # type: ignore[no-any-return]
 
 
 def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:

@@ -1,0 +1,86 @@
+"""How many threads one call uses: one rule for the whole library.
+
+From 200,000 rows a call ranks whole groups in two parts on two threads (numpy releases the GIL
+while it sorts), sorts a score column while the group keys are encoded, and adds bootstrap sums
+of two halves of the groups at once. Fewer rows, one core, a call already running on a worker
+thread (Dask's threaded scheduler or a distributed worker, or a thread of the caller's), or inside
+a Spark task: one thread, since the engine already runs one task per core. ``engine_options=
+{"threads": n}`` on a pandas or polars frame sets the number (1: no extra thread). The numbers
+never depend on it: parts are whole groups, and every sum is added in a fixed order.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from .validation import check_min_count
+
+__all__ = ["THREADS_FROM_ROWS", "check_threads", "limit_threads", "threads_for"]
+
+#: Rows from which a call uses more than one thread.
+THREADS_FROM_ROWS = 200_000
+#: Threads of one call from that size on, by default.
+DEFAULT_THREADS = 2
+
+_LIMIT: ContextVar[int | None] = ContextVar("pandas_rankeval_threads", default=None)
+
+
+def _in_spark_task() -> bool:
+    if "pyspark" not in sys.modules:
+        return False
+    try:
+        from pyspark import TaskContext
+    except ImportError:  # pragma: no cover - pyspark half installed
+        return False
+    return TaskContext.get() is not None
+
+
+def threads_for(n_rows: int | None = None) -> int:
+    """The threads a call over ``n_rows`` rows uses (None: no row threshold).
+
+    Examples
+    --------
+    >>> from pandas_rankeval.core.threads import limit_threads, threads_for
+    >>> threads_for(1_000)
+    1
+    >>> with limit_threads(3):
+    ...     threads_for(1_000)
+    3
+    """
+    limit = _LIMIT.get()
+    if limit is not None:
+        return limit
+    if n_rows is not None and n_rows < THREADS_FROM_ROWS:
+        return 1
+    if (os.cpu_count() or 1) < 2 or threading.current_thread() is not threading.main_thread() or _in_spark_task():
+        return 1
+    return DEFAULT_THREADS
+
+
+@contextmanager
+def limit_threads(n: int | None) -> Iterator[None]:
+    """Within the block, every call uses ``n`` threads (None: the default rule)."""
+    token = _LIMIT.set(n)
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def check_threads(value: Any, func: str) -> int | None:
+    """``engine_options["threads"]``: an int >= 1, or None for the default rule."""
+    if value is None:
+        return None
+    n = check_min_count(value, "threads", func)
+    if n < 1:
+        raise ValueError(
+            f"The 'threads' engine option of {func} must be an int >= 1 (1: no extra thread) or None "
+            f"(the default: {DEFAULT_THREADS} threads from {THREADS_FROM_ROWS:,} rows); got {value!r}."
+        )
+    return int(n)
