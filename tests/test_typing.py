@@ -31,12 +31,10 @@ def mypy_run(tmp_path_factory):
     )
 
 
-def test_mypy_is_clean(mypy_run):
+def test_mypy_is_clean_and_public_functions_have_precise_return_types(mypy_run):
+    """One test, so that a parallel run makes one cold mypy run, not one per worker."""
     errors = [line for line in mypy_run.stdout.splitlines() if ": error:" in line]
     assert mypy_run.returncode == 0 and not errors, mypy_run.stdout + mypy_run.stderr
-
-
-def test_public_functions_have_precise_return_types(mypy_run):
     notes = [line for line in mypy_run.stdout.splitlines() if "Revealed type" in line]
     assert len(notes) == 4, mypy_run.stdout
     assert "CutoffMetric" in notes[0] and "MetricResult" in notes[1] and "ResultTable" in notes[2], notes
