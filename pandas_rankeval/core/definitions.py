@@ -396,5 +396,7 @@ DEFINITIONS: tuple[Metric, ...] = (
         NameParam("bins", "optional", 10), "pooled", "uniform", _CALIBRATION, rows=C.ece_rows,
         combine=C.ece_combine, parts=lambda b: int(b), higher_is_better=False,  # type: ignore[arg-type]
         direction="lower", signflip=False, doc=_ECE_DOC, nan_reason="the rows weigh 0 in total",
+        no_interval="a sample's binned ECE is biased upward, so a bootstrap interval would miss the "
+        "population value; compare() tests differences",
     ),
 )

@@ -91,6 +91,8 @@ class Metric:
     bounds: tuple[float, float] = (0.0, 1.0)  # the value's range (intervals are clipped to it)
     signflip: bool = True  # paired tests by sign flips of per-group differences (else bootstrap)
     nan_reason: str = ""  # why its value is NaN (a calibration metric's warning), where not coverage's
+    #: why ``report(ci=...)`` gives it no interval ("" : it has one); its paired tests stay
+    no_interval: str = ""
     #: per-group values from each group's first block with a relevant row (no sort); None: the
     #: metric needs a ranking
     select: Callable[[Selection, int | None], np.ndarray] | None = None

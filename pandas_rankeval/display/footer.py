@@ -334,10 +334,24 @@ def _report_ci_line(df: pd.DataFrame) -> str:
 
 
 def _report_level_line(df: pd.DataFrame) -> str:
-    """The short line that says which intervals the cells show, when they show any."""
+    """The short line that says which intervals the cells show, when they show any (and which
+    metrics have none, and why)."""
     level = _ci_level(df)
     shown = any(str(c).endswith(("_low", "_high")) for c in df.columns)
-    return f"[low, high]: {level} confidence intervals" if level and shown else ""
+    if not (level and shown):
+        return ""
+    from ..core.registry import parse_metric
+
+    none = {}
+    for name in _params(df):
+        try:
+            why = parse_metric(name).info.no_interval
+        except (KeyError, ValueError):  # a table whose metric names are not the registry's
+            continue
+        if why:
+            none.setdefault(why, []).append(name)
+    extra = "".join(f"; {', '.join(names)}: none ({why})" for why, names in none.items())
+    return f"[low, high]: {level} confidence intervals{extra}"
 
 
 def _compare_columns_line(df: pd.DataFrame, view: str) -> str:

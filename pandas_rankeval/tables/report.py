@@ -10,6 +10,7 @@ import pandas as pd
 from ..display.table import as_result_table
 from ..inference.bootstrap import percentile_interval
 from ..inference.delong import METHOD, delong_unavailable, normal_interval
+from ..core.registry import parse_metric
 from ..core.result import warn_once
 from ..core.validation import internal_error
 from ..summary.finalize import (
@@ -160,6 +161,6 @@ def _intervals(
             first = np.where(fell.any(axis=0), fell.argmax(axis=0), n_seg)
             for m in sorted(np.flatnonzero(first < n_seg).tolist(), key=lambda m: (first[m], m)):
                 fallback.setdefault(f"{scores[m]}/{n}", None)
-        ok = np.isfinite(v)
+        ok = np.isfinite(v) & (not parse_metric(n).info.no_interval)
         out[n] = (np.where(ok, lo, np.nan).reshape(-1), np.where(ok, hi, np.nan).reshape(-1))
     return out
