@@ -342,7 +342,7 @@ def _report_level_line(df: pd.DataFrame) -> str:
         return ""
     from ..core.registry import parse_metric
 
-    none = {}
+    none: dict[str, list[str]] = {}
     for name in _params(df):
         try:
             why = parse_metric(name).info.no_interval
