@@ -29,7 +29,7 @@ from ... import summary as S
 from ...core.evaluate import exp2_overflow
 from ...core.options import WEIGHT_NAMES
 from ...summary.summary import Summary, _shape
-from ..polars.auc import _placement_table, _relevant, _segment_keys
+from ..polars.auc import _placement_table, add_sorted_counts
 from ..polars.convert import _base, is_float, is_numeric
 
 __all__ = ["AucPass", "Scan", "auc_pass", "bucket_batches", "q", "scan"]
@@ -210,28 +210,9 @@ def auc_pass(rel: Any, plan: Any, schema: Any, *, keep: str | None, placements: 
         parts: dict[tuple, list[tuple[int, tuple]]] = {}
         pieces: list[Any] = []
         for r, t in enumerate(_chunks(reader, list(dict.fromkeys([*by, _KEY, *tb])))):
-            rel_ = _relevant(t.get_column(label), plan.label, o.threshold)
-            n = t.get_column(_N).to_numpy().astype(np.int64)
-            mass = n if sw is None else t.get_column(_W).to_numpy()
-            if i == 0:
-                out.n_pos += int(n[rel_].sum())
-                out.n_rows += int(n.sum())
-            zero = np.zeros_like(mass)
-            run = t.select(pl.struct([*by, _KEY, *tb]).rle_id()).to_series().to_numpy()
-            first = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
-            pos = np.add.reduceat(np.where(rel_, mass, zero), first)
-            neg = np.add.reduceat(np.where(rel_, zero, mass), first)
-            if by:
-                seg = t.select(pl.struct(by).rle_id()).to_series().to_numpy()[first]
-                seg_first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
-            else:
-                seg_first = np.zeros(1, dtype=np.int64)
-            seg_keys = _segment_keys(t, by, first[seg_first])
-            ends = np.r_[seg_first[1:], first.shape[0]]
-            for key_, a, b in zip(seg_keys, seg_first, ends):  # one iteration per segment of the range
-                parts.setdefault(key_, []).append((r, S.auc_counts_sorted(pos[a:b], neg[a:b])))
-            if placements:
-                pieces.append((r, t.select(keys), rel_, run, first, pos, neg, list(zip(seg_keys, seg_first, ends))))
+            add_sorted_counts(t, r, by=by, key=_KEY, n_col=_N, w_col=_W if sw is not None else None, tb=tb,
+                              label=label, plan=plan, first_score=i == 0, out=out, parts=parts,
+                              pieces=pieces if placements else None, keys=keys)
         for key_, items in parts.items():
             out.auc[(key_, s)] = S.chain_auc([c for _, c in items])
         if placements and pieces:

@@ -140,34 +140,49 @@ def auc_pass(
                 continue
             # worst first: ascending score; inside a score a higher tie-break value ranks lower
             t = t.sort([*by, _KEY, *tb], descending=[False] * (len(by) + 1) + [True] * len(tb))
-            rel = _relevant(t.get_column(label), plan.label, o.threshold)
-            n = t.get_column(_N).to_numpy().astype(np.int64)
-            mass = n if sw is None else t.get_column(_W).to_numpy()
-            if i == 0:
-                out.n_pos += int(n[rel].sum())
-                out.n_rows += int(n.sum())
-            zero = np.zeros_like(mass)
-            run = t.select(pl.struct([*by, _KEY, *tb]).rle_id()).to_series().to_numpy()
-            first = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
-            pos = np.add.reduceat(np.where(rel, mass, zero), first)
-            neg = np.add.reduceat(np.where(rel, zero, mass), first)
-            if by:
-                seg = t.select(pl.struct(by).rle_id()).to_series().to_numpy()[first]
-                seg_first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
-            else:
-                seg_first = np.zeros(1, dtype=np.int64)
-            seg_keys = _segment_keys(t, by, first[seg_first])
-            ends = np.r_[seg_first[1:], first.shape[0]]
-            for key_, a, b in zip(seg_keys, seg_first, ends):  # one iteration per segment of the range
-                parts.setdefault(key_, []).append((r, S.auc_counts_sorted(pos[a:b], neg[a:b])))
-            if placements:
-                pieces.append((r, t.select(keys), rel, run, first, pos, neg, list(zip(seg_keys, seg_first, ends))))  # type: ignore[arg-type]  # stubs narrower than runtime
+            add_sorted_counts(t, r, by=by, key=_KEY, n_col=_N, w_col=_W if sw is not None else None, tb=tb,
+                              label=label, plan=plan, first_score=i == 0, out=out, parts=parts,
+                              pieces=pieces if placements else None, keys=keys)
         for key_, items in parts.items():
             out.auc[(key_, s)] = S.chain_auc([c for _, c in items])
         if placements:
             out.placements[s] = _placement_table(parts, pieces, i)
     return out
 
+
+
+def add_sorted_counts(
+    t: pl.DataFrame, r: int, *, by: list[str], key: str, n_col: str, w_col: str | None, tb: list[str], label: str,
+    plan: Any, first_score: bool, out: Any, parts: dict, pieces: list | None, keys: list[str],
+) -> None:
+    """One range ``r`` of (segment, score key, tie-break, label) counts, sorted worst first, into
+    the pass's accumulators: every distinct score's (relevant, other) mass per segment (chained
+    into the exact AUC by :func:`pandas_rankeval.summary.chain_auc`), the row and relevant-row
+    totals of the first score, and with ``pieces`` what the DeLong placements need. The one
+    definition of this step for every engine that counts scores by range (polars LazyFrame,
+    DuckDB)."""
+    rel = _relevant(t.get_column(label), plan.label, plan.options.threshold)
+    n = t.get_column(n_col).to_numpy().astype(np.int64)
+    mass = n if w_col is None else t.get_column(w_col).to_numpy()
+    if first_score:
+        out.n_pos += int(n[rel].sum())
+        out.n_rows += int(n.sum())
+    zero = np.zeros_like(mass)
+    run = t.select(pl.struct([*by, key, *tb]).rle_id()).to_series().to_numpy()
+    first = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
+    pos = np.add.reduceat(np.where(rel, mass, zero), first)
+    neg = np.add.reduceat(np.where(rel, zero, mass), first)
+    if by:
+        seg = t.select(pl.struct(by).rle_id()).to_series().to_numpy()[first]
+        seg_first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
+    else:
+        seg_first = np.zeros(1, dtype=np.int64)
+    seg_keys = _segment_keys(t, by, first[seg_first])
+    ends = np.r_[seg_first[1:], first.shape[0]]
+    for key_, a, b in zip(seg_keys, seg_first, ends):  # one iteration per segment of the range
+        parts.setdefault(key_, []).append((r, S.auc_counts_sorted(pos[a:b], neg[a:b])))
+    if pieces is not None:
+        pieces.append((r, t.select(keys), rel, run, first, pos, neg, list(zip(seg_keys, seg_first, ends))))
 
 def _placement_table(parts: dict, pieces: list, i: int, prefix: str = "__rk_") -> pl.DataFrame:
     """Every distinct (segment, score, tie-break, label) of score ``i`` with its row's global
