@@ -12,7 +12,8 @@ neither dask nor pyspark.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,7 +29,7 @@ from .problems import _count_problems, problem_counts
 from .replicate_sums import _replicate_sums
 from .summary import Summary, _plain, _seg_zero, _shape, empty_summary
 
-__all__ = ["summarize", "summarize_evaluation", "summary_of_counts"]
+__all__ = ["summarize", "summarize_evaluation", "summary_of_auc", "summary_of_counts"]
 
 
 def _segment_keys(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, list[tuple]]:
@@ -336,6 +337,24 @@ def summary_of_counts(
     segments = {(): seg} if n_rows else {}
     return Summary(segments, {c: int(v) for c, v in (missing or {}).items()}, n_dropped, n_rows,
                    (n_items, n_boot, n_pairs))
+
+
+def summary_of_auc(
+    plan: Plan, auc: Mapping[tuple, Any], *, n_rows: int, n_pos: int, missing: dict[Hashable, int] | None = None,
+    n_dropped: int = 0,
+) -> Summary:
+    """:func:`summary_of_counts` of an engine's global-AUC pass: with ``sample_weight``, the summed
+    weights of the relevant and the other rows are the first score's distinct-score counts (every
+    score column covers the same rows), so no pass over the rows is needed (polars LazyFrame,
+    DuckDB, Spark)."""
+    counts = auc.get(((), plan.scores[0])) if plan.scores else None
+    weighted = plan.options.sample_weight is not None and counts is not None
+    return summary_of_counts(
+        plan, n_rows=n_rows, n_pos=n_pos, missing={c: n for c, n in (missing or {}).items() if n},
+        n_dropped=n_dropped,
+        sw_pos=float(counts.pos) if weighted else None,  # type: ignore[union-attr]
+        sw_neg=float(counts.neg) if weighted else None,  # type: ignore[union-attr]
+    )
 
 
 def summarize(pdf: pd.DataFrame, plan: Plan) -> Summary:

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ...core.validation import check_min_count
 from ...summary.finalize import raise_input_errors
-from ...summary.partition import summarize, summary_of_counts
+from ...summary.partition import summarize, summary_of_auc
 from ...summary.plan import Plan
 from ...summary.summary import Summary, empty_summary
 from ..base import internal_prefix
@@ -165,13 +165,8 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
                            counted.placements if counted else {}, prefix), extras
     if counted is None:  # pragma: no cover - a plan without groups is global AUC
         raise ValueError(f"{plan.func}: a plan without groups must ask for global AUC")
-    weighted = plan.options.sample_weight is not None
-    first = counted.auc.get(((), plan.scores[0]))
-    summary = summary_of_counts(
-        plan, n_rows=counted.n_rows, n_pos=counted.n_pos, missing=found.missing, n_dropped=found.n_dropped,
-        sw_pos=float(first.pos) if weighted and first is not None else None,
-        sw_neg=float(first.neg) if weighted and first is not None else None,
-    )
+    summary = summary_of_auc(plan, counted.auc, n_rows=counted.n_rows, n_pos=counted.n_pos,
+                             missing=found.missing, n_dropped=found.n_dropped)
     return summary, extras
 
 

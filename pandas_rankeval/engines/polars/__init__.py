@@ -33,12 +33,21 @@ import polars as pl
 from ...core.threads import check_threads, limit_threads
 from ...core.validation import check_min_count
 from ...summary.finalize import raise_input_errors
-from ...summary.partition import summary_of_counts
+from ...summary.partition import summary_of_auc
 from ...summary.plan import Plan
 from ...summary.summary import Summary
 from .auc import auc_pass
 from .convert import schema_frame, to_pandas
-from .lazy import bucket_count, bucket_expr, buckets, group_pass, keep_expr, raise_early, safe_columns, scan
+from .lazy import (
+    bucket_count,
+    bucket_expr,
+    buckets,
+    group_pass,
+    keep_expr,
+    raise_early,
+    safe_columns,
+    scan,
+)
 
 __all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
 
@@ -134,13 +143,8 @@ def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Su
         return group_pass(lf, plan, names, bucket_count(found, options), placements), extras
     if counted is None:  # pragma: no cover - a plan without groups is global AUC
         raise ValueError(f"{plan.func}: a plan without groups must ask for global AUC")
-    weighted = plan.options.sample_weight is not None
-    first = counted.auc.get(((), plan.scores[0]))
-    summary = summary_of_counts(
-        plan, n_rows=counted.n_rows, n_pos=counted.n_pos, missing=found.missing, n_dropped=found.n_dropped,
-        sw_pos=float(first.pos) if weighted and first is not None else None,
-        sw_neg=float(first.neg) if weighted and first is not None else None,
-    )
+    summary = summary_of_auc(plan, counted.auc, n_rows=counted.n_rows, n_pos=counted.n_pos,
+                             missing=found.missing, n_dropped=found.n_dropped)
     return summary, extras
 
 

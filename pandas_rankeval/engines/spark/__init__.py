@@ -275,15 +275,10 @@ def _summaries(data: Frame, plan: Any, n_buckets: int) -> Any:
 def _summary_of_counts(plan: Any, scan: Scan, auc: dict) -> Any:
     """The summary of a call without groups (global AUC alone): rows and relevant rows
     from the scan, summed sample weights from the AUC counts (no pass over the rows)."""
-    from pandas_rankeval.summary.partition import summary_of_counts
+    from pandas_rankeval.summary.partition import summary_of_auc
 
-    counts = auc[((), plan.scores[0])]
-    weighted = plan.options.sample_weight is not None
-    return summary_of_counts(
-        plan, n_rows=scan.n_rows, n_pos=scan.n_pos, missing={c: n for c, n in scan.missing.items() if n},
-        n_dropped=scan.n_dropped,
-        sw_pos=float(counts.pos) if weighted else None, sw_neg=float(counts.neg) if weighted else None,
-    )
+    return summary_of_auc(plan, auc, n_rows=scan.n_rows, n_pos=scan.n_pos, missing=scan.missing,
+                          n_dropped=scan.n_dropped)
 
 
 def _scan_plan(sdf: Any, plan: Any) -> tuple[Frame, Scan]:
