@@ -154,3 +154,59 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(group))
     # stable: the fixture-using tests stay ahead of the doctests that reuse their session
     items.sort(key=lambda item: rank.get(_engine_group(item), len(rank)))
+
+
+# ----------------------------------------------------------------------------------------------
+# mypy, started at once beside the tests (tests/test_typing.py reads its result)
+# ----------------------------------------------------------------------------------------------
+MYPY_ENV = "PANDAS_RANKEVAL_MYPY_RUN"
+_MYPY_PROC: Any = None
+
+
+def _runs_typing_test(config: pytest.Config) -> bool:
+    args = [str(a) for a in config.args]
+    return not args or any(a.rstrip("/").endswith(("tests", "test_typing.py")) or a in (".", "./")
+                           or a.startswith("tests/test_typing.py") for a in args)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The cold mypy run of tests/test_typing.py (about 20 s of one core) starts here, in the
+    process that starts the test workers, so it overlaps with collection and the other tests
+    instead of holding a worker; the test waits for its output files. Not on a worker, not with
+    --collect-only, and only when the typing test is part of the run."""
+    global _MYPY_PROC
+    if "PYTEST_XDIST_WORKER" in os.environ or config.option.collectonly or not _runs_typing_test(config):
+        return
+    import subprocess
+    import tempfile
+
+    try:
+        from test_typing import ROOT, mypy_command  # the command lives with the test
+    except ImportError:  # tests/ imported as a package
+        from tests.test_typing import ROOT, mypy_command
+
+    out = tempfile.mkdtemp(prefix="rankeval-mypy-")
+    os.environ[MYPY_ENV] = out
+    with open(os.path.join(out, "stdout"), "w") as stdout:
+        _MYPY_PROC = subprocess.Popen(mypy_command(out), cwd=ROOT, stdout=stdout, stderr=subprocess.DEVNULL, text=True)
+    # the return code, once mypy ends, for the test: a tiny waiter thread writes it
+    import threading
+
+    def wait() -> None:
+        code = _MYPY_PROC.wait()
+        with open(os.path.join(out, "returncode.tmp"), "w") as f:
+            f.write(str(code))
+        os.replace(os.path.join(out, "returncode.tmp"), os.path.join(out, "returncode"))
+
+    threading.Thread(target=wait, daemon=True).start()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _MYPY_PROC is None:
+        return
+    if _MYPY_PROC.poll() is None:
+        _MYPY_PROC.kill()
+        _MYPY_PROC.wait()
+    import shutil
+
+    shutil.rmtree(os.environ.get(MYPY_ENV, ""), ignore_errors=True)  # its output and cache
