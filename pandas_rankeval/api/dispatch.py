@@ -21,13 +21,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..core.options import WeightLike
+from ..core.registry import MetricSpec, metric_of_function
+from ..core.result import MetricResult
+from ..core.validation import check_bins, check_k, check_persistence
 from ..engines import engine_for
 from ..engines.base import check_engine_options
 from ..summary.checks import check_partitioned, check_schema
 from ..summary.plan import make_plan
 from ..tables import finalize
 
-__all__ = ["Empty", "EngineOptions", "GroupLike", "NanPolicy", "Ties", "WeightLike", "evaluate_frame"]
+__all__ = ["Empty", "EngineOptions", "GroupLike", "NanPolicy", "Ties", "WeightLike", "evaluate_frame", "evaluate_metric"]
 
 Ties = Literal["expected", "pessimistic", "optimistic"]
 Empty = Literal["zero", "skip", "error"]
@@ -97,3 +100,24 @@ def _with_propensities(plan: Any, engine: Any, frame: Any) -> Any:
         return plan  # not numbers: the partitions raise the dtype error with its column
     lookup = resolve_propensity(opts.propensity, positions, plan.func)
     return dataclasses.replace(plan, options=dataclasses.replace(opts, propensity=lookup))
+
+
+def evaluate_metric(function: str, df: Any, engine_options: EngineOptions, k: Any, **options: Any) -> MetricResult:
+    """One metric of one score column: the plan of kind "metric", on the frame's engine.
+
+    ``function`` is the public function (its name is in every message); its metric is the
+    registry's entry of that function, ``k`` the cutoff (checked here), ``options`` the
+    function's other parameters, each passed by name.
+    """
+    metric = metric_of_function(function)
+    if metric.param.kind == "persistence":
+        k = check_persistence(k, function)
+    elif metric.param.kind == "bins":
+        k = check_bins(k, function)
+    elif metric.param.presence != "none":
+        k = check_k(k, function, allow_none=metric.param.presence == "optional")
+    score = options.pop("score")
+    result: MetricResult = evaluate_frame(
+        df, function, engine_options, kind="metric", metrics=MetricSpec(metric.name, k), scores=score, **options
+    )
+    return result

@@ -1,26 +1,22 @@
 """The public functions the registry writes from an entry alone: a list metric with a persistence
 (``rbp``) and the calibration metrics (``logloss``, ``ne``, ``pcoc``, ``ece``).
 
-Each factory takes the entry and the runner of :mod:`.metrics` (``_metric``), so that adding such
-a metric touches only its definition.
+Each factory takes the entry alone and evaluates through :func:`.dispatch.evaluate_metric`, as every
+metric function does, so that adding such a metric touches only its definition.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Any, Protocol
 
 from pandas_rankeval.core.options import WeightLike
 from pandas_rankeval.core.registry import Metric
 from pandas_rankeval.core.result import MetricResult
 
-from .dispatch import Empty, EngineOptions, GroupLike, NanPolicy, Ties
+from .dispatch import Empty, EngineOptions, GroupLike, NanPolicy, Ties, evaluate_metric
 
 __all__ = ["CalibrationMetric", "PersistenceMetric", "calibration_metric", "persistence_metric"]
-
-#: ``_metric(function, df, engine_options, k, **options)`` of :mod:`.metrics`.
-Runner = Callable[..., MetricResult]
-
 
 class PersistenceMetric(Protocol):
     """The signature of a list metric whose name takes a persistence ``p`` (``"rbp@0.8"``)."""
@@ -45,7 +41,7 @@ class PersistenceMetric(Protocol):
     ) -> MetricResult: ...
 
 
-def persistence_metric(metric: Metric, run: Runner) -> PersistenceMetric:
+def persistence_metric(metric: Metric) -> PersistenceMetric:
     """The public function of a list metric with a persistence, written from its registry entry
     (its docstring is the entry's ``doc``): adding such a metric touches only its definition."""
     default = float(metric.param.default)  # type: ignore[arg-type]
@@ -65,7 +61,7 @@ def persistence_metric(metric: Metric, run: Runner) -> PersistenceMetric:
         nan_policy: NanPolicy = "raise",
         engine_options: EngineOptions = None,
     ) -> MetricResult:
-        return run(
+        return evaluate_metric(
             metric.function, df, engine_options, p,
             group=group, label=label, score=score, weight=weight, ties=ties, tiebreak=tiebreak,
             threshold=threshold, empty=empty, nan_policy=nan_policy,
@@ -96,7 +92,7 @@ class CalibrationMetric(Protocol):
     ) -> MetricResult: ...
 
 
-def calibration_metric(metric: Metric, run: Runner) -> CalibrationMetric:
+def calibration_metric(metric: Metric) -> CalibrationMetric:
     """The public function of a calibration metric, written from its registry entry."""
 
     def function(
@@ -110,7 +106,7 @@ def calibration_metric(metric: Metric, run: Runner) -> CalibrationMetric:
         nan_policy: NanPolicy = "raise",
         engine_options: EngineOptions = None,
     ) -> MetricResult:
-        return run(
+        return evaluate_metric(
             metric.function, df, engine_options, None,
             group=group, label=label, score=score, sample_weight=sample_weight, threshold=threshold,
             nan_policy=nan_policy,
@@ -131,7 +127,7 @@ def calibration_metric(metric: Metric, run: Runner) -> CalibrationMetric:
             nan_policy: NanPolicy = "raise",
             engine_options: EngineOptions = None,
         ) -> MetricResult:
-            return run(
+            return evaluate_metric(
                 metric.function, df, engine_options, bins,
                 group=group, label=label, score=score, sample_weight=sample_weight, threshold=threshold,
                 nan_policy=nan_policy,

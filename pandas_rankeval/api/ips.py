@@ -10,11 +10,9 @@ from collections.abc import Hashable
 from typing import Any
 
 from pandas_rankeval.core.options import WeightLike
-from pandas_rankeval.core.registry import MetricSpec, metric_of_function
 from pandas_rankeval.core.result import MetricResult
-from pandas_rankeval.core.validation import check_k
 
-from .dispatch import Empty, EngineOptions, GroupLike, NanPolicy, Ties, evaluate_frame
+from .dispatch import Empty, EngineOptions, GroupLike, NanPolicy, Ties, evaluate_metric
 from .docs import PARAMS, fill_doc
 
 __all__ = ["ips_dcg", "ips_hit_rate", "ips_precision"]
@@ -76,16 +74,6 @@ _EXAMPLE = """    One session: the logged ranker showed three rows at positions 
 PARAMS["ips_example"] = _EXAMPLE
 
 
-def _ips_metric(function: str, df: Any, engine_options: EngineOptions, k: Any, **options: Any) -> MetricResult:
-    metric = metric_of_function(function)
-    k = check_k(k, function, allow_none=metric.param.presence == "optional")
-    score = options.pop("score")
-    result: MetricResult = evaluate_frame(
-        df, function, engine_options, kind="metric", metrics=MetricSpec(metric.name, k), scores=score, **options
-    )
-    return result
-
-
 def ips_dcg(
     df: Any,
     *,
@@ -136,7 +124,7 @@ def ips_dcg(
     >>> pre.ips_dcg(df, group="s", label="click", score="old", position="pos", propensity=prop)
     2.0
     """
-    return _ips_metric(
+    return evaluate_metric(
         "ips_dcg", df, engine_options, k,
         group=group, label=label, score=score, position=position, propensity=propensity, clip=clip,
         snips=snips, weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold, empty=empty,
@@ -190,7 +178,7 @@ def ips_precision(
     >>> pre.ips_precision(df, group="s", label="click", score="new", position="pos", propensity=prop, k=2)
     2.0
     """
-    return _ips_metric(
+    return evaluate_metric(
         "ips_precision", df, engine_options, k,
         group=group, label=label, score=score, position=position, propensity=propensity, clip=clip,
         snips=snips, weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold, empty=empty,
@@ -252,7 +240,7 @@ def ips_hit_rate(
     ...                  snips=True)
     1.0
     """
-    return _ips_metric(
+    return evaluate_metric(
         "ips_hit_rate", df, engine_options, k,
         group=group, label=label, score=score, position=position, propensity=propensity, clip=clip,
         snips=snips, weight=weight, ties=ties, tiebreak=tiebreak, threshold=threshold, empty=empty,

@@ -13,13 +13,8 @@ from collections.abc import Hashable
 from typing import Any, Literal, Protocol
 
 from pandas_rankeval.core.options import WeightLike
-from pandas_rankeval.core.registry import (
-    METRICS,
-    MetricSpec,
-    metric_of_function,
-)
+from pandas_rankeval.core.registry import METRICS
 from pandas_rankeval.core.result import MetricResult
-from pandas_rankeval.core.validation import check_bins, check_k, check_persistence
 
 from .dispatch import (
     Empty,
@@ -27,7 +22,7 @@ from .dispatch import (
     GroupLike,
     NanPolicy,
     Ties,
-    evaluate_frame,
+    evaluate_metric,
 )
 from .docs import fill_doc
 from .generated import (
@@ -50,27 +45,6 @@ __all__ = [
     "precision",
     "recall",
 ]
-
-
-def _metric(function: str, df: Any, engine_options: EngineOptions, k: Any, **options: Any) -> MetricResult:
-    """One metric of one score column: the plan of kind "metric", on the frame's engine.
-
-    ``function`` is the public function (its name is in every message); its metric is the
-    registry's entry of that function, ``k`` the cutoff (checked here), ``options`` the
-    function's other parameters, each passed by name.
-    """
-    metric = metric_of_function(function)
-    if metric.param.kind == "persistence":
-        k = check_persistence(k, function)
-    elif metric.param.kind == "bins":
-        k = check_bins(k, function)
-    elif metric.param.presence != "none":
-        k = check_k(k, function, allow_none=metric.param.presence == "optional")
-    score = options.pop("score")
-    result: MetricResult = evaluate_frame(
-        df, function, engine_options, kind="metric", metrics=MetricSpec(metric.name, k), scores=score, **options
-    )
-    return result
 
 
 def auc(
@@ -133,7 +107,7 @@ def auc(
     >>> pre.auc(df, label="click", score="score")
     0.625
     """
-    return _metric(
+    return evaluate_metric(
         "auc", df, engine_options, None, group=None,
         label=label, score=score, sample_weight=sample_weight, ties=ties, tiebreak=tiebreak,
         threshold=threshold, max_fpr=max_fpr, nan_policy=nan_policy,
@@ -233,7 +207,7 @@ def gauc(
     >>> print(pre.gauc(df, group="user", label="click", score="score").coverage)
     2 of 2 groups used
     """
-    return _metric(
+    return evaluate_metric(
         "gauc", df, engine_options, None,
         group=group, label=label, score=score, weight=weight, min_size=min_size, min_pos=min_pos,
         min_neg=min_neg, sample_weight=sample_weight, ties=ties, tiebreak=tiebreak,
@@ -291,7 +265,7 @@ def mrr(
     >>> round(pre.mrr(df, group="q", label="rel", score="score", k=3), 3)
     0.444
     """
-    return _metric(
+    return evaluate_metric(
         "mrr", df, engine_options, k,
         group=group, label=label, score=score, weight=weight, ties=ties, tiebreak=tiebreak,
         threshold=threshold, empty=empty, nan_policy=nan_policy,
@@ -358,7 +332,7 @@ def ndcg(
     >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear", k=2), 4)
     0.2398
     """
-    return _metric(
+    return evaluate_metric(
         "ndcg", df, engine_options, k,
         group=group, label=label, score=score, gain=gain, weight=weight, ties=ties, tiebreak=tiebreak,
         threshold=threshold, empty=empty, nan_policy=nan_policy,
@@ -412,7 +386,7 @@ def average_precision(
     >>> round(pre.average_precision(df, group="q", label="rel", score="score"), 3)
     0.756
     """
-    return _metric(
+    return evaluate_metric(
         "average_precision", df, engine_options, k,
         group=group, label=label, score=score, denominator=denominator, weight=weight, ties=ties,
         tiebreak=tiebreak, threshold=threshold, empty=empty, nan_policy=nan_policy,
@@ -458,7 +432,7 @@ def _cutoff_metric(function: str, summary: str, example: str) -> CutoffMetric:
         nan_policy: NanPolicy = "raise",
         engine_options: EngineOptions = None,
     ) -> MetricResult:
-        return _metric(
+        return evaluate_metric(
             function, df, engine_options, k,
             group=group, label=label, score=score, weight=weight, ties=ties, tiebreak=tiebreak,
             threshold=threshold, empty=empty, nan_policy=nan_policy,
@@ -563,12 +537,12 @@ for _f in (auc, gauc, mrr, ndcg, average_precision, precision, recall, hit_rate)
     fill_doc(_f)
 #: The public functions the registry defines by their entry alone (no hand-written function above).
 GENERATED: dict[str, PersistenceMetric | CalibrationMetric] = {
-    m.function: fill_doc(persistence_metric(m, _metric))
+    m.function: fill_doc(persistence_metric(m))
     for m in METRICS.values()
     if m.function not in globals() and m.param.kind == "persistence"
 }
 GENERATED.update({  # type: ignore[dict-item]
-    m.function: fill_doc(calibration_metric(m, _metric))
+    m.function: fill_doc(calibration_metric(m))
     for m in METRICS.values()
     if m.function not in globals() and m.rows is not None
 })
