@@ -10,8 +10,8 @@ are computed again over the whole table.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
 import warnings
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,15 +38,9 @@ def check_overall(overall: object, by: Hashable | Sequence[Hashable] | None, fun
     return bool(overall)
 
 
-def _by_columns(by: Hashable | Sequence[Hashable]) -> list[Hashable]:
-    if isinstance(by, (list, tuple)):
-        return list(by)
-    return [by]
-
-
 def with_overall(segments: ResultTable, whole: ResultTable, by: Hashable | Sequence[Hashable], kind: str) -> ResultTable:
     """The table by segment, then the whole table's rows under the segment ``(all)``."""
-    cols = _by_columns(by)
+    cols = list(segments.index.names)[: segments.index.nlevels - whole.index.nlevels]  # the by columns
     keys = [k if isinstance(k, tuple) else (k,) for k in whole.index]
     index = pd.MultiIndex.from_tuples([(*([OVERALL] * len(cols)), *k) for k in keys],
                                       names=[*cols, *whole.index.names])
@@ -66,7 +60,11 @@ def with_overall(segments: ResultTable, whole: ResultTable, by: Hashable | Seque
 def _readjust(table: pd.DataFrame) -> None:
     """Adjusted p-values, marks and (``ci_adjust="bonferroni"``) intervals over the whole table."""
     from pandas_rankeval.inference.pvalues import adjust_pvalues
-    from pandas_rankeval.tables.compare import difference_bounds, bonferroni_intervals, multiple_testing
+    from pandas_rankeval.tables.compare import (
+        bonferroni_intervals,
+        difference_bounds,
+        multiple_testing,
+    )
 
     attrs = table.attrs
     adjust, family = str(attrs.get("adjust", "holm")), str(attrs.get("family", "table"))
