@@ -347,12 +347,13 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
 
 
-def calibration_groups(ev: Evaluation) -> np.ndarray:
+def row_groups(ev: Evaluation) -> np.ndarray:
     """Per row, the index of its group in the per-group arrays (ascending code), which are made
-    here when no ranking metric made them."""
+    here (codes, rows, relevant and other rows per group) when no ranking metric made them; the
+    index is kept with them."""
     groups = ev.prepared.encode_groups()
     if groups is None:
-        raise internal_error("calibration metrics need group codes")
+        raise internal_error("per-group arrays need group codes")
     if not ev.group_stats:
         uniq, inv = np.unique(groups.codes, return_inverse=True)
         inv = inv.reshape(-1)
@@ -402,7 +403,7 @@ def _calibration_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, s
     metric = spec.info
     if metric.rows is None:  # pragma: no cover - the caller checks
         raise internal_error(f"{spec.name} has no row sums")
-    gi = calibration_groups(ev)
+    gi = row_groups(ev)
     n = np.asarray(ev.group_stats["n"])
     opts = ev.options
     sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None

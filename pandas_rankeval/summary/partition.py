@@ -21,6 +21,7 @@ import pandas as pd
 from ..core.coverage import eligibility
 from ..core.evaluate import evaluate
 from ..core.evaluation import Evaluation, segment_of_groups
+from ..core.reductions import row_groups
 from ..core.validation import InputProblem, internal_error, missing_mask
 from ..inference import hashing as H
 from ..inference.pvalues import TOP_K, signflip_sums, signflip_terms
@@ -51,16 +52,8 @@ def _segment_keys(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, list[tuple]]:
 
 def _ensure_group_stats(ev: Evaluation) -> None:
     """Group codes, rows and relevant rows per group, when no group metric built them."""
-    if ev.group_stats:
-        return
-    groups = ev.prepared.encode_groups()
-    if groups is None:
-        raise internal_error("a summary needs group codes")
-    uniq, inv = np.unique(groups.codes, return_inverse=True)
-    inv = inv.reshape(-1)
-    n = np.bincount(inv, minlength=uniq.shape[0]).astype(np.int64)
-    npos = np.bincount(inv, weights=ev.labels.rel, minlength=uniq.shape[0]).astype(np.int64)
-    ev.group_stats.update(code=uniq, n=n, positives=npos, negatives=n - npos)
+    if not ev.group_stats:
+        row_groups(ev)
 
 
 def _graded_rows(ev: Evaluation) -> np.ndarray | None:
@@ -70,11 +63,7 @@ def _graded_rows(ev: Evaluation) -> np.ndarray | None:
     other = ~np.isin(values, (0.0, 1.0))
     if not other.any():
         return None
-    groups = ev.prepared.encode_groups()
-    if groups is None:
-        raise internal_error("a summary needs group codes")
-    gi = np.searchsorted(np.asarray(ev.group_stats["code"]), groups.codes)
-    return np.bincount(gi, weights=other[ev.labels.level], minlength=ev.group_stats["n"].shape[0])
+    return np.bincount(row_groups(ev), weights=other[ev.labels.level], minlength=ev.group_stats["n"].shape[0])
 
 
 def _class_weights(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, np.ndarray] | None:
@@ -83,10 +72,7 @@ def _class_weights(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, np.ndarray] 
     if sw_col is None:
         return None
     sw = ev.prepared.extra[sw_col]
-    groups = ev.prepared.encode_groups()
-    if groups is None:
-        raise internal_error("a summary needs group codes")
-    gi = np.searchsorted(np.asarray(ev.group_stats["code"]), groups.codes)
+    gi = row_groups(ev)
     n_groups = ev.group_stats["n"].shape[0]
     rel = ev.labels.rel
     wpos = np.bincount(gi[rel], weights=sw[rel], minlength=n_groups)

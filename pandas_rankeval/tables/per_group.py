@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..core.evaluate import evaluate
 from ..core.evaluation import Evaluation
-from ..core.reductions import calibration_groups
+from ..core.reductions import row_groups
 from ..display.table import ResultTable, as_result_table
 from ..summary.plan import Plan
 
@@ -41,7 +41,7 @@ def _row_weights(ev: Evaluation, plan: Plan) -> np.ndarray:
     """Per group, its rows' summed sample weight (its rows without sample weights)."""
     if plan.options.sample_weight is None:
         return np.asarray(ev.group_stats["n"], dtype=np.float64)
-    gi = calibration_groups(ev)
+    gi = row_groups(ev)
     sw = ev.prepared.extra[plan.options.sample_weight]
     return np.bincount(gi, weights=sw, minlength=ev.group_stats["n"].shape[0])
 
