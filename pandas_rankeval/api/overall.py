@@ -59,28 +59,14 @@ def with_overall(segments: ResultTable, whole: ResultTable, by: Hashable | Seque
 
 def _readjust(table: pd.DataFrame) -> None:
     """Adjusted p-values, marks and (``ci_adjust="bonferroni"``) intervals over the whole table."""
-    from pandas_rankeval.inference.pvalues import adjust_pvalues
-    from pandas_rankeval.tables.compare import (
-        bonferroni_intervals,
-        difference_bounds,
-        multiple_testing,
-    )
+    from pandas_rankeval.tables.compare import apply_adjustment, multiple_testing
 
     attrs = table.attrs
     adjust, family = str(attrs.get("adjust", "holm")), str(attrs.get("family", "table"))
     metric_of = np.array([str(m) for m in table.index.get_level_values("metric")], dtype=object)
-    p_adj = adjust_pvalues(table["p_value"].to_numpy(dtype=float), adjust, family=metric_of if family == "metric" else None)
-    col = attrs.get("p_adjusted")
-    if isinstance(col, str) and col in table.columns:
-        table[col] = p_adj
-    table["significant"] = np.nan_to_num(p_adj, nan=1.0) < float(attrs.get("alpha", 0.05))
-    if attrs.get("ci_adjust") == "bonferroni" and attrs.get("ci") is not None:
-        lo, hi = bonferroni_intervals(
-            table["diff"].to_numpy(dtype=float), table["ci_low"].to_numpy(dtype=float),
-            table["ci_high"].to_numpy(dtype=float), float(attrs["ci"]), metric_of if family == "metric" else None,
-            difference_bounds(metric_of),
-        )
-        table["ci_low"], table["ci_high"] = lo, hi
+    ci = attrs.get("ci")
+    apply_adjustment(table, metric_of, adjust=adjust, family=family, alpha=float(attrs.get("alpha", 0.05)),
+                     ci=None if ci is None else float(ci), ci_adjust=str(attrs.get("ci_adjust", "none")))
     metrics = list(dict.fromkeys(metric_of.tolist()))
     attrs["multiple_testing"] = multiple_testing(adjust, family, metrics, len(table))
 

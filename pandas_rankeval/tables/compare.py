@@ -120,6 +120,26 @@ def difference_bounds(metric_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             np.array([ranges[n][1] for n in metric_of], dtype=np.float64))
 
 
+def apply_adjustment(
+    data: Any, metric_of: np.ndarray, *, adjust: str, family: str, alpha: float, ci: float | None, ci_adjust: str,
+) -> None:
+    """The multiple-testing step of a comparison, in place over every row of ``data`` (a dict of
+    columns or a DataFrame; ``metric_of`` each row's metric): the adjusted p-value column, the
+    ``significant`` flag and, with ``ci_adjust="bonferroni"``, the simultaneous intervals. The
+    table's own rows and a table joined with its overall rows (``overall=True``) use it alike."""
+    groups = metric_of if family == "metric" else None
+    p_adj = adjust_pvalues(np.asarray(data["p_value"], dtype=float), adjust, family=groups)
+    col = ADJUSTED[adjust]
+    if col is not None:
+        data[col] = p_adj
+    data["significant"] = np.nan_to_num(p_adj, nan=1.0) < alpha
+    if ci_adjust == "bonferroni" and ci is not None:
+        data["ci_low"], data["ci_high"] = bonferroni_intervals(
+            np.asarray(data["diff"], dtype=float), np.asarray(data["ci_low"], dtype=float),
+            np.asarray(data["ci_high"], dtype=float), ci, groups, difference_bounds(metric_of),
+        )
+
+
 def finish_table(
     data: dict[str, np.ndarray],
     rows: list[tuple[Hashable, Hashable, str]],
@@ -141,16 +161,7 @@ def finish_table(
     with np.errstate(divide="ignore", invalid="ignore"):
         data["lift"] = np.where(data["baseline_value"] != 0, data["diff"] / data["baseline_value"], np.nan)
     metric_of = np.array([str(n) for _ in keys for _, _, n in rows], dtype=object)
-    p_adj = adjust_pvalues(data["p_value"], adjust, family=metric_of if family == "metric" else None)
-    col = ADJUSTED[adjust]
-    if col is not None:
-        data[col] = p_adj
-    data["significant"] = np.nan_to_num(p_adj, nan=1.0) < alpha
-    if ci_adjust == "bonferroni" and ci is not None:
-        data["ci_low"], data["ci_high"] = bonferroni_intervals(
-            data["diff"], data["ci_low"], data["ci_high"], ci, metric_of if family == "metric" else None,
-            difference_bounds(metric_of),
-        )
+    apply_adjustment(data, metric_of, adjust=adjust, family=family, alpha=alpha, ci=ci, ci_adjust=ci_adjust)
     names = ["model", "baseline", "metric"] if all_pairs else ["model", "metric"]
     tuples = [
         (*key, m, b, n) if all_pairs else (*key, m, n) for key in keys for m, b, n in rows
