@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -146,7 +145,7 @@ def main() -> None:
         order = [w for w in args.engines.split(",") if not (args.skip_report and w == "report")]
         for what in order:
             at = load()
-            out = subprocess.run([sys.executable, "-c", CHILD, d, what], capture_output=True, text=True,
+            out = subprocess.run([sys.executable, "-c", CHILD, d, what], check=False, capture_output=True, text=True,
                                  cwd=os.getcwd())
             if out.returncode:
                 print(out.stderr, file=sys.stderr)
