@@ -36,7 +36,7 @@ def coverage_bound(n: int, target: float = 0.9) -> float:
 
 def test_em_items_covers_the_truth_and_the_naive_ratio_does_not() -> None:
     hits, naive_hits = [], []
-    for s in range(20):
+    for s in range(12):
         log = make_click_log(1000, n_queries=20, n_rankers=2, shuffle=1.0, seed=1000 + s)
         truth = np.asarray(log.attrs["examination"])
         t = pre.propensities(log, **KW, item=ITEM, n_boot=40, seed=s)
