@@ -204,3 +204,41 @@ def test_threads_engine_option_and_rule_never_change_a_number():
         assert threads_for(10) == 4
     with pytest.raises(ValueError, match="'threads' engine option of gauc must be an int >= 1"):
         pre.gauc(df, group="u", label="y", score="s", engine_options={"threads": 0})
+
+
+LIST_ONLY = [["ndcg@3", "precision@3", "recall@2", "hit_rate@1", "mrr@2", "map@3"],
+             ["ndcg@50", "precision@50", "hit_rate@3"], ["ndcg", "mrr", "map", "rbp@0.5", "precision@2"]]
+
+
+@pytest.mark.parametrize("metrics", LIST_ONLY)
+@pytest.mark.parametrize("options", [
+    {"empty": "zero", "parts": 1}, {"empty": "skip", "parts": 3}, {"weight": "clicks", "parts": 1},
+    {"label": "yg", "threshold": 2, "parts": 3}, {"label": "yg", "parts": 1},
+])
+def test_list_metrics_on_the_rows_that_count_equal_the_full_sort(monkeypatch, metrics, options):
+    """List metrics alone rank only each group's rows down to its last relevant row (and one row of
+    a group whose best relevant row is beyond every cutoff): the same numbers as a full sort, on a
+    tie-free column, one with ties below the relevant rows only (shuffled rows, cutoffs beyond
+    the group, groups with no relevant row)."""
+    df = _frame(3)
+    low = df["c"].to_numpy().copy()
+    below = (df["y"] == 0).to_numpy() & (low < 0.2)
+    low[below] = np.round(low[below], 1) - 1.0  # ties, below every relevant row of the group
+    df["low"] = low
+    opts = dict(options)
+    parts = opts.pop("parts")
+    kw = {"group": "g", "label": opts.pop("label", "y"), "scores": ["c", "low"], "metrics": metrics, **opts}
+    used = []
+    real = kept.candidates
+
+    def counted(*a, **k):
+        out = real(*a, **k)
+        used.append(out is not None)
+        return out
+
+    monkeypatch.setattr(kept, "candidates", counted)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast, full = _both(monkeypatch, lambda: pre.per_group(df, **kw), parts)
+    assert any(used), "no part was ranked on its rows that count"
+    assert np.array_equal(_numbers(fast), _numbers(full), equal_nan=True)

@@ -18,7 +18,7 @@ import numpy as np
 from . import ranking as E
 from .definitions import gains
 from .evaluation import Evaluation, ScoreEvaluation
-from .skip import GroupTable, Part, can_skip, group_table, select_first
+from .skip import GroupTable, Part, can_skip, candidates, group_table, select_first
 from .validation import internal_error
 
 __all__ = ["evaluate_kept", "table_of"]
@@ -65,13 +65,33 @@ class _Ties:
 
 
 def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, ties: _Ties) -> E.Ranking:
-    """One part's ranking: its rows sorted by score, then by (group, rank)."""
-    labels = ev.labels
+    """One part's ranking: its rows sorted by score, then by (group, rank); for the list metrics,
+    only the rows that can count (:func:`~.skip.candidates`) when that is exact."""
+    bound = _list_bound(ev)
+    if bound is not False:
+        keep = candidates(score, part, _marked(ev, part), bound)
+        if keep is not None:
+            sub = Part(part.lo, part.hi, part.rows[keep], part.row_group[keep], part.level[keep])
+            s = score[sub.rows]
+            order, rank = E.score_rank(s, ties="expected")
+            n = s.shape[0]
+            del s
+            # tie-free candidates of a tie-free column: the tie-free arithmetic of the whole part
+            # (the relevant rows' offsets and best-first order are those of the whole part)
+            if n and int(rank[0]) == n - 1 and not ties.anywhere():
+                rk = _build(ev, sub, order, rank, False)
+                whole_totals(rk, ev, part)
+                return rk
     s = score[part.rows]
     order, rank = E.score_rank(s, ties="expected")
     n = s.shape[0]
     del s
     elsewhere = bool(n) and int(rank[0]) == n - 1 and ties.anywhere()
+    return _build(ev, part, order, rank, elsewhere)
+
+
+def _build(ev: Evaluation, part: Part, order: np.ndarray, rank: np.ndarray, elsewhere: bool) -> E.Ranking:
+    labels = ev.labels
     graded = any(spec.info.graded for spec in ev.specs)
     return E.build_ranking(
         part.row_group,
@@ -85,6 +105,54 @@ def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, ties: _Ties) -> E.
         count_levels=graded,
         ties_elsewhere=elsewhere,
     )
+
+
+#: The list metrics whose tie-free values read only the relevant (or gaining) rows, their offsets
+#: in the group and their order, best first: rows below all of them cannot change a value.
+_SELECTABLE = frozenset({"mrr", "ndcg", "map", "precision", "recall", "hit_rate", "rbp"})
+
+
+def _list_bound(ev: Evaluation) -> int | None | bool:
+    """False when the rows below a group's last relevant row may matter (a pair metric, or one not
+    in :data:`_SELECTABLE`); else the largest cutoff when every metric has one (a group whose best
+    relevant row has that many rows above it scores 0), else None."""
+    grouped = [s for s in ev.specs if s.info.grouped]
+    if not grouped or any(s.kind not in _SELECTABLE or s.info.eligibility != "relevant" for s in grouped):
+        return False
+    cutoffs = [s.cutoff for s in grouped]
+    return None if any(c is None for c in cutoffs) else max(int(c) for c in cutoffs)  # type: ignore[arg-type]
+
+
+def whole_totals(rk: E.Ranking, ev: Evaluation, part: Part) -> None:
+    """Give a ranking of some rows of a part the whole groups' totals (rows, relevant rows and,
+    for NDCG's ideal DCG, rows per label level), as :func:`~.ranking.build_ranking` counts them."""
+    table = ev.table
+    if table is None:
+        raise internal_error("a ranking of the rows that count needs the group table")
+    kept = table.kept[part.lo : part.hi]
+    rk.n = table.n[kept]
+    rk.npos = table.npos[kept]
+    rk.nneg = rk.n - rk.npos
+    if rk.level_counts is None and not any(s.info.graded for s in ev.specs):
+        return
+    labels = ev.labels
+    n_groups = part.hi - part.lo
+    if labels.n_levels == 2 and labels.rel_level == 1:
+        rk.level_counts = np.column_stack([rk.n - rk.npos, rk.npos])
+    elif n_groups * labels.n_levels <= 4 * part.rows.shape[0] + 1024:
+        cell = part.row_group.astype(np.int64) * labels.n_levels
+        cell += part.level
+        rk.level_counts = np.bincount(cell, minlength=n_groups * labels.n_levels).reshape(n_groups, labels.n_levels)
+    else:
+        rk.level_counts = None
+
+
+def _marked(ev: Evaluation, part: Part) -> np.ndarray:
+    """Per row of the part: relevant, or with a gain (graded labels below the threshold)."""
+    marked = part.level >= ev.labels.rel_level
+    if any(s.info.graded for s in ev.specs):
+        marked |= gains(ev)[part.level] != 0
+    return marked
 
 
 def evaluate_kept(

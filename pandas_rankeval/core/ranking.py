@@ -339,6 +339,9 @@ class Ranking:
         self.n = n
         self.npos = npos
         self.nneg = n - npos
+        #: relevant rows per group among the ranked rows (``npos`` may be set to the whole
+        #: group's when the ranking holds only the rows that can count)
+        self.ranked_npos = npos
         self.wpos = wpos
         self.wneg = wneg
         self._size = size
@@ -411,7 +414,7 @@ class Ranking:
                 raise RuntimeError("relevant_rows needs a tie-free ranking")
             where = np.flatnonzero(self.rel)
             group, offset = self.sparse_rows(where)
-            before = np.cumsum(self.npos) - self.npos
+            before = np.cumsum(self.ranked_npos) - self.ranked_npos
             order = np.arange(where.shape[0]) - before[group]
             self._relevant = (group, offset, order)
         return self._relevant

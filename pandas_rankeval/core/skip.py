@@ -26,7 +26,7 @@ from .metric import MetricSpec
 from .options import Options
 from .ranking import _bits, _starts_of_runs
 
-__all__ = ["GroupTable", "Selection", "can_skip", "group_table", "select_first"]
+__all__ = ["GroupTable", "Selection", "can_skip", "candidates", "group_table", "select_first"]
 
 #: Skip groups only when at most this share of the rows is kept (else the pass costs more than it saves).
 _KEEP_AT_MOST = 0.9
@@ -229,3 +229,38 @@ def select_first(score: np.ndarray, rel: np.ndarray, group: np.ndarray, n_groups
     t = np.bincount(group[at], minlength=n_groups)
     p = np.bincount(group[at & rel], minlength=n_groups)
     return Selection(m.astype(np.int64), t.astype(np.int64), p.astype(np.int64))
+
+
+def candidates(score: np.ndarray, part: Part, marked: np.ndarray, bound: int | None) -> np.ndarray | None:
+    """The rows of a part that a tie-free list metric reads (a bool mask), or None when they are
+    (nearly) all of them: O(n), no sort.
+
+    A group's rows scored below all its ``marked`` (relevant, or gaining) rows change no offset of a
+    marked row: they are dropped. With ``bound`` (every metric has a cutoff, the largest), a group
+    whose best marked row has ``bound`` rows or more above it shows no marked row within any cutoff:
+    one of its unmarked rows stands for it (it scores 0 and stays in the ranking). Every group of
+    the part has a marked row.
+    """
+    g = part.row_group
+    n_groups = part.hi - part.lo
+    s = score[part.rows]
+    gm, sm = g[marked], s[marked]
+    low = np.empty(n_groups, dtype=s.dtype)
+    low[gm] = sm
+    np.minimum.at(low, gm, sm)
+    keep = s >= low[g]
+    if bound is not None:
+        best = np.empty(n_groups, dtype=s.dtype)
+        best[gm] = sm
+        np.maximum.at(best, gm, sm)
+        above = s > best[g]
+        far = np.bincount(g[above], minlength=n_groups) >= bound
+        if far.any():
+            keep &= ~far[g]
+            stand_in = np.empty(n_groups, dtype=np.int64)
+            idx = np.flatnonzero(above & far[g])
+            stand_in[g[idx]] = idx  # one row above the best marked row of each such group
+            keep[stand_in[far]] = True
+    if int(np.count_nonzero(keep)) > _KEEP_AT_MOST * s.shape[0]:
+        return None
+    return keep
