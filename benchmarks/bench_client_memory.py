@@ -94,7 +94,7 @@ def main() -> None:
                 if out.returncode:
                     print(out.stderr, file=sys.stderr)
                     raise SystemExit(out.returncode)
-                r = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith('{"wall"')][-1])
+                r = json.loads(out.stdout[out.stdout.rindex('{"wall"'):].splitlines()[0])
                 first = first or r
                 diff = max(abs(a - b) for a, b in zip([r["gauc"], *r["values"]], [first["gauc"], *first["values"]]))
                 workers = f" [workers {r['worker_rss_mb']:.0f}, {r['restarts']} restarts]" if "worker_rss_mb" in r else ""
