@@ -648,7 +648,9 @@ def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a bucket or a score pass was read before the error")
 
-    for where, attr in [(pe.lazy, "buckets"), (pe, "buckets"), (pe, "auc_pass"), (pe, "group_pass")]:
+    from pandas_rankeval.summary import driver
+
+    for where, attr in [(pe.lazy, "buckets"), (pe.lazy, "auc_pass"), (driver, "group_pass")]:
         monkeypatch.setattr(where, attr, never)
     with pytest.raises((ValueError, TypeError)) as got:
         getattr(pre, name)(pl.from_pandas(df).lazy(), engine_options={"buckets": 5}, **kw)
