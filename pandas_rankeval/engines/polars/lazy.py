@@ -42,7 +42,7 @@ from ...summary.driver import Scan
 from .auc import auc_pass, score_key
 from .convert import _base, is_float, is_numeric, to_pandas
 
-__all__ = ["LazySource", "Names", "buckets", "keep_expr", "relevant_expr", "safe_columns", "scan"]
+__all__ = ["LazySource", "Names", "buckets", "keep_expr", "relevant_expr", "relevant_rule", "safe_columns", "scan"]
 
 _SEED = 0x2A5EED
 #: The range of each integer dtype (a label's relevance bound is clipped to it).
@@ -186,19 +186,29 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
     return out
 
 
-def relevant_expr(names: Names, plan: Any) -> pl.Expr:
-    """A row's label is relevant, as pandas reads it (:func:`pandas_rankeval.core.prepare.label_levels`):
-    an integer label ``>= 1`` (or ``>= ceil(threshold)``), any other ``> 0`` (or ``>= threshold``)."""
-    c, dtype, t = names.col(plan.label), names.dtype(plan.label), plan.options.threshold
+def relevant_rule(dtype: Any, threshold: float | None) -> tuple[str, Any]:
+    """How a label of ``dtype`` is relevant, as pandas reads it
+    (:func:`pandas_rankeval.core.prepare.label_levels`): ``("never", None)``, ``(">=", bound)`` for an
+    integer label (``>= 1`` or ``>= ceil(threshold)``, clipped to the dtype's range), ``(">", 0)`` or
+    ``(">=", threshold)`` for another numeric label (as float64). Engines translate the rule."""
     base = _base(dtype)
     if base in _INTEGERS:
-        bound = 1 if t is None else math.ceil(t)
+        bound = 1 if threshold is None else math.ceil(threshold)
         lo, hi = _INTEGERS[base]
-        return pl.lit(False) if bound > hi else c >= max(bound, lo)
+        return ("never", None) if bound > hi else (">=", max(bound, lo))
     if not is_numeric(dtype):
-        return pl.lit(False)  # refused by the schema checks before any scan
-    v = c.cast(pl.Float64)
-    return (v > 0) if t is None else (v >= t)
+        return ("never", None)  # refused by the schema checks before any scan
+    return (">", 0.0) if threshold is None else (">=", float(threshold))
+
+
+def relevant_expr(names: Names, plan: Any) -> pl.Expr:
+    """A row's label is relevant (:func:`relevant_rule`) as a polars expression."""
+    dtype = names.dtype(plan.label)
+    op, bound = relevant_rule(dtype, plan.options.threshold)
+    if op == "never":
+        return pl.lit(False)
+    c = names.col(plan.label) if _base(dtype) in _INTEGERS else names.col(plan.label).cast(pl.Float64)
+    return (c >= bound) if op == ">=" else (c > bound)
 
 
 def _key(group: list[Hashable], names: Names) -> pl.Expr:
