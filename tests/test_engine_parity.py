@@ -621,6 +621,24 @@ def _late_error_cases() -> dict[str, tuple[pd.DataFrame, str, dict[str, Any]]]:
     }
 
 
+def _late_call(case: str, func: str) -> tuple[pd.DataFrame, str, dict[str, Any]] | None:
+    """A late-error case as (frame, public function, keywords), or None (per_group has no segments
+    nor intervals)."""
+    df, name, kw = _late_error_cases()[case]
+    if func == "per_group":
+        if name == "report":
+            kw = {k: v for k, v in kw.items() if k not in ("by", "ci", "n_boot", "scores")} | {"score": "a"}
+            if case.startswith("by-varies") or case == "duration-key-ci":
+                return None
+        name = "per_group"
+        kw = kw | ({"metrics": [kw.pop("metric", "ndcg")]} if "metrics" not in kw else {})
+    return df, name, kw
+
+
+def _never(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("a bucket or a score pass was read before the error")
+
+
 @pytest.mark.parametrize("func", ["metric", "per_group"])
 @pytest.mark.parametrize("case", list(_late_error_cases()))
 def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
@@ -631,29 +649,45 @@ def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
     import polars as pl
 
     import pandas_rankeval.engines.polars as pe
-
-    df, name, kw = _late_error_cases()[case]
-    if func == "per_group":
-        if name == "report":
-            kw = {k: v for k, v in kw.items() if k not in ("by", "ci", "n_boot", "scores")} | {"score": "a"}
-            if case.startswith("by-varies"):
-                return  # per_group has no segments
-            if case == "duration-key-ci":
-                return  # nor an interval
-        name = "per_group"
-        kw = kw | ({"metrics": [kw.pop("metric", "ndcg")]} if "metrics" not in kw else {})
-    with pytest.raises((ValueError, TypeError)) as want:
-        getattr(pre, name)(df, **kw)
-
-    def never(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("a bucket or a score pass was read before the error")
-
     from pandas_rankeval.summary import driver
 
+    called = _late_call(case, func)
+    if called is None:
+        return
+    df, name, kw = called
+    with pytest.raises((ValueError, TypeError)) as want:
+        getattr(pre, name)(df, **kw)
     for where, attr in [(pe.lazy, "buckets"), (pe.lazy, "auc_pass"), (driver, "group_pass")]:
-        monkeypatch.setattr(where, attr, never)
+        monkeypatch.setattr(where, attr, _never)
     with pytest.raises((ValueError, TypeError)) as got:
         getattr(pre, name)(pl.from_pandas(df).lazy(), engine_options={"buckets": 5}, **kw)
+    assert type(got.value) is type(want.value), (got.value, want.value)
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("func", ["metric", "per_group"])
+@pytest.mark.parametrize("case", list(_late_error_cases()))
+def test_duckdb_errors_before_any_bucket(monkeypatch, case, func):
+    """Issue 26: a relation raised empty='error', a bad weight Series and a by varying within a
+    group only from its buckets; its one scan (and one small aggregate where needed) now answers
+    them as on a LazyFrame: pandas' class and message, and no bucket nor score pass is read."""
+    duckdb = pytest.importorskip("duckdb")
+    import pandas_rankeval.engines.duckdb as de
+    from pandas_rankeval.summary import driver
+
+    called = _late_call(case, func)
+    if called is None:
+        return
+    df, name, kw = called
+    if case == "duration-key-ci":
+        return  # a DuckDB INTERVAL column does not read into polars' schema: not a relation's key today
+    with pytest.raises((ValueError, TypeError)) as want:
+        getattr(pre, name)(df, **kw)
+    for where, attr in [(de, "auc_pass"), (de, "bucket_batches"), (driver, "group_pass")]:
+        monkeypatch.setattr(where, attr, _never)
+    rel = duckdb.connect().from_df(df)
+    with pytest.raises((ValueError, TypeError)) as got:
+        getattr(pre, name)(rel, engine_options={"buckets": 5}, **kw)
     assert type(got.value) is type(want.value), (got.value, want.value)
     assert str(got.value) == str(want.value)
 
