@@ -692,6 +692,32 @@ def test_duckdb_errors_before_any_bucket(monkeypatch, case, func):
     assert str(got.value) == str(want.value)
 
 
+@pytest.mark.parametrize("func", ["metric", "per_group"])
+@pytest.mark.parametrize("case", ["empty-error", "weight-negative", "weight-nan", "weight-index-type"])
+def test_dask_errors_before_any_pass(monkeypatch, case, func):
+    """Issue 26: Dask's lazy per_group raised empty='error' and a bad weight Series inside its
+    partitions, with one partition's counts; the one aggregate of rows per (group key, label)
+    now answers them for every call before any pass: pandas' class and message. (A ``by`` that
+    varies within a group and exp2 overflow still come from the first pass's whole-table counts.)"""
+    pytest.importorskip("dask.dataframe")
+    import dask
+    import dask.dataframe as dd
+
+    import pandas_rankeval.engines.dask as de
+
+    called = _late_call(case, func)
+    assert called is not None
+    df, name, kw = called
+    with pytest.raises((ValueError, TypeError)) as want:
+        getattr(pre, name)(df, **kw)
+    for attr in ["group_pass", "score_pass", "count_pass", "segment_pass", "shuffled"]:
+        monkeypatch.setattr(de, attr, _never)
+    with dask.config.set({"scheduler": "synchronous"}), pytest.raises((ValueError, TypeError)) as got:
+        getattr(pre, name)(dd.from_pandas(df, npartitions=4), **kw)
+    assert type(got.value) is type(want.value), (got.value, want.value)
+    assert str(got.value) == str(want.value)
+
+
 @pytest.mark.parametrize("engine", ["polars-lazy", "duckdb", "dask", "spark"])
 def test_exp2_overflow_names_the_whole_tables_largest_label(engine, engine_frame):
     """Issue 28: labels >= 1024 with gain='exp2' were refused with one bucket's (partition's)

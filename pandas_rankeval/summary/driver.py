@@ -38,7 +38,10 @@ from .partition import summarize, summary_of_auc
 from .plan import Plan
 from .summary import Summary, _shape, empty_summary
 
-__all__ = ["Scan", "Source", "bucket_count", "evaluate", "group_pass", "per_group_parts", "raise_early"]
+__all__ = [
+    "Scan", "Source", "bucket_count", "evaluate", "group_pass", "needs_counts", "per_group_parts", "raise_early",
+    "raise_from_counts",
+]
 
 
 @dataclass
@@ -130,14 +133,45 @@ def raise_early(source: Source, plan: Plan, found: Scan) -> Plan:
     err = exp2_overflow(plan.label, found.label_max, plan.options.threshold)
     if err is not None:
         raise err
-    series = isinstance(plan.options.weight, pd.Series) and bool(plan.specs)
-    if plan.group and (needs_group_stats(plan) or series):  # every group's statistics, once
+    if plan.group and needs_counts(plan, empty=False):  # every group's statistics, once
         count = source.free("__rk_n")
         counts = source.count_rows(list(dict.fromkeys([*plan.group, plan.label])), keep, count)
         plan = weights_once(plan, counts, count)
     lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
     if found.n_with_relevant is not None and lists and found.n_groups > found.n_with_relevant:
         raise empty_error(lists[0].name, found.n_groups - found.n_with_relevant, found.n_groups)
+    return plan
+
+
+def needs_counts(plan: Plan, empty: bool = True) -> bool:
+    """The plan's early checks need rows per (group key, label): a weight callable (called once on
+    them), a weight Series (checked on the whole table's group keys), or (``empty``) groups with no
+    relevant row under ``empty='error'``."""
+    series = isinstance(plan.options.weight, pd.Series) and bool(plan.specs)
+    lists = empty and plan.options.empty == "error" and any(s.info.eligibility == "relevant" for s in plan.specs)
+    return bool(plan.group) and (needs_group_stats(plan) or series or lists)
+
+
+def raise_from_counts(plan: Plan, counts: pd.DataFrame, count: str) -> Plan:
+    """The early checks of an engine that has no scan of its own (Dask's and Spark's lazy
+    ``per_group``), from one aggregate: rows per (group key, label) of the kept rows in column
+    ``count``. A weight Series or callable (:func:`~pandas_rankeval.summary.checks.weights_once`)
+    and ``empty='error'`` raise pandas' errors with whole-table counts. Returns the plan."""
+    import numpy as np
+
+    from ..core.prepare import label_levels
+    from ..core.validation import numeric_values
+
+    plan = weights_once(plan, counts, count) if needs_counts(plan, empty=False) else plan
+    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
+    if lists and plan.options.empty == "error" and len(counts):
+        y = numeric_values(counts[plan.label], plan.label, "label", keep_int=True)
+        rel = np.asarray(label_levels(y, plan.options.threshold, graded=False).rel, dtype=bool)
+        keys = counts[list(plan.group)]
+        n_groups = len(keys.drop_duplicates())
+        n_rel = len(keys.loc[rel].drop_duplicates())
+        if n_groups > n_rel:
+            raise empty_error(lists[0].name, n_groups - n_rel, n_groups)
     return plan
 
 
