@@ -39,7 +39,7 @@ from .plan import Plan
 from .summary import Summary, _shape, empty_summary
 
 __all__ = [
-    "Scan", "Source", "bucket_count", "evaluate", "group_pass", "needs_counts", "per_group_parts", "raise_early",
+    "Scan", "Source", "Tables", "bucket_count", "evaluate", "group_pass", "needs_counts", "per_group_parts", "raise_early",
     "raise_from_counts",
 ]
 
@@ -62,19 +62,10 @@ class Scan:
         return Summary({}, self.missing, self.n_dropped, self.n_rows - self.n_dropped, _shape(plan), self.problems)
 
 
-class Source(Protocol):
-    """The primitives a partitioned engine gives the driver (no metric, option or message).
-
+class Tables(Protocol):
+    """The primitives the early checks need: two small aggregates (no metric, option or message).
     ``keep`` says whether to read only the rows pandas keeps (no missing value in a column of the
-    plan); the driver asks for it only when the scan found dropped rows.
-    """
-
-    #: The start of the names of the driver's own columns (no column of the table starts with it).
-    prefix: str
-
-    def scan(self, plan: Plan) -> Scan:
-        """One aggregate over the table: the whole-table counts of :class:`Scan`."""
-        ...
+    plan); the driver asks for it only when the scan found dropped rows."""
 
     def distinct_rows(self, columns: list[Hashable], keep: bool) -> pd.DataFrame:
         """The distinct rows of ``columns`` (user names), in the order of their first rows."""
@@ -87,6 +78,18 @@ class Source(Protocol):
 
     def free(self, name: str) -> str:
         """``name``, changed until no column of the table or the plan has it."""
+        ...
+
+
+class Source(Tables, Protocol):
+    """The primitives a partitioned engine gives the driver for every pass (no metric, option or
+    message)."""
+
+    #: The start of the names of the driver's own columns (no column of the table starts with it).
+    prefix: str
+
+    def scan(self, plan: Plan) -> Scan:
+        """One aggregate over the table: the whole-table counts of :class:`Scan`."""
         ...
 
     def auc_counts(self, plan: Plan, keep: bool, n_rows: int, placements: bool) -> Any:
@@ -119,7 +122,7 @@ def bucket_count(found: Scan, options: dict[str, Any]) -> int:
     return int(max(1, min(wanted, found.n_groups)))
 
 
-def raise_early(source: Source, plan: Plan, found: Scan) -> Plan:
+def raise_early(source: Tables, plan: Plan, found: Scan) -> Plan:
     """The errors pandas raises from values, answered by whole-table counts (or one small aggregate)
     before any bucket: a segment that varies within a group, labels too large for ``gain='exp2'``,
     a weight Series or callable pandas refuses, groups with no relevant row under ``empty='error'``.
