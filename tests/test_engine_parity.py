@@ -639,6 +639,16 @@ def _never(*args: Any, **kwargs: Any) -> Any:
     raise AssertionError("a bucket or a score pass was read before the error")
 
 
+def _same_error(df: pd.DataFrame, name: str, kw: dict[str, Any], frame: Any, options: dict | None = None) -> None:
+    """The engine's frame raises pandas' error: the same class and message."""
+    with pytest.raises((ValueError, TypeError)) as want:
+        getattr(pre, name)(df, **kw)
+    with pytest.raises((ValueError, TypeError)) as got:
+        getattr(pre, name)(frame, engine_options=options, **kw)
+    assert type(got.value) is type(want.value), (got.value, want.value)
+    assert str(got.value) == str(want.value)
+
+
 @pytest.mark.parametrize("func", ["metric", "per_group"])
 @pytest.mark.parametrize("case", list(_late_error_cases()))
 def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
@@ -655,14 +665,9 @@ def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
     if called is None:
         return
     df, name, kw = called
-    with pytest.raises((ValueError, TypeError)) as want:
-        getattr(pre, name)(df, **kw)
     for where, attr in [(pe.lazy, "buckets"), (pe.lazy, "auc_pass"), (driver, "group_pass")]:
         monkeypatch.setattr(where, attr, _never)
-    with pytest.raises((ValueError, TypeError)) as got:
-        getattr(pre, name)(pl.from_pandas(df).lazy(), engine_options={"buckets": 5}, **kw)
-    assert type(got.value) is type(want.value), (got.value, want.value)
-    assert str(got.value) == str(want.value)
+    _same_error(df, name, kw, pl.from_pandas(df).lazy(), {"buckets": 5})
 
 
 @pytest.mark.parametrize("func", ["metric", "per_group"])
@@ -681,15 +686,9 @@ def test_duckdb_errors_before_any_bucket(monkeypatch, case, func):
     df, name, kw = called
     if case == "duration-key-ci":
         return  # a DuckDB INTERVAL column does not read into polars' schema: not a relation's key today
-    with pytest.raises((ValueError, TypeError)) as want:
-        getattr(pre, name)(df, **kw)
     for where, attr in [(de, "auc_pass"), (de, "bucket_batches"), (driver, "group_pass")]:
         monkeypatch.setattr(where, attr, _never)
-    rel = duckdb.connect().from_df(df)
-    with pytest.raises((ValueError, TypeError)) as got:
-        getattr(pre, name)(rel, engine_options={"buckets": 5}, **kw)
-    assert type(got.value) is type(want.value), (got.value, want.value)
-    assert str(got.value) == str(want.value)
+    _same_error(df, name, kw, duckdb.connect().from_df(df), {"buckets": 5})
 
 
 @pytest.mark.parametrize("func", ["metric", "per_group"])
@@ -708,14 +707,28 @@ def test_dask_errors_before_any_pass(monkeypatch, case, func):
     called = _late_call(case, func)
     assert called is not None
     df, name, kw = called
-    with pytest.raises((ValueError, TypeError)) as want:
-        getattr(pre, name)(df, **kw)
     for attr in ["group_pass", "score_pass", "count_pass", "segment_pass", "shuffled"]:
         monkeypatch.setattr(de, attr, _never)
-    with dask.config.set({"scheduler": "synchronous"}), pytest.raises((ValueError, TypeError)) as got:
-        getattr(pre, name)(dd.from_pandas(df, npartitions=4), **kw)
-    assert type(got.value) is type(want.value), (got.value, want.value)
-    assert str(got.value) == str(want.value)
+    with dask.config.set({"scheduler": "synchronous"}):
+        _same_error(df, name, kw, dd.from_pandas(df, npartitions=4))
+
+
+@pytest.mark.parametrize("func", ["metric", "per_group"])
+@pytest.mark.parametrize("case", [c for c in _late_error_cases() if c not in ("labels-beyond-int64", "duration-key-ci")])
+def test_spark_errors_before_any_bucket(monkeypatch, spark, case, func):
+    """Issue 26: a Spark frame raised empty='error', a bad weight Series, a by varying within a
+    group and exp2 overflow from its buckets; the scan and one small aggregate now answer them
+    before any bucket or score job: pandas' class and message. (uint64 labels and duration keys
+    have no Spark type of pandas' reading.)"""
+    import pandas_rankeval.engines.spark as se
+
+    called = _late_call(case, func)
+    if called is None:
+        return
+    df, name, kw = called
+    for attr in ["_compute", "_auc_counts", "with_bucket"]:
+        monkeypatch.setattr(se, attr, _never)
+    _same_error(df, name, kw, spark.createDataFrame(df), {"buckets": 3})
 
 
 @pytest.mark.parametrize("engine", ["polars-lazy", "duckdb", "dask", "spark"])
