@@ -52,7 +52,7 @@ class Scan:
     missing: dict[Hashable, int]  # per column of the plan, in its order (zeros left out)
     n_dropped: int  # rows with a missing value in any of them
     problems: dict[tuple, int]  # as Summary.problems: values pandas refuses, among kept rows
-    n_groups: int = 0  # distinct group keys among kept rows
+    n_groups: int = 0  # distinct group keys among kept rows (an estimate may do when n_pairs and n_with_relevant are None)
     label_max: Any = None  # the largest kept label (graded metrics with gain='exp2')
     n_with_relevant: int | None = None  # groups with a relevant row (empty='error')
     n_pairs: int | None = None  # distinct (group key, segment key) among kept rows (by=)
