@@ -18,18 +18,15 @@ ROOT = Path(__file__).resolve().parents[1] / "pandas_rankeval"
 ENGINES = sorted(p for p in (ROOT / "engines").rglob("*.py"))
 
 #: The driver's passes (and its checks): defined in summary/driver.py only.
-PASSES = {"evaluate", "checked", "raise_early", "raise_from_counts", "needs_counts", "group_pass", "per_group_parts",
-          "bucket_count"}
+PASSES = {"evaluate", "checked", "raise_early", "raise_from_counts", "raise_scan_errors", "needs_counts", "group_pass",
+          "per_group_parts", "bucket_count"}
 #: The checks that raise pandas' errors from whole-table counts: the driver calls them, no engine does.
 CHECKS = {"raise_input_errors", "mixed_by_of_pairs", "exp2_overflow", "empty_error", "weights_once",
           "missing_values_error", "problem_message"}
 #: Engine modules whose own passes are not on the driver yet (issue 26), and the names they still define
-#: or call: Dask's group pass (a tree of summaries on the workers, checks from its summed summary),
-#: Spark's scan (its own copies of pandas' messages).
+#: or call: Dask's group pass (a tree of summaries on the workers).
 NOT_YET: dict[str, set[str]] = {
     "engines/dask/groups.py": {"group_pass"},
-    "engines/dask/__init__.py": {"raise_input_errors"},
-    "engines/spark/frames.py": {"missing_values_error", "problem_message"},
 }
 
 

@@ -40,7 +40,7 @@ from .summary import Summary, _shape, empty_summary
 
 __all__ = [
     "Scan", "Source", "Tables", "bucket_count", "evaluate", "group_pass", "needs_counts", "per_group_parts", "raise_early",
-    "raise_from_counts",
+    "raise_from_counts", "raise_scan_errors",
 ]
 
 
@@ -178,10 +178,18 @@ def raise_from_counts(plan: Plan, counts: pd.DataFrame, count: str) -> Plan:
     return plan
 
 
+def raise_scan_errors(found: Scan | Summary, plan: Plan) -> None:
+    """pandas' errors from the scan's whole-table counts (missing values, no row left, the values
+    pandas refuses), in pandas' order (:func:`~pandas_rankeval.summary.finalize.raise_input_errors`).
+    An engine whose scan rides along with its first pass (Dask's group pass) gives that pass's
+    summed summary instead."""
+    raise_input_errors(found.summary(plan) if isinstance(found, Scan) else found, plan)
+
+
 def checked(source: Source, plan: Plan) -> tuple[Plan, Scan]:
     """The scan and every error it answers, before any other work."""
     found = source.scan(plan)
-    raise_input_errors(found.summary(plan), plan)  # pandas' errors, whole-table counts
+    raise_scan_errors(found, plan)
     return raise_early(source, plan, found), found
 
 

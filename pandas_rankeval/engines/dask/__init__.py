@@ -65,10 +65,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval import summary as S
 from pandas_rankeval.core.validation import missing_mask
 from pandas_rankeval.summary.checks import needs_group_stats
-from pandas_rankeval.summary.driver import needs_counts, raise_from_counts
+from pandas_rankeval.summary.driver import (
+    needs_counts,
+    raise_from_counts,
+    raise_scan_errors,
+)
 from pandas_rankeval.summary.plan import Plan
 from pandas_rankeval.summary.summary import Summary
 from pandas_rankeval.tables.per_group import (
@@ -163,7 +166,7 @@ def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[st
     job = auc_job(plan, internal_prefix(ddf.columns)) if plan.has_auc else None
     if job is None or not plan.auc_placements:
         summary, samples = group_pass(ddf, plan, npartitions, job.scores if job else ())
-        S.raise_input_errors(summary, plan)  # whole-table counts, before the score pass
+        raise_scan_errors(summary, plan)  # whole-table counts, before the score pass
         return summary, {"auc": score_pass(ddf, job, samples, npartitions) if job else None}
     # clustered DeLong: the score pass first (its counts give every segment's rows)
     counted = count_pass(ddf, job, npartitions)

@@ -289,10 +289,14 @@ def _scan_plan(sdf: Any, plan: Any) -> tuple[Frame, Scan]:
     fr = checked_frame(sdf, plan)  # before any job
     _LAST.clear()
     found = scan(
-        fr, func=plan.func, columns=plan.columns, label=plan.label, nan_policy=opts.nan_policy,
+        fr, columns=plan.columns, label=plan.label,
         graded=any(s.info.graded for s in plan.specs), weights=weight_columns(plan), threshold=opts.threshold,
         calibration=tuple(s.name for s in plan.specs if not s.info.needs_ranking), scores=plan.scores,
     )
+    from pandas_rankeval.summary import driver
+
+    driver.raise_scan_errors(driver.Scan(found.n_rows + found.n_dropped, {c: n for c, n in found.missing.items() if n},
+                                         found.n_dropped, found.problems), plan)
     return fr, found
 
 
