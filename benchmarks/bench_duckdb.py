@@ -151,7 +151,7 @@ def main() -> None:
                 print(out.stderr, file=sys.stderr)
                 raise SystemExit(out.returncode)
             # the result is the last JSON line (a progress display may share stdout)
-            results[what] = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith('{"wall"')][-1])
+            results[what] = json.loads(out.stdout[out.stdout.rindex('{"wall"'):].splitlines()[0])
             r = results[what]
             diff = f"  |gauc - sql| {abs(r['value'] - results['sql']['value']):.1e}" if "sql" in results else ""
             workers = (f"  worker peak RSS {r['worker_rss_mb']:.0f} MB, {r['restarts']} restarts"

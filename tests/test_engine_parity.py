@@ -621,6 +621,34 @@ def _late_error_cases() -> dict[str, tuple[pd.DataFrame, str, dict[str, Any]]]:
     }
 
 
+def _late_call(case: str, func: str) -> tuple[pd.DataFrame, str, dict[str, Any]] | None:
+    """A late-error case as (frame, public function, keywords), or None (per_group has no segments
+    nor intervals)."""
+    df, name, kw = _late_error_cases()[case]
+    if func == "per_group":
+        if name == "report":
+            kw = {k: v for k, v in kw.items() if k not in ("by", "ci", "n_boot", "scores")} | {"score": "a"}
+            if case.startswith("by-varies") or case == "duration-key-ci":
+                return None
+        name = "per_group"
+        kw = kw | ({"metrics": [kw.pop("metric", "ndcg")]} if "metrics" not in kw else {})
+    return df, name, kw
+
+
+def _never(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("a bucket or a score pass was read before the error")
+
+
+def _same_error(df: pd.DataFrame, name: str, kw: dict[str, Any], frame: Any, options: dict | None = None) -> None:
+    """The engine's frame raises pandas' error: the same class and message."""
+    with pytest.raises((ValueError, TypeError)) as want:
+        getattr(pre, name)(df, **kw)
+    with pytest.raises((ValueError, TypeError)) as got:
+        getattr(pre, name)(frame, engine_options=options, **kw)
+    assert type(got.value) is type(want.value), (got.value, want.value)
+    assert str(got.value) == str(want.value)
+
+
 @pytest.mark.parametrize("func", ["metric", "per_group"])
 @pytest.mark.parametrize("case", list(_late_error_cases()))
 def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
@@ -631,29 +659,76 @@ def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
     import polars as pl
 
     import pandas_rankeval.engines.polars as pe
+    from pandas_rankeval.summary import driver
 
-    df, name, kw = _late_error_cases()[case]
-    if func == "per_group":
-        if name == "report":
-            kw = {k: v for k, v in kw.items() if k not in ("by", "ci", "n_boot", "scores")} | {"score": "a"}
-            if case.startswith("by-varies"):
-                return  # per_group has no segments
-            if case == "duration-key-ci":
-                return  # nor an interval
-        name = "per_group"
-        kw = kw | ({"metrics": [kw.pop("metric", "ndcg")]} if "metrics" not in kw else {})
-    with pytest.raises((ValueError, TypeError)) as want:
-        getattr(pre, name)(df, **kw)
+    called = _late_call(case, func)
+    if called is None:
+        return
+    df, name, kw = called
+    for where, attr in [(pe.lazy, "buckets"), (pe.lazy, "auc_pass"), (driver, "group_pass")]:
+        monkeypatch.setattr(where, attr, _never)
+    _same_error(df, name, kw, pl.from_pandas(df).lazy(), {"buckets": 5})
 
-    def never(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("a bucket or a score pass was read before the error")
 
-    for where, attr in [(pe.lazy, "buckets"), (pe, "buckets"), (pe, "auc_pass"), (pe, "group_pass")]:
-        monkeypatch.setattr(where, attr, never)
-    with pytest.raises((ValueError, TypeError)) as got:
-        getattr(pre, name)(pl.from_pandas(df).lazy(), engine_options={"buckets": 5}, **kw)
-    assert type(got.value) is type(want.value), (got.value, want.value)
-    assert str(got.value) == str(want.value)
+@pytest.mark.parametrize("func", ["metric", "per_group"])
+@pytest.mark.parametrize("case", list(_late_error_cases()))
+def test_duckdb_errors_before_any_bucket(monkeypatch, case, func):
+    """Issue 26: a relation raised empty='error', a bad weight Series and a by varying within a
+    group only from its buckets; its one scan (and one small aggregate where needed) now answers
+    them as on a LazyFrame: pandas' class and message, and no bucket nor score pass is read."""
+    duckdb = pytest.importorskip("duckdb")
+    import pandas_rankeval.engines.duckdb as de
+    from pandas_rankeval.summary import driver
+
+    called = _late_call(case, func)
+    if called is None:
+        return
+    df, name, kw = called
+    if case == "duration-key-ci":
+        return  # a DuckDB INTERVAL column does not read into polars' schema: not a relation's key today
+    for where, attr in [(de, "auc_pass"), (de, "bucket_batches"), (driver, "group_pass")]:
+        monkeypatch.setattr(where, attr, _never)
+    _same_error(df, name, kw, duckdb.connect().from_df(df), {"buckets": 5})
+
+
+@pytest.mark.parametrize("func", ["metric", "per_group"])
+@pytest.mark.parametrize("case", ["empty-error", "weight-negative", "weight-nan", "weight-index-type"])
+def test_dask_errors_before_any_pass(monkeypatch, case, func):
+    """Issue 26: Dask's lazy per_group raised empty='error' and a bad weight Series inside its
+    partitions, with one partition's counts; the one aggregate of rows per (group key, label)
+    now answers them for every call before any pass: pandas' class and message. (A ``by`` that
+    varies within a group and exp2 overflow still come from the first pass's whole-table counts.)"""
+    pytest.importorskip("dask.dataframe")
+    import dask
+    import dask.dataframe as dd
+
+    import pandas_rankeval.engines.dask as de
+
+    called = _late_call(case, func)
+    assert called is not None
+    df, name, kw = called
+    for attr in ["group_pass", "score_pass", "count_pass", "segment_pass", "shuffled"]:
+        monkeypatch.setattr(de, attr, _never)
+    with dask.config.set({"scheduler": "synchronous"}):
+        _same_error(df, name, kw, dd.from_pandas(df, npartitions=4))
+
+
+@pytest.mark.parametrize("case,func", [("empty-error", "metric"), ("by-varies", "metric"), ("weight-index-type", "per_group")])
+def test_spark_errors_before_any_bucket(monkeypatch, spark, case, func):
+    """Issue 26: a Spark frame raised empty='error', a bad weight Series, a by varying within a
+    group and exp2 overflow from its buckets; the scan and one small aggregate now answer them
+    before any bucket or score job: pandas' class and message. Three cases (a Spark job or two
+    each; exp2 overflow is pinned by test_exp2_overflow_names_the_whole_tables_largest_label); the
+    LazyFrame and DuckDB tests run them all."""
+    import pandas_rankeval.engines.spark as se
+
+    called = _late_call(case, func)
+    if called is None:
+        return
+    df, name, kw = called
+    for attr in ["_compute", "_auc_counts", "with_bucket"]:
+        monkeypatch.setattr(se, attr, _never)
+    _same_error(df, name, kw, spark.createDataFrame(df), {"buckets": 3})
 
 
 @pytest.mark.parametrize("engine", ["polars-lazy", "duckdb", "dask", "spark"])

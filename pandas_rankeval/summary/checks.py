@@ -139,7 +139,7 @@ def weights_once(plan: Plan, counts: pd.DataFrame, count: str) -> Plan:
 
     A weight Series is checked the same way (pandas' errors: keys it has no value for, values
     that are negative or not finite) and the plan returned unchanged: an engine that evaluates in
-    partitions asks for it (:func:`pandas_rankeval.engines.polars.lazy.with_weights_once`) to raise
+    partitions asks for it (:func:`pandas_rankeval.summary.driver.raise_early`) to raise
     before it reads any partition.
 
     Examples

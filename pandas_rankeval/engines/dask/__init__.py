@@ -65,9 +65,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval import summary as S
 from pandas_rankeval.core.validation import missing_mask
-from pandas_rankeval.summary.checks import needs_group_stats, weights_once
+from pandas_rankeval.summary.checks import needs_group_stats
+from pandas_rankeval.summary.driver import (
+    needs_counts,
+    raise_from_counts,
+    raise_scan_errors,
+)
 from pandas_rankeval.summary.plan import Plan
 from pandas_rankeval.summary.summary import Summary
 from pandas_rankeval.tables.per_group import (
@@ -132,11 +136,13 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
     return {"npartitions": npartitions}
 
 
-def _weights_once(ddf: Any, plan: Plan) -> Plan:
+def _weights_once(ddf: Any, plan: Plan, early: bool = False) -> Plan:
     """A weight callable called once, on every group's statistics (one more read: rows per
     (group key, label) among the rows kept), never once per partition: a callable that looks at
-    all groups (``n / n.sum()``, a rank) gives pandas' number."""
-    if not plan.group or not needs_group_stats(plan):
+    all groups (``n / n.sum()``, a rank) gives pandas' number. With ``early`` (the lazy
+    ``per_group``, which has no pass of its own before the partitions run), that read also checks
+    a weight Series and ``empty='error'`` on the whole table (:func:`~pandas_rankeval.summary.driver.raise_from_counts`)."""
+    if not (needs_counts(plan) if early else (plan.group and needs_group_stats(plan))):
         return plan
     keys = list(dict.fromkeys([*plan.group, plan.label]))
     rows = ddf[list(dict.fromkeys(plan.columns))].dropna()  # rows without a missing value
@@ -144,7 +150,7 @@ def _weights_once(ddf: Any, plan: Plan) -> Plan:
     name = "rows"
     while name in keys:
         name += "_"
-    return weights_once(plan, counts.rename(name).reset_index(), name)
+    return raise_from_counts(plan, counts.rename(name).reset_index(), name)
 
 
 # --------------------------------------------------------------------------- #
@@ -155,12 +161,12 @@ def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[st
     with global AUC, its exact counts per (segment, score)."""
     npartitions = options.get("npartitions")
     ddf = _with_index(ddf, plan.columns)
-    plan = _weights_once(ddf, plan)
+    plan = _weights_once(ddf, plan, early=True)  # a weight Series, empty='error': before any pass
     # the passes' own columns under a prefix that no column of the input starts with
     job = auc_job(plan, internal_prefix(ddf.columns)) if plan.has_auc else None
     if job is None or not plan.auc_placements:
         summary, samples = group_pass(ddf, plan, npartitions, job.scores if job else ())
-        S.raise_input_errors(summary, plan)  # whole-table counts, before the score pass
+        raise_scan_errors(summary, plan)  # whole-table counts, before the score pass
         return summary, {"auc": score_pass(ddf, job, samples, npartitions) if job else None}
     # clustered DeLong: the score pass first (its counts give every segment's rows)
     counted = count_pass(ddf, job, npartitions)
@@ -211,7 +217,7 @@ def per_group(ddf: Any, plan: Plan, options: dict[str, Any]) -> Any:
     if flat:  # the keys become columns beside the table's: none may be named like one (before any work)
         check_flat_names(plan, "Dask")
     ddf = _with_index(ddf, plan.columns)
-    plan = _weights_once(ddf, plan)
+    plan = _weights_once(ddf, plan, early=True)  # pandas' errors the whole table answers, now
     meta = schema(ddf)
     columns = {
         "n": pd.Series(dtype=np.int64),

@@ -21,19 +21,20 @@ interval of global AUC) are refused by name before any work, as on the other par
 
 from __future__ import annotations
 
-import math
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 import pandas as pd
 
 from ...core.validation import check_min_count
-from ...summary.finalize import raise_input_errors
-from ...summary.partition import summarize, summary_of_auc
+from ...summary.driver import Scan, evaluate, per_group_parts
 from ...summary.plan import Plan
-from ...summary.summary import Summary, empty_summary
+from ...summary.summary import Summary
 from ..base import internal_prefix
+from ..polars.auc import score_key as pl_score_key
 from ..polars.convert import schema_frame, to_pandas
-from .sql import auc_pass, bucket_batches, keep_sql, scan
+from .sql import _SRC as SRC
+from .sql import auc_pass, bucket_batches, keep_sql, q, query, scan
 
 __all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
 
@@ -74,30 +75,57 @@ def schema(frame: Any) -> pd.DataFrame:
     return schema_frame(_polars_schema(frame), "duckdb")
 
 
-def _weights_once(rel: Any, plan: Plan) -> Plan:
-    """A weight callable called once, on the whole table's group statistics (one SQL aggregate of
-    rows per (group key, label) over the rows the evaluation keeps), as on every engine."""
-    from ...summary.checks import needs_group_stats, weights_once
+class DuckSource:
+    """A relation's primitives for the partitioned driver (:class:`pandas_rankeval.summary.driver.Source`)."""
 
-    if not plan.group or not needs_group_stats(plan):
-        return plan
+    def __init__(self, rel: Any, plan: Plan) -> None:
+        self.rel = _as_pandas_reads(rel)
+        self.schema = _polars_schema(self.rel)
+        self.prefix = internal_prefix(self.rel.columns)  # no column of the relation starts so
+        self.keep = keep_sql(plan, self.schema)
+        self.cols = [str(c) for c in dict.fromkeys(plan.columns)]
 
-    def q(c: Any) -> str:
-        return '"' + str(c).replace('"', '""') + '"'
+    def _where(self, keep: bool) -> str:
+        return f" WHERE {self.keep}" if keep else ""
 
-    wanted = {str(c) for c in plan.columns}
-    conds = []
-    if plan.options.nan_policy == "omit":
-        for name, kind in zip(rel.columns, rel.types):
-            if name in wanted:
-                floating = str(kind).upper() in ("DOUBLE", "FLOAT", "REAL")
-                conds.append(f"{q(name)} IS NOT NULL" + (f" AND NOT isnan({q(name)})" if floating else ""))
-    count = "n"
-    while count in rel.columns:
-        count = "_" + count
-    keys = ", ".join(q(k) for k in [*plan.group, plan.label])
-    kept = rel.filter(" AND ".join(conds)) if conds else rel
-    return weights_once(plan, kept.aggregate(f"{keys}, count(*) AS {q(count)}", keys).df(), count)
+    def scan(self, plan: Plan) -> Scan:
+        return scan(self.rel, plan, self.schema)
+
+    def distinct_rows(self, columns: list[Hashable], keep: bool) -> pd.DataFrame:
+        cols = ", ".join(q(c) for c in columns)
+        rn = f"{self.prefix}rn"
+        sql = (f"SELECT {cols} FROM (SELECT {cols}, row_number() OVER () AS {rn} FROM {SRC}{self._where(keep)}) "
+               f"GROUP BY ALL ORDER BY min({rn})")
+        return to_pandas(query(self.rel, sql).pl(), [str(c) for c in columns]).set_axis(columns, axis=1)
+
+    def count_rows(self, keys: list[Hashable], keep: bool, count: str) -> pd.DataFrame:
+        cols = ", ".join(q(k) for k in keys)
+        sql = f"SELECT {cols}, count(*) AS {q(count)} FROM {SRC}{self._where(keep)} GROUP BY ALL"
+        return query(self.rel, sql).df()  # type: ignore[no-any-return]
+
+    def free(self, name: str) -> str:
+        while name in self.rel.columns:
+            name += "_"
+        return name
+
+    def auc_counts(self, plan: Plan, keep: bool, n_rows: int, placements: bool) -> Any:
+        return auc_pass(self.rel, plan, self.schema, keep=self.keep if keep else None, placements=placements,
+                        prefix=self.prefix)
+
+    def placement_key(self, score: Hashable, alias: str) -> Any:
+        import polars as pl
+
+        return pl_score_key(pl.col(str(score)), self.schema[str(score)]).alias(alias)
+
+    def buckets(self, plan: Plan, n_buckets: int, keep: bool) -> Iterator[Any]:
+        return bucket_batches(self.rel, plan, self.schema, n_buckets, keep=self.keep if keep else None,
+                              prefix=self.prefix)
+
+    def to_pandas(self, part: Any, extra: list[str]) -> pd.DataFrame:
+        return to_pandas(part, [*self.cols, *extra])  # type: ignore[no-any-return]
+
+    def empty(self) -> pd.DataFrame:
+        return schema_frame(self.schema)[self.cols]
 
 
 def partitioned(frame: Any) -> bool:
@@ -126,10 +154,6 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
     return {"rows_per_bucket": int(rpb), "buckets": None if buckets is None else int(buckets)}
 
 
-def _n_buckets(opts: dict[str, Any], n_rows: int) -> int:
-    return int(opts["buckets"] or max(1, math.ceil(n_rows / opts["rows_per_bucket"])))
-
-
 def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[Summary, dict[str, Any]]:
     """The summed summary of the relation and the extras of :func:`pandas_rankeval.tables.finalize`.
 
@@ -147,53 +171,7 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     [{'auc': 0.8333, 'gauc': 0.5}]
     """
     opts = check_options(dict(options or {}), plan.func)
-    frame = _as_pandas_reads(frame)
-    sch = _polars_schema(frame)
-    prefix = internal_prefix(frame.columns)  # the queries' own columns: no column of the relation starts so
-    found = scan(frame, plan, sch)
-    plan = _weights_once(frame, plan)
-    raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any other query
-    found.raise_early(plan)  # labels too large for gain='exp2': the whole table's largest label
-    keep = keep_sql(plan, sch) if found.n_dropped else None
-    extras: dict[str, Any] = {}
-    counted = None
-    if plan.has_auc:
-        counted = auc_pass(frame, plan, sch, keep=keep, placements=bool(plan.auc_placements and plan.group), prefix=prefix)
-        extras["auc"] = counted.auc
-    if plan.group:
-        return _group_pass(frame, plan, sch, _n_buckets(opts, found.n_rows - found.n_dropped),
-                           counted.placements if counted else {}, prefix), extras
-    if counted is None:  # pragma: no cover - a plan without groups is global AUC
-        raise ValueError(f"{plan.func}: a plan without groups must ask for global AUC")
-    summary = summary_of_auc(plan, counted.auc, n_rows=counted.n_rows, n_pos=counted.n_pos,
-                             missing=found.missing, n_dropped=found.n_dropped)
-    return summary, extras
-
-
-def _group_pass(rel: Any, plan: Plan, sch: Any, n_buckets: int, placements: dict, prefix: str) -> Summary:
-    """Every bucket of whole groups summarized in turn (DeLong placements joined on); the sum."""
-    import dataclasses
-
-    import polars as pl
-
-    from ..polars.auc import score_key as pl_score_key
-
-    cols = [str(c) for c in dict.fromkeys(plan.columns)]
-    names: list[str] = []
-    joins = []
-    for i, s in enumerate(plan.scores):
-        if s in placements:
-            table = placements[s]
-            on = [c for c in table.columns if c != f"{prefix}pl_{i}"]
-            joins.append((pl_score_key(pl.col(str(s)), sch[str(s)]).alias(f"{prefix}key_{i}"), table, on))
-            names.append(f"{prefix}pl_{i}")
-    part_plan = dataclasses.replace(plan, placement_columns=tuple(names)) if names else plan
-    total = empty_summary(plan)
-    for part in bucket_batches(rel, plan, sch, n_buckets, prefix=prefix):
-        for key, table, on in joins:
-            part = part.with_columns(key).join(table, on=on, how="left", nulls_equal=False)
-        total = total + summarize(to_pandas(part, [*cols, *names]), part_plan)
-    return total
+    return evaluate(DuckSource(frame, plan), plan, opts)
 
 
 def distinct(rel: Any, column: Any) -> list[Any]:
@@ -222,23 +200,10 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
 
     check_flat_names(plan, "DuckDB")  # a key named like a column of the table: before any query
     opts = check_options(dict(options or {}), plan.func)
-    frame = _as_pandas_reads(frame)
-    sch = _polars_schema(frame)
-    found = scan(frame, plan, sch)
-    plan = _weights_once(frame, plan)
-    raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
-    found.raise_early(plan)  # labels too large for gain='exp2': the whole table's largest label
-    keep = keep_sql(plan, sch) if found.n_dropped else None
-    cols = [str(c) for c in dict.fromkeys(plan.columns)]
+    plan, parts = per_group_parts(DuckSource(frame, plan), plan, opts)
     tables = []
-    prefix = internal_prefix(frame.columns)
-    for part in bucket_batches(frame, plan, sch, _n_buckets(opts, found.n_rows - found.n_dropped), keep=keep, prefix=prefix):
-        table = pd.DataFrame(per_group_table(to_pandas(part, cols), plan)).reset_index()
+    for part in parts:
+        table = pd.DataFrame(per_group_table(part, plan)).reset_index()
         table.attrs = {}
         tables.append(table)
-    if not tables:
-        empty = schema_frame(sch)
-        table = pd.DataFrame(per_group_table(empty[cols], plan)).reset_index()
-        table.attrs = {}
-        return table
-    return pd.concat(tables, ignore_index=True)
+    return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]

@@ -26,13 +26,13 @@ import numpy as np
 import polars as pl
 
 from ... import summary as S
-from ...core.evaluate import exp2_overflow
 from ...core.options import WEIGHT_NAMES
-from ...summary.summary import Summary, _shape
+from ...summary.driver import Scan
 from ..polars.auc import _placement_table, add_sorted_counts
 from ..polars.convert import _base, is_float, is_numeric
+from ..polars.lazy import relevant_rule
 
-__all__ = ["AucPass", "Scan", "auc_pass", "bucket_batches", "q", "scan"]
+__all__ = ["AucPass", "auc_pass", "bucket_batches", "keep_sql", "q", "relevant_sql", "scan"]
 
 _SRC = "__rk_src"
 #: The queries' own columns are ``<prefix>key``, ``<prefix>n``, ``<prefix>w`` and ``<prefix>bucket``,
@@ -63,26 +63,21 @@ def keep_sql(plan: Any, schema: Any) -> str:
     return " AND ".join(f"NOT {_missing(c, schema[str(c)])}" for c in dict.fromkeys(plan.columns))
 
 
-@dataclass
-class Scan:
-    """What the one aggregation over the input found."""
+def _key(columns: list[Hashable], schema: Any) -> str:
+    """A key of one or more columns as one SQL value (float keys as pandas groups them: -0.0 with 0.0)."""
+    cols = [f"(CAST({q(c)} AS DOUBLE) + 0.0)" if is_float(schema[str(c)]) else q(c) for c in columns]
+    return cols[0] if len(cols) == 1 else f"row({', '.join(cols)})"
 
-    n_rows: int
-    missing: dict[Hashable, int]
-    n_dropped: int
-    problems: dict[tuple, int]
-    label_max: Any = None  # the largest kept label (graded metrics with gain='exp2'), else None
 
-    def raise_early(self, plan: Any) -> None:
-        """Labels too large for ``gain='exp2'``, from the whole table's largest label (as pandas
-        says it: a bucket's own largest label would differ)."""
-        err = exp2_overflow(plan.label, self.label_max, plan.options.threshold)
-        if err is not None:
-            raise err
-
-    def summary(self, plan: Any) -> Summary:
-        """A summary with these counts and no segment: the summary layer raises from it."""
-        return Summary({}, self.missing, self.n_dropped, self.n_rows - self.n_dropped, _shape(plan), self.problems)
+def relevant_sql(plan: Any, schema: Any) -> str:
+    """A row's label is relevant (:func:`pandas_rankeval.engines.polars.lazy.relevant_rule`) in SQL."""
+    dtype = schema[str(plan.label)]
+    op, bound = relevant_rule(dtype, plan.options.threshold)
+    if op == "never":
+        return "FALSE"
+    if isinstance(bound, int):
+        return f"{q(plan.label)} {op} {bound}"
+    return f"CAST({q(plan.label)} AS DOUBLE) {op} CAST('{bound!r}' AS DOUBLE)"
 
 
 def scan(rel: Any, plan: Any, schema: Any) -> Scan:
@@ -125,6 +120,18 @@ def scan(rel: Any, plan: Any, schema: Any) -> Scan:
         sc = f"CAST({q(c)} AS DOUBLE)"
         aggs += [f"count_if({kept} AND NOT ({sc} >= 0 AND {sc} <= 1))", f"min({sc}) FILTER (WHERE {kept})",
                  f"max({sc}) FILTER (WHERE {kept})"]
+    at = len(aggs)
+    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
+    if plan.group:
+        empty = bool(lists) and o.empty == "error"
+        # exact when an early check compares it; otherwise only the bucket count's cap reads it (an
+        # estimate, a fifth of the exact count's time: the numbers never depend on the buckets)
+        distinct = "count(DISTINCT {})" if empty or plan.by else "approx_count_distinct({})"
+        aggs.append(distinct.format(_key(plan.group, schema)) + f" FILTER (WHERE {kept})")
+        aggs.append(f"count(DISTINCT {_key(plan.group, schema)}) FILTER (WHERE {kept} AND {relevant_sql(plan, schema)})"
+                    if empty else "NULL")
+        aggs.append(f"count(DISTINCT {_key([*plan.group, *plan.by], schema)}) FILTER (WHERE {kept})"
+                    if plan.by else "NULL")
     row = query(rel, f"SELECT {', '.join(aggs)} FROM {_SRC}").fetchall()[0]
     missing = {c: int(row[2 + i]) for i, c in enumerate(cols) if row[2 + i]}
     problems = {kind: int(row[j]) for j, kind in kinds if row[j]}
@@ -139,7 +146,12 @@ def scan(rel: Any, plan: Any, schema: Any) -> Scan:
             problems[("probability", (c, cal))] = int(row[j])
             problems[("probability:range", (c, float(row[j + 1]), float(row[j + 2])))] = 1
         j += 3
-    return Scan(int(row[0]), missing, int(row[1]) if missing else 0, problems, None if top is None else row[top])
+    out = Scan(int(row[0]), missing, int(row[1]) if missing else 0, problems, label_max=None if top is None else row[top])
+    if plan.group:
+        out.n_groups = int(row[at])
+        out.n_with_relevant = None if row[at + 1] is None else int(row[at + 1])
+        out.n_pairs = None if row[at + 2] is None else int(row[at + 2])
+    return out
 
 
 def score_key(column: Hashable, dtype: Any) -> str:

@@ -23,8 +23,6 @@ polars is already imported.
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Hashable
 from typing import Any
 
 import pandas as pd
@@ -32,22 +30,11 @@ import polars as pl
 
 from ...core.threads import check_threads, limit_threads
 from ...core.validation import check_min_count
-from ...summary.finalize import raise_input_errors
-from ...summary.partition import summary_of_auc
+from ...summary.driver import evaluate, per_group_parts
 from ...summary.plan import Plan
 from ...summary.summary import Summary
-from .auc import auc_pass
 from .convert import schema_frame, to_pandas
-from .lazy import (
-    bucket_count,
-    bucket_expr,
-    buckets,
-    group_pass,
-    keep_expr,
-    raise_early,
-    safe_columns,
-    scan,
-)
+from .lazy import LazySource
 
 __all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
 
@@ -123,29 +110,8 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
 
 
 def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
-    """Scan once (checks), count global AUC range by range, summarize bucket by bucket."""
-    lf, names = safe_columns(lf, plan)
-    found = scan(lf, plan, names)
-    raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
-    keep = keep_expr(plan, names) if found.n_dropped else None
-    plan = raise_early(lf, plan, names, found, keep)  # the others the scan answers; a weight callable once
-    n_rows = found.n_rows - found.n_dropped
-    rows_per = options["rows_per_bucket"]
-    delong = plan.auc_placements
-    extras: dict[str, Any] = {}
-    placements: dict[Hashable, pl.DataFrame] = {}
-    counted = None
-    if plan.has_auc:
-        counted = auc_pass(lf, plan, names, keep=keep, n_rows=n_rows, range_rows=rows_per, placements=bool(delong and plan.group))
-        extras["auc"] = counted.auc
-        placements = counted.placements
-    if plan.group:
-        return group_pass(lf, plan, names, bucket_count(found, options), placements), extras
-    if counted is None:  # pragma: no cover - a plan without groups is global AUC
-        raise ValueError(f"{plan.func}: a plan without groups must ask for global AUC")
-    summary = summary_of_auc(plan, counted.auc, n_rows=counted.n_rows, n_pos=counted.n_pos,
-                             missing=found.missing, n_dropped=found.n_dropped)
-    return summary, extras
+    """Every pass of :mod:`pandas_rankeval.summary.driver` on the LazyFrame's primitives."""
+    return evaluate(LazySource(lf, plan, options["rows_per_bucket"]), plan, options)
 
 
 def distinct(frame: Any, column: Any) -> list[Any]:
@@ -188,22 +154,8 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     if not isinstance(frame, pl.LazyFrame):
         return one(to_pandas(frame, cols))
     opts = check_options(dict(options or {}), plan.func)
-    lf, names = safe_columns(frame, plan)
-    found = scan(lf, plan, names)
-    raise_input_errors(found.summary(plan), plan)  # pandas' errors, before any bucket is read
-    keep = keep_expr(plan, names) if found.n_dropped else None
-    plan = raise_early(lf, plan, names, found, keep)  # the others the scan answers; a weight callable once
-    data = lf.filter(keep) if keep is not None else lf  # a bucket may hold only dropped rows
-    n_buckets = bucket_count(found, opts)
-    parts = []
-    with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
-        for q in buckets(data, bucket_expr(plan.group, names, n_buckets), n_buckets, tmp):
-            part = q.collect(engine="streaming")
-            if part.height:
-                parts.append(one(names.to_pandas(part)))
-    if not parts:  # every row dropped: pandas' table of no group
-        return one(names.to_pandas(data.head(0).collect()))
-    return pl.concat(parts, how="vertical_relaxed")
+    plan, parts = per_group_parts(LazySource(frame, plan, opts["rows_per_bucket"]), plan, opts)
+    return pl.concat([one(p) for p in parts], how="vertical_relaxed")
 
 
 def _as_polars(table: pd.DataFrame, keys: dict[str, Any]) -> pl.DataFrame:

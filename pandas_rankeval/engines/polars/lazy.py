@@ -5,7 +5,7 @@
    values pandas refuses (infinite labels, negative labels for NDCG, negative or infinite
    weights). Their errors are raised from these whole-table counts by the summary layer's own
    check (:func:`pandas_rankeval.summary.raise_input_errors`), with pandas' messages, before any
-   bucket is read. The same scan answers the errors pandas raises later (:func:`raise_early`): a
+   bucket is read. The same scan answers the errors pandas raises later (:func:`pandas_rankeval.summary.driver.raise_early`): a
    ``by`` that varies within a group (distinct (group, segment) keys against distinct groups; one
    small aggregate of those pairs gives pandas' example when they differ), labels too large for
    ``gain='exp2'`` (the largest label), groups with no relevant row under ``empty='error'``; a
@@ -26,11 +26,10 @@ Every step works on :func:`safe_columns`: the plan's columns selected by positio
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import tempfile
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,20 +37,12 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from ...core.coverage import empty_error
-from ...core.evaluate import exp2_overflow
 from ...core.options import WEIGHT_NAMES
-from ...core.segments import mixed_by_of_pairs
-from ...summary.checks import needs_group_stats, weights_once
-from ...summary.partition import summarize
-from ...summary.summary import Summary, _shape, empty_summary
-from .auc import score_key
+from ...summary.driver import Scan
+from .auc import auc_pass, score_key
 from .convert import _base, is_float, is_numeric, to_pandas
 
-__all__ = [
-    "Names", "Scan", "bucket_count", "buckets", "group_pass", "keep_expr", "raise_early", "relevant_expr", "safe_columns",
-    "scan", "with_weights_once",
-]
+__all__ = ["LazySource", "Names", "buckets", "keep_expr", "relevant_expr", "relevant_rule", "safe_columns", "scan"]
 
 _SEED = 0x2A5EED
 #: The range of each integer dtype (a label's relevance bound is clipped to it).
@@ -126,24 +117,6 @@ def keep_expr(plan: Any, names: Names) -> pl.Expr:
     return keep
 
 
-@dataclass
-class Scan:
-    """What the one aggregation over the input found."""
-
-    n_rows: int  # every row of the input
-    missing: dict[Hashable, int]  # per column of the plan, in its order (zeros left out)
-    n_dropped: int  # rows with a missing value in any of them
-    problems: dict[tuple, int]  # as Summary.problems: values pandas refuses, among kept rows
-    n_groups: int = 0  # distinct group keys among kept rows
-    label_max: Any = None  # the largest kept label (graded metrics with gain='exp2')
-    n_with_relevant: int | None = None  # groups with a relevant row (empty='error')
-    n_pairs: int | None = None  # distinct (group key, segment key) among kept rows (by=)
-
-    def summary(self, plan: Any) -> Summary:
-        """A summary with these counts and no segment: the summary layer raises from it."""
-        return Summary({}, self.missing, self.n_dropped, self.n_rows - self.n_dropped, _shape(plan), self.problems)
-
-
 def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
     """One streaming aggregation: rows, missing values, refused values and distinct group keys,
     whole-table counts."""
@@ -213,66 +186,35 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
     return out
 
 
-def relevant_expr(names: Names, plan: Any) -> pl.Expr:
-    """A row's label is relevant, as pandas reads it (:func:`pandas_rankeval.core.prepare.label_levels`):
-    an integer label ``>= 1`` (or ``>= ceil(threshold)``), any other ``> 0`` (or ``>= threshold``)."""
-    c, dtype, t = names.col(plan.label), names.dtype(plan.label), plan.options.threshold
+def relevant_rule(dtype: Any, threshold: float | None) -> tuple[str, Any]:
+    """How a label of ``dtype`` is relevant, as pandas reads it
+    (:func:`pandas_rankeval.core.prepare.label_levels`): ``("never", None)``, ``(">=", bound)`` for an
+    integer label (``>= 1`` or ``>= ceil(threshold)``, clipped to the dtype's range), ``(">", 0)`` or
+    ``(">=", threshold)`` for another numeric label (as float64). Engines translate the rule."""
     base = _base(dtype)
     if base in _INTEGERS:
-        bound = 1 if t is None else math.ceil(t)
+        bound = 1 if threshold is None else math.ceil(threshold)
         lo, hi = _INTEGERS[base]
-        return pl.lit(False) if bound > hi else c >= max(bound, lo)
+        return ("never", None) if bound > hi else (">=", max(bound, lo))
     if not is_numeric(dtype):
-        return pl.lit(False)  # refused by the schema checks before any scan
-    v = c.cast(pl.Float64)
-    return (v > 0) if t is None else (v >= t)
+        return ("never", None)  # refused by the schema checks before any scan
+    return (">", 0.0) if threshold is None else (">=", float(threshold))
 
 
-def raise_early(lf: pl.LazyFrame, plan: Any, names: Names, found: Scan, keep: pl.Expr | None) -> Any:
-    """The errors pandas raises from values that the scan's whole-table counts (or one small
-    aggregate) answer, before any bucket is read: a segment that varies within a group, labels too
-    large for ``gain='exp2'``, a weight Series or callable that pandas refuses, groups with no
-    relevant row under ``empty='error'``. Returns the plan (a weight callable called once)."""
-    if found.n_pairs is not None and found.n_pairs > found.n_groups:  # some group has two segments
-        data = lf.filter(keep) if keep is not None else lf
-        cols = list(dict.fromkeys([*plan.group, *plan.by]))
-        # the values as the rows hold them, first seen first (pandas shows a key or a segment as
-        # its first row has it: -0.0 or 0.0); pandas then merges what it holds equal
-        exprs = [names.col(c) for c in cols]
-        pairs = names.to_pandas(data.select(exprs).unique(maintain_order=True).collect(), cols=cols)
-        problem = mixed_by_of_pairs(pairs, plan.by, plan.group, plan.func)
-        if problem is not None:
-            raise problem
-    err = exp2_overflow(plan.label, found.label_max, plan.options.threshold)
-    if err is not None:
-        raise err
-    if plan.group:
-        plan = with_weights_once(lf, plan, names, keep)
-    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
-    if found.n_with_relevant is not None and lists and found.n_groups > found.n_with_relevant:
-        raise empty_error(lists[0].name, found.n_groups - found.n_with_relevant, found.n_groups)
-    return plan
+def relevant_expr(names: Names, plan: Any) -> pl.Expr:
+    """A row's label is relevant (:func:`relevant_rule`) as a polars expression."""
+    dtype = names.dtype(plan.label)
+    op, bound = relevant_rule(dtype, plan.options.threshold)
+    if op == "never":
+        return pl.lit(False)
+    c = names.col(plan.label) if _base(dtype) in _INTEGERS else names.col(plan.label).cast(pl.Float64)
+    return (c >= bound) if op == ">=" else (c > bound)
 
 
 def _key(group: list[Hashable], names: Names) -> pl.Expr:
     """The group key as one expression (float keys as pandas groups them: -0.0 with 0.0)."""
     cols = [_normalized(names, c) for c in group]
     return cols[0] if len(cols) == 1 else pl.struct(cols)
-
-
-def with_weights_once(lf: pl.LazyFrame, plan: Any, names: Names, keep: pl.Expr | None) -> Any:
-    """The plan with a weight callable called once on every group's statistics (one streaming
-    aggregation of rows per (group key, label)), as pandas calls it: a callable that looks at all
-    groups (``n / n.sum()``, a rank) gives pandas' number, not one per bucket."""
-    series = isinstance(plan.options.weight, pd.Series) and bool(plan.specs)  # checked before any bucket
-    if not (needs_group_stats(plan) or series):
-        return plan
-    keys = list(dict.fromkeys([*plan.group, plan.label]))
-    data = lf.filter(keep) if keep is not None else lf
-    exprs = [_normalized(names, c) if c in plan.group else names.col(c) for c in keys]
-    counts = data.group_by(exprs).agg(pl.len().alias("__rk_n")).collect(engine="streaming")
-    pdf = names.to_pandas(counts, ["__rk_n"], cols=keys)
-    return weights_once(plan, pdf, names.free("__rk_n"))
 
 
 def _normalized(names: Names, column: Hashable) -> pl.Expr:
@@ -284,13 +226,6 @@ def _normalized(names: Names, column: Hashable) -> pl.Expr:
 def bucket_expr(group: list[Hashable], names: Names, n: int) -> pl.Expr:
     """``hash(group key) % n``: the same key lands in the same bucket."""
     return _key(group, names).hash(_SEED) % n
-
-
-def bucket_count(found: Scan, options: dict[str, Any]) -> int:
-    """Buckets asked for (or rows / ``rows_per_bucket``), never more than the groups."""
-    n_rows = found.n_rows - found.n_dropped
-    wanted = options["buckets"] or max(1, -(-n_rows // options["rows_per_bucket"]))
-    return max(1, min(wanted, found.n_groups))
 
 
 def buckets(lf: pl.LazyFrame, bucket: pl.Expr, n_buckets: int, tmp: str) -> list[pl.LazyFrame]:
@@ -306,29 +241,55 @@ def buckets(lf: pl.LazyFrame, bucket: pl.Expr, n_buckets: int, tmp: str) -> list
     return [pl.scan_parquet(os.path.join(tmp, d)) for d in dirs]
 
 
-def group_pass(
-    lf: pl.LazyFrame, plan: Any, names: Names, n_buckets: int, placements: dict[Hashable, pl.DataFrame]
-) -> Summary:
-    """Every bucket of whole groups collected, converted and summarized in turn; the sum.
-    ``lf`` is the renamed frame of :func:`safe_columns`."""
-    cols = [names[c] for c in dict.fromkeys(plan.columns)]
-    extra: list[str] = []
-    joins: list[tuple[pl.Expr, pl.LazyFrame, list[str]]] = []
-    for i, s in enumerate(plan.scores):
-        if s in placements:
-            table = placements[s]
-            on = [c for c in table.columns if c != f"__rk_pl_{i}"]
-            joins.append((score_key(names.col(s), names.dtype(s)).alias(f"__rk_key_{i}"), table.lazy(), on))
-            extra.append(f"__rk_pl_{i}")
-    part_plan = dataclasses.replace(plan, placement_columns=tuple(names.free(e) for e in extra)) if extra else plan
-    total = empty_summary(plan)
-    with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
-        for q in buckets(lf.select(cols), bucket_expr(plan.group, names, n_buckets), n_buckets, tmp):
-            for key, table, on in joins:  # type: ignore[assignment]  # stubs narrower than runtime
-                q = q.with_columns(key).join(table, on=on, how="left", nulls_equal=False)  # type: ignore[arg-type]  # stubs narrower than runtime
-            part = q.select([*cols, *extra]).collect(engine="streaming")
-            if part.height == 0:
-                continue
-            total = total + summarize(names.to_pandas(part, extra), part_plan)
-            del part
-    return total
+class LazySource:
+    """A LazyFrame's primitives for the partitioned driver (:class:`pandas_rankeval.summary.driver.Source`):
+    every read goes through the renamed frame of :func:`safe_columns`."""
+
+    prefix = "__rk_"
+
+    def __init__(self, lf: pl.LazyFrame, plan: Any, range_rows: int) -> None:
+        self.lf, self.names = safe_columns(lf, plan)
+        self.keep = keep_expr(plan, self.names)
+        self.range_rows = range_rows
+
+    def _data(self, keep: bool) -> pl.LazyFrame:
+        return self.lf.filter(self.keep) if keep else self.lf
+
+    def scan(self, plan: Any) -> Scan:
+        return scan(self.lf, plan, self.names)
+
+    def distinct_rows(self, columns: list[Hashable], keep: bool) -> pd.DataFrame:
+        # the values as the rows hold them, first seen first (pandas shows a key or a segment as
+        # its first row has it: -0.0 or 0.0)
+        out = self._data(keep).select([self.names.col(c) for c in columns]).unique(maintain_order=True).collect()
+        return self.names.to_pandas(out, cols=columns)  # type: ignore[no-any-return]
+
+    def count_rows(self, keys: list[Hashable], keep: bool, count: str) -> pd.DataFrame:
+        group = set(keys[:-1])
+        exprs = [_normalized(self.names, c) if c in group else self.names.col(c) for c in keys]
+        counts = self._data(keep).group_by(exprs).agg(pl.len().alias("__rk_n")).collect(engine="streaming")
+        return self.names.to_pandas(counts, ["__rk_n"], cols=keys)  # type: ignore[no-any-return]
+
+    def free(self, name: str) -> str:
+        return self.names.free(name)
+
+    def auc_counts(self, plan: Any, keep: bool, n_rows: int, placements: bool) -> Any:
+        return auc_pass(self.lf, plan, self.names, keep=self.keep if keep else None, n_rows=n_rows,
+                        range_rows=self.range_rows, placements=placements)
+
+    def placement_key(self, score: Hashable, alias: str) -> pl.Expr:
+        return score_key(self.names.col(score), self.names.dtype(score)).alias(alias)
+
+    def buckets(self, plan: Any, n_buckets: int, keep: bool) -> Iterator[pl.DataFrame]:
+        data = self._data(keep).select([self.names[c] for c in dict.fromkeys(plan.columns)])
+        with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
+            for q in buckets(data, bucket_expr(plan.group, self.names, n_buckets), n_buckets, tmp):
+                part = q.collect(engine="streaming")
+                if part.height:
+                    yield part
+
+    def to_pandas(self, part: pl.DataFrame, extra: list[str]) -> pd.DataFrame:
+        return self.names.to_pandas(part, extra)  # type: ignore[no-any-return]
+
+    def empty(self) -> pd.DataFrame:
+        return self.names.to_pandas(self.lf.head(0).collect())  # type: ignore[no-any-return]

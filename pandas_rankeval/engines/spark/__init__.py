@@ -92,6 +92,7 @@ from .frames import (
     drop_missing,
     fresh_name,
     n_buckets,
+    relevant,
     scan,
     weight_columns,
     with_bucket,
@@ -186,7 +187,7 @@ def per_group(sdf: SparkDataFrame, plan: Any, options: dict[str, Any]) -> SparkD
 
     check_flat_names(plan, "Spark")  # a key named like a column of the table: before any job
     fr, found = _scan_plan(sdf, plan)
-    plan = _weights_once(drop_missing(fr, found), plan)
+    plan = _early(drop_missing(fr, found), plan, found)  # before any bucket; a weight callable once
     fr = as_pandas_input(drop_missing(fr, found), (), plan.label)
     data = with_bucket(fr, plan.group, n_buckets(sdf, found.n_rows, options["rows_per_bucket"], options["buckets"]))
     fields = [T.StructField(str(c), fr.types[c], True) for c in plan.group]
@@ -288,35 +289,82 @@ def _scan_plan(sdf: Any, plan: Any) -> tuple[Frame, Scan]:
     fr = checked_frame(sdf, plan)  # before any job
     _LAST.clear()
     found = scan(
-        fr, func=plan.func, columns=plan.columns, label=plan.label, nan_policy=opts.nan_policy,
+        fr, columns=plan.columns, label=plan.label,
         graded=any(s.info.graded for s in plan.specs), weights=weight_columns(plan), threshold=opts.threshold,
         calibration=tuple(s.name for s in plan.specs if not s.info.needs_ranking), scores=plan.scores,
     )
+    from pandas_rankeval.summary import driver
+
+    driver.raise_scan_errors(driver.Scan(found.n_rows + found.n_dropped, {c: n for c, n in found.missing.items() if n},
+                                         found.n_dropped, found.problems), plan)
     return fr, found
 
 
-def _weights_once(fr: Frame, plan: Any) -> Any:
-    """A weight callable called once, on every group's statistics (one aggregation: rows per
-    (group key, label) among the rows kept, collected to the driver: one row per group and label),
-    never once per bucket: a callable that looks at all groups (``n / n.sum()``, a rank) gives
-    pandas' number."""
-    from pandas_rankeval.summary.checks import needs_group_stats, weights_once
+class SparkTables:
+    """The rows a call keeps, answering the driver's early checks
+    (:class:`pandas_rankeval.summary.driver.Tables`): two small aggregates, collected."""
 
-    if not plan.group or not needs_group_stats(plan):
-        return plan
-    keys = list(dict.fromkeys([*plan.group, plan.label]))
-    data = as_pandas_input(fr, (), plan.label)
-    count = fresh_name("__rk_rows", set(fr.name.values()))
-    with _quiet():
-        pdf = data.sdf.groupBy(*[fr.name[k] for k in keys]).count().withColumnRenamed("count", count).toPandas()
-    pdf = pdf.rename(columns=fr.back)
-    return weights_once(plan, pdf, count)
+    def __init__(self, fr: Frame, label: Any) -> None:
+        self.fr = fr
+        self.data = as_pandas_input(fr, (), label)
+
+    def distinct_rows(self, columns: list[Any], keep: bool) -> pd.DataFrame:
+        F, fr = self.fr.F, self.fr
+        order = fresh_name("__rk_first", set(fr.name.values()))
+        cols = [fr.name[c] for c in columns]
+        with _quiet():
+            first = self.data.sdf.withColumn(order, F.monotonically_increasing_id())
+            pdf = first.groupBy(*cols).agg(F.min(order).alias(order)).orderBy(order).drop(order).toPandas()
+        return pdf.rename(columns=fr.back)
+
+    def count_rows(self, keys: list[Any], keep: bool, count: str) -> pd.DataFrame:
+        fr = self.fr
+        internal = fresh_name("__rk_rows", set(fr.name.values()))
+        with _quiet():
+            pdf = self.data.sdf.groupBy(*[fr.name[k] for k in keys]).count().withColumnRenamed("count", internal).toPandas()
+        return pdf.rename(columns={**fr.back, internal: count})
+
+    def free(self, name: str) -> str:
+        return fresh_name(name, set(self.fr.user_columns) | set(self.fr.name.values()))
+
+
+def _early(fr: Frame, plan: Any, found: Scan) -> Any:
+    """The errors pandas raises that whole-table counts answer before any bucket
+    (:func:`pandas_rankeval.summary.driver.raise_early`): one aggregate of distinct group keys
+    (with a relevant row; with their segments) and the largest label, when the plan needs them."""
+    from pandas_rankeval.summary import driver
+
+    F = fr.F
+    o = plan.options
+    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
+    graded = any(s.info.graded for s in plan.specs)
+    numeric = type(fr.types[plan.label]).__name__ != "BooleanType"
+    exp2 = o.gain == "exp2" and graded and numeric
+    empty = bool(plan.group) and bool(lists) and o.empty == "error"
+    pairs = bool(plan.group) and bool(plan.by)
+    scan_ = driver.Scan(found.n_rows + found.n_dropped, {}, found.n_dropped, {})
+    if exp2 or empty or pairs:
+        keys = [fr.col(c) for c in plan.group]
+        rel = relevant(fr, plan.label, o.threshold)
+        aggs = [F.countDistinct(*keys).alias("groups")] if plan.group else [F.lit(0).alias("groups")]
+        if empty:
+            aggs.append(F.countDistinct(*[F.when(rel, k) for k in keys]).alias("with_rel"))
+        if pairs:
+            aggs.append(F.countDistinct(*keys, *[fr.col(c) for c in plan.by]).alias("pairs"))
+        if exp2:
+            aggs.append(F.max(fr.col(plan.label)).alias("top"))
+        row = _collect(fr.sdf.agg(*aggs))[0].asDict()
+        scan_.n_groups = int(row["groups"])
+        scan_.n_with_relevant = int(row["with_rel"]) if empty else None
+        scan_.n_pairs = int(row["pairs"]) if pairs else None
+        scan_.label_max = row.get("top")
+    return driver.raise_early(SparkTables(fr, plan.label), plan, scan_)
 
 
 def run(sdf: Any, plan: Any, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """Scan once, summarize the buckets, count global AUC: the summed summary and the AUC counts."""
     fr, found = _scan_plan(sdf, plan)
-    plan = _weights_once(drop_missing(fr, found), plan)
+    plan = _early(drop_missing(fr, found), plan, found)  # before any bucket; a weight callable once
     n = n_buckets(sdf, found.n_rows, options["rows_per_bucket"], options["buckets"])
     _LAST["buckets"] = n
     persisted: list[Any] = []

@@ -21,8 +21,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.validation import missing_values_error, problem_message
-
 from .session import _collect, _fn, _parallelism
 
 __all__ = [
@@ -192,15 +190,14 @@ class Scan:
         self.n_pos = n_pos  # relevant rows among them
         self.missing = missing  # per column, in the order the call names them
         self.n_dropped = n_dropped
+        self.problems: dict[tuple, int] = {}  # as Summary.problems: the values pandas refuses, kept rows
 
 
 def scan(
     fr: Frame,
     *,
-    func: str,
     columns: Sequence[Hashable],
     label: Hashable,
-    nan_policy: str,
     graded: bool = False,
     weights: Sequence[Hashable] = (),
     threshold: float | None = None,
@@ -209,8 +206,9 @@ def scan(
 ) -> Scan:
     """One aggregation job: rows, missing values per column, and the values pandas
     refuses (infinite labels, negative labels for NDCG, negative or infinite weights; for the
-    ``calibration`` metrics labels other than 0/1 and ``scores`` outside [0, 1]), raising the
-    pandas errors with whole-table counts."""
+    ``calibration`` metrics labels other than 0/1 and ``scores`` outside [0, 1]), as whole-table
+    counts: the summary layer raises pandas' errors from them
+    (:func:`pandas_rankeval.summary.driver.raise_scan_errors`)."""
     F = fr.F
     cols = list(dict.fromkeys(columns))
     miss = [_missing_expr(fr, c) for c in cols]
@@ -244,47 +242,26 @@ def scan(
                  F.min(F.when(kept, sc)).alias(f"cal_plo{j}"), F.max(F.when(kept, sc)).alias(f"cal_phi{j}")]
     row = _collect(fr.sdf.agg(*aggs))[0].asDict()
     n_rows = int(row["rows"])
-    if n_rows == 0:
-        raise ValueError(f"{func} got an empty DataFrame (0 rows); there is nothing to evaluate.")
     missing = {c: int(row[f"m{i}"] or 0) for i, c in enumerate(cols)}
-    bad = {c: n for c, n in missing.items() if n}
-    n_dropped = int(row["dropped"] or 0)
-    if bad:
-        if nan_policy == "raise":
-            raise missing_values_error(bad)
-        if n_dropped == n_rows:
-            raise ValueError(
-                f"{func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
-            )
-    else:
-        n_dropped = 0
-    n_inf = int(row.get("inf_label") or 0)
-    if n_inf:
-        raise ValueError(
-            f"Column {label!r} (label) has {n_inf:,} infinite value{_plural(n_inf)}; "
-            "labels must be finite numbers or bools."
-        )
+    n_dropped = int(row["dropped"] or 0) if any(missing.values()) else 0
+    problems: dict[tuple, int] = {}
+    if row.get("inf_label"):
+        problems[("infinite_label", label)] = int(row["inf_label"])
     for j, w in enumerate(weights):
-        n_bad = int(row[f"bad_w{j}"] or 0)
-        if n_bad:
-            raise ValueError(
-                f"Column {w!r} (weight) has {n_bad:,} negative or infinite value{_plural(n_bad)}; "
-                "weights must be finite and >= 0."
-            )
-    n_neg = int(row.get("neg_label") or 0)
-    if n_neg:
-        raise ValueError(
-            f"Column {label!r} has {n_neg:,} negative label{_plural(n_neg)}; NDCG needs "
-            "labels >= 0 (graded relevance). Clip or shift them first."
-        )
+        if row[f"bad_w{j}"]:
+            problems.setdefault(("bad_weight", w), int(row[f"bad_w{j}"]))
+    if row.get("neg_label"):
+        problems[("negative_label", label)] = int(row["neg_label"])
     if cal_label and row["cal_bl"]:
-        examples = [float(v) for v in row["cal_blx"] or []]
-        raise ValueError(problem_message("binary_label", (label, calibration), int(row["cal_bl"]), examples=examples))
+        problems[("binary_label", (label, calibration))] = int(row["cal_bl"])
+        problems.update({("binary_label:example", float(v)): 1 for v in row["cal_blx"] or []})
     for j, c in enumerate(scores if calibration else ()):
         if row[f"cal_pb{j}"]:
-            seen = [float(row[f"cal_plo{j}"]), float(row[f"cal_phi{j}"])]
-            raise ValueError(problem_message("probability", (c, calibration), int(row[f"cal_pb{j}"]), examples=seen))
-    return Scan(n_rows - n_dropped, missing, n_dropped, int(row["pos"] or 0))
+            problems[("probability", (c, calibration))] = int(row[f"cal_pb{j}"])
+            problems[("probability:range", (c, float(row[f"cal_plo{j}"]), float(row[f"cal_phi{j}"])))] = 1
+    counts = Scan(n_rows - n_dropped, missing, n_dropped, int(row["pos"] or 0))
+    counts.problems = problems
+    return counts
 
 
 def drop_missing(fr: Frame, scan_: Scan) -> Frame:

@@ -1,0 +1,253 @@
+"""The passes of a partitioned evaluation, written once against a narrow protocol of primitives.
+
+An engine that evaluates a frame in buckets of whole groups (a polars LazyFrame, a DuckDB
+relation) gives the driver a :class:`Source`: a handful of primitives that read the table and
+know nothing of metrics, options or messages. The driver runs every pass in one order:
+
+1. **scan**: the source's one aggregate of whole-table counts (:class:`Scan`); the errors pandas
+   raises from the values (:func:`~pandas_rankeval.summary.finalize.raise_input_errors`), with
+   whole-table counts, before any other work;
+2. **early errors** (:func:`raise_early`), still before any bucket: a ``by`` that varies within
+   a group (distinct (group, segment) keys against distinct groups, and pandas' example from the
+   distinct pairs), labels too large for ``gain='exp2'``, a weight Series or callable checked on
+   the whole table's group statistics (rows per (group key, label)), groups with no relevant row
+   under ``empty='error'``;
+3. **global AUC**: the source's exact counts per (segment, score) by distinct-score ranges, with
+   the DeLong placement tables when the plan asks for them;
+4. **buckets** of whole groups (:func:`group_pass`): each bucket collected, the placements joined
+   on, summarized by the shared per-partition code
+   (:func:`~pandas_rankeval.summary.partition.summarize`), the summaries added; or, for
+   ``per_group``, each bucket's kept rows handed back (:func:`per_group_parts`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable, Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import pandas as pd
+
+from ..core.coverage import empty_error
+from ..core.evaluate import exp2_overflow
+from ..core.segments import mixed_by_of_pairs
+from .checks import needs_group_stats, weights_once
+from .finalize import raise_input_errors
+from .partition import summarize, summary_of_auc
+from .plan import Plan
+from .summary import Summary, _shape, empty_summary
+
+__all__ = [
+    "Scan", "Source", "Tables", "bucket_count", "evaluate", "group_pass", "needs_counts", "per_group_parts", "raise_early",
+    "raise_from_counts", "raise_scan_errors",
+]
+
+
+@dataclass
+class Scan:
+    """What the source's one aggregation over the input found (whole-table counts)."""
+
+    n_rows: int  # every row of the input
+    missing: dict[Hashable, int]  # per column of the plan, in its order (zeros left out)
+    n_dropped: int  # rows with a missing value in any of them
+    problems: dict[tuple, int]  # as Summary.problems: values pandas refuses, among kept rows
+    n_groups: int = 0  # distinct group keys among kept rows (an estimate may do when n_pairs and n_with_relevant are None)
+    label_max: Any = None  # the largest kept label (graded metrics with gain='exp2')
+    n_with_relevant: int | None = None  # groups with a relevant row (empty='error')
+    n_pairs: int | None = None  # distinct (group key, segment key) among kept rows (by=)
+
+    def summary(self, plan: Plan) -> Summary:
+        """A summary with these counts and no segment: the summary layer raises from it."""
+        return Summary({}, self.missing, self.n_dropped, self.n_rows - self.n_dropped, _shape(plan), self.problems)
+
+
+class Tables(Protocol):
+    """The primitives the early checks need: two small aggregates (no metric, option or message).
+    ``keep`` says whether to read only the rows pandas keeps (no missing value in a column of the
+    plan); the driver asks for it only when the scan found dropped rows."""
+
+    def distinct_rows(self, columns: list[Hashable], keep: bool) -> pd.DataFrame:
+        """The distinct rows of ``columns`` (user names), in the order of their first rows."""
+        ...
+
+    def count_rows(self, keys: list[Hashable], keep: bool, count: str) -> pd.DataFrame:
+        """Rows per distinct ``keys`` (user names; float group keys as pandas groups them), the
+        count in column ``count``."""
+        ...
+
+    def free(self, name: str) -> str:
+        """``name``, changed until no column of the table or the plan has it."""
+        ...
+
+
+class Source(Tables, Protocol):
+    """The primitives a partitioned engine gives the driver for every pass (no metric, option or
+    message)."""
+
+    #: The start of the names of the driver's own columns (no column of the table starts with it).
+    prefix: str
+
+    def scan(self, plan: Plan) -> Scan:
+        """One aggregate over the table: the whole-table counts of :class:`Scan`."""
+        ...
+
+    def auc_counts(self, plan: Plan, keep: bool, n_rows: int, placements: bool) -> Any:
+        """Exact global-AUC counts (an ``AucPass``: ``auc``, ``placements``, ``n_rows``, ``n_pos``)."""
+        ...
+
+    def placement_key(self, score: Hashable, alias: str) -> Any:
+        """The expression of a score's order key in a collected bucket (joined to its placements)."""
+        ...
+
+    def buckets(self, plan: Plan, n_buckets: int, keep: bool) -> Iterator[Any]:
+        """The non-empty buckets of whole groups (``hash(group key) % n_buckets``) of the plan's
+        columns, one collected frame at a time."""
+        ...
+
+    def to_pandas(self, part: Any, extra: list[str]) -> pd.DataFrame:
+        """A collected bucket as a pandas frame: the plan's columns under the user's names, then
+        the ``extra`` columns under :meth:`free` names."""
+        ...
+
+    def empty(self) -> pd.DataFrame:
+        """The plan's columns with no row, as :meth:`to_pandas` gives them."""
+        ...
+
+
+def bucket_count(found: Scan, options: dict[str, Any]) -> int:
+    """Buckets asked for (or kept rows / ``rows_per_bucket``), never more than the groups."""
+    n_rows = found.n_rows - found.n_dropped
+    wanted = options["buckets"] or max(1, -(-n_rows // options["rows_per_bucket"]))
+    return int(max(1, min(wanted, found.n_groups)))
+
+
+def raise_early(source: Tables, plan: Plan, found: Scan) -> Plan:
+    """The errors pandas raises from values, answered by whole-table counts (or one small aggregate)
+    before any bucket: a segment that varies within a group, labels too large for ``gain='exp2'``,
+    a weight Series or callable pandas refuses, groups with no relevant row under ``empty='error'``.
+    Returns the plan (with a weight callable called once)."""
+    keep = bool(found.n_dropped)
+    if found.n_pairs is not None and found.n_pairs > found.n_groups:  # some group has two segments
+        pairs = source.distinct_rows(list(dict.fromkeys([*plan.group, *plan.by])), keep)
+        problem = mixed_by_of_pairs(pairs, plan.by, plan.group, plan.func)
+        if problem is not None:
+            raise problem
+    err = exp2_overflow(plan.label, found.label_max, plan.options.threshold)
+    if err is not None:
+        raise err
+    if plan.group and needs_counts(plan, empty=False):  # every group's statistics, once
+        count = source.free("__rk_n")
+        counts = source.count_rows(list(dict.fromkeys([*plan.group, plan.label])), keep, count)
+        plan = weights_once(plan, counts, count)
+    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
+    if found.n_with_relevant is not None and lists and found.n_groups > found.n_with_relevant:
+        raise empty_error(lists[0].name, found.n_groups - found.n_with_relevant, found.n_groups)
+    return plan
+
+
+def needs_counts(plan: Plan, empty: bool = True) -> bool:
+    """The plan's early checks need rows per (group key, label): a weight callable (called once on
+    them), a weight Series (checked on the whole table's group keys), or (``empty``) groups with no
+    relevant row under ``empty='error'``."""
+    series = isinstance(plan.options.weight, pd.Series) and bool(plan.specs)
+    lists = empty and plan.options.empty == "error" and any(s.info.eligibility == "relevant" for s in plan.specs)
+    return bool(plan.group) and (needs_group_stats(plan) or series or lists)
+
+
+def raise_from_counts(plan: Plan, counts: pd.DataFrame, count: str) -> Plan:
+    """The early checks of an engine that has no scan of its own (Dask's and Spark's lazy
+    ``per_group``), from one aggregate: rows per (group key, label) of the kept rows in column
+    ``count``. A weight Series or callable (:func:`~pandas_rankeval.summary.checks.weights_once`)
+    and ``empty='error'`` raise pandas' errors with whole-table counts. Returns the plan."""
+    import numpy as np
+
+    from ..core.prepare import label_levels
+    from ..core.validation import numeric_values
+
+    plan = weights_once(plan, counts, count) if needs_counts(plan, empty=False) else plan
+    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
+    if lists and plan.options.empty == "error" and len(counts):
+        y = numeric_values(counts[plan.label], plan.label, "label", keep_int=True)
+        rel = np.asarray(label_levels(y, plan.options.threshold, graded=False).rel, dtype=bool)
+        keys = counts[list(plan.group)]
+        n_groups = len(keys.drop_duplicates())
+        n_rel = len(keys.loc[rel].drop_duplicates())
+        if n_groups > n_rel:
+            raise empty_error(lists[0].name, n_groups - n_rel, n_groups)
+    return plan
+
+
+def raise_scan_errors(found: Scan | Summary, plan: Plan) -> None:
+    """pandas' errors from the scan's whole-table counts (missing values, no row left, the values
+    pandas refuses), in pandas' order (:func:`~pandas_rankeval.summary.finalize.raise_input_errors`).
+    An engine whose scan rides along with its first pass (Dask's group pass) gives that pass's
+    summed summary instead."""
+    raise_input_errors(found.summary(plan) if isinstance(found, Scan) else found, plan)
+
+
+def checked(source: Source, plan: Plan) -> tuple[Plan, Scan]:
+    """The scan and every error it answers, before any other work."""
+    found = source.scan(plan)
+    raise_scan_errors(found, plan)
+    return raise_early(source, plan, found), found
+
+
+def group_pass(source: Source, plan: Plan, n_buckets: int, placements: dict[Hashable, Any]) -> Summary:
+    """Every bucket of whole groups collected, its DeLong placements joined on, summarized by the
+    shared per-partition code; the sum."""
+    extra: list[str] = []
+    joins = []
+    for i, s in enumerate(plan.scores):
+        if s in placements:
+            table = placements[s]
+            col = f"{source.prefix}pl_{i}"
+            on = [c for c in table.columns if c != col]
+            joins.append((source.placement_key(s, f"{source.prefix}key_{i}"), table, on))
+            extra.append(col)
+    part_plan = dataclasses.replace(plan, placement_columns=tuple(source.free(e) for e in extra)) if extra else plan
+    total = empty_summary(plan)
+    for part in source.buckets(plan, n_buckets, False):
+        for key, table, on in joins:
+            part = part.with_columns(key).join(table, on=on, how="left", nulls_equal=False)
+        total = total + summarize(source.to_pandas(part, extra), part_plan)
+    return total
+
+
+def evaluate(source: Source, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
+    """Every pass of a partitioned evaluation: the summed summary and the extras of
+    :func:`pandas_rankeval.tables.finalize`. ``options`` holds ``buckets`` and ``rows_per_bucket``."""
+    plan, found = checked(source, plan)
+    extras: dict[str, Any] = {}
+    placements: dict[Hashable, Any] = {}
+    counted = None
+    if plan.has_auc:
+        counted = source.auc_counts(plan, bool(found.n_dropped), found.n_rows - found.n_dropped,
+                                    bool(plan.auc_placements and plan.group))
+        extras["auc"] = counted.auc
+        placements = counted.placements
+    if plan.group:
+        return group_pass(source, plan, bucket_count(found, options), placements), extras
+    if counted is None:  # pragma: no cover - a plan without groups is global AUC
+        raise ValueError(f"{plan.func}: a plan without groups must ask for global AUC")
+    summary = summary_of_auc(plan, counted.auc, n_rows=counted.n_rows, n_pos=counted.n_pos,
+                             missing=found.missing, n_dropped=found.n_dropped)
+    return summary, extras
+
+
+def per_group_parts(source: Source, plan: Plan, options: dict[str, Any]) -> tuple[Plan, Iterator[pd.DataFrame]]:
+    """The checked plan (every error raised now) and the buckets' kept rows as pandas frames, one
+    at a time (the empty frame of the plan's columns when no row is kept), for
+    :func:`pandas_rankeval.tables.per_group.per_group_table`."""
+    plan, found = checked(source, plan)
+    n_buckets = bucket_count(found, options)
+
+    def parts() -> Iterator[pd.DataFrame]:
+        seen = False
+        for part in source.buckets(plan, n_buckets, bool(found.n_dropped)):
+            seen = True
+            yield source.to_pandas(part, [])
+        if not seen:
+            yield source.empty()
+
+    return plan, parts()
