@@ -47,7 +47,13 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .signflip_lattice import HIST_K, LATTICE_MAX, lattice_multiples, lattice_tail, signflip_hist
+from .signflip_lattice import (
+    HIST_K,
+    LATTICE_MAX,
+    lattice_multiples,
+    lattice_tail,
+    signflip_hist,
+)
 
 __all__ = [
     "ADJUSTMENTS",
