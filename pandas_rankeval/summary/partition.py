@@ -24,7 +24,7 @@ from ..core.evaluation import Evaluation, segment_of_groups
 from ..core.reductions import row_groups
 from ..core.validation import InputProblem, internal_error, missing_mask
 from ..inference import hashing as H
-from ..inference.pvalues import TOP_K, signflip_sums, signflip_terms
+from ..inference.pvalues import HIST_K, TOP_K, signflip_sums, signflip_terms
 from .plan import _C, COUNTERS, Plan
 from .problems import _count_problems, problem_counts
 from .replicate_sums import _replicate_sums
@@ -181,7 +181,8 @@ def summarize_evaluation(
     sf: dict[str, np.ndarray] | None = None
     if n_pairs:  # the sign-flip sums of every pair, one pair at a time (no groups x pairs matrix)
         sf = {"n": np.zeros((n_seg, n_pairs), dtype=np.int64), "s": np.zeros((n_seg, n_pairs, 3)),
-              "top": np.zeros((n_seg, n_pairs, TOP_K)), "amin": np.full((n_seg, n_pairs), np.inf)}
+              "top": np.zeros((n_seg, n_pairs, TOP_K)), "amin": np.full((n_seg, n_pairs), np.inf),
+              "hist": np.zeros((n_seg, n_pairs, 2, HIST_K))}
     mismatch = np.zeros((n_seg, n_pairs), dtype=np.int64)
     pair_used = np.zeros((n_seg, n_pairs), dtype=np.int64)
     col = {item: j for j, item in enumerate(items)}
@@ -253,7 +254,7 @@ def summarize_evaluation(
         "boot_gram": boot_gram,
     }
     if sf is not None:
-        given.update(sf_n=sf["n"], sf_s=sf["s"], sf_top=sf["top"], sf_min=sf["amin"])
+        given.update(sf_n=sf["n"], sf_s=sf["s"], sf_top=sf["top"], sf_min=sf["amin"], sf_hist=sf["hist"])
     data: dict[str, np.ndarray | None] = {}
     for name, z in zero.items():
         v = given.get(name)  # type: ignore[assignment]  # stubs narrower than runtime

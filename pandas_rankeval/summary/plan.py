@@ -39,7 +39,7 @@ FAMILIES = ("table", "metric")
 CI_ADJUSTMENTS = ("none", "bonferroni")
 
 
-_FORMAT = 4  # version of the bytes of a Summary (3: segments stacked in arrays; 4: n_graded)
+_FORMAT = 5  # version of the bytes of a Summary (3: segments stacked in arrays; 4: n_graded; 5: sf_hist)
 
 
 # --------------------------------------------------------------------------- #

@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..inference.hashing import partition_hash
 from ..inference.pvalues import TOP_K, merge_top
+from ..inference.signflip_lattice import HIST_K, hist_total, merge_hist
 from .plan import _FORMAT, COUNTERS, Plan
 
 __all__ = ["FIELDS", "Field", "REPLICATE_FIELDS", "RESULT_FIELDS", "Summary", "empty_summary", "field_total", "shard_of"]
@@ -110,6 +111,9 @@ FIELDS: tuple[Field, ...] = (
           merge=merge_top, total=_top_total),
     Field("sf_min", np.float64, lambda s: (s[2],), "per pair: the smallest nonzero |a|", fill=np.inf,
           merge=np.minimum, total=partial(np.min, axis=0)),
+    Field("sf_hist", np.float64, lambda s: (s[2], 2, HIST_K),
+          "per pair: the distinct nonzero |a| and their counts (at most HIST_K; count -1: more)",
+          merge=merge_hist, total=hist_total),
     Field("pair_used", np.int64, lambda s: (s[2],), "per pair: groups both models use"),
     Field("delong", np.float64, _absent, "clustered-DeLong moment matrix over the scores, or None"),
     Field("gram", np.float64, _absent, "(targets x q) sums of x x^T (studentized intervals), or None"),

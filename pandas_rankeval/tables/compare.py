@@ -206,6 +206,7 @@ def compare_table(
     blocks = []
     sf_rows: list[int] = []  # rows (over all segments) tested by the analytic sign-flip test
     sf_args: list[list[Any]] = [[], [], [], [], [], []]
+    sf_hist: list[np.ndarray] = []
     dl_rows: list[int] = []  # rows (over all segments) of global AUC's clustered-DeLong test
     dl_var: list[float] = []
     stud_fallback: dict[str, None] = {}  # model/metric whose bootstrap-t interval fell back to percentile
@@ -256,6 +257,7 @@ def compare_table(
                 for lst, v in zip(sf_args, (seg["sf_n"][k], seg["sf_s"][k, 0], seg["sf_s"][k, 1], seg["sf_s"][k, 2],
                                             seg["sf_top"][k], seg["sf_min"][k])):
                     lst.append(v)
+                sf_hist.append(seg["sf_hist"][k])
         blocks.append((base, value, diff, lo, hi, p, used))
     columns = ("baseline_value", "value", "diff", "ci_low", "ci_high", "p_value", "groups_used")
     data = {c: np.concatenate([blk[i] for blk in blocks]) for i, c in enumerate(columns)}
@@ -264,7 +266,7 @@ def compare_table(
         data["ci_low"][idx], data["ci_high"][idx] = normal_interval(data["diff"][idx], var, plan.ci)  # type: ignore[arg-type]
         data["p_value"][idx] = z_test(data["diff"][idx], var)
     if sf_rows:  # every analytic p-value of the table in one vectorized call
-        data["p_value"][np.array(sf_rows)] = signflip_pvalues(*(np.array(a) for a in sf_args))
+        data["p_value"][np.array(sf_rows)] = signflip_pvalues(*(np.array(a) for a in sf_args), hist=np.array(sf_hist))
     data["p_value"] = np.where(np.isfinite(data["diff"]), data["p_value"], np.nan)
     out = finish_table(data, rows, keys, list(plan.by), all_pairs=all_pairs, adjust=plan.adjust,
                        family=plan.family, alpha=plan.alpha, ci=plan.ci, ci_adjust=plan.ci_adjust)
