@@ -226,7 +226,9 @@ def compare(
     zero, exactly, by counting all ``2^G`` patterns (ties included); with more,
     from the 12 largest terms enumerated and the rest approximated by a normal law
     with its exact variance, an Edgeworth correction from its exact fourth cumulant
-    and a continuity correction on lattices (hit rate's ``d_g`` in {-1, 0, 1}). The
+    and a continuity correction on lattices (hit rate's ``d_g`` in {-1, 0, 1}); but
+    when the weighted differences take at most 64 distinct sizes, all multiples of one
+    unit, the tail is exact again: a convolution of scaled binomials. The
     approximation stays close to the exact tail where both can be computed (31-38
     groups: approximate / exact p between 1.00 and 1.03 for gauc, mrr and ndcg down to
     the 0.01% tail, up to 1.16, on the side of caution, for hit rate and precision;
