@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import pandas_rankeval as pre
 from pandas_rankeval.inference import pvalues as P
@@ -36,6 +37,39 @@ def test_lattice_path_equals_brute_force(g):
         for _ in range(4):
             a = rng.choice([-1.0, 1.0], g) * rng.choice(mags, g)
             assert _p(a, exact_max=0) == pytest.approx(_brute(a), rel=1e-9, abs=1e-15)
+
+
+@pytest.mark.parametrize("g", [15, 16])
+def test_lattice_path_equals_brute_force_mixed(g):
+    """15 and 16 groups, mixed magnitudes (MRR-like, thirds, integers), lattice path forced."""
+    rng = np.random.default_rng(g)
+    signs = 1.0 - 2.0 * ((np.arange(1 << g)[:, None] >> np.arange(g)) & 1)
+    for mags in ([1 / 2, 1 / 3, 1 / 6, 1 / 12, 1.0], [1.0, 2.0, 5.0]):
+        a = rng.choice([-1.0, 1.0], g, p=[0.3, 0.7]) * rng.choice(mags, g)
+        brute = float(np.mean(np.abs(signs @ np.abs(a)) >= abs(a.sum()) - 1e-9 * np.abs(a).sum()))
+        assert _p(a, exact_max=0) == pytest.approx(brute, rel=1e-9, abs=1e-15)
+
+
+def test_histogram_keys_merge_float_noise():
+    """Values equal up to float noise (1/3 and 1/2 - 1/6, 2/3 and 1 - 1/3) are one key, in any
+    partition; the lattice p-value is the exact one."""
+    third, noisy = 1 / 3, 1 / 2 - 1 / 6
+    assert third != noisy
+    a = np.r_[np.full(20, third), np.full(20, -noisy), np.full(15, 2 / 3), np.full(10, -(1 - 1 / 3))]
+    h = P.signflip_sums(a)["hist"][0, 0]
+    assert (h[1] > 0).sum() == 2 and h[1, :2].tolist() == [40.0, 25.0]
+    parts = [P.signflip_sums(a[i])["hist"] for i in np.array_split(np.arange(a.size)[::-1], 3)]
+    np.testing.assert_array_equal(L.merge_hist(L.merge_hist(parts[0], parts[1]), parts[2]),
+                                  P.signflip_sums(a)["hist"])
+    # T' = sum m_v B_v with 40 ones and 25 twos: the exact two-sided tail by direct convolution
+    pmf = np.array([1.0])
+    for m, c in ((1, 40), (2, 25)):
+        b = np.zeros(m * c + 1)
+        b[::m] = stats.binom.pmf(np.arange(c + 1), c, 0.5)
+        pmf = np.convolve(pmf, b)
+    t = np.arange(pmf.size) * 2.0 - 90.0  # T / (1/3) = 2 T' - M
+    ref = float(pmf[np.abs(t) >= abs(a.sum()) * 3 - 1e-9].sum())
+    assert _p(a) == pytest.approx(ref, rel=1e-9)
 
 
 def test_lattice_path_equals_exact_enumeration_up_to_30():

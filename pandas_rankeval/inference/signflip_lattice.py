@@ -19,9 +19,11 @@ too large, the caller keeps its approximation.
 
 The summary keeps, per (segment, pair), the distinct ``|a_g|`` and their counts
 (:func:`signflip_hist`), at most :data:`HIST_K` of them; a part with more is *overflowed* (first
-count ``-1``) and so is everything merged with it. Merging is the union of exact float values
+count ``-1``) and so is everything merged with it. Each ``|a_g|`` is keyed to 12 significant
+digits (:func:`hist_key`, a function of the value alone, so float noise such as ``1/3`` against
+``1/2 - 1/6`` cannot split one value in two); merging is the union of the keys, compared exactly,
 with their counts added (:func:`merge_hist`), so the merged histogram is the same whatever the
-partitioning: with at most :data:`HIST_K` distinct values in the whole table no part overflows
+partitioning and merge order: with at most :data:`HIST_K` distinct values in the whole table no part overflows
 and the union is the table's histogram; with more, the union (or a part) overflows.
 
 Pure numpy; imports nothing from the package.
@@ -32,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-__all__ = ["HIST_K", "LATTICE_MAX", "hist_total", "lattice_multiples", "lattice_tail", "merge_hist", "signflip_hist"]
+__all__ = ["HIST_K", "LATTICE_MAX", "hist_key", "hist_total", "lattice_multiples", "lattice_tail", "merge_hist", "signflip_hist"]
 
 #: Distinct |a_g| kept per (segment, pair); more: the histogram overflows (no lattice path).
 HIST_K = 64
@@ -42,6 +44,9 @@ LATTICE_MAX = 1 << 20
 WINDOW_SD = 40.0
 #: |v - m q| <= LATTICE_TOL * v for every distinct value: on the lattice (float rounding).
 LATTICE_TOL = 1e-11
+#: Significant digits of the histogram's key: |a_g| equal up to float noise (1/3 against
+#: 1/2 - 1/6) count as one value; far below LATTICE_TOL, so the lattice fit is unchanged.
+KEY_DIGITS = 12
 
 
 # --------------------------------------------------------------------------- #
@@ -53,10 +58,25 @@ def _overflowed(shape: tuple[int, ...], h: int) -> np.ndarray:
     return out
 
 
+def hist_key(absa: np.ndarray) -> np.ndarray:
+    """``|a_g|`` (positive) rounded to :data:`KEY_DIGITS` significant digits: the histogram's
+    key, a function of each value alone (so the same in every partition and engine) that merges
+    values split by float noise.
+
+    >>> v = np.array([1 / 3, 1 / 2 - 1 / 6, 1 - 1e-16 * 3, 0.25])
+    >>> np.unique(v).size, np.unique(hist_key(v)).tolist()
+    (4, [0.25, 0.333333333333, 1.0])
+    """
+    absa = np.asarray(absa, dtype=np.float64)
+    scale = 10.0 ** (KEY_DIGITS - 1 - np.floor(np.log10(absa)))
+    return np.rint(absa * scale) / scale
+
+
 def signflip_hist(absa: np.ndarray, seg: np.ndarray, n_seg: int, h: int = HIST_K) -> np.ndarray:
     """The distinct nonzero ``|a_g|`` of one test per segment and their counts.
 
-    Returns an array (n_seg, 2, h): ``[..., 0, :]`` the distinct values ascending then 0,
+    Values are keyed by :func:`hist_key` (12 significant digits). Returns an array
+    (n_seg, 2, h): ``[..., 0, :]`` the distinct values ascending then 0,
     ``[..., 1, :]`` their counts (exact integers as float) then 0; a segment with more than ``h``
     distinct values is overflowed: zeros with count ``-1`` first.
 
@@ -65,7 +85,7 @@ def signflip_hist(absa: np.ndarray, seg: np.ndarray, n_seg: int, h: int = HIST_K
     """
     absa = np.asarray(absa, dtype=np.float64)
     nz = absa > 0
-    vals, sg = absa[nz], np.asarray(seg, dtype=np.int64)[nz]
+    vals, sg = hist_key(absa[nz]), np.asarray(seg, dtype=np.int64)[nz]
     out = np.zeros((n_seg, 2, h))
     if not vals.shape[0]:
         return out

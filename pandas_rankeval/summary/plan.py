@@ -39,7 +39,8 @@ FAMILIES = ("table", "metric")
 CI_ADJUSTMENTS = ("none", "bonferroni")
 
 
-_FORMAT = 5  # version of the bytes of a Summary (3: segments stacked in arrays; 4: n_graded; 5: sf_hist)
+_FORMAT = 6  # version of the bytes of a Summary (3: segments stacked in arrays; 4: n_graded; 5: sf_hist;
+# 6: sf_hist keyed to 12 significant digits)
 
 
 # --------------------------------------------------------------------------- #

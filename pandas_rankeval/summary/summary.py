@@ -112,7 +112,7 @@ FIELDS: tuple[Field, ...] = (
     Field("sf_min", np.float64, lambda s: (s[2],), "per pair: the smallest nonzero |a|", fill=np.inf,
           merge=np.minimum, total=partial(np.min, axis=0)),
     Field("sf_hist", np.float64, lambda s: (s[2], 2, HIST_K),
-          "per pair: the distinct nonzero |a| and their counts (at most HIST_K; count -1: more)",
+          "per pair: the distinct nonzero |a| (12 significant digits) and their counts (at most HIST_K; count -1: more)",
           merge=merge_hist, total=hist_total),
     Field("pair_used", np.int64, lambda s: (s[2],), "per pair: groups both models use"),
     Field("delong", np.float64, _absent, "clustered-DeLong moment matrix over the scores, or None"),
