@@ -560,3 +560,29 @@ def test_every_field_is_one_entry_of_the_fields_table():
     np.testing.assert_array_equal(both.data["sf_min"], np.minimum(a.data["sf_min"], b.data["sf_min"]))
     np.testing.assert_array_equal(both.data["n_rows"], a.data["n_rows"] + b.data["n_rows"])
     np.testing.assert_array_equal(both.data["sf_top"].max(axis=-1), np.maximum(a.data["sf_top"].max(axis=-1), b.data["sf_top"].max(axis=-1)))
+
+
+def test_summary_data_is_a_typed_record_of_the_fields_table():
+    """Issue 24: ``Summary.data`` and one segment's fields are TypedDicts whose keys are FIELDS'
+    names in its order; a field typed ``| None`` is exactly one the plan may leave out (its layout
+    can be None); a scalar field of a segment is a Python number; an undeclared name is refused."""
+    import typing
+
+    from pandas_rankeval.summary.summary import FIELDS, SegmentFields, Summary, SummaryData, as_data
+
+    names = [f.name for f in FIELDS]
+    hints, seg_hints = typing.get_type_hints(SummaryData), typing.get_type_hints(SegmentFields)
+    assert list(hints) == names and list(seg_hints) == names
+    layouts = [(i, b, p, fl) for i in (0, 2) for b in (0, 3) for p in (0, 1) for fl in (False, True)]
+    for f in FIELDS:
+        may_be_none = f.kind == "result" or any(f.shape(s) is None for s in layouts)
+        assert (type(None) in typing.get_args(hints[f.name])) == may_be_none, f.name
+        assert seg_hints[f.name] == ({np.int64: int, np.float64: float}[f.dtype] if f.scalar else hints[f.name]), f.name
+    df = pre.datasets.make_impressions(n_users=20, seed=5)
+    plan = S.make_plan("report", kind="report", group="user_id", label="click", scores=["model_a"], metrics=["gauc"])
+    s = S.summarize(df, plan)
+    seg = s.segments[()]
+    assert isinstance(seg["n_groups"], int) and isinstance(seg["sw_pos"], float) and seg["sums"].shape == (1, 2)
+    with pytest.raises(ValueError, match=r"\['n_grups'\] are not declared"):
+        Summary(None, {}, 0, 0, s.shape, keys=s.keys, data={**s.data, "n_grups": s.data["n_groups"]})
+    assert as_data({}) == {}

@@ -18,7 +18,7 @@ from ..core.validation import PROBLEM_ORDER, InputProblem, first_keys, missing_v
 from ..inference.delong import delong_from_moments
 from .auc_counts import _auc_value
 from .plan import _C, Plan
-from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary, _seg_zero, field_total
+from .summary import REPLICATE_FIELDS, RESULT_FIELDS, SegmentFields, Summary, _seg_zero, by_name, field_total
 
 
 #: Problems of groups (weights, segments), raised by pandas as :class:`InputProblem`; the problems
@@ -87,7 +87,7 @@ def _totals(summary: Summary, plan: Plan) -> dict[str, Any]:
     """The sum of every segment (the whole table), without the replicate sums (never needed)."""
     n_items, n_boot, n_pairs = summary.shape
     tot = _seg_zero(n_items, n_boot, n_pairs, plan.monte_carlo)
-    for name, v in summary.data.items():
+    for name, v in by_name(summary.data).items():
         if name in REPLICATE_FIELDS or name in RESULT_FIELDS:
             tot[name] = None
         elif v is not None and summary.keys:
@@ -262,11 +262,12 @@ def fallback_note(names: list[str]) -> str:
 
 
 def _delong_of(
-    delong: dict | None, key: tuple, plan: Plan, seg: dict | None = None
+    delong: dict | None, key: tuple, plan: Plan, seg: SegmentFields | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """AUCs of the plan's scores and their clustered-DeLong covariance in one segment."""
-    if (delong is None or key not in delong) and seg is not None and seg.get("delong") is not None:
-        return delong_from_moments(seg["delong"])
+    moments = seg.get("delong") if seg is not None else None
+    if (delong is None or key not in delong) and moments is not None:
+        return delong_from_moments(moments)
     if delong is None or key not in delong:
         raise ValueError(
             f"{plan.func}: the clustered DeLong interval of global AUC needs its moment matrix "

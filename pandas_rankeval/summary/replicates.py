@@ -28,7 +28,7 @@ from ..inference.bootstrap import bootstrap_pvalues, percentile_interval
 from ..inference.studentized import _se, studentized_fallback, studentized_interval
 from .finalize import _ratio, item_bounds, item_values
 from .plan import Plan
-from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary
+from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary, by_name
 
 __all__ = ["MAX_SHARDS", "RESULT_FIELDS", "flip_pvalues", "reduce_replicates", "reduce_shard", "replicate_results", "shard_count"]
 
@@ -98,7 +98,7 @@ def replicate_results(summary: Summary, plan: Plan) -> dict[str, np.ndarray | No
     A summary reduced by :func:`reduce_replicates` carries them; otherwise they are computed
     from its replicate fields, over every segment at once.
     """
-    data = summary.data
+    data = by_name(summary.data)
     if data.get("rep_lo") is not None:
         return {f: data.get(f) for f in RESULT_FIELDS}
     if data.get("boot") is None or plan.kind == "metric":
@@ -178,7 +178,7 @@ def reduce_replicates(summary: Summary, plan: Plan) -> Summary:
     results = replicate_results(summary, plan)
     if results is None:
         return summary
-    data = {k: (None if k in REPLICATE_FIELDS else v) for k, v in summary.data.items()}
+    data = {k: (None if k in REPLICATE_FIELDS else v) for k, v in by_name(summary.data).items()}
     data.update(results)
     return Summary(
         None, summary.missing, summary.n_dropped, summary.n_rows, summary.shape, summary.problems,

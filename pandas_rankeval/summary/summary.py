@@ -17,7 +17,7 @@ import pickle
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import numpy as np
 import pandas as pd
@@ -27,7 +27,10 @@ from ..inference.pvalues import TOP_K, merge_top
 from ..inference.signflip_lattice import HIST_K, hist_total, merge_hist
 from .plan import _FORMAT, COUNTERS, Plan
 
-__all__ = ["FIELDS", "Field", "REPLICATE_FIELDS", "RESULT_FIELDS", "Summary", "empty_summary", "field_total", "shard_of"]
+__all__ = [
+    "FIELDS", "Field", "REPLICATE_FIELDS", "RESULT_FIELDS", "SegmentFields", "Summary", "SummaryData", "empty_summary",
+    "field_total", "shard_of",
+]
 
 # --------------------------------------------------------------------------- #
 # The fields: one definition each (dtype, layout, merge rule, meaning)
@@ -136,6 +139,95 @@ REPLICATE_FIELDS = tuple(f.name for f in FIELDS if f.kind == "replicate")
 RESULT_FIELDS = tuple(f.name for f in FIELDS if f.kind == "result")
 
 
+class SummaryData(TypedDict, total=False):
+    """``Summary.data``, typed: each field of :data:`FIELDS` by name, stacked over the segments
+    (the first axis is the segment, in the order of ``Summary.keys``).
+
+    Empty when the summary has no segment. A field typed ``... | None`` is None when the plan has
+    no such field (no bootstrap, no DeLong moments, ...); the result fields are present only in a
+    summary whose replicate sums were reduced. The names, their order and which may be None are
+    checked against :data:`FIELDS` (``tests/test_summary.py``): a field is declared once, there,
+    with its merge rule, and typed here.
+    """
+
+    n_groups: np.ndarray
+    n_rows: np.ndarray
+    n_pos: np.ndarray
+    n_nopos: np.ndarray
+    n_graded: np.ndarray
+    sw_pos: np.ndarray
+    sw_neg: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    boot: np.ndarray | None
+    flip_obs: np.ndarray
+    flip_abs: np.ndarray
+    flip_reps: np.ndarray | None
+    flip_mismatch: np.ndarray
+    sf_n: np.ndarray
+    sf_s: np.ndarray
+    sf_top: np.ndarray
+    sf_min: np.ndarray
+    sf_hist: np.ndarray
+    pair_used: np.ndarray
+    delong: np.ndarray | None
+    gram: np.ndarray | None
+    boot_gram: np.ndarray | None
+    rep_lo: np.ndarray | None
+    rep_hi: np.ndarray | None
+    rep_fell: np.ndarray | None
+    rep_pboot: np.ndarray | None
+    rep_prand: np.ndarray | None
+
+
+class SegmentFields(TypedDict, total=False):
+    """One segment's fields (``summary.segments[key]``): the scalar fields as Python numbers, the
+    others as views of the stacked arrays (see :class:`SummaryData`)."""
+
+    n_groups: int
+    n_rows: int
+    n_pos: int
+    n_nopos: int
+    n_graded: int
+    sw_pos: float
+    sw_neg: float
+    counts: np.ndarray
+    sums: np.ndarray
+    boot: np.ndarray | None
+    flip_obs: np.ndarray
+    flip_abs: np.ndarray
+    flip_reps: np.ndarray | None
+    flip_mismatch: np.ndarray
+    sf_n: np.ndarray
+    sf_s: np.ndarray
+    sf_top: np.ndarray
+    sf_min: np.ndarray
+    sf_hist: np.ndarray
+    pair_used: np.ndarray
+    delong: np.ndarray | None
+    gram: np.ndarray | None
+    boot_gram: np.ndarray | None
+    rep_lo: np.ndarray | None
+    rep_hi: np.ndarray | None
+    rep_fell: np.ndarray | None
+    rep_pboot: np.ndarray | None
+    rep_prand: np.ndarray | None
+
+
+def as_data(fields: Mapping[str, Any]) -> SummaryData:
+    """Fields by name as :class:`SummaryData`; a name :data:`FIELDS` does not declare is an
+    internal error (a misspelt field would otherwise travel silently between processes)."""
+    unknown = fields.keys() - FIELD.keys()
+    if unknown:
+        raise ValueError(f"internal error: summary fields {sorted(unknown)} are not declared in FIELDS")
+    return cast(SummaryData, dict(fields))
+
+
+def by_name(data: SummaryData | SegmentFields) -> dict[str, Any]:
+    """The fields as a plain mapping, for code that walks every field by its name."""
+    return cast(dict[str, Any], data)
+
+
 # --------------------------------------------------------------------------- #
 # One segment (the layout of a segment's fields)
 # --------------------------------------------------------------------------- #
@@ -204,18 +296,18 @@ class _Segments(Mapping):
     def __init__(self, summary: Summary) -> None:
         self._s = summary
 
-    def __getitem__(self, key: tuple) -> dict[str, Any]:
+    def __getitem__(self, key: tuple) -> SegmentFields:
         s = self._s
         i = s.index[key]
         out: dict[str, Any] = {}
-        for name, v in s.data.items():
+        for name, v in by_name(s.data).items():
             if v is None:
                 out[name] = None
             elif name in _SCALARS:
                 out[name] = v[i].item()
             else:
                 out[name] = v[i]
-        return out
+        return cast(SegmentFields, out)
 
     def __iter__(self) -> Iterator[tuple]:
         return iter(self._s.keys)
@@ -267,12 +359,12 @@ class Summary:
         problems: dict[tuple, int] | None = None,
         *,
         keys: list[tuple] | None = None,
-        data: dict[str, np.ndarray | None] | None = None,
+        data: Mapping[str, Any] | None = None,
     ) -> None:
         if segments is not None:
             keys, data = stack_segments(segments)
         self.keys: list[tuple] = list(keys or [])
-        self.data: dict[str, np.ndarray | None] = dict(data or {})
+        self.data: SummaryData = as_data(data or {})
         self.index = {k: i for i, k in enumerate(self.keys)}
         self.missing = missing
         self.n_dropped = int(n_dropped)
@@ -286,7 +378,7 @@ class Summary:
 
     def total(self, name: str) -> Any:
         """A scalar field summed over every segment (a Python int or float)."""
-        v = self.data.get(name)
+        v = by_name(self.data).get(name)
         if v is None or not len(self.keys):
             return 0.0 if _SCALARS.get(name) is np.float64 else 0
         return v.sum().item()
@@ -297,9 +389,9 @@ class Summary:
         if self.shape != other.shape:
             raise ValueError("these summaries were made with different plans; they cannot be added")
         if not other.keys:
-            keys, data = self.keys, self.data
+            keys, data = self.keys, by_name(self.data)
         elif not self.keys:
-            keys, data = other.keys, other.data
+            keys, data = other.keys, by_name(other.data)
         else:
             keys, data = _merge(self, other)
         missing = dict(self.missing)
@@ -331,7 +423,7 @@ class Summary:
         n_dropped = sum(s.n_dropped for s in summaries)
         n_rows = sum(s.n_rows for s in summaries)
         if len(parts) <= 1:
-            keys, data = (parts[0].keys, parts[0].data) if parts else ([], {})
+            keys, data = (parts[0].keys, by_name(parts[0].data)) if parts else ([], {})
         else:
             keys, data = _merge_many(parts)
         return Summary(None, missing, n_dropped, n_rows, first.shape, problems, keys=keys, data=data)
@@ -348,7 +440,7 @@ class Summary:
         for j in range(n):
             idx = np.flatnonzero(shard == j)
             keys = [self.keys[i] for i in idx.tolist()]
-            data = {k: (None if v is None else v[idx]) for k, v in self.data.items()}
+            data = {k: (None if v is None else v[idx]) for k, v in by_name(self.data).items()}
             if j == 0:
                 out.append(Summary(None, self.missing, self.n_dropped, self.n_rows, self.shape, self.problems,
                                    keys=keys, data=data))
@@ -386,7 +478,7 @@ class Summary:
         fmt, keys, data, missing, n_dropped, n_rows, shape, problems = state
         if fmt != _FORMAT:
             raise ValueError(f"a Summary written in format {fmt} cannot be read by format {_FORMAT}")
-        self.keys, self.data = list(keys), dict(data)
+        self.keys, self.data = list(keys), as_data(data)
         self.index = {k: i for i, k in enumerate(self.keys)}
         self.missing, self.n_dropped, self.n_rows = missing, int(n_dropped), int(n_rows)
         self.shape, self.problems = tuple(shape), dict(problems)
@@ -410,8 +502,8 @@ def _merge(a: Summary, b: Summary) -> tuple[list[tuple], dict[str, np.ndarray | 
     both = where < n_a  # segments of b that a has too: added; the others: appended in order
     old_b, new_b = np.flatnonzero(both), np.flatnonzero(~both)
     data: dict[str, np.ndarray | None] = {}
-    for name, va in a.data.items():
-        vb = b.data.get(name)
+    for name, va in by_name(a.data).items():
+        vb = by_name(b.data).get(name)
         if va is None or vb is None:
             if (va is None) != (vb is None):
                 raise ValueError("these summaries were made with different plans; they cannot be added")
@@ -452,8 +544,8 @@ def _merge_many(parts: list[Summary]) -> tuple[list[tuple], dict[str, np.ndarray
         wheres.append(w)
     disjoint = len(keys) == sum(len(p.keys) for p in parts)  # a partition per segment: concatenations
     data: dict[str, np.ndarray | None] = {}
-    for name, v0 in parts[0].data.items():
-        vs = [p.data.get(name) for p in parts]
+    for name, v0 in by_name(parts[0].data).items():
+        vs = [by_name(p.data).get(name) for p in parts]
         if any(v is None for v in vs):
             if not all(v is None for v in vs):
                 raise ValueError("these summaries were made with different plans; they cannot be added")

@@ -68,7 +68,7 @@ def report_table(
     n_seg, n_mod = len(keys), len(scores)
     pos = np.array([summary.index[k] for k in keys], dtype=np.int64)
     data = summary.data
-    sums = data["sums"][pos]  # type: ignore[index]  # stubs narrower than runtime;  (segments, items, 2)
+    sums = data["sums"][pos]  # (segments, items, 2)
     point = item_values(plan, sums)
     values: dict[str, np.ndarray] = {}  # metric -> (segments, models)
     for n in names:
@@ -80,17 +80,17 @@ def report_table(
     def per_model(v: np.ndarray) -> np.ndarray:  # a per-segment column, once per model
         return np.repeat(v, n_mod)
 
-    n_rows = data["n_rows"][pos]  # type: ignore[index]  # stubs narrower than runtime
+    n_rows = data["n_rows"][pos]
     columns: dict[str, np.ndarray] = {n: values[n].reshape(-1) for n in names}
     if group_names or plan.by:
-        columns["n_groups"] = per_model(data["n_groups"][pos])  # type: ignore[index]  # stubs narrower than runtime
+        columns["n_groups"] = per_model(data["n_groups"][pos])
     columns["n_rows"] = per_model(n_rows)
     if gauc_names:
-        c = data["counts"][pos][:, [item_j[(s, gauc_names[0])] for s in scores], :]  # type: ignore[index]  # stubs narrower than runtime;  (segments, models, counters)
-        columns["gauc_groups_used"] = c[:, :, _C["n_used"]].reshape(-1)
-        columns["gauc_rows_skipped"] = (c[:, :, _C["rows_skipped"]] / np.maximum(n_rows, 1)[:, None]).reshape(-1)
+        cnt = data["counts"][pos][:, [item_j[(s, gauc_names[0])] for s in scores], :]  # (segments, models, counters)
+        columns["gauc_groups_used"] = cnt[:, :, _C["n_used"]].reshape(-1)
+        columns["gauc_rows_skipped"] = (cnt[:, :, _C["rows_skipped"]] / np.maximum(n_rows, 1)[:, None]).reshape(-1)
     if has_list:
-        columns["groups_no_relevant"] = per_model(data["n_nopos"][pos])  # type: ignore[index]  # stubs narrower than runtime
+        columns["groups_no_relevant"] = per_model(data["n_nopos"][pos])
     if summary.n_dropped:
         columns["rows_dropped"] = np.full(n_seg * n_mod, summary.n_dropped, dtype=np.int64)
 
