@@ -76,6 +76,12 @@ def test_parquet_files_and_a_duckdb_table_read_where_they_lie(tmp_path, con, bat
     db = duckdb.connect(str(tmp_path / "log.duckdb"))
     db.execute(f"create table log as select * from '{tmp_path}/*.parquet'")
     same(pre.report(db.table("log"), engine_options={"rows_per_bucket": 50}, **kw), want)
+    # the buckets read by several ordered queries over ranges of buckets (bounded sort memory)
+    same(pre.report(rel, engine_options={"buckets": 7, "rows_per_query": 40}, **kw), want)
+    got = pre.per_group(rel, group="g", label="y", scores=["s"], metrics=["auc", "mrr"],
+                        engine_options={"rows_per_bucket": 30, "rows_per_query": 70})
+    one = pre.per_group(rel, group="g", label="y", scores=["s"], metrics=["auc", "mrr"], engine_options={"rows_per_bucket": 30})
+    pd.testing.assert_frame_equal(got.sort_values("g", ignore_index=True), one.sort_values("g", ignore_index=True))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pre.CoverageWarning)
         cmp = dict(group="g", label="y", scores=["s", "t"], baseline="s", metrics=["auc", "gauc"], n_boot=30, seed=4)
@@ -181,6 +187,8 @@ def test_options_that_need_every_row_are_refused_by_name(con):
         pre.report(rel, group="g", label="y", scores="s", metrics=["gauc"], ci=0.9, resample="multinomial")
     with pytest.raises(ValueError, match="'buckets' parameter of gauc"):
         pre.gauc(rel, group="g", label="y", score="s", engine_options={"buckets": 0})
+    with pytest.raises(ValueError, match="'rows_per_query' parameter of gauc"):
+        pre.gauc(rel, group="g", label="y", score="s", engine_options={"rows_per_query": 0})
 
 
 def test_stream_cut_never_splits_a_distinct_key():

@@ -40,9 +40,12 @@ __all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_g
 
 NAME = "DuckDB"
 #: ``engine_options`` of a DuckDB relation.
-OPTIONS: tuple[str, ...] = ("rows_per_bucket", "buckets")
+OPTIONS: tuple[str, ...] = ("rows_per_bucket", "buckets", "rows_per_query")
 #: Rows of one bucket of whole groups (what the client holds at a time).
 ROWS_PER_BUCKET = 2_000_000
+#: Kept rows DuckDB sorts by bucket in one query; a larger table is read by several queries over
+#: ranges of buckets (each a scan of the relation): DuckDB's memory for the sort stays bounded.
+ROWS_PER_QUERY = 25_000_000
 
 
 def _polars_schema(rel: Any) -> Any:
@@ -78,8 +81,10 @@ def schema(frame: Any) -> pd.DataFrame:
 class DuckSource:
     """A relation's primitives for the partitioned driver (:class:`pandas_rankeval.summary.driver.Source`)."""
 
-    def __init__(self, rel: Any, plan: Plan) -> None:
+    def __init__(self, rel: Any, plan: Plan, rows_per_query: int = ROWS_PER_QUERY) -> None:
         self.rel = _as_pandas_reads(rel)
+        self.rows_per_query = rows_per_query
+        self.n_kept = 0  # kept rows, from the scan: how many ordered queries read the buckets
         self.schema = _polars_schema(self.rel)
         self.prefix = internal_prefix(self.rel.columns)  # no column of the relation starts so
         self.keep = keep_sql(plan, self.schema)
@@ -89,7 +94,9 @@ class DuckSource:
         return f" WHERE {self.keep}" if keep else ""
 
     def scan(self, plan: Plan) -> Scan:
-        return scan(self.rel, plan, self.schema)
+        found = scan(self.rel, plan, self.schema)
+        self.n_kept = found.n_rows - found.n_dropped
+        return found
 
     def distinct_rows(self, columns: list[Hashable], keep: bool) -> pd.DataFrame:
         cols = ", ".join(q(c) for c in columns)
@@ -119,7 +126,7 @@ class DuckSource:
 
     def buckets(self, plan: Plan, n_buckets: int, keep: bool) -> Iterator[Any]:
         return bucket_batches(self.rel, plan, self.schema, n_buckets, keep=self.keep if keep else None,
-                              prefix=self.prefix)
+                              prefix=self.prefix, queries=-(-self.n_kept // self.rows_per_query))
 
     def to_pandas(self, part: Any, extra: list[str]) -> pd.DataFrame:
         return to_pandas(part, [*self.cols, *extra])  # type: ignore[no-any-return]
@@ -134,12 +141,15 @@ def partitioned(frame: Any) -> bool:
 
 
 def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
-    """``rows_per_bucket`` (int >= 1, default 2,000,000) and ``buckets`` (int >= 1 or None).
+    """``rows_per_bucket`` (int >= 1, default 2,000,000), ``buckets`` (int >= 1 or None) and
+    ``rows_per_query`` (int >= 1, default 25,000,000: kept rows DuckDB sorts by bucket in one
+    query; a larger table is read by ``ceil(rows / rows_per_query)`` queries over ranges of
+    buckets, each a scan of the relation, so DuckDB's memory for the sort stays bounded).
 
     Examples
     --------
     >>> check_options({"buckets": 4}, "gauc")
-    {'rows_per_bucket': 2000000, 'buckets': 4}
+    {'rows_per_bucket': 2000000, 'buckets': 4, 'rows_per_query': 25000000}
     """
     rpb = options.get("rows_per_bucket", ROWS_PER_BUCKET)
     if check_min_count(rpb, "rows_per_bucket", func) < 1:
@@ -151,7 +161,12 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
         raise ValueError(
             f"The 'buckets' parameter of {func} must be an int in the range [1, inf) or None. Got {buckets!r} instead."
         )
-    return {"rows_per_bucket": int(rpb), "buckets": None if buckets is None else int(buckets)}
+    rpq = options.get("rows_per_query", ROWS_PER_QUERY)
+    if check_min_count(rpq, "rows_per_query", func) < 1:
+        raise ValueError(
+            f"The 'rows_per_query' parameter of {func} must be an int in the range [1, inf). Got {rpq!r} instead."
+        )
+    return {"rows_per_bucket": int(rpb), "buckets": None if buckets is None else int(buckets), "rows_per_query": int(rpq)}
 
 
 def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[Summary, dict[str, Any]]:
@@ -171,7 +186,7 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     [{'auc': 0.8333, 'gauc': 0.5}]
     """
     opts = check_options(dict(options or {}), plan.func)
-    return evaluate(DuckSource(frame, plan), plan, opts)
+    return evaluate(DuckSource(frame, plan, opts["rows_per_query"]), plan, opts)
 
 
 def distinct(rel: Any, column: Any) -> list[Any]:
@@ -200,7 +215,7 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
 
     check_flat_names(plan, "DuckDB")  # a key named like a column of the table: before any query
     opts = check_options(dict(options or {}), plan.func)
-    plan, parts = per_group_parts(DuckSource(frame, plan), plan, opts)
+    plan, parts = per_group_parts(DuckSource(frame, plan, opts["rows_per_query"]), plan, opts)
     tables = []
     for part in parts:
         table = pd.DataFrame(per_group_table(part, plan)).reset_index()

@@ -239,8 +239,11 @@ def bucket_sql(group: list[Hashable], schema: Any, n: int) -> str:
 
 
 def bucket_batches(rel: Any, plan: Any, schema: Any, n_buckets: int, *, keep: str | None = None,
-                   batch: int | None = None, prefix: str = PREFIX) -> Iterator[pl.DataFrame]:
-    """The plan's columns, one polars frame per bucket of whole groups, from one ordered query."""
+                   batch: int | None = None, prefix: str = PREFIX, queries: int = 1) -> Iterator[pl.DataFrame]:
+    """The plan's columns, one polars frame per bucket of whole groups, from ``queries`` ordered
+    queries over contiguous ranges of buckets (one query: one sort of every kept row inside
+    DuckDB; ``q`` queries: ``q`` scans of the relation, each sorting about ``1/q`` of the rows,
+    which bounds DuckDB's memory for the sort)."""
     _B = f"{prefix}bucket"
     cols = [str(c) for c in dict.fromkeys(plan.columns)]
     where = f" WHERE {keep}" if keep else ""
@@ -251,9 +254,14 @@ def bucket_batches(rel: Any, plan: Any, schema: Any, n_buckets: int, *, keep: st
         if t.height:
             yield t
         return
-    sql = f"SELECT {sel}, {bucket_sql(plan.group, schema, n_buckets)} AS {_B} FROM {_SRC}{where} ORDER BY {_B}"
-    for t in _chunks(query(rel, sql).to_arrow_reader(batch or BATCH), [_B]):
-        b = t.get_column(_B).to_numpy()
-        cuts = np.flatnonzero(b[1:] != b[:-1]) + 1
-        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, t.height]):
-            yield t.slice(int(lo), int(hi - lo)).drop(_B)
+    inner = f"SELECT {sel}, {bucket_sql(plan.group, schema, n_buckets)} AS {_B} FROM {_SRC}{where}"
+    queries = max(1, min(int(queries), n_buckets))
+    edges = [n_buckets * i // queries for i in range(queries + 1)]
+    for first, end in zip(edges[:-1], edges[1:]):
+        sql = (f"{inner} ORDER BY {_B}" if queries == 1 else
+               f"SELECT * FROM ({inner}) WHERE {_B} >= {first} AND {_B} < {end} ORDER BY {_B}")
+        for t in _chunks(query(rel, sql).to_arrow_reader(batch or BATCH), [_B]):
+            b = t.get_column(_B).to_numpy()
+            cuts = np.flatnonzero(b[1:] != b[:-1]) + 1
+            for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, t.height]):
+                yield t.slice(int(lo), int(hi - lo)).drop(_B)
