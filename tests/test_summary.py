@@ -586,3 +586,24 @@ def test_summary_data_is_a_typed_record_of_the_fields_table():
     with pytest.raises(ValueError, match=r"\['n_grups'\] are not declared"):
         Summary(None, {}, 0, 0, s.shape, keys=s.keys, data={**s.data, "n_grups": s.data["n_groups"]})
     assert as_data({}) == {}
+
+
+def test_bootstrap_draws_skip_groups_that_count_nowhere(monkeypatch):
+    """Issue 25: groups whose every replicate column is 0 (no metric uses them) are left out of the
+    hashed draws; every group's draws come from its own key hash, so the intervals and p-values
+    equal the computation over every group (to rounding of the chunked sums)."""
+    from pandas_rankeval.summary import replicate_sums as R
+
+    df = pre.datasets.make_impressions(n_users=300, seed=11)
+    kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc"], ci=0.9, n_boot=50, seed=3)
+    seen = []
+    real = R._counting_groups
+    monkeypatch.setattr(R, "_counting_groups", lambda cols, n: seen.append((real(cols, n), n)) or real(cols, n))
+    fast = pre.report(df, **kw), pre.compare(df, baseline="model_a", method="bootstrap", **kw)
+    live, n = seen[0]
+    assert live is not None and 0 < live.shape[0] < n  # some groups have one class only: skipped
+    monkeypatch.setattr(R, "_counting_groups", lambda cols, n: None)
+    full = pre.report(df, **kw), pre.compare(df, baseline="model_a", method="bootstrap", **kw)
+    for a, b in zip(fast, full):
+        num = a.select_dtypes("number").columns
+        np.testing.assert_allclose(a[num].to_numpy(float), b[num].to_numpy(float), rtol=0, atol=1e-12)

@@ -38,6 +38,17 @@ def _distinct(columns: list[np.ndarray]) -> tuple[list[np.ndarray], list[int]]:
     return out, where
 
 
+def _counting_groups(columns: list[np.ndarray], n: int) -> np.ndarray | None:
+    """Indices of the groups with a nonzero (or NaN) value in some column; None when that is every
+    group (nothing to take out)."""
+    if not columns:
+        return None
+    nonzero = np.zeros(n, dtype=bool)
+    for c in columns:
+        nonzero |= c != 0
+    return None if nonzero.all() else np.flatnonzero(nonzero)
+
+
 def _one_blas_thread() -> Any:
     """A context in which BLAS uses one thread (threadpoolctl comes with scikit-learn)."""
     try:
@@ -77,6 +88,13 @@ def _hashed_sums(
     n_boot = plan.n_boot
     seed = int(plan.seed)  # type: ignore[arg-type]
     cols, where = _distinct(columns)
+    # A group whose every column is 0 (used by no metric: a click log's many groups without a
+    # click, for GAUC) adds 0 to every replicate: its draws are skipped. A group's draws come from
+    # its own key hash, so the others' draws are the same either way.
+    live = _counting_groups([*cols, *wd_cols], key_hashes.shape[0])
+    if live is not None:
+        key_hashes, seg_index = key_hashes[live], seg_index[live]
+        cols, wd_cols = [c[live] for c in cols], [c[live] for c in wd_cols]
     n_all = key_hashes.shape[0]
     boot = np.zeros((n_seg, n_boot, len(cols)))
     reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
