@@ -180,3 +180,27 @@ def test_unknown_names_and_bad_parameters_say_what_is_valid():
         parse_metric("ndcg@1.5")
     with pytest.raises(ValueError, match="takes no cutoff"):
         parse_metric("gauc@3")
+
+
+def test_documented_option_values_are_the_options_tables():
+    """Every ``name : {choices}, default=...`` line of a public function's docstring shows the
+    allowed values and the default of that option's one definition (``OPTIONS``)."""
+    import re
+
+    seen = 0
+    for name in pre.__all__:
+        func = getattr(pre, name)
+        if not inspect.isfunction(func) or not func.__doc__:
+            continue
+        params = inspect.signature(func).parameters
+        for option, opt in OPTIONS.items():
+            line = re.search(rf"^    {option} : (.*)$", func.__doc__, re.MULTILINE) if option in params else None
+            if line is None:
+                continue
+            seen += 1
+            head, _, default = line.group(1).partition("default=")
+            if opt.choices:
+                assert set(re.findall(r'"([^"]+)"', head)) == set(opt.choices), (name, option)
+            if default:
+                assert default.strip('"') == str(opt.default), (name, option, default)
+    assert seen >= 40

@@ -2,7 +2,8 @@
 
 A public function's docstring names a shared text by a placeholder, ``{frame}`` or
 ``{nan_policy}``, which :func:`fill_doc` replaces with its entry of :data:`PARAMS` (a numpydoc
-parameter block, indented as in a function's docstring). A text that one function words
+parameter block, indented as in a function's docstring). An option's entry is rendered from its
+one definition in ``core.options.OPTIONS`` (name, type, allowed values, default and text). A text that one function words
 differently stays in that function's docstring. Braces meant literally in a docstring that
 holds placeholders are doubled (``{{"raise", "omit"}}``).
 """
@@ -10,6 +11,8 @@ holds placeholders are doubled (``{{"raise", "omit"}}``).
 from __future__ import annotations
 
 from typing import Any
+
+from pandas_rankeval.core.options import OPTIONS
 
 __all__ = ["PARAMS", "fill_doc"]
 
@@ -34,11 +37,10 @@ _ENGINE_OPTIONS = """    engine_options : dict, optional
 _GROUP = """    group : column or list of columns
         The user, query or session."""
 
-_THRESHOLD = """    threshold : float, optional
-        Relevant when ``label >= threshold`` instead of ``label > 0``."""
+#: The options' entries, from their one definition (``core.options.OPTIONS``).
+_THRESHOLD = OPTIONS["threshold"].param_doc()
 
-_NAN_POLICY = """    nan_policy : {"raise", "omit"}, default="raise"
-        Missing values raise, or their rows are dropped and counted."""
+_NAN_POLICY = OPTIONS["nan_policy"].param_doc()
 
 _LIST_LABEL = """    label : column
         Relevance; a row is relevant when its label is > 0 (or >= ``threshold``)."""
@@ -46,20 +48,9 @@ _LIST_LABEL = """    label : column
 _LIST_SCORE = """    score : column
         The model's score; rank 1 is the highest score in the group."""
 
-_LIST_ORDER = """    weight : {{"uniform", "count", "clicks", "log1p"}}, column, Series or callable, optional
-        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
-    ties : {{"expected", "pessimistic", "optimistic"}}, default="expected"
-        "expected" is the exact mean over every ordering of tied rows;
-        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
-    tiebreak : column, optional
-        Orders rows with equal scores (ascending) before the ``ties`` rule."""
+_LIST_ORDER = "\n".join(OPTIONS[name].param_doc() for name in ("weight", "ties", "tiebreak"))
 
-_LIST_EMPTY = """    empty : {{"zero", "skip", "error"}}, default="zero"
-        Groups with no relevant row score 0, are left out, or raise. Their
-        count is in ``.coverage.n_empty`` either way. One rule for every list
-        metric, NDCG included: a group is empty when no row is relevant by the
-        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
-        group is not empty; its NDCG is 1 when no row gains anything)."""
+_LIST_EMPTY = OPTIONS["empty"].param_doc()
 
 PARAMS: dict[str, str] = {
     "overall": """    overall : bool, default=False

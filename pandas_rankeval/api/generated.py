@@ -1,5 +1,5 @@
 """The public functions the registry writes from an entry alone: a list metric with a persistence
-(``rbp``) and the calibration metrics (``logloss``, ``ne``, ``pcoc``, ``ece``).
+(``rbp``) or a cutoff (``err``) and the calibration metrics (``logloss``, ``ne``, ``pcoc``, ``ece``).
 
 Each factory takes the entry alone and evaluates through :func:`.dispatch.evaluate_metric`, as every
 metric function does, so that adding such a metric touches only its definition.
@@ -16,7 +16,10 @@ from pandas_rankeval.core.result import MetricResult
 
 from .dispatch import Empty, EngineOptions, GroupLike, NanPolicy, Ties, evaluate_metric
 
-__all__ = ["CalibrationMetric", "PersistenceMetric", "calibration_metric", "persistence_metric"]
+__all__ = [
+    "CalibrationMetric", "ListCutoffMetric", "PersistenceMetric", "calibration_metric", "cutoff_metric",
+    "persistence_metric",
+]
 
 class PersistenceMetric(Protocol):
     """The signature of a list metric whose name takes a persistence ``p`` (``"rbp@0.8"``)."""
@@ -63,6 +66,61 @@ def persistence_metric(metric: Metric) -> PersistenceMetric:
     ) -> MetricResult:
         return evaluate_metric(
             metric.function, df, engine_options, p,
+            group=group, label=label, score=score, weight=weight, ties=ties, tiebreak=tiebreak,
+            threshold=threshold, empty=empty, nan_policy=nan_policy,
+        )
+
+    function.__name__ = function.__qualname__ = metric.function
+    function.__module__ = "pandas_rankeval.api.metrics"
+    function.__doc__ = metric.doc
+    return function
+
+
+class ListCutoffMetric(Protocol):
+    """The signature of a list metric whose name takes an optional cutoff k (``"err@10"``, ``"err"``)."""
+
+    __name__: str
+
+    def __call__(
+        self,
+        df: Any,
+        *,
+        group: GroupLike,
+        label: Hashable,
+        score: Hashable,
+        k: int | None = None,
+        weight: WeightLike = None,
+        ties: Ties = "expected",
+        tiebreak: Hashable | None = None,
+        threshold: float | None = None,
+        empty: Empty = "zero",
+        nan_policy: NanPolicy = "raise",
+        engine_options: EngineOptions = None,
+    ) -> MetricResult: ...
+
+
+def cutoff_metric(metric: Metric) -> ListCutoffMetric:
+    """The public function of a list metric with a cutoff k (None: the whole list, the default of
+    an optional cutoff), written from its registry entry: adding one touches only its definition."""
+    default = None if metric.param.default is None else int(metric.param.default)
+
+    def function(
+        df: Any,
+        *,
+        group: GroupLike,
+        label: Hashable,
+        score: Hashable,
+        k: int | None = default,
+        weight: WeightLike = None,
+        ties: Ties = "expected",
+        tiebreak: Hashable | None = None,
+        threshold: float | None = None,
+        empty: Empty = "zero",
+        nan_policy: NanPolicy = "raise",
+        engine_options: EngineOptions = None,
+    ) -> MetricResult:
+        return evaluate_metric(
+            metric.function, df, engine_options, k,
             group=group, label=label, score=score, weight=weight, ties=ties, tiebreak=tiebreak,
             threshold=threshold, empty=empty, nan_policy=nan_policy,
         )

@@ -27,8 +27,10 @@ from .dispatch import (
 from .docs import fill_doc
 from .generated import (
     CalibrationMetric,
+    ListCutoffMetric,
     PersistenceMetric,
     calibration_metric,
+    cutoff_metric,
     persistence_metric,
 )
 
@@ -536,11 +538,16 @@ hit_rate = _cutoff_metric(
 for _f in (auc, gauc, mrr, ndcg, average_precision, precision, recall, hit_rate):
     fill_doc(_f)
 #: The public functions the registry defines by their entry alone (no hand-written function above).
-GENERATED: dict[str, PersistenceMetric | CalibrationMetric] = {
+GENERATED: dict[str, PersistenceMetric | CalibrationMetric | ListCutoffMetric] = {
     m.function: fill_doc(persistence_metric(m))
     for m in METRICS.values()
     if m.function not in globals() and m.param.kind == "persistence"
 }
+GENERATED.update({  # a list metric with a cutoff and its docstring in its entry (err)
+    m.function: fill_doc(cutoff_metric(m))
+    for m in METRICS.values()
+    if m.function not in globals() and m.param.kind == "cutoff" and m.doc and m.kernel is not None
+})
 GENERATED.update({  # type: ignore[dict-item]
     m.function: fill_doc(calibration_metric(m))
     for m in METRICS.values()

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the records import the registry, which binds these kernels
 __all__ = [
     "DEFINITIONS", "KernelInput", "gains", "idcg", "gauc_values", "rr_values", "ndcg_values", "ap_values",
     "precision_values", "recall_values", "hit_rate_values", "rbp_values", "rr_select", "hit_rate_select",
+    "ERR_MAX_GRADE", "err_stop", "err_values",
 ]
 
 
@@ -125,6 +126,145 @@ def rbp_values(x: KernelInput) -> np.ndarray:
     return rk.group_sum((rk.pos / size) * np.power(p, rk.offset) * (1.0 - np.power(p, size)))
 
 
+#: ERR's top grade: R = (2^label - 1) / 2^4, the 0..4 scale of Chapelle et al. 2009, gdeval
+#: (TREC Web, ir_measures' ``ERR@k``) and RankLib; a fixed scale, so no partition of a table
+#: can change a row's R.
+ERR_MAX_GRADE = 4
+
+
+def err_stop(ev: Evaluation) -> np.ndarray:
+    """ERR's stopping probability R of each label level: (2^label - 1) / 2^4, 0 below the
+    relevance threshold (as NDCG's gains); a label above 4 is an error."""
+    v = ev.labels.values
+    if v.shape[0] and v[-1] > ERR_MAX_GRADE:
+        rows = int(np.bincount(ev.labels.level, minlength=v.shape[0])[v > ERR_MAX_GRADE].sum())
+        raise ValueError(
+            f"{ev.options.func}: ERR reads labels as grades 0 to {ERR_MAX_GRADE} (R = (2**label - 1) / "
+            f"2**{ERR_MAX_GRADE}); {rows:,} row{'s' if rows != 1 else ''} have a larger label (up to "
+            f"{v[-1]:.6g}). Rescale the labels to the 0..{ERR_MAX_GRADE} scale first."
+        )
+    r = (np.exp2(v) - 1.0) / 2.0**ERR_MAX_GRADE
+    if ev.options.threshold is not None:
+        r = np.where(np.arange(v.shape[0]) >= ev.labels.rel_level, r, 0.0)
+    return r
+
+
+def _before_in_group(x: np.ndarray, rk: E.Ranking) -> np.ndarray:
+    """Exclusive cumulative sum of an integer per-block array, restarted at every group (exact)."""
+    c = np.cumsum(x)
+    c -= x
+    return c - np.repeat(c[rk.first], rk.nblocks)
+
+
+def _merge_level(a: np.ndarray, n0: np.ndarray, c: np.ndarray, x: float) -> np.ndarray:
+    """Add c rows of value x to the rows behind ``a``: ``a[:, s]`` is the mean over the s-subsets
+    of the n0 rows so far of the product of their values; so is the result over n0 + c rows.
+
+    a'_s = sum_u H(u) x^u a_{s-u}, H the hypergeometric chance that u of s rows drawn from the
+    n0 + c are new: a weighted mean of non-negative terms (no cancellation), H in log space.
+    """
+    width = a.shape[1]
+    s = np.arange(width)
+    n = n0 + c
+    lf = E.log_factorial
+    lf_s = lf(s)
+    lf_ns = lf(np.maximum(n[:, None] - s, 0))
+    base = lf(c) + lf(n0) - lf(n)
+    out = np.zeros_like(a)
+    for u in range(int(min(c.max(), width - 1)) + 1):
+        t = s[u:] - u  # the old rows of an s-subset with u new ones
+        ok = (u <= c)[:, None] & (t <= n0[:, None]) & (s[u:] <= n[:, None])
+        log_h = (base - lf(np.maximum(c - u, 0)))[:, None] - math.lgamma(u + 1.0) - lf(t)
+        log_h = log_h - lf(np.maximum(n0[:, None] - t, 0)) + lf_s[u:] + lf_ns[:, u:]
+        out[:, u:] += np.where(ok, np.exp(np.where(ok, log_h, 0.0)) * x**u * a[:, : width - u], 0.0)
+    return out
+
+
+def _subset_means(counts: np.ndarray, r: np.ndarray, size: np.ndarray, width: int) -> np.ndarray:
+    """a[:, s], s < width: the mean over the s-row subsets of each block (rows per level ``counts``,
+    levels x blocks; ``size`` rows in all) of prod (1 - R), one level at a time (the rows with
+    R = 0 last, as one level of value 1)."""
+    a = np.zeros((size.shape[0], width))
+    a[:, 0] = 1.0
+    merged = np.zeros(size.shape[0], dtype=np.int64)
+    for level in np.flatnonzero(r > 0):
+        c = counts[level]
+        if c.any():
+            a = _merge_level(a, merged, c, 1.0 - float(r[level]))
+            merged += c
+    rest = size - merged
+    if rest.any():
+        a = _merge_level(a, merged, rest, 1.0)
+    return a
+
+
+def _tied_err(counts: np.ndarray, r: np.ndarray, size: np.ndarray, start: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Expected ERR of tied blocks (rows per level ``counts``, levels x blocks), given that every
+    row above each block was passed over (the caller multiplies by that chance).
+
+    In a random order of a block, the row at place i is of level l with chance c_l / t, and the
+    i - 1 rows before it are a random subset of the other rows: the reader stops there with
+    chance sum_l (c_l / t) R_l a^(-l)_{i-1}, a^(-l)_s the mean of prod (1 - R) over the s-row
+    subsets of the block without one row of level l (:func:`_subset_means`). The block adds that
+    over (start + i) for i <= depth, its places within the cutoff: a sum of non-negative terms.
+    """
+    width = int(depth.max())
+    place = np.arange(1, width + 1)
+    weight = np.where(place <= depth[:, None], 1.0 / (start[:, None] + place), 0.0)
+    out = np.zeros(size.shape[0])
+    for level in np.flatnonzero(r > 0):
+        c = counts[level]
+        has = np.flatnonzero(c > 0)
+        if not has.shape[0]:
+            continue
+        less = counts[:, has].copy()
+        less[level] -= 1
+        a = _subset_means(less, r, size[has] - 1, width)
+        share = c[has] * float(r[level]) / size[has]
+        out[has] += share * np.sum(a * weight[has], axis=1)
+    return out
+
+
+def err_values(x: KernelInput) -> np.ndarray:
+    """Expected reciprocal rank (Chapelle et al. 2009): sum_{r <= k} R_r / r prod_{i < r} (1 - R_i).
+
+    Exact under ties: the product over every block above is order-free, and a tied block's own
+    expectation comes from the means of prod (1 - R) over subsets of its rows (:func:`_tied_err`),
+    bucketed by the block's depth within the cutoff so that a deep block costs only its own rows.
+    """
+    rk = x.rk
+    lev = rk.block_levels
+    if lev is None:  # pragma: no cover - the entry asks build_ranking for them
+        raise RuntimeError("ERR needs the label levels of every tie block")
+    r = err_stop(x.ev)
+    log_pass = np.log1p(-r)  # log(1 - R) of each level: 0 where R is 0
+    offset = rk.offset
+    k = x.k
+    if lev.ndim == 1:  # blocks are rows: the level of each
+        above = np.zeros(lev.shape[0])
+        for level in np.flatnonzero(r > 0):  # rows of each level above, counted exactly
+            above += _before_in_group((lev == level).astype(np.int64), rk) * log_pass[level]
+        value = r[lev] * np.exp(above) / (offset + 1.0)
+    else:
+        above = np.zeros(lev.shape[1])
+        for level in np.flatnonzero(r > 0):
+            above += _before_in_group(lev[level], rk) * log_pass[level]
+        size = rk.size
+        depth = size if k is None else np.clip(k - offset, 0, size)
+        value = np.where(size == 1, r @ lev / (offset + 1.0), 0.0)
+        gaining = r[r > 0] @ lev[r > 0] if (r > 0).any() else np.zeros(size.shape[0])
+        tied = np.flatnonzero((size > 1) & (depth > 0) & (gaining > 0))
+        if tied.shape[0]:
+            bucket = np.ceil(np.log2(depth[tied])).astype(np.int64)  # depths in (2^(b-1), 2^b]
+            for b in np.unique(bucket):
+                idx = tied[bucket == b]
+                value[idx] = _tied_err(lev[:, idx], r, size[idx], offset[idx], depth[idx])
+        value = value * np.exp(above)
+    if k is not None:
+        value = np.where(offset < k, value, 0.0)
+    return rk.group_sum(value)
+
+
 # --------------------------------------------------------------------------- #
 # NDCG's label-only parts, once per evaluation
 # --------------------------------------------------------------------------- #
@@ -215,6 +355,45 @@ _RBP_DOC = """Rank-biased precision (Moffat & Zobel 2008) with persistence p: th
     0.625
     """
 
+
+_ERR_DOC = """Expected reciprocal rank (Chapelle et al. 2009): the expected inverse rank at which a
+    reader, who stops at each row with a chance R that grows with its grade, stops (ERR, ERR@k).
+
+    Parameters
+    ----------
+{list_params}
+    k : int or None, default=None
+        Only the first k rows count (``"err@10"``); None is the whole list (``"err"``).
+{common_params}
+
+    Returns
+    -------
+    err : MetricResult
+
+    Notes
+    -----
+    ERR@k = sum_{{r <= k}} (R_r / r) prod_{{i < r}} (1 - R_i), R = (2^label - 1) / 2^4: labels are
+    grades 0 to 4 (Chapelle et al.'s scale, fixed as gdeval's, ir_measures' ``ERR@k`` and
+    RankLib's are), so a click (label 1) stops the reader with chance 1/16 and a label above 4 is
+    an error; rows below ``threshold`` have R = 0. The scale does not depend on the table, so every
+    engine and partition gives the same number.
+
+    Under ties the value is the exact mean over every order of each tied block (no sampling): the
+    rows above a block are passed over with chance prod (1 - R), whatever their order, and a
+    block's own part is sum_{{i <= d}} (a_{{i-1}} - a_i) / (m + i) with m rows above it, d of its
+    places within k and a_s the mean of prod (1 - R) over its s-row subsets, built from the rows
+    per grade in the block in hypergeometric weights (in log space). A tied block costs
+    O(d * min(d, t)) per grade present (t its rows): cheap with a cutoff; without one, a group of
+    n rows that all tie costs O(n^2).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "grade": [4, 0, 2], "score": [3, 2, 1]})
+    >>> round(pre.err(df, group="q", label="grade", score="score"), 6)  # 15/16 + (1/16)(3/16)/3
+    0.941406
+    """
 
 #: The options every calibration metric takes.
 _CALIBRATION = ("sample_weight", "threshold", "nan_policy")
@@ -356,6 +535,11 @@ DEFINITIONS: tuple[Metric, ...] = (
         "rbp", "rbp", "rank-biased precision: (1 - p) sum of p^(rank - 1) over the relevant rows",
         NameParam("persistence", "required", 0.8), "relevant", "uniform", _LIST, rbp_values,
         doc=_RBP_DOC,
+    ),
+    Metric(
+        "err", "err", "expected reciprocal rank: sum of R / rank over the rows, R = (2^label - 1) / 16 "
+        "times the chance that no row above stopped the reader", _CUTOFF, "relevant", "uniform", _LIST,
+        err_values, graded=True, block_levels=True, doc=_ERR_DOC,
     ),
     # counterfactual metrics of a click log (core/ips.py): a click weighs 1 / max(propensity, clip)
     Metric(

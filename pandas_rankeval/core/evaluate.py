@@ -67,6 +67,7 @@ def _group_one(ev: Evaluation, se: ScoreEvaluation) -> ScoreEvaluation:
         gains=gains(ev) if graded else None,
         sample_weight=sw,
         count_levels=graded,
+        block_levels=any(s.info.block_levels for s in ev.specs),
     )
     return se
 

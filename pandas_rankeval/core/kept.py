@@ -104,6 +104,7 @@ def _build(ev: Evaluation, part: Part, order: np.ndarray, rank: np.ndarray, else
         gains=gains(ev) if graded else None,
         count_levels=graded,
         ties_elsewhere=elsewhere,
+        block_levels=any(spec.info.block_levels for spec in ev.specs),
     )
 
 

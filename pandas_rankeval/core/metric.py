@@ -71,6 +71,7 @@ class Metric:
     kernel: Callable[[KernelInput], np.ndarray] | None = None  # per-group values; None: global
     merge: Merge = "group_mean"
     graded: bool = False  # reads the label levels as gains (NDCG)
+    block_levels: bool = False  # its kernel reads the rows per label level of every tie block (ERR)
     higher_is_better: bool = True
     fmt: str = "ratio"  # display: a value in [0, 1] shown to display.precision decimals
     aliases: tuple[str, ...] = ()  # other public names of its function (map = average_precision)

@@ -27,6 +27,8 @@ DENOMINATORS = ("relevant", "min_k")
 NAN_POLICIES = ("raise", "omit")
 ENGINES = ("numpy", "sklearn")
 WEIGHT_NAMES = ("count", "clicks", "log1p", "uniform")
+#: The weight names as the list metrics' docstrings give them: their default ("uniform") first.
+_LIST_WEIGHTS = ("uniform", *(w for w in WEIGHT_NAMES if w != "uniform"))
 
 WeightLike = Union[str, pd.Series, Callable[[pd.DataFrame], Any], None]
 
@@ -90,7 +92,10 @@ def _check_flag(value: Any, param: str, func: str) -> Any:
 @dataclass(frozen=True)
 class OptionDef:
     """One option of the metrics: its default, its check (and message), when it is shown with
-    a number (``shown``: ``"always"``, ``"when_set"`` or ``"never"``) and its documentation."""
+    a number (``shown``: ``"always"``, ``"when_set"`` or ``"never"``) and its documentation: ``doc``
+    the sentence of the options table; ``text`` the lines of its entry in the public functions'
+    docstrings where they differ from it (shared there: :mod:`pandas_rankeval.api.docs`), under
+    the type ``kind`` (for a choice: its values and default, from ``choices`` and ``default``)."""
 
     name: str
     default: Any
@@ -98,32 +103,51 @@ class OptionDef:
     doc: str
     shown: str = "never"
     choices: tuple[str, ...] = ()
+    kind: str = ""
+    text: str = ""
+
+    def param_doc(self) -> str:
+        """Its numpydoc parameter entry, indented as in a function's docstring."""
+        kind = self.kind or "{" + ", ".join(f'"{c}"' for c in self.choices) + "}" + f', default="{self.default}"'
+        lines = "".join(f"\n        {line}" for line in (self.text or self.doc).split("\n"))
+        return f"    {self.name} : {kind}{lines}"
 
 
 def _opt(name: str, default: Any, check: Callable[[Any, str, str], Any] | tuple[str, ...], doc: str,
-         shown: str = "never") -> OptionDef:
+         shown: str = "never", *, kind: str = "", text: str = "") -> OptionDef:
     if isinstance(check, tuple):
-        return OptionDef(name, default, _choice(check), doc, shown, check)
-    return OptionDef(name, default, check, doc, shown)
+        return OptionDef(name, default, _choice(check), doc, shown, check, kind, text)
+    return OptionDef(name, default, check, doc, shown, kind=kind, text=text)
 
 
 #: Every option of the metrics, in the order a number's choices are shown. Which metrics take an
 #: option is said by each metric's entry (``Metric.options``); the check and its message are here.
 OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
     _opt("ties", "expected", TIES, "A tied (relevant, non-relevant) pair counts 1/2, 0 or 1; in a list, "
-         "the exact mean over every ordering of tied rows, or relevant rows last / first.", "always"),
+         "the exact mean over every ordering of tied rows, or relevant rows last / first.", "always",
+         text='"expected" is the exact mean over every ordering of tied rows;\n'
+         '"pessimistic" / "optimistic" put relevant rows last / first inside a tie.'),
     _opt("weight", None, _check_weight, "How groups are averaged: 'count', 'clicks', 'log1p', 'uniform', a "
          "column (its per-group sums), a Series indexed by group key or a callable of the per-group "
-         "statistics; None is the metric's default.", "always"),
+         "statistics; None is the metric's default.", "always",
+         kind="{" + ", ".join(f'"{w}"' for w in _LIST_WEIGHTS) + "}, column, Series or callable, optional",
+         text=f'How groups are averaged (as in :func:`gauc`); None (the default) is "{_LIST_WEIGHTS[0]}".'),
     _opt("tiebreak", None, _check_column, "A column that orders rows with equal scores (ascending) before "
-         "the ties rule.", "when_set"),
+         "the ties rule.", "when_set", kind="column, optional",
+         text="Orders rows with equal scores (ascending) before the ``ties`` rule."),
     _opt("gain", "exp2", GAINS, "NDCG's gain of a label: 2**label - 1 ('exp2') or the label ('linear').",
          "always"),
     _opt("denominator", "relevant", DENOMINATORS, "AP's divisor: the group's relevant rows ('relevant') or "
          "min(relevant rows, k) ('min_k').", "always"),
-    _opt("empty", "zero", EMPTY, "Groups with no relevant row score 0, are left out, or raise.", "always"),
+    _opt("empty", "zero", EMPTY, "Groups with no relevant row score 0, are left out, or raise.", "always",
+         text="Groups with no relevant row score 0, are left out, or raise. Their\n"
+         "count is in ``.coverage.n_empty`` either way. One rule for every list\n"
+         "metric, NDCG included: a group is empty when no row is relevant by the\n"
+         "rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a\n"
+         "group is not empty; its NDCG is 1 when no row gains anything)."),
     _opt("threshold", None, _check_threshold, "A row is relevant when its label is >= threshold (default: "
-         "> 0).", "when_set"),
+         "> 0).", "when_set", kind="float, optional",
+         text="Relevant when ``label >= threshold`` instead of ``label > 0``."),
     _opt("min_size", 0, check_min_count, "GAUC leaves out groups with fewer rows.", "when_set"),
     _opt("min_pos", 0, check_min_count, "GAUC leaves out groups with fewer relevant rows.", "when_set"),
     _opt("min_neg", 0, check_min_count, "GAUC leaves out groups with fewer non-relevant rows.", "when_set"),

@@ -356,6 +356,8 @@ class Ranking:
         self.level_counts: np.ndarray | None = None
         #: tie-free binary labels: the gain of every relevant row (no per-row gain array)
         self.binary_gain: float | None = None
+        #: when asked for: rows per (label level, block), or each row's level when blocks are rows
+        self.block_levels: np.ndarray | None = None
 
     @property
     def n_groups(self) -> int:
@@ -473,6 +475,7 @@ def build_ranking(
     sample_weight: np.ndarray | None = None,
     count_levels: bool = False,
     ties_elsewhere: bool = False,
+    block_levels: bool = False,
 ) -> Ranking:
     """Sort the rows of one score column by (group, rank) and summarize tie blocks.
 
@@ -496,6 +499,9 @@ def build_ranking(
     ties_elsewhere : bool, default=False
         The rows are a subset of a score column with ties among the others: keep the tie
         blocks' arithmetic (that of the whole column) even when the subset has no tie.
+    block_levels : bool, default=False
+        Also count the rows of every label level per tie block (``block_levels``, levels x
+        blocks; each row's level when blocks are rows), for a metric not linear in ranks (ERR).
     """
     n = codes.shape[0]
     rbits = _bits(int(rank[0]) if n else 0)
@@ -561,6 +567,8 @@ def build_ranking(
             wpos_b = np.add.reduceat(np.where(relrow, wsorted, 0.0), bstart)
             wneg_b = np.add.reduceat(np.where(relrow, 0.0, wsorted), bstart)
     del relrow
+    lev_blocks = None if not block_levels else lev if bstart is None else np.stack(
+        [np.add.reduceat(lev == v, bstart, dtype=np.int64) for v in range(n_levels)])
     # the per-row levels are needed below only to count the levels of graded labels
     count_graded = count_levels and not binary
     if not count_graded:
@@ -601,6 +609,7 @@ def build_ranking(
     )
     ranking.level_counts = counts
     ranking.binary_gain = binary_gain
+    ranking.block_levels = lev_blocks
     if wpos_b is not None and wneg_b is not None:
         ranking.wpos = np.add.reduceat(wpos_b, first)
         ranking.wneg = np.add.reduceat(wneg_b, first)
