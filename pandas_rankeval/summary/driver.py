@@ -12,8 +12,9 @@ know nothing of metrics, options or messages. The driver runs every pass in one 
    distinct pairs), labels too large for ``gain='exp2'``, a weight Series or callable checked on
    the whole table's group statistics (rows per (group key, label)), groups with no relevant row
    under ``empty='error'``;
-3. **global AUC**: the source's exact counts per (segment, score) by distinct-score ranges, with
-   the DeLong placement tables when the plan asks for them;
+3. **global AUC** (:func:`~pandas_rankeval.summary.ranges.auc_ranges`): exact counts per (segment,
+   score) from the source's ranges of distinct scores, chained in order, with the DeLong placement
+   tables when the plan asks for them;
 4. **buckets** of whole groups (:func:`group_pass`): each bucket collected, the placements joined
    on, summarized by the shared per-partition code
    (:func:`~pandas_rankeval.summary.partition.summarize`), the summaries added; or, for
@@ -36,6 +37,7 @@ from .checks import needs_group_stats, weights_once
 from .finalize import raise_input_errors
 from .partition import summarize, summary_of_auc
 from .plan import Plan
+from .ranges import Ranges, auc_ranges
 from .summary import Summary, _shape, empty_summary
 
 __all__ = [
@@ -81,7 +83,7 @@ class Tables(Protocol):
         ...
 
 
-class Source(Tables, Protocol):
+class Source(Tables, Ranges, Protocol):
     """The primitives a partitioned engine gives the driver for every pass (no metric, option or
     message)."""
 
@@ -92,12 +94,10 @@ class Source(Tables, Protocol):
         """One aggregate over the table: the whole-table counts of :class:`Scan`."""
         ...
 
-    def auc_counts(self, plan: Plan, keep: bool, n_rows: int, placements: bool) -> Any:
-        """Exact global-AUC counts (an ``AucPass``: ``auc``, ``placements``, ``n_rows``, ``n_pos``)."""
-        ...
-
-    def placement_key(self, score: Hashable, alias: str) -> Any:
-        """The expression of a score's order key in a collected bucket (joined to its placements)."""
+    def join(self, part: Any, score: Hashable, table: Any) -> Any:
+        """A collected bucket with the placement table of ``score`` (:meth:`place_ranges`) joined on
+        (left, on the table's :attr:`~pandas_rankeval.summary.ranges.RangeColumns.keys`, the bucket's
+        score as its order key)."""
         ...
 
     def buckets(self, plan: Plan, n_buckets: int, keep: bool) -> Iterator[Any]:
@@ -196,20 +196,13 @@ def checked(source: Source, plan: Plan) -> tuple[Plan, Scan]:
 def group_pass(source: Source, plan: Plan, n_buckets: int, placements: dict[Hashable, Any]) -> Summary:
     """Every bucket of whole groups collected, its DeLong placements joined on, summarized by the
     shared per-partition code; the sum."""
-    extra: list[str] = []
-    joins = []
-    for i, s in enumerate(plan.scores):
-        if s in placements:
-            table = placements[s]
-            col = f"{source.prefix}pl_{i}"
-            on = [c for c in table.columns if c != col]
-            joins.append((source.placement_key(s, f"{source.prefix}key_{i}"), table, on))
-            extra.append(col)
+    extra = [f"{source.prefix}pl_{i}" for i, s in enumerate(plan.scores) if s in placements]
     part_plan = dataclasses.replace(plan, placement_columns=tuple(source.free(e) for e in extra)) if extra else plan
     total = empty_summary(plan)
     for part in source.buckets(plan, n_buckets, False):
-        for key, table, on in joins:
-            part = part.with_columns(key).join(table, on=on, how="left", nulls_equal=False)
+        for s in plan.scores:
+            if s in placements:
+                part = source.join(part, s, placements[s])
         total = total + summarize(source.to_pandas(part, extra), part_plan)
     return total
 
@@ -222,8 +215,8 @@ def evaluate(source: Source, plan: Plan, options: dict[str, Any]) -> tuple[Summa
     placements: dict[Hashable, Any] = {}
     counted = None
     if plan.has_auc:
-        counted = source.auc_counts(plan, bool(found.n_dropped), found.n_rows - found.n_dropped,
-                                    bool(plan.auc_placements and plan.group))
+        counted = auc_ranges(source, plan, bool(found.n_dropped), found.n_rows - found.n_dropped,
+                             bool(plan.auc_placements and plan.group), source.prefix)
         extras["auc"] = counted.auc
         placements = counted.placements
     if plan.group:
