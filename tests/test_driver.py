@@ -23,7 +23,7 @@ ENGINES = sorted(p for p in (ROOT / "engines").rglob("*.py"))
 
 #: The driver's passes (and its checks): defined in summary/driver.py only.
 PASSES = {"evaluate", "checked", "raise_early", "raise_from_counts", "raise_scan_errors", "needs_counts", "group_pass",
-          "per_group_parts", "bucket_count"}
+          "per_group_parts", "bucket_count", "evaluate_summed", "summed_group_pass", "split_summary", "raise_from_tables"}
 #: The global-AUC range pass (per-range counts, chaining, placements): defined in summary/ranges.py only.
 RANGES = {"auc_ranges", "range_counts", "range_placements"}
 #: The checks that raise pandas' errors from whole-table counts: the driver calls them, no engine does.
@@ -35,15 +35,12 @@ AUC_STEPS = {"chain_auc", "chain_offsets", "placements_sorted", "placements_bloc
 #: The engines' own range cuts and placement joins as they were before the range pass (issue 26): no
 #: engine module may define one again.
 OWN = {"add_sorted_counts", "_placement_table", "range_pass", "ranged_counts", "_range_counts", "_placement_part",
-       "with_placements", "_with_placements", "_auc_partition", "_placement_partition"}
+       "with_placements", "_with_placements", "_auc_partition", "_placement_partition", "segment_pass"}
 #: Engine modules whose own passes are not on the driver yet (issue 26), and the names they still define
-#: or call: Dask's group pass (a tree of summaries on the workers), Dask's global-AUC range cut and
-#: placement merge, Spark's range cut and placement join.
+#: or call: Dask's segment mode (partitions of whole segments evaluated by the pandas engine's code,
+#: a pass the driver does not have), Spark's range cut and placement join.
 NOT_YET: dict[str, set[str]] = {
-    "engines/dask/groups.py": {"group_pass"},
-    "engines/dask/scores.py": {"range_pass", "ranged_counts", "_range_counts", "_placement_part", "with_placements",
-                               "chain_auc", "chain_offsets", "auc_counts_sorted", "auc_counts_blocks",
-                               "placements_blocks"},
+    "engines/dask/segments.py": {"segment_pass"},
     "engines/spark/auc.py": {"_auc_partition", "_placement_partition", "_with_placements", "chain_auc",
                              "chain_offsets", "auc_counts_sorted", "placements_sorted"},
 }
@@ -81,7 +78,10 @@ def test_the_adapters_on_the_driver_run_its_passes() -> None:
     for rel in ["engines/polars/__init__.py", "engines/duckdb/__init__.py"]:
         _, used = _names(ROOT / rel)
         assert {"evaluate", "per_group_parts"} <= used, rel
+    # Dask: every pass through the driver's summed form (buckets and ranges reduced on the workers)
+    _, used = _names(ROOT / "engines" / "dask" / "__init__.py")
+    assert {"evaluate_summed", "raise_from_tables"} <= used
     # their sources give the range pass its primitives (no pass of their own)
-    for rel in ["engines/polars/lazy.py", "engines/duckdb/__init__.py"]:
+    for rel in ["engines/polars/lazy.py", "engines/duckdb/__init__.py", "engines/dask/__init__.py"]:
         defined, _ = _names(ROOT / rel)
         assert {"score_ranges", "map_ranges", "place_ranges", "join"} <= defined, rel
