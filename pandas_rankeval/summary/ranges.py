@@ -54,11 +54,13 @@ class RangeColumns:
     label: str
     n: str  # rows
     w: str | None = None  # summed sample weights
+    key2: str | None = None  # a second part of the order key, after ``key`` (an engine's integer part)
 
     @property
     def keys(self) -> list[str]:
         """The columns a placement table is joined back on (each once)."""
-        return list(dict.fromkeys([*self.by, self.key, *([self.tb] if self.tb is not None else []), self.label]))
+        order = [self.key, *([self.key2] if self.key2 is not None else [])]
+        return list(dict.fromkeys([*self.by, *order, *([self.tb] if self.tb is not None else []), self.label]))
 
 
 @dataclass
@@ -118,17 +120,16 @@ def _layout(frame: pd.DataFrame, cols: RangeColumns, label: Hashable, threshold:
     else:
         seg = np.zeros(len(frame), dtype=np.int64)
     key = frame[cols.key].to_numpy()
-    sort = [key]
+    sort = [key] if cols.key2 is None else [frame[cols.key2].to_numpy(), key]  # lexsort: the last key first
     if cols.tb is not None:
         sort.insert(0, -pd.factorize(frame[cols.tb], sort=True)[0])  # lexsort: the last key first
     order = np.lexsort((*sort, seg, rng, sid))
-    sid, rng, seg, key = sid[order], rng[order], seg[order], key[order]
+    sid, rng, seg = sid[order], rng[order], seg[order]
     block = np.r_[True, (sid[1:] != sid[:-1]) | (rng[1:] != rng[:-1]) | (seg[1:] != seg[:-1])]
     change = block.copy()
-    change[1:] |= key[1:] != key[:-1]
-    if cols.tb is not None:
-        t = sort[0][order]
-        change[1:] |= t[1:] != t[:-1]
+    for k in sort:  # the order key (both parts) and the tie-break
+        v = k[order]
+        change[1:] |= v[1:] != v[:-1]
     first = np.flatnonzero(change)  # the first row of every distinct key
     rel = _relevant(frame, cols, label, threshold)[order]
     n = frame[cols.n].to_numpy().astype(np.int64)[order]
