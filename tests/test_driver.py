@@ -1,10 +1,14 @@
-"""Issue 26: the passes of a partitioned evaluation are defined once, in ``summary/driver.py``.
+"""Issue 26: the passes of a partitioned evaluation are defined once, in ``summary/driver.py`` and
+``summary/ranges.py``.
 
 Cheap: reads the engine modules' source (AST only, nothing imported). No engine module defines a
 function named like one of the driver's passes, nor imports (or calls through a module) the checks
-that raise pandas' errors from whole-table counts; the adapters on the driver (polars LazyFrame,
-DuckDB) hold primitives only. What is not on the driver yet is listed by name in ``NOT_YET``: the
-test fails when such a pass is removed without the list shrinking, so the list stays true.
+that raise pandas' errors from whole-table counts, nor the steps of the global-AUC range pass
+(chaining ranges in order, their offsets and DeLong placements: ``summary/auc_counts.py``, called by
+``summary/ranges.py`` only), nor defines one of the engines' former range cuts or placement joins;
+the adapters on the driver (polars LazyFrame, DuckDB) hold primitives only. What is not on the
+driver yet is listed by name in ``NOT_YET``: the test fails when such a pass is removed without the
+list shrinking, so the list stays true.
 """
 
 from __future__ import annotations
@@ -19,14 +23,24 @@ ENGINES = sorted(p for p in (ROOT / "engines").rglob("*.py"))
 
 #: The driver's passes (and its checks): defined in summary/driver.py only.
 PASSES = {"evaluate", "checked", "raise_early", "raise_from_counts", "raise_scan_errors", "needs_counts", "group_pass",
-          "per_group_parts", "bucket_count"}
+          "per_group_parts", "bucket_count", "evaluate_summed", "summed_group_pass", "split_summary", "raise_from_tables"}
+#: The global-AUC range pass (per-range counts, chaining, placements): defined in summary/ranges.py only.
+RANGES = {"auc_ranges", "range_counts", "range_placements"}
 #: The checks that raise pandas' errors from whole-table counts: the driver calls them, no engine does.
 CHECKS = {"raise_input_errors", "mixed_by_of_pairs", "exp2_overflow", "empty_error", "weights_once",
           "missing_values_error", "problem_message"}
+#: The steps of the range pass (summary/auc_counts.py): summary/ranges.py calls them, no engine does.
+AUC_STEPS = {"chain_auc", "chain_offsets", "placements_sorted", "placements_blocks", "auc_counts_sorted",
+             "auc_counts_blocks"}
+#: The engines' own range cuts and placement joins as they were before the range pass (issue 26): no
+#: engine module may define one again.
+OWN = {"add_sorted_counts", "_placement_table", "range_pass", "ranged_counts", "_range_counts", "_placement_part",
+       "with_placements", "_with_placements", "_auc_partition", "_placement_partition", "segment_pass"}
 #: Engine modules whose own passes are not on the driver yet (issue 26), and the names they still define
-#: or call: Dask's group pass (a tree of summaries on the workers).
+#: or call: Dask's segment mode (partitions of whole segments evaluated by the pandas engine's code,
+#: a pass the driver does not have).
 NOT_YET: dict[str, set[str]] = {
-    "engines/dask/groups.py": {"group_pass"},
+    "engines/dask/segments.py": {"segment_pass"},
 }
 
 
@@ -43,7 +57,7 @@ def _names(path: Path) -> tuple[set[str], set[str]]:
 def test_no_engine_module_defines_a_pass_or_calls_the_checks(path: Path) -> None:
     rel = str(path.relative_to(ROOT))
     defined, used = _names(path)
-    found = (defined & PASSES) | (used & CHECKS)
+    found = (defined & (PASSES | RANGES | OWN | AUC_STEPS)) | (used & (CHECKS | AUC_STEPS))
     assert found == NOT_YET.get(rel, set()), (rel, found)
 
 
@@ -51,6 +65,10 @@ def test_the_driver_defines_every_pass() -> None:
     defined, used = _names(ROOT / "summary" / "driver.py")
     assert PASSES <= defined
     assert CHECKS - {"missing_values_error", "problem_message"} <= used  # those two: inside raise_input_errors
+    assert "auc_ranges" in used  # the global-AUC pass
+    ranges, steps = _names(ROOT / "summary" / "ranges.py")
+    assert RANGES <= ranges
+    assert AUC_STEPS - {"placements_sorted", "auc_counts_sorted"} <= steps  # those two: inside the block forms
 
 
 def test_the_adapters_on_the_driver_run_its_passes() -> None:
@@ -58,3 +76,14 @@ def test_the_adapters_on_the_driver_run_its_passes() -> None:
     for rel in ["engines/polars/__init__.py", "engines/duckdb/__init__.py"]:
         _, used = _names(ROOT / rel)
         assert {"evaluate", "per_group_parts"} <= used, rel
+    # Dask: every pass through the driver's summed form (buckets and ranges reduced on the workers)
+    _, used = _names(ROOT / "engines" / "dask" / "__init__.py")
+    assert {"evaluate_summed", "raise_from_tables"} <= used
+    # their sources give the range pass its primitives (no pass of their own)
+    # Spark: the range pass and the summed group pass of the driver, after its own scan
+    _, used = _names(ROOT / "engines" / "spark" / "__init__.py")
+    assert {"auc_ranges", "summed_group_pass", "raise_early"} <= used
+    for rel in ["engines/polars/lazy.py", "engines/duckdb/__init__.py", "engines/dask/__init__.py",
+                "engines/spark/__init__.py"]:
+        defined, _ = _names(ROOT / rel)
+        assert {"score_ranges", "map_ranges", "place_ranges", "join"} <= defined, rel

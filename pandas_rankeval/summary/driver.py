@@ -12,8 +12,9 @@ know nothing of metrics, options or messages. The driver runs every pass in one 
    distinct pairs), labels too large for ``gain='exp2'``, a weight Series or callable checked on
    the whole table's group statistics (rows per (group key, label)), groups with no relevant row
    under ``empty='error'``;
-3. **global AUC**: the source's exact counts per (segment, score) by distinct-score ranges, with
-   the DeLong placement tables when the plan asks for them;
+3. **global AUC** (:func:`~pandas_rankeval.summary.ranges.auc_ranges`): exact counts per (segment,
+   score) from the source's ranges of distinct scores, chained in order, with the DeLong placement
+   tables when the plan asks for them;
 4. **buckets** of whole groups (:func:`group_pass`): each bucket collected, the placements joined
    on, summarized by the shared per-partition code
    (:func:`~pandas_rankeval.summary.partition.summarize`), the summaries added; or, for
@@ -23,8 +24,9 @@ know nothing of metrics, options or messages. The driver runs every pass in one 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 import pandas as pd
@@ -36,11 +38,14 @@ from .checks import needs_group_stats, weights_once
 from .finalize import raise_input_errors
 from .partition import summarize, summary_of_auc
 from .plan import Plan
+from .ranges import Ranges, auc_ranges
+from .replicates import reduce_shard, shard_count
 from .summary import Summary, _shape, empty_summary
 
 __all__ = [
-    "Scan", "Source", "Tables", "bucket_count", "evaluate", "group_pass", "needs_counts", "per_group_parts", "raise_early",
-    "raise_from_counts", "raise_scan_errors",
+    "Scan", "Source", "Summed", "Tables", "bucket_count", "evaluate", "evaluate_summed", "group_pass", "needs_counts",
+    "per_group_parts", "raise_early", "raise_from_counts", "raise_from_tables", "raise_scan_errors", "split_summary",
+    "summed_group_pass",
 ]
 
 
@@ -81,7 +86,7 @@ class Tables(Protocol):
         ...
 
 
-class Source(Tables, Protocol):
+class Source(Tables, Ranges, Protocol):
     """The primitives a partitioned engine gives the driver for every pass (no metric, option or
     message)."""
 
@@ -92,12 +97,10 @@ class Source(Tables, Protocol):
         """One aggregate over the table: the whole-table counts of :class:`Scan`."""
         ...
 
-    def auc_counts(self, plan: Plan, keep: bool, n_rows: int, placements: bool) -> Any:
-        """Exact global-AUC counts (an ``AucPass``: ``auc``, ``placements``, ``n_rows``, ``n_pos``)."""
-        ...
-
-    def placement_key(self, score: Hashable, alias: str) -> Any:
-        """The expression of a score's order key in a collected bucket (joined to its placements)."""
+    def join(self, part: Any, score: Hashable, table: Any) -> Any:
+        """A collected bucket with the placement table of ``score`` (:meth:`place_ranges`) joined on
+        (left, on the table's :attr:`~pandas_rankeval.summary.ranges.RangeColumns.keys`, the bucket's
+        score as its order key)."""
         ...
 
     def buckets(self, plan: Plan, n_buckets: int, keep: bool) -> Iterator[Any]:
@@ -112,6 +115,27 @@ class Source(Tables, Protocol):
 
     def empty(self) -> pd.DataFrame:
         """The plan's columns with no row, as :meth:`to_pandas` gives them."""
+        ...
+
+
+class Summed(Tables, Ranges, Protocol):
+    """The primitives of an engine whose buckets are summarized where they lie and added in a tree
+    there (Dask): the client never holds a bucket, nor a per-group row. Its whole-table counts ride
+    along with the group pass (its summed summary), so it has no scan of its own."""
+
+    prefix: str
+
+    def bucket_total(self, whole: bool) -> int:
+        """The buckets :meth:`reduce_buckets` makes (``whole``: of whole groups)."""
+        ...
+
+    def reduce_buckets(self, plan: Plan, whole: bool, placements: dict[Hashable, Any],
+                       part: Callable[[pd.DataFrame], tuple[Summary, ...]], n_shards: int,
+                       shard: Callable[[list[Summary]], Summary]) -> Summary:
+        """``part`` of every bucket (a pandas frame of the plan's columns and, joined on, the
+        ``placements`` tables' columns; of whole groups when ``whole``, else any rows), run where
+        it lies: ``n_shards`` pieces; piece ``k`` of every bucket reduced by ``shard``, the shards
+        added (``Summary.sum``), all of it where the buckets are. The sum."""
         ...
 
 
@@ -196,22 +220,65 @@ def checked(source: Source, plan: Plan) -> tuple[Plan, Scan]:
 def group_pass(source: Source, plan: Plan, n_buckets: int, placements: dict[Hashable, Any]) -> Summary:
     """Every bucket of whole groups collected, its DeLong placements joined on, summarized by the
     shared per-partition code; the sum."""
-    extra: list[str] = []
-    joins = []
-    for i, s in enumerate(plan.scores):
-        if s in placements:
-            table = placements[s]
-            col = f"{source.prefix}pl_{i}"
-            on = [c for c in table.columns if c != col]
-            joins.append((source.placement_key(s, f"{source.prefix}key_{i}"), table, on))
-            extra.append(col)
+    extra = [f"{source.prefix}pl_{i}" for i, s in enumerate(plan.scores) if s in placements]
     part_plan = dataclasses.replace(plan, placement_columns=tuple(source.free(e) for e in extra)) if extra else plan
     total = empty_summary(plan)
     for part in source.buckets(plan, n_buckets, False):
-        for key, table, on in joins:
-            part = part.with_columns(key).join(table, on=on, how="left", nulls_equal=False)
+        for s in plan.scores:
+            if s in placements:
+                part = source.join(part, s, placements[s])
         total = total + summarize(source.to_pandas(part, extra), part_plan)
     return total
+
+
+def split_summary(pdf: pd.DataFrame, plan: Plan, n: int) -> tuple[Summary, ...]:
+    """One bucket's summary (:func:`~pandas_rankeval.summary.partition.summarize`) in ``n`` shards of
+    segments (one piece when ``n`` is 1)."""
+    summary = summarize(pdf, plan)
+    return (summary,) if n == 1 else tuple(summary.split(n))
+
+
+def summed_group_pass(source: Summed, plan: Plan, placements: dict[Hashable, Any]) -> Summary:
+    """Every bucket summarized and the summaries added where the buckets are. With ``by=`` and
+    replicate sums (intervals, ``compare``) each summary is cut into shards of segments and every
+    shard reduced where its segments are whole (:func:`~pandas_rankeval.summary.replicates.reduce_shard`),
+    so that no replicate sum reaches the client. Group metrics and segments need whole groups;
+    global AUC's coverage alone takes any partition of rows."""
+    extra = tuple(f"{source.prefix}pl_{i}" for i, s in enumerate(plan.scores) if s in placements)
+    part_plan = dataclasses.replace(plan, placement_columns=extra) if extra else plan
+    whole = bool(plan.specs or plan.by or extra)
+    n = shard_count(plan, source.bucket_total(whole))
+    shard = Summary.sum if n == 1 else partial(reduce_shard, plan=plan)
+    return source.reduce_buckets(part_plan, whole, placements, partial(split_summary, plan=part_plan, n=n), n, shard)
+
+
+def raise_from_tables(source: Tables, plan: Plan) -> Plan:
+    """:func:`raise_from_counts` from the source's rows per (group key, label) of the kept rows,
+    when the plan's early checks need them (a weight Series or callable, ``empty='error'``)."""
+    if not needs_counts(plan):
+        return plan
+    count = source.free("rows")
+    counts = source.count_rows(list(dict.fromkeys([*plan.group, plan.label])), True, count)
+    return raise_from_counts(plan, counts, count)
+
+
+def evaluate_summed(source: Summed, plan: Plan, early: bool = True) -> tuple[Summary, dict[str, Any]]:
+    """Every pass of an engine that sums its buckets where they lie (:class:`Summed`): the early
+    checks (``early``: one small aggregate, when the plan needs it), the group pass and its
+    whole-table counts' errors, and global AUC after it (clustered DeLong: before it, its
+    placements joined to the rows of the group pass). Reads the input twice with global AUC
+    (once without)."""
+    plan = raise_from_tables(source, plan) if early else plan
+    if not plan.has_auc or not (plan.auc_placements and plan.group):
+        summary = summed_group_pass(source, plan, {})
+        raise_scan_errors(summary, plan)  # whole-table counts, before the range pass
+        if not plan.has_auc:
+            return summary, {"auc": None}
+        return summary, {"auc": auc_ranges(source, plan, True, summary.n_rows, False, source.prefix).auc}
+    counted = auc_ranges(source, plan, True, 0, True, source.prefix)
+    summary = summed_group_pass(source, plan, counted.placements)
+    raise_scan_errors(summary, plan)
+    return summary, {"auc": counted.auc}
 
 
 def evaluate(source: Source, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
@@ -222,8 +289,8 @@ def evaluate(source: Source, plan: Plan, options: dict[str, Any]) -> tuple[Summa
     placements: dict[Hashable, Any] = {}
     counted = None
     if plan.has_auc:
-        counted = source.auc_counts(plan, bool(found.n_dropped), found.n_rows - found.n_dropped,
-                                    bool(plan.auc_placements and plan.group))
+        counted = auc_ranges(source, plan, bool(found.n_dropped), found.n_rows - found.n_dropped,
+                             bool(plan.auc_placements and plan.group), source.prefix)
         extras["auc"] = counted.auc
         placements = counted.placements
     if plan.group:

@@ -9,37 +9,40 @@ How a call runs
 ---------------
 1. **Checks from metadata** (:func:`schema`: ``ddf.dtypes``), before any compute, in the public
    function: missing columns, text scores or labels, bad options raise the errors of pandas.
-2. **Group pass** (:mod:`.groups`; group metrics, and every call's coverage counts): the rows
-   are shuffled by group key so that each group is whole in one partition; every partition
-   becomes one small additive summary (``summarize``), the summaries are added in a tree of
-   tasks on the workers, and only the final, result-sized summary reaches the client, which
-   divides and formats it (``finalize``). Missing values are counted in this pass. No per-group
-   row ever reaches the client (``per_group`` returns a lazy Dask DataFrame instead). With
-   ``by=`` and replicate sums (``ci=``, ``compare``), every partition's summary is cut into
-   shards of segments; a shard's pieces are added in one task, where its segments are whole,
-   and reduced there to intervals and p-values (``summary.replicates``): the replicate sums
-   (segments x replicates x items) never reach the client.
-3. **Score pass** (:mod:`.scores`; global AUC only): every input partition counts its (relevant,
-   non-relevant) rows per distinct score (per segment with ``by``), which collapses masses of
-   tied scores; the distinct scores are range-partitioned with cut points sampled in the group
-   pass and shuffled, every range gives its exact counts, and the client chains the ranges in
-   score order in Python integers. Every score column goes through the same pass, so equal
-   scores never straddle two ranges and the result is exact under every tie rule.
-4. **Placement pass** (only for ``ci=`` / ``compare`` with global AUC, clustered DeLong, the
-   pandas default ``auc_method="delong"`` with ``ties="expected"``): here the score pass comes
-   first, its counted keys persisted (cut points sampled from them, not from a group pass); from
-   the chained counts every distinct score gets its global DeLong placement (``chain_offsets``,
-   ``placements_sorted``), the rows are merged with that table on the score (and tie-break and
-   segment), and the group pass runs on those rows with the placement columns, so
-   ``summarize`` adds the per-segment DeLong moments. The interval and p-values equal pandas'.
+The passes are the driver's (:func:`pandas_rankeval.summary.driver.evaluate_summed`, the global-AUC
+pass :func:`pandas_rankeval.summary.ranges.auc_ranges`); :class:`DaskSource` gives them Dask's
+primitives, and every result is reduced on the workers:
+
+2. **Group pass** (:mod:`.groups`, the bucket primitive; group metrics, and every call's coverage
+   counts): the rows are shuffled by group key so that each group is whole in one partition;
+   the driver's function summarizes every partition (``summarize``), the summaries are added in
+   a tree of tasks on the workers, and only the final, result-sized summary reaches the client.
+   Missing values are counted in this pass, and the driver raises pandas' errors from its sum.
+   No per-group row ever reaches the client (``per_group`` returns a lazy Dask DataFrame). With
+   ``by=`` and replicate sums (``ci=``, ``compare``), every partition's summary is cut into shards
+   of segments; a shard's pieces are added and reduced in one task, where its segments are whole
+   (``summary.replicates``): the replicate sums never reach the client.
+3. **Range pass** (:mod:`.scores`; global AUC only): every input partition counts its rows per
+   distinct (score, segment, score key, tie-break, label), which collapses masses of tied scores;
+   the counted keys are range-partitioned with cut points sampled in the group pass and
+   shuffled; the driver's function gives every range's exact counts on the workers, and the
+   driver chains the ranges in score order in Python integers. Equal scores never straddle two
+   ranges, so the result is exact under every tie rule.
+4. **Placements** (only for ``ci=`` / ``compare`` with global AUC, clustered DeLong, the pandas
+   default ``auc_method="delong"`` with ``ties="expected"``): the range pass comes first, its
+   counted keys persisted (cut points sampled from them); from the chained counts the driver's
+   function gives every counted key its global DeLong placement on the workers, the rows are
+   merged with that table on (segment, score key, tie-break, label), and the group pass runs on
+   those rows with the placement columns, so ``summarize`` adds the per-segment DeLong moments.
 5. **Segment mode** (:mod:`.segments`; that same call with ``by=`` of many segments): the counts
    of step 4's first read give every segment's rows. With at least two segments per partition
    and none larger than an average partition, the rows are shuffled by segment instead, and
    every partition, a pandas table of whole segments, is evaluated by the pandas engine's own
    code: metrics, global AUC, DeLong moments, intervals and p-values, with no placement pass,
-   merge or group pass. The count pass's persisted counts are released first. A group found in
-   two partitions (``by`` varying within it) or a bad value sends the call back to steps 4 and
-   2 (counting again), which raise pandas' error with whole-table counts.
+   merge or group pass (Dask's own pass, not the driver's yet). The count pass's persisted counts
+   are released first. A group found in two partitions (``by`` varying within it) or a bad value
+   sends the call back to steps 4 and 2 (counting again), which raise pandas' error with
+   whole-table counts.
 
 So a call reads its input at most twice (once without global AUC), an interval or test of
 global AUC and segment mode included (an error found by segment mode reads it once more): a
@@ -58,7 +61,6 @@ shuffle by group and of the score ranges of global AUC; default: the input's. ``
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -66,12 +68,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_rankeval.core.validation import missing_mask
-from pandas_rankeval.summary.checks import needs_group_stats
-from pandas_rankeval.summary.driver import (
-    needs_counts,
-    raise_from_counts,
-    raise_scan_errors,
-)
+from pandas_rankeval.summary.driver import evaluate_summed, raise_from_tables
 from pandas_rankeval.summary.plan import Plan
 from pandas_rankeval.summary.summary import Summary
 from pandas_rankeval.tables.per_group import (
@@ -82,11 +79,21 @@ from pandas_rankeval.tables.per_group import (
 
 from ..base import internal_prefix
 from .graph import shuffled
-from .groups import group_pass
-from .scores import auc_job, count_pass, ranged_counts, score_pass, with_placements
+from .groups import (
+    reduce_buckets as group_pass,  # the bucket primitive, under the name the tests trip on
+)
+from .scores import (
+    Counted,
+    count_pass,
+    join_placements,
+    map_ranges,
+    place_ranges,
+    range_columns,
+    score_pass,
+)
 from .segments import fits, segment_pass
 
-__all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
+__all__ = ["NAME", "OPTIONS", "DaskSource", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
 
 NAME = "Dask"
 OPTIONS: tuple[str, ...] = ("npartitions",)
@@ -136,53 +143,98 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
     return {"npartitions": npartitions}
 
 
-def _weights_once(ddf: Any, plan: Plan, early: bool = False) -> Plan:
-    """A weight callable called once, on every group's statistics (one more read: rows per
-    (group key, label) among the rows kept), never once per partition: a callable that looks at
-    all groups (``n / n.sum()``, a rank) gives pandas' number. With ``early`` (the lazy
-    ``per_group``, which has no pass of its own before the partitions run), that read also checks
-    a weight Series and ``empty='error'`` on the whole table (:func:`~pandas_rankeval.summary.driver.raise_from_counts`)."""
-    if not (needs_counts(plan) if early else (plan.group and needs_group_stats(plan))):
-        return plan
-    keys = list(dict.fromkeys([*plan.group, plan.label]))
-    rows = ddf[list(dict.fromkeys(plan.columns))].dropna()  # rows without a missing value
-    counts = rows.groupby(keys, dropna=True, observed=True).size().compute()
-    name = "rows"
-    while name in keys:
-        name += "_"
-    return raise_from_counts(plan, counts.rename(name).reset_index(), name)
+# --------------------------------------------------------------------------- #
+# The driver's primitives on a Dask DataFrame
+# --------------------------------------------------------------------------- #
+class DaskSource:
+    """A Dask DataFrame's primitives for the driver (:class:`pandas_rankeval.summary.driver.Summed`):
+    count by keys, cut into ranges, map over ranges and over buckets of whole groups, merge a
+    table back; every result is reduced on the workers."""
+
+    def __init__(self, ddf: Any, plan: Plan, npartitions: int | None) -> None:
+        self.ddf = ddf
+        self.plan = plan  # the rows' columns (the checked plan once the early checks ran)
+        self.npartitions = npartitions
+        # the passes' own columns under a prefix that no column of the input starts with
+        self.prefix = internal_prefix(ddf.columns)
+        self.cols = range_columns(plan, self.prefix)
+        self.counted: Counted | None = None  # persisted counted keys (clustered DeLong)
+        self.samples: dict[int, np.ndarray] | None = None  # sampled order keys (from the group pass)
+
+    # Tables
+    def distinct_rows(self, columns: list[Hashable], keep: bool) -> pd.DataFrame:  # pragma: no cover - no scan
+        rows = self.ddf[list(columns)]
+        return rows.dropna().drop_duplicates().compute() if keep else rows.drop_duplicates().compute()
+
+    def count_rows(self, keys: list[Hashable], keep: bool, count: str) -> pd.DataFrame:
+        rows = self.ddf[list(dict.fromkeys([*self.plan.columns, *keys]))]
+        rows = rows.dropna() if keep else rows  # rows without a missing value
+        return rows.groupby(keys, dropna=True, observed=True).size().compute().rename(count).reset_index()
+
+    def free(self, name: str) -> str:
+        while name in self.ddf.columns:
+            name += "_"
+        return name
+
+    # Ranges
+    def score_ranges(self, plan: Plan, keep: bool, n_rows: int, placements: bool) -> Any:
+        if placements and self.counted is None:
+            self.counted = count_pass(self.ddf, plan, self.cols, self.npartitions)
+        ranged = score_pass(self.ddf, plan, self.cols, self.npartitions, self.samples,
+                            self.counted if placements else None, placements)
+        return self.cols, ranged
+
+    def map_ranges(self, ranges: Any, fn: Any) -> list[Any]:
+        return map_ranges(ranges, fn)
+
+    def place_ranges(self, ranges: Any, fn: Any, names: dict[int, str]) -> dict[int, Any]:
+        return place_ranges(ranges, self.cols, fn, names, self.prefix)
+
+    def join(self, part: Any, score: Hashable, table: Any) -> Any:
+        return join_placements(part, self.plan, self.cols, score, table)
+
+    # Buckets
+    def bucket_total(self, whole: bool) -> int:
+        return int((self.npartitions or self.ddf.npartitions) if whole else self.ddf.npartitions)
+
+    def reduce_buckets(self, plan: Plan, whole: bool, placements: dict[Hashable, Any], part: Any, n_shards: int,
+                       shard: Any) -> Summary:
+        rows = self.ddf[list(plan.columns)]
+        for s in plan.scores:
+            if s in placements:
+                rows = self.join(rows, s, placements[s])
+        sample = tuple(plan.scores) if plan.has_auc and not placements else ()
+        summary, samples = group_pass(rows, [*plan.columns, *plan.placement_columns], list(plan.group), whole,
+                                      self.npartitions, part, n_shards, shard, Summary.sum, sample)
+        if sample:
+            self.samples = samples
+        return summary  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------- #
-# One call: one or two reads of the input, summed on the workers
+# One call: the driver's passes, summed on the workers
 # --------------------------------------------------------------------------- #
 def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
     """Read the input once or twice (clustered DeLong included): the summed summary and,
-    with global AUC, its exact counts per (segment, score)."""
+    with global AUC, its exact counts per (segment, score)
+    (:func:`~pandas_rankeval.summary.driver.evaluate_summed`)."""
     npartitions = options.get("npartitions")
     ddf = _with_index(ddf, plan.columns)
-    plan = _weights_once(ddf, plan, early=True)  # a weight Series, empty='error': before any pass
-    # the passes' own columns under a prefix that no column of the input starts with
-    job = auc_job(plan, internal_prefix(ddf.columns)) if plan.has_auc else None
-    if job is None or not plan.auc_placements:
-        summary, samples = group_pass(ddf, plan, npartitions, job.scores if job else ())
-        raise_scan_errors(summary, plan)  # whole-table counts, before the score pass
-        return summary, {"auc": score_pass(ddf, job, samples, npartitions) if job else None}
-    # clustered DeLong: the score pass first (its counts give every segment's rows)
-    counted = count_pass(ddf, job, npartitions)
-    if plan.by and plan.group and fits(counted.sizes, counted.n_ranges):
-        counted = None  # type: ignore[assignment]  # stubs narrower than runtime;  its persisted counts are freed on the workers while the segments run
-        whole = segment_pass(ddf, plan, npartitions)  # a second read; nothing more
-        if whole is not None:
-            return whole
-        # a group in two segments, or a bad value: the passes below raise pandas' error with
-        # whole-table counts, after counting the distinct keys again (a third read, errors only)
-        counted = count_pass(ddf, job, npartitions)
-    auc, table = ranged_counts(counted, job, ddf.dtypes)
-    # a second read: every row's global placement, merged in, then the groups
-    rows, names = with_placements(ddf, plan, job, table)
-    summary, _ = group_pass(rows, dataclasses.replace(plan, placement_columns=tuple(names)), npartitions, ())
-    return summary, {"auc": auc}
+    source = DaskSource(ddf, plan, npartitions)
+    plan = raise_from_tables(source, plan)  # a weight Series, empty='error': before any pass
+    source.plan = plan
+    if plan.has_auc and plan.auc_placements and plan.by and plan.group:
+        # segment mode: the count pass's rows per segment say whether partitions of whole
+        # segments balance; then every segment is evaluated where it lies, as pandas evaluates it
+        source.counted = count_pass(ddf, plan, source.cols, npartitions)
+        if fits(source.counted.sizes, npartitions or ddf.npartitions):
+            source.counted = None  # its persisted counts are freed on the workers while the segments run
+            whole = segment_pass(ddf, plan, npartitions)  # a second read; nothing more
+            if whole is not None:
+                return whole
+            # a group in two segments, or a bad value: the driver's passes raise pandas' error with
+            # whole-table counts, after counting the keys again (a third read, errors only)
+    return evaluate_summed(source, plan, early=False)
 
 
 # --------------------------------------------------------------------------- #
@@ -217,7 +269,8 @@ def per_group(ddf: Any, plan: Plan, options: dict[str, Any]) -> Any:
     if flat:  # the keys become columns beside the table's: none may be named like one (before any work)
         check_flat_names(plan, "Dask")
     ddf = _with_index(ddf, plan.columns)
-    plan = _weights_once(ddf, plan, early=True)  # pandas' errors the whole table answers, now
+    source = DaskSource(ddf, plan, options.get("npartitions"))
+    plan = raise_from_tables(source, plan)  # pandas' errors the whole table answers, now
     meta = schema(ddf)
     columns = {
         "n": pd.Series(dtype=np.int64),

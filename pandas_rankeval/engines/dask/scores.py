@@ -1,35 +1,38 @@
-"""Global AUC on Dask: count per distinct score, range-partition, chain exact counts.
+"""Global AUC on Dask: the primitives of the driver's range pass (:mod:`pandas_rankeval.summary.ranges`).
 
-Every input partition counts its (relevant, non-relevant) rows per distinct score (per segment
-with ``by``), which collapses masses of tied scores; the distinct scores are range-partitioned
-and shuffled; every range gives its exact counts, and the client chains the ranges in score order
-in Python integers. Equal scores never straddle two ranges, so the result is exact under every
-tie rule. For clustered DeLong, every distinct key also gets its global placement, and the rows
-are merged with that table (:func:`with_placements`).
+- **count by keys** (:func:`count_pass`): every input partition counts its rows per distinct
+  (score column, segment, score order key, tie-break value, label), which collapses masses of
+  tied scores;
+- **cut into ranges** (:func:`score_pass`): the distinct keys of each score column are tagged with
+  a range of ascending order key (cut points: evenly spaced values of a sample of the scores, taken
+  by the group pass, or of the counted keys when those are persisted first) and shuffled by range,
+  so a range's keys are in one partition and no distinct key straddles two ranges;
+- **map over the ranges** (:func:`map_ranges`): the driver's function runs on every partition of
+  the range shuffle, on the workers; only its small result reaches the client;
+- **placements** (:func:`place_ranges`) and their **join** (:func:`join_placements`): the driver's
+  placements of every counted row, kept on the workers, merged with the rows on (segment, score
+  order key, tie-break value, label).
 """
 
 from __future__ import annotations
 
-import operator
 import pickle
-from collections import defaultdict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval import summary as S
-from pandas_rankeval.core.prepare import label_levels
 from pandas_rankeval.core.validation import missing_mask, numeric_values
 from pandas_rankeval.summary.plan import Plan
+from pandas_rankeval.summary.ranges import RangeColumns
 
 from .graph import packed, shuffle_method, tree
 
 __all__ = [
-    "AucJob", "Counted", "add_counts", "auc_job", "count_pass", "merge_all_samples", "merge_samples", "range_pass",
-    "ranged_counts", "sample_scores", "score_pass", "with_placements",
+    "Counted", "count_pass", "join_placements", "map_ranges", "merge_all_samples", "merge_samples", "place_ranges",
+    "range_columns", "sample_scores", "score_pass",
 ]
 
 #: Rows sampled per partition and score column for the cut points of the score ranges.
@@ -38,56 +41,6 @@ _SAMPLE_ROWS = 1024
 _SAMPLE_KEEP = 1 << 16
 
 _NO_KEYS = np.empty(0, dtype=np.uint64)
-
-
-@dataclass(frozen=True)
-class AucJob:
-    """What the score pass needs: columns and the options that shape global AUC."""
-
-    label: Hashable
-    scores: tuple[Hashable, ...]
-    columns: tuple[Hashable, ...]  # every checked column: a row missing one of them is dropped
-    by: tuple[Hashable, ...]
-    threshold: float | None
-    ties: str
-    tiebreak: Hashable | None
-    sample_weight: Hashable | None
-    #: the prefix of the pass's own columns (:func:`~pandas_rankeval.engines.base.internal_prefix`):
-    #: no column of the input starts with it, so none collides with them
-    prefix: str = "__rk_"
-
-    # the pass's own columns: score range, order key, tie-break, relevant / non-relevant counts,
-    # score id, placements (relevant, non-relevant), the rows' order key and tie-break in the merge
-    @property
-    def R(self) -> str:
-        return self.prefix + "range"
-    @property
-    def S(self) -> str:
-        return self.prefix + "score"
-    @property
-    def T(self) -> str:
-        return self.prefix + "tiebreak"
-    @property
-    def P(self) -> str:
-        return self.prefix + "pos"
-    @property
-    def N(self) -> str:
-        return self.prefix + "neg"
-    @property
-    def ID(self) -> str:
-        return self.prefix + "sid"
-    @property
-    def A(self) -> str:
-        return self.prefix + "a"
-    @property
-    def B(self) -> str:
-        return self.prefix + "b"
-    @property
-    def K(self) -> str:
-        return self.prefix + "key"
-    @property
-    def TB(self) -> str:
-        return self.prefix + "tb"
 
 
 def _order_key(v: np.ndarray) -> np.ndarray:
@@ -140,107 +93,79 @@ def _cuts(sample: np.ndarray, n_ranges: int) -> np.ndarray:
     return np.unique(sample[(sample.shape[0] * np.arange(1, n_ranges)) // n_ranges])
 
 
-def _key_columns(dtypes: pd.Series, job: AucJob, first: tuple[str, Any]) -> dict[Hashable, Any]:
-    """The empty columns of a distinct key: ``first``, the order key, the tie-break value, the segment."""
-    cols: dict[Hashable, Any] = {first[0]: pd.Series(dtype=first[1]), job.S: pd.Series(dtype=np.uint64)}
-    if job.tiebreak is not None:
-        cols[job.T] = pd.Series(dtype=dtypes[job.tiebreak])  # type: ignore[call-overload]  # stubs narrower than runtime
-    for c in job.by:
-        cols[c] = pd.Series(dtype=dtypes[c])  # type: ignore[call-overload]  # stubs narrower than runtime
-    return cols
+def range_columns(plan: Plan, prefix: str) -> RangeColumns:
+    """The columns of the counted keys: the user's segment, tie-break and label columns, the
+    pass's own under ``prefix`` (no column of the input starts with it)."""
+    o = plan.options
+    return RangeColumns(prefix + "sid", prefix + "range", tuple(plan.by), prefix + "key", o.tiebreak,  # type: ignore[arg-type]
+                        plan.label, prefix + "n", prefix + "w" if o.sample_weight is not None else None)  # type: ignore[arg-type]
 
 
-def _all_cuts(samples: dict[int, np.ndarray], job: AucJob, n_ranges: int) -> list[np.ndarray]:
-    """The cut points of every score column's ranges, from its sampled distinct keys."""
-    return [_cuts(samples.get(i, _NO_KEYS), n_ranges) for i in range(len(job.scores))]
+def _read(plan: Plan) -> list[Hashable]:
+    """The columns the count reads: the checked columns, the label, scores, tie-break, weights, segments."""
+    o = plan.options
+    extra = [c for c in (plan.label, *plan.scores, o.tiebreak, o.sample_weight, *plan.by) if c is not None]
+    return list(dict.fromkeys([*plan.columns, *extra]))
 
 
-def _counts_meta(dtypes: pd.Series, job: AucJob) -> pd.DataFrame:
-    cols = _key_columns(dtypes, job, (job.R, np.int32))
-    # a partition's count of one distinct score fits int32; the ranges add them up in int64
-    count = np.float64 if job.sample_weight is not None else np.int32
-    cols[job.P] = pd.Series(dtype=count)
-    cols[job.N] = pd.Series(dtype=count)
-    return pd.DataFrame(cols)
+def _meta(dtypes: pd.Series, cols: RangeColumns) -> pd.DataFrame:
+    out: dict[Hashable, Any] = {cols.sid: pd.Series(dtype=np.int64), cols.range: pd.Series(dtype=np.int64)}
+    for c in cols.keys:
+        out[c] = pd.Series(dtype=np.uint64 if c == cols.key else dtypes[c])  # type: ignore[call-overload]
+    out[cols.n] = pd.Series(dtype=np.int64)
+    if cols.w is not None:
+        out[cols.w] = pd.Series(dtype=np.float64)
+    return pd.DataFrame(out)
 
 
-def _count_distinct(
-    pdf: pd.DataFrame, job: AucJob, cuts: list[np.ndarray], n_ranges: int, meta: pd.DataFrame
-) -> pd.DataFrame:
-    """(relevant, non-relevant) rows per distinct (score, tie-break value, segment) of one input
-    partition, tagged with the score range they belong to: masses of tied rows become one row."""
-    keep = ~np.logical_or.reduce([missing_mask(pdf[c]) for c in job.columns])
-    if not keep.all():  # the rows the group pass dropped (nan_policy="omit")
+def _count_keys(pdf: pd.DataFrame, plan: Plan, cols: RangeColumns, cuts: list[np.ndarray] | None, n_ranges: int,
+                meta: pd.DataFrame) -> pd.DataFrame:
+    """Rows (and summed sample weights) per distinct (score column, segment, order key, tie-break
+    value, label) of one input partition, among the rows pandas keeps; tagged with the score range
+    of their key when the cut points are known."""
+    keep = ~np.logical_or.reduce([missing_mask(pdf[c]) for c in dict.fromkeys(plan.columns)])
+    if not keep.all():
         pdf = pdf.loc[keep]
     if len(pdf) == 0:
         return meta
-    y = numeric_values(pdf[job.label], job.label, "label", keep_int=True)
-    rel = label_levels(y, job.threshold, graded=False).rel
-    if job.sample_weight is None:
-        pos = rel.astype(np.int32)
-        neg = 1 - pos
-    else:
-        w = numeric_values(pdf[job.sample_weight], job.sample_weight, "weight")
-        pos = np.where(rel, w, 0.0)
-        neg = np.where(rel, 0.0, w)
-    extra = [c for c in (job.tiebreak, *job.by) if c is not None]
+    other = [c for c in cols.keys if c != cols.key]
     frames = []
-    for i, s in enumerate(job.scores):
-        sc = _score_keys(pdf, s)
-        if not extra:
-            uniq, inv = np.unique(sc, return_inverse=True)
-            m = uniq.shape[0]
-            if job.sample_weight is None:
-                p = np.bincount(inv[rel], minlength=m)
-                f = pd.DataFrame({job.S: uniq, job.P: p, job.N: np.bincount(inv, minlength=m) - p})
-            else:
-                f = pd.DataFrame({
-                    job.S: uniq,
-                    job.P: np.bincount(inv, weights=pos, minlength=m),
-                    job.N: np.bincount(inv, weights=neg, minlength=m),
-                })
-        else:
-            f = pd.DataFrame({job.S: sc, job.P: pos, job.N: neg})
-            if job.tiebreak is not None:
-                f[job.T] = pdf[job.tiebreak].to_numpy()
-            for c in job.by:
-                f[c] = pdf[c].to_numpy()
-            keys = [job.S, *([job.T] if job.tiebreak is not None else []), *job.by]
-            f = f.groupby(keys, sort=False, observed=True, dropna=False)[[job.P, job.N]].sum().reset_index()
-        f[job.R] = i * n_ranges + np.searchsorted(cuts[i], f[job.S].to_numpy(), side="right")
-        frames.append(f)
+    for i, s in enumerate(plan.scores):
+        f = pdf[other].reset_index(drop=True)
+        f[cols.key] = _score_keys(pdf, s)
+        grouped = f.assign(**({cols.w: pdf[plan.options.sample_weight].to_numpy(dtype=np.float64)} if cols.w else {}))
+        g = grouped.groupby(cols.keys, sort=False, observed=True, dropna=False)
+        counted = g.size().rename(cols.n).to_frame()
+        if cols.w is not None:
+            counted[cols.w] = g[cols.w].sum()
+        counted = counted.reset_index()
+        counted[cols.sid] = i
+        r = np.searchsorted(cuts[i], counted[cols.key].to_numpy(), side="right") if cuts is not None else 0
+        counted[cols.range] = i * n_ranges + r
+        frames.append(counted)
     out = pd.concat(frames, ignore_index=True)
     return out[list(meta.columns)].astype(meta.dtypes.to_dict())
 
 
-def _sample_keys(pdf: pd.DataFrame, n_ranges: int, job: AucJob) -> tuple[dict[int, np.ndarray], pd.Series]:
-    """A few distinct order keys of each score column among one partition's distinct keys, and
-    the rows of each segment (of the first score column's keys: every row has one; with sample
-    weights, its distinct keys, a lower bound)."""
+def _sample_keys(pdf: pd.DataFrame, cols: RangeColumns, by: tuple[Hashable, ...]) -> tuple[dict[int, np.ndarray], pd.Series]:
+    """A few distinct order keys of each score column among one partition's counted keys, and the
+    rows of each segment (of the first score column's keys: every kept row has one)."""
     out = {}
-    sid = pdf[job.R].to_numpy() // n_ranges
-    keys = pdf[job.S].to_numpy()
+    sid = pdf[cols.sid].to_numpy()
+    keys = pdf[cols.key].to_numpy()
     for i in np.unique(sid).tolist():
         k = np.unique(keys[sid == i])
         out[int(i)] = k[:: max(1, k.shape[0] // _SAMPLE_ROWS)]
     sizes = pd.Series(dtype=np.int64)
-    if job.by and len(pdf):
+    if by and len(pdf):
         first = pdf.loc[sid == 0]
-        if job.sample_weight is None:
-            rows = (first[job.P].to_numpy(dtype=np.int64) + first[job.N].to_numpy(dtype=np.int64))
-        else:
-            rows = np.ones(len(first), dtype=np.int64)
-        sizes = pd.Series(rows, index=pd.MultiIndex.from_frame(first[list(job.by)]) if len(job.by) > 1
-                          else pd.Index(first[job.by[0]])).groupby(level=list(range(len(job.by))), sort=False).sum()
+        index = pd.MultiIndex.from_frame(first[list(by)]) if len(by) > 1 else pd.Index(first[by[0]])
+        sizes = pd.Series(first[cols.n].to_numpy(dtype=np.int64), index=index)
+        sizes = sizes.groupby(level=list(range(len(by))), sort=False).sum()
     return out, sizes
 
 
-def _merge_key_samples(parts: list[tuple[dict[int, np.ndarray], pd.Series]]) -> tuple[dict[int, np.ndarray], pd.Series]:
-    samples = merge_all_samples([p[0] for p in parts])
-    return samples, add_counts([p[1] for p in parts])
-
-
-def add_counts(parts: list[pd.Series]) -> pd.Series:
+def _add_counts(parts: list[pd.Series]) -> pd.Series:
     """Rows per segment of several partitions added (segment keys by value, as pandas groups)."""
     parts = [p for p in parts if len(p)]
     if not parts:
@@ -249,244 +174,117 @@ def add_counts(parts: list[pd.Series]) -> pd.Series:
     return both.groupby(level=list(range(both.index.nlevels)), sort=False).sum()
 
 
-def _assign_ranges(pdf: pd.DataFrame, cuts: list[np.ndarray], n_ranges: int, job: AucJob) -> pd.DataFrame:
-    """The score range of every distinct key (its score column's id is in the range column already)."""
-    if len(pdf) == 0:
-        return pdf
-    out = pdf.copy()
-    r = out[job.R].to_numpy()
-    sid = r // n_ranges
-    keys = out[job.S].to_numpy()
-    rng = r.copy()
-    for i in np.unique(sid).tolist():
-        sel = sid == i
-        rng[sel] = i * n_ranges + np.searchsorted(cuts[i], keys[sel], side="right")
-    out[job.R] = rng.astype(r.dtype)
-    return out
-
-
-def _range_counts(pdf: pd.DataFrame, job: AucJob) -> list[tuple[Any, ...]]:
-    """Exact counts of every (score range, segment) held by one partition of the range shuffle:
-    ``(range id, segment key, (relevant, non-relevant, twice U))``."""
-    if len(pdf) == 0:
-        return []
-    count = np.float64 if job.sample_weight is not None else np.int64
-    if job.tiebreak is None and not job.by:
-        # the common case in numpy: sort by (range, score), add up equal scores, cut at ranges
-        r, s = pdf[job.R].to_numpy(), pdf[job.S].to_numpy()
-        order = np.lexsort((s, r))
-        r, s = r[order], s[order]
-        first = np.flatnonzero(np.r_[True, (r[1:] != r[:-1]) | (s[1:] != s[:-1])])
-        pos = np.add.reduceat(pdf[job.P].to_numpy().astype(count)[order], first)
-        neg = np.add.reduceat(pdf[job.N].to_numpy().astype(count)[order], first)
-        r = r[first]
-        cut = np.flatnonzero(np.r_[True, r[1:] != r[:-1], True])
-        return [
-            (int(r[a]), (), S.auc_counts_sorted(pos[a:b], neg[a:b]))
-            for a, b in zip(cut[:-1], cut[1:])
-        ]
-    block, starts, seg_keys = _blocks(pdf, job, count)
-    counts = S.auc_counts_blocks(block[job.P].to_numpy(), block[job.N].to_numpy(), starts)
-    rids = block[job.R].to_numpy()[starts]
-    return [(int(r), k, c) for r, k, c in zip(rids.tolist(), seg_keys, counts)]
-
-
-def _blocks(pdf: pd.DataFrame, job: AucJob, count: Any) -> tuple[pd.DataFrame, np.ndarray, list[tuple]]:
-    """The distinct (range, segment, score[, tie-break]) keys of one partition of the range shuffle,
-    sorted worst first within each (range, segment) block (ascending score; inside a score a higher
-    tie-break value ranks lower): the rows, where each block starts, and each block's segment key.
-    One groupby and one sort for the whole partition, however many segments it holds."""
-    tb = [job.T] if job.tiebreak is not None else []
-    frame = pdf.astype({job.P: count, job.N: count})
-    g = frame.groupby([job.R, *job.by, job.S, *tb], sort=False, observed=True, dropna=False)[[job.P, job.N]].sum().reset_index()
-    block_id = g.groupby([job.R, *job.by], sort=False, observed=True, dropna=False).ngroup().to_numpy()
-    sort_keys = [g[job.S].to_numpy()]
-    if tb:
-        sort_keys.insert(0, -pd.factorize(g[job.T], sort=True)[0])  # lexsort: last key first
-    order = np.lexsort((*sort_keys, block_id))
-    g = g.iloc[order].reset_index(drop=True)
-    block_id = block_id[order]
-    starts = np.flatnonzero(np.r_[True, block_id[1:] != block_id[:-1]])
-    if job.by:
-        cols = [g[c].to_numpy()[starts].tolist() for c in job.by]
-        seg_keys = [tuple(v.item() if isinstance(v, np.generic) else v for v in k) for k in zip(*cols)]
-    else:
-        seg_keys = [()] * starts.shape[0]
-    return g, starts, seg_keys
-
-
-def _placement_part(pdf: pd.DataFrame, job: AucJob, n_ranges: int, offsets: bytes, meta: pd.DataFrame) -> pd.DataFrame:
-    """Global DeLong placements (``job.A`` for a relevant row, ``job.B`` for a non-relevant one) of every
-    distinct key of one partition of the range shuffle, in the order of :func:`_range_counts`."""
-    if len(pdf) == 0:
-        return meta
-    count = np.float64 if job.sample_weight is not None else np.int64
-    block, starts, seg_keys = _blocks(pdf, job, count)
-    rids = block[job.R].to_numpy()[starts].tolist()
-    table = pickle.loads(offsets)
-    off = np.array([table[(r, k)] for r, k in zip(rids, seg_keys)], dtype=object).reshape(-1, 2)
-    a, b = S.placements_blocks(block[job.P].to_numpy(), block[job.N].to_numpy(), starts, off[:, 0].astype(np.float64),
-                               off[:, 1].astype(np.float64))
-    block = block.drop(columns=[job.P, job.N])
-    block[job.ID] = block[job.R].to_numpy() // n_ranges
-    block[job.A], block[job.B] = a, b
-    return block[list(meta.columns)].astype(meta.dtypes.to_dict())
-
-
-def _placement_meta(dtypes: pd.Series, job: AucJob) -> pd.DataFrame:
-    cols = _key_columns(dtypes, job, (job.ID, np.int64))
-    cols[job.A] = pd.Series(dtype=np.float64)
-    cols[job.B] = pd.Series(dtype=np.float64)
-    return pd.DataFrame(cols)
-
-
-def _keyed(pdf: pd.DataFrame, job: AucJob, i: int) -> pd.DataFrame:
-    """The rows with the order key of score ``i`` (0 where a checked column is missing: those rows
-    are dropped by the summaries, as pandas drops them)."""
-    keep = ~np.logical_or.reduce([missing_mask(pdf[c]) for c in job.columns]) if len(pdf) else np.ones(0, bool)
-    key = np.zeros(len(pdf), dtype=np.uint64)
-    if keep.any():
-        key[keep] = _score_keys(pdf.loc[keep], job.scores[i])
-    out = pdf.copy()
-    out[job.K] = key
-    return out
-
-
-def _placed(pdf: pd.DataFrame, job: AucJob, name: str) -> pd.DataFrame:
-    """A relevant row takes ``job.A``, a non-relevant one ``job.B``: its placement column ``name``."""
-    keep = ~np.logical_or.reduce([missing_mask(pdf[c]) for c in job.columns]) if len(pdf) else np.ones(0, bool)
-    rel = np.zeros(len(pdf), dtype=bool)
-    if keep.any():
-        y = numeric_values(pdf.loc[keep, job.label], job.label, "label", keep_int=True)  # type: ignore[index]  # stubs narrower than runtime
-        rel[keep] = label_levels(y, job.threshold, graded=False).rel
-    out = pdf.drop(columns=[job.K, job.A, job.B])
-    out[name] = np.where(keep, np.where(rel, pdf[job.A].to_numpy(dtype=np.float64), pdf[job.B].to_numpy(dtype=np.float64)), np.nan)
-    return out
-
-
-def with_placements(ddf: Any, plan: Any, job: AucJob, table: Any) -> tuple[Any, list[str]]:
-    """Every row with its global DeLong placement per score: a left merge of the rows with the
-    placement table on (order key, tie-break, segment)."""
-    rows = ddf[list(plan.columns)]
-    names = []
-    for i in range(len(job.scores)):
-        right = table[table[job.ID] == i].drop(columns=[job.ID]).rename(columns={job.S: job.K})
-        on = [job.K, *job.by]
-        if job.tiebreak is not None:
-            right = right.rename(columns={job.T: job.TB})
-            keyed = rows.map_partitions(_keyed, job, i).assign(**{job.TB: rows[job.tiebreak]})
-            on.append(job.TB)
-        else:
-            keyed = rows.map_partitions(_keyed, job, i)
-        merged = keyed.merge(right, how="left", on=on, shuffle_method=shuffle_method(keyed))
-        if job.tiebreak is not None:
-            merged = merged.drop(columns=[job.TB])
-        name = f"{job.prefix}pl_{i}"
-        rows = merged.map_partitions(_placed, job, name)
-        names.append(name)
-    return rows, names
-
-
-def auc_job(plan: Plan, prefix: str = "__rk_") -> AucJob:
-    """What the score pass needs of a plan (its own columns under ``prefix``)."""
-    o = plan.options
-    return AucJob(
-        label=plan.label,
-        scores=tuple(plan.scores),
-        columns=tuple(plan.columns),
-        by=tuple(plan.by),
-        threshold=o.threshold,
-        ties=o.ties,
-        tiebreak=o.tiebreak,
-        sample_weight=o.sample_weight,
-        prefix=prefix,
-    )
-
-
-def _count_columns(job: AucJob) -> list[Hashable]:
-    extra = [c for c in (job.label, *job.scores, job.tiebreak, job.sample_weight, *job.by) if c is not None]
-    return list(dict.fromkeys([*job.columns, *extra]))
-
-
-def score_pass(
-    ddf: Any, job: AucJob, samples: dict[int, np.ndarray], npartitions: int | None
-) -> dict[tuple[Any, Hashable], Any]:
-    """Read the input once more: exact global-AUC counts of every (segment, score column), the
-    cut points of the score ranges taken from ``samples`` (of the group pass before)."""
-    n_ranges = npartitions or ddf.npartitions
-    meta = _counts_meta(ddf.dtypes, job)
-    cuts = _all_cuts(samples, job, n_ranges)
-    counted = ddf[_count_columns(job)].map_partitions(_count_distinct, job, cuts, n_ranges, meta, meta=meta)
-    return range_pass(counted, job, n_ranges, ddf.dtypes)[0]
+def _merge_key_samples(parts: list[tuple[dict[int, np.ndarray], pd.Series]]) -> tuple[dict[int, np.ndarray], pd.Series]:
+    return merge_all_samples([p[0] for p in parts]), _add_counts([p[1] for p in parts])
 
 
 @dataclass
 class Counted:
-    """The distinct (score, tie-break, segment) keys of every input partition with their
-    (relevant, non-relevant) counts, persisted on the workers; a sample of the keys per score
-    column; and per segment, its rows (its distinct keys, with sample weights)."""
+    """The counted keys of every input partition persisted on the workers (no range yet), a sample
+    of their order keys per score column, and the rows of every segment."""
 
     frame: Any
     samples: dict[int, np.ndarray]
     sizes: pd.Series
-    n_ranges: int
 
 
-def count_pass(ddf: Any, job: AucJob, npartitions: int | None) -> Counted:
-    """Read the input once: every partition's distinct keys counted (persisted), a sample of the
-    keys for the cut points of the score ranges, and the rows of every segment."""
+def count_pass(ddf: Any, plan: Plan, cols: RangeColumns, npartitions: int | None) -> Counted:
+    """Read the input once: every partition's distinct keys counted and persisted, a sample of
+    their order keys (the cut points of the ranges), and the rows of every segment."""
     import dask
     from dask import delayed
 
     n_ranges = npartitions or ddf.npartitions
-    meta = _counts_meta(ddf.dtypes, job)
-    none = [_NO_KEYS] * len(job.scores)
-    counted = ddf[_count_columns(job)].map_partitions(_count_distinct, job, none, n_ranges, meta, meta=meta).persist()
-    parts = [delayed(_sample_keys, pure=True)(p, n_ranges, job) for p in counted.to_delayed()]
+    meta = _meta(ddf.dtypes, cols)
+    counted = ddf[_read(plan)].map_partitions(_count_keys, plan, cols, None, n_ranges, meta, meta=meta).persist()
+    parts = [delayed(_sample_keys, pure=True)(p, cols, tuple(plan.by)) for p in counted.to_delayed()]
     ((samples, sizes),) = dask.compute(tree(parts, _merge_key_samples))
-    return Counted(counted, samples, sizes, n_ranges)
+    return Counted(counted, samples, sizes)
 
 
-def range_pass(
-    counted: Any, job: AucJob, n_ranges: int, dtypes: pd.Series, placements: bool = False
-) -> tuple[dict[tuple[Any, Hashable], Any], Any]:
-    """Shuffle the counted keys by score range; every range gives its exact counts per segment;
-    the client chains the ranges in score order (Python integers).
+def _assign_ranges(pdf: pd.DataFrame, cuts: list[np.ndarray], n_ranges: int, cols: RangeColumns) -> pd.DataFrame:
+    """The score range of every counted key (its score column's index is in ``cols.sid``)."""
+    if len(pdf) == 0:
+        return pdf
+    out = pdf.copy()
+    sid = out[cols.sid].to_numpy()
+    keys = out[cols.key].to_numpy()
+    rng = np.zeros(len(out), dtype=np.int64)
+    for i in np.unique(sid).tolist():
+        sel = sid == i
+        rng[sel] = i * n_ranges + np.searchsorted(cuts[i], keys[sel], side="right")
+    out[cols.range] = rng
+    return out
 
-    With ``placements`` the range shuffle is persisted and a lazy table of every distinct key's
-    global DeLong placements is returned too (else None)."""
+
+def score_pass(ddf: Any, plan: Plan, cols: RangeColumns, npartitions: int | None, samples: dict[int, np.ndarray] | None,
+               counted: Counted | None, persist: bool) -> Any:
+    """The counted keys cut into ranges of ascending order key (cut points from ``samples``, of
+    the group pass, or from ``counted``'s own sample) and shuffled by range: every range whole in
+    one partition (persisted with ``persist``, for the placements)."""
+    n_ranges = npartitions or ddf.npartitions
+    meta = _meta(ddf.dtypes, cols)
+    if counted is not None:
+        cuts = [_cuts(counted.samples.get(i, _NO_KEYS), n_ranges) for i in range(len(plan.scores))]
+        frame = counted.frame.map_partitions(_assign_ranges, cuts, n_ranges, cols, meta=meta)
+    else:
+        cuts = [_cuts((samples or {}).get(i, _NO_KEYS), n_ranges) for i in range(len(plan.scores))]
+        frame = ddf[_read(plan)].map_partitions(_count_keys, plan, cols, cuts, n_ranges, meta, meta=meta)
+    ranged = frame.shuffle(on=cols.range, npartitions=n_ranges, shuffle_method=shuffle_method(frame))
+    return ranged.persist() if persist else ranged
+
+
+def map_ranges(ranged: Any, fn: Callable[[pd.DataFrame], Any]) -> list[Any]:
+    """``fn`` of every partition of the range shuffle, on the workers; the pickled results."""
     import dask
     from dask import delayed
 
-    ranged = counted.shuffle(on=job.R, npartitions=n_ranges, shuffle_method=shuffle_method(counted))
-    if placements:
-        ranged = ranged.persist()
-    blobs = dask.compute(*[delayed(packed, pure=True)(_range_counts, p, job) for p in ranged.to_delayed()])
-    parts = [pickle.loads(b) for b in blobs]
-    # one small tuple per (range, segment): chained in score order on the client
-    ranges: dict[tuple[Any, int], list[tuple[int, Any]]] = defaultdict(list)
-    for part in parts:
-        for rid, seg, counts in part:
-            ranges[(seg, rid // n_ranges)].append((rid, counts))
-    out = {}
-    offsets: dict[tuple[int, Any], tuple[int, int]] = {}
-    for (seg, i), items in ranges.items():
-        items.sort(key=operator.itemgetter(0))
-        out[(seg, job.scores[i])] = S.chain_auc([c for _, c in items])
-        if placements:
-            for (rid, _), off in zip(items, S.chain_offsets([c for _, c in items])):
-                offsets[(rid, seg)] = off
-    if not placements:
-        return out, None
-    pmeta = _placement_meta(dtypes, job)
-    blob = pickle.dumps(offsets, protocol=pickle.HIGHEST_PROTOCOL)  # bytes: hashed at once, not item by item
-    return out, ranged.map_partitions(_placement_part, job, n_ranges, blob, pmeta, meta=pmeta)
+    fn_d = delayed(fn, pure=True)  # one key: the function (and what it holds) travels once
+    blobs = dask.compute(*[delayed(packed, pure=True)(fn_d, p) for p in ranged.to_delayed()])
+    return [pickle.loads(b) for b in blobs]
 
 
-def ranged_counts(counted: Counted, job: AucJob, dtypes: pd.Series) -> tuple[dict[tuple[Any, Hashable], Any], Any]:
-    """The score pass after :func:`count_pass`: cut points from its sample, then :func:`range_pass`
-    with the DeLong placement table."""
-    cuts = _all_cuts(counted.samples, job, counted.n_ranges)
-    meta = _counts_meta(dtypes, job)
-    frame = counted.frame.map_partitions(_assign_ranges, cuts, counted.n_ranges, job, meta=meta)
-    return range_pass(frame, job, counted.n_ranges, dtypes, placements=True)
+def _placed(pdf: pd.DataFrame, fn: Callable[[pd.DataFrame], np.ndarray], cols: RangeColumns, name: str,
+            meta: pd.DataFrame) -> pd.DataFrame:
+    if len(pdf) == 0:
+        return meta
+    out = pdf[[cols.sid, *cols.keys]].copy()
+    out[name] = fn(pdf)
+    # a key counted in several input partitions has one row per partition here, each with the
+    # same placement: once, so that the merge gives every row one placement
+    out = out.drop_duplicates(subset=[cols.sid, *cols.keys], ignore_index=True)
+    return out.astype(meta.dtypes.to_dict())
+
+
+def place_ranges(ranged: Any, cols: RangeColumns, fn: Callable[[pd.DataFrame], np.ndarray], names: dict[int, str],
+                 prefix: str) -> dict[int, Any]:
+    """Per score index, the counted keys of its ranges with ``fn``'s placements in ``names[sid]``
+    (lazy: computed on the workers from the persisted range shuffle, by the join)."""
+    from dask import delayed
+
+    name = prefix + "pl"
+    meta = ranged._meta[[cols.sid, *cols.keys]].assign(**{name: np.zeros(0, dtype=np.float64)})
+    fn_d = delayed(fn, pure=True)
+    table = ranged.map_partitions(_placed, fn_d, cols, name, meta, meta=meta)
+    return {i: table[table[cols.sid] == i].drop(columns=[cols.sid]).rename(columns={name: names[i]})
+            for i in names}
+
+
+def _keyed(pdf: pd.DataFrame, plan: Plan, score: Hashable, name: str) -> pd.DataFrame:
+    """The rows with the order key of ``score`` in column ``name`` (0 where a checked column is
+    missing: those rows are dropped by the summaries, as pandas drops them)."""
+    keep = ~np.logical_or.reduce([missing_mask(pdf[c]) for c in plan.columns]) if len(pdf) else np.ones(0, bool)
+    key = np.zeros(len(pdf), dtype=np.uint64)
+    if keep.any():
+        key[keep] = _score_keys(pdf.loc[keep], score)
+    out = pdf.copy()
+    out[name] = key
+    return out
+
+
+def join_placements(rows: Any, plan: Plan, cols: RangeColumns, score: Hashable, table: Any) -> Any:
+    """The rows with a placement table merged on (left, on its keys; the rows' ``score`` as its
+    order key, which takes the table's key column while they are merged)."""
+    keyed = rows.map_partitions(_keyed, plan, score, cols.key)
+    merged = keyed.merge(table, how="left", on=cols.keys, shuffle_method=shuffle_method(keyed))
+    return merged.drop(columns=[cols.key])

@@ -31,6 +31,7 @@ from ...summary.driver import Scan, evaluate, per_group_parts
 from ...summary.plan import Plan
 from ...summary.summary import Summary
 from ..base import internal_prefix
+from ..polars.auc import join_placements, map_ranges, place_ranges
 from ..polars.auc import score_key as pl_score_key
 from ..polars.convert import schema_frame, to_pandas
 from .sql import _SRC as SRC
@@ -115,14 +116,23 @@ class DuckSource:
             name += "_"
         return name
 
-    def auc_counts(self, plan: Plan, keep: bool, n_rows: int, placements: bool) -> Any:
-        return auc_pass(self.rel, plan, self.schema, keep=self.keep if keep else None, placements=placements,
-                        prefix=self.prefix)
+    def score_ranges(self, plan: Plan, keep: bool, n_rows: int, placements: bool) -> Any:
+        cols, ranges = auc_pass(self.rel, plan, self.schema, keep=self.keep if keep else None,
+                                placements=placements, prefix=self.prefix)
+        return cols, (cols, ranges)
 
-    def placement_key(self, score: Hashable, alias: str) -> Any:
+    def map_ranges(self, ranges: Any, fn: Any) -> list[Any]:
+        return map_ranges(ranges[1], fn)
+
+    def place_ranges(self, ranges: Any, fn: Any, names: dict[int, str]) -> dict[int, Any]:
+        cols, tables = ranges
+        return place_ranges(tables, cols.keys, fn, names, cols.sid)
+
+    def join(self, part: Any, score: Hashable, table: Any) -> Any:
         import polars as pl
 
-        return pl_score_key(pl.col(str(score)), self.schema[str(score)]).alias(alias)
+        key = pl_score_key(pl.col(str(score)), self.schema[str(score)])
+        return join_placements(part, key, table, f"{self.prefix}key")
 
     def buckets(self, plan: Plan, n_buckets: int, keep: bool) -> Iterator[Any]:
         return bucket_batches(self.rel, plan, self.schema, n_buckets, keep=self.keep if keep else None,

@@ -5,11 +5,11 @@
    (infinite labels, negative labels for graded metrics, negative or infinite weights). Their
    errors are raised from these whole-table counts by the summary layer's own check, with
    pandas' messages, before any other query runs.
-2. **Global AUC**: DuckDB counts the rows per distinct (segment, score, tie-break value, label)
-   (``GROUP BY``, ``ORDER BY`` score, DuckDB's threads), and the ordered table is streamed as
-   Arrow batches; each batch, cut so that no distinct key straddles two batches, is a range of
-   distinct scores whose exact counts are chained in score order in Python integers, as the other
-   partitioned engines chain theirs.
+2. **Global AUC** (the reads of the driver's pass, :func:`pandas_rankeval.summary.ranges.auc_ranges`):
+   DuckDB counts the rows per distinct (segment, score, tie-break value, label) (``GROUP BY``,
+   ``ORDER BY`` score, DuckDB's threads), and the ordered table is streamed as Arrow batches; each
+   batch, cut so that no distinct key straddles two batches, is a range of distinct scores, whose
+   exact counts the driver chains in score order.
 3. **Buckets**: ``hash(group key) % B`` puts every group whole in one bucket; one query
    ``ORDER BY bucket`` streams the rows once, cut at bucket boundaries, and every bucket is
    summarized by the shared per-partition code; the summaries are added. The bucket numbers only
@@ -18,21 +18,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Hashable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from ... import summary as S
 from ...core.options import WEIGHT_NAMES
 from ...summary.driver import Scan
-from ..polars.auc import _placement_table, add_sorted_counts
+from ...summary.ranges import RangeColumns
 from ..polars.convert import _base, is_float, is_numeric
 from ..polars.lazy import relevant_rule
 
-__all__ = ["AucPass", "auc_pass", "bucket_batches", "keep_sql", "q", "relevant_sql", "scan"]
+__all__ = ["auc_pass", "bucket_batches", "keep_sql", "q", "relevant_sql", "scan"]
 
 _SRC = "__rk_src"
 #: The queries' own columns are ``<prefix>key``, ``<prefix>n``, ``<prefix>w`` and ``<prefix>bucket``,
@@ -187,49 +185,37 @@ def _chunks(reader: Any, keys: list[str]) -> Iterator[pl.DataFrame]:
         yield held
 
 
-@dataclass
-class AucPass:
-    """What the score passes found."""
-
-    auc: dict[tuple[tuple, Hashable], Any] = field(default_factory=dict)
-    placements: dict[Hashable, pl.DataFrame] = field(default_factory=dict)
-    n_pos: int = 0
-    n_rows: int = 0
-
-
 def auc_pass(rel: Any, plan: Any, schema: Any, *, keep: str | None, placements: bool, batch: int | None = None,
-             prefix: str = PREFIX) -> AucPass:
-    """Exact global-AUC counts of every (segment, score) of the plan; DeLong tables on request."""
-    _KEY, _N, _W = f"{prefix}key", f"{prefix}n", f"{prefix}w"
+             prefix: str = PREFIX) -> tuple[RangeColumns, Iterable[pl.DataFrame]]:
+    """The reads of the global-AUC pass (the driver's ``score_ranges``): per score column, DuckDB
+    counts the rows per distinct (segment, score key, tie-break, label), ordered by score, and the
+    stream is cut into ranges where no distinct key straddles two (all of them kept with
+    ``placements``)."""
+    _KEY, _N, _W, _SID, _RANGE = (f"{prefix}{c}" for c in ("key", "n", "w", "sid", "range"))
     o = plan.options
     by = [str(c) for c in plan.by]
-    tb = [str(o.tiebreak)] if o.tiebreak is not None else []
+    tb = str(o.tiebreak) if o.tiebreak is not None else None
     label = str(plan.label)
     sw = o.sample_weight
-    out = AucPass()
+    cols = RangeColumns(_SID, _RANGE, tuple(by), _KEY, tb, label, _N, _W if sw is not None else None)
     where = f" WHERE {keep}" if keep else ""
-    for i, s in enumerate(plan.scores):
-        keys = list(dict.fromkeys([*by, _KEY, *tb, label]))
-        sel = [q(c) for c in by] + [f"{score_key(s, schema[str(s)])} AS {_KEY}"]
-        sel += [q(c) for c in tb if c not in by] + ([q(label)] if label not in [*by, *tb] else [])
-        aggs = [f"count(*) AS {_N}"] + ([f"sum(CAST({q(sw)} AS DOUBLE)) AS {_W}"] if sw is not None else [])
-        order = [q(c) for c in by] + [_KEY] + [f"{q(c)} DESC" for c in tb]
-        sql = (
-            f"SELECT {', '.join(sel)}, {', '.join(aggs)} FROM {_SRC}{where} "
-            f"GROUP BY ALL ORDER BY {', '.join(order)}"
-        )
-        reader = query(rel, sql).to_arrow_reader(batch or BATCH)
-        parts: dict[tuple, list[tuple[int, tuple]]] = {}
-        pieces: list[Any] = []
-        for r, t in enumerate(_chunks(reader, list(dict.fromkeys([*by, _KEY, *tb])))):
-            add_sorted_counts(t, r, by=by, key=_KEY, n_col=_N, w_col=_W if sw is not None else None, tb=tb,
-                              label=label, plan=plan, first_score=i == 0, out=out, parts=parts,
-                              pieces=pieces if placements else None, keys=keys)
-        for key_, items in parts.items():
-            out.auc[(key_, s)] = S.chain_auc([c for _, c in items])
-        if placements and pieces:
-            out.placements[s] = _placement_table(parts, pieces, i, prefix)
-    return out
+    tbs = [tb] if tb is not None else []
+
+    def tables() -> Iterator[pl.DataFrame]:
+        for i, s in enumerate(plan.scores):
+            sel = [q(c) for c in by] + [f"{score_key(s, schema[str(s)])} AS {_KEY}"]
+            sel += [q(c) for c in tbs if c not in by] + ([q(label)] if label not in [*by, *tbs] else [])
+            aggs = [f"count(*) AS {_N}"] + ([f"sum(CAST({q(sw)} AS DOUBLE)) AS {_W}"] if sw is not None else [])
+            order = [q(c) for c in by] + [_KEY] + [f"{q(c)} DESC" for c in tbs]
+            sql = (
+                f"SELECT {', '.join(sel)}, {', '.join(aggs)} FROM {_SRC}{where} "
+                f"GROUP BY ALL ORDER BY {', '.join(order)}"
+            )
+            reader = query(rel, sql).to_arrow_reader(batch or BATCH)
+            for r, t in enumerate(_chunks(reader, list(dict.fromkeys([*by, _KEY, *tbs])))):
+                yield t.with_columns(pl.lit(i, pl.Int64).alias(_SID), pl.lit(r, pl.Int64).alias(_RANGE))
+
+    return cols, (list(tables()) if placements else tables())
 
 
 def bucket_sql(group: list[Hashable], schema: Any, n: int) -> str:

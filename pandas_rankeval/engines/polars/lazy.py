@@ -39,7 +39,7 @@ import polars as pl
 
 from ...core.options import WEIGHT_NAMES
 from ...summary.driver import Scan
-from .auc import auc_pass, score_key
+from .auc import auc_pass, join_placements, map_ranges, place_ranges, score_key
 from .convert import _base, is_float, is_numeric, to_pandas
 
 __all__ = ["LazySource", "Names", "buckets", "keep_expr", "relevant_expr", "relevant_rule", "safe_columns", "scan"]
@@ -273,12 +273,19 @@ class LazySource:
     def free(self, name: str) -> str:
         return self.names.free(name)
 
-    def auc_counts(self, plan: Any, keep: bool, n_rows: int, placements: bool) -> Any:
-        return auc_pass(self.lf, plan, self.names, keep=self.keep if keep else None, n_rows=n_rows,
-                        range_rows=self.range_rows, placements=placements)
+    def score_ranges(self, plan: Any, keep: bool, n_rows: int, placements: bool) -> Any:
+        cols, ranges = auc_pass(self.lf, plan, self.names, keep=self.keep if keep else None, n_rows=n_rows,
+                                range_rows=self.range_rows, placements=placements)
+        return cols, (cols.keys, ranges)
 
-    def placement_key(self, score: Hashable, alias: str) -> pl.Expr:
-        return score_key(self.names.col(score), self.names.dtype(score)).alias(alias)
+    def map_ranges(self, ranges: Any, fn: Any) -> list[Any]:
+        return map_ranges(ranges[1], fn)
+
+    def place_ranges(self, ranges: Any, fn: Any, names: dict[int, str]) -> dict[int, Any]:
+        return place_ranges(ranges[1], ranges[0], fn, names)
+
+    def join(self, part: pl.DataFrame, score: Hashable, table: pl.DataFrame) -> pl.DataFrame:
+        return join_placements(part, score_key(self.names.col(score), self.names.dtype(score)), table)
 
     def buckets(self, plan: Any, n_buckets: int, keep: bool) -> Iterator[pl.DataFrame]:
         data = self._data(keep).select([self.names[c] for c in dict.fromkeys(plan.columns)])

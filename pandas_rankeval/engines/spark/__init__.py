@@ -16,28 +16,27 @@ How a call runs
    labels (NDCG) and bad weights. Bad input raises the pandas error with
    whole-table counts here; ``nan_policy="omit"`` counts the rows it drops (the counts go into
    the summed summary) and drops them before any bucketing.
-3. **Group metrics**: each row gets a bucket, ``pmod(xxhash64(group keys),
-   buckets)``, so a bucket holds whole groups; ``groupBy(bucket).applyInPandas``
-   runs the vectorized engine once per bucket and returns ONE row per bucket, its
-   summary as bytes. The driver adds the summaries up. No per-group row ever
-   reaches the driver, so driver memory does not grow with the number of groups.
-   With ``by=`` and intervals or ``compare``, every bucket cuts its summary into
-   shards of segments, a second ``applyInPandas`` adds each shard's pieces (its
-   segments now whole) and reduces their replicate sums to intervals and
-   p-values there, so the driver does not collect segments x replicates sums.
-4. **Global AUC**: (positives, negatives) are counted per distinct score (per
-   model, per segment with ``by=``), the distinct scores are range-partitioned
-   and sorted, each partition returns its exact Mann-Whitney counts in one row,
-   and the driver chains them in score order with Python integers (no overflow
-   at any size). Equal scores collapse into one key, so ties never skew a
-   partition and never straddle two.
-5. **Interval / test of global AUC** (``report(ci=...)`` or ``compare`` with
-   ``"auc"``; clustered DeLong, ``ties="expected"``): two more passes. A second
-   job over the persisted distinct-key table gives every key its global
-   placement (from the chained offsets), and a left join per model gives every
-   row its placement, so the bucket job also adds the per-segment DeLong moment
-   matrices. The bootstrap interval of global AUC (``auc_method="bootstrap"``
-   or another tie rule) has no distributed form here and is refused by name.
+After the scan, the passes are the driver's (:func:`pandas_rankeval.summary.ranges.auc_ranges`,
+:func:`pandas_rankeval.summary.driver.summed_group_pass`) over Spark primitives (:class:`SparkSource`):
+
+3. **Global AUC**: every score column's rows are counted per distinct (score, segment, score
+   key, tie-break value, label) by a ``groupBy`` (masses of equal scores collapse into one key,
+   so ties never skew a partition and never straddle two), range-partitioned and handed, one
+   partition at a time, to the driver's function (``mapInPandas``), which returns its exact
+   Mann-Whitney counts in one row; the driver chains them in score order with Python integers.
+4. **Interval / test of global AUC** (``report(ci=...)`` or ``compare`` with ``"auc"``; clustered
+   DeLong, ``ties="expected"``): the driver's placement of every counted key is computed on the
+   executors from the persisted ranges (with the chained offsets) and joined back to the rows
+   per score, so the buckets also add the per-segment DeLong moment matrices. The bootstrap
+   interval of global AUC (``auc_method="bootstrap"`` or another tie rule) has no distributed
+   form here and is refused by name.
+5. **Group metrics**: each row gets a bucket, ``pmod(xxhash64(group keys), buckets)``, so a
+   bucket holds whole groups; ``groupBy(bucket).applyInPandas`` runs the driver's function of a
+   bucket (the vectorized engine) and returns its summary as bytes; the driver adds the
+   summaries. No per-group row ever reaches the driver. With ``by=`` and intervals or
+   ``compare``, every bucket cuts its summary into shards of segments, a second
+   ``applyInPandas`` adds each shard's pieces (its segments now whole) and reduces their
+   replicate sums to intervals and p-values there.
 
 Bucket size
 -----------
@@ -73,7 +72,6 @@ placements); this module answers the engine protocol. Requires the optional ``sp
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -81,7 +79,8 @@ import pandas as pd
 
 from pandas_rankeval.core.validation import check_min_count
 
-from .auc import _auc_counts, _with_placements
+from .auc import _auc_counts, join_placements, map_ranges, place_ranges
+from .auc import range_columns as _auc_columns
 from .frames import (
     _BUCKET,
     Frame,
@@ -208,69 +207,18 @@ def per_group(sdf: SparkDataFrame, plan: Any, options: dict[str, Any]) -> SparkD
 # --------------------------------------------------------------------------- #
 # The adapter: whole groups per bucket -> one summary per bucket -> finalize
 # --------------------------------------------------------------------------- #
-def _bucket_summary(pdf: pd.DataFrame, plan: Any, names: dict[str, Any]) -> pd.DataFrame:
-    """One bucket's summary; ``names`` gives the columns their user's names back."""
-    from pandas_rankeval.summary.partition import summarize
-
-    summary = summarize(pdf.drop(columns=[_BUCKET]).rename(columns=names), plan)
-    return pd.DataFrame({"summary": [summary.to_bytes()]})
-
-
-def _bucket_shards(pdf: pd.DataFrame, plan: Any, names: dict[str, Any], n: int) -> pd.DataFrame:
-    """One bucket's summary cut into ``n`` shards of segments (one row per shard)."""
-    from pandas_rankeval.summary.partition import summarize
-
-    summary = summarize(pdf.drop(columns=[_BUCKET]).rename(columns=names), plan)
-    return pd.DataFrame({"shard": np.arange(n, dtype=np.int32), "summary": [p.to_bytes() for p in summary.split(n)]})
+def _bucket_pieces(pdf: pd.DataFrame, part: Any, names: dict[str, Any]) -> pd.DataFrame:
+    """The driver's function of one bucket (``names`` gives the columns their user's names back):
+    one row per piece."""
+    pieces = part(pdf.drop(columns=[_BUCKET]).rename(columns=names))
+    return pd.DataFrame({"shard": np.arange(len(pieces), dtype=np.int32), "summary": [p.to_bytes() for p in pieces]})
 
 
-def _shard_results(pdf: pd.DataFrame, plan: Any) -> pd.DataFrame:
-    """One shard's pieces from every bucket, reduced (``summary.replicates.reduce_shard``)."""
-    from pandas_rankeval.summary.replicates import reduce_shard
+def _shard_result(pdf: pd.DataFrame, shard: Any) -> pd.DataFrame:
+    """One shard's pieces from every bucket, reduced by the driver's ``shard``."""
     from pandas_rankeval.summary.summary import Summary
 
-    return pd.DataFrame({"summary": [reduce_shard([Summary.from_bytes(bytes(b)) for b in pdf["summary"]], plan).to_bytes()]})
-
-
-def _summaries(data: Frame, plan: Any, n_buckets: int) -> Any:
-    """Every bucket's summary (one binary row per bucket), added on the driver.
-
-    With ``by=`` and replicate sums (intervals, ``compare``), a bucket's summary holds the
-    replicate sums of its segments (segments x replicates x items: 192 MB at 2,000 segments and
-    1,000 replicates of 6 items), most of them partial. Each bucket then cuts it into shards of segments,
-    the shards are grouped (a second ``applyInPandas``), and each shard, whose segments are now
-    whole, reduces its replicate sums to intervals and p-values on the executor
-    (``summary.replicates``): the driver collects result-sized rows.
-    """
-    from pandas_rankeval.summary.summary import Summary, empty_summary
-
-    d = with_bucket(as_pandas_input(data, list(plan.placement_columns), plan.label), plan.group, n_buckets)
-    names = data.back  # plain data for the workers (the Frame holds the session)
-    from pandas_rankeval.summary.replicates import shard_count
-
-    n = shard_count(plan, n_buckets)
-
-    def cut(pdf: pd.DataFrame) -> pd.DataFrame:
-        return _bucket_shards(pdf, plan, names, n)
-
-    def reduce(pdf: pd.DataFrame) -> pd.DataFrame:
-        return _shard_results(pdf, plan)
-
-    def fn(pdf: pd.DataFrame) -> pd.DataFrame:
-        return _bucket_summary(pdf, plan, names)
-
-    with _quiet():
-        if n > 1:
-            shards = d.groupBy(_BUCKET).applyInPandas(cut, "shard int, summary binary")
-            rows = _collect(shards.groupBy("shard").applyInPandas(reduce, "summary binary"))
-        else:
-            rows = _collect(d.groupBy(_BUCKET).applyInPandas(fn, "summary binary"))
-    parts = []
-    for r in rows:
-        b = bytes(r["summary"])
-        _LAST["collected_bytes"] = _LAST.get("collected_bytes", 0) + len(b)
-        parts.append(Summary.from_bytes(b))
-    return Summary.sum(parts) if parts else empty_summary(plan)
+    return pd.DataFrame({"summary": [shard([Summary.from_bytes(bytes(b)) for b in pdf["summary"]]).to_bytes()]})
 
 
 def _summary_of_counts(plan: Any, scan: Scan, auc: dict) -> Any:
@@ -328,6 +276,73 @@ class SparkTables:
         return fresh_name(name, set(self.fr.user_columns) | set(self.fr.name.values()))
 
 
+class SparkSource(SparkTables):
+    """The rows of a call (missing values dropped) answering the driver's range pass and bucket map
+    (:class:`pandas_rankeval.summary.driver.Summed`, with the scan's counts of :func:`run`)."""
+
+    def __init__(self, rows: Frame, plan: Any, n_buckets: int, persisted: list) -> None:
+        from ..base import internal_prefix
+
+        super().__init__(rows, plan.label)
+        self.rows = rows
+        self.plan = plan
+        self.n_buckets = n_buckets
+        self.persisted = persisted
+        # the passes' own columns: no user column (a bucket's columns get their names back) starts so
+        self.prefix = internal_prefix(rows.user_columns)
+
+    def score_ranges(self, plan: Any, keep: bool, n_rows: int, placements: bool) -> Any:
+        cols, ranged = _auc_counts(self.rows, plan, n_parts=self.n_buckets, placements=placements, prefix=self.prefix,
+                                   persisted=self.persisted)
+        return cols, (cols, ranged)
+
+    def map_ranges(self, ranges: Any, fn: Any) -> list[Any]:
+        return map_ranges(ranges[1], fn)
+
+    def place_ranges(self, ranges: Any, fn: Any, names: dict[int, str]) -> dict[int, Any]:
+        return place_ranges(ranges[1], ranges[0], fn, names, self.prefix)
+
+    def join(self, part: Any, score: Any, table: Any) -> Any:
+        return join_placements(part, self.rows, _auc_columns(self.rows, self.plan, self.prefix), score, table, self.prefix)
+
+    def bucket_total(self, whole: bool) -> int:
+        return self.n_buckets
+
+    def reduce_buckets(self, plan: Any, whole: bool, placements: dict[Any, Any], part: Any, n_shards: int,
+                       shard: Any) -> Any:
+        """Every bucket of whole groups (``pmod(xxhash64(group keys), buckets)``) through
+        ``groupBy(bucket).applyInPandas``: one binary row per piece; with shards, a second
+        ``applyInPandas`` reduces each shard's pieces where its segments are whole; the driver adds
+        the result-sized rows."""
+        from pandas_rankeval.summary.summary import Summary, empty_summary
+
+        data = as_pandas_input(self.rows, (), plan.label)
+        sdf = data.sdf
+        for s in plan.scores:
+            if s in placements:
+                sdf = self.join(sdf, s, placements[s])
+        d = with_bucket(data.with_sdf(sdf), plan.group, self.n_buckets)
+        names = data.back  # plain data for the workers (the Frame holds the session)
+
+        def cut(pdf: pd.DataFrame) -> pd.DataFrame:
+            return _bucket_pieces(pdf, part, names)
+
+        def reduce(pdf: pd.DataFrame) -> pd.DataFrame:
+            return _shard_result(pdf, shard)
+
+        with _quiet():
+            pieces = d.groupBy(_BUCKET).applyInPandas(cut, "shard int, summary binary")
+            if n_shards > 1:
+                pieces = pieces.groupBy("shard").applyInPandas(reduce, "summary binary")
+            rows = _collect(pieces.select("summary"))
+        parts = []
+        for r in rows:
+            b = bytes(r["summary"])
+            _LAST["collected_bytes"] = _LAST.get("collected_bytes", 0) + len(b)
+            parts.append(Summary.from_bytes(b))
+        return Summary.sum(parts) if parts else empty_summary(plan)
+
+
 def _early(fr: Frame, plan: Any, found: Scan) -> Any:
     """The errors pandas raises that whole-table counts answer before any bucket
     (:func:`pandas_rankeval.summary.driver.raise_early`): one aggregate of distinct group keys
@@ -378,25 +393,23 @@ def run(sdf: Any, plan: Any, options: dict[str, Any]) -> tuple[Any, dict[str, An
 def _compute(
     rows: Frame, plan: Any, scan: Scan, n_buckets: int, delong: bool, persisted: list
 ) -> tuple[Any, dict[str, Any]]:
-    """The jobs of a call on its rows (missing values dropped already): global AUC's counts (and
-    placements), the buckets' summaries."""
-    opts = plan.options
+    """The driver's passes on the call's rows (missing values dropped already): global AUC's ranges
+    (:func:`~pandas_rankeval.summary.ranges.auc_ranges`, with placements), the buckets' summaries
+    (:func:`~pandas_rankeval.summary.driver.summed_group_pass`)."""
+    from pandas_rankeval.summary.driver import summed_group_pass
+    from pandas_rankeval.summary.ranges import auc_ranges
+
+    source = SparkSource(rows, plan, n_buckets, persisted)
     auc = None
+    placements: dict[Any, Any] = {}
     if plan.has_auc:
-        auc, table = _auc_counts(
-            rows, label=plan.label, scores=plan.scores, by=plan.by, threshold=opts.threshold,
-            tiebreak=opts.tiebreak, sample_weight=opts.sample_weight, n_parts=n_buckets,
-            placements=delong, persisted=persisted,
-        )
-        if delong:
-            rows, names = _with_placements(rows, table, plan)
+        counted = auc_ranges(source, plan, False, scan.n_rows, bool(delong and plan.group), source.prefix)
+        auc, placements = counted.auc, counted.placements
     if plan.group:
-        summary = _summaries(rows, dataclasses.replace(plan, placement_columns=tuple(names)) if delong else plan, n_buckets)
+        summary = summed_group_pass(source, plan, placements)
         # the rows with a missing value were dropped before the buckets: the scan counted them
         summary.missing = {c: n for c, n in scan.missing.items() if n}
         summary.n_dropped = scan.n_dropped
     else:
         summary = _summary_of_counts(plan, scan, auc or {})
     return summary, {"auc": auc}
-
-
