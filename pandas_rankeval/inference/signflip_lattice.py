@@ -32,6 +32,7 @@ Pure numpy; imports nothing from the package.
 from __future__ import annotations
 
 from fractions import Fraction
+import math
 from math import gcd, lcm
 
 import numpy as np
@@ -309,8 +310,8 @@ def rational_lattice(values: np.ndarray, max_den: int = LATTICE_DEN) -> tuple[np
 def _window(big_m: int, sd: float, k_sd: float) -> int:
     """FFT points for a part of support ``[0, big_m]``: the whole support when it is the smaller,
     else ``+-k_sd`` standard deviations (a power of two, at least 16)."""
-    need = min(big_m + 1, 2 * int(np.ceil(k_sd * sd + 1.0)))
-    return 1 << max(4, int(np.ceil(np.log2(max(need, 2)))))
+    need = min(big_m + 1, 2 * math.ceil(k_sd * sd + 1.0))
+    return 1 << max(4, (need - 1).bit_length())
 
 
 def _split(m: np.ndarray, c: np.ndarray, k_sd: float) -> tuple[int, np.ndarray, int, int]:
