@@ -52,6 +52,8 @@ from .signflip_lattice import (
     LATTICE_MAX,
     lattice_multiples,
     lattice_tail,
+    lattice_tail_windowed,
+    rational_lattice,
     signflip_hist,
 )
 
@@ -352,8 +354,14 @@ def _sign_matrix(k: int) -> np.ndarray:
 
 def _lattice_pvalues(n: np.ndarray, t: np.ndarray, hist: np.ndarray, lattice_max: int) -> np.ndarray:
     """The exact two-sided p-value of every row whose histogram (rows, 2, HIST_K) is complete
-    (not overflowed, counts adding up to ``n``) with its values on a lattice whose window fits in
-    ``lattice_max`` points; NaN for the others (the caller's approximation)."""
+    (not overflowed, counts adding up to ``n``) with its values on a lattice whose windows fit in
+    ``lattice_max`` points; NaN for the others (the caller's approximation).
+
+    The unit: Euclid on floats (:func:`_lattice_unit`), else the rational fit of
+    :func:`~pandas_rankeval.inference.signflip_lattice.rational_lattice` (fine units such as
+    MRR's ``1 / lcm(1..15)``); the tail: one window
+    (:func:`~pandas_rankeval.inference.signflip_lattice.lattice_tail`), else the split windows of
+    :func:`~pandas_rankeval.inference.signflip_lattice.lattice_tail_windowed`."""
     out = np.full(n.shape[0], np.nan)
     vals, cnts = hist[:, 0, :], hist[:, 1, :]
     ok = (cnts[:, 0] >= 0) & (cnts.sum(axis=1) == n)
@@ -362,9 +370,11 @@ def _lattice_pvalues(n: np.ndarray, t: np.ndarray, hist: np.ndarray, lattice_max
     desc = -np.sort(-np.where(cnts > 0, vals, 0.0), axis=1)  # decreasing, zero-padded
     vmin = np.where(cnts > 0, vals, np.inf).min(axis=1)
     unit = _lattice_unit(desc, vmin)
-    for i in np.flatnonzero(ok & (unit > 0)):  # rows (tests), never groups
+    for i in np.flatnonzero(ok):  # rows (tests), never groups
         live = cnts[i] > 0
-        fit = lattice_multiples(vals[i, live], float(unit[i]))
+        fit = lattice_multiples(vals[i, live], float(unit[i])) if unit[i] > 0 else None
+        if fit is None:
+            fit = rational_lattice(vals[i, live])
         if fit is None:
             continue
         m, q = fit
@@ -373,7 +383,10 @@ def _lattice_pvalues(n: np.ndarray, t: np.ndarray, hist: np.ndarray, lattice_max
         k0 = int(np.rint(half))
         if abs(half - k0) > 0.25:  # T off the lattice of its own terms: not this path
             continue
-        out[i] = min(1.0, 2.0 * lattice_tail(m, c, k0, lattice_max))
+        tail = lattice_tail(m, c, k0, lattice_max)
+        if np.isnan(tail):  # one window too large: the split windows
+            tail = lattice_tail_windowed(m, c, k0, lattice_max)
+        out[i] = min(1.0, 2.0 * tail) if np.isfinite(tail) else np.nan
     return out
 
 
