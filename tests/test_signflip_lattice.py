@@ -153,3 +153,26 @@ def test_gauc_pvalues_unchanged_from_main():
                               metrics=["gauc"], ci=0.5, n_boot=2, adjust="none")
             out.append(float(res["p_value"].iloc[0]))
     assert out == [0.7841644287109375, 0.3503342270851135, 0.10611213222164023]
+
+
+def test_fine_reciprocal_rank_units_take_the_exact_path():
+    """Differences of reciprocal ranks up to 1/15 (unit 1/lcm(1..15) = 1/360360, too fine for a
+    float Euclid): the rational fit finds the unit, and the lattice path equals all 2^16 sign
+    vectors; sqrt(2) ratios have no unit and are refused."""
+    from pandas_rankeval.inference.signflip_lattice import rational_lattice
+
+    rr = 1 / np.arange(1, 16)
+    mags = np.unique(np.round(np.abs(rr[:, None] - rr[None, :]), 15))
+    mags = mags[mags > 0][::7]
+    fit = rational_lattice(mags)
+    assert fit is not None
+    m, q = fit
+    np.testing.assert_allclose(m * q, mags, rtol=1e-11)
+    assert round(1 / q) % 7 == 0 and round(1 / q) % 11 == 0  # the unit has the fine denominators
+    assert rational_lattice(np.array([1.0, 2.0**0.5, 3.0])) is None
+    g = 16
+    rng = np.random.default_rng(4)
+    signs = 1.0 - 2.0 * ((np.arange(1 << g)[:, None] >> np.arange(g)) & 1)
+    a = rng.choice([-1.0, 1.0], g, p=[0.3, 0.7]) * rng.choice(mags, g)
+    brute = float(np.mean(np.abs(signs @ np.abs(a)) >= abs(a.sum()) - 1e-9 * np.abs(a).sum()))
+    assert _p(a, exact_max=0) == pytest.approx(brute, rel=1e-9, abs=1e-15)
