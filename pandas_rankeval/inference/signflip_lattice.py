@@ -31,8 +31,8 @@ Pure numpy; imports nothing from the package.
 
 from __future__ import annotations
 
-from fractions import Fraction
 import math
+from fractions import Fraction
 from math import gcd, lcm
 
 import numpy as np
