@@ -30,6 +30,7 @@ from typing import Literal
 
 import numpy as np
 
+from .sorting import sort_order
 from .threads import threads_for
 
 Ties = Literal["expected", "pessimistic", "optimistic"]
@@ -131,20 +132,24 @@ def score_rank(
     label level (relevant rows then sort after / before the others in a tie).
     """
     n = score.shape[0]
-    if n >= _PARALLEL_FROM and threads_for() > 1:
-        # the sorted values (the same as score[order], without a random gather) on
-        # the second core while the argsort runs: numpy releases the GIL in both
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            values = pool.submit(np.sort, score)
-            order = np.argsort(score)
-            s = values.result()
+    fast = sort_order(score)  # one int64 sort by value (no argsort), unless the scores need one
+    if fast is not None:
+        order, new, buffer = fast
     else:
-        order = np.argsort(score)
-        s = np.sort(score)
-    new = s[1:] != s[:-1]
-    # the sorted copy is not needed any more: its buffer becomes the rank when it fits
-    buffer = s.view(np.int64) if s.dtype.itemsize == 8 else None
-    del s
+        if n >= _PARALLEL_FROM and threads_for() > 1:
+            # the sorted values (the same as score[order], without a random gather) on
+            # the second core while the argsort runs: numpy releases the GIL in both
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                values = pool.submit(np.sort, score)
+                order = np.argsort(score)
+                s = values.result()
+        else:
+            order = np.argsort(score)
+            s = np.sort(score)
+        new = s[1:] != s[:-1]
+        # the sorted copy is not needed any more: its buffer becomes the rank when it fits
+        buffer = s.view(np.int64) if s.dtype.itemsize == 8 else None
+        del s
     # finer keys inside tied scores, worst first: tie-break descending (so that it is
     # ascending best-first), then the label level (relevant first when pessimistic)
     fields: list[np.ndarray] = []
