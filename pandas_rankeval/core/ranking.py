@@ -35,7 +35,7 @@ from .threads import threads_for
 
 Ties = Literal["expected", "pessimistic", "optimistic"]
 
-__all__ = ["Ranking", "build_ranking", "global_auc", "score_rank"]
+__all__ = ["Ranking", "build_ranking", "global_auc", "global_auc_and_ties", "score_rank"]
 
 
 # --------------------------------------------------------------------------- #
@@ -292,14 +292,24 @@ def global_auc_by_search(score: np.ndarray, rel: np.ndarray, ties: Ties = "expec
 
     A tied (relevant, non-relevant) pair counts 1/2, 0 or 1 by ``ties``.
     """
+    return global_auc_and_ties(score, rel, ties)[0]
+
+
+def global_auc_and_ties(
+    score: np.ndarray, rel: np.ndarray, ties: Ties = "expected"
+) -> tuple[tuple[float, float, float], bool]:
+    """:func:`global_auc_by_search`, and whether two scores of the column are equal (any two
+    rows: the sorted classes and the searches already tell)."""
     neg = np.sort(score[~rel])
     pos = np.sort(score[rel])  # sorted needles make the binary searches cache-friendly
     below = np.searchsorted(neg, pos, side="left")
     u = float(below.sum(dtype=np.int64))
+    tied = np.searchsorted(neg, pos, side="right") - below
+    n_tied = int(tied.sum(dtype=np.int64))
     if ties != "pessimistic":
-        tied = np.searchsorted(neg, pos, side="right") - below
-        u += float(tied.sum(dtype=np.int64)) * (0.5 if ties == "expected" else 1.0)
-    return u, float(pos.shape[0]), float(neg.shape[0])
+        u += float(n_tied) * (0.5 if ties == "expected" else 1.0)
+    any_tie = n_tied > 0 or bool((neg[1:] == neg[:-1]).any()) or bool((pos[1:] == pos[:-1]).any())
+    return (u, float(pos.shape[0]), float(neg.shape[0])), any_tie
 
 
 # --------------------------------------------------------------------------- #
