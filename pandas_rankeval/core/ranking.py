@@ -133,6 +133,7 @@ def score_rank(
     """
     n = score.shape[0]
     fast = sort_order(score)  # one int64 sort by value (no argsort), unless the scores need one
+    buffer: np.ndarray | None
     if fast is not None:
         order, new, buffer = fast
     else:
