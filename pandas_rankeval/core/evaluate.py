@@ -196,11 +196,16 @@ def _needs_order(ev: Evaluation, keep_order: bool) -> bool:
     )
 
 
-def _score_metrics(ev: Evaluation, se: ScoreEvaluation, keep_order: bool) -> ScoreEvaluation:
-    """Every requested metric of one ranked score column."""
+def _group_stats(ev: Evaluation, se: ScoreEvaluation) -> None:
+    """Every group's counts, from the first ranked score column (the same for every column)."""
     rk = se.table if se.table is not None else se.ranking
     if rk is not None and not ev.group_stats:
         ev.group_stats.update(code=rk.code, n=rk.n, positives=rk.npos, negatives=rk.nneg)
+
+
+def _score_metrics(ev: Evaluation, se: ScoreEvaluation, keep_order: bool) -> ScoreEvaluation:
+    """Every requested metric of one ranked score column."""
+    _group_stats(ev, se)
     score = ev.prepared.scores[se.score]
     for spec in ev.specs:
         if not spec.info.needs_ranking:  # a calibration metric: its row sums (and their components)
@@ -260,8 +265,17 @@ def evaluate(
         if need_groups:
             prep.encode_groups()
             evals = [_group_one(ev, se) for se in evals]
-    for se in evals:
-        _score_metrics(ev, se, keep_order)
+    if threads and len(evals) > 1:
+        # the score columns' reductions are independent (numpy releases the GIL in them): on
+        # threads, with the columns' order and the shared group counts set here first
+        for se in evals:
+            ev.scores[se.score] = se
+        _group_stats(ev, evals[0])
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            list(pool.map(lambda se: _score_metrics(ev, se, keep_order), evals))
+    else:
+        for se in evals:
+            _score_metrics(ev, se, keep_order)
     return ev
 
 

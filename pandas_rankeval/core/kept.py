@@ -45,23 +45,43 @@ def table_of(ev: Evaluation, keep_order: bool) -> GroupTable | None:
 
 class _Ties:
     """Whether a score column has two equal values anywhere, computed once (on a worker thread
-    ahead of time when a pool is given, else on first demand).
+    ahead of time when a pool is given, else on first demand); with ``rel``, also the counts of
+    the column's global AUC, whose search of the sorted classes tells the ties for free.
 
     A part with no tie takes the tie-free arithmetic only when the whole column has none (the
     arithmetic of a full sort, to the last bit)."""
 
-    def __init__(self, score: np.ndarray, pool: ThreadPoolExecutor | None = None, needed: bool = True) -> None:
+    def __init__(
+        self,
+        score: np.ndarray,
+        pool: ThreadPoolExecutor | None = None,
+        needed: bool = True,
+        rel: np.ndarray | None = None,
+    ) -> None:
         self._score = score
+        self._rel = rel
         self._lock = threading.Lock()
-        self._any: bool | None = None if needed else False
-        self._future = pool.submit(self.anywhere) if pool is not None and needed else None
+        self._any: bool | None = None if needed or rel is not None else False
+        self._counts: tuple[float, float, float] | None = None
+        self._future = pool.submit(self._compute) if pool is not None and self._any is None else None
 
-    def anywhere(self) -> bool:
+    def _compute(self) -> None:
         with self._lock:
             if self._any is None:
-                s = np.sort(self._score)
-                self._any = bool((s[1:] == s[:-1]).any())
-        return self._any
+                if self._rel is not None:
+                    self._counts, self._any = E.global_auc_and_ties(self._score, self._rel, "expected")
+                else:
+                    s = np.sort(self._score)
+                    self._any = bool((s[1:] == s[:-1]).any())
+
+    def anywhere(self) -> bool:
+        self._compute()
+        return bool(self._any)
+
+    def auc_counts(self) -> tuple[float, float, float] | None:
+        """The global AUC's ``(U, P, N)`` (None when not asked for with ``rel``)."""
+        self._compute()
+        return self._counts
 
 
 def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, ties: _Ties) -> E.Ranking:
@@ -177,9 +197,12 @@ def _evaluate_kept(
 ) -> list[ScoreEvaluation] | None:
     scores = ev.prepared.scores
     select = all(s.info.select is not None for s in ev.specs)
-    # the tie checks need no group: they run on the workers while the groups are counted
+    # the tie checks need no group: they run on the workers while the groups are counted, fused
+    # with global AUC's search of the sorted classes when it is asked for
+    # (this path runs with ties="expected" only: see can_skip)
     check = any(s.kind not in _EITHER_PATH for s in ev.specs if s.info.grouped)
-    ties = {} if select else {name: _Ties(scores[name], pool, check) for name in names}
+    auc = ev.labels.rel if any(not s.info.grouped for s in ev.specs) else None
+    ties = {} if select else {name: _Ties(scores[name], pool, check, auc) for name in names}
     table = table_of(ev, keep_order)
     if table is None:
         return None
@@ -199,12 +222,6 @@ def _evaluate_kept(
                 pick(se)
         return out
     parts = table.parts(threads)
-    # global AUC needs no group: its search of the sorted non-relevant scores runs beside the ranking
-    # (this path runs with ties="expected" only: see can_skip)
-    searches = []
-    if pool is not None and any(not s.info.grouped for s in ev.specs):
-        rel = ev.labels.rel
-        searches = [(se, pool.submit(E.global_auc_by_search, scores[se.score], rel, "expected")) for se in out]
     tasks = [(se, i, p, ties[se.score]) for se in out for i, p in enumerate(parts)]
     ranked: dict[tuple[int, int], E.Ranking] = {}
 
@@ -219,6 +236,7 @@ def _evaluate_kept(
             rank(task)
     for se in out:
         se.parts = [(p, ranked[id(se), i]) for i, p in enumerate(parts)]
-    for se, future in searches:
-        se.auc_counts = future.result()
+    if auc is not None:
+        for se in out:
+            se.auc_counts = ties[se.score].auc_counts()
     return out

@@ -30,11 +30,12 @@ from typing import Literal
 
 import numpy as np
 
+from .sorting import sort_order
 from .threads import threads_for
 
 Ties = Literal["expected", "pessimistic", "optimistic"]
 
-__all__ = ["Ranking", "build_ranking", "global_auc", "score_rank"]
+__all__ = ["Ranking", "build_ranking", "global_auc", "global_auc_and_ties", "score_rank"]
 
 
 # --------------------------------------------------------------------------- #
@@ -131,20 +132,25 @@ def score_rank(
     label level (relevant rows then sort after / before the others in a tie).
     """
     n = score.shape[0]
-    if n >= _PARALLEL_FROM and threads_for() > 1:
-        # the sorted values (the same as score[order], without a random gather) on
-        # the second core while the argsort runs: numpy releases the GIL in both
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            values = pool.submit(np.sort, score)
-            order = np.argsort(score)
-            s = values.result()
+    fast = sort_order(score)  # one int64 sort by value (no argsort), unless the scores need one
+    buffer: np.ndarray | None
+    if fast is not None:
+        order, new, buffer = fast
     else:
-        order = np.argsort(score)
-        s = np.sort(score)
-    new = s[1:] != s[:-1]
-    # the sorted copy is not needed any more: its buffer becomes the rank when it fits
-    buffer = s.view(np.int64) if s.dtype.itemsize == 8 else None
-    del s
+        if n >= _PARALLEL_FROM and threads_for() > 1:
+            # the sorted values (the same as score[order], without a random gather) on
+            # the second core while the argsort runs: numpy releases the GIL in both
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                values = pool.submit(np.sort, score)
+                order = np.argsort(score)
+                s = values.result()
+        else:
+            order = np.argsort(score)
+            s = np.sort(score)
+        new = s[1:] != s[:-1]
+        # the sorted copy is not needed any more: its buffer becomes the rank when it fits
+        buffer = s.view(np.int64) if s.dtype.itemsize == 8 else None
+        del s
     # finer keys inside tied scores, worst first: tie-break descending (so that it is
     # ascending best-first), then the label level (relevant first when pessimistic)
     fields: list[np.ndarray] = []
@@ -287,14 +293,24 @@ def global_auc_by_search(score: np.ndarray, rel: np.ndarray, ties: Ties = "expec
 
     A tied (relevant, non-relevant) pair counts 1/2, 0 or 1 by ``ties``.
     """
+    return global_auc_and_ties(score, rel, ties)[0]
+
+
+def global_auc_and_ties(
+    score: np.ndarray, rel: np.ndarray, ties: Ties = "expected"
+) -> tuple[tuple[float, float, float], bool]:
+    """:func:`global_auc_by_search`, and whether two scores of the column are equal (any two
+    rows: the sorted classes and the searches already tell)."""
     neg = np.sort(score[~rel])
     pos = np.sort(score[rel])  # sorted needles make the binary searches cache-friendly
     below = np.searchsorted(neg, pos, side="left")
     u = float(below.sum(dtype=np.int64))
+    tied = np.searchsorted(neg, pos, side="right") - below
+    n_tied = int(tied.sum(dtype=np.int64))
     if ties != "pessimistic":
-        tied = np.searchsorted(neg, pos, side="right") - below
-        u += float(tied.sum(dtype=np.int64)) * (0.5 if ties == "expected" else 1.0)
-    return u, float(pos.shape[0]), float(neg.shape[0])
+        u += float(n_tied) * (0.5 if ties == "expected" else 1.0)
+    any_tie = n_tied > 0 or bool((neg[1:] == neg[:-1]).any()) or bool((pos[1:] == pos[:-1]).any())
+    return (u, float(pos.shape[0]), float(neg.shape[0])), any_tie
 
 
 # --------------------------------------------------------------------------- #
