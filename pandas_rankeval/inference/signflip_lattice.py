@@ -54,7 +54,7 @@ __all__ = [
 #: Distinct |a_g| kept per (segment, pair); more: the histogram overflows (no lattice path).
 HIST_K = 64
 #: Largest FFT window (lattice points) of the exact lattice distribution; larger: the approximation.
-LATTICE_MAX = 1 << 20
+LATTICE_MAX = 1 << 17
 #: The window spans this many (untilted) standard deviations of T' in lattice units.
 WINDOW_SD = 40.0
 #: |v - m q| <= LATTICE_TOL * v for every distinct value: on the lattice (float rounding).
