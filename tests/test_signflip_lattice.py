@@ -176,3 +176,20 @@ def test_fine_reciprocal_rank_units_take_the_exact_path():
     a = rng.choice([-1.0, 1.0], g, p=[0.3, 0.7]) * rng.choice(mags, g)
     brute = float(np.mean(np.abs(signs @ np.abs(a)) >= abs(a.sum()) - 1e-9 * np.abs(a).sum()))
     assert _p(a, exact_max=0) == pytest.approx(brute, rel=1e-9, abs=1e-15)
+
+
+def test_a_window_too_large_falls_back_to_the_approximation_not_to_one():
+    """60 groups of |a| in {1, 2} with T = 41: the exact tail equals a direct convolution of the
+    signs; with a window cap too small for it, the approximation (close to it), never p = 1
+    (``min(1.0, nan)`` once gave 1)."""
+    a = np.r_[np.full(29, 2.0), np.full(7, 1.0), np.full(24, -1.0)]  # T = 58 + 7 - 24 = 41
+    law = np.array([1.0])
+    for m in np.abs(a).astype(int):  # P(sum s_g |a_g| = t), t from -90 to 90, by convolution
+        step = np.zeros(2 * m + 1)
+        step[0] = step[-1] = 0.5
+        law = np.convolve(law, step)
+    t = np.arange(law.shape[0]) - (law.shape[0] - 1) // 2
+    exact = float(law[np.abs(t) >= 41].sum())
+    assert _p(a) == pytest.approx(exact, rel=1e-9)
+    small = _p(a, lattice_max=8)
+    assert np.isfinite(small) and small < 0.01 and small == pytest.approx(exact, rel=0.1)
