@@ -229,6 +229,24 @@ def tie_value(metric, labels, scores, tiebreak=None, ties="expected") -> float:
     return tie_summary(metric, labels, scores, tiebreak)[ties]
 
 
+def mean_over_groups(df: pd.DataFrame, metric: Callable[[Sequence], float], ties="expected", empty="zero",
+                     tiebreak=None, threshold=None, group="g", label="y", score="s") -> float:
+    """The unweighted mean over groups of ``metric`` (of one ordering's labels) under the tie rule,
+    each group's value from :func:`tie_value`; a group with no relevant row scores 0 (``empty='zero'``)
+    or is left out (``'skip'``)."""
+    vals = []
+    for _, grp in df.groupby(group):
+        labels, scores = grp[label].tolist(), grp[score].tolist()
+        tb = grp[tiebreak].tolist() if tiebreak else None
+        if not any(is_relevant(y, threshold) for y in labels):
+            if empty == "skip":
+                continue
+            vals.append(0.0)
+            continue
+        vals.append(tie_value(metric, labels, scores, tb, ties))
+    return math.fsum(vals) / len(vals)
+
+
 def contract_order(labels, scores, tiebreak=None, ties="pessimistic", threshold=None,
                    graded=False) -> list:
     """The ordering named by the contract's rule (not used as the oracle, only self-checked).

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pandas as pd
 import pytest
-from _oracles import is_relevant, tie_value
+from _oracles import mean_over_groups, tie_value
 
 import pandas_rankeval as pre
 
@@ -37,17 +36,7 @@ def _frame(seed: int, n_groups: int = 25, top: int = 4) -> pd.DataFrame:
 
 
 def _oracle_mean(df, k, ties, empty="zero", tiebreak=None, threshold=None):
-    vals = []
-    for _, grp in df.groupby("g"):
-        labels, scores = grp["y"].tolist(), grp["s"].tolist()
-        tb = grp[tiebreak].tolist() if tiebreak else None
-        if not any(is_relevant(y, threshold) for y in labels):
-            if empty == "skip":
-                continue
-            vals.append(0.0)
-            continue
-        vals.append(tie_value(lambda o: err_oracle(o, k, threshold), labels, scores, tb, ties))
-    return math.fsum(vals) / len(vals)
+    return mean_over_groups(df, lambda o: err_oracle(o, k, threshold), ties, empty, tiebreak, threshold)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import pandas_rankeval as pre
-from _oracles import is_relevant, tie_value
+from _oracles import is_relevant, mean_over_groups
 
 
 def rbp_oracle(labels, p, threshold=None) -> float:
@@ -31,17 +31,7 @@ def _frame(seed: int, n_groups: int = 25) -> pd.DataFrame:
 
 
 def _oracle_mean(df, p, ties, empty="zero", tiebreak=None, threshold=None):
-    vals = []
-    for _, grp in df.groupby("g"):
-        labels, scores = grp["y"].tolist(), grp["s"].tolist()
-        tb = grp[tiebreak].tolist() if tiebreak else None
-        if not any(is_relevant(y, threshold) for y in labels):
-            if empty == "skip":
-                continue
-            vals.append(0.0)
-            continue
-        vals.append(tie_value(lambda o: rbp_oracle(o, p, threshold), labels, scores, tb, ties))
-    return math.fsum(vals) / len(vals)
+    return mean_over_groups(df, lambda o: rbp_oracle(o, p, threshold), ties, empty, tiebreak, threshold)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
