@@ -21,6 +21,14 @@ __all__ = [
     "persistence_metric",
 ]
 
+def _published(function: Any, metric: Metric) -> Any:
+    """``function`` named, placed and documented as the entry's public function."""
+    function.__name__ = function.__qualname__ = metric.function
+    function.__module__ = "pandas_rankeval.api.metrics"
+    function.__doc__ = metric.doc
+    return function
+
+
 class PersistenceMetric(Protocol):
     """The signature of a list metric whose name takes a persistence ``p`` (``"rbp@0.8"``)."""
 
@@ -70,10 +78,7 @@ def persistence_metric(metric: Metric) -> PersistenceMetric:
             threshold=threshold, empty=empty, nan_policy=nan_policy,
         )
 
-    function.__name__ = function.__qualname__ = metric.function
-    function.__module__ = "pandas_rankeval.api.metrics"
-    function.__doc__ = metric.doc
-    return function
+    return _published(function, metric)
 
 
 class ListCutoffMetric(Protocol):
@@ -125,10 +130,7 @@ def cutoff_metric(metric: Metric) -> ListCutoffMetric:
             threshold=threshold, empty=empty, nan_policy=nan_policy,
         )
 
-    function.__name__ = function.__qualname__ = metric.function
-    function.__module__ = "pandas_rankeval.api.metrics"
-    function.__doc__ = metric.doc
-    return function
+    return _published(function, metric)
 
 
 class CalibrationMetric(Protocol):
@@ -192,7 +194,4 @@ def calibration_metric(metric: Metric) -> CalibrationMetric:
             )
 
         function = function_bins  # type: ignore[assignment]
-    function.__name__ = function.__qualname__ = metric.function
-    function.__module__ = "pandas_rankeval.api.metrics"
-    function.__doc__ = metric.doc
-    return function
+    return _published(function, metric)
