@@ -249,26 +249,6 @@ def field_total(name: str, v: np.ndarray) -> np.ndarray:
     return field.total(v) if field is not None else v.sum(axis=0)
 
 
-def _seg_add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """Two segments' fields added (the rule of :meth:`Summary.__add__`, one segment)."""
-    out: dict[str, Any] = {}
-    for k, va in a.items():
-        vb = b[k]
-        if va is None or vb is None:
-            if (va is None) != (vb is None):
-                raise ValueError("these summaries were made with different plans; they cannot be added")
-            out[k] = None
-        elif isinstance(va, np.ndarray):
-            if va.shape != vb.shape:
-                raise ValueError("these summaries were made with different plans; they cannot be added")
-            out[k] = _merge_field(k, va, vb)
-        elif isinstance(va, float) or isinstance(vb, float):
-            out[k] = float(va) + float(vb)
-        else:
-            out[k] = int(va) + int(vb)
-    return out
-
-
 def stack_segments(segments: Mapping[tuple, dict[str, Any]]) -> tuple[list[tuple], dict[str, np.ndarray | None]]:
     """Per-segment dicts (the layout of :func:`_seg_zero`) -> keys and stacked fields."""
     keys = list(segments)
