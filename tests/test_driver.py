@@ -82,7 +82,7 @@ def test_the_adapters_on_the_driver_run_its_passes() -> None:
     # their sources give the range pass its primitives (no pass of their own)
     # Spark: the range pass and the summed group pass of the driver, after its own scan
     _, used = _names(ROOT / "engines" / "spark" / "__init__.py")
-    assert {"auc_ranges", "summed_group_pass", "raise_early"} <= used
+    assert {"auc_ranges", "summed_group_pass", "raise_checked"} <= used
     for rel in ["engines/polars/lazy.py", "engines/duckdb/__init__.py", "engines/dask/__init__.py",
                 "engines/spark/__init__.py"]:
         defined, _ = _names(ROOT / rel)

@@ -134,15 +134,9 @@ ERR_MAX_GRADE = 4
 
 def err_stop(ev: Evaluation) -> np.ndarray:
     """ERR's stopping probability R of each label level: (2^label - 1) / 2^4, 0 below the
-    relevance threshold (as NDCG's gains); a label above 4 is an error."""
+    relevance threshold (as NDCG's gains). A label above 4 never gets here: it is refused with
+    the table's other label checks (``Metric.max_label``)."""
     v = ev.labels.values
-    if v.shape[0] and v[-1] > ERR_MAX_GRADE:
-        rows = int(np.bincount(ev.labels.level, minlength=v.shape[0])[v > ERR_MAX_GRADE].sum())
-        raise ValueError(
-            f"{ev.options.func}: ERR reads labels as grades 0 to {ERR_MAX_GRADE} (R = (2**label - 1) / "
-            f"2**{ERR_MAX_GRADE}); {rows:,} row{'s' if rows != 1 else ''} have a larger label (up to "
-            f"{v[-1]:.6g}). Rescale the labels to the 0..{ERR_MAX_GRADE} scale first."
-        )
     r = (np.exp2(v) - 1.0) / 2.0**ERR_MAX_GRADE
     if ev.options.threshold is not None:
         r = np.where(np.arange(v.shape[0]) >= ev.labels.rel_level, r, 0.0)
@@ -539,7 +533,7 @@ DEFINITIONS: tuple[Metric, ...] = (
     Metric(
         "err", "err", "expected reciprocal rank: sum of R / rank over the rows, R = (2^label - 1) / 16 "
         "times the chance that no row above stopped the reader", _CUTOFF, "relevant", "uniform", _LIST,
-        err_values, graded=True, block_levels=True, doc=_ERR_DOC,
+        err_values, graded=True, block_levels=True, max_label=ERR_MAX_GRADE, doc=_ERR_DOC,
     ),
     # counterfactual metrics of a click log (core/ips.py): a click weighs 1 / max(propensity, clip)
     Metric(

@@ -24,13 +24,13 @@ from .definitions import gains
 from .evaluation import Evaluation, ScoreEvaluation
 from .ips import ips_columns, row_gains
 from .kept import evaluate_kept
-from .metric import MetricSpec
+from .metric import MetricSpec, grade_limit
 from .options import Options, check_weight_name
 from .prepare import label_levels, prepare
 from .reductions import _calibration_metric, _global_auc, _group_metric
-from .registry import sample_weight_error
+from .registry import check_sample_weight
 from .threads import threads_for
-from .validation import as_columns, internal_error
+from .validation import as_columns, internal_error, problem_message
 
 __all__ = ["evaluate", "evaluate_score", "prepare_evaluation"]
 
@@ -86,6 +86,7 @@ def prepare_evaluation(
     checked, labels turned into levels, group keys ready to encode (deferred)."""
     opts = options.check()
     func = opts.func
+    check_sample_weight(opts.sample_weight, list(specs))  # an option error: before any column is read
     gcols = as_columns(group, "group", func, df) if group is not None else None
     need_groups = any(s.info.grouped for s in specs)
     if need_groups and gcols is None:
@@ -130,6 +131,10 @@ def prepare_evaluation(
     labels = label_levels(y, opts.threshold, graded)
     if graded and opts.gain == "exp2" and labels.rel_level < labels.n_levels and labels.values[-1] >= 1024:
         raise exp2_overflow_error(label, float(labels.values[-1]))
+    limit = grade_limit(specs)
+    if limit is not None and labels.n_levels and labels.values[-1] > limit[0]:
+        count = int((y > limit[0]).sum())
+        raise ValueError(problem_message("label_grade", (label, *limit), count, examples=[labels.values[-1]]))
     calibration = [s.name for s in specs if not s.info.needs_ranking]
     if calibration:  # probabilities and clicks, checked before any sort
         from .calibration import (
@@ -148,8 +153,6 @@ def prepare_evaluation(
             if bad_scores is not None:
                 raise probability_error(name, *bad_scores, calibration)
     prep.y = None  # the levels hold all the metrics need; free the float copy
-    if prep.extra.get(opts.sample_weight) is not None and any("sample_weight" not in s.info.options for s in specs):
-        raise ValueError(sample_weight_error())
     ev = Evaluation(prep, labels, opts, list(specs), {})
     if any("propensity" in s.info.options for s in specs):
         row_gains(ev)  # the IPS metrics' positions and propensities checked before any sort

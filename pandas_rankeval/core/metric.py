@@ -9,7 +9,7 @@ themselves are written in :mod:`.definitions`; :mod:`.registry` parses names aga
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .definitions import KernelInput
     from .skip import Selection
 
-__all__ = ["Metric", "MetricSpec", "NameParam"]
+__all__ = ["Metric", "MetricSpec", "NameParam", "grade_limit"]
 
 #: How the groups of a metric enter its mean (see :mod:`.coverage`): ``"pairs"`` needs a relevant
 #: and a non-relevant row (and passes the min_* filters); ``"relevant"`` needs a relevant row, the
@@ -72,6 +72,9 @@ class Metric:
     merge: Merge = "group_mean"
     graded: bool = False  # reads the label levels as gains (NDCG)
     block_levels: bool = False  # its kernel reads the rows per label level of every tie block (ERR)
+    #: the largest label it reads as a grade (ERR: 4); a larger one is an error, checked with the
+    #: table's other label checks before any sort (:func:`grade_limit`); None: any label
+    max_label: float | None = None
     higher_is_better: bool = True
     fmt: str = "ratio"  # display: a value in [0, 1] shown to display.precision decimals
     aliases: tuple[str, ...] = ()  # other public names of its function (map = average_precision)
@@ -153,3 +156,15 @@ class MetricSpec:
         if self.k is None:
             return self.kind
         return f"{self.kind}@{self.k!r}" if isinstance(self.k, float) else f"{self.kind}@{self.k}"
+
+
+def grade_limit(specs: Sequence[MetricSpec]) -> tuple[float, tuple[str, ...]] | None:
+    """The largest label the requested metrics accept, and the names of those that set it (None
+    when none does). A larger label is the ``label_grade`` problem of
+    :func:`~.validation.problem_message`: pandas raises it from its labels, every partitioned
+    engine counts it over the whole table first."""
+    limited = [s for s in specs if s.info.max_label is not None]
+    if not limited:
+        return None
+    limit = min(float(s.info.max_label) for s in limited)  # type: ignore[arg-type]
+    return limit, tuple(dict.fromkeys(s.name for s in limited if s.info.max_label == limit))

@@ -18,7 +18,7 @@ from .metric import Metric, MetricSpec
 __all__ = [
     "Metric", "MetricSpec", "METRICS", "TABLE_FUNCTIONS", "metric_functions", "metric_of_function",
     "namespace_methods", "public_functions", "parse_metric",
-    "parse_metrics", "sample_weight_error", "valid_names",
+    "check_sample_weight", "parse_metrics", "sample_weight_error", "valid_names",
 ]
 
 #: Metric name -> its entry, in the order of the definitions.
@@ -90,6 +90,13 @@ def sample_weight_error(func: str | None = None) -> str:
     if func is None:
         return f"sample_weight applies to {takes} only; weigh groups with weight= instead."
     return f"The 'sample_weight' parameter of {func} applies to {takes} only; weigh groups with weight= instead."
+
+
+def check_sample_weight(sample_weight: object, specs: Sequence[MetricSpec], func: str | None = None) -> None:
+    """Refuse ``sample_weight`` with a metric that does not take it (an option error: raised before
+    any column is read, on every engine)."""
+    if sample_weight is not None and any("sample_weight" not in s.info.options for s in specs):
+        raise ValueError(sample_weight_error(func))
 
 
 #: The most equal-width bins of ``ece@B`` (each is a component of its summary).

@@ -299,10 +299,12 @@ def numeric_values(
     return series.to_numpy(dtype=np.float64)
 
 
-#: The order in which the problems of the data are reported, the order pandas meets them in.
+#: The order in which the problems of the data are reported, the order pandas meets them in
+#: (``exp2_label``: labels too large for ``gain='exp2'``, whose message is
+#: :func:`~.evaluate.exp2_overflow_error`'s).
 PROBLEM_ORDER = (
-    "infinite_label", "bad_weight", "negative_label", "binary_label", "probability", "group_weight", "weight_missing",
-    "mixed_by", "bad_position", "bad_propensity", "unknown_position",
+    "infinite_label", "bad_weight", "mixed_by", "negative_label", "exp2_label", "label_grade", "binary_label",
+    "probability", "group_weight", "weight_missing", "bad_position", "bad_propensity", "unknown_position",
 )
 
 
@@ -324,6 +326,14 @@ def problem_message(kind: str, where: Any, count: int, *, of: int = 0, examples:
         return (
             f"Column {where!r} has {count:,} negative label{s}; NDCG needs labels >= 0 (graded relevance). "
             "Clip or shift them first."
+        )
+    if kind == "label_grade":  # where: (label column, largest grade, metric names); examples: [largest label]
+        label, limit, names = where
+        named = names[0] if len(names) == 1 else ", ".join(names)
+        return (
+            f"Column {label!r} (label) has {count:,} row{s} above grade {limit:g} (labels up to "
+            f"{float(examples[0]):.6g}); {named} read{'s' if len(names) == 1 else ''} labels as grades 0 to "
+            f"{limit:g} (R = (2**label - 1) / 2**{limit:g}). Rescale the labels to 0..{limit:g} first."
         )
     if kind == "group_weight":
         return (

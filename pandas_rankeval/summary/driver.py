@@ -4,14 +4,15 @@ An engine that evaluates a frame in buckets of whole groups (a polars LazyFrame,
 relation) gives the driver a :class:`Source`: a handful of primitives that read the table and
 know nothing of metrics, options or messages. The driver runs every pass in one order:
 
-1. **scan**: the source's one aggregate of whole-table counts (:class:`Scan`); the errors pandas
-   raises from the values (:func:`~pandas_rankeval.summary.finalize.raise_input_errors`), with
-   whole-table counts, before any other work;
-2. **early errors** (:func:`raise_early`), still before any bucket: a ``by`` that varies within
-   a group (distinct (group, segment) keys against distinct groups, and pandas' example from the
-   distinct pairs), labels too large for ``gain='exp2'``, a weight Series or callable checked on
-   the whole table's group statistics (rows per (group key, label)), groups with no relevant row
-   under ``empty='error'``;
+1. **scan**: the source's one aggregate of whole-table counts (:class:`Scan`); a ``by`` that
+   varies within a group (distinct (group, segment) keys against distinct groups, and pandas'
+   example from the distinct pairs, read only then) joins the values it found; the errors pandas
+   raises from them (:func:`~pandas_rankeval.summary.finalize.raise_input_errors`: missing values,
+   labels too large for ``gain='exp2'`` or for a metric's top grade, ...), with whole-table counts
+   and in pandas' order, before any other work;
+2. **early errors** (:func:`raise_early`), still before any bucket: a weight Series or callable
+   checked on the whole table's group statistics (rows per (group key, label)), groups with no
+   relevant row under ``empty='error'``;
 3. **global AUC** (:func:`~pandas_rankeval.summary.ranges.auc_ranges`): exact counts per (segment,
    score) from the source's ranges of distinct scores, chained in order, with the DeLong placement
    tables when the plan asks for them;
@@ -29,22 +30,25 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
+import numpy as np
 import pandas as pd
 
 from ..core.coverage import empty_error
 from ..core.evaluate import exp2_overflow
+from ..core.options import WEIGHT_NAMES
 from ..core.segments import mixed_by_of_pairs
 from .checks import needs_group_stats, weights_once
 from .finalize import raise_input_errors
 from .partition import summarize, summary_of_auc
 from .plan import Plan
+from .problems import label_problems, mixed_by_counts, problem_counts
 from .ranges import Ranges, auc_ranges
 from .replicates import reduce_shard, shard_count
 from .summary import Summary, _shape, empty_summary
 
 __all__ = [
     "Scan", "Source", "Summed", "Tables", "bucket_count", "evaluate", "evaluate_summed", "group_pass", "needs_counts",
-    "per_group_parts", "raise_early", "raise_from_counts", "raise_from_tables", "raise_scan_errors", "split_summary",
+    "per_group_parts", "raise_checked", "raise_early", "raise_from_counts", "raise_from_tables", "raise_scan_errors", "raise_summed_early", "split_summary",
     "summed_group_pass",
 ]
 
@@ -58,13 +62,24 @@ class Scan:
     n_dropped: int  # rows with a missing value in any of them
     problems: dict[tuple, int]  # as Summary.problems: values pandas refuses, among kept rows
     n_groups: int = 0  # distinct group keys among kept rows (an estimate may do when n_pairs and n_with_relevant are None)
-    label_max: Any = None  # the largest kept label (graded metrics with gain='exp2')
+    label_max: Any = None  # the largest kept label (graded metrics with gain='exp2', a metric's top grade)
     n_with_relevant: int | None = None  # groups with a relevant row (empty='error')
     n_pairs: int | None = None  # distinct (group key, segment key) among kept rows (by=)
 
     def summary(self, plan: Plan) -> Summary:
-        """A summary with these counts and no segment: the summary layer raises from it."""
-        return Summary({}, self.missing, self.n_dropped, self.n_rows - self.n_dropped, _shape(plan), self.problems)
+        """A summary with these counts and no segment: the summary layer raises from it (in pandas'
+        order). The largest label joins the problems it explains: ``gain='exp2'`` overflow, or the
+        example of labels above a metric's top grade (``label_grade``)."""
+        problems = dict(self.problems)
+        top = self.label_max
+        if top is not None:
+            top = top.item() if isinstance(top, np.generic) else top
+            graded = any(s.info.graded for s in plan.specs)
+            if graded and plan.options.gain == "exp2" and exp2_overflow(plan.label, top, plan.options.threshold):
+                problems[("exp2_label", (plan.label, top))] = 1
+            if any(k == "label_grade" for k, _ in problems):
+                problems[("label_grade:example", float(top))] = 1
+        return Summary({}, self.missing, self.n_dropped, self.n_rows - self.n_dropped, _shape(plan), problems)
 
 
 class Tables(Protocol):
@@ -148,18 +163,9 @@ def bucket_count(found: Scan, options: dict[str, Any]) -> int:
 
 def raise_early(source: Tables, plan: Plan, found: Scan) -> Plan:
     """The errors pandas raises from values, answered by whole-table counts (or one small aggregate)
-    before any bucket: a segment that varies within a group, labels too large for ``gain='exp2'``,
-    a weight Series or callable pandas refuses, groups with no relevant row under ``empty='error'``.
+    before any bucket: a segment that varies within a group, a weight Series or callable pandas refuses, groups with no relevant row under ``empty='error'``.
     Returns the plan (with a weight callable called once)."""
     keep = bool(found.n_dropped)
-    if found.n_pairs is not None and found.n_pairs > found.n_groups:  # some group has two segments
-        pairs = source.distinct_rows(list(dict.fromkeys([*plan.group, *plan.by])), keep)
-        problem = mixed_by_of_pairs(pairs, plan.by, plan.group, plan.func)
-        if problem is not None:
-            raise problem
-    err = exp2_overflow(plan.label, found.label_max, plan.options.threshold)
-    if err is not None:
-        raise err
     if plan.group and needs_counts(plan, empty=False):  # every group's statistics, once
         count = source.free("__rk_n")
         counts = source.count_rows(list(dict.fromkeys([*plan.group, plan.label])), keep, count)
@@ -210,11 +216,30 @@ def raise_scan_errors(found: Scan | Summary, plan: Plan) -> None:
     raise_input_errors(found.summary(plan) if isinstance(found, Scan) else found, plan)
 
 
+def mixed_by(source: Tables, plan: Plan, found: Scan) -> None:
+    """A segment that varies within a group, found from the scan's distinct (group key, segment
+    key) count against its distinct group keys, joins the scan's problems (pandas' example from
+    the distinct pairs: read only then), to be raised in pandas' order among them."""
+    if found.n_pairs is not None and found.n_pairs > found.n_groups:  # some group has two segments
+        pairs = source.distinct_rows(list(dict.fromkeys([*plan.group, *plan.by])), bool(found.n_dropped))
+        problem = mixed_by_of_pairs(pairs, plan.by, plan.group, plan.func)
+        if problem is not None:
+            found.problems.update(problem_counts(problem))
+
+
+def raise_checked(source: Tables, plan: Plan, found: Scan) -> Plan:
+    """Every error a scan answers, in pandas' order: a ``by`` that varies within a group joins the
+    scan's problems (:func:`mixed_by`), they are raised (:func:`raise_scan_errors`), then the early
+    errors (:func:`raise_early`). Returns the plan (with a weight callable called once)."""
+    mixed_by(source, plan, found)
+    raise_scan_errors(found, plan)
+    return raise_early(source, plan, found)
+
+
 def checked(source: Source, plan: Plan) -> tuple[Plan, Scan]:
     """The scan and every error it answers, before any other work."""
     found = source.scan(plan)
-    raise_scan_errors(found, plan)
-    return raise_early(source, plan, found), found
+    return raise_checked(source, plan, found), found
 
 
 def group_pass(source: Source, plan: Plan, n_buckets: int, placements: dict[Hashable, Any]) -> Summary:
@@ -252,6 +277,15 @@ def summed_group_pass(source: Summed, plan: Plan, placements: dict[Hashable, Any
     return source.reduce_buckets(part_plan, whole, placements, partial(split_summary, plan=part_plan, n=n), n, shard)
 
 
+def _values_unseen(plan: Plan) -> bool:
+    """Whether some value pandas checks before a weight or an empty group is outside the rows per
+    (group key, label) that the early checks read: the scores of a calibration metric, a sample
+    weight or a weight column."""
+    o = plan.options
+    return (any(not s.info.needs_ranking for s in plan.specs) or o.sample_weight is not None
+            or (isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES))
+
+
 def raise_from_tables(source: Tables, plan: Plan) -> Plan:
     """:func:`raise_from_counts` from the source's rows per (group key, label) of the kept rows,
     when the plan's early checks need them (a weight Series or callable, ``empty='error'``)."""
@@ -259,7 +293,27 @@ def raise_from_tables(source: Tables, plan: Plan) -> Plan:
         return plan
     count = source.free("rows")
     counts = source.count_rows(list(dict.fromkeys([*plan.group, plan.label])), True, count)
-    return raise_from_counts(plan, counts, count)
+    try:
+        return raise_from_counts(plan, counts, count)
+    except ValueError:  # pandas meets the values' problems first: the labels' from these counts, and
+        problems = label_problems(counts[plan.label], plan, counts[count].to_numpy())
+        if plan.by:  # a by that varies within a group from one more aggregate (on this error only)
+            problems.update(mixed_by_counts(source.count_rows(list(dict.fromkeys([*plan.group, *plan.by])), True, count), plan))
+        raise_input_errors(Summary({}, {}, 0, int(counts[count].sum()), _shape(plan), problems), plan)
+        raise
+
+
+def raise_summed_early(source: Summed, plan: Plan) -> Plan:
+    """:func:`raise_from_tables` for an engine that sums its buckets where they lie. When it raises
+    and a value it cannot see may come first in pandas' order (:func:`_values_unseen`), the group
+    pass counts the values (on this error only) and raises what pandas raises first."""
+    try:
+        return raise_from_tables(source, plan)
+    except ValueError:
+        if _values_unseen(plan):
+            unweighted = dataclasses.replace(plan, options=dataclasses.replace(plan.options, weight=None))
+            raise_scan_errors(summed_group_pass(source, unweighted, {}), plan)
+        raise
 
 
 def evaluate_summed(source: Summed, plan: Plan, early: bool = True) -> tuple[Summary, dict[str, Any]]:
@@ -268,7 +322,7 @@ def evaluate_summed(source: Summed, plan: Plan, early: bool = True) -> tuple[Sum
     whole-table counts' errors, and global AUC after it (clustered DeLong: before it, its
     placements joined to the rows of the group pass). Reads the input twice with global AUC
     (once without)."""
-    plan = raise_from_tables(source, plan) if early else plan
+    plan = raise_summed_early(source, plan) if early else plan
     if not plan.has_auc or not (plan.auc_placements and plan.group):
         summary = summed_group_pass(source, plan, {})
         raise_scan_errors(summary, plan)  # whole-table counts, before the range pass

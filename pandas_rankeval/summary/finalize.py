@@ -22,9 +22,8 @@ from .summary import REPLICATE_FIELDS, RESULT_FIELDS, SegmentFields, Summary, _s
 
 
 #: Problems of groups (weights, segments), raised by pandas as :class:`InputProblem`; the problems
-#: of rows (infinite or negative labels, bad weight values) pandas raises as a plain ValueError.
+#: of rows (infinite or negative labels, bad weight values, ...) pandas raises as a plain ValueError.
 _GROUP_PROBLEMS = ("group_weight", "weight_missing", "mixed_by")
-_ROW_PROBLEMS = ("infinite_label", "bad_weight", "negative_label")
 
 
 # --------------------------------------------------------------------------- #
@@ -42,14 +41,15 @@ def raise_input_errors(summary: Summary, plan: Plan) -> None:
             f"{plan.func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
         )
     probs = summary.problems
-    found = [(k, w) for k, w in probs if k in PROBLEM_ORDER]
-    tops = [w[1] for k, w in probs if k == "exp2_label"]
-    if tops and not any(k in _ROW_PROBLEMS for k, _ in found):  # pandas raises it after the rows' problems
-        err = exp2_overflow(plan.label, max(tops), plan.options.threshold)
-        if err is not None:
-            raise err
+    found = [(k, w) for k, w in probs if k in PROBLEM_ORDER and k != "exp2_label"]
+    tops = [w[1] for k, w in probs if k == "exp2_label"]  # one key per partition: its largest label
+    exp2 = exp2_overflow(plan.label, max(tops), plan.options.threshold) if tops else None
+    if exp2 is not None:
+        found.append(("exp2_label", plan.label))
     if found:
         kind, where = min(found, key=lambda kw: PROBLEM_ORDER.index(kw[0]))
+        if exp2 is not None and kind == "exp2_label":
+            raise exp2
         of, examples = 0, []
         if kind in ("weight_missing", "mixed_by"):  # groups in the partitions that found it, and in the others
             of = int(probs.get((kind + ":of", where), 0)) + summary.total("n_groups")
@@ -57,6 +57,8 @@ def raise_input_errors(summary: Summary, plan: Plan) -> None:
             examples = first_keys([k for (name, k) in probs if name == kind + ":example"])
         elif kind == "binary_label":  # the labels seen, from every partition
             examples = sorted({k for (name, k) in probs if name == kind + ":example"})
+        elif kind == "label_grade":  # the largest label, from every partition
+            examples = [max(k for (name, k) in probs if name == kind + ":example")]
         elif kind == "probability":  # the range seen, from every partition
             seen = [k for (name, k) in probs if name == kind + ":range" and k[0] == where[0]]
             examples = [min(k[1] for k in seen), max(k[2] for k in seen)]

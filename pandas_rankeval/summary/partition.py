@@ -26,7 +26,7 @@ from ..core.validation import InputProblem, internal_error, missing_mask
 from ..inference import hashing as H
 from ..inference.pvalues import HIST_K, TOP_K, signflip_sums, signflip_terms
 from .plan import _C, COUNTERS, Plan
-from .problems import _count_problems, problem_counts
+from .problems import _count_problems, mixed_by_counts, problem_counts
 from .replicate_sums import _replicate_sums
 from .summary import Summary, _plain, _seg_zero, _shape, empty_summary
 
@@ -389,6 +389,8 @@ def summarize_partition(
             s.n_dropped = n_dropped
             return s, None
     problems = _count_problems(pdf, plan)
+    if problems and plan.by and plan.group:  # pandas finds a by that varies within a group first
+        problems.update(mixed_by_counts(pdf, plan))
     if problems:  # finalize raises with the whole table's counts; nothing to evaluate here
         s = empty_summary(plan)
         s.missing.update(missing)

@@ -17,7 +17,7 @@ import pandas as pd
 from ..inference import hashing as H
 from ..core.ips import check_ips_options, ips_columns
 from ..core.options import WEIGHT_NAMES, Options, WeightLike
-from ..core.registry import MetricSpec, parse_metrics
+from ..core.registry import MetricSpec, check_sample_weight, parse_metrics
 from ..core.validation import as_columns, check_column_name, check_compare_scores, check_option
 
 __all__ = ["Plan", "compare_pairs", "make_plan", "resolve_resample", "COUNTERS"]
@@ -228,6 +228,7 @@ def make_plan(
         position=position, propensity=propensity, clip=clip, snips=snips,
     ).check()
     check_ips_options(opts, any("propensity" in s.info.options for s in specs_all), func)
+    check_sample_weight(sample_weight, specs_all, func)
     if any(s.info.grouped for s in specs_all) and not gcols:
         raise ValueError(
             f"{func} needs the 'group' parameter (the user, query or session column) for "

@@ -68,7 +68,11 @@ import numpy as np
 import pandas as pd
 
 from pandas_rankeval.core.validation import missing_mask
-from pandas_rankeval.summary.driver import evaluate_summed, raise_from_tables
+from pandas_rankeval.summary.driver import (
+    evaluate_summed,
+    raise_from_tables,
+    raise_summed_early,
+)
 from pandas_rankeval.summary.plan import Plan
 from pandas_rankeval.summary.summary import Summary
 from pandas_rankeval.tables.per_group import (
@@ -221,7 +225,7 @@ def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[st
     npartitions = options.get("npartitions")
     ddf = _with_index(ddf, plan.columns)
     source = DaskSource(ddf, plan, npartitions)
-    plan = raise_from_tables(source, plan)  # a weight Series, empty='error': before any pass
+    plan = raise_summed_early(source, plan)  # a weight Series, empty='error': before any pass
     source.plan = plan
     if plan.has_auc and plan.auc_placements and plan.by and plan.group:
         # segment mode: the count pass's rows per segment say whether partitions of whole

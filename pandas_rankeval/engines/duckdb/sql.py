@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ...core.metric import grade_limit
 from ...core.options import WEIGHT_NAMES
 from ...summary.driver import Scan
 from ...summary.ranges import RangeColumns
@@ -102,8 +103,13 @@ def scan(rel: Any, plan: Any, schema: Any) -> Scan:
     if is_numeric(ldt) and _base(ldt) is not pl.Boolean and any(s.info.graded for s in plan.specs):
         kinds.append((len(aggs), ("negative_label", label)))
         aggs.append(f"count_if({kept} AND CAST({q(label)} AS DOUBLE) < 0)")
+    numeric_label = is_numeric(ldt) and _base(ldt) is not pl.Boolean
+    limit = grade_limit(plan.specs) if numeric_label else None
+    if limit is not None:
+        kinds.append((len(aggs), ("label_grade", (label, *limit))))
+        aggs.append(f"count_if({kept} AND CAST({q(label)} AS DOUBLE) > {limit[0]!r})")
     top = None
-    if is_numeric(ldt) and _base(ldt) is not pl.Boolean and o.gain == "exp2" and any(s.info.graded for s in plan.specs):
+    if numeric_label and (limit is not None or (o.gain == "exp2" and any(s.info.graded for s in plan.specs))):
         top = len(aggs)
         aggs.append(f"max({q(label)}) FILTER (WHERE {kept})")
     cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
+from ...core.metric import grade_limit
 from ...core.options import WEIGHT_NAMES
 from ...summary.driver import Scan
 from .auc import auc_pass, join_placements, map_ranges, place_ranges, score_key
@@ -159,7 +160,11 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
     numeric_label = is_numeric(ldt) and _base(ldt) is not pl.Boolean
     lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
     rel = relevant_expr(names, plan)
-    if numeric_label and o.gain == "exp2" and any(s.info.graded for s in plan.specs):
+    limit = grade_limit(plan.specs) if numeric_label else None
+    if limit is not None:
+        aggs.append((kept & (pl.col(label).cast(pl.Float64) > limit[0])).sum().alias("grade"))
+        kinds.append(("grade", ("label_grade", (plan.label, *limit))))
+    if numeric_label and (limit is not None or (o.gain == "exp2" and any(s.info.graded for s in plan.specs))):
         aggs.append(pl.col(label).filter(kept).max().alias("top"))  # exact: an integer stays an integer
     if plan.group and lists and o.empty == "error":
         aggs.append(_key(plan.group, names).filter(kept & rel).n_unique().alias("with_rel"))

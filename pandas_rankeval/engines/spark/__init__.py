@@ -77,6 +77,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from pandas_rankeval.core.metric import grade_limit
 from pandas_rankeval.core.validation import check_min_count
 
 from .auc import _auc_counts, join_placements, map_ranges, place_ranges
@@ -345,7 +346,7 @@ class SparkSource(SparkTables):
 
 def _early(fr: Frame, plan: Any, found: Scan) -> Any:
     """The errors pandas raises that whole-table counts answer before any bucket
-    (:func:`pandas_rankeval.summary.driver.raise_early`): one aggregate of distinct group keys
+    (:func:`pandas_rankeval.summary.driver.raise_checked`): one aggregate of distinct group keys
     (with a relevant row; with their segments) and the largest label, when the plan needs them."""
     from pandas_rankeval.summary import driver
 
@@ -354,7 +355,7 @@ def _early(fr: Frame, plan: Any, found: Scan) -> Any:
     lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
     graded = any(s.info.graded for s in plan.specs)
     numeric = type(fr.types[plan.label]).__name__ != "BooleanType"
-    exp2 = o.gain == "exp2" and graded and numeric
+    exp2 = numeric and ((o.gain == "exp2" and graded) or grade_limit(plan.specs) is not None)  # the largest label
     empty = bool(plan.group) and bool(lists) and o.empty == "error"
     pairs = bool(plan.group) and bool(plan.by)
     scan_ = driver.Scan(found.n_rows + found.n_dropped, {}, found.n_dropped, {})
@@ -373,7 +374,7 @@ def _early(fr: Frame, plan: Any, found: Scan) -> Any:
         scan_.n_with_relevant = int(row["with_rel"]) if empty else None
         scan_.n_pairs = int(row["pairs"]) if pairs else None
         scan_.label_max = row.get("top")
-    return driver.raise_early(SparkTables(fr, plan.label), plan, scan_)
+    return driver.raise_checked(SparkTables(fr, plan.label), plan, scan_)
 
 
 def run(sdf: Any, plan: Any, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
