@@ -9,7 +9,7 @@ Two ways a Dask call with ``by=`` and intervals runs, both equal to pandas to 1e
   group, every partition's summary is cut into shards of segments, and each shard's replicate
   sums are reduced to intervals and p-values on the worker.
 
-Which one ran is read from the engine's own functions (wrapped to count their calls) on the
+Which one ran is read from the driver's and the engine's functions (wrapped to count their calls) on the
 synchronous scheduler, so a test cannot pass on the other path by accident.
 """
 
@@ -31,8 +31,8 @@ from pandas_rankeval.tables import finalize
 dd = pytest.importorskip("dask.dataframe")
 import dask  # noqa: E402
 
-from pandas_rankeval.engines import dask as engine  # noqa: E402
-from pandas_rankeval.engines.dask import groups, segments  # noqa: E402
+from pandas_rankeval.engines.dask import groups  # noqa: E402
+from pandas_rankeval.summary import driver  # noqa: E402
 
 TOL = dict(check_exact=False, atol=1e-12, rtol=0)
 
@@ -47,7 +47,7 @@ def _synchronous():
 def calls(monkeypatch):
     """How often each path ran: ``segment`` (segment mode gave the result), ``sharded``."""
     seen = {"segment": 0, "sharded": 0}
-    seg_pass, shard_pass = segments.segment_pass, groups.sharded
+    seg_pass, shard_pass = driver.segment_pass, groups.sharded
 
     def segment_pass(*a, **k):
         out = seg_pass(*a, **k)
@@ -58,7 +58,7 @@ def calls(monkeypatch):
         seen["sharded"] += 1
         return shard_pass(*a, **k)
 
-    monkeypatch.setattr(engine, "segment_pass", segment_pass)
+    monkeypatch.setattr(driver, "segment_pass", segment_pass)
     monkeypatch.setattr(groups, "sharded", sharded)
     return seen
 

@@ -23,7 +23,8 @@ ENGINES = sorted(p for p in (ROOT / "engines").rglob("*.py"))
 
 #: The driver's passes (and its checks): defined in summary/driver.py only.
 PASSES = {"evaluate", "checked", "raise_early", "raise_from_counts", "raise_scan_errors", "needs_counts", "group_pass",
-          "per_group_parts", "bucket_count", "evaluate_summed", "summed_group_pass", "split_summary", "raise_from_tables"}
+          "per_group_parts", "bucket_count", "evaluate_summed", "summed_group_pass", "split_summary", "raise_from_tables",
+          "segment_pass", "evaluate_segmented", "segment_mode"}
 #: The global-AUC range pass (per-range counts, chaining, placements): defined in summary/ranges.py only.
 RANGES = {"auc_ranges", "range_counts", "range_placements"}
 #: The checks that raise pandas' errors from whole-table counts: the driver calls them, no engine does.
@@ -32,16 +33,19 @@ CHECKS = {"raise_input_errors", "mixed_by_of_pairs", "exp2_overflow", "empty_err
 #: The steps of the range pass (summary/auc_counts.py): summary/ranges.py calls them, no engine does.
 AUC_STEPS = {"chain_auc", "chain_offsets", "placements_sorted", "placements_blocks", "auc_counts_sorted",
              "auc_counts_blocks"}
-#: The engines' own range cuts and placement joins as they were before the range pass (issue 26): no
-#: engine module may define one again.
+#: The engines' own range cuts and placement joins as they were before the range pass (issue 26), and
+#: Dask's own segment mode: no engine module may define one again.
 OWN = {"add_sorted_counts", "_placement_table", "range_pass", "ranged_counts", "_range_counts", "_placement_part",
-       "with_placements", "_with_placements", "_auc_partition", "_placement_partition", "segment_pass"}
+       "with_placements", "_with_placements", "_auc_partition", "_placement_partition", "_segment_part",
+       "_add_segments", "fits"}
+#: What runs on a partition of whole segments and computes global AUC from an evaluation (segment
+#: AUC, DeLong moments, bootstrap AUC replicates): the summary layer's, called by no engine module
+#: but the pandas engine's one-partition case (``evaluation_extras``).
+SEGMENT_STEPS = {"segment_part", "add_segments", "finish_segments", "pandas_extras", "segment_moments",
+                 "global_auc_by"}
 #: Engine modules whose own passes are not on the driver yet (issue 26), and the names they still define
-#: or call: Dask's segment mode (partitions of whole segments evaluated by the pandas engine's code,
-#: a pass the driver does not have).
-NOT_YET: dict[str, set[str]] = {
-    "engines/dask/segments.py": {"segment_pass"},
-}
+#: or call. Empty: every pass is the driver's (the test fails if a name is added back without the list).
+NOT_YET: dict[str, set[str]] = {}
 
 
 def _names(path: Path) -> tuple[set[str], set[str]]:
@@ -57,13 +61,16 @@ def _names(path: Path) -> tuple[set[str], set[str]]:
 def test_no_engine_module_defines_a_pass_or_calls_the_checks(path: Path) -> None:
     rel = str(path.relative_to(ROOT))
     defined, used = _names(path)
-    found = (defined & (PASSES | RANGES | OWN | AUC_STEPS)) | (used & (CHECKS | AUC_STEPS))
+    found = (defined & (PASSES | RANGES | OWN | AUC_STEPS | SEGMENT_STEPS)) | (used & (CHECKS | AUC_STEPS | SEGMENT_STEPS))
+    if rel != "engines/pandas.py":  # the one-partition case reads its one evaluation's global AUC
+        found |= used & {"evaluation_extras"}
     assert found == NOT_YET.get(rel, set()), (rel, found)
 
 
 def test_the_driver_defines_every_pass() -> None:
     defined, used = _names(ROOT / "summary" / "driver.py")
     assert PASSES <= defined
+    assert {"segment_part", "add_segments", "finish_segments", "fits"} <= used  # segment mode's steps
     assert CHECKS - {"missing_values_error", "problem_message"} <= used  # those two: inside raise_input_errors
     assert "auc_ranges" in used  # the global-AUC pass
     ranges, steps = _names(ROOT / "summary" / "ranges.py")
@@ -76,9 +83,11 @@ def test_the_adapters_on_the_driver_run_its_passes() -> None:
     for rel in ["engines/polars/__init__.py", "engines/duckdb/__init__.py"]:
         _, used = _names(ROOT / rel)
         assert {"evaluate", "per_group_parts"} <= used, rel
-    # Dask: every pass through the driver's summed form (buckets and ranges reduced on the workers)
-    _, used = _names(ROOT / "engines" / "dask" / "__init__.py")
-    assert {"evaluate_summed", "raise_from_tables"} <= used
+    # Dask: every pass through the driver's summed form (buckets and ranges reduced on the workers),
+    # segment mode included (buckets of whole segments: its one primitive more)
+    defined, used = _names(ROOT / "engines" / "dask" / "__init__.py")
+    assert {"evaluate_segmented", "raise_from_tables"} <= used
+    assert {"segment_rows", "reduce_segments"} <= defined
     # their sources give the range pass its primitives (no pass of their own)
     # Spark: the range pass and the summed group pass of the driver, after its own scan
     _, used = _names(ROOT / "engines" / "spark" / "__init__.py")

@@ -709,7 +709,7 @@ def test_dask_errors_before_any_pass(monkeypatch, case, func):
     called = _late_call(case, func)
     assert called is not None
     df, name, kw = called
-    for attr in ["group_pass", "score_pass", "count_pass", "segment_pass", "shuffled"]:
+    for attr in ["group_pass", "score_pass", "count_pass", "reduce_segments", "shuffled"]:
         monkeypatch.setattr(de, attr, _never)
     with dask.config.set({"scheduler": "synchronous"}):
         _same_error(df, name, kw, dd.from_pandas(df, npartitions=4))

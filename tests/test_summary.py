@@ -17,7 +17,7 @@ import pytest
 
 import pandas_rankeval as pre
 from pandas_rankeval import summary as S
-from pandas_rankeval.engines.pandas import pandas_extras
+from pandas_rankeval.summary.extras import evaluation_extras
 from pandas_rankeval.summary.auc_counts import _auc_counts_exact
 from pandas_rankeval.summary.finalize import ci_method as ci_words
 from pandas_rankeval.tables import finalize
@@ -325,7 +325,7 @@ def _engine_auc(df: pd.DataFrame, plan: S.Plan) -> dict:
 
     ev = evaluate(df, group=plan.group, label=plan.label, scores=plan.scores, specs=plan.all_specs,
                   options=plan.options, keep_order=True, by=plan.by)
-    return pandas_extras(ev, plan)
+    return evaluation_extras(ev, plan)
 
 
 @pytest.mark.parametrize("string_keys", [False, True])

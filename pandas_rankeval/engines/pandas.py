@@ -2,32 +2,30 @@
 
 A pandas call evaluates its frame once (:func:`pandas_rankeval.core.evaluate.evaluate`),
 summarizes that one evaluation as one partition and adds the global-AUC pieces from its own sorts
-(exact AUC, clustered-DeLong moments, bootstrap AUC replicates); the caller finalizes: the same
-path as Dask and Spark, so a number cannot differ between engines except by summation order.
+(exact AUC, clustered-DeLong moments, bootstrap AUC replicates:
+:func:`pandas_rankeval.summary.extras.evaluation_extras`, shared with every engine); the caller
+finalizes: the same path as Dask and Spark, so a number cannot differ between engines except by
+summation order.
 The whole frame is one partition, so every option works here, the classic multinomial bootstrap
 (``resample="multinomial"``) included. The adapter protocol: :mod:`pandas_rankeval.engines.base`.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from ..core import ranking as E
 from ..core.evaluate import evaluate
-from ..core.evaluation import Evaluation
 from ..core.threads import check_threads, limit_threads
-from ..core.validation import internal_error
 from ..inference import hashing as H
-from ..summary.partition import _ensure_group_stats, _segment_keys, summarize_evaluation
+from ..summary.extras import evaluation_extras
+from ..summary.partition import _ensure_group_stats, summarize_evaluation
 from ..summary.plan import Plan
-from ..summary.summary import Summary, _plain
+from ..summary.summary import Summary
 from ..tables.per_group import per_group_table
 
-__all__ = ["NAME", "OPTIONS", "check_options", "distinct", "pandas_extras", "partitioned", "per_group", "run", "schema"]
+__all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
 
 NAME = "pandas"
 OPTIONS: tuple[str, ...] = ("threads",)
@@ -68,7 +66,7 @@ def _run(frame: pd.DataFrame, plan: Plan) -> tuple[Summary, dict[str, Any]]:
         if plan.n_replicates and plan.resample == "poisson":
             key_hashes = H.key_hash(ev.keys)
     summary = summarize_evaluation(ev, plan, key_hashes=key_hashes)
-    return summary, pandas_extras(ev, plan, key_hashes)
+    return summary, evaluation_extras(ev, plan, key_hashes)
 
 
 def distinct(frame: pd.DataFrame, column: Any) -> list[Any]:
@@ -80,96 +78,3 @@ def distinct(frame: pd.DataFrame, column: Any) -> list[Any]:
 def per_group(frame: pd.DataFrame, plan: Plan, options: dict[str, Any]) -> Any:
     """The per-group table of the frame (one partition)."""
     return per_group_table(frame, plan)
-
-
-def _pandas_segments(ev: Evaluation, plan: Plan) -> tuple[list[tuple], np.ndarray | None, list[np.ndarray | None]]:
-    """The segment keys, every row's segment (index into the keys), and every segment's groups
-    (indices of the per-group arrays): one sort, no pass over the rows per segment."""
-    if not plan.by:
-        return [()], None, [None]
-    from ..inference.bootstrap import groups_by_segment
-
-    keys = _segment_keys(ev, plan)[1]  # in the order of the segment codes present
-    present, groups = groups_by_segment(ev, plan.by, plan.func)  # that order; each segment's groups
-    segs = ev.prepared.segments
-    if segs is None:  # pragma: no cover - by implies segment codes
-        raise internal_error("segments need segment codes")
-    # every row's segment: its code's place among the groups' segment codes
-    row_seg = np.minimum(np.searchsorted(present, segs.codes), present.shape[0] - 1)
-    if not np.array_equal(present[row_seg], segs.codes):  # pragma: no cover - every row is in a group
-        raise internal_error("a row whose segment no group has")
-    return keys, row_seg, list(groups)
-
-
-def pandas_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None = None) -> dict[str, Any]:
-    """What an engine adds to :func:`finalize` for global AUC, computed from the pandas sorts.
-
-    ``auc``: exact from the one sort of each score column (per segment: the rows of the
-    segment in that sort). ``delong``: the clustered-DeLong moments. ``auc_boot``: the
-    AUC of every hashed bootstrap replicate, reading the same sort with each row of
-    group g weighted by its draw (``AucDesign``).
-    """
-    out: dict[str, Any] = {}
-    if not plan.has_auc:
-        return out
-    if not plan.group:  # global AUC alone: its value from the one sort
-        out["auc"] = {((), s): float(ev.scores[s].metrics["auc"].value) for s in plan.scores}
-        return out
-    _ensure_group_stats(ev)
-    keys, row_seg, seg_groups = _pandas_segments(ev, plan)
-    auc: dict[tuple, float] = {}
-    opts = ev.options
-    sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
-    for s in plan.scores:
-        se = ev.scores[s]
-        if row_seg is None:
-            auc[((), s)] = float(se.metrics["auc"].value)
-            continue
-        if se.order is None or se.rank is None:
-            raise internal_error("segment AUC needs the score order")
-        u, wp, wn = E.global_auc_by(se.order, se.rank, ev.labels.rel, sw, row_seg, len(keys))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            value = np.where((wp > 0) & (wn > 0), u / (wp * wn), math.nan)
-        for key, v in zip(keys, value.tolist()):
-            auc[(key, s)] = v
-    out["auc"] = auc
-    if not plan.interval:
-        return out
-    if plan.auc_delong:
-        from pandas_rankeval.inference.delong import segment_moments
-
-        moments = segment_moments(ev, plan.scores, plan.by, plan.func)
-        out["delong"] = {tuple(_plain(v) for v in k): G for k, G in moments.items()}
-        return out
-    from pandas_rankeval.inference.bootstrap import (
-        Stratum,
-        count_chunks,
-        row_groups,
-        stratum_rng,
-    )
-
-    if key_hashes is None and plan.resample == "poisson":
-        key_hashes = H.key_hash(ev.keys)
-    rg = row_groups(ev)
-    n_all = ev.group_stats["n"].shape[0]
-    items = [(s, "auc") for s in plan.scores]
-    boot: dict[tuple, np.ndarray] = {}
-    for si, (key, gi) in enumerate(zip(keys, seg_groups)):
-        groups = np.arange(n_all) if gi is None else gi
-        stratum = Stratum(ev, items, groups, rg)
-        chunk = stratum.chunk_size(plan.n_boot)
-        parts = []
-        if plan.resample == "poisson":  # the draws of the group sums, from the same hash
-            kh = key_hashes[groups]  # type: ignore[index]
-            for lo in range(0, plan.n_boot, chunk):
-                b = min(chunk, plan.n_boot - lo)
-                counts = np.ascontiguousarray(H.poisson_weights(kh, int(plan.seed), b, start=lo).T)  # type: ignore[arg-type]
-                parts.append(stratum.values(counts))
-        else:  # the counts of the group sums, drawn again from the segment's stream
-            for _, counts in count_chunks(stratum_rng(plan.streams[0], si), stratum.n, plan.n_boot, chunk):
-                parts.append(stratum.values(counts))
-        reps = np.concatenate(parts, axis=0)
-        for j, s in enumerate(plan.scores):
-            boot[(key, s)] = reps[:, j]
-    out["auc_boot"] = boot
-    return out

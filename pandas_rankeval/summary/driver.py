@@ -20,6 +20,12 @@ know nothing of metrics, options or messages. The driver runs every pass in one 
    on, summarized by the shared per-partition code
    (:func:`~pandas_rankeval.summary.partition.summarize`), the summaries added; or, for
    ``per_group``, each bucket's kept rows handed back (:func:`per_group_parts`).
+
+An engine that summarizes its buckets where they lie (Dask, Spark) gives a :class:`Summed`
+instead, and the same passes run as :func:`evaluate_summed`; one that can also put whole
+segments in a bucket (a :class:`Segmented`: Dask) may skip the global-AUC placements with
+**segment mode** (:func:`segment_pass`, :mod:`~pandas_rankeval.summary.segment_mode`): every
+bucket of whole segments evaluated as pandas evaluates a table.
 """
 
 from __future__ import annotations
@@ -44,11 +50,13 @@ from .plan import Plan
 from .problems import label_problems, mixed_by_counts, problem_counts
 from .ranges import Ranges, auc_ranges
 from .replicates import reduce_shard, shard_count
+from .segment_mode import SegmentPart, add_segments, finish_segments, fits, segment_part
 from .summary import Summary, _shape, empty_summary
 
 __all__ = [
-    "Scan", "Source", "Summed", "Tables", "bucket_count", "evaluate", "evaluate_summed", "group_pass", "needs_counts",
-    "per_group_parts", "raise_checked", "raise_early", "raise_from_counts", "raise_from_tables", "raise_scan_errors", "raise_summed_early", "split_summary",
+    "Scan", "Segmented", "Source", "Summed", "Tables", "bucket_count", "evaluate", "evaluate_segmented", "evaluate_summed",
+    "group_pass", "needs_counts", "per_group_parts", "raise_checked", "raise_early", "raise_from_counts",
+    "raise_from_tables", "raise_scan_errors", "raise_summed_early", "segment_mode", "segment_pass", "split_summary",
     "summed_group_pass",
 ]
 
@@ -151,6 +159,25 @@ class Summed(Tables, Ranges, Protocol):
         ``placements`` tables' columns; of whole groups when ``whole``, else any rows), run where
         it lies: ``n_shards`` pieces; piece ``k`` of every bucket reduced by ``shard``, the shards
         added (``Summary.sum``), all of it where the buckets are. The sum."""
+        ...
+
+
+class Segmented(Summed, Protocol):
+    """:class:`Summed`, and buckets of whole segments: the primitives of segment mode
+    (:func:`segment_pass`)."""
+
+    def segment_rows(self, plan: Plan) -> pd.Series:
+        """Rows per segment key (pandas' grouping by value) among the rows pandas keeps. The engine
+        may keep what it counted for the range pass (:meth:`score_ranges` with placements)."""
+        ...
+
+    def reduce_segments(self, plan: Plan, part: Callable[[pd.DataFrame], SegmentPart],
+                        combine: Callable[[list[SegmentPart]], SegmentPart],
+                        finish: Callable[[SegmentPart], Any]) -> Any:
+        """The rows of the plan's columns in buckets of whole segments (by value: ``1``, ``1.0``
+        and ``True`` are one segment), ``part`` of every bucket run where it lies, the results
+        combined by ``combine`` in a tree there and ``finish`` of the root, the only result that
+        travels. What :meth:`segment_rows` kept may be released first."""
         ...
 
 
@@ -333,6 +360,43 @@ def evaluate_summed(source: Summed, plan: Plan, early: bool = True) -> tuple[Sum
     summary = summed_group_pass(source, plan, counted.placements)
     raise_scan_errors(summary, plan)
     return summary, {"auc": counted.auc}
+
+
+def segment_mode(plan: Plan) -> bool:
+    """The plan may run in segment mode (:func:`segment_pass`): ``by=`` over groups with clustered
+    DeLong for global AUC, which would otherwise need a range pass, a placement pass and a join
+    before the group pass."""
+    return bool(plan.has_auc and plan.auc_placements and plan.by and plan.group)
+
+
+def segment_pass(source: Segmented, plan: Plan) -> tuple[Summary, dict[str, Any]] | None:
+    """Segment mode: when the rows per segment say that buckets of whole segments balance
+    (:func:`~pandas_rankeval.summary.segment_mode.fits`), every bucket of whole segments is
+    evaluated as pandas evaluates a table (:func:`~pandas_rankeval.summary.segment_mode.segment_part`:
+    metrics, global AUC, DeLong moments, intervals and p-values) and the results are added where
+    they lie; the summary and the extras of :func:`pandas_rankeval.tables.finalize`.
+
+    None when the buckets would not balance, or when a group has rows in two segments or a bad
+    value was counted: the other passes then raise pandas' error with whole-table counts."""
+    if not fits(source.segment_rows(plan), source.bucket_total(True)):
+        return None
+    summary, extras, flagged = source.reduce_segments(plan, partial(segment_part, plan=plan), add_segments,
+                                                      finish_segments)
+    return None if flagged else (summary, extras)
+
+
+def evaluate_segmented(source: Segmented, plan: Plan) -> tuple[Summary, dict[str, Any]]:
+    """:func:`evaluate_summed` for an engine that also gives buckets of whole segments: the early
+    checks, then segment mode when the plan allows it and the segments balance
+    (:func:`segment_pass`: the count of rows per segment, then one more read, nothing else),
+    else the summed passes (a group in two segments or a bad value: they count again and raise
+    pandas' error)."""
+    plan = raise_summed_early(source, plan)
+    if segment_mode(plan):
+        whole = segment_pass(source, plan)
+        if whole is not None:
+            return whole
+    return evaluate_summed(source, plan, early=False)
 
 
 def evaluate(source: Source, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:

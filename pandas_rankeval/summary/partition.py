@@ -364,7 +364,7 @@ def summarize_partition(
 
     ``whole_segments``: the partition holds every row of each of its segments, so the
     evaluation is made as the pandas engine makes it (global AUC kept in score order), for the
-    engine to read each segment's global AUC from it (``engines.pandas.pandas_extras``).
+    engine to read each segment's global AUC from it (:func:`~.extras.evaluation_extras`).
     """
     if len(pdf) == 0:
         return empty_summary(plan), None

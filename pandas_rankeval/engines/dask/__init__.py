@@ -34,15 +34,16 @@ primitives, and every result is reduced on the workers:
    function gives every counted key its global DeLong placement on the workers, the rows are
    merged with that table on (segment, score key, tie-break, label), and the group pass runs on
    those rows with the placement columns, so ``summarize`` adds the per-segment DeLong moments.
-5. **Segment mode** (:mod:`.segments`; that same call with ``by=`` of many segments): the counts
-   of step 4's first read give every segment's rows. With at least two segments per partition
-   and none larger than an average partition, the rows are shuffled by segment instead, and
-   every partition, a pandas table of whole segments, is evaluated by the pandas engine's own
-   code: metrics, global AUC, DeLong moments, intervals and p-values, with no placement pass,
-   merge or group pass (Dask's own pass, not the driver's yet). The count pass's persisted counts
-   are released first. A group found in two partitions (``by`` varying within it) or a bad value
-   sends the call back to steps 4 and 2 (counting again), which raise pandas' error with
-   whole-table counts.
+5. **Segment mode** (the driver's :func:`~pandas_rankeval.summary.driver.segment_pass` over the
+   bucket-of-segments primitive of :mod:`.segments`; that same call with ``by=`` of many
+   segments): the counts of step 4's first read give every segment's rows. With at least two
+   segments per partition and none larger than an average partition, the rows are shuffled by
+   segment instead, and every partition, a pandas table of whole segments, is evaluated by the
+   summary layer's code (:mod:`pandas_rankeval.summary.segment_mode`): metrics, global AUC,
+   DeLong moments, intervals and p-values, with no placement pass, merge or group pass. The
+   count pass's persisted counts are released first. A group found in two partitions (``by``
+   varying within it) or a bad value sends the call back to steps 4 and 2 (counting again),
+   which raise pandas' error with whole-table counts.
 
 So a call reads its input at most twice (once without global AUC), an interval or test of
 global AUC and segment mode included (an error found by segment mode reads it once more): a
@@ -68,11 +69,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_rankeval.core.validation import missing_mask
-from pandas_rankeval.summary.driver import (
-    evaluate_summed,
-    raise_from_tables,
-    raise_summed_early,
-)
+from pandas_rankeval.summary.driver import evaluate_segmented, raise_from_tables
 from pandas_rankeval.summary.plan import Plan
 from pandas_rankeval.summary.summary import Summary
 from pandas_rankeval.tables.per_group import (
@@ -95,7 +92,7 @@ from .scores import (
     range_columns,
     score_pass,
 )
-from .segments import fits, segment_pass
+from .segments import reduce_segments
 
 __all__ = ["NAME", "OPTIONS", "DaskSource", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
 
@@ -201,6 +198,18 @@ class DaskSource:
     def bucket_total(self, whole: bool) -> int:
         return int((self.npartitions or self.ddf.npartitions) if whole else self.ddf.npartitions)
 
+    # Segments
+    def segment_rows(self, plan: Plan) -> pd.Series:
+        """From the range pass's first read (its counted keys, persisted on the workers): reused by
+        the range pass when segment mode does not run."""
+        if self.counted is None:
+            self.counted = count_pass(self.ddf, plan, self.cols, self.npartitions)
+        return self.counted.sizes
+
+    def reduce_segments(self, plan: Plan, part: Any, combine: Any, finish: Any) -> Any:
+        self.counted = None  # its persisted counts are freed on the workers while the segments run
+        return reduce_segments(self.ddf, plan.columns, plan.by, self.npartitions, part, combine, finish)
+
     def reduce_buckets(self, plan: Plan, whole: bool, placements: dict[Hashable, Any], part: Any, n_shards: int,
                        shard: Any) -> Summary:
         rows = self.ddf[list(plan.columns)]
@@ -219,26 +228,11 @@ class DaskSource:
 # One call: the driver's passes, summed on the workers
 # --------------------------------------------------------------------------- #
 def run(ddf: Any, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
-    """Read the input once or twice (clustered DeLong included): the summed summary and,
-    with global AUC, its exact counts per (segment, score)
-    (:func:`~pandas_rankeval.summary.driver.evaluate_summed`)."""
-    npartitions = options.get("npartitions")
+    """Read the input once or twice (clustered DeLong and segment mode included): the summed
+    summary and, with global AUC, its exact counts per (segment, score)
+    (:func:`~pandas_rankeval.summary.driver.evaluate_segmented`)."""
     ddf = _with_index(ddf, plan.columns)
-    source = DaskSource(ddf, plan, npartitions)
-    plan = raise_summed_early(source, plan)  # a weight Series, empty='error': before any pass
-    source.plan = plan
-    if plan.has_auc and plan.auc_placements and plan.by and plan.group:
-        # segment mode: the count pass's rows per segment say whether partitions of whole
-        # segments balance; then every segment is evaluated where it lies, as pandas evaluates it
-        source.counted = count_pass(ddf, plan, source.cols, npartitions)
-        if fits(source.counted.sizes, npartitions or ddf.npartitions):
-            source.counted = None  # its persisted counts are freed on the workers while the segments run
-            whole = segment_pass(ddf, plan, npartitions)  # a second read; nothing more
-            if whole is not None:
-                return whole
-            # a group in two segments, or a bad value: the driver's passes raise pandas' error with
-            # whole-table counts, after counting the keys again (a third read, errors only)
-    return evaluate_summed(source, plan, early=False)
+    return evaluate_segmented(DaskSource(ddf, plan, options.get("npartitions")), plan)
 
 
 # --------------------------------------------------------------------------- #
