@@ -185,9 +185,9 @@ def test_options_that_need_every_row_are_refused_by_name(con):
         pre.auc(rel, label="y", score="s", max_fpr=0.5)
     with pytest.raises(ValueError, match="resample='multinomial'"):
         pre.report(rel, group="g", label="y", scores="s", metrics=["gauc"], ci=0.9, resample="multinomial")
-    with pytest.raises(ValueError, match="'buckets' parameter of gauc"):
+    with pytest.raises(ValueError, match="'buckets' engine option of gauc"):
         pre.gauc(rel, group="g", label="y", score="s", engine_options={"buckets": 0})
-    with pytest.raises(ValueError, match="'rows_per_query' parameter of gauc"):
+    with pytest.raises(ValueError, match="'rows_per_query' engine option of gauc"):
         pre.gauc(rel, group="g", label="y", score="s", engine_options={"rows_per_query": 0})
 
 

@@ -256,6 +256,13 @@ def test_engine_options_are_checked_per_engine_before_any_work(engine, engine_fr
         pre.gauc(frame, engine_options=[("npartitions", 2)], **kw)
     with pytest.raises(KeyError, match=r"not found: \['aa'\]"):
         pre.gauc(frame, engine_options=OPTIONS.get(engine), **(kw | {"score": "aa"}))
+    # a count below 1 (negative or 0, a bool, a float): one message on every engine (engines.base.option_count)
+    count = {"dask": "npartitions"}.get(engine, "buckets")
+    if engine != "pandas":
+        for bad in (-1, 0, True, 2.0):
+            with pytest.raises(ValueError, match=rf"^The '{count}' engine option of gauc must be an int in the range "
+                                                 rf"\[1, inf\) or None \(the engine's own choice\)\. Got {bad!r} instead\.$"):
+                pre.gauc(frame, engine_options={count: bad}, **kw)
 
 
 def test_an_unsupported_frame_names_every_kind():

@@ -195,7 +195,7 @@ def test_engine_options_are_checked() -> None:
     kw = {"group": "q", "label": "rel", "score": "a"}
     with pytest.raises(ValueError, match=r"'engine_options' parameter of gauc has \['npartitions'\]"):
         call("gauc", data.lazy(), {"npartitions": 2}, **kw)
-    with pytest.raises(ValueError, match="'buckets' parameter of gauc"):
+    with pytest.raises(ValueError, match="'buckets' engine option of gauc"):
         call("gauc", data.lazy(), {"buckets": 0}, **kw)
     assert_result(call("gauc", data, {"buckets": 3}, **kw), pre.gauc(frame(5), **kw))  # one partition: no-op
 
@@ -356,9 +356,9 @@ def test_check_options() -> None:
     assert E.check_options({}, "gauc") == {"rows_per_bucket": 5_000_000, "buckets": None, "threads": None}
     with pytest.raises(ValueError, match="'threads' engine option of gauc"):
         E.check_options({"threads": 0}, "gauc")
-    with pytest.raises(ValueError, match="'buckets' parameter of gauc"):
+    with pytest.raises(ValueError, match="'buckets' engine option of gauc"):
         E.check_options({"buckets": 0}, "gauc")
-    with pytest.raises(ValueError, match="'rows_per_bucket' parameter of gauc"):
+    with pytest.raises(ValueError, match="'rows_per_bucket' engine option of gauc"):
         E.check_options({"rows_per_bucket": -1}, "gauc")
     assert E.partitioned(pl.LazyFrame({"a": [1]})) and not E.partitioned(pl.DataFrame({"a": [1]}))
 

@@ -373,3 +373,54 @@ def test_spark_connect_session(connect, frame):
     want = pre.per_group(frame, group="g", label="y", score="s_tie", metrics=["auc", "mrr"])
     got = got.set_index("g").sort_index()
     np.testing.assert_allclose(got[["auc", "mrr"]].to_numpy(), want.sort_index()[["auc", "mrr"]].to_numpy(), atol=TOL)
+
+
+# --------------------------------------------------------------------------- label reading
+def test_labels_read_as_pandas_reads_them(spark, frame):
+    """Spark reads a label's relevance with the shared code (the range pass on the executors,
+    ``core.prepare.relevance_rule`` in its aggregates): graded labels under thresholds, bool
+    labels, nulls and NaN labels dropped under nan_policy='omit', and global AUC alone (its rows
+    and relevant rows from the range pass) equal pandas, coverage included."""
+    df = frame.assign(flag=frame["y"].astype(bool), fy=frame["grade"].astype(float))
+    df.loc[df.index[::9], "fy"] = np.nan  # NaN labels (missing for pandas)
+    sdf = spark.createDataFrame(df)
+    sdf = sdf.withColumn("fy", prs._fn(sdf).when(sdf["g"] % 5 == 0, None).otherwise(sdf["fy"]))  # and nulls
+    pdf = sdf.toPandas()  # the same rows, nulls read back as NaN
+    kw = dict(metrics=["auc", "gauc", "mrr", "ndcg@5"], scores=["s_tie", "s_int"])
+    cases = [dict(label="grade", threshold=2), dict(label="grade", threshold=1.5), dict(label="flag", threshold=0.5),
+             dict(label="fy", threshold=2.5, nan_policy="omit"), dict(label="flag")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CoverageWarning)
+        for case in cases:
+            _same_table(prs.report(sdf, group="g", **kw, **case), pre.report(pdf, group="g", **kw, **case))
+        for case in cases[1:4]:  # global AUC alone: no group pass, the range pass's counts
+            got, want = prs.auc(sdf, score="s_tie", **case), pre.auc(pdf, score="s_tie", **case)
+            assert abs(float(got) - float(want)) <= TOL, case
+            assert (got.coverage.n_rows, got.coverage.n_pos) == (want.coverage.n_rows, want.coverage.n_pos), case
+
+
+def test_label_errors_in_pandas_order_before_any_bucket(monkeypatch, spark, frame):
+    """Labels above ERR's top grade are counted by the scan (whole-table count and largest label)
+    and a by that varies within a group comes before negative labels, as in pandas; no bucket,
+    range or placement job runs."""
+    import pandas_rankeval.engines.spark as se
+
+    def never(*args, **kwargs):
+        raise AssertionError("a pass ran before the error")
+
+    for attr in ["_compute", "_auc_counts", "with_bucket"]:
+        monkeypatch.setattr(se, attr, never)
+    graded = frame.assign(grade=frame["grade"].where(frame.index % 7 != 0, 9))
+    sizes = frame.groupby("g").size()
+    rows = frame.index[frame["g"] == sizes[sizes >= 3].index[0]]  # a group of 3 rows or more
+    mixed = frame.assign(seg=frame["seg"].where(frame.index != rows[0], "zz"),
+                         grade=frame["grade"].where(frame.index != rows[1], -1))
+    cases = [(graded, dict(metrics=["err@3", "ndcg"]), "rows above grade 4 (labels up to 9)"),
+             (mixed, dict(metrics=["gauc", "ndcg"], by="seg"), "must be constant")]
+    for df, kw, words in cases:
+        with pytest.raises(ValueError) as want:
+            pre.report(df, group="g", label="grade", scores=["s_cont"], **kw)
+        assert words in str(want.value)
+        with pytest.raises(ValueError) as got:
+            prs.report(spark.createDataFrame(df), group="g", label="grade", scores=["s_cont"], **kw)
+        assert str(got.value) == str(want.value)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,7 @@ from .validation import (
     numeric_values,
 )
 
-__all__ = ["Groups", "Labels", "Prepared", "prepare", "encode_groups", "label_levels"]
+__all__ = ["Groups", "Labels", "Prepared", "prepare", "encode_groups", "label_levels", "relevance_rule"]
 
 
 @dataclass
@@ -185,6 +186,32 @@ def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels
             rel_level = int(np.searchsorted(values, threshold, side="left"))
     dtype = np.uint8 if values.shape[0] <= 256 else np.int64
     return Labels(level.astype(dtype), values, rel_level)
+
+
+def relevance_rule(dtype: Any, threshold: float | None) -> tuple[str, Any]:
+    """How a label column of ``dtype`` (the pandas dtype of an engine's ``schema``) is relevant,
+    exactly as :func:`label_levels` reads it, for an engine to translate into its own expression:
+    ``("never", None)``; ``(">=", bound)`` with an int bound for an integer label (``>= 1`` or
+    ``>= ceil(threshold)``, clipped to the dtype's range: exact at any size); ``(">", 0.0)`` or
+    ``(">=", threshold)`` for a float or bool label, compared as float64 (a bool label is 0 or 1,
+    where ``>= ceil(t)`` and ``>= t`` agree). A label of another dtype is never relevant (the
+    schema checks refuse it first).
+
+    >>> relevance_rule(np.dtype(np.int64), 1.5), relevance_rule(np.dtype(np.int8), 200.0)
+    (('>=', 2), ('never', None))
+    >>> relevance_rule(np.dtype(np.uint8), -3.0), relevance_rule(np.dtype(bool), None)
+    (('>=', 0), ('>', 0.0))
+    >>> relevance_rule(np.dtype(np.float32), 0.5), relevance_rule(np.dtype(object), None)
+    (('>=', 0.5), ('never', None))
+    """
+    if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+        info = np.iinfo(np.dtype(getattr(dtype, "numpy_dtype", dtype)))
+        bound = 1 if threshold is None else math.ceil(threshold)
+        return ("never", None) if bound > info.max else (">=", max(bound, int(info.min)))
+    numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype)
+    if not (numeric or pd.api.types.is_bool_dtype(dtype)):
+        return ("never", None)
+    return (">", 0.0) if threshold is None else (">=", float(threshold))
 
 
 def raw_key(column: Hashable) -> tuple[str, Hashable]:

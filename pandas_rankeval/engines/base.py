@@ -22,14 +22,16 @@ names of :class:`Engine` and is listed in :data:`pandas_rankeval.engines.ENGINES
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
+import numbers
 from typing import Any, Protocol, runtime_checkable
 
+import numpy as np
 import pandas as pd
 
 from ..summary.plan import Plan
 from ..summary.summary import Summary
 
-__all__ = ["Engine", "check_engine_options", "internal_prefix"]
+__all__ = ["Engine", "check_engine_options", "internal_prefix", "option_count"]
 
 
 @runtime_checkable
@@ -101,6 +103,31 @@ def check_engine_options(engine: Any, options: Mapping[str, Any] | None, func: s
         )
     return engine.check_options(dict(options), func)
 
+
+
+def option_count(options: Mapping[str, Any], name: str, func: str, default: int | None = None) -> int | None:
+    """An engine option that counts something (``buckets``, ``rows_per_bucket``, ``npartitions``,
+    ...): an int >= 1; None (its default ``None``) where the engine picks the number itself.
+    The one message of every engine for a bad value.
+
+    Examples
+    --------
+    >>> option_count({"buckets": 4}, "buckets", "gauc"), option_count({}, "rows_per_bucket", "gauc", 10)
+    (4, 10)
+    >>> option_count({"buckets": 0}, "buckets", "gauc")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'buckets' engine option of gauc must be an int in the range [1, inf) or None (the engine's own choice). Got 0 instead.
+    """
+    value = options.get(name, default)
+    if value is None and default is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
+        also = " or None (the engine's own choice)" if default is None else ""
+        raise ValueError(
+            f"The '{name}' engine option of {func} must be an int in the range [1, inf){also}. Got {value!r} instead."
+        )
+    return int(value)
 
 
 def internal_prefix(columns: Iterable[Hashable], stem: str = "__rk") -> str:

@@ -7,6 +7,8 @@ raised), and :func:`~.finalize.raise_input_errors` raises with the whole table's
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -15,6 +17,30 @@ from ..core.metric import grade_limit
 from ..core.options import WEIGHT_NAMES
 from ..core.validation import InputProblem
 from .plan import Plan
+
+
+@dataclass(frozen=True)
+class LabelChecks:
+    """What a scan of the whole table counts of its label column, as :func:`label_problems` counts
+    it in a partition (an engine translates each into its own aggregate)."""
+
+    negative: bool  # labels below 0 (the graded metrics)
+    grade: tuple[float, tuple[str, ...]] | None  # labels above a metric's top grade: (grade, metric names)
+    top: bool  # the largest kept label (gain='exp2' overflow, the top grade's example)
+    binary: tuple[str, ...]  # the calibration metrics that need labels 0/1 (empty: no such count)
+
+
+def label_checks(plan: Plan, numeric: bool) -> LabelChecks:
+    """The label checks of the plan for a label column that is ``numeric`` (and not bool: a bool
+    label has none of these problems)."""
+    graded = any(s.info.graded for s in plan.specs)
+    grade = grade_limit(plan.specs) if numeric else None
+    cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
+    return LabelChecks(
+        negative=numeric and graded, grade=grade,
+        top=numeric and (grade is not None or (plan.options.gain == "exp2" and graded)),
+        binary=cal if numeric and plan.options.threshold is None else (),
+    )
 
 
 def problem_counts(p: InputProblem) -> dict[tuple, int]:

@@ -78,7 +78,7 @@ from pandas_rankeval.tables.per_group import (
     per_group_table,
 )
 
-from ..base import internal_prefix
+from ..base import internal_prefix, option_count
 from .graph import shuffled
 from .groups import (
     reduce_buckets as group_pass,  # the bucket primitive, under the name the tests trip on
@@ -133,15 +133,7 @@ def partitioned(ddf: Any) -> bool:
 
 def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
     """``npartitions``: an int >= 1, or None (the input's number of partitions)."""
-    npartitions = options.get("npartitions")
-    if npartitions is not None and (
-        isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1
-    ):
-        raise ValueError(
-            f"The 'npartitions' engine option of {func} must be an int in the range [1, inf) or None. "
-            f"Got {npartitions!r} instead."
-        )
-    return {"npartitions": npartitions}
+    return {"npartitions": option_count(options, "npartitions", func)}
 
 
 # --------------------------------------------------------------------------- #

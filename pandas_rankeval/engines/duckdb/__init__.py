@@ -26,11 +26,10 @@ from typing import Any
 
 import pandas as pd
 
-from ...core.validation import check_min_count
 from ...summary.driver import Scan, evaluate, per_group_parts
 from ...summary.plan import Plan
 from ...summary.summary import Summary
-from ..base import internal_prefix
+from ..base import internal_prefix, option_count
 from ..polars.auc import join_placements, map_ranges, place_ranges
 from ..polars.auc import score_key as pl_score_key
 from ..polars.convert import schema_frame, to_pandas
@@ -161,22 +160,9 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
     >>> check_options({"buckets": 4}, "gauc")
     {'rows_per_bucket': 2000000, 'buckets': 4, 'rows_per_query': 25000000}
     """
-    rpb = options.get("rows_per_bucket", ROWS_PER_BUCKET)
-    if check_min_count(rpb, "rows_per_bucket", func) < 1:
-        raise ValueError(
-            f"The 'rows_per_bucket' parameter of {func} must be an int in the range [1, inf). Got {rpb!r} instead."
-        )
-    buckets = options.get("buckets")
-    if buckets is not None and check_min_count(buckets, "buckets", func) < 1:
-        raise ValueError(
-            f"The 'buckets' parameter of {func} must be an int in the range [1, inf) or None. Got {buckets!r} instead."
-        )
-    rpq = options.get("rows_per_query", ROWS_PER_QUERY)
-    if check_min_count(rpq, "rows_per_query", func) < 1:
-        raise ValueError(
-            f"The 'rows_per_query' parameter of {func} must be an int in the range [1, inf). Got {rpq!r} instead."
-        )
-    return {"rows_per_bucket": int(rpb), "buckets": None if buckets is None else int(buckets), "rows_per_query": int(rpq)}
+    return {"rows_per_bucket": option_count(options, "rows_per_bucket", func, ROWS_PER_BUCKET),
+            "buckets": option_count(options, "buckets", func),
+            "rows_per_query": option_count(options, "rows_per_query", func, ROWS_PER_QUERY)}
 
 
 def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[Summary, dict[str, Any]]:

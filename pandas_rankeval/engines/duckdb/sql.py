@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ...core.metric import grade_limit
 from ...core.options import WEIGHT_NAMES
 from ...summary.driver import Scan
+from ...summary.problems import label_checks
 from ...summary.ranges import RangeColumns
 from ..polars.convert import _base, is_float, is_numeric
 from ..polars.lazy import relevant_rule
@@ -100,21 +100,20 @@ def scan(rel: Any, plan: Any, schema: Any) -> Scan:
             wc = f"CAST({q(w)} AS DOUBLE)"
             kinds.append((len(aggs), ("bad_weight", w)))
             aggs.append(f"count_if({kept} AND (isinf({wc}) OR {wc} < 0))")
-    if is_numeric(ldt) and _base(ldt) is not pl.Boolean and any(s.info.graded for s in plan.specs):
+    checks = label_checks(plan, is_numeric(ldt) and _base(ldt) is not pl.Boolean)
+    if checks.negative:
         kinds.append((len(aggs), ("negative_label", label)))
         aggs.append(f"count_if({kept} AND CAST({q(label)} AS DOUBLE) < 0)")
-    numeric_label = is_numeric(ldt) and _base(ldt) is not pl.Boolean
-    limit = grade_limit(plan.specs) if numeric_label else None
-    if limit is not None:
-        kinds.append((len(aggs), ("label_grade", (label, *limit))))
-        aggs.append(f"count_if({kept} AND CAST({q(label)} AS DOUBLE) > {limit[0]!r})")
+    if checks.grade is not None:
+        kinds.append((len(aggs), ("label_grade", (label, *checks.grade))))
+        aggs.append(f"count_if({kept} AND CAST({q(label)} AS DOUBLE) > {checks.grade[0]!r})")
     top = None
-    if numeric_label and (limit is not None or (o.gain == "exp2" and any(s.info.graded for s in plan.specs))):
+    if checks.top:
         top = len(aggs)
         aggs.append(f"max({q(label)}) FILTER (WHERE {kept})")
     cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
     cal_at = len(aggs)
-    cal_label = bool(cal) and o.threshold is None and is_numeric(ldt) and _base(ldt) is not pl.Boolean
+    cal_label = bool(checks.binary)
     if cal_label:  # the calibration metrics' 0/1 labels: the count and the first three others
         lc = f"CAST({q(label)} AS DOUBLE)"
         other = f"{kept} AND {lc} <> 0 AND {lc} <> 1"

@@ -29,10 +29,10 @@ import pandas as pd
 import polars as pl
 
 from ...core.threads import check_threads, limit_threads
-from ...core.validation import check_min_count
 from ...summary.driver import evaluate, per_group_parts
 from ...summary.plan import Plan
 from ...summary.summary import Summary
+from ..base import option_count
 from .convert import schema_frame, to_pandas
 from .lazy import LazySource
 
@@ -71,17 +71,8 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
     >>> check_options({"buckets": 4}, "gauc")
     {'rows_per_bucket': 5000000, 'buckets': 4, 'threads': None}
     """
-    rpb = options.get("rows_per_bucket", ROWS_PER_BUCKET)
-    if check_min_count(rpb, "rows_per_bucket", func) < 1:
-        raise ValueError(
-            f"The 'rows_per_bucket' parameter of {func} must be an int in the range [1, inf). Got {rpb!r} instead."
-        )
-    buckets = options.get("buckets")
-    if buckets is not None and check_min_count(buckets, "buckets", func) < 1:
-        raise ValueError(
-            f"The 'buckets' parameter of {func} must be an int in the range [1, inf) or None. Got {buckets!r} instead."
-        )
-    return {"rows_per_bucket": int(rpb), "buckets": None if buckets is None else int(buckets),
+    return {"rows_per_bucket": option_count(options, "rows_per_bucket", func, ROWS_PER_BUCKET),
+            "buckets": option_count(options, "buckets", func),
             "threads": check_threads(options.get("threads"), func)}
 
 

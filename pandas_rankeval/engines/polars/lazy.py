@@ -26,32 +26,25 @@ Every step works on :func:`safe_columns`: the plan's columns selected by positio
 
 from __future__ import annotations
 
-import math
 import os
 import tempfile
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import polars as pl
 
-from ...core.metric import grade_limit
 from ...core.options import WEIGHT_NAMES
+from ...core.prepare import relevance_rule
 from ...summary.driver import Scan
+from ...summary.problems import label_checks
 from .auc import auc_pass, join_placements, map_ranges, place_ranges, score_key
-from .convert import _base, is_float, is_numeric, to_pandas
+from .convert import _base, is_float, is_numeric, pandas_dtype, to_pandas
 
 __all__ = ["LazySource", "Names", "buckets", "keep_expr", "relevant_expr", "relevant_rule", "safe_columns", "scan"]
 
 _SEED = 0x2A5EED
-#: The range of each integer dtype (a label's relevance bound is clipped to it).
-_INTEGERS: dict[Any, tuple[int, int]] = {
-    t: (int(np.iinfo(n).min), int(np.iinfo(n).max))  # type: ignore[type-var]  # stubs narrower than runtime
-    for t, n in [(pl.Int8, np.int8), (pl.Int16, np.int16), (pl.Int32, np.int32), (pl.Int64, np.int64),
-                 (pl.UInt8, np.uint8), (pl.UInt16, np.uint16), (pl.UInt32, np.uint32), (pl.UInt64, np.uint64)]
-}
 
 
 @dataclass
@@ -143,11 +136,12 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
             wc = names.col(w).cast(pl.Float64)
             aggs.append((kept & (wc.is_infinite() | (wc < 0))).sum().alias(f"w{j}"))
             kinds.append((f"w{j}", ("bad_weight", w)))
-    if is_numeric(ldt) and _base(ldt) is not pl.Boolean and any(s.info.graded for s in plan.specs):
+    checks = label_checks(plan, is_numeric(ldt) and _base(ldt) is not pl.Boolean)
+    if checks.negative:
         aggs.append((kept & (pl.col(label).cast(pl.Float64) < 0)).sum().alias("neg"))
         kinds.append(("neg", ("negative_label", plan.label)))
     cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
-    cal_label = bool(cal) and o.threshold is None and is_numeric(ldt) and _base(ldt) is not pl.Boolean
+    cal_label = bool(checks.binary)
     if cal_label:  # the calibration metrics' 0/1 labels: the count and the first three others
         lc = pl.col(label).cast(pl.Float64)
         other = kept & (lc != 0) & (lc != 1)
@@ -157,14 +151,12 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
         sc = names.col(plan.scores[j]).cast(pl.Float64)
         aggs += [(kept & ~((sc >= 0) & (sc <= 1))).sum().alias(f"pb{j}"),
                  sc.filter(kept).min().alias(f"plo{j}"), sc.filter(kept).max().alias(f"phi{j}")]
-    numeric_label = is_numeric(ldt) and _base(ldt) is not pl.Boolean
     lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
     rel = relevant_expr(names, plan)
-    limit = grade_limit(plan.specs) if numeric_label else None
-    if limit is not None:
-        aggs.append((kept & (pl.col(label).cast(pl.Float64) > limit[0])).sum().alias("grade"))
-        kinds.append(("grade", ("label_grade", (plan.label, *limit))))
-    if numeric_label and (limit is not None or (o.gain == "exp2" and any(s.info.graded for s in plan.specs))):
+    if checks.grade is not None:
+        aggs.append((kept & (pl.col(label).cast(pl.Float64) > checks.grade[0])).sum().alias("grade"))
+        kinds.append(("grade", ("label_grade", (plan.label, *checks.grade))))
+    if checks.top:
         aggs.append(pl.col(label).filter(kept).max().alias("top"))  # exact: an integer stays an integer
     if plan.group and lists and o.empty == "error":
         aggs.append(_key(plan.group, names).filter(kept & rel).n_unique().alias("with_rel"))
@@ -192,18 +184,9 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
 
 
 def relevant_rule(dtype: Any, threshold: float | None) -> tuple[str, Any]:
-    """How a label of ``dtype`` is relevant, as pandas reads it
-    (:func:`pandas_rankeval.core.prepare.label_levels`): ``("never", None)``, ``(">=", bound)`` for an
-    integer label (``>= 1`` or ``>= ceil(threshold)``, clipped to the dtype's range), ``(">", 0)`` or
-    ``(">=", threshold)`` for another numeric label (as float64). Engines translate the rule."""
-    base = _base(dtype)
-    if base in _INTEGERS:
-        bound = 1 if threshold is None else math.ceil(threshold)
-        lo, hi = _INTEGERS[base]
-        return ("never", None) if bound > hi else (">=", max(bound, lo))
-    if not is_numeric(dtype):
-        return ("never", None)  # refused by the schema checks before any scan
-    return (">", 0.0) if threshold is None else (">=", float(threshold))
+    """How a label of polars ``dtype`` is relevant: the shared rule
+    (:func:`pandas_rankeval.core.prepare.relevance_rule`) of the dtype pandas gives it."""
+    return relevance_rule(pandas_dtype(dtype), threshold)
 
 
 def relevant_expr(names: Names, plan: Any) -> pl.Expr:
@@ -212,7 +195,7 @@ def relevant_expr(names: Names, plan: Any) -> pl.Expr:
     op, bound = relevant_rule(dtype, plan.options.threshold)
     if op == "never":
         return pl.lit(False)
-    c = names.col(plan.label) if _base(dtype) in _INTEGERS else names.col(plan.label).cast(pl.Float64)
+    c = names.col(plan.label) if isinstance(bound, int) else names.col(plan.label).cast(pl.Float64)
     return (c >= bound) if op == ">=" else (c > bound)
 
 

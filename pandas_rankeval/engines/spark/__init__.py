@@ -77,9 +77,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.metric import grade_limit
-from pandas_rankeval.core.validation import check_min_count
+from pandas_rankeval.summary.problems import label_checks
 
+from ..base import option_count
 from .auc import _auc_counts, join_placements, map_ranges, place_ranges
 from .auc import range_columns as _auc_columns
 from .frames import (
@@ -129,24 +129,8 @@ def partitioned(sdf: Any) -> bool:
 def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
     """``rows_per_bucket`` (an int >= 1, default :data:`ROWS_PER_BUCKET`) and ``buckets`` (an int >= 1
     or None: ``max(ceil(rows / rows_per_bucket), parallelism)``)."""
-    rows_per_bucket = options.get("rows_per_bucket", ROWS_PER_BUCKET)
-    buckets = options.get("buckets")
-    rpb = check_min_count(rows_per_bucket, "rows_per_bucket", func)
-    if rpb < 1:
-        raise ValueError(
-            f"The 'rows_per_bucket' engine option of {func} must be an int in the range [1, inf). "
-            f"Got {rows_per_bucket!r} instead."
-        )
-    b = None
-    if buckets is not None:
-        b = check_min_count(buckets, "buckets", func)
-        if b < 1:
-            raise ValueError(
-                f"The 'buckets' engine option of {func} must be an int in the range [1, inf) or None. "
-                f"Got {buckets!r} instead."
-            )
-    return {"rows_per_bucket": rpb, "buckets": b}
-
+    return {"rows_per_bucket": option_count(options, "rows_per_bucket", func, ROWS_PER_BUCKET),
+            "buckets": option_count(options, "buckets", func)}
 
 
 # --------------------------------------------------------------------------- #
@@ -222,31 +206,37 @@ def _shard_result(pdf: pd.DataFrame, shard: Any) -> pd.DataFrame:
     return pd.DataFrame({"summary": [shard([Summary.from_bytes(bytes(b)) for b in pdf["summary"]]).to_bytes()]})
 
 
-def _summary_of_counts(plan: Any, scan: Scan, auc: dict) -> Any:
-    """The summary of a call without groups (global AUC alone): rows and relevant rows
-    from the scan, summed sample weights from the AUC counts (no pass over the rows)."""
-    from pandas_rankeval.summary.partition import summary_of_auc
-
-    return summary_of_auc(plan, auc, n_rows=scan.n_rows, n_pos=scan.n_pos, missing=scan.missing,
-                          n_dropped=scan.n_dropped)
-
-
 def _scan_plan(sdf: Any, plan: Any) -> tuple[Frame, Scan]:
     """The columns of the call checked (the Spark-only checks; the rest ran on :func:`schema`) and
-    renamed once, then the one aggregation over the input that every call starts with."""
+    renamed once, then the one aggregation over the input that every call starts with. Missing
+    values and an empty table raise now; the values' problems wait for :func:`_early`, which
+    raises them in pandas' order with the problems it finds (a ``by`` that varies within a group
+    comes before negative labels)."""
     opts = plan.options
     fr = checked_frame(sdf, plan)  # before any job
     _LAST.clear()
+    numeric = type(fr.types[plan.label]).__name__ != "BooleanType"  # the schema checks refused the rest
     found = scan(
-        fr, columns=plan.columns, label=plan.label,
-        graded=any(s.info.graded for s in plan.specs), weights=weight_columns(plan), threshold=opts.threshold,
+        fr, columns=plan.columns, label=plan.label, checks=label_checks(plan, numeric),
+        weights=weight_columns(plan), threshold=opts.threshold,
         calibration=tuple(s.name for s in plan.specs if not s.info.needs_ranking), scores=plan.scores,
     )
     from pandas_rankeval.summary import driver
 
-    driver.raise_scan_errors(driver.Scan(found.n_rows + found.n_dropped, {c: n for c, n in found.missing.items() if n},
-                                         found.n_dropped, found.problems), plan)
+    driver.raise_scan_errors(_driver_scan(found), plan)  # missing values, no row left
     return fr, found
+
+
+def _driver_scan(found: Scan, problems: bool = False) -> Any:
+    """The scan's whole-table counts as the driver's :class:`~pandas_rankeval.summary.driver.Scan`
+    (with its problems of the values, and the largest label, when ``problems``)."""
+    from pandas_rankeval.summary import driver
+
+    out = driver.Scan(found.n_rows + found.n_dropped, {c: n for c, n in found.missing.items() if n},
+                      found.n_dropped, dict(found.problems) if problems else {})
+    if problems:
+        out.label_max = found.label_max
+    return out
 
 
 class SparkTables:
@@ -345,35 +335,30 @@ class SparkSource(SparkTables):
 
 
 def _early(fr: Frame, plan: Any, found: Scan) -> Any:
-    """The errors pandas raises that whole-table counts answer before any bucket
-    (:func:`pandas_rankeval.summary.driver.raise_checked`): one aggregate of distinct group keys
-    (with a relevant row; with their segments) and the largest label, when the plan needs them."""
+    """Every error pandas raises that whole-table counts answer, before any bucket, in pandas' order
+    (:func:`pandas_rankeval.summary.driver.raise_checked`): the scan's problems of the values and
+    its largest label, and, when the plan needs them, one aggregate of distinct group keys (with a
+    relevant row; with their segments)."""
     from pandas_rankeval.summary import driver
 
     F = fr.F
     o = plan.options
     lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
-    graded = any(s.info.graded for s in plan.specs)
-    numeric = type(fr.types[plan.label]).__name__ != "BooleanType"
-    exp2 = numeric and ((o.gain == "exp2" and graded) or grade_limit(plan.specs) is not None)  # the largest label
     empty = bool(plan.group) and bool(lists) and o.empty == "error"
     pairs = bool(plan.group) and bool(plan.by)
-    scan_ = driver.Scan(found.n_rows + found.n_dropped, {}, found.n_dropped, {})
-    if exp2 or empty or pairs:
+    scan_ = _driver_scan(found, problems=True)
+    if empty or pairs:
         keys = [fr.col(c) for c in plan.group]
-        rel = relevant(fr, plan.label, o.threshold)
-        aggs = [F.countDistinct(*keys).alias("groups")] if plan.group else [F.lit(0).alias("groups")]
+        aggs = [F.countDistinct(*keys).alias("groups")]
         if empty:
+            rel = relevant(fr, plan.label, o.threshold)
             aggs.append(F.countDistinct(*[F.when(rel, k) for k in keys]).alias("with_rel"))
         if pairs:
             aggs.append(F.countDistinct(*keys, *[fr.col(c) for c in plan.by]).alias("pairs"))
-        if exp2:
-            aggs.append(F.max(fr.col(plan.label)).alias("top"))
         row = _collect(fr.sdf.agg(*aggs))[0].asDict()
         scan_.n_groups = int(row["groups"])
         scan_.n_with_relevant = int(row["with_rel"]) if empty else None
         scan_.n_pairs = int(row["pairs"]) if pairs else None
-        scan_.label_max = row.get("top")
     return driver.raise_checked(SparkTables(fr, plan.label), plan, scan_)
 
 
@@ -400,9 +385,12 @@ def _compute(
     from pandas_rankeval.summary.driver import summed_group_pass
     from pandas_rankeval.summary.ranges import auc_ranges
 
+    from pandas_rankeval.summary.partition import summary_of_auc
+
     source = SparkSource(rows, plan, n_buckets, persisted)
     auc = None
     placements: dict[Any, Any] = {}
+    counted = None
     if plan.has_auc:
         counted = auc_ranges(source, plan, False, scan.n_rows, bool(delong and plan.group), source.prefix)
         auc, placements = counted.auc, counted.placements
@@ -411,6 +399,9 @@ def _compute(
         # the rows with a missing value were dropped before the buckets: the scan counted them
         summary.missing = {c: n for c, n in scan.missing.items() if n}
         summary.n_dropped = scan.n_dropped
-    else:
-        summary = _summary_of_counts(plan, scan, auc or {})
+    elif counted is not None:  # global AUC alone: rows and relevant rows as the range pass read them
+        summary = summary_of_auc(plan, counted.auc, n_rows=counted.n_rows, n_pos=counted.n_pos, missing=scan.missing,
+                                 n_dropped=scan.n_dropped)
+    else:  # pragma: no cover - a plan without groups is global AUC
+        raise ValueError(f"{plan.func}: a plan without groups must ask for global AUC")
     return summary, {"auc": auc}

@@ -21,6 +21,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pandas_rankeval.core.prepare import relevance_rule
+from pandas_rankeval.summary.problems import LabelChecks
+
 from .session import _collect, _fn, _parallelism
 
 __all__ = [
@@ -29,7 +32,6 @@ __all__ = [
 ]
 
 _BUCKET = "__pre_bucket"
-_INTEGER = ("ByteType", "ShortType", "IntegerType", "LongType")
 #: Spark types that cannot be a group or segment key (pandas cannot group by lists or dicts).
 _NOT_KEYS = ("ArrayType", "MapType", "StructType", "VariantType")
 
@@ -167,30 +169,27 @@ def _plural(n: int) -> str:
 
 
 def relevant(fr: Frame, label: Hashable, threshold: float | None) -> Any:
-    """``label > 0`` (or ``>= threshold``), compared as integers for integer labels as pandas does."""
+    """The shared rule of a relevant label (:func:`pandas_rankeval.core.prepare.relevance_rule`, of
+    the pandas dtype the label has in a bucket) as a Spark expression: integers compared as
+    integers, as pandas compares them."""
     F = fr.F
+    op, bound = relevance_rule(_pandas_dtype(fr.types[label]), threshold)
+    if op == "never":
+        return F.lit(False)
     col = fr.col(label)
-    name = type(fr.types[label]).__name__
-    if name == "BooleanType":
-        return col if threshold is None else col.cast("double") >= float(threshold)
-    if name in _INTEGER:
-        bound = 1 if threshold is None else math.ceil(threshold)
-        if bound > 2**63 - 1:
-            return F.lit(False)
-        return col >= F.lit(max(bound, -(2**63))).cast("long")
-    y = col.cast("double")
-    return (y > 0) if threshold is None else (y >= float(threshold))
+    c, b = (col, F.lit(bound).cast("long")) if isinstance(bound, int) else (col.cast("double"), F.lit(float(bound)))
+    return (c >= b) if op == ">=" else (c > b)
 
 
 class Scan:
     """What the one aggregation over the input found (rows, missing values, bad values)."""
 
-    def __init__(self, n_rows: int, missing: dict[Hashable, int], n_dropped: int, n_pos: int) -> None:
+    def __init__(self, n_rows: int, missing: dict[Hashable, int], n_dropped: int) -> None:
         self.n_rows = n_rows  # rows left to evaluate (after nan_policy="omit")
-        self.n_pos = n_pos  # relevant rows among them
         self.missing = missing  # per column, in the order the call names them
         self.n_dropped = n_dropped
         self.problems: dict[tuple, int] = {}  # as Summary.problems: the values pandas refuses, kept rows
+        self.label_max: Any = None  # the largest kept label, when asked for (gain='exp2', a metric's top grade)
 
 
 def scan(
@@ -198,17 +197,18 @@ def scan(
     *,
     columns: Sequence[Hashable],
     label: Hashable,
-    graded: bool = False,
+    checks: LabelChecks,
     weights: Sequence[Hashable] = (),
     threshold: float | None = None,
     calibration: tuple[str, ...] = (),
     scores: Sequence[Hashable] = (),
 ) -> Scan:
     """One aggregation job: rows, missing values per column, and the values pandas
-    refuses (infinite labels, negative labels for NDCG, negative or infinite weights; for the
-    ``calibration`` metrics labels other than 0/1 and ``scores`` outside [0, 1]), as whole-table
-    counts: the summary layer raises pandas' errors from them
-    (:func:`pandas_rankeval.summary.driver.raise_scan_errors`)."""
+    refuses (infinite labels, the label ``checks`` of the plan: negative labels, labels above a
+    metric's top grade, labels other than 0/1 for the calibration metrics; negative or infinite
+    weights; for the ``calibration`` metrics ``scores`` outside [0, 1]), as whole-table counts,
+    and the largest kept label when the checks ask for it: the driver raises pandas' errors from
+    them, in pandas' order (:func:`pandas_rankeval.summary.driver.raise_checked`)."""
     F = fr.F
     cols = list(dict.fromkeys(columns))
     miss = [_missing_expr(fr, c) for c in cols]
@@ -221,17 +221,20 @@ def scan(
         return F.sum(F.when(cond, 1).otherwise(0)).cast("long").alias(name)
 
     aggs = [F.count(F.lit(1)).alias("rows"), count(any_miss, "dropped")]
-    aggs.append(count(kept & relevant(fr, label, threshold), "pos"))
     aggs += [count(m, f"m{i}") for i, m in enumerate(miss)]
     y = fr.col(label)
     if _is_float(fr.types[label]):
         aggs.append(count(kept & (F.abs(y) == float("inf")), "inf_label"))
-    if graded:
+    if checks.negative:
         aggs.append(count(kept & (y.cast("double") < 0), "neg_label"))
+    if checks.grade is not None:
+        aggs.append(count(kept & (y.cast("double") > checks.grade[0]), "grade"))
+    if checks.top:
+        aggs.append(F.max(F.when(kept, y)).alias("top"))  # an integer label stays an integer
     for j, w in enumerate(weights):
         wc = fr.col(w).cast("double")
         aggs.append(count(kept & ((F.abs(wc) == float("inf")) | (wc < 0)), f"bad_w{j}"))
-    cal_label = bool(calibration) and threshold is None and type(fr.types[label]).__name__ != "BooleanType"
+    cal_label = bool(checks.binary)
     if cal_label:  # the calibration metrics' 0/1 labels: the count and the first three others
         yd = y.cast("double")
         other = kept & (yd != 0) & (yd != 1)
@@ -252,15 +255,18 @@ def scan(
             problems.setdefault(("bad_weight", w), int(row[f"bad_w{j}"]))
     if row.get("neg_label"):
         problems[("negative_label", label)] = int(row["neg_label"])
+    if checks.grade is not None and row["grade"]:
+        problems[("label_grade", (label, *checks.grade))] = int(row["grade"])
     if cal_label and row["cal_bl"]:
-        problems[("binary_label", (label, calibration))] = int(row["cal_bl"])
+        problems[("binary_label", (label, checks.binary))] = int(row["cal_bl"])
         problems.update({("binary_label:example", float(v)): 1 for v in row["cal_blx"] or []})
     for j, c in enumerate(scores if calibration else ()):
         if row[f"cal_pb{j}"]:
             problems[("probability", (c, calibration))] = int(row[f"cal_pb{j}"])
             problems[("probability:range", (c, float(row[f"cal_plo{j}"]), float(row[f"cal_phi{j}"])))] = 1
-    counts = Scan(n_rows - n_dropped, missing, n_dropped, int(row["pos"] or 0))
+    counts = Scan(n_rows - n_dropped, missing, n_dropped)
     counts.problems = problems
+    counts.label_max = row.get("top")
     return counts
 
 
