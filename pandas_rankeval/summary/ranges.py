@@ -123,7 +123,14 @@ def _layout(frame: pd.DataFrame, cols: RangeColumns, label: Hashable, threshold:
     sort = [key] if cols.key2 is None else [frame[cols.key2].to_numpy(), key]  # lexsort: the last key first
     if cols.tb is not None:
         sort.insert(0, -pd.factorize(frame[cols.tb], sort=True)[0])  # lexsort: the last key first
-    order = np.lexsort((*sort, seg, rng, sid))
+    # (score, range) as one int64 in their lexicographic order, and the segment only with by=:
+    # the same order from a sort of fewer keys
+    lo, span = int(rng.min()), int(rng.max() - rng.min()) + 1
+    if span * (int(sid.max()) + 1) < 2**62 and int(sid.min()) >= 0:
+        outer: tuple[np.ndarray, ...] = (sid * span + (rng - lo),)
+    else:  # pragma: no cover - a range table of that many ranges
+        outer = (rng, sid)
+    order = np.lexsort((*sort, *((seg,) if cols.by else ()), *outer))
     sid, rng, seg = sid[order], rng[order], seg[order]
     block = np.r_[True, (sid[1:] != sid[:-1]) | (rng[1:] != rng[:-1]) | (seg[1:] != seg[:-1])]
     change = block.copy()

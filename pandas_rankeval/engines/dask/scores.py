@@ -109,13 +109,34 @@ def _read(plan: Plan) -> list[Hashable]:
 
 
 def _meta(dtypes: pd.Series, cols: RangeColumns) -> pd.DataFrame:
-    out: dict[Hashable, Any] = {cols.sid: pd.Series(dtype=np.int64), cols.range: pd.Series(dtype=np.int64)}
+    """The counted keys' columns: 32-bit score index, range and rows (a key's rows in one input
+    partition fit; the range functions add them in int64), so the range shuffle moves ~21 bytes a
+    key instead of 33."""
+    out: dict[Hashable, Any] = {cols.sid: pd.Series(dtype=np.int32), cols.range: pd.Series(dtype=np.int32)}
     for c in cols.keys:
         out[c] = pd.Series(dtype=np.uint64 if c == cols.key else dtypes[c])  # type: ignore[call-overload]
-    out[cols.n] = pd.Series(dtype=np.int64)
+    out[cols.n] = pd.Series(dtype=np.int32)
     if cols.w is not None:
         out[cols.w] = pd.Series(dtype=np.float64)
     return pd.DataFrame(out)
+
+
+#: Distinct labels up to which a partition's keys are counted by one sort and one bincount.
+_FEW_LABELS = 8
+
+
+def _count_sorted(key: np.ndarray, label: pd.Series, cols: RangeColumns) -> pd.DataFrame | None:
+    """Rows per distinct (order key, label) by ``np.unique`` of the keys and one ``bincount`` of
+    (key, label) codes: no segment, tie-break or weight, and at most :data:`_FEW_LABELS` labels
+    (None otherwise). The same rows and counts as the groupby, in key order."""
+    codes, labels = pd.factorize(label, sort=False, use_na_sentinel=False)
+    n_lab = len(labels)
+    if n_lab > _FEW_LABELS:
+        return None
+    uniq, inv = np.unique(key, return_inverse=True)
+    counts = np.bincount(inv.reshape(-1) * n_lab + codes, minlength=uniq.shape[0] * n_lab)
+    nz = np.flatnonzero(counts)
+    return pd.DataFrame({cols.key: uniq[nz // n_lab], cols.label: labels.take(nz % n_lab), cols.n: counts[nz]})
 
 
 def _count_keys(pdf: pd.DataFrame, plan: Plan, cols: RangeColumns, cuts: list[np.ndarray] | None, n_ranges: int,
@@ -129,16 +150,20 @@ def _count_keys(pdf: pd.DataFrame, plan: Plan, cols: RangeColumns, cuts: list[np
     if len(pdf) == 0:
         return meta
     other = [c for c in cols.keys if c != cols.key]
+    plain = not cols.by and cols.tb is None and cols.w is None
     frames = []
     for i, s in enumerate(plan.scores):
-        f = pdf[other].reset_index(drop=True)
-        f[cols.key] = _score_keys(pdf, s)
-        grouped = f.assign(**({cols.w: pdf[plan.options.sample_weight].to_numpy(dtype=np.float64)} if cols.w else {}))
-        g = grouped.groupby(cols.keys, sort=False, observed=True, dropna=False)
-        counted = g.size().rename(cols.n).to_frame()
-        if cols.w is not None:
-            counted[cols.w] = g[cols.w].sum()
-        counted = counted.reset_index()
+        key = _score_keys(pdf, s)
+        counted = _count_sorted(key, pdf[cols.label], cols) if plain else None
+        if counted is None:
+            f = pdf[other].reset_index(drop=True)
+            f[cols.key] = key
+            grouped = f.assign(**({cols.w: pdf[plan.options.sample_weight].to_numpy(dtype=np.float64)} if cols.w else {}))
+            g = grouped.groupby(cols.keys, sort=False, observed=True, dropna=False)
+            counted = g.size().rename(cols.n).to_frame()
+            if cols.w is not None:
+                counted[cols.w] = g[cols.w].sum()
+            counted = counted.reset_index()
         counted[cols.sid] = i
         r = np.searchsorted(cuts[i], counted[cols.key].to_numpy(), side="right") if cuts is not None else 0
         counted[cols.range] = i * n_ranges + r
@@ -213,7 +238,7 @@ def _assign_ranges(pdf: pd.DataFrame, cuts: list[np.ndarray], n_ranges: int, col
     for i in np.unique(sid).tolist():
         sel = sid == i
         rng[sel] = i * n_ranges + np.searchsorted(cuts[i], keys[sel], side="right")
-    out[cols.range] = rng
+    out[cols.range] = rng.astype(out[cols.range].dtype)
     return out
 
 
