@@ -380,7 +380,8 @@ def test_labels_read_as_pandas_reads_them(spark, frame):
     """Spark reads a label's relevance with the shared code (the range pass on the executors,
     ``core.prepare.relevance_rule`` in its aggregates): graded labels under thresholds, bool
     labels, nulls and NaN labels dropped under nan_policy='omit', and global AUC alone (its rows
-    and relevant rows from the range pass) equal pandas, coverage included."""
+    and relevant rows from the range pass) equal pandas, coverage included (a wrong count of
+    relevant rows would make the AUC NaN or change the coverage's rows)."""
     df = frame.assign(flag=frame["y"].astype(bool), fy=frame["grade"].astype(float))
     df.loc[df.index[::9], "fy"] = np.nan  # NaN labels (missing for pandas)
     sdf = spark.createDataFrame(df)
@@ -396,7 +397,7 @@ def test_labels_read_as_pandas_reads_them(spark, frame):
         for case in cases[1:4]:  # global AUC alone: no group pass, the range pass's counts
             got, want = prs.auc(sdf, score="s_tie", **case), pre.auc(pdf, score="s_tie", **case)
             assert abs(float(got) - float(want)) <= TOL, case
-            assert (got.coverage.n_rows, got.coverage.n_pos) == (want.coverage.n_rows, want.coverage.n_pos), case
+            assert got.coverage == want.coverage, case
 
 
 def test_label_errors_in_pandas_order_before_any_bucket(monkeypatch, spark, frame):
