@@ -96,3 +96,29 @@ def test_the_adapters_on_the_driver_run_its_passes() -> None:
                 "engines/spark/__init__.py"]:
         defined, _ = _names(ROOT / rel)
         assert {"score_ranges", "map_ranges", "place_ranges", "join"} <= defined, rel
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint64", "bool", "float32", "float64",
+                                   "Int64", "Float64"])
+def test_the_shared_relevance_rule_reads_labels_as_pandas(dtype: str) -> None:
+    """``core.prepare.relevance_rule`` (what the Spark, LazyFrame and DuckDB aggregates translate)
+    marks the rows that ``label_levels`` marks relevant, for every label dtype and threshold,
+    integer bounds past the dtype's range included."""
+    import numpy as np
+    import pandas as pd
+
+    from pandas_rankeval.core.prepare import label_levels, relevance_rule
+    from pandas_rankeval.core.validation import numeric_values
+
+    raw = {"bool": [True, False, True], "uint8": [0, 1, 255], "uint64": [0, 1, 2**64 - 1]}.get(dtype, [-3, 0, 1, 2, 7])
+    values = pd.Series(raw).astype(dtype)
+    y = numeric_values(values, "y", "label", keep_int=True)
+    for threshold in [None, -1e20, -3.0, -0.5, 0.0, 0.5, 1, 1.5, 2, 7.0, 200.0, 2.0**63, 1e20]:
+        want = np.asarray(label_levels(y, threshold, graded=False).rel, dtype=bool)
+        op, bound = relevance_rule(values.dtype, threshold)
+        if op == "never":
+            got = np.zeros(len(values), dtype=bool)
+        else:
+            x = y.astype(object) if isinstance(bound, int) else y.astype(np.float64)  # exact ints, as the engines
+            got = np.array([(v >= bound) if op == ">=" else (v > bound) for v in x], dtype=bool)
+        assert got.tolist() == want.tolist(), (dtype, threshold, op, bound)
