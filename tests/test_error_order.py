@@ -114,3 +114,19 @@ def test_sample_weight_with_a_list_metric_is_refused_first() -> None:
     assert want[1].startswith("The 'sample_weight' parameter of report applies to 'auc', 'gauc'")
     for make in ENGINES.values():
         assert _first_error(make(d), kw) == want
+
+
+@pytest.mark.parametrize("weight", ["callable", "series"])
+def test_a_group_weight_error_comes_before_groups_with_no_relevant_row(weight: str) -> None:
+    """pandas refuses a bad group weight before it meets a group with no relevant row under
+    ``empty='error'``. Dask (and Spark) recount the values they cannot see on a weight error when a
+    calibration metric reads the scores: that recount ran with ``empty='error'`` and raised the empty
+    group first (found by the audit of issue 28)."""
+    d = BASE.assign(y=BASE.y.where(BASE.g != 5, 0))  # group 5: no relevant row
+    w: Any = (lambda st: st["n"] - 2.0 - (st.index == 3)) if weight == "callable" else pd.Series(
+        [1.0, 1.0, -1.0, 1.0, 1.0], index=[1, 2, 3, 4, 5])
+    kw = {"metrics": ["gauc", "ndcg", "logloss"], "empty": "error", "weight": w}
+    want = _first_error(d, kw)
+    assert "'weight'" in want[1] and "1 groups" in want[1], want
+    for name, make in ENGINES.items():
+        assert _first_error(make(d), kw) == want, name

@@ -311,8 +311,10 @@ def raise_summed_early(source: Summed, plan: Plan) -> Plan:
         return raise_from_tables(source, plan)
     except ValueError:
         if _values_unseen(plan):
-            unweighted = dataclasses.replace(plan, options=dataclasses.replace(plan.options, weight=None))
-            raise_scan_errors(summed_group_pass(source, unweighted, {}), plan)
+            # counting only: no weight (the one that raised) and no empty='error' (it comes after
+            # a weight error in pandas' order, and the group pass would raise it first)
+            counting = dataclasses.replace(plan, options=dataclasses.replace(plan.options, weight=None, empty="zero"))
+            raise_scan_errors(summed_group_pass(source, counting, {}), counting)
         raise
 
 
