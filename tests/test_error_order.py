@@ -130,3 +130,27 @@ def test_a_group_weight_error_comes_before_groups_with_no_relevant_row(weight: s
     assert "'weight'" in want[1] and "1 groups" in want[1], want
     for name, make in ENGINES.items():
         assert _first_error(make(d), kw) == want, name
+
+
+@pytest.mark.parametrize("func", ["report", "per_group"])
+@pytest.mark.parametrize("weight", ["callable", "series"])
+def test_a_missing_value_comes_before_a_group_weight_error(func: str, weight: str) -> None:
+    """Under nan_policy='raise' pandas counts the missing values first. Dask's early weight check
+    reads the complete rows only, so it raised the weight error where pandas names the missing
+    scores (report and the lazy per_group; found by the audit of issue 28)."""
+    d = BASE.assign(s=BASE.s.where(~BASE.index.isin([1, 6, 9]), np.nan))
+    w: Any = (lambda st: st["n"] - 2.0 - (st.index == 3)) if weight == "callable" else pd.Series(
+        [1.0, 1.0, -1.0, 1.0, 1.0], index=[1, 2, 3, 4, 5])
+    kw: dict[str, Any] = {"group": "g", "label": "y", "metrics": ["mrr"], "weight": w}
+    kw.update({"scores": ["s"]} if func == "report" else {"score": "s"})
+
+    def error(frame: Any) -> str:
+        with pytest.raises(ValueError) as info:
+            out = getattr(pre, func)(frame, **kw)
+            getattr(out, "compute", lambda: None)()
+        return f"{type(info.value).__name__}: {info.value}"
+
+    want = error(BASE.assign(s=d.s))
+    assert "has 3 missing values" in want
+    for name, make in ENGINES.items():
+        assert error(make(d)) == want, name

@@ -279,11 +279,12 @@ def summed_group_pass(source: Summed, plan: Plan, placements: dict[Hashable, Any
 
 def _values_unseen(plan: Plan) -> bool:
     """Whether some value pandas checks before a weight or an empty group is outside the rows per
-    (group key, label) that the early checks read: the scores of a calibration metric, a sample
-    weight or a weight column."""
+    (group key, label) that the early checks read: a missing value under ``nan_policy='raise'``
+    (those counts hold the complete rows only), the scores of a calibration metric, a sample weight
+    or a weight column."""
     o = plan.options
-    return (any(not s.info.needs_ranking for s in plan.specs) or o.sample_weight is not None
-            or (isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES))
+    return (o.nan_policy == "raise" or any(not s.info.needs_ranking for s in plan.specs)
+            or o.sample_weight is not None or (isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES))
 
 
 def raise_from_tables(source: Tables, plan: Plan) -> Plan:

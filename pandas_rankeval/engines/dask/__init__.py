@@ -70,7 +70,6 @@ import pandas as pd
 from pandas_rankeval.core.validation import missing_mask
 from pandas_rankeval.summary.driver import (
     evaluate_summed,
-    raise_from_tables,
     raise_summed_early,
 )
 from pandas_rankeval.summary.plan import Plan
@@ -266,15 +265,18 @@ def distinct(ddf: Any, column: Any) -> list[Any]:
 
 def per_group(ddf: Any, plan: Plan, options: dict[str, Any]) -> Any:
     """Nothing is computed: the rows are shuffled by group key and every partition builds its
-    groups' table. Missing values under ``nan_policy="raise"`` raise when the result is computed,
-    with the count of the partition that holds them."""
+    groups' table. A weight Series or callable and ``empty='error'`` are checked now, on the whole
+    table (with a missing value found first as pandas finds it). Missing values under
+    ``nan_policy="raise"`` and the labels' problems (negative, infinite, above ERR's grade 4, other
+    than 0/1 for a calibration metric) raise when the result is computed, with the count of the
+    partition that holds them (a whole-table count would cost one more read of the input)."""
     keys = list(plan.group)
     flat = len(keys) > 1
     if flat:  # the keys become columns beside the table's: none may be named like one (before any work)
         check_flat_names(plan, "Dask")
     ddf = _with_index(ddf, plan.columns)
     source = DaskSource(ddf, plan, options.get("npartitions"))
-    plan = raise_from_tables(source, plan)  # pandas' errors the whole table answers, now
+    plan = raise_summed_early(source, plan)  # pandas' errors the whole table answers, now
     meta = schema(ddf)
     columns = {
         "n": pd.Series(dtype=np.int64),
