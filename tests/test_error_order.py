@@ -154,3 +154,28 @@ def test_a_missing_value_comes_before_a_group_weight_error(func: str, weight: st
     assert "has 3 missing values" in want
     for name, make in ENGINES.items():
         assert error(make(d)) == want, name
+
+
+def test_spark_raises_pandas_first_error_before_any_bucket(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spark's scan raised the values' problems (negative labels, labels other than 0/1, scores
+    outside [0, 1]) before a ``by`` that varies within a group and the labels above ERR's top grade
+    joined them, and did not count those labels at all (they came from the buckets): two tables of
+    three problems each, pandas' first error with its whole-table count, before any bucket (found by
+    the audit of issue 28; the other engines: test_every_engine_raises_pandas_first_error)."""
+    import pandas_rankeval.engines.spark as se
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a bucket or score pass ran before the error")
+
+    for attr in ["_compute", "_auc_counts", "with_bucket"]:
+        monkeypatch.setattr(se, attr, never)
+    by_first, _ = _table(("mixed_by", "negative_label"))
+    by_first = PROBLEMS["probability"][0](by_first)
+    grade_first = PROBLEMS["empty"][0](PROBLEMS["probability"][0](BASE.assign(y=BASE.y.where(BASE.index != 3, 9))))
+    grade_first = PROBLEMS["label_grade"][0](grade_first)
+    for d, kw, mark in [(by_first, {"by": "seg"}, "must be constant"),
+                        (grade_first, {"empty": "error"}, "2 rows above grade 4 (labels up to 9)")]:
+        kw = {**kw, "metrics": ["gauc", "ndcg", "err", "logloss"]}
+        want = _first_error(d, kw)
+        assert mark in want[1]
+        assert _first_error(spark.createDataFrame(d), kw) == want

@@ -241,11 +241,14 @@ def _scan_plan(sdf: Any, plan: Any) -> tuple[Frame, Scan]:
         fr, columns=plan.columns, label=plan.label,
         graded=any(s.info.graded for s in plan.specs), weights=weight_columns(plan), threshold=opts.threshold,
         calibration=tuple(s.name for s in plan.specs if not s.info.needs_ranking), scores=plan.scores,
+        grade=grade_limit(plan.specs),
     )
     from pandas_rankeval.summary import driver
 
+    # missing values and an empty table now; the values' problems with the early ones (:func:`_early`),
+    # where a by that varies within a group and the largest label join them in pandas' order
     driver.raise_scan_errors(driver.Scan(found.n_rows + found.n_dropped, {c: n for c, n in found.missing.items() if n},
-                                         found.n_dropped, found.problems), plan)
+                                         found.n_dropped, {}), plan)
     return fr, found
 
 
@@ -358,7 +361,7 @@ def _early(fr: Frame, plan: Any, found: Scan) -> Any:
     exp2 = numeric and ((o.gain == "exp2" and graded) or grade_limit(plan.specs) is not None)  # the largest label
     empty = bool(plan.group) and bool(lists) and o.empty == "error"
     pairs = bool(plan.group) and bool(plan.by)
-    scan_ = driver.Scan(found.n_rows + found.n_dropped, {}, found.n_dropped, {})
+    scan_ = driver.Scan(found.n_rows + found.n_dropped, {}, found.n_dropped, dict(found.problems))
     if exp2 or empty or pairs:
         keys = [fr.col(c) for c in plan.group]
         rel = relevant(fr, plan.label, o.threshold)

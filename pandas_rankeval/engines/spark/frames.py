@@ -203,12 +203,13 @@ def scan(
     threshold: float | None = None,
     calibration: tuple[str, ...] = (),
     scores: Sequence[Hashable] = (),
+    grade: tuple[float, tuple[str, ...]] | None = None,
 ) -> Scan:
     """One aggregation job: rows, missing values per column, and the values pandas
-    refuses (infinite labels, negative labels for NDCG, negative or infinite weights; for the
-    ``calibration`` metrics labels other than 0/1 and ``scores`` outside [0, 1]), as whole-table
-    counts: the summary layer raises pandas' errors from them
-    (:func:`pandas_rankeval.summary.driver.raise_scan_errors`)."""
+    refuses (infinite labels, negative labels for NDCG, labels above ``grade``'s top grade (ERR),
+    negative or infinite weights; for the ``calibration`` metrics labels other than 0/1 and
+    ``scores`` outside [0, 1]), as whole-table counts: the summary layer raises pandas' errors
+    from them, in pandas' order (:func:`pandas_rankeval.summary.driver.raise_scan_errors`)."""
     F = fr.F
     cols = list(dict.fromkeys(columns))
     miss = [_missing_expr(fr, c) for c in cols]
@@ -228,6 +229,8 @@ def scan(
         aggs.append(count(kept & (F.abs(y) == float("inf")), "inf_label"))
     if graded:
         aggs.append(count(kept & (y.cast("double") < 0), "neg_label"))
+    if graded and grade is not None:  # labels above the top grade (the example: the largest label)
+        aggs.append(count(kept & (y.cast("double") > float(grade[0])), "grade_label"))
     for j, w in enumerate(weights):
         wc = fr.col(w).cast("double")
         aggs.append(count(kept & ((F.abs(wc) == float("inf")) | (wc < 0)), f"bad_w{j}"))
@@ -252,6 +255,8 @@ def scan(
             problems.setdefault(("bad_weight", w), int(row[f"bad_w{j}"]))
     if row.get("neg_label"):
         problems[("negative_label", label)] = int(row["neg_label"])
+    if row.get("grade_label") and grade is not None:
+        problems[("label_grade", (label, *grade))] = int(row["grade_label"])
     if cal_label and row["cal_bl"]:
         problems[("binary_label", (label, calibration))] = int(row["cal_bl"])
         problems.update({("binary_label:example", float(v)): 1 for v in row["cal_blx"] or []})
