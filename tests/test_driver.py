@@ -23,7 +23,8 @@ ENGINES = sorted(p for p in (ROOT / "engines").rglob("*.py"))
 
 #: The driver's passes (and its checks): defined in summary/driver.py only.
 PASSES = {"evaluate", "checked", "raise_early", "raise_from_counts", "raise_scan_errors", "needs_counts", "group_pass",
-          "per_group_parts", "bucket_count", "evaluate_summed", "summed_group_pass", "split_summary", "raise_from_tables"}
+          "per_group_parts", "bucket_count", "evaluate_summed", "summed_group_pass", "split_summary", "raise_from_tables",
+          "raise_summed_early"}
 #: The global-AUC range pass (per-range counts, chaining, placements): defined in summary/ranges.py only.
 RANGES = {"auc_ranges", "range_counts", "range_placements"}
 #: The checks that raise pandas' errors from whole-table counts: the driver calls them, no engine does.
@@ -78,7 +79,7 @@ def test_the_adapters_on_the_driver_run_its_passes() -> None:
         assert {"evaluate", "per_group_parts"} <= used, rel
     # Dask: every pass through the driver's summed form (buckets and ranges reduced on the workers)
     _, used = _names(ROOT / "engines" / "dask" / "__init__.py")
-    assert {"evaluate_summed", "raise_from_tables"} <= used
+    assert {"evaluate_summed", "raise_summed_early"} <= used
     # their sources give the range pass its primitives (no pass of their own)
     # Spark: the range pass and the summed group pass of the driver, after its own scan
     _, used = _names(ROOT / "engines" / "spark" / "__init__.py")

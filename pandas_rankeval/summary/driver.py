@@ -37,6 +37,7 @@ from ..core.coverage import empty_error
 from ..core.evaluate import exp2_overflow
 from ..core.options import WEIGHT_NAMES
 from ..core.segments import mixed_by_of_pairs
+from ..core.validation import missing_values_error
 from .checks import needs_group_stats, weights_once
 from .finalize import raise_input_errors
 from .partition import summarize, summary_of_auc
@@ -139,6 +140,12 @@ class Summed(Tables, Ranges, Protocol):
     along with the group pass (its summed summary), so it has no scan of its own."""
 
     prefix: str
+
+    def missing(self) -> dict[Hashable, int]:
+        """The missing values of each column of the plan over the whole table (one aggregate;
+        columns with none left out): asked for only on the way to an error, which pandas would
+        raise after them."""
+        ...
 
     def bucket_total(self, whole: bool) -> int:
         """The buckets :meth:`reduce_buckets` makes (``whole``: of whole groups)."""
@@ -279,12 +286,11 @@ def summed_group_pass(source: Summed, plan: Plan, placements: dict[Hashable, Any
 
 def _values_unseen(plan: Plan) -> bool:
     """Whether some value pandas checks before a weight or an empty group is outside the rows per
-    (group key, label) that the early checks read: a missing value under ``nan_policy='raise'``
-    (those counts hold the complete rows only), the scores of a calibration metric, a sample weight
-    or a weight column."""
+    (group key, label) that the early checks read: the scores of a calibration metric, a sample
+    weight or a weight column."""
     o = plan.options
-    return (o.nan_policy == "raise" or any(not s.info.needs_ranking for s in plan.specs)
-            or o.sample_weight is not None or (isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES))
+    return (any(not s.info.needs_ranking for s in plan.specs) or o.sample_weight is not None
+            or (isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES))
 
 
 def raise_from_tables(source: Tables, plan: Plan) -> Plan:
@@ -305,12 +311,17 @@ def raise_from_tables(source: Tables, plan: Plan) -> Plan:
 
 
 def raise_summed_early(source: Summed, plan: Plan) -> Plan:
-    """:func:`raise_from_tables` for an engine that sums its buckets where they lie. When it raises
-    and a value it cannot see may come first in pandas' order (:func:`_values_unseen`), the group
-    pass counts the values (on this error only) and raises what pandas raises first."""
+    """:func:`raise_from_tables` for an engine that sums its buckets where they lie. When it raises,
+    missing values (``nan_policy='raise'``; those counts hold the complete rows only) are counted by
+    one aggregate and raised first, as pandas does; when a value it cannot see may come first in
+    pandas' order (:func:`_values_unseen`), the group pass counts the values (on this error only)
+    and raises what pandas raises first."""
     try:
         return raise_from_tables(source, plan)
     except ValueError:
+        missing = source.missing() if plan.options.nan_policy == "raise" else {}
+        if missing:
+            raise missing_values_error({c: missing[c] for c in plan.columns if missing.get(c)}) from None
         if _values_unseen(plan):
             # counting only: no weight (the one that raised) and no empty='error' (it comes after
             # a weight error in pandas' order, and the group pass would raise it first)

@@ -149,6 +149,13 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- #
 # The driver's primitives on a Dask DataFrame
 # --------------------------------------------------------------------------- #
+def _missing_counts(pdf: pd.DataFrame, cols: list[Hashable]) -> pd.DataFrame:
+    """One partition's missing values per column (pandas' rule, :func:`missing_mask`), as one row
+    with the columns' positions as names (any user name is safe)."""
+    return pd.DataFrame([[int(missing_mask(pdf.iloc[:, i]).sum()) for i in range(len(cols))]],
+                        columns=range(len(cols)), dtype=np.int64)
+
+
 class DaskSource:
     """A Dask DataFrame's primitives for the driver (:class:`pandas_rankeval.summary.driver.Summed`):
     count by keys, cut into ranges, map over ranges and over buckets of whole groups, merge a
@@ -163,6 +170,12 @@ class DaskSource:
         self.cols = range_columns(plan, self.prefix)
         self.counted: Counted | None = None  # persisted counted keys (clustered DeLong)
         self.samples: dict[int, np.ndarray] | None = None  # sampled order keys (from the group pass)
+
+    def missing(self) -> dict[Hashable, int]:
+        cols = list(dict.fromkeys(self.plan.columns))
+        meta = pd.DataFrame({i: pd.Series(dtype=np.int64) for i in range(len(cols))})
+        counts = self.ddf[cols].map_partitions(_missing_counts, cols, meta=meta).sum().compute()
+        return {c: int(counts.iloc[i]) for i, c in enumerate(cols) if int(counts.iloc[i])}
 
     # Tables
     def distinct_rows(self, columns: list[Hashable], keep: bool) -> pd.DataFrame:  # pragma: no cover - no scan
