@@ -9,14 +9,17 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .core.registry import namespace_methods
+from .core.registry import metric_functions, namespace_methods
 from .engines import frame_kind
 
 __all__ = ["FORWARDED", "forward", "forward_all"]
 
 #: The public functions each old module forwards (from the registry), with the metric names that
-#: differ from their function (``map``).
-FORWARDED: dict[str, str] = namespace_methods()
+#: differ from their function (``map``) and the function's other public names
+#: (``mean_average_precision``, ``map_``): every metric name of :mod:`pandas_rankeval`.
+FORWARDED: dict[str, str] = {
+    **namespace_methods(), **{name: m.function for name, m in metric_functions().items()}
+}
 
 
 def forward_all(

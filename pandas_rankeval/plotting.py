@@ -577,7 +577,7 @@ def plot_comparison(
         sub = t.iloc[pos]
         _forest(panel, sub, _layout_rows(sub, per_metric=True), rel, annotate, [colors[i] for i in pos],
                 [markers[i] for i in pos], base_col)
-        panel.set_title(str(metric), loc="left", fontsize="medium", fontweight="bold")
+        panel.set_title(_metric_heading(metric), loc="left", fontsize="medium", fontweight="bold")
     axes[-1].set_xlabel(f"{xlabel}{unit if rel else ''}")
     # the title heads the legend: one block above the panels, as many columns as the width holds
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # stubs narrower than runtime
@@ -589,6 +589,18 @@ def plot_comparison(
             break
         legend.remove()
     return axes
+
+
+def _metric_heading(metric: Any) -> str:
+    """A metric panel's title: its name, and which way is better when it is not "higher" (from
+    the registry: ``"logloss (lower is better)"``, ``"pcoc (closer to 1 is better)"``)."""
+    from .core.registry import parse_metric
+
+    try:
+        direction = parse_metric(str(metric)).info.direction
+    except (TypeError, ValueError):  # a hand-made table's own label
+        return str(metric)
+    return str(metric) if direction == "higher" else f"{metric} ({direction} is better)"
 
 
 def _legend_right_of_texts(ax: Any, handles: list[Any] | None) -> Any:

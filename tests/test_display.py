@@ -348,3 +348,27 @@ def test_progress_bar_without_ipywidgets_is_the_text_bar(monkeypatch) -> None:
         bar.update(3)
         bar.close()
     assert type(bar.bar) is tqdm.std.tqdm
+
+
+def test_text_parts_are_even_never_one_narrow_group_left_over() -> None:
+    """Issue 28, item 9: at 120 columns the full comparison by segment put ``groups_used`` alone
+    into a second block of every row. Parts are as few as fit the width, and as even as they can
+    be: two parts of two groups each here, every part within the width."""
+    from pandas_rankeval.display.layout import Shown, to_text
+
+    index = pd.MultiIndex.from_product([["desktop", "mobile"], ["model_b", "model_c"], ["gauc", "ndcg@10"]],
+                                       names=["device", "model", "metric"])
+    cols = ["baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm", "significant",
+            "groups_used"]
+    frame = pd.DataFrame([["0.6576", "0.7700", "+0.1123", "+17.1%", "+0.0719", "+0.1637", "8.80e-6", "1.14e-4",
+                           "▲ better", "1,781"]] * len(index), index=index, columns=cols)
+    shown = Shown(frame, [[0, 1], [2, 3, 4, 5], [6, 7, 8], [9]])
+    text = to_text(shown, width=120)
+    blocks = text.strip().split("\n\n")
+    heads = [b.splitlines()[0].split()[3:] for b in blocks]
+    assert heads == [cols[:6], cols[6:]]
+    assert max(len(line) for line in text.splitlines()) <= 120
+    # what fits in one part stays one part; at 60 columns every group needs a part of its own
+    assert len(to_text(shown, width=200).strip().split("\n\n")) == 1
+    narrow = to_text(shown, width=60)
+    assert len(narrow.strip().split("\n\n")) == 4 and max(len(line) for line in narrow.splitlines()) <= 60

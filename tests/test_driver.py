@@ -24,7 +24,7 @@ ENGINES = sorted(p for p in (ROOT / "engines").rglob("*.py"))
 #: The driver's passes (and its checks): defined in summary/driver.py only.
 PASSES = {"evaluate", "checked", "raise_early", "raise_from_counts", "raise_scan_errors", "needs_counts", "group_pass",
           "per_group_parts", "bucket_count", "evaluate_summed", "summed_group_pass", "split_summary", "raise_from_tables",
-          "segment_pass", "evaluate_segmented", "segment_mode"}
+          "segment_pass", "evaluate_segmented", "segment_mode", "raise_summed_early"}
 #: The global-AUC range pass (per-range counts, chaining, placements): defined in summary/ranges.py only.
 RANGES = {"auc_ranges", "range_counts", "range_placements"}
 #: The checks that raise pandas' errors from whole-table counts: the driver calls them, no engine does.
@@ -86,7 +86,7 @@ def test_the_adapters_on_the_driver_run_its_passes() -> None:
     # Dask: every pass through the driver's summed form (buckets and ranges reduced on the workers),
     # segment mode included (buckets of whole segments: its one primitive more)
     defined, used = _names(ROOT / "engines" / "dask" / "__init__.py")
-    assert {"evaluate_segmented", "raise_from_tables"} <= used
+    assert {"evaluate_segmented", "raise_summed_early"} <= used
     assert {"segment_rows", "reduce_segments"} <= defined
     # their sources give the range pass its primitives (no pass of their own)
     # Spark: the range pass and the summed group pass of the driver, after its own scan

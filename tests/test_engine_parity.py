@@ -164,6 +164,7 @@ METRIC_CASES = [
     ("hit_rate", "int", {"k": 1, "weight": "count"}),
     ("err", "multi", {"k": 4, "weight": "clicks", "threshold": 2}),
     ("err", "nulls-omit", {"ties": "pessimistic"}),
+    ("rbp", "int", {"p": 0.6, "ties": "optimistic", "tiebreak": "tb", "weight": "clicks"}),
 ]
 
 
@@ -212,7 +213,8 @@ def test_per_group(engine, engine_frame, case):
 
 REPORT_CASES = [
     ("int", {"metrics": ["auc", "gauc", "mrr", "ndcg@5", "precision@2"], "by": "seg", "ci": 0.9, "n_boot": 60, "seed": 3}),
-    ("multi", {"metrics": ["gauc", "map@3", "hit_rate@2"], "ci": 0.8, "n_boot": 40, "ci_method": "studentized"}),
+    ("multi", {"metrics": ["gauc", "map@3", "hit_rate@2", "rbp@0.7", "err@3"], "ci": 0.8, "n_boot": 40,
+               "ci_method": "studentized"}),
     ("nulls-omit", {"metrics": ["auc", "gauc", "recall@3"], "tiebreak": "tb"}),
 ]
 
@@ -226,7 +228,7 @@ def test_report(engine, engine_frame, case, options):
 
 
 COMPARE_CASES = [
-    ("str", {"metrics": ["auc", "gauc", "mrr", "ndcg@3"], "by": "seg", "n_boot": 60, "seed": 5}),
+    ("str", {"metrics": ["auc", "gauc", "mrr", "ndcg@3", "rbp@0.8", "err"], "by": "seg", "n_boot": 60, "seed": 5}),
     ("int", {"metrics": ["gauc", "precision@2"], "method": "bootstrap", "ci_method": "studentized", "n_boot": 40}),
 ]
 
@@ -433,6 +435,29 @@ def test_polars_lazy_categorical_tiebreak_ranks_by_category_order(kind):
     want = pre.report(ref, **kw)
     assert_same(pre.report(frame, **kw), want)
     assert_same(call("polars-lazy", "report", frame.lazy(), **kw), want)
+
+
+def test_duckdb_enum_tiebreak_ranks_by_category_order():
+    """A pandas Categorical tie-break becomes a DuckDB ENUM; the range and bucket reads ranked it by
+    each Arrow batch's own dictionary (auc 0.5176 where pandas gives 0.5312 and lexical order
+    0.5222; found by the audit of issue 28). It ranks by the enum's order, pandas' codes."""
+    duckdb = pytest.importorskip("duckdb")
+    rng = np.random.default_rng(1)
+    n = 600
+    cats = ["zeta-i28", "alpha-i28", "mid-i28"]  # neither lexical nor reversed
+    df = pd.DataFrame({"g": rng.integers(0, 60, n), "y": rng.integers(0, 2, n), "s": np.round(rng.random(n) * 5) / 5,
+                       "tb": pd.Categorical(np.array(cats)[rng.integers(0, 3, n)], categories=cats)})
+    con = duckdb.connect()
+    rel = con.from_df(df)
+    assert "ENUM" in str(rel.types[-1])
+    kw = dict(group="g", label="y", scores="s", tiebreak="tb", metrics=["auc", "gauc", "mrr", "map"])
+    want = pre.report(df, **kw)
+    assert want.loc["s", "auc"] != pre.report(df.assign(tb=df["tb"].astype(str)), **kw).loc["s", "auc"]
+    assert_same(call("duckdb", "report", rel, **kw), want)
+    pg = dict(group="g", label="y", score="s", tiebreak="tb", metrics=["mrr"])
+    got = as_pandas(call("duckdb", "per_group", rel, **pg), "g")
+    np.testing.assert_allclose(got["mrr"].to_numpy(float), pre.per_group(df, **pg).sort_index()["mrr"].to_numpy(float))
+    con.close()
 
 
 # --------------------------------------------------------------------------- #

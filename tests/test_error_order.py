@@ -114,3 +114,68 @@ def test_sample_weight_with_a_list_metric_is_refused_first() -> None:
     assert want[1].startswith("The 'sample_weight' parameter of report applies to 'auc', 'gauc'")
     for make in ENGINES.values():
         assert _first_error(make(d), kw) == want
+
+
+@pytest.mark.parametrize("weight", ["callable", "series"])
+def test_a_group_weight_error_comes_before_groups_with_no_relevant_row(weight: str) -> None:
+    """pandas refuses a bad group weight before it meets a group with no relevant row under
+    ``empty='error'``. Dask (and Spark) recount the values they cannot see on a weight error when a
+    calibration metric reads the scores: that recount ran with ``empty='error'`` and raised the empty
+    group first (found by the audit of issue 28)."""
+    d = BASE.assign(y=BASE.y.where(BASE.g != 5, 0))  # group 5: no relevant row
+    w: Any = (lambda st: st["n"] - 2.0 - (st.index == 3)) if weight == "callable" else pd.Series(
+        [1.0, 1.0, -1.0, 1.0, 1.0], index=[1, 2, 3, 4, 5])
+    kw = {"metrics": ["gauc", "ndcg", "logloss"], "empty": "error", "weight": w}
+    want = _first_error(d, kw)
+    assert "'weight'" in want[1] and "1 groups" in want[1], want
+    for name, make in ENGINES.items():
+        assert _first_error(make(d), kw) == want, name
+
+
+@pytest.mark.parametrize("func", ["report", "per_group"])
+@pytest.mark.parametrize("weight", ["callable", "series"])
+def test_a_missing_value_comes_before_a_group_weight_error(func: str, weight: str) -> None:
+    """Under nan_policy='raise' pandas counts the missing values first. Dask's early weight check
+    reads the complete rows only, so it raised the weight error where pandas names the missing
+    scores (report and the lazy per_group; found by the audit of issue 28)."""
+    d = BASE.assign(s=BASE.s.where(~BASE.index.isin([1, 6, 9]), np.nan))
+    w: Any = (lambda st: st["n"] - 2.0 - (st.index == 3)) if weight == "callable" else pd.Series(
+        [1.0, 1.0, -1.0, 1.0, 1.0], index=[1, 2, 3, 4, 5])
+    kw: dict[str, Any] = {"group": "g", "label": "y", "metrics": ["mrr"], "weight": w}
+    kw.update({"scores": ["s"]} if func == "report" else {"score": "s"})
+
+    def error(frame: Any) -> str:
+        with pytest.raises(ValueError) as info:
+            out = getattr(pre, func)(frame, **kw)
+            getattr(out, "compute", lambda: None)()
+        return f"{type(info.value).__name__}: {info.value}"
+
+    want = error(BASE.assign(s=d.s))
+    assert "has 3 missing values" in want
+    for name, make in ENGINES.items():
+        assert error(make(d)) == want, name
+
+
+def test_spark_raises_pandas_first_error_before_any_bucket(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spark's scan raised the values' problems (negative labels, labels other than 0/1, scores
+    outside [0, 1]) before a ``by`` that varies within a group and the labels above ERR's top grade
+    joined them, and did not count those labels at all (they came from the buckets): two tables of
+    three problems each, pandas' first error with its whole-table count, before any bucket (found by
+    the audit of issue 28; the other engines: test_every_engine_raises_pandas_first_error)."""
+    import pandas_rankeval.engines.spark as se
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a bucket or score pass ran before the error")
+
+    for attr in ["_compute", "_auc_counts", "with_bucket"]:
+        monkeypatch.setattr(se, attr, never)
+    by_first, _ = _table(("mixed_by", "negative_label"))
+    by_first = PROBLEMS["probability"][0](by_first)
+    grade_first = PROBLEMS["empty"][0](PROBLEMS["probability"][0](BASE.assign(y=BASE.y.where(BASE.index != 3, 9))))
+    grade_first = PROBLEMS["label_grade"][0](grade_first)
+    for d, kw, mark in [(by_first, {"by": "seg"}, "must be constant"),
+                        (grade_first, {"empty": "error"}, "2 rows above grade 4 (labels up to 9)")]:
+        kw = {**kw, "metrics": ["gauc", "ndcg", "err", "logloss"]}
+        want = _first_error(d, kw)
+        assert mark in want[1]
+        assert _first_error(spark.createDataFrame(d), kw) == want

@@ -319,9 +319,20 @@ def test_comparison_of_all_pairs_names_each_pair(frame: pd.DataFrame) -> None:
     assert fig.legends[0].get_title().get_text() == "Pairwise differences (first model - second)"
     assert "model_c - model_b" in [t.get_text() for t in fig.legends[0].get_texts()]
     assert axes[-1].get_xlabel() == "difference (first model - second)"
+    assert [a.get_title(loc="left") for a in axes] == ["gauc", "mrr"]
     _, ax = plt.subplots()
     plotting.plot_comparison(table, ax=ax)
     assert "model_c - model_b: mrr" in [t.get_text() for t in ax.get_yticklabels()]
+
+
+def test_comparison_panels_say_which_way_is_better(frame: pd.DataFrame) -> None:
+    """A panel of a metric where lower (logloss) or closer to 1 (pcoc) is better says so in its
+    title: a positive difference of logloss is a worse model (seen in the audit's screenshot)."""
+    df = frame.assign(p_a=frame["model_a"].rank(pct=True) * 0.5, p_b=frame["model_b"].rank(pct=True) * 0.5)
+    table = quiet(pre.compare, df, group="user_id", label="click", scores=["p_a", "p_b"], baseline="p_a",
+                  metrics=["gauc", "logloss", "pcoc"], n_boot=50, seed=0)
+    axes = plotting.plot_comparison(table)
+    assert [a.get_title(loc="left") for a in axes] == ["gauc", "logloss (lower is better)", "pcoc (closer to 1 is better)"]
 
 
 # --- matplotlib is optional -----------------------------------------------------------------

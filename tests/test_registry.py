@@ -204,3 +204,77 @@ def test_documented_option_values_are_the_options_tables():
             if default:
                 assert default.strip('"') == str(opt.default), (name, option, default)
     assert seen >= 40
+
+
+def test_the_defaults_of_metrics_are_one_definition():
+    """``report``, ``compare`` and the command line compute the same metrics when none are named:
+    one tuple of the registry (it was written three times), rendered into both docstrings."""
+    from pandas_rankeval.cli.parser import build_parser
+    from pandas_rankeval.core.registry import DEFAULT_METRICS
+
+    for func in (pre.report, pre.compare):
+        assert inspect.signature(func).parameters["metrics"].default is DEFAULT_METRICS
+        assert "default=(" + ", ".join(f'"{n}"' for n in DEFAULT_METRICS) + ")" in func.__doc__
+    args = build_parser().parse_args(["eval", "x.csv", "-g", "g", "-l", "y", "-s", "a"])
+    assert args.metrics == list(DEFAULT_METRICS)
+    for name in DEFAULT_METRICS:
+        parse_metric(name)
+
+
+def _metric_groups():
+    """The registry's metrics in three CLI calls: ranking, calibration and counterfactual ones."""
+    out: dict[str, list] = {"ranking": [], "calibration": [], "ips": []}
+    for metric in METRICS.values():
+        kind = "ips" if _ips(metric) else ("ranking" if metric.needs_ranking else "calibration")
+        out[kind].append(metric)
+    return out
+
+
+def test_every_metric_from_the_command_line(frame, tmp_path, capsys):
+    """The CLI's ``eval`` reaches every metric of the registry and prints the number ``report``
+    gives (its CSV carries the unrounded values)."""
+    from pandas_rankeval.cli import main
+
+    path = tmp_path / "log.csv"
+    frame.assign(prop=1.0 / frame["pos"]).to_csv(path, index=False)
+    for kind, metrics in _metric_groups().items():
+        names = [_name(m) for m in metrics]
+        label, score, _ = _columns(metrics[0])
+        extra = ["--position", "pos", "--propensity", "prop"] if kind == "ips" else []
+        assert main([str(path), "-g", "g", "-l", label, "-s", score, "-m", *names, "--format", "csv", *extra]) == 0
+        got = pd.read_csv(io.StringIO(capsys.readouterr().out), index_col=0, comment="#")
+        kw = {"position": "pos", "propensity": "prop"} if kind == "ips" else {}
+        want = pre.report(frame.assign(prop=1.0 / frame["pos"]), group="g", label=label, scores=score, metrics=names, **kw)
+        assert list(got.loc[score, names].index) == names
+        np.testing.assert_allclose(got.loc[score, names].to_numpy(float), want.loc[score, names].to_numpy(float),
+                                   rtol=0, atol=1e-15, err_msg=kind)
+
+
+@pytest.mark.parametrize("module", ["dask", "spark"])
+def test_the_dask_and_spark_modules_forward_every_metric_to_its_function(module, frame, monkeypatch):
+    """``pandas_rankeval.dask.<f>`` and ``.spark.<f>`` (and their metric names, ``map``) call
+    ``pandas_rankeval.<f>`` with the engine's keywords as ``engine_options``: the frame-kind check
+    is told a pandas frame is the engine's, so every forward is called and compared with its
+    function without starting an engine (the engines themselves: tests/test_engine_parity.py)."""
+    import importlib
+
+    import pandas_rankeval._alias as alias
+
+    mod = importlib.import_module(f"pandas_rankeval.{module}")
+    kind = {"dask": "dask", "spark": "pyspark"}[module]
+    monkeypatch.setattr(alias, "frame_kind", lambda frame: kind)
+    for metric in METRICS.values():
+        label, score, _ = _columns(metric)
+        kw = {"label": label, "score": score, **_ips(metric)}
+        if metric.grouped:
+            kw["group"] = "g"
+        spec = parse_metric(_name(metric))
+        if spec.cutoff is not None:
+            kw["k"] = spec.cutoff
+        if metric.param.kind == "bins":
+            kw["bins"] = spec.k
+        want = float(_call(metric, frame))
+        for name in (metric.function, metric.name, *metric.aliases):
+            forwarded = getattr(mod, name)
+            assert forwarded.__module__ == mod.__name__, name
+            assert float(forwarded(frame, **kw)) == want, (module, name)

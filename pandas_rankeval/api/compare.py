@@ -6,6 +6,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any, Literal
 
 from pandas_rankeval.core.options import WeightLike
+from pandas_rankeval.core.registry import DEFAULT_METRICS
 from pandas_rankeval.display.table import ResultTable
 from pandas_rankeval.inference.bootstrap import check_level
 
@@ -23,7 +24,7 @@ def compare(
     label: Hashable,
     scores: Sequence[Hashable],
     baseline: Hashable | None = None,
-    metrics: str | Sequence[str] = ("auc", "gauc", "mrr", "ndcg@10"),
+    metrics: str | Sequence[str] = DEFAULT_METRICS,
     by: Hashable | Sequence[Hashable] | None = None,
     overall: bool = False,
     ci: float = 0.95,
@@ -78,7 +79,7 @@ def compare(
         score columns, each later one against each earlier one (``k (k - 1) / 2`` rows
         per metric and segment, all in one family of tests); the index then has a
         ``baseline`` level.
-    metrics : str or list of str, default=("auc", "gauc", "mrr", "ndcg@10")
+    metrics : str or list of str, default={default_metrics}
         Metric names, as in :func:`report`.
     by : column or list of columns, optional
         Segment columns, constant within a group: one comparison per segment, with

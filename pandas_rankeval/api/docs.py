@@ -99,6 +99,16 @@ def _metric_names() -> str:
 PARAMS["metric_names"] = _metric_names()
 
 
+def _default_metrics() -> str:
+    """The default of ``metrics=`` of report and compare, from the registry: ``("auc", ...)``."""
+    from pandas_rankeval.core.registry import DEFAULT_METRICS
+
+    return "(" + ", ".join(f'"{n}"' for n in DEFAULT_METRICS) + ")"
+
+
+PARAMS["default_metrics"] = _default_metrics()
+
+
 def fill_doc(func: Any, **more: str) -> Any:
     """Put the shared parameter texts into ``func``'s docstring, in place of their placeholders.
 

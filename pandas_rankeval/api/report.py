@@ -6,6 +6,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any, Literal
 
 from pandas_rankeval.core.options import WeightLike
+from pandas_rankeval.core.registry import DEFAULT_METRICS
 from pandas_rankeval.display.table import ResultTable
 
 from .dispatch import EngineOptions, evaluate_frame
@@ -13,8 +14,6 @@ from .overall import check_overall, evaluate_with_overall
 from .docs import fill_doc
 
 __all__ = ["report"]
-
-DEFAULT_METRICS = ("auc", "gauc", "mrr", "ndcg@10")
 
 
 def report(
@@ -62,7 +61,7 @@ def report(
 {label_click}
     scores : column or list of columns
         The models to compare, one score column each.
-    metrics : str or list of str, default=("auc", "gauc", "mrr", "ndcg@10")
+    metrics : str or list of str, default={default_metrics}
         Metric names: {metric_names}.
     by : column or list of columns, optional
         Segment columns, constant within a group (country, device, activity

@@ -14,7 +14,6 @@ PROG = "pandas-rankeval"
 COMMANDS = ("eval", "demo", "metrics")
 FORMATS = ("table", "csv", "json", "markdown", "html")
 VIEWS = ("full", "compact", "summary", "groups")
-DEFAULT_METRICS = ("auc", "gauc", "mrr", "ndcg@10")
 DEFAULT_K = 10
 #: The widest line of the program's own texts (help, metrics, demo): a terminal's 80 columns.
 LINE_WIDTH = 80

@@ -12,11 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .commands import _demo, _eval, _metrics_command
-from pandas_rankeval.core.registry import METRICS
+from pandas_rankeval.core.registry import DEFAULT_METRICS, METRICS
 
 from .common import (
     DEFAULT_K,
-    DEFAULT_METRICS,
     FORMATS,
     LINE_WIDTH,
     PROG,

@@ -16,7 +16,7 @@ from .definitions import DEFINITIONS
 from .metric import Metric, MetricSpec
 
 __all__ = [
-    "Metric", "MetricSpec", "METRICS", "TABLE_FUNCTIONS", "metric_functions", "metric_of_function",
+    "Metric", "MetricSpec", "METRICS", "DEFAULT_METRICS", "TABLE_FUNCTIONS", "metric_functions", "metric_of_function",
     "namespace_methods", "public_functions", "parse_metric",
     "check_sample_weight", "parse_metrics", "sample_weight_error", "valid_names",
 ]
@@ -53,6 +53,9 @@ def metric_functions() -> dict[str, Metric]:
 
 #: The public functions that take a list of metrics (``metrics=``), after the metric functions.
 TABLE_FUNCTIONS = ("per_group", "report", "compare")
+
+#: The metrics ``report``, ``compare`` and the command line's ``eval`` compute when none are named.
+DEFAULT_METRICS = ("auc", "gauc", "mrr", "ndcg@10")
 
 
 def namespace_methods() -> dict[str, str]:

@@ -143,6 +143,20 @@ def wrap_footer(lines: Sequence[str], width: int | None) -> list[str]:
 
 
 def _parts(index_width: int, group_widths: list[int], width: int | None) -> list[list[int]]:
+    """Group numbers of each part: whole groups next to the row labels, in as few parts as fit
+    ``width``, and those parts as even as they can be, so that no part is one narrow group left
+    over (``groups_used`` alone in a part of its own at 120 columns; issue 28)."""
+    parts = _fill(index_width, group_widths, width)
+    if not width or len(parts) < 2:
+        return parts
+    for cap in range(index_width + len(SEP) + max(group_widths), width):
+        even = _fill(index_width, group_widths, cap)
+        if len(even) <= len(parts):
+            return even
+    return parts
+
+
+def _fill(index_width: int, group_widths: list[int], width: int | None) -> list[list[int]]:
     """Group numbers of each part: as many whole groups as fit next to the row labels."""
     parts: list[list[int]] = [[]]
     used = index_width

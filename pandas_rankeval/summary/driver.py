@@ -43,6 +43,7 @@ from ..core.coverage import empty_error
 from ..core.evaluate import exp2_overflow
 from ..core.options import WEIGHT_NAMES
 from ..core.segments import mixed_by_of_pairs
+from ..core.validation import missing_values_error
 from .checks import needs_group_stats, weights_once
 from .finalize import raise_input_errors
 from .partition import summarize, summary_of_auc
@@ -147,6 +148,12 @@ class Summed(Tables, Ranges, Protocol):
     along with the group pass (its summed summary), so it has no scan of its own."""
 
     prefix: str
+
+    def missing(self) -> dict[Hashable, int]:
+        """The missing values of each column of the plan over the whole table (one aggregate;
+        columns with none left out): asked for only on the way to an error, which pandas would
+        raise after them."""
+        ...
 
     def bucket_total(self, whole: bool) -> int:
         """The buckets :meth:`reduce_buckets` makes (``whole``: of whole groups)."""
@@ -331,15 +338,22 @@ def raise_from_tables(source: Tables, plan: Plan) -> Plan:
 
 
 def raise_summed_early(source: Summed, plan: Plan) -> Plan:
-    """:func:`raise_from_tables` for an engine that sums its buckets where they lie. When it raises
-    and a value it cannot see may come first in pandas' order (:func:`_values_unseen`), the group
-    pass counts the values (on this error only) and raises what pandas raises first."""
+    """:func:`raise_from_tables` for an engine that sums its buckets where they lie. When it raises,
+    missing values (``nan_policy='raise'``; those counts hold the complete rows only) are counted by
+    one aggregate and raised first, as pandas does; when a value it cannot see may come first in
+    pandas' order (:func:`_values_unseen`), the group pass counts the values (on this error only)
+    and raises what pandas raises first."""
     try:
         return raise_from_tables(source, plan)
     except ValueError:
+        missing = source.missing() if plan.options.nan_policy == "raise" else {}
+        if missing:
+            raise missing_values_error({c: missing[c] for c in plan.columns if missing.get(c)}) from None
         if _values_unseen(plan):
-            unweighted = dataclasses.replace(plan, options=dataclasses.replace(plan.options, weight=None))
-            raise_scan_errors(summed_group_pass(source, unweighted, {}), plan)
+            # counting only: no weight (the one that raised) and no empty='error' (it comes after
+            # a weight error in pandas' order, and the group pass would raise it first)
+            counting = dataclasses.replace(plan, options=dataclasses.replace(plan.options, weight=None, empty="zero"))
+            raise_scan_errors(summed_group_pass(source, counting, {}), counting)
         raise
 
 

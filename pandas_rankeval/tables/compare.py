@@ -32,7 +32,8 @@ COLUMNS = [
 ADJUSTED = {"holm": "p_holm", "bh": "p_bh", "none": None}
 SIGNFLIP = (
     f"paired sign-flip test of the per-group differences: exact over all 2^G sign patterns when at most "
-    f"{EXACT_MAX} groups differ, else the {MIX_K} largest enumerated and the rest normal "
+    f"{EXACT_MAX} groups differ, else exact on a lattice when every group's difference is a multiple of one "
+    f"unit (a convolution of scaled binomials), else the {MIX_K} largest enumerated and the rest normal "
     "(Edgeworth and lattice corrections)"
 )
 RANDOMIZATION = "paired randomization test (Monte Carlo: random sign flips of the per-group differences)"

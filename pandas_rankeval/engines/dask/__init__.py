@@ -69,7 +69,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_rankeval.core.validation import missing_mask
-from pandas_rankeval.summary.driver import evaluate_segmented, raise_from_tables
+from pandas_rankeval.summary.driver import evaluate_segmented, raise_summed_early
 from pandas_rankeval.summary.plan import Plan
 from pandas_rankeval.summary.summary import Summary
 from pandas_rankeval.tables.per_group import (
@@ -139,6 +139,13 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- #
 # The driver's primitives on a Dask DataFrame
 # --------------------------------------------------------------------------- #
+def _missing_counts(pdf: pd.DataFrame, cols: list[Hashable]) -> pd.DataFrame:
+    """One partition's missing values per column (pandas' rule, :func:`missing_mask`), as one row
+    with the columns' positions as names (any user name is safe)."""
+    return pd.DataFrame([[int(missing_mask(pdf.iloc[:, i]).sum()) for i in range(len(cols))]],
+                        columns=range(len(cols)), dtype=np.int64)
+
+
 class DaskSource:
     """A Dask DataFrame's primitives for the driver (:class:`pandas_rankeval.summary.driver.Summed`):
     count by keys, cut into ranges, map over ranges and over buckets of whole groups, merge a
@@ -153,6 +160,12 @@ class DaskSource:
         self.cols = range_columns(plan, self.prefix)
         self.counted: Counted | None = None  # persisted counted keys (clustered DeLong)
         self.samples: dict[int, np.ndarray] | None = None  # sampled order keys (from the group pass)
+
+    def missing(self) -> dict[Hashable, int]:
+        cols = list(dict.fromkeys(self.plan.columns))
+        meta = pd.DataFrame({i: pd.Series(dtype=np.int64) for i in range(len(cols))})
+        counts = self.ddf[cols].map_partitions(_missing_counts, cols, meta=meta).sum().compute()
+        return {c: int(counts.iloc[i]) for i, c in enumerate(cols) if int(counts.iloc[i])}
 
     # Tables
     def distinct_rows(self, columns: list[Hashable], keep: bool) -> pd.DataFrame:  # pragma: no cover - no scan
@@ -252,15 +265,18 @@ def distinct(ddf: Any, column: Any) -> list[Any]:
 
 def per_group(ddf: Any, plan: Plan, options: dict[str, Any]) -> Any:
     """Nothing is computed: the rows are shuffled by group key and every partition builds its
-    groups' table. Missing values under ``nan_policy="raise"`` raise when the result is computed,
-    with the count of the partition that holds them."""
+    groups' table. A weight Series or callable and ``empty='error'`` are checked now, on the whole
+    table (with a missing value found first as pandas finds it). Missing values under
+    ``nan_policy="raise"`` and the labels' problems (negative, infinite, above ERR's grade 4, other
+    than 0/1 for a calibration metric) raise when the result is computed, with the count of the
+    partition that holds them (a whole-table count would cost one more read of the input)."""
     keys = list(plan.group)
     flat = len(keys) > 1
     if flat:  # the keys become columns beside the table's: none may be named like one (before any work)
         check_flat_names(plan, "Dask")
     ddf = _with_index(ddf, plan.columns)
     source = DaskSource(ddf, plan, options.get("npartitions"))
-    plan = raise_from_tables(source, plan)  # pandas' errors the whole table answers, now
+    plan = raise_summed_early(source, plan)  # pandas' errors the whole table answers, now
     meta = schema(ddf)
     columns = {
         "n": pd.Series(dtype=np.int64),

@@ -209,9 +209,10 @@ def auc_pass(rel: Any, plan: Any, schema: Any, *, keep: str | None, placements: 
     def tables() -> Iterator[pl.DataFrame]:
         for i, s in enumerate(plan.scores):
             sel = [q(c) for c in by] + [f"{score_key(s, schema[str(s)])} AS {_KEY}"]
-            sel += [q(c) for c in tbs if c not in by] + ([q(label)] if label not in [*by, *tbs] else [])
+            sel += [f"{column_sql(c, plan, schema)} AS {q(c)}" for c in tbs if c not in by]
+            sel += [q(label)] if label not in [*by, *tbs] else []
             aggs = [f"count(*) AS {_N}"] + ([f"sum(CAST({q(sw)} AS DOUBLE)) AS {_W}"] if sw is not None else [])
-            order = [q(c) for c in by] + [_KEY] + [f"{q(c)} DESC" for c in tbs]
+            order = [q(c) for c in by] + [_KEY] + [f"{column_sql(c, plan, schema)} DESC" for c in tbs]
             sql = (
                 f"SELECT {', '.join(sel)}, {', '.join(aggs)} FROM {_SRC}{where} "
                 f"GROUP BY ALL ORDER BY {', '.join(order)}"
@@ -221,6 +222,21 @@ def auc_pass(rel: Any, plan: Any, schema: Any, *, keep: str | None, placements: 
                 yield t.with_columns(pl.lit(i, pl.Int64).alias(_SID), pl.lit(r, pl.Int64).alias(_RANGE))
 
     return cols, (list(tables()) if placements else tables())
+
+
+def column_sql(column: Hashable, plan: Any, schema: Any) -> str:
+    """A column as the bucket and range reads select it: a tie-break that is an ENUM (a pandas
+    Categorical becomes one) by its position among the enum's values, as pandas ranks a
+    Categorical by its codes (not lexically, nor by each Arrow batch's own dictionary)."""
+    if column == plan.options.tiebreak and _tiebreak_codes(plan, schema):
+        return f"enum_code({q(column)})"
+    return q(column)
+
+
+def _tiebreak_codes(plan: Any, schema: Any) -> bool:
+    tb = plan.options.tiebreak
+    return (tb is not None and tb not in {*plan.group, *plan.by, plan.label, *plan.scores}
+            and _base(schema[str(tb)]) in (pl.Enum, pl.Categorical))
 
 
 def bucket_sql(group: list[Hashable], schema: Any, n: int) -> str:
@@ -238,7 +254,7 @@ def bucket_batches(rel: Any, plan: Any, schema: Any, n_buckets: int, *, keep: st
     _B = f"{prefix}bucket"
     cols = [str(c) for c in dict.fromkeys(plan.columns)]
     where = f" WHERE {keep}" if keep else ""
-    sel = ", ".join(q(c) for c in cols)
+    sel = ", ".join(f"{column_sql(c, plan, schema)} AS {q(c)}" for c in cols)
     if n_buckets <= 1:
         t = pl.from_arrow(query(rel, f"SELECT {sel} FROM {_SRC}{where}").to_arrow_table())
         assert isinstance(t, pl.DataFrame)

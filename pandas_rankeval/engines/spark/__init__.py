@@ -72,6 +72,7 @@ placements); this module answers the engine protocol. Requires the optional ``sp
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -281,6 +282,9 @@ class SparkSource(SparkTables):
         self.persisted = persisted
         # the passes' own columns: no user column (a bucket's columns get their names back) starts so
         self.prefix = internal_prefix(rows.user_columns)
+
+    def missing(self) -> dict[Hashable, int]:
+        return {}  # the scan raised them before any source was made (its rows have none)
 
     def score_ranges(self, plan: Any, keep: bool, n_rows: int, placements: bool) -> Any:
         cols, ranged = _auc_counts(self.rows, plan, n_parts=self.n_buckets, placements=placements, prefix=self.prefix,
