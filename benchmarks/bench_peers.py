@@ -256,7 +256,10 @@ def main(argv: list[str] | None = None) -> None:
     groups = int(float(args.groups)) if args.groups else max(1, rows // 10)
     if args.child_one_thread:
         # the library on one thread too: its internal size thresholds for threads set out of reach
-        from pandas_rankeval.core import ranking as core_ranking
+        try:
+            from pandas_rankeval.core import score_sort as core_ranking
+        except ImportError:  # a checkout before core.score_sort
+            from pandas_rankeval.core import ranking as core_ranking  # type: ignore[no-redef]
 
         try:
             from pandas_rankeval.core import threads as core_threads

@@ -24,7 +24,7 @@ import numpy as np
 from .coverage import eligibility
 from .metric import MetricSpec
 from .options import Options
-from .ranking import _bits, _starts_of_runs
+from .numeric import _bits, _starts_of_runs
 
 __all__ = ["GroupTable", "Selection", "can_skip", "candidates", "group_table", "select_first"]
 
