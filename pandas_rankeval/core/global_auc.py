@@ -113,8 +113,13 @@ def global_auc_and_ties(
     pos = np.sort(score[rel])  # sorted needles make the binary searches cache-friendly
     below = np.searchsorted(neg, pos, side="left")
     u = float(below.sum(dtype=np.int64))
-    tied = np.searchsorted(neg, pos, side="right") - below
-    n_tied = int(tied.sum(dtype=np.int64))
+    # a relevant score ties with a non-relevant one exactly when the first non-relevant score not
+    # below it equals it: the second search (the end of each tie) runs only when some do
+    at = np.minimum(below, max(neg.shape[0] - 1, 0))
+    n_tied = 0
+    if neg.shape[0] and bool((neg[at] == pos).any()):
+        tied = np.searchsorted(neg, pos, side="right") - below
+        n_tied = int(tied.sum(dtype=np.int64))
     if ties != "pessimistic":
         u += float(n_tied) * (0.5 if ties == "expected" else 1.0)
     any_tie = n_tied > 0 or bool((neg[1:] == neg[:-1]).any()) or bool((pos[1:] == pos[:-1]).any())
