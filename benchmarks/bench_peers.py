@@ -257,7 +257,8 @@ def main(argv: list[str] | None = None) -> None:
     rows = int(float(args.rows))
     groups = int(float(args.groups)) if args.groups else max(1, rows // 10)
     if args.child_one_thread:
-        # the library on one thread too: its internal size thresholds for threads set out of reach
+        # the library on one thread too: engine_options={"threads": 1} in run(); for older checkouts
+        # without that option, their internal size thresholds for threads set out of reach
         try:
             from pandas_rankeval.core import score_sort as core_ranking
         except ImportError:  # a checkout before core.score_sort
@@ -276,7 +277,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     run(rows, groups, args.rounds, args.memory, one_thread=False)
     if args.one_thread:
-        print("\n## one thread (POLARS_MAX_THREADS=1, DuckDB threads=1, OpenBLAS 1 thread, the library's thread thresholds out of reach)\n",
+        print("\n## one thread (POLARS_MAX_THREADS=1, DuckDB threads=1, OpenBLAS 1 thread, the library's engine_options threads=1)\n",
               flush=True)
         env = dict(os.environ, POLARS_MAX_THREADS="1", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
         cmd = [sys.executable, __file__, "--rows", str(rows), "--groups", str(groups),
