@@ -12,8 +12,7 @@ frame of ``bench.py`` (long-tailed group sizes, ~7% clicks, continuous scores):
 Every hand-written value is checked equal to the library's to 1e-9 (the script stops otherwise).
 Wall time and process CPU time (all threads) are printed, with the load average at start and end.
 ``--one-thread`` runs the same table again in a subprocess with ``POLARS_MAX_THREADS=1``, DuckDB
-``threads=1`` and the library on one thread (its internal thresholds for threads set out of reach;
-the library has no ``threads=`` option yet). ``--memory`` adds the peak extra memory of one ``pre.gauc`` call (tracemalloc, which
+``threads=1`` and the library on one thread (``engine_options={"threads": 1}``). ``--memory`` adds the peak extra memory of one ``pre.gauc`` call (tracemalloc, which
 sees numpy's buffers).
 
 The hand-written MRR and NDCG use ordinal ranks: they are timed on a score column with no tie
@@ -172,7 +171,9 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
     # the hand-written MRR / NDCG use ordinal ranks: no tie inside a group in the timed column
     assert not df.duplicated([G, A]).any(), "model_a has ties inside a group"
     print(f"# data ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
-    kw = {"group": G, "label": Y, "score": A}
+    # one thread: the library's own option too (its engine sets the thread count of each call)
+    lib: dict[str, Any] = {"engine_options": {"threads": 1}} if one_thread else {}
+    kw = {"group": G, "label": Y, "score": A, **lib}
     score = df[A].to_numpy()
 
     methods: dict[str, tuple[str, Callable[[], Any]]] = {
@@ -189,9 +190,10 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
         "ndcg@10/polars-frame": ("ndcg@10", lambda: pre.ndcg(pf, k=10, **kw)),
         "ndcg@10/hand-polars": ("ndcg@10", lambda: polars_ndcg10(pf)),
         "ndcg@10/hand-duckdb": ("ndcg@10", lambda: con.execute(SQL_NDCG).fetchone()[0]),  # type: ignore[index]
-        "report/pandas": ("report", lambda: pre.report(df, group=G, label=Y, scores=[A, B], metrics=REPORT_METRICS)),
+        "report/pandas": ("report", lambda: pre.report(df, group=G, label=Y, scores=[A, B], metrics=REPORT_METRICS,
+                                                       **lib)),
         "report/polars-frame": ("report", lambda: pre.report(pf, group=G, label=Y, scores=[A, B],
-                                                             metrics=REPORT_METRICS)),
+                                                             metrics=REPORT_METRICS, **lib)),
     }
     wall: dict[str, list[float]] = {k: [] for k in methods}
     cpu: dict[str, list[float]] = {k: [] for k in methods}
@@ -255,8 +257,12 @@ def main(argv: list[str] | None = None) -> None:
     rows = int(float(args.rows))
     groups = int(float(args.groups)) if args.groups else max(1, rows // 10)
     if args.child_one_thread:
-        # the library on one thread too: its internal size thresholds for threads set out of reach
-        from pandas_rankeval.core import ranking as core_ranking
+        # the library on one thread too: engine_options={"threads": 1} in run(); for older checkouts
+        # without that option, their internal size thresholds for threads set out of reach
+        try:
+            from pandas_rankeval.core import score_sort as core_ranking
+        except ImportError:  # a checkout before core.score_sort
+            from pandas_rankeval.core import ranking as core_ranking  # type: ignore[no-redef]
 
         try:
             from pandas_rankeval.core import threads as core_threads
@@ -271,7 +277,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     run(rows, groups, args.rounds, args.memory, one_thread=False)
     if args.one_thread:
-        print("\n## one thread (POLARS_MAX_THREADS=1, DuckDB threads=1, OpenBLAS 1 thread, the library's thread thresholds out of reach)\n",
+        print("\n## one thread (POLARS_MAX_THREADS=1, DuckDB threads=1, OpenBLAS 1 thread, the library's engine_options threads=1)\n",
               flush=True)
         env = dict(os.environ, POLARS_MAX_THREADS="1", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
         cmd = [sys.executable, __file__, "--rows", str(rows), "--groups", str(groups),

@@ -9,8 +9,9 @@ gives every group's segment code.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -27,19 +28,55 @@ from .validation import InputProblem
 __all__ = ["GroupValues", "ScoreEvaluation", "Evaluation", "warn_if_needed", "segment_of_groups"]
 
 
-@dataclass
 class GroupValues:
-    """One metric on one score column: per-group values, weights and the mean."""
+    """One metric on one score column: per-group values, weights, the mean and the coverage.
 
-    spec: MetricSpec
-    values: np.ndarray  # per group; NaN where the metric is undefined
-    used: np.ndarray  # bool per group: enters the mean
-    weights: np.ndarray  # per group
-    value: float
-    coverage: Coverage
-    #: per group, the numerator of the summary's ratio where it is not weights * values (the
-    #: calibration metrics' row sums: a group with no click adds predicted clicks to PCOC)
-    numer: np.ndarray | None = None
+    The mean and the coverage may be given, or computed on first read by ``finish`` (a call that
+    returns both): the engines read the per-group arrays into their summaries and never ask for
+    them, while the training hooks and ``per_group`` do.
+    """
+
+    def __init__(
+        self,
+        spec: MetricSpec,
+        values: np.ndarray,
+        used: np.ndarray,
+        weights: np.ndarray,
+        value: float | None = None,
+        coverage: Coverage | None = None,
+        numer: np.ndarray | None = None,
+        *,
+        finish: Callable[[], tuple[float, Coverage]] | None = None,
+    ) -> None:
+        if (value is None or coverage is None) and finish is None:
+            raise TypeError("GroupValues needs value and coverage, or finish")
+        self.spec = spec
+        self.values = values  # per group; NaN where the metric is undefined
+        self.used = used  # bool per group: enters the mean
+        self.weights = weights  # per group
+        #: per group, the numerator of the summary's ratio where it is not weights * values (the
+        #: calibration metrics' row sums: a group with no click adds predicted clicks to PCOC)
+        self.numer = numer
+        self._value = value
+        self._coverage = coverage
+        self._finish = finish
+
+    def _complete(self) -> None:
+        if self._finish is not None:
+            self._value, self._coverage = self._finish()
+            self._finish = None
+
+    @property
+    def value(self) -> float:
+        """The weighted mean over the groups used."""
+        self._complete()
+        return self._value  # type: ignore[return-value]
+
+    @property
+    def coverage(self) -> Coverage:
+        """Groups used and skipped, and why."""
+        self._complete()
+        return self._coverage  # type: ignore[return-value]
 
 
 @dataclass
@@ -69,6 +106,9 @@ class Evaluation:
     ideal: K.Ideal | None = None  # label levels per group, sorted (NDCG with many levels)
     table: GroupTable | None = None  # the groups that count (see .skip), decided once per evaluation
     table_decided: bool = False
+    #: what every score column shares, made once (the label-only group arrays: each eligibility
+    #: rule's groups and counts, each weight option's weights): see ``reductions.shared``
+    shared: dict[Hashable, Any] = field(default_factory=dict)
     _keys: pd.Index | None = None
 
     @property

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .prepare import raw_key
-from .ranking import cumulative_discount
+from .numeric import cumulative_discount
 from .validation import InputProblem, check_column_name
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import numpy as np
 from . import ranking as E
 from .definitions import gains
 from .evaluation import Evaluation, ScoreEvaluation
-from .skip import GroupTable, Part, can_skip, candidates, group_table, select_first
+from .skip import GroupTable, Part, Selection, can_skip, candidates, group_table, select_first
 from .validation import internal_error
 
 __all__ = ["evaluate_kept", "table_of"]
@@ -207,19 +207,21 @@ def _evaluate_kept(
     if table is None:
         return None
     out = [ScoreEvaluation(name, {}, table=table) for name in names]
-    if select:
-        (whole,) = table.parts(1)
-        rel = whole.level >= ev.labels.rel_level
-        n_kept = whole.hi - whole.lo
+    if select:  # each run of whole groups selected on its own thread; the groups' counts joined
+        runs = table.parts(threads)
+        rels = [part.level >= ev.labels.rel_level for part in runs]
+        picks = [(se, i) for se in out for i in range(len(runs))]
 
-        def pick(se: ScoreEvaluation) -> None:
-            se.selection = select_first(scores[se.score][whole.rows], rel, whole.row_group, n_kept)
+        def pick(task: tuple[ScoreEvaluation, int]) -> Selection:
+            se, i = task
+            part = runs[i]
+            return select_first(scores[se.score][part.rows], rels[i], part.row_group, part.hi - part.lo)
 
-        if pool is not None and len(out) > 1:
-            list(pool.map(pick, out))
-        else:
-            for se in out:
-                pick(se)
+        chosen = list(pool.map(pick, picks)) if pool is not None and len(picks) > 1 else [pick(t) for t in picks]
+        for j, se in enumerate(out):
+            own = chosen[j * len(runs) : (j + 1) * len(runs)]
+            se.selection = own[0] if len(own) == 1 else Selection(
+                *(np.concatenate([getattr(s, f) for s in own]) for f in ("m", "t", "p")))
         return out
     parts = table.parts(threads)
     tasks = [(se, i, p, ties[se.score]) for se in out for i, p in enumerate(parts)]

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ranking import (
-    Ranking,
+from .numeric import (
     _bits,
     _exclusive_within,
     _starts_of_runs,
@@ -19,6 +18,7 @@ from .ranking import (
     harmonic,
     log_factorial,
 )
+from .ranking import Ranking
 
 __all__ = [
     "Ideal",

@@ -18,299 +18,26 @@ tie-break column only change how the dense rank is computed: relevant-last
 into the rank, after which every tie block holds one label level and the
 "expected" formulas give the deterministic value.
 
-The per-group metrics over a ranking are in :mod:`.kernels`. Kernels take and return plain
-numpy arrays; the checking lives in :mod:`.evaluate` and :mod:`.prepare`.
+The stages are split by module: the sort of a score column and its dense rank in
+:mod:`.score_sort`, global AUC in :mod:`.global_auc`, numeric helpers in :mod:`.numeric`, the tie
+blocks of each group here, and the per-group metrics over them in :mod:`.kernels`. Kernels take and
+return plain numpy arrays; the checking lives in :mod:`.evaluate` and :mod:`.prepare`.
 """
 
 from __future__ import annotations
 
-import math
-from concurrent.futures import ThreadPoolExecutor
-from typing import Literal
-
 import numpy as np
 
-from .sorting import sort_order
-from .threads import threads_for
+# the stages before this one, under the names their callers have always used (``ranking.score_rank``)
+from .global_auc import global_auc, global_auc_and_ties, global_auc_by, global_auc_by_search
+from .numeric import _bits, _exclusive_within, _starts_of_runs, cumulative_discount, harmonic, log_factorial
+from .score_sort import Ties, _refine_ties, score_rank
 
-Ties = Literal["expected", "pessimistic", "optimistic"]
-
-__all__ = ["Ranking", "build_ranking", "global_auc", "global_auc_and_ties", "score_rank"]
-
-
-# --------------------------------------------------------------------------- #
-# Numeric helpers
-# --------------------------------------------------------------------------- #
-_SMALL = 256
-#: Rows from which independent sorts of one call run on two threads.
-_PARALLEL_FROM = 1_000_000
-_LOG_FACT_SMALL = np.array([math.lgamma(i + 1.0) for i in range(_SMALL)])
-_HARM_SMALL = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, _SMALL))])
-
-
-def log_factorial(x: np.ndarray) -> np.ndarray:
-    """log(x!) for non-negative integer arrays: exact table below 256, Stirling above.
-
-    Above 256 the Stirling series to x^-5 is accurate to about 1e-16 relative;
-    differences of large values lose about eps * x * log(x) absolute, which is the
-    floor of any log-space binomial ratio.
-    """
-    x = np.asarray(x, dtype=np.int64)
-    out = np.empty(x.shape, dtype=np.float64)
-    small = x < _SMALL
-    out[small] = _LOG_FACT_SMALL[x[small]]
-    if not small.all():
-        z = x[~small].astype(np.float64) + 1.0
-        zi = 1.0 / z
-        zi2 = zi * zi
-        out[~small] = (
-            (z - 0.5) * np.log(z)
-            - z
-            + 0.5 * math.log(2.0 * math.pi)
-            + zi * (1.0 / 12.0 - zi2 * (1.0 / 360.0 - zi2 / 1260.0))
-        )
-    return out
-
-
-def harmonic(x: np.ndarray) -> np.ndarray:
-    """Harmonic numbers H(x) = sum_{i=1..x} 1/i for non-negative integer arrays."""
-    x = np.asarray(x, dtype=np.int64)
-    out = np.empty(x.shape, dtype=np.float64)
-    small = x < _SMALL
-    out[small] = _HARM_SMALL[x[small]]
-    if not small.all():
-        z = x[~small].astype(np.float64)
-        zi2 = 1.0 / (z * z)
-        out[~small] = (
-            np.log(z)
-            + np.euler_gamma
-            + 0.5 / z
-            - zi2 * (1.0 / 12.0 - zi2 * (1.0 / 120.0 - zi2 / 252.0))
-        )
-    return out
-
-
-def cumulative_discount(upto: int) -> np.ndarray:
-    """D[i] = sum_{j=1..i} 1 / log2(j + 1), for i = 0..upto."""
-    d = np.zeros(upto + 1, dtype=np.float64)
-    if upto:
-        d[1:] = np.cumsum(1.0 / np.log2(np.arange(2, upto + 2, dtype=np.float64)))
-    return d
-
-
-def _starts_of_runs(change: np.ndarray) -> np.ndarray:
-    """Start positions of runs given ``change[i] = a[i+1] != a[i]``."""
-    starts = np.flatnonzero(change)
-    starts += 1
-    return np.concatenate(([0], starts))
-
-
-def _exclusive_within(x: np.ndarray, gfirst: np.ndarray, nblocks: np.ndarray) -> np.ndarray:
-    """Exclusive cumulative sum of a per-block array, restarted at every group."""
-    c = np.cumsum(x)
-    c -= x
-    return c - np.repeat(c[gfirst], nblocks)
-
-
-# --------------------------------------------------------------------------- #
-# The global sort of one score column
-# --------------------------------------------------------------------------- #
-def score_rank(
-    score: np.ndarray,
-    *,
-    ties: Ties = "expected",
-    level: np.ndarray | None = None,
-    tiebreak: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Sort rows by score and give each a dense rank, 0 for the best.
-
-    Returns ``(order, rank)``: ``order`` sorts the rows from the worst to the best
-    and ``rank[i]`` is the dense rank (0 = highest score) of row ``order[i]``, so
-    ``rank`` is non-increasing; ``rank[0] == n - 1`` exactly when no two rows tie.
-    Rows share a rank exactly when the ranking cannot tell them apart: same
-    score, same tie-break value, and under "pessimistic" / "optimistic" the same
-    label level (relevant rows then sort after / before the others in a tie).
-    """
-    n = score.shape[0]
-    fast = sort_order(score)  # one int64 sort by value (no argsort), unless the scores need one
-    buffer: np.ndarray | None
-    if fast is not None:
-        order, new, buffer = fast
-    else:
-        if n >= _PARALLEL_FROM and threads_for() > 1:
-            # the sorted values (the same as score[order], without a random gather) on
-            # the second core while the argsort runs: numpy releases the GIL in both
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                values = pool.submit(np.sort, score)
-                order = np.argsort(score)
-                s = values.result()
-        else:
-            order = np.argsort(score)
-            s = np.sort(score)
-        new = s[1:] != s[:-1]
-        # the sorted copy is not needed any more: its buffer becomes the rank when it fits
-        buffer = s.view(np.int64) if s.dtype.itemsize == 8 else None
-        del s
-    # finer keys inside tied scores, worst first: tie-break descending (so that it is
-    # ascending best-first), then the label level (relevant first when pessimistic)
-    fields: list[np.ndarray] = []
-    if tiebreak is not None:
-        tb = tiebreak.astype(np.int64)
-        fields.append(int(tb.max()) - tb)
-    if ties != "expected":
-        if level is None:
-            raise ValueError("level is required for pessimistic/optimistic ties")
-        lv = level.astype(np.int64)
-        fields.append(int(lv.max()) - lv if ties == "pessimistic" else lv)
-    if fields and not new.all():
-        order, new = _refine_ties(order, new, [f[order] for f in fields])
-    rank = np.empty(n, dtype=np.int64) if buffer is None else buffer
-    rank[0] = 0
-    np.cumsum(new, out=rank[1:])
-    np.subtract(rank[-1], rank, out=rank)
-    return order, rank
-
-
-def _refine_ties(
-    order: np.ndarray, new: np.ndarray, fields: list[np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Re-sort rows of equal score by extra non-negative integer keys (given in ``order``).
-
-    The dense score rank, the keys and the row's position are packed into one int64
-    and sorted by value, which costs far less than a lexsort; beyond 63 bits a lexsort
-    does the same.
-    """
-    n = order.shape[0]
-    r = np.empty(n, dtype=np.int64)
-    r[0] = 0
-    np.cumsum(new, out=r[1:])
-    widths = [_bits(int(f.max())) for f in fields]
-    ibits = _bits(n - 1)
-    if _bits(int(r[-1])) + sum(widths) + ibits <= 63:
-        key = r
-        for f, w in zip(fields, widths):
-            key <<= w
-            key |= f
-        key <<= ibits
-        key |= np.arange(n, dtype=np.int64)
-        key.sort()
-        pos = key & ((1 << ibits) - 1)
-        key >>= ibits
-        return order[pos], key[1:] != key[:-1]
-    perm = np.lexsort([*reversed(fields), r])
-    out = np.zeros(max(n - 1, 0), dtype=bool)
-    for k in (r, *fields):
-        ks = k[perm]
-        out |= ks[1:] != ks[:-1]
-    return order[perm], out
-
-
-# --------------------------------------------------------------------------- #
-# Global AUC straight from the score sort
-# --------------------------------------------------------------------------- #
-def global_auc(
-    order: np.ndarray,
-    rank: np.ndarray,
-    rel: np.ndarray,
-    sample_weight: np.ndarray | None = None,
-) -> tuple[float, float, float]:
-    """Mann-Whitney AUC over all rows. Returns ``(U, W_pos, W_neg)``; AUC = U / (W_pos W_neg)."""
-    n = order.shape[0]
-    rel_o = rel[order]
-    tie_free = bool((rank[1:] != rank[:-1]).all())
-    if sample_weight is None and tie_free:
-        # no ties: each relevant row beats the non-relevant rows before it
-        neg_before = np.arange(n, dtype=np.int64) - np.cumsum(rel_o, dtype=np.int64) + rel_o
-        npos = int(rel_o.sum(dtype=np.int64))
-        return float(np.dot(rel_o.astype(np.float64), neg_before)), float(npos), float(n - npos)
-    starts = _starts_of_runs(rank[1:] != rank[:-1])
-    if sample_weight is None:
-        pos = np.add.reduceat(rel_o.astype(np.float64), starts)
-        size = np.diff(np.append(starts, n)).astype(np.float64)
-        neg = size - pos
-    else:
-        w_o = sample_weight[order]
-        pos = np.add.reduceat(np.where(rel_o, w_o, 0.0), starts)
-        neg = np.add.reduceat(np.where(rel_o, 0.0, w_o), starts)
-    # rows run from the worst to the best: negatives below a block are those before it
-    below = np.cumsum(neg) - neg
-    u = float(np.dot(pos, below + 0.5 * neg))
-    return u, float(pos.sum()), float(neg.sum())
-
-
-def global_auc_by(
-    order: np.ndarray,
-    rank: np.ndarray,
-    rel: np.ndarray,
-    sample_weight: np.ndarray | None,
-    segment: np.ndarray,
-    n_segments: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`global_auc` of every segment at once: ``(U, W_pos, W_neg)``, one entry per segment.
-
-    ``segment`` is every row's segment (0 to ``n_segments - 1``). One stable sort of the sorted
-    rows by segment keeps each segment's rows in score order; tie blocks are cut where the
-    segment or the rank changes, and every segment's negatives below a block are a cumulative
-    sum minus the segment's start: no loop over segments.
-
-    >>> order, rank = np.array([0, 1, 2, 3]), np.array([0, 1, 2, 3])
-    >>> u, wp, wn = global_auc_by(order, rank, np.array([0, 1, 0, 1], bool), None, np.array([0, 0, 1, 1]), 2)
-    >>> (u / (wp * wn)).tolist()
-    [1.0, 1.0]
-    """
-    seg_o = np.asarray(segment, dtype=np.int64)[order]
-    by_seg = np.argsort(seg_o, kind="stable")  # segment first, score order kept within it
-    o = order[by_seg]
-    r = np.asarray(rank)[by_seg]
-    sg = seg_o[by_seg]
-    n = o.shape[0]
-    if not n:
-        z = np.zeros(n_segments)
-        return z, z.copy(), z.copy()
-    starts = _starts_of_runs((r[1:] != r[:-1]) | (sg[1:] != sg[:-1]))
-    rel_o = rel[o]
-    if sample_weight is None:
-        pos = np.add.reduceat(rel_o.astype(np.float64), starts)
-        neg = np.diff(np.append(starts, n)).astype(np.float64) - pos
-    else:
-        w_o = sample_weight[o]
-        pos = np.add.reduceat(np.where(rel_o, w_o, 0.0), starts)
-        neg = np.add.reduceat(np.where(rel_o, 0.0, w_o), starts)
-    block_seg = sg[starts]
-    cum = np.cumsum(neg)
-    first = _starts_of_runs(block_seg[1:] != block_seg[:-1])  # each segment's first block
-    seg_start = np.repeat(cum[first] - neg[first], np.diff(np.append(first, block_seg.shape[0])))
-    below = cum - neg - seg_start  # the segment's negatives before each block
-    u = np.bincount(block_seg, weights=pos * (below + 0.5 * neg), minlength=n_segments)
-    wp = np.bincount(block_seg, weights=pos, minlength=n_segments)
-    wn = np.bincount(block_seg, weights=neg, minlength=n_segments)
-    return u, wp, wn
-
-
-def global_auc_by_search(score: np.ndarray, rel: np.ndarray, ties: Ties = "expected") -> tuple[float, float, float]:
-    """Mann-Whitney AUC without a row permutation: sort the non-relevant scores by
-    value and look every relevant score up in them. Returns ``(U, P, N)``.
-
-    A tied (relevant, non-relevant) pair counts 1/2, 0 or 1 by ``ties``.
-    """
-    return global_auc_and_ties(score, rel, ties)[0]
-
-
-def global_auc_and_ties(
-    score: np.ndarray, rel: np.ndarray, ties: Ties = "expected"
-) -> tuple[tuple[float, float, float], bool]:
-    """:func:`global_auc_by_search`, and whether two scores of the column are equal (any two
-    rows: the sorted classes and the searches already tell)."""
-    neg = np.sort(score[~rel])
-    pos = np.sort(score[rel])  # sorted needles make the binary searches cache-friendly
-    below = np.searchsorted(neg, pos, side="left")
-    u = float(below.sum(dtype=np.int64))
-    tied = np.searchsorted(neg, pos, side="right") - below
-    n_tied = int(tied.sum(dtype=np.int64))
-    if ties != "pessimistic":
-        u += float(n_tied) * (0.5 if ties == "expected" else 1.0)
-    any_tie = n_tied > 0 or bool((neg[1:] == neg[:-1]).any()) or bool((pos[1:] == pos[:-1]).any())
-    return (u, float(pos.shape[0]), float(neg.shape[0])), any_tie
+__all__ = [
+    "Ranking", "Ties", "build_ranking", "cumulative_discount", "global_auc", "global_auc_and_ties", "global_auc_by",
+    "global_auc_by_search", "harmonic", "log_factorial", "score_rank",
+]
+__all__ += ["_bits", "_exclusive_within", "_refine_ties", "_starts_of_runs"]  # private, for kernels and tests
 
 
 # --------------------------------------------------------------------------- #
@@ -472,10 +199,6 @@ class Ranking:
                 sub._offset = self.offset[idx]
                 self._tops[k] = sub
         return self._tops[k]
-
-
-def _bits(x: int) -> int:
-    return max(int(x).bit_length(), 1)
 
 
 def build_ranking(

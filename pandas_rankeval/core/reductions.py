@@ -12,7 +12,8 @@ import contextlib
 import math
 import numbers
 import threading
-from typing import Any
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,32 @@ from .progress import Progress
 from .result import Coverage
 from .skip import GroupTable
 from .validation import InputProblem, first_keys, internal_error
+
+T = TypeVar("T")
+
+
+def shared(ev: Evaluation, key: Hashable, make: Callable[[], T]) -> T:
+    """What every score column of an evaluation shares, made by ``make`` the first time ``key`` is
+    asked for: the group counts are the labels', the same for every score column (and every round
+    of a training hook), so each eligibility rule and each weight option is worked out once per
+    evaluation, not once per metric and model. (Two score columns reduced on two threads may both
+    make it: the same array, kept once.)"""
+    try:
+        return ev.shared[key]  # type: ignore[no-any-return]
+    except KeyError:
+        return ev.shared.setdefault(key, make())  # type: ignore[no-any-return]
+
+
+def group_weights(ev: Evaluation, weight: WeightLike, full: E.Ranking | GroupTable) -> np.ndarray:
+    """:func:`_weights`, shared by every metric and score column that use the same weight option
+    (a name or a Series; a callable is called for each, as the user may expect)."""
+    func = ev.options.func
+    if isinstance(weight, str):
+        return shared(ev, ("weights", weight), lambda: _weights(weight, ev, full, func))
+    if isinstance(weight, pd.Series):
+        # keyed by identity: the Series is held by the options for the evaluation's lifetime
+        return shared(ev, ("weights", id(weight)), lambda: _weights(weight, ev, full, func))
+    return _weights(weight, ev, full, func)
 
 
 def _weights(
@@ -292,8 +319,9 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
         # a cutoff beyond the longest group cuts nothing: the same numbers, and no int64
         # overflow for k >= 2**63 (precision still divides by spec.k)
         k = int(full.n.max())
-    weights = _weights(opts.weight_for(spec), ev, full, opts.func)
-    elig = eligibility(metric.eligibility, full.n, full.npos, opts, wpos=full.wpos, wneg=full.wneg)
+    weights = group_weights(ev, opts.weight_for(spec), full)
+    elig = shared(ev, ("eligibility", metric.eligibility),
+                  lambda: eligibility(metric.eligibility, full.n, full.npos, opts, wpos=full.wpos, wneg=full.wneg))
 
     def kernel() -> np.ndarray:
         """The metric's per-group values; over the kept groups only when some were skipped (the
@@ -311,21 +339,26 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
         ]
         return table.expand(np.concatenate(values), np.nan)
 
+    n_rows, n_dropped = ev.prepared.n_rows, ev.prepared.n_dropped
     if metric.eligibility == "pairs":
         values = kernel()
         used = elig.used
-        cov = _coverage(
-            full,
-            used,
-            n_rows=ev.prepared.n_rows,
-            n_dropped=ev.prepared.n_dropped,
-            only_pos=int(elig.only_pos.sum()),
-            only_neg=int(elig.only_neg.sum()),
-            filtered=int(elig.filtered.sum()),
-            zero_weight=int(elig.zero_weight.sum()),
-            filtered_mask=elig.filtered,
-        )
-        return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
+
+        def finish_pairs() -> tuple[float, Coverage]:
+            cov = _coverage(
+                full,  # type: ignore[arg-type]
+                used,
+                n_rows=n_rows,
+                n_dropped=n_dropped,
+                only_pos=int(elig.only_pos.sum()),
+                only_neg=int(elig.only_neg.sum()),
+                filtered=int(elig.filtered.sum()),
+                zero_weight=int(elig.zero_weight.sum()),
+                filtered_mask=elig.filtered,
+            )
+            return _mean(values, weights, used), cov
+
+        return GroupValues(spec, values, used, weights, finish=finish_pairs)
 
     # list metrics: one rule for every one of them, NDCG included. A row is relevant when
     # its label is > 0 (or >= threshold); a group is empty when it has no relevant row.
@@ -338,13 +371,19 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
             if factor is not None:
                 values, weights = values / factor, weights * factor
     empty = elig.empty
-    n_empty = int(empty.sum())
+    n_empty = shared(ev, ("n_empty", metric.eligibility), lambda: int(empty.sum()))
     if n_empty and opts.empty == "error":
         raise empty_error(spec.name, n_empty, full.n_groups)
     used = elig.used
-    values = np.where(empty, np.nan if opts.empty == "skip" else 0.0, values)
-    cov = _coverage(full, used, n_rows=ev.prepared.n_rows, n_dropped=ev.prepared.n_dropped, empty=n_empty)
-    return GroupValues(spec, values, used, weights, _mean(values, weights, used), cov)
+    if n_empty:
+        values = np.where(empty, np.nan if opts.empty == "skip" else 0.0, values)
+    out = values
+
+    def finish_list() -> tuple[float, Coverage]:
+        cov = _coverage(full, used, n_rows=n_rows, n_dropped=n_dropped, empty=n_empty)  # type: ignore[arg-type]
+        return _mean(out, weights, used), cov
+
+    return GroupValues(spec, values, used, weights, finish=finish_list)
 
 
 def row_groups(ev: Evaluation) -> np.ndarray:

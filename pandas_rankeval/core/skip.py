@@ -24,7 +24,7 @@ import numpy as np
 from .coverage import eligibility
 from .metric import MetricSpec
 from .options import Options
-from .ranking import _bits, _starts_of_runs
+from .numeric import _bits, _starts_of_runs
 
 __all__ = ["GroupTable", "Selection", "can_skip", "candidates", "group_table", "select_first"]
 
@@ -55,7 +55,7 @@ class GroupTable:
     n: np.ndarray
     npos: np.ndarray
     kept: np.ndarray  # indices (into the groups above) of the groups whose rows are kept
-    rows: np.ndarray  # the kept rows (ascending, or group after group)
+    rows: np.ndarray  # the kept rows (ascending, group after group, or ascending run after run of groups)
     row_group: np.ndarray  # per kept row: its group's position in ``kept`` (0 .. len(kept) - 1)
     grouped_rows: bool = False  # the kept rows are stored group after group
     level: np.ndarray | None = None  # per kept row: its label level (filled on first use)
@@ -84,16 +84,21 @@ class GroupTable:
             else:
                 cum = np.cumsum(self.n[self.kept])
                 cuts = np.searchsorted(cum, cum[-1] * np.arange(1, n_parts) / n_parts, side="right")
-                bounds = [0, *(int(c) for c in cuts), n_kept]
+                bounds = [(lo, hi) for lo, hi in itertools.pairwise([0, *(int(c) for c in cuts), n_kept]) if hi > lo]
+                if self.grouped_rows:
+                    ends = [int(cum[hi - 1]) for _, hi in bounds]
+                else:
+                    # the kept rows put run after run once (ascending within a run): every run is then
+                    # a slice of the table's arrays, not a second copy of them while the runs are ranked
+                    runs = [np.flatnonzero((self.row_group >= lo) & (self.row_group < hi)) for lo, hi in bounds]
+                    ends = [int(e) for e in np.cumsum([r.shape[0] for r in runs])]
+                    perm = np.concatenate(runs)
+                    del runs
+                    self.rows, self.row_group, self.level = self.rows[perm], self.row_group[perm], self.level[perm]
+                    del perm
                 out = []
-                for lo, hi in itertools.pairwise(bounds):
-                    if hi <= lo:
-                        continue
-                    if self.grouped_rows:
-                        start = int(cum[lo - 1]) if lo else 0
-                        sel: slice | np.ndarray = slice(start, int(cum[hi - 1]))
-                    else:
-                        sel = np.flatnonzero((self.row_group >= lo) & (self.row_group < hi))
+                for (lo, hi), start, end in zip(bounds, [0, *ends[:-1]], ends):
+                    sel = slice(start, end)
                     rg = self.row_group[sel] - self.row_group.dtype.type(lo)
                     out.append(Part(lo, hi, self.rows[sel], rg, self.level[sel]))
                 self._parts[n_parts] = out
@@ -167,22 +172,28 @@ def group_table(
     idx = np.empty(n_rows, dtype=_index_dtype(n_rows))
     np.bitwise_and(key, (1 << ibits) - 1, out=idx, casting="unsafe")
     key >>= ibits
-    is_rel = key & 1
+    is_rel = np.empty(n_rows, dtype=np.int8)  # one byte a row, not eight, at the pass's peak
+    np.bitwise_and(key, 1, out=is_rel, casting="unsafe")
     key >>= 1
     starts = _starts_of_runs(key[1:] != key[:-1])
     code = key[starts]
     del key
     n = np.diff(np.append(starts, n_rows))
-    npos = np.add.reduceat(is_rel, starts)
+    npos = np.add.reduceat(is_rel, starts, dtype=np.int64)
     del is_rel
     kept = _needed(n, npos, specs, opts, n_rows)
     if kept is None:
         return None
-    need = np.zeros(n.shape[0], dtype=bool)
-    need[kept] = True
-    rows = idx[np.repeat(need, n)]  # the kept rows, group after group
-    row_group = np.repeat(np.arange(kept.shape[0], dtype=_index_dtype(kept.shape[0])), n[kept])
-    return GroupTable(code=code, n=n, npos=npos, kept=kept, rows=rows, row_group=row_group, grouped_rows=True)
+    # every row's kept-group position (-1: not kept), scattered back to the rows' own order once, so
+    # that the kept rows ascend and every later read of a column by them (labels, each score) streams
+    # instead of jumping about the column
+    slot = np.full(n.shape[0], -1, dtype=_index_dtype(kept.shape[0]))
+    slot[kept] = np.arange(kept.shape[0])
+    per_row = np.empty(n_rows, dtype=slot.dtype)
+    per_row[idx] = np.repeat(slot, n)
+    del idx
+    rows = np.flatnonzero(per_row >= 0).astype(_index_dtype(n_rows))
+    return GroupTable(code=code, n=n, npos=npos, kept=kept, rows=rows, row_group=per_row[rows])
 
 
 def _index_dtype(n: int) -> type[np.signedinteger]:
