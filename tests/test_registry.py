@@ -64,9 +64,10 @@ def _ips(metric):
     return IPS if "propensity" in metric.options else {}
 
 
-def _call(metric, df, **extra):
+def _kwargs(metric):
+    """The keywords of the metric's function for the test frame: columns, group, cutoff or bins."""
     label, score, _ = _columns(metric)
-    kw = {"label": label, "score": score, **_ips(metric), **extra}
+    kw = {"label": label, "score": score, **_ips(metric)}
     if metric.grouped:
         kw["group"] = "g"
     spec = parse_metric(_name(metric))
@@ -74,7 +75,11 @@ def _call(metric, df, **extra):
         kw["k"] = spec.cutoff
     if metric.param.kind == "bins":
         kw["bins"] = spec.k
-    return getattr(pre, metric.function)(df, **kw)
+    return kw
+
+
+def _call(metric, df, **extra):
+    return getattr(pre, metric.function)(df, **_kwargs(metric), **extra)
 
 
 @pytest.mark.parametrize("name", list(METRICS))
@@ -264,15 +269,7 @@ def test_the_dask_and_spark_modules_forward_every_metric_to_its_function(module,
     kind = {"dask": "dask", "spark": "pyspark"}[module]
     monkeypatch.setattr(alias, "frame_kind", lambda frame: kind)
     for metric in METRICS.values():
-        label, score, _ = _columns(metric)
-        kw = {"label": label, "score": score, **_ips(metric)}
-        if metric.grouped:
-            kw["group"] = "g"
-        spec = parse_metric(_name(metric))
-        if spec.cutoff is not None:
-            kw["k"] = spec.cutoff
-        if metric.param.kind == "bins":
-            kw["bins"] = spec.k
+        kw = _kwargs(metric)
         want = float(_call(metric, frame))
         for name in (metric.function, metric.name, *metric.aliases):
             forwarded = getattr(mod, name)

@@ -377,11 +377,10 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     used = elig.used
     if n_empty:
         values = np.where(empty, np.nan if opts.empty == "skip" else 0.0, values)
-    out = values
 
     def finish_list() -> tuple[float, Coverage]:
         cov = _coverage(full, used, n_rows=n_rows, n_dropped=n_dropped, empty=n_empty)  # type: ignore[arg-type]
-        return _mean(out, weights, used), cov
+        return _mean(values, weights, used), cov
 
     return GroupValues(spec, values, used, weights, finish=finish_list)
 

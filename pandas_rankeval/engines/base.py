@@ -21,8 +21,8 @@ names of :class:`Engine` and is listed in :data:`pandas_rankeval.engines.ENGINES
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
 import numbers
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
