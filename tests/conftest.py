@@ -11,6 +11,7 @@ the run.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 from collections.abc import Iterator
@@ -120,8 +121,10 @@ def _page_text(page: Any) -> str:
 
 
 def _engine_group(item: pytest.Item) -> str | None:
-    """"spark" for every test or doctest that starts or uses the SparkSession, "dask-cluster"
-    for the tests on the shared LocalCluster, None for everything else."""
+    """The work unit an item must share with others in a parallel run: "spark" for every test or
+    doctest that starts or uses the SparkSession, "dask-cluster" for the tests on the shared
+    LocalCluster, the module's path for a test that uses a module-scoped fixture (made once, on
+    one worker, not once per worker), None for everything else."""
     names = set(getattr(item, "fixturenames", ()))
     callspec = getattr(item, "callspec", None)
     dtest = getattr(item, "dtest", None)  # a doctest
@@ -135,22 +138,80 @@ def _engine_group(item: pytest.Item) -> str | None:
         return "spark"
     if "dask_cluster_client" in names:
         return "dask-cluster"
+    info = getattr(item, "_fixtureinfo", None)
+    if info is not None and any(
+        defs and defs[-1].scope in ("module", "class") for defs in info.name2fixturedefs.values()
+    ):
+        return str(item.path)
     return None
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On an xdist worker, each engine runs on one worker: everything that uses Spark (the
-    session fixture, the engine-parity cases on Spark, the doctests, which then reuse the
-    fixture's session) forms one xdist group, the LocalCluster tests another, so a run starts one
-    JVM and one cluster whatever the number of workers (``--dist loadgroup`` hands out the largest
-    groups first). A plain run keeps the collection order and is not touched."""
-    if "PYTEST_XDIST_WORKER" not in os.environ:
+    """On an xdist worker: write each engine test's group where the controller's scheduler reads
+    it (see :func:`pytest_xdist_make_scheduler`), and put the Spark tests first. A plain run keeps
+    the collection order and is not touched."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
         return
+    groups = {item.nodeid: g for item in items if (g := _engine_group(item)) is not None}
+    folder = workerinput.get(_GROUPS_KEY)
+    if folder is not None:
+        path = os.path.join(folder, f"{workerinput['workerid']}.json")
+        with open(path + ".part", "w", encoding="utf-8") as f:
+            json.dump(groups, f)
+        os.replace(path + ".part", path)
     rank = {"spark": 0, "dask-cluster": 1}
-    for item in items:
-        group = _engine_group(item)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
     # stable: the fixture-using tests stay ahead of the doctests that reuse their session
-    items.sort(key=lambda item: rank.get(_engine_group(item), len(rank)))
+    items.sort(key=lambda item: rank.get(groups.get(item.nodeid, ""), len(rank)))
+
+
+# Why not ``xdist_group`` marks: xdist (3.8) tells its controller an item's group by appending
+# "@group" to ``item._nodeid``, which pytest 9.2 no longer reads (pytest-xdist issue #1386), so the
+# marks were silently ignored: a run started two JVMs and two LocalClusters. The workers write
+# their groups to files instead, and the scheduler below reads them by node id.
+_GROUPS_KEY = "pandas_rankeval_engine_groups"
+
+
+def _groups_folder(config: pytest.Config) -> str:
+    """Controller: the folder the workers write their groups to (made once, removed at exit)."""
+    folder = getattr(config, "_pandas_rankeval_groups", None)
+    if folder is None:
+        import shutil
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="prs-xdist-groups-")
+        config._pandas_rankeval_groups = folder  # type: ignore[attr-defined]
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    return folder
+
+
+@pytest.hookimpl(optionalhook=True)  # xdist's hooks: a run with -p no:xdist still loads
+def pytest_configure_node(node: Any) -> None:
+    """Controller: give each worker the folder where it writes its engine groups."""
+    node.workerinput[_GROUPS_KEY] = _groups_folder(node.config)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Controller, ``--dist loadgroup``: one work unit per engine group (every Spark test on one
+    worker, every LocalCluster test on one), largest first; every other test is a unit of its
+    own, as with xdist's loadgroup."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    folder = _groups_folder(config)
+
+    class EngineGroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        _groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self._groups is None:  # every worker has collected when scheduling starts
+                self._groups = {}
+                for name in os.listdir(folder):
+                    if name.endswith(".json"):
+                        with open(os.path.join(folder, name), encoding="utf-8") as f:
+                            self._groups.update(json.load(f))
+            return self._groups.get(nodeid, nodeid)
+
+    return EngineGroupScheduling(config, log)
