@@ -2,7 +2,7 @@
 
 Nothing runs at import (the assignments are for the type checker only): a module that lacks a
 primitive, or defines one with another signature, is a mypy error in the test run
-(tests/test_typing.py), not a failure the first time a frame of that kind arrives.
+(checks/test_typing.py, run by .ci/run), not a failure the first time a frame of that kind arrives.
 """
 
 from __future__ import annotations
