@@ -8,7 +8,6 @@ Global AUC is one number over all rows (:func:`_global_auc`); the group metrics 
 
 from __future__ import annotations
 
-import contextlib
 import math
 import numbers
 import threading
@@ -27,6 +26,7 @@ from .options import WeightLike
 from .progress import Progress
 from .result import Coverage
 from .skip import GroupTable
+from .threads import one_blas_thread
 from .validation import InputProblem, first_keys, internal_error
 
 T = TypeVar("T")
@@ -182,27 +182,11 @@ def _mean(values: np.ndarray, weights: np.ndarray, used: np.ndarray) -> float:
     if total <= 0:
         return math.nan
     v = values[used]
-    with _BLAS_LOCK, _one_blas_thread():  # one caller at a time sets and restores the thread count
+    with _BLAS_LOCK, one_blas_thread():  # one caller at a time sets and restores the thread count
         return float(np.dot(w, v) / total)
 
 
-_BLAS: list[Any] = []
 _BLAS_LOCK = threading.Lock()
-
-
-def _one_blas_thread() -> Any:
-    """A context in which BLAS runs on one thread: OpenBLAS spreads a dot product of more than
-    ~1e4 groups over its threads, which costs milliseconds of wake-up per call on a busy machine
-    (and makes its last bit depend on the thread count); one thread takes microseconds."""
-    if not _BLAS:
-        try:  # threadpoolctl: a dependency of scikit-learn
-            from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
-
-            _BLAS.append(ThreadpoolController())
-        except Exception:  # noqa: BLE001 - no controller: BLAS as configured
-            _BLAS.append(None)
-    controller = _BLAS[0]
-    return controller.limit(limits=1, user_api="blas") if controller is not None else contextlib.nullcontext()
 
 
 def _sklearn_scores(score: np.ndarray, order: np.ndarray, rank: np.ndarray, *, plain: bool) -> np.ndarray:

@@ -11,6 +11,7 @@ never depend on it: parts are whole groups, and every sum is added in a fixed or
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -21,7 +22,7 @@ from typing import Any
 
 from .validation import check_min_count
 
-__all__ = ["THREADS_FROM_ROWS", "check_threads", "limit_threads", "threads_for"]
+__all__ = ["THREADS_FROM_ROWS", "check_threads", "limit_threads", "one_blas_thread", "threads_for"]
 
 #: Rows from which a call uses more than one thread.
 THREADS_FROM_ROWS = 200_000
@@ -84,3 +85,23 @@ def check_threads(value: Any, func: str) -> int | None:
             f"(the default: {DEFAULT_THREADS} threads from {THREADS_FROM_ROWS:,} rows); got {value!r}."
         )
     return int(n)
+
+
+_BLAS: list[Any] = []
+
+
+def one_blas_thread() -> Any:
+    """A context in which BLAS runs on one thread: OpenBLAS spreads a dot product of more than
+    ~1e4 groups over its threads, which costs milliseconds of wake-up per call on a busy machine
+    (and makes its last bit depend on the thread count), and on top of the library's own threads
+    it only contends. The controller (threadpoolctl, a dependency of scikit-learn) is made once:
+    making one scans the loaded libraries, ~10 ms a call."""
+    if not _BLAS:
+        try:
+            from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+
+            _BLAS.append(ThreadpoolController())
+        except Exception:  # noqa: BLE001 - no controller: BLAS as configured
+            _BLAS.append(None)
+    controller = _BLAS[0]
+    return controller.limit(limits=1, user_api="blas") if controller is not None else contextlib.nullcontext()

@@ -1,7 +1,7 @@
 """mypy checks every engine module against :class:`~pandas_rankeval.engines.base.Engine` here.
 
 Nothing runs at import (the assignments are for the type checker only): a module that lacks a
-primitive, or defines one with another signature, is a mypy error in the test run
+primitive, or defines one with another signature, is a mypy error in CI
 (checks/test_typing.py, run by .ci/run), not a failure the first time a frame of that kind arrives.
 """
 

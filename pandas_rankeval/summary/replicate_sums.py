@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.threads import threads_for
+from ..core.threads import one_blas_thread, threads_for
 from ..core.validation import internal_error
 from ..inference import hashing as H
 from .plan import Plan
@@ -47,17 +47,6 @@ def _counting_groups(columns: list[np.ndarray], n: int) -> np.ndarray | None:
     for c in columns:
         nonzero |= c != 0
     return None if nonzero.all() else np.flatnonzero(nonzero)
-
-
-def _one_blas_thread() -> Any:
-    """A context in which BLAS uses one thread (threadpoolctl comes with scikit-learn)."""
-    try:
-        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]  # stubs narrower than runtime
-    except ImportError:  # pragma: no cover - a dependency of scikit-learn
-        import contextlib
-
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 #: Segments with at least this many groups get matrix products per chunk of their groups;
@@ -144,7 +133,7 @@ def _hashed_sums(
     # The products are small (replicates x chunk x columns): BLAS threads on top of ours only
     # contend (3x the CPU time on a busy 2-core machine), so BLAS runs one thread meanwhile.
     workers = max(1, min(threads_for(), len(chunks)))
-    with _one_blas_thread():
+    with one_blas_thread():
         if workers == 1:
             results = [run(chunks)]
         else:
