@@ -84,6 +84,7 @@ def spark() -> Iterator[Any]:
         **{
             "spark.sql.shuffle.partitions": "3",
             "spark.sql.adaptive.enabled": "false",
+            "spark.sql.codegen.wholeStage": "false",
             "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC",
             "spark.plugins": "org.apache.spark.sql.connect.SparkConnectPlugin",
             "spark.connect.grpc.binding.port": str(_CONNECT_PORT),
