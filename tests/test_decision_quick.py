@@ -239,13 +239,15 @@ def test_an_input_error_is_raised_from_the_public_function(imp: pd.DataFrame, mo
 
     df = imp.assign(seg=np.arange(len(imp)))
 
-    def frames() -> list[str]:
+    def frames(**kw: object) -> list[str]:
         with pytest.raises(pre.InputProblem if hasattr(pre, "InputProblem") else ValueError) as info:
-            pre.report(df, group="user_id", label="click", scores="model_a", by="seg")
+            pre.report(df, group="user_id", label="click", scores="model_a", by="seg", **kw)
         return [f.filename for f in traceback.extract_tb(info.value.__traceback__) if "pandas_rankeval" in f.filename]
 
     ours = frames()
     assert [p.rsplit("/", 2)[-2:] for p in ours] == [["api", "report.py"], ["api", "dispatch.py"]]
+    # overall=True runs two evaluations: raised one frame below the public function all the same
+    assert [p.rsplit("/", 2)[-2:] for p in frames(overall=True)] == [["api", "report.py"], ["api", "overall.py"]]
     monkeypatch.setenv("PANDAS_RANKEVAL_TRACEBACK", "full")
     assert len(frames()) > 3
 

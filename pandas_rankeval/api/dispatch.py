@@ -60,7 +60,7 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
         summary, extras = engine.run(frame, plan, options)
         return finalize(summary, plan, **extras)
     except (ValueError, TypeError, KeyError) as exc:
-        if not _ours(exc):
+        if not raised_by_us(exc):
             raise
         # An error this library raised on purpose (bad input, a refused option) is raised from
         # here, one frame below the public function, not through the internal frames that found
@@ -71,7 +71,7 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
 _PACKAGE = str(Path(__file__).resolve().parent.parent)
 
 
-def _ours(exc: BaseException) -> bool:
+def raised_by_us(exc: BaseException) -> bool:
     """Raised by a ``raise`` in this package (its last frame is ours), so it is a message for the
     user, not an error of numpy, pandas or an engine passing through (those keep their frames)."""
     if os.environ.get("PANDAS_RANKEVAL_TRACEBACK", "").lower() == "full":

@@ -20,6 +20,8 @@ import pandas as pd
 from pandas_rankeval.core.result import CoverageWarning
 from pandas_rankeval.display.table import ResultTable, as_result_table
 
+from .dispatch import raised_by_us
+
 __all__ = ["OVERALL", "check_overall", "with_overall"]
 
 #: The segment label of the overall rows (in every ``by`` column).
@@ -78,10 +80,15 @@ def evaluate_with_overall(call: Any, kind: str, by: Any, **kwargs: Any) -> Resul
     ci_adjust = kwargs.get("ci_adjust")
     if ci_adjust is not None:
         kwargs["ci_adjust"] = "none"  # unadjusted parts; adjusted once, over the joined table
-    segments = call(by=by, **kwargs)
-    with warnings.catch_warnings():  # one warning per call: the segments' pass gave it
-        warnings.simplefilter("ignore", CoverageWarning)
-        whole = call(by=None, **kwargs)
+    try:
+        segments = call(by=by, **kwargs)
+        with warnings.catch_warnings():  # one warning per call: the segments' pass gave it
+            warnings.simplefilter("ignore", CoverageWarning)
+            whole = call(by=None, **kwargs)
+    except (ValueError, TypeError, KeyError) as exc:
+        if not raised_by_us(exc):
+            raise
+        raise exc.with_traceback(None)  # noqa: B904  # as evaluate_frame does: one frame below the public function
     if ci_adjust is not None:
         segments.attrs["ci_adjust"] = ci_adjust
     return with_overall(segments, whole, by, kind)
