@@ -85,6 +85,9 @@ def schema_frame(schema: Any, source: str = "polars") -> pd.DataFrame:
     library's fix)."""
     out = pd.DataFrame({name: pd.Series(dtype=pandas_dtype(dt)) for name, dt in schema.items()})
     out.attrs["source"] = source
+    # Decimal columns with no fraction digits: their fix is an integer cast (exact to 2**63), not
+    # a float one (rounds above 2**53)
+    out.attrs["whole_decimals"] = [name for name, dt in schema.items() if _base(dt) is pl.Decimal and not dt.scale]
     return out
 
 
