@@ -216,3 +216,35 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return self._groups.get(nodeid, nodeid)
 
     return EngineGroupScheduling(config, log)
+
+
+_RAN_ON: dict[str, str] = {}  # controller: node id -> the worker that ran it
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    node = getattr(report, "node", None)  # set by xdist's controller on a worker's report
+    if node is not None and report.when == "setup":
+        _RAN_ON[report.nodeid] = str(node.gateway.id)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Controller: fail the run if a work unit was split over workers (a second JVM or cluster
+    would start unnoticed, as it did when pytest 9.2 stopped reading xdist's group marks)."""
+    folder = getattr(session.config, "_pandas_rankeval_groups", None)
+    if session.config.getvalue("dist") != "loadgroup" or folder is None or not _RAN_ON or not os.path.isdir(folder):
+        return
+    groups: dict[str, str] = {}
+    for name in os.listdir(folder):
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                groups.update(json.load(f))
+    workers: dict[str, set[str]] = {}
+    for nodeid, group in groups.items():
+        if nodeid in _RAN_ON:
+            workers.setdefault(group, set()).add(_RAN_ON[nodeid])
+    split = {g: sorted(w) for g, w in workers.items() if len(w) > 1}
+    if split:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"\nwork units split over workers (each must run on one): {split}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
