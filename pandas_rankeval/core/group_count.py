@@ -20,7 +20,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from .numeric import _bits, _starts_of_runs
+from .numeric import _CHUNK, _bits, _starts_of_runs, or_positions
 
 __all__ = ["Counts", "count_groups", "index_dtype", "kept_rows", "run_bounds"]
 
@@ -89,7 +89,7 @@ def _count_sorted(codes: np.ndarray, n_codes: int, rel: np.ndarray) -> tuple[np.
         key <<= 1
         key |= rel
         key <<= ibits
-    key |= np.arange(m, dtype=np.int64)
+    or_positions(key)
     key.sort()
     idx = np.empty(m, dtype=index_dtype(m))
     np.bitwise_and(key, (1 << ibits) - 1, out=idx, casting="unsafe")
@@ -177,7 +177,8 @@ def kept_rows(
 
     Every row's kept-group position (-1: not kept) is scattered back to the rows' own order once
     (per range of rows, on the threads), so that the kept rows ascend and every later read of a
-    column by them (labels, each score) streams instead of jumping about the column."""
+    column by them (labels, each score) streams instead of jumping about the column. Each run then
+    fills its own slice of the output, chunk of rows by chunk (no temporary as long as the rows)."""
     n_rows = codes.shape[0]
     if counts.place is None:  # dense codes: every row's position looked up by its code
         slot = np.full(counts.n_codes, -1, dtype=index_dtype(kept.shape[0]))
@@ -187,28 +188,34 @@ def kept_rows(
         slot = np.full(counts.code.shape[0], -1, dtype=index_dtype(kept.shape[0]))
         slot[kept] = np.arange(kept.shape[0])
         per_row = np.empty(n_rows, dtype=slot.dtype)
+        place = counts.place
+        counts.place = None  # each range's row order is freed once scattered
 
-        def scatter(p: tuple[int, int, np.ndarray, np.ndarray, np.ndarray]) -> None:
-            lo, hi, idx, w, n_r = p
+        def scatter(i: int) -> None:
+            lo, hi, idx, w, n_r = place[i]
+            place[i] = None  # type: ignore[call-overload]
             per_row[lo:hi][idx] = np.repeat(slot[w], n_r)
 
-        _map(pool, scatter, counts.place)
+        _map(pool, scatter, range(len(place)))
     del slot
-    dtype = index_dtype(n_rows)
+    sizes = counts.n[kept]
+    ends = [int(e) for e in np.cumsum([int(sizes[lo:hi].sum()) for lo, hi in bounds])]
+    rows = np.empty(ends[-1] if ends else 0, dtype=index_dtype(n_rows))
+    row_group = np.empty(rows.shape[0], dtype=per_row.dtype)
 
-    def run(b: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        lo, hi = b
-        if len(bounds) == 1:
-            rows = np.flatnonzero(per_row >= 0).astype(dtype)
-        else:  # -1 and the other runs' positions fall outside [0, hi - lo) as unsigned numbers
-            shifted = per_row - per_row.dtype.type(lo)
-            unsigned = shifted.view(np.uint32 if shifted.dtype == np.int32 else np.uint64)
-            rows = np.flatnonzero(unsigned < hi - lo).astype(dtype)
-            del shifted, unsigned
-        return rows, per_row[rows]
+    def run(r: int) -> None:
+        lo, hi = bounds[r]
+        at = ends[r - 1] if r else 0
+        for c0 in range(0, n_rows, _CHUNK):
+            chunk = per_row[c0 : c0 + _CHUNK]
+            pos = np.flatnonzero((chunk >= lo) & (chunk < hi))  # -1: not kept
+            m = pos.shape[0]
+            row_group[at : at + m] = chunk[pos]
+            pos += c0
+            rows[at : at + m] = pos
+            at += m
+        if at != ends[r]:  # pragma: no cover - the counts and the rows' positions agree
+            raise RuntimeError(f"run {r} of the kept rows has {at} rows, its groups {ends[r]}")
 
-    out = _map(pool, run, bounds)
-    if len(out) == 1:
-        return out[0][0], out[0][1], [int(out[0][0].shape[0])]
-    ends = [int(e) for e in np.cumsum([r.shape[0] for r, _ in out])]
-    return np.concatenate([r for r, _ in out]), np.concatenate([g for _, g in out]), ends
+    _map(pool, run, range(len(bounds)))
+    return rows, row_group, ends

@@ -114,6 +114,7 @@ def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, ties: _Ties) -> E.
 
 
 def _build(ev: Evaluation, part: Part, order: np.ndarray, rank: np.ndarray, elsewhere: bool) -> E.Ranking:
+    """The part's ranking; ``rank`` is consumed (its buffer becomes the sort key)."""
     labels = ev.labels
     graded = any(spec.info.graded for spec in ev.specs)
     return E.build_ranking(
@@ -128,6 +129,7 @@ def _build(ev: Evaluation, part: Part, order: np.ndarray, rank: np.ndarray, else
         count_levels=graded,
         ties_elsewhere=elsewhere,
         block_levels=any(spec.info.block_levels for spec in ev.specs),
+        consume=True,
     )
 
 
