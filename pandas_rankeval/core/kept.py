@@ -77,6 +77,11 @@ class _Ties:
                     s = np.sort(self._score)
                     self._any = bool((s[1:] == s[:-1]).any())
 
+    @property
+    def pending(self) -> bool:
+        """Whether the check runs (or waits) on a worker thread."""
+        return self._future is not None and not self._future.done()
+
     def anywhere(self) -> bool:
         self._compute()
         return bool(self._any)
@@ -208,7 +213,9 @@ def _evaluate_kept(
     check = any(s.kind not in _EITHER_PATH for s in ev.specs if s.info.grouped)
     auc = ev.labels.rel if any(not s.info.grouped for s in ev.specs) else None
     ties = {} if select else {name: _Ties(scores[name], pool, check, auc) for name in names}
-    table = table_of(ev, keep_order, pool, threads)
+    # the group count on the threads when they are free; beside the tie checks, on this one
+    busy = any(t.pending for t in ties.values())
+    table = table_of(ev, keep_order, None if busy else pool, threads)
     if table is None:
         return None
     out = [ScoreEvaluation(name, {}, table=table) for name in names]
