@@ -12,8 +12,10 @@ frame of ``bench.py`` (long-tailed group sizes, ~7% clicks, continuous scores):
 Every hand-written value is checked equal to the library's to 1e-9 (the script stops otherwise).
 Wall time and process CPU time (all threads) are printed, with the load average at start and end.
 ``--one-thread`` runs the same table again in a subprocess with ``POLARS_MAX_THREADS=1``, DuckDB
-``threads=1`` and the library on one thread (``engine_options={"threads": 1}``). ``--memory`` adds the peak extra memory of one ``pre.gauc`` call (tracemalloc, which
-sees numpy's buffers).
+``threads=1`` and the library on one thread (``engine_options={"threads": 1}``). ``--memory`` adds the
+peak extra memory of one ``pre.gauc`` call, each measure in a fresh process: the peak resident
+set above the frame (``VmHWM``, reset once the frame is built) and the peak of tracemalloc (numpy's
+buffers, without the pages the allocator keeps).
 
 The hand-written MRR and NDCG use ordinal ranks: they are timed on a score column with no tie
 inside a group (checked), where they equal the library's expected-ties value.
@@ -212,12 +214,6 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
                 else:
                     values[name] = out
             print(f"# round {r} done", file=sys.stderr, flush=True)
-        peak = None
-        if memory:
-            tracemalloc.start()
-            pre.gauc(df, **kw)
-            peak = tracemalloc.get_traced_memory()[1]
-            tracemalloc.stop()
     # values: every hand-written one equals the library's to 1e-9
     for metric in ("gauc", "mrr", "ndcg@10"):
         lib = float(values[f"{metric}/pandas"])
@@ -240,9 +236,50 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
         if metric == "report":
             ratio = f"{med[name] / med['gauc/pandas']:.2f}x one pre.gauc"
         print(f"| {name} | {1e3 * med[name]:.0f} | {1e3 * medc[name]:.0f} | {ratio} |")
-    if peak is not None:
-        print(f"\npeak traced memory of one pre.gauc: {peak / 1e6:.1f} MB ({peak / rows:.1f} bytes/row)")
+    if memory:
+        del methods, values, df, pf, con
+        print()
+        for how in ("rss", "traced"):
+            cmd = [sys.executable, __file__, "--rows", str(rows), "--groups", str(groups), "--child-memory", how]
+            if one_thread:
+                cmd.append("--child-one-thread")
+            subprocess.run(cmd, check=True)
     print(f"\n# load average at end {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
+
+
+def memory(rows: int, groups: int, how: str, one_thread: bool) -> None:
+    """Peak extra memory of one ``pre.gauc`` call in this fresh process, above the frame: the peak
+    resident set (``VmHWM`` of ``/proc/self/status``, reset after the frame is built and a small
+    call has imported everything) or the peak of tracemalloc (which sees numpy's buffers, not the
+    allocator's retained pages)."""
+    import gc
+
+    df = make_frame(rows, groups, string_keys=False)[[G, Y, A, B]]
+    kw: dict[str, Any] = {"group": G, "label": Y, "score": A}
+    if one_thread:
+        kw["engine_options"] = {"threads": 1}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pre.gauc(df.iloc[:1000], **kw)
+        gc.collect()
+        if how == "rss":
+            def status(key: str) -> int:
+                with open("/proc/self/status") as f:
+                    return next(int(line.split()[1]) * 1024 for line in f if line.startswith(key))
+
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")  # the peak resident set starts again from the current one
+            base = status("VmRSS:")
+            pre.gauc(df, **kw)
+            peak = status("VmHWM:") - base
+        else:
+            tracemalloc.start()
+            pre.gauc(df, **kw)
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+    name = {"rss": "RSS (VmHWM)", "traced": "tracemalloc"}[how]
+    print(f"peak extra memory of one pre.gauc, {name}, {'1 thread' if one_thread else 'default threads'}: "
+          f"{peak / 1e6:.1f} MB ({peak / rows:.1f} bytes/row)", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -253,9 +290,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--memory", action="store_true", help="peak extra memory of one pre.gauc call")
     ap.add_argument("--one-thread", action="store_true", help="also run in a 1-thread subprocess")
     ap.add_argument("--child-one-thread", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--child-memory", choices=["rss", "traced"], help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     rows = int(float(args.rows))
     groups = int(float(args.groups)) if args.groups else max(1, rows // 10)
+    if args.child_memory:
+        memory(rows, groups, args.child_memory, args.child_one_thread)
+        return
     if args.child_one_thread:
         # the library on one thread too: engine_options={"threads": 1} in run(); for older checkouts
         # without that option, their internal size thresholds for threads set out of reach

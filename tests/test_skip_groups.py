@@ -89,6 +89,73 @@ def test_per_group_and_report_equal_the_full_sort(monkeypatch, parts, empty):
             assert list(fast.index) == list(full.index)
 
 
+@pytest.mark.parametrize("parts", [1, 2, 3])
+def test_sparse_keys_counted_in_ranges_equal_the_full_sort(monkeypatch, parts):
+    """Integer keys far apart are counted by sorts of ranges of rows (one per thread), whose
+    per-group counts are added: every number equals the full sort's."""
+    df = _frame(3)
+    df["g"] = df["g"] * 10**9 + 7  # a span far beyond the rows: the sparse path
+    kw = {"group": "g", "label": "y", "scores": ["s", "c"], "metrics": METRICS}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fn in (pre.per_group, pre.report):
+            fast, full = _both(monkeypatch, lambda fn=fn: fn(df, **kw), parts)
+            assert np.array_equal(_numbers(fast), _numbers(full), equal_nan=True)
+            assert list(fast.index) == list(full.index)
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_group_counts_and_kept_runs_in_ranges_of_rows(dense):
+    """count_groups in 1 to 5 ranges of rows gives np.unique's counts; kept_rows lays every run
+    of kept groups out ascending, with exactly the rows of its groups (rows past one chunk)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pandas_rankeval.core.group_count import count_groups, kept_rows, run_bounds
+    from pandas_rankeval.core.numeric import _CHUNK
+
+    rng = np.random.default_rng(11)
+    n = 2 * _CHUNK + 123
+    codes = rng.integers(0, 3000 if dense else 2**29, 3000)[rng.integers(0, 3000, n)].astype(np.int32)
+    n_codes = 3000 if dense else 2**29
+    rel = rng.random(n) < 0.1
+    uniq, inv, n_ref = np.unique(codes, return_inverse=True, return_counts=True)
+    npos_ref = np.bincount(inv[rel], minlength=uniq.shape[0])
+    with ThreadPoolExecutor(2) as pool:
+        for n_parts in (1, 2, 3, 5):
+            c = count_groups(codes, n_codes, rel, pool, n_parts)
+            assert c is not None and (c.place is None) == dense
+            assert np.array_equal(c.code, uniq) and np.array_equal(c.n, n_ref) and np.array_equal(c.npos, npos_ref)
+            kept = np.flatnonzero(c.npos > 0)
+            bounds = run_bounds(c.n[kept], n_parts)
+            rows, row_group, ends = kept_rows(c, codes, kept, bounds, pool)
+            slot = np.full(uniq.shape[0], -1)
+            slot[kept] = np.arange(kept.shape[0])
+            for (lo, hi), start, end in zip(bounds, [0, *ends[:-1]], ends):
+                want = np.flatnonzero((slot[inv] >= lo) & (slot[inv] < hi))
+                assert np.array_equal(rows[start:end], want)
+                assert np.array_equal(row_group[start:end], slot[inv][want])
+            assert ends[-1] == rows.shape[0] == int(c.n[kept].sum())
+
+
+def test_chunked_helpers_equal_numpy():
+    from pandas_rankeval.core.numeric import _CHUNK, cumsum_into, flip_negative_floats, or_positions
+
+    rng = np.random.default_rng(12)
+    n = 2 * _CHUNK + 77
+    flags = rng.random(n) < 0.5
+    out = np.empty(n, dtype=np.int64)
+    cumsum_into(flags, out)
+    assert np.array_equal(out, np.cumsum(flags))
+    key = rng.integers(0, 2**20, n) << 20
+    want = key | np.arange(n)
+    or_positions(key)
+    assert np.array_equal(key, want)
+    x = rng.normal(size=n)
+    bits = x.view(np.int64).copy()
+    flip_negative_floats(bits)
+    assert np.array_equal(np.argsort(bits, kind="stable"), np.argsort(x, kind="stable"))
+
+
 @pytest.mark.parametrize("options", [
     {}, {"weight": "count"}, {"weight": "clicks"}, {"min_pos": 2}, {"min_size": 4, "min_neg": 2},
     {"threshold": 2}, {"ci": 0.9, "n_boot": 50, "seed": 3},

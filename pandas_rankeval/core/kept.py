@@ -29,15 +29,18 @@ __all__ = ["evaluate_kept", "table_of"]
 _EITHER_PATH = frozenset({"gauc", "mrr", "hit_rate", "precision", "recall"})
 
 
-def table_of(ev: Evaluation, keep_order: bool) -> GroupTable | None:
-    """The groups that count, decided once per evaluation from the labels (None: sort all)."""
+def table_of(
+    ev: Evaluation, keep_order: bool, pool: ThreadPoolExecutor | None = None, n_parts: int = 1
+) -> GroupTable | None:
+    """The groups that count, decided once per evaluation from the labels (None: sort all), their
+    rows laid out in ``n_parts`` runs of whole groups (counted on ``pool``'s threads)."""
     if not ev.table_decided:
         ev.table_decided = True
         if any(s.info.grouped for s in ev.specs) and can_skip(ev.options, ev.specs, keep_order):
             groups = ev.prepared.encode_groups()
             if groups is None:
                 raise internal_error("skipping groups needs group codes")
-            ev.table = group_table(groups.codes, groups.n_codes, ev.labels.rel, ev.specs, ev.options)
+            ev.table = group_table(groups.codes, groups.n_codes, ev.labels.rel, ev.specs, ev.options, pool, n_parts)
             if ev.table is not None:
                 ev.table.level = ev.labels.level[ev.table.rows]
     return ev.table
@@ -73,6 +76,11 @@ class _Ties:
                 else:
                     s = np.sort(self._score)
                     self._any = bool((s[1:] == s[:-1]).any())
+
+    @property
+    def pending(self) -> bool:
+        """Whether the check runs (or waits) on a worker thread."""
+        return self._future is not None and not self._future.done()
 
     def anywhere(self) -> bool:
         self._compute()
@@ -111,6 +119,7 @@ def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, ties: _Ties) -> E.
 
 
 def _build(ev: Evaluation, part: Part, order: np.ndarray, rank: np.ndarray, elsewhere: bool) -> E.Ranking:
+    """The part's ranking; ``rank`` is consumed (its buffer becomes the sort key)."""
     labels = ev.labels
     graded = any(spec.info.graded for spec in ev.specs)
     return E.build_ranking(
@@ -125,6 +134,7 @@ def _build(ev: Evaluation, part: Part, order: np.ndarray, rank: np.ndarray, else
         count_levels=graded,
         ties_elsewhere=elsewhere,
         block_levels=any(spec.info.block_levels for spec in ev.specs),
+        consume=True,
     )
 
 
@@ -203,7 +213,9 @@ def _evaluate_kept(
     check = any(s.kind not in _EITHER_PATH for s in ev.specs if s.info.grouped)
     auc = ev.labels.rel if any(not s.info.grouped for s in ev.specs) else None
     ties = {} if select else {name: _Ties(scores[name], pool, check, auc) for name in names}
-    table = table_of(ev, keep_order)
+    # the group count on the threads when they are free; beside the tie checks, on this one
+    busy = any(t.pending for t in ties.values())
+    table = table_of(ev, keep_order, None if busy else pool, threads)
     if table is None:
         return None
     out = [ScoreEvaluation(name, {}, table=table) for name in names]

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-__all__ = ["cumulative_discount", "harmonic", "log_factorial"]
+__all__ = ["cumulative_discount", "cumsum_into", "flip_negative_floats", "harmonic", "log_factorial", "or_positions"]
 
 _SMALL = 256
 _LOG_FACT_SMALL = np.array([math.lgamma(i + 1.0) for i in range(_SMALL)])
@@ -84,3 +84,40 @@ def _exclusive_within(x: np.ndarray, gfirst: np.ndarray, nblocks: np.ndarray) ->
 
 def _bits(x: int) -> int:
     return max(int(x).bit_length(), 1)
+
+
+#: Rows per chunk of the in-place helpers below: their temporaries stay this small.
+_CHUNK = 1 << 16
+
+
+def or_positions(a: np.ndarray) -> None:
+    """``a |= arange(len(a))`` in place, chunk by chunk: no temporary as long as ``a``."""
+    n = a.shape[0]
+    for lo in range(0, n, _CHUNK):
+        hi = min(lo + _CHUNK, n)
+        a[lo:hi] |= np.arange(lo, hi, dtype=a.dtype)
+
+
+def cumsum_into(flags: np.ndarray, out: np.ndarray) -> None:
+    """``np.cumsum(flags, out=out)`` chunk by chunk: numpy casts a whole bool input to the output's
+    dtype first (a temporary of 8 bytes a row for int64); integers, so the sums are the same."""
+    carry = 0
+    for lo in range(0, flags.shape[0], _CHUNK):
+        hi = min(lo + _CHUNK, flags.shape[0])
+        part = out[lo:hi]
+        np.cumsum(flags[lo:hi], out=part)
+        if carry:
+            part += carry
+        carry = int(part[-1])
+
+
+def flip_negative_floats(bits: np.ndarray) -> None:
+    """The integer view of floats, in place: every bit but the sign flipped where the sign is set
+    (negative floats then order as integers), chunk by chunk."""
+    low = np.iinfo(bits.dtype).max
+    top = 8 * bits.dtype.itemsize - 1
+    for lo in range(0, bits.shape[0], _CHUNK):
+        b = bits[lo : lo + _CHUNK]
+        flip = b >> top  # -1 for negative floats, 0 otherwise
+        flip &= low
+        b ^= flip

@@ -30,7 +30,7 @@ import numpy as np
 
 # the stages before this one, under the names their callers have always used (``ranking.score_rank``)
 from .global_auc import global_auc, global_auc_and_ties, global_auc_by, global_auc_by_search
-from .numeric import _bits, _exclusive_within, _starts_of_runs, cumulative_discount, harmonic, log_factorial
+from .numeric import _CHUNK, _bits, _exclusive_within, _starts_of_runs, cumulative_discount, harmonic, log_factorial
 from .score_sort import Ties, _refine_ties, score_rank
 
 __all__ = [
@@ -215,6 +215,7 @@ def build_ranking(
     count_levels: bool = False,
     ties_elsewhere: bool = False,
     block_levels: bool = False,
+    consume: bool = False,
 ) -> Ranking:
     """Sort the rows of one score column by (group, rank) and summarize tie blocks.
 
@@ -241,6 +242,9 @@ def build_ranking(
     block_levels : bool, default=False
         Also count the rows of every label level per tie block (``block_levels``, levels x
         blocks; each row's level when blocks are rows), for a metric not linear in ranks (ERR).
+    consume : bool, default=False
+        ``rank`` is not read after the call: its buffer becomes the sort key (no second array of
+        eight bytes a row).
     """
     n = codes.shape[0]
     rbits = _bits(int(rank[0]) if n else 0)
@@ -249,13 +253,24 @@ def build_ranking(
     tie_free = n > 0 and int(rank[0]) == n - 1 and not ties_elsewhere
     wsorted = None
     if sample_weight is None and cbits + rbits + lbits <= 63:
-        key = codes[order].astype(np.int64, copy=False)  # int32 codes gather faster
-        key <<= rbits
-        key |= rank
-        key <<= lbits
-        key |= level[order]
+        if consume and rank.dtype == np.int64:
+            key = rank  # the caller's rank becomes the key: filled chunk by chunk, no temporary
+            for lo in range(0, n, _CHUNK):
+                part = key[lo : lo + _CHUNK]
+                o = order[lo : lo + _CHUNK]
+                part |= codes[o].astype(np.int64) << rbits
+                part <<= lbits
+                part |= level[o]
+        else:
+            key = codes[order].astype(np.int64, copy=False)  # int32 codes gather faster
+            key <<= rbits
+            key |= rank
+            key <<= lbits
+            key |= level[order]
         key.sort()
-        lev = key & ((1 << lbits) - 1)
+        # the levels in one byte a row when they fit (they index and compare only)
+        lev = np.empty(n, dtype=np.uint8 if lbits <= 8 else np.int64)
+        np.bitwise_and(key, (1 << lbits) - 1, out=lev, casting="unsafe")
         key >>= lbits  # the (group, rank) block key
         if tie_free:
             bstart = None
@@ -306,7 +321,7 @@ def build_ranking(
             wpos_b = np.add.reduceat(np.where(relrow, wsorted, 0.0), bstart)
             wneg_b = np.add.reduceat(np.where(relrow, 0.0, wsorted), bstart)
     del relrow
-    lev_blocks = None if not block_levels else lev if bstart is None else np.stack(
+    lev_blocks = None if not block_levels else lev.astype(np.int64) if bstart is None else np.stack(
         [np.add.reduceat(lev == v, bstart, dtype=np.int64) for v in range(n_levels)])
     # the per-row levels are needed below only to count the levels of graded labels
     count_graded = count_levels and not binary

@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from .numeric import _bits
+from .numeric import _bits, cumsum_into, or_positions
 from .sorting import sort_order
 from .threads import threads_for
 
@@ -76,7 +76,7 @@ def score_rank(
         order, new = _refine_ties(order, new, [f[order] for f in fields])
     rank = np.empty(n, dtype=np.int64) if buffer is None else buffer
     rank[0] = 0
-    np.cumsum(new, out=rank[1:])
+    cumsum_into(new, rank[1:])
     np.subtract(rank[-1], rank, out=rank)
     return order, rank
 
@@ -93,7 +93,7 @@ def _refine_ties(
     n = order.shape[0]
     r = np.empty(n, dtype=np.int64)
     r[0] = 0
-    np.cumsum(new, out=r[1:])
+    cumsum_into(new, r[1:])
     widths = [_bits(int(f.max())) for f in fields]
     ibits = _bits(n - 1)
     if _bits(int(r[-1])) + sum(widths) + ibits <= 63:
@@ -102,7 +102,7 @@ def _refine_ties(
             key <<= w
             key |= f
         key <<= ibits
-        key |= np.arange(n, dtype=np.int64)
+        or_positions(key)
         key.sort()
         pos = key & ((1 << ibits) - 1)
         key >>= ibits

@@ -16,15 +16,15 @@ the size of its tie block, with no sort at all (:func:`~.kernels.rr_first_block`
 
 from __future__ import annotations
 
-import itertools
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .coverage import eligibility
+from .group_count import count_groups, kept_rows, run_bounds
 from .metric import MetricSpec
 from .options import Options
-from .numeric import _bits, _starts_of_runs
 
 __all__ = ["GroupTable", "Selection", "can_skip", "candidates", "group_table", "select_first"]
 
@@ -55,9 +55,9 @@ class GroupTable:
     n: np.ndarray
     npos: np.ndarray
     kept: np.ndarray  # indices (into the groups above) of the groups whose rows are kept
-    rows: np.ndarray  # the kept rows (ascending, group after group, or ascending run after run of groups)
+    rows: np.ndarray  # the kept rows, ascending run after run of whole groups (``layout``)
     row_group: np.ndarray  # per kept row: its group's position in ``kept`` (0 .. len(kept) - 1)
-    grouped_rows: bool = False  # the kept rows are stored group after group
+    layout: tuple[list[tuple[int, int]], list[int]]  # the runs' groups (lo, hi) and their rows' ends
     level: np.ndarray | None = None  # per kept row: its label level (filled on first use)
     wpos: None = None
     wneg: None = None
@@ -79,29 +79,27 @@ class GroupTable:
         n_kept = int(self.kept.shape[0])
         n_parts = max(1, min(n_parts, n_kept))
         if n_parts not in self._parts:
-            if n_parts == 1:
-                self._parts[1] = [Part(0, n_kept, self.rows, self.row_group, self.level)]
+            bounds = run_bounds(self.n[self.kept], n_parts)
+            if bounds == self.layout[0]:  # laid out so by the group count: every run is a slice
+                ends = self.layout[1]
+            elif len(bounds) == 1:
+                ends = [int(self.rows.shape[0])]
             else:
-                cum = np.cumsum(self.n[self.kept])
-                cuts = np.searchsorted(cum, cum[-1] * np.arange(1, n_parts) / n_parts, side="right")
-                bounds = [(lo, hi) for lo, hi in itertools.pairwise([0, *(int(c) for c in cuts), n_kept]) if hi > lo]
-                if self.grouped_rows:
-                    ends = [int(cum[hi - 1]) for _, hi in bounds]
-                else:
-                    # the kept rows put run after run once (ascending within a run): every run is then
-                    # a slice of the table's arrays, not a second copy of them while the runs are ranked
-                    runs = [np.flatnonzero((self.row_group >= lo) & (self.row_group < hi)) for lo, hi in bounds]
-                    ends = [int(e) for e in np.cumsum([r.shape[0] for r in runs])]
-                    perm = np.concatenate(runs)
-                    del runs
-                    self.rows, self.row_group, self.level = self.rows[perm], self.row_group[perm], self.level[perm]
-                    del perm
-                out = []
-                for (lo, hi), start, end in zip(bounds, [0, *ends[:-1]], ends):
-                    sel = slice(start, end)
-                    rg = self.row_group[sel] - self.row_group.dtype.type(lo)
-                    out.append(Part(lo, hi, self.rows[sel], rg, self.level[sel]))
-                self._parts[n_parts] = out
+                # the kept rows put run after run once (ascending within a run): every run is then
+                # a slice of the table's arrays, not a second copy of them while the runs are ranked
+                runs = [np.flatnonzero((self.row_group >= lo) & (self.row_group < hi)) for lo, hi in bounds]
+                ends = [int(e) for e in np.cumsum([r.shape[0] for r in runs])]
+                perm = np.concatenate(runs)
+                del runs
+                self.rows, self.row_group, self.level = self.rows[perm], self.row_group[perm], self.level[perm]
+                del perm
+                self.layout = (bounds, ends)
+            out = []
+            for (lo, hi), start, end in zip(bounds, [0, *ends[:-1]], ends):
+                sel = slice(start, end)
+                rg = self.row_group[sel] if lo == 0 else self.row_group[sel] - self.row_group.dtype.type(lo)
+                out.append(Part(lo, hi, self.rows[sel], rg, self.level[sel]))
+            self._parts[n_parts] = out
         return self._parts[n_parts]
 
     def expand(self, values: np.ndarray, fill: float) -> np.ndarray:
@@ -136,69 +134,33 @@ def can_skip(opts: Options, specs: list[MetricSpec], keep_order: bool) -> bool:
 
 
 def group_table(
-    codes: np.ndarray, n_codes: int, rel: np.ndarray, specs: list[MetricSpec], opts: Options
+    codes: np.ndarray,
+    n_codes: int,
+    rel: np.ndarray,
+    specs: list[MetricSpec],
+    opts: Options,
+    pool: ThreadPoolExecutor | None = None,
+    n_parts: int = 1,
 ) -> GroupTable | None:
-    """Count rows and relevant rows per group and keep the rows of the groups some metric needs.
+    """Count rows and relevant rows per group (:func:`~.group_count.count_groups`) and keep the
+    rows of the groups some metric needs, laid out in ``n_parts`` runs of whole groups (counted
+    and laid out on ``pool``'s threads).
 
     None when (nearly) every row is needed: the full sort is then the cheaper path.
     """
     n_rows = codes.shape[0]
     if not n_rows:
         return None
-    if n_codes <= 4 * n_rows + 1024:  # dense codes: count by code
-        cnt = np.bincount(codes, minlength=n_codes)
-        present = np.flatnonzero(cnt)
-        n = cnt[present].astype(np.int64)
-        npos = np.bincount(codes[rel], minlength=n_codes)[present].astype(np.int64)
-        kept = _needed(n, npos, specs, opts, n_rows)
-        if kept is None:
-            return None
-        slot = np.full(n_codes, -1, dtype=_index_dtype(kept.shape[0]))
-        slot[present[kept]] = np.arange(kept.shape[0])
-        per_row = slot[codes]
-        rows = np.flatnonzero(per_row >= 0).astype(_index_dtype(n_rows))
-        return GroupTable(code=present.astype(np.int64), n=n, npos=npos, kept=kept, rows=rows, row_group=per_row[rows])
-    ibits = _bits(n_rows - 1)
-    if _bits(n_codes - 1) + 1 + ibits > 63:  # pragma: no cover - prepare() keeps sparse codes within 55 bits
+    counts = count_groups(codes, n_codes, rel, pool, n_parts)
+    if counts is None:  # pragma: no cover - prepare() keeps sparse codes within 55 bits
         return None
-    # sparse codes: one int64 sort of (code, relevant, row) puts every group's rows together, in
-    # code order, and counts its relevant rows without a gather
-    key = codes.astype(np.int64)
-    key <<= 1
-    key |= rel
-    key <<= ibits
-    key |= np.arange(n_rows, dtype=np.int64)
-    key.sort()
-    idx = np.empty(n_rows, dtype=_index_dtype(n_rows))
-    np.bitwise_and(key, (1 << ibits) - 1, out=idx, casting="unsafe")
-    key >>= ibits
-    is_rel = np.empty(n_rows, dtype=np.int8)  # one byte a row, not eight, at the pass's peak
-    np.bitwise_and(key, 1, out=is_rel, casting="unsafe")
-    key >>= 1
-    starts = _starts_of_runs(key[1:] != key[:-1])
-    code = key[starts]
-    del key
-    n = np.diff(np.append(starts, n_rows))
-    npos = np.add.reduceat(is_rel, starts, dtype=np.int64)
-    del is_rel
-    kept = _needed(n, npos, specs, opts, n_rows)
+    kept = _needed(counts.n, counts.npos, specs, opts, n_rows)
     if kept is None:
         return None
-    # every row's kept-group position (-1: not kept), scattered back to the rows' own order once, so
-    # that the kept rows ascend and every later read of a column by them (labels, each score) streams
-    # instead of jumping about the column
-    slot = np.full(n.shape[0], -1, dtype=_index_dtype(kept.shape[0]))
-    slot[kept] = np.arange(kept.shape[0])
-    per_row = np.empty(n_rows, dtype=slot.dtype)
-    per_row[idx] = np.repeat(slot, n)
-    del idx
-    rows = np.flatnonzero(per_row >= 0).astype(_index_dtype(n_rows))
-    return GroupTable(code=code, n=n, npos=npos, kept=kept, rows=rows, row_group=per_row[rows])
-
-
-def _index_dtype(n: int) -> type[np.signedinteger]:
-    """int32 row indices and group positions below 2**31: half the memory, faster gathers."""
-    return np.int32 if n < 2**31 else np.int64
+    bounds = run_bounds(counts.n[kept], n_parts)
+    rows, row_group, ends = kept_rows(counts, codes, kept, bounds, pool)
+    return GroupTable(code=counts.code, n=counts.n, npos=counts.npos, kept=kept, rows=rows, row_group=row_group,
+                      layout=(bounds, ends))
 
 
 def _needed(n: np.ndarray, npos: np.ndarray, specs: list[MetricSpec], opts: Options, n_rows: int) -> np.ndarray | None:
@@ -230,32 +192,40 @@ def select_first(score: np.ndarray, rel: np.ndarray, group: np.ndarray, n_groups
 
     ``group`` is every row's group in ``0 .. n_groups - 1``; every group has a relevant row.
     """
-    gr, sr = group[rel], score[rel]
+    pos = np.flatnonzero(rel)  # (a gather by positions is faster than a boolean mask)
+    gr, sr = group[pos], score[pos]
+    del pos
     best = np.empty(n_groups, dtype=score.dtype)
     best[gr] = sr  # any relevant score of the group, then the largest
     np.maximum.at(best, gr, sr)
     b = best[group]
-    m = np.bincount(group[score > b], minlength=n_groups)
-    at = score == b
-    t = np.bincount(group[at], minlength=n_groups)
-    p = np.bincount(group[at & rel], minlength=n_groups)
+    # the rows at or above their group's best relevant score are few (the rows above the first
+    # click and its tie block): the counts are taken over them only
+    up = np.flatnonzero(score >= b)
+    g_up = group[up]
+    tie = score[up] == b[up]
+    t = np.bincount(g_up[tie], minlength=n_groups)
+    m = np.bincount(g_up, minlength=n_groups) - t
+    p = np.bincount(gr[sr == best[gr]], minlength=n_groups)
     return Selection(m.astype(np.int64), t.astype(np.int64), p.astype(np.int64))
 
 
 def candidates(score: np.ndarray, part: Part, marked: np.ndarray, bound: int | None) -> np.ndarray | None:
-    """The rows of a part that a tie-free list metric reads (a bool mask), or None when they are
-    (nearly) all of them: O(n), no sort.
+    """The rows of a part that a tie-free list metric reads (their positions in the part,
+    ascending), or None when they are (nearly) all of them: O(n), no sort.
 
     A group's rows scored below all its ``marked`` (relevant, or gaining) rows change no offset of a
     marked row: they are dropped. With ``bound`` (every metric has a cutoff, the largest), a group
     whose best marked row has ``bound`` rows or more above it shows no marked row within any cutoff:
     one of its unmarked rows stands for it (it scores 0 and stays in the ranking). Every group of
-    the part has a marked row.
+    the part has a marked row. (Rows are picked by positions, not boolean masks: faster gathers.)
     """
     g = part.row_group
     n_groups = part.hi - part.lo
     s = score[part.rows]
-    gm, sm = g[marked], s[marked]
+    pos = np.flatnonzero(marked)
+    gm, sm = g[pos], s[pos]
+    del pos
     low = np.empty(n_groups, dtype=s.dtype)
     low[gm] = sm
     np.minimum.at(low, gm, sm)
@@ -264,14 +234,16 @@ def candidates(score: np.ndarray, part: Part, marked: np.ndarray, bound: int | N
         best = np.empty(n_groups, dtype=s.dtype)
         best[gm] = sm
         np.maximum.at(best, gm, sm)
-        above = s > best[g]
-        far = np.bincount(g[above], minlength=n_groups) >= bound
+        above = np.flatnonzero(s > best[g])
+        g_above = g[above]
+        far = np.bincount(g_above, minlength=n_groups) >= bound
         if far.any():
             keep &= ~far[g]
             stand_in = np.empty(n_groups, dtype=np.int64)
-            idx = np.flatnonzero(above & far[g])
+            idx = above[far[g_above]]
             stand_in[g[idx]] = idx  # one row above the best marked row of each such group
             keep[stand_in[far]] = True
-    if int(np.count_nonzero(keep)) > _KEEP_AT_MOST * s.shape[0]:
+    rows = np.flatnonzero(keep)
+    if rows.shape[0] > _KEEP_AT_MOST * s.shape[0]:
         return None
-    return keep
+    return rows

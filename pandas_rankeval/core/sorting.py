@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .numeric import flip_negative_floats, or_positions
+
 __all__ = ["sort_order"]
 
 #: Fall back to argsort when more than this share of the rows needs the second pass.
@@ -28,9 +30,7 @@ def _ordered_key(score: np.ndarray) -> np.ndarray | None:
         itype = np.int64 if size == 8 else np.int32
         bits = (score + score.dtype.type(0.0)).view(itype)  # a copy, and -0.0 becomes 0.0
         low = np.iinfo(itype).max
-        flip = bits >> (8 * size - 1)  # -1 for negative floats, 0 otherwise
-        flip &= low
-        bits ^= flip  # negative floats: all bits but the sign flipped, so they order as integers
+        flip_negative_floats(bits)  # negative floats: all bits but the sign flipped, so they order as integers
         key = bits.astype(np.int64, copy=False)
         if key.shape[0]:
             # NaN (either sign) orders outside the infinities: leave it to argsort
@@ -83,7 +83,7 @@ def sort_order(score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
     if shift:
         packed >>= np.uint64(shift)
     packed <<= np.uint64(ibits)
-    packed |= np.arange(n, dtype=np.uint64)
+    or_positions(packed)
     packed = packed.view(np.int64)  # < 2**63: the int64 sort orders it
     packed.sort()
     order = packed & mask
