@@ -92,7 +92,7 @@ def _totals(summary: Summary, plan: Plan) -> dict[str, Any]:
     for name, v in by_name(summary.data).items():
         if name in REPLICATE_FIELDS or name in RESULT_FIELDS:
             tot[name] = None
-        elif v is not None and summary.keys:
+        elif v is not None and summary.keys and v.size:  # an empty field (no pair): its zero is its total
             total = field_total(name, v)
             tot[name] = total.item() if total.ndim == 0 else total
     return tot
