@@ -9,7 +9,7 @@ themselves are written in :mod:`.definitions`; :mod:`.registry` parses names aga
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -135,9 +135,7 @@ class MetricSpec:
 
     @property
     def info(self) -> Metric:
-        from .registry import METRICS
-
-        return METRICS[self.kind]
+        return _registry()[self.kind]
 
     @property
     def cutoff(self) -> int | None:
@@ -168,3 +166,17 @@ def grade_limit(specs: Sequence[MetricSpec]) -> tuple[float, tuple[str, ...]] | 
         return None
     limit = min(float(s.info.max_label) for s in limited)  # type: ignore[arg-type]
     return limit, tuple(dict.fromkeys(s.name for s in limited if s.info.max_label == limit))
+
+
+_METRICS: list[Mapping[str, Metric]] = []
+
+
+def _registry() -> Mapping[str, Metric]:
+    """The registry's metrics by kind (imported on first use: the registry imports this module).
+    Kept once found: a call reads ``MetricSpec.info`` dozens of times."""
+    if not _METRICS:
+        from .registry import METRICS
+
+        _METRICS.append(METRICS)
+    return _METRICS[0]
+
