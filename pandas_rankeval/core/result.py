@@ -6,7 +6,7 @@ import html
 import os
 import sys
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .numfmt import digits, fmt_metric
@@ -170,8 +170,9 @@ class Coverage:
         return max(self.rows_filtered_share, self.positives_filtered_share) > FILTERED_ALERT
 
     def as_dict(self) -> dict[str, Any]:
-        """The coverage as a plain dict (for tables and JSON)."""
-        return asdict(self)
+        """The coverage as a plain dict (for tables and JSON). Every field is a number or a bool,
+        so a shallow copy is ``dataclasses.asdict`` without its recursive deep copy."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def __str__(self) -> str:
         if not self.grouped:  # global AUC: every row in one pool
