@@ -76,17 +76,22 @@ def _both(monkeypatch: pytest.MonkeyPatch, fn, parts: int = 1):
     return fast, full
 
 
-@pytest.mark.parametrize("parts", [1, 3])
-@pytest.mark.parametrize("empty", ["zero", "skip"])
-def test_per_group_and_report_equal_the_full_sort(monkeypatch, parts, empty):
-    df = _frame()
-    kw = {"group": "g", "label": "y", "scores": ["s", "c"], "metrics": METRICS, "empty": empty}
+def _tables_equal_the_full_sort(monkeypatch, df: pd.DataFrame, kw: dict, parts: int) -> None:
+    """per_group and report on the skipping path equal the full sort: every number, row order."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for fn in (pre.per_group, pre.report):
             fast, full = _both(monkeypatch, lambda fn=fn: fn(df, **kw), parts)
             assert np.array_equal(_numbers(fast), _numbers(full), equal_nan=True)
             assert list(fast.index) == list(full.index)
+
+
+@pytest.mark.parametrize("parts", [1, 3])
+@pytest.mark.parametrize("empty", ["zero", "skip"])
+def test_per_group_and_report_equal_the_full_sort(monkeypatch, parts, empty):
+    df = _frame()
+    kw = {"group": "g", "label": "y", "scores": ["s", "c"], "metrics": METRICS, "empty": empty}
+    _tables_equal_the_full_sort(monkeypatch, df, kw, parts)
 
 
 @pytest.mark.parametrize("parts", [1, 2, 3])
@@ -96,12 +101,7 @@ def test_sparse_keys_counted_in_ranges_equal_the_full_sort(monkeypatch, parts):
     df = _frame(3)
     df["g"] = df["g"] * 10**9 + 7  # a span far beyond the rows: the sparse path
     kw = {"group": "g", "label": "y", "scores": ["s", "c"], "metrics": METRICS}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for fn in (pre.per_group, pre.report):
-            fast, full = _both(monkeypatch, lambda fn=fn: fn(df, **kw), parts)
-            assert np.array_equal(_numbers(fast), _numbers(full), equal_nan=True)
-            assert list(fast.index) == list(full.index)
+    _tables_equal_the_full_sort(monkeypatch, df, kw, parts)
 
 
 @pytest.mark.parametrize("dense", [True, False])
