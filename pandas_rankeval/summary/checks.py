@@ -50,7 +50,7 @@ def check_schema(schema: pd.DataFrame, plan: Plan) -> None:
     weight_column = check_weight_name(plan.options.weight, schema.columns, plan.func, plan.group or None)
     check_columns(schema, plan.columns)
     source = schema.attrs.get("source")
-
+    # polars Decimal columns without fraction digits (DuckDB reads DECIMAL as DOUBLE, as pandas does)
     whole = schema.attrs.get("whole_decimals", ())
 
     def fix(c: object) -> str | None:  # a polars or DuckDB user converts there
@@ -58,7 +58,7 @@ def check_schema(schema: pd.DataFrame, plan: Plan) -> None:
             return f"df.with_columns(pl.col({c!r}).cast({'pl.Int64' if c in whole else 'pl.Float64'}))"
         if source == "duckdb":
             quoted = '"' + str(c).replace('"', '""') + '"'
-            return f"rel.select('* REPLACE (CAST({quoted} AS {'BIGINT' if c in whole else 'DOUBLE'}) AS {quoted})')"
+            return f"rel.select('* REPLACE (CAST({quoted} AS DOUBLE) AS {quoted})')"
         return None
 
     numeric_values(schema[plan.label], plan.label, "label", keep_int=True, fix=fix(plan.label))
