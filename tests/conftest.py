@@ -186,6 +186,16 @@ def _groups_folder(config: pytest.Config) -> str:
     return folder
 
 
+def _read_groups(folder: str) -> dict[str, str]:
+    """Controller: node id -> work unit, as the workers wrote them."""
+    groups: dict[str, str] = {}
+    for name in os.listdir(folder):
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                groups.update(json.load(f))
+    return groups
+
+
 @pytest.hookimpl(optionalhook=True)  # xdist's hooks: a run with -p no:xdist still loads
 def pytest_configure_node(node: Any) -> None:
     """Controller: give each worker the folder where it writes its engine groups."""
@@ -208,11 +218,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
         def _split_scope(self, nodeid: str) -> str:
             if self._groups is None:  # every worker has collected when scheduling starts
-                self._groups = {}
-                for name in os.listdir(folder):
-                    if name.endswith(".json"):
-                        with open(os.path.join(folder, name), encoding="utf-8") as f:
-                            self._groups.update(json.load(f))
+                self._groups = _read_groups(folder)
             return self._groups.get(nodeid, nodeid)
 
     return EngineGroupScheduling(config, log)
@@ -233,13 +239,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     folder = getattr(session.config, "_pandas_rankeval_groups", None)
     if session.config.getvalue("dist") != "loadgroup" or folder is None or not _RAN_ON or not os.path.isdir(folder):
         return
-    groups: dict[str, str] = {}
-    for name in os.listdir(folder):
-        if name.endswith(".json"):
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                groups.update(json.load(f))
     workers: dict[str, set[str]] = {}
-    for nodeid, group in groups.items():
+    for nodeid, group in _read_groups(folder).items():
         if nodeid in _RAN_ON:
             workers.setdefault(group, set()).add(_RAN_ON[nodeid])
     split = {g: sorted(w) for g, w in workers.items() if len(w) > 1}
