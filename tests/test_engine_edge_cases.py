@@ -212,10 +212,9 @@ def test_03_04_11_spark_errors_before_any_job(spark):
     assert _jobs(spark) == before
 
 
-def test_11_13_bad_group_values_raise_with_whole_table_counts(spark, on_dask_cluster):
+def _bad_group_value_cases() -> tuple[pd.DataFrame, list]:
     """(11, 13) a weight Series or callable that gives some groups a bad weight, a 'by' that
-    varies within groups: pandas' message and count, on Spark and on Dask (the counts of every
-    bucket or partition added, never one bucket's)."""
+    varies within groups; each case's pandas error names several groups."""
     rng = np.random.default_rng(13)
     n = 200
     df = pd.DataFrame({"u": rng.integers(0, 40, n), "y": rng.integers(0, 2, n), "s": rng.random(n)})
@@ -224,23 +223,38 @@ def test_11_13_bad_group_values_raise_with_whole_table_counts(spark, on_dask_clu
     bad_series = pd.Series(np.where(keys % 3 == 0, -1.0, 1.0), index=keys)
     short_series = pd.Series(1.0, index=keys[keys % 4 != 0])
     cases = [
-        (pre.gauc, prd.gauc, prs.gauc, dict(group="u", label="y", score="s", weight=bad_series)),
-        (pre.mrr, prd.mrr, prs.mrr, dict(group="u", label="y", score="s", weight=lambda st: 1.0 - st["n"] % 2 * 2)),
-        (pre.ndcg, prd.ndcg, prs.ndcg, dict(group="u", label="y", score="s", weight=short_series)),
-        (pre.report, prd.report, prs.report, dict(group="u", label="y", scores="s", by="seg", metrics=["gauc", "mrr"])),
+        ("gauc", dict(group="u", label="y", score="s", weight=bad_series)),
+        ("mrr", dict(group="u", label="y", score="s", weight=lambda st: 1.0 - st["n"] % 2 * 2)),
+        ("ndcg", dict(group="u", label="y", score="s", weight=short_series)),
+        ("report", dict(group="u", label="y", scores="s", by="seg", metrics=["gauc", "mrr"])),
     ]
-    ddf = dd.from_pandas(df, npartitions=5)
-    sdf = spark.createDataFrame(df)
-    for f_pd, f_dask, f_spark, kw in cases:
+    return df, cases
+
+
+def _raises_as_pandas(df: pd.DataFrame, cases: list, engine_call) -> None:
+    for name, kw in cases:
         with pytest.raises(ValueError) as want:
-            f_pd(df, **kw)
+            getattr(pre, name)(df, **kw)
         assert re.search(r"\b([2-9]|\d\d+) (of \d+ )?groups", str(want.value)), str(want.value)  # several groups
         with pytest.raises(ValueError) as got:
-            f_dask(ddf, npartitions=4, **kw)
+            engine_call(name, kw)
         assert _message(got) == str(want.value)
-        with pytest.raises(ValueError) as got:
-            f_spark(sdf, buckets=4, **kw)
-        assert _message(got) == str(want.value)
+
+
+def test_11_13_bad_group_values_raise_with_whole_table_counts_on_dask(on_dask_cluster):
+    """(11, 13) pandas' message and count on Dask's LocalCluster: the counts of every partition
+    added, never one partition's."""
+    df, cases = _bad_group_value_cases()
+    ddf = dd.from_pandas(df, npartitions=5)
+    _raises_as_pandas(df, cases, lambda name, kw: getattr(prd, name)(ddf, npartitions=4, **kw))
+
+
+def test_11_13_bad_group_values_raise_with_whole_table_counts_on_spark(spark):
+    """(11, 13) pandas' message and count on Spark: the counts of every bucket added, never one
+    bucket's."""
+    df, cases = _bad_group_value_cases()
+    sdf = spark.createDataFrame(df)
+    _raises_as_pandas(df, cases, lambda name, kw: getattr(prs, name)(sdf, buckets=4, **kw))
 
 
 def test_10_11_spark_per_group_auc_twice_date_keys_and_studentized(spark):

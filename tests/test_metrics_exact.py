@@ -481,7 +481,10 @@ def test_gauc_weights_and_filters(seed, tie_style, graded, filters, weight):
     kw = dict(group="g", label="y", score="s", weight=w, **filters)
     want = O.gauc(df, **kw)
     assert float(pr.gauc(df, **kw)) == approx(want)
-    assert float(pr.gauc(df, engine="sklearn", **kw)) == approx(want)
+    if weight in ("count", "callable-array"):
+        # the sklearn engine's per-group AUCs do not depend on the weight (the weights and the
+        # eligibility rules are shared code); every weight with it: the engines-agree test below
+        assert float(pr.gauc(df, engine="sklearn", **kw)) == approx(want)
 
 
 @pytest.mark.parametrize("tiebreak", [None, "tb"])
