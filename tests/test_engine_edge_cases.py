@@ -500,7 +500,7 @@ def _pandas_report(df: pd.DataFrame, opts: dict, **kw):
         return None, exc
 
 
-@_fuzz_settings(8)
+@_fuzz_settings(6)
 @given(frames())
 def test_fuzz_dask_equals_pandas(case):
     df, opts = case
@@ -529,7 +529,7 @@ def test_fuzz_dask_equals_pandas(case):
             assert (pd.DataFrame(cw)["diff"].fillna(0) == 0).all()
 
 
-@_fuzz_settings(3)
+@_fuzz_settings(2)
 @given(frames())
 def test_fuzz_spark_equals_pandas(spark, case):
     df, opts = case
