@@ -101,9 +101,15 @@ class Frame:
         self.user_columns = set(names)
         self.sdf = sdf.toDF(*internal).select(*[self.name[c] for c in self.columns])
         self.F = _fn(sdf)
+        self._cols: dict[Hashable, Any] = {}  # shared with with_sdf's copies: same names
 
     def col(self, c: Hashable) -> Any:
-        return self.F.col(self.name[c])
+        """The column ``c`` as a Spark Column, made once per call (each ``F.col`` of a classic
+        session is a round trip to the JVM; a report asked for ~300)."""
+        got = self._cols.get(c)
+        if got is None:
+            got = self._cols[c] = self.F.col(self.name[c])
+        return got
 
     def with_sdf(self, sdf: Any) -> Frame:
         """The same columns, other rows (a filter) or more internal columns."""
