@@ -166,7 +166,7 @@ def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels
         lo, hi = int(y.min()), int(y.max())
         if hi - lo < 4096:
             if lo == 0 and hi < 256:  # the usual 0/1 clicks or small grades: one byte a row, one pass
-                level = y.astype(np.uint8)
+                level: np.ndarray = y.astype(np.uint8)
             elif y.dtype.kind == "i":  # int64 holds every signed label, and y - lo is in [0, 4096)
                 level = y.astype(np.int64)
                 level -= lo
