@@ -110,3 +110,23 @@ def test_global_auc_by_segment_equals_one_segment_at_a_time(seed, weighted):
         sel = seg[order] == k
         want = E.global_auc(order[sel], rank[sel], rel, sw)
         np.testing.assert_allclose([u[k], wp[k], wn[k]], want, rtol=1e-13, atol=1e-12)
+
+
+@pytest.mark.parametrize("y", [
+    np.array([0, 1, 1, 0, 3, 255], dtype=np.int64),  # from 0, below 256: one uint8 pass
+    np.array([0, 1, 300, 2], dtype=np.int64),  # wider: int64 levels
+    np.array([-2, 0, 5, 1], dtype=np.int64),  # negative lowest label
+    np.array([0, 1, 2], dtype=np.uint16),
+])
+def test_label_levels_of_integer_labels_and_the_shared_relevant_mask(y):
+    """Integer labels from 0 to 255 become their levels in one uint8 pass (the same levels as
+    the label minus the lowest); the relevant mask is made once and shared read-only."""
+    from pandas_rankeval.core.prepare import label_levels
+
+    labels = label_levels(y, None, True)
+    lo = int(y.min())
+    assert np.array_equal(labels.level.astype(np.int64), y.astype(np.int64) - lo)
+    assert labels.level.dtype == (np.uint8 if int(y.max()) - lo < 256 else np.int64)
+    rel = labels.rel
+    assert rel is labels.rel and not rel.flags.writeable
+    assert np.array_equal(rel, y > 0)

@@ -309,3 +309,28 @@ def test_list_metrics_on_the_rows_that_count_equal_the_full_sort(monkeypatch, me
         fast, full = _both(monkeypatch, lambda: pre.per_group(df, **kw), parts)
     assert any(used), "no part was ranked on its rows that count"
     assert np.array_equal(_numbers(fast), _numbers(full), equal_nan=True)
+
+
+def test_relevant_rows_by_group_counts_equal_the_binary_search():
+    """A tie-free ranking finds the group of each relevant row from the per-group counts
+    (np.repeat), no longer by a binary search in the groups' first rows: the same groups, offsets
+    and order among the group's relevant rows (one-row groups, groups with no relevant row or all
+    relevant, shuffled rows)."""
+    from pandas_rankeval.core import ranking as E
+
+    rng = np.random.default_rng(8)
+    n = 5000
+    codes = rng.integers(0, 900, n)
+    codes[:3] = [901, 902, 902]  # a one-row group, and a group of two
+    level = (rng.random(n) < 0.2).astype(np.uint8)
+    level[:3] = [1, 1, 1]  # ... all relevant
+    order, rank = E.score_rank(rng.random(n))
+    assert int(rank[0]) == n - 1  # no tie: blocks are rows
+    rk = E.build_ranking(codes, 903, order, rank, level, 2, 1)
+    assert rk.rel is not None and (rk.npos == 0).any()
+    group, offset, nth = rk.relevant_rows()
+    where = np.flatnonzero(rk.rel)
+    g2, o2 = rk.sparse_rows(where)
+    assert np.array_equal(group, g2) and np.array_equal(offset, o2)
+    for g in (0, int(group[-1]), int(np.argmax(rk.npos))):  # the i-th relevant row of its group
+        assert np.array_equal(nth[group == g], np.arange(int(rk.npos[g])))

@@ -607,3 +607,30 @@ def test_bootstrap_draws_skip_groups_that_count_nowhere(monkeypatch):
     for a, b in zip(fast, full):
         num = a.select_dtypes("number").columns
         np.testing.assert_allclose(a[num].to_numpy(float), b[num].to_numpy(float), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("weight, empty", [("uniform", "zero"), ("uniform", "skip"), ("count", "zero"), ("clicks", "skip")])
+def test_report_items_sharing_masks_and_weights_are_their_own_means(weight, empty):
+    """summarize_evaluation works out each distinct (used mask, weight array) once for all the
+    items of a report, and skips w * v when every group is used with weight 1: every value is
+    still its own weighted mean of per_group's values over the groups it uses (ties, a one-row
+    group, groups with no relevant row or one class, rows shuffled)."""
+    rng = np.random.default_rng(11)
+    n = 3000
+    df = pd.DataFrame({"g": rng.integers(0, 400, n), "y": (rng.random(n) < 0.15).astype(int),
+                       "a": rng.random(n), "b": np.round(rng.random(n), 1)})
+    df = pd.concat([df, pd.DataFrame({"g": [999], "y": [1], "a": [0.5], "b": [0.5]})], ignore_index=True)
+    df = df.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    metrics = ["gauc", "mrr", "ndcg@5", "recall@3", "hit_rate@3"]
+    kw = dict(group="g", label="y", scores=["a", "b"], metrics=metrics, weight=weight, empty=empty)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = pd.DataFrame(pre.report(df, **kw))
+        pg = pd.DataFrame(pre.per_group(df, **kw))
+    w = {"uniform": np.ones(len(pg)), "count": pg["n"].to_numpy(float), "clicks": pg["positives"].to_numpy(float)}[weight]
+    for s in ("a", "b"):
+        for m in metrics:
+            v = pg[f"{s}_{'auc' if m == 'gauc' else m}"].to_numpy(float)
+            used = ~np.isnan(v) & (w > 0)
+            want = float(np.sum(w[used] * v[used]) / np.sum(w[used]))
+            assert math.isclose(float(rep.loc[s, m]), want, rel_tol=1e-13, abs_tol=1e-15), (s, m)

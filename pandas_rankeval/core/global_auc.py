@@ -109,8 +109,11 @@ def global_auc_and_ties(
 ) -> tuple[tuple[float, float, float], bool]:
     """:func:`global_auc_by_search`, and whether two scores of the column are equal (any two
     rows: the sorted classes and the searches already tell)."""
-    neg = np.sort(score[~rel])
-    pos = np.sort(score[rel])  # sorted needles make the binary searches cache-friendly
+    # the masked copies are sorted in place (``np.sort`` would copy them once more)
+    neg = score[~rel]
+    neg.sort()
+    pos = score[rel]
+    pos.sort()  # sorted needles make the binary searches cache-friendly
     below = np.searchsorted(neg, pos, side="left")
     u = float(below.sum(dtype=np.int64))
     # a relevant score ties with a non-relevant one exactly when the first non-relevant score not

@@ -92,9 +92,9 @@ def auc_per_group(rk: Ranking) -> tuple[np.ndarray, np.ndarray]:
         # no ties: a relevant row at position j of its group that is the i-th relevant
         # row (both from 0) has j - i negatives above it, so
         # U = P N - (sum of j over relevant rows) + P (P - 1) / 2
-        where = np.flatnonzero(rk.rel)
+        owner, offset, _ = rk.relevant_rows()  # shared with the list metrics of this ranking
         starts = rk.first  # blocks are rows
-        owner = np.searchsorted(starts, where, side="right") - 1
+        where = offset + starts[owner]
         pos_sum = np.bincount(owner, weights=where, minlength=rk.n_groups)
         p = rk.npos.astype(np.float64)
         u = p * rk.nneg - (pos_sum - p * starts) + p * (p - 1.0) / 2.0

@@ -125,6 +125,7 @@ class Labels:
     level: np.ndarray  # small ints, one per row
     values: np.ndarray  # float64 distinct labels, ascending
     rel_level: int  # rows with level >= rel_level are relevant
+    _rel: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def n_levels(self) -> int:
@@ -132,7 +133,13 @@ class Labels:
 
     @property
     def rel(self) -> np.ndarray:
-        return self.level >= self.rel_level
+        """Whether each row is relevant: made once (a report reads it for the group count and
+        for every score column's global AUC), read-only since every reader shares it."""
+        if self._rel is None:
+            rel = self.level >= self.rel_level
+            rel.flags.writeable = False
+            self._rel = rel
+        return self._rel
 
 
 def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels:
@@ -158,7 +165,9 @@ def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels
     if integer:
         lo, hi = int(y.min()), int(y.max())
         if hi - lo < 4096:
-            if y.dtype.kind == "i":  # int64 holds every signed label, and y - lo is in [0, 4096)
+            if lo == 0 and hi < 256:  # the usual 0/1 clicks or small grades: one byte a row, one pass
+                level: np.ndarray = y.astype(np.uint8)
+            elif y.dtype.kind == "i":  # int64 holds every signed label, and y - lo is in [0, 4096)
                 level = y.astype(np.int64)
                 level -= lo
             else:  # unsigned: y - lo in the labels' own dtype, in [0, hi - lo]
@@ -185,7 +194,7 @@ def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels
         else:
             rel_level = int(np.searchsorted(values, threshold, side="left"))
     dtype = np.uint8 if values.shape[0] <= 256 else np.int64
-    return Labels(level.astype(dtype), values, rel_level)
+    return Labels(level.astype(dtype, copy=False), values, rel_level)  # level is a new array here
 
 
 def relevance_rule(dtype: Any, threshold: float | None) -> tuple[str, Any]:
@@ -312,7 +321,10 @@ def prepare(
     score_arrays = {}
     for s in scores:
         arr = numeric_values(df[s], s, "score", keep_float32=True, keep_int64=True)
-        if arr.dtype.kind == "f" and np.isnan(arr).any():  # NaN produced by conversion cannot happen; guard anyway
+        # a numpy float column's NaN were found by missing_mask above (dropped or raised); NaN
+        # produced by the conversion of another dtype cannot happen: guard anyway
+        checked = isinstance(df[s].dtype, np.dtype) and df[s].dtype.kind == "f"
+        if arr.dtype.kind == "f" and not checked and np.isnan(arr).any():
             raise ValueError(f"Column {s!r} (score) has NaN values after conversion.")
         score_arrays[s] = arr
     extra: dict[Hashable, np.ndarray] = {}

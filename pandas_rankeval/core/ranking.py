@@ -158,8 +158,15 @@ class Ranking:
             if self.rel is None:  # pragma: no cover - internal invariant
                 raise RuntimeError("relevant_rows needs a tie-free ranking")
             where = np.flatnonzero(self.rel)
-            group, offset = self.sparse_rows(where)
-            before = np.cumsum(self.ranked_npos) - self.ranked_npos
+            count = self.ranked_npos
+            if int(count.sum()) == where.shape[0]:
+                # rows run group by group: the relevant ones too, ``count[g]`` of them in group g
+                # (no binary search of every relevant row in the groups' first rows)
+                group = np.repeat(np.arange(self.n_groups), count)
+                offset = where - self.first[group]
+            else:  # pragma: no cover - ranked_npos counts the ranked relevant rows
+                group, offset = self.sparse_rows(where)
+            before = np.cumsum(count) - count
             order = np.arange(where.shape[0]) - before[group]
             self._relevant = (group, offset, order)
         return self._relevant

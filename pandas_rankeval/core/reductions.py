@@ -316,7 +316,7 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
             return table.expand(metric.select(se.selection, k), np.nan)
         if se.parts is None:
             raise internal_error("the kept groups have no ranking")
-        used = elig.used[table.kept]
+        used = shared(ev, ("kept used", metric.eligibility), lambda: elig.used[table.kept])
         values = [
             metric.kernel(KernelInput(ev, se, prk, spec, k, used[part.lo : part.hi], score, part))  # type: ignore[misc]
             for part, prk in se.parts
@@ -360,7 +360,11 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
         raise empty_error(spec.name, n_empty, full.n_groups)
     used = elig.used
     if n_empty:
-        values = np.where(empty, np.nan if opts.empty == "skip" else 0.0, values)
+        fill = np.nan if opts.empty == "skip" else 0.0
+        if table is not None:  # kernel() expanded the kept groups' values into a new array
+            np.copyto(values, fill, where=empty)
+        else:
+            values = np.where(empty, fill, values)
 
     def finish_list() -> tuple[float, Coverage]:
         cov = _coverage(full, used, n_rows=n_rows, n_dropped=n_dropped, empty=n_empty)  # type: ignore[arg-type]

@@ -133,21 +133,35 @@ def summarize_evaluation(
     w_l: list[np.ndarray] = []
     v_l: list[np.ndarray] = []
     num_l: list[np.ndarray | None] = []
+    # the items of a report share their used-group masks and weight arrays (one per eligibility
+    # rule and weight option): what reads only those is worked out once per distinct pair of
+    # arrays (the memo holds them, so that their ids stay theirs)
+    memo: dict[tuple[int, int], tuple[Any, ...]] = {}
     for j, (score, name) in enumerate(items):
         gv = ev.scores[score].metrics[name]
         used = np.asarray(gv.used, dtype=bool)
         w = np.asarray(gv.weights, dtype=np.float64)
         v = np.asarray(gv.values, dtype=np.float64)
-        wu = np.where(used, w, 0.0)
-        with np.errstate(invalid="ignore"):
-            wv = np.where(used, w * v if gv.numer is None else gv.numer, 0.0)
-        sums[:, j, 0] = fsum(wv)
-        sums[:, j, 1] = fsum(wu)
+        shared = memo.get((id(used), id(w)))
+        if shared is None:
+            wu = np.where(used, w, 0.0)
+            skipped = ~used
+            # every group used with weight 1: w * v where used is v itself, to the bit
+            plain = bool(used.all()) and bool((w == 1.0).all())
+            shared = memo[(id(used), id(w))] = (
+                used, w, wu, skipped, plain, fsum(wu), count(used), count(skipped, n), count(skipped, npos))
+        _, _, wu, skipped, plain, sum_wu, n_used, rows_skipped, pos_skipped = shared
+        if plain and gv.numer is None and not n_boot:
+            sums[:, j, 0] = fsum(v)
+        else:
+            with np.errstate(invalid="ignore"):
+                wv = np.where(used, w * v if gv.numer is None else gv.numer, 0.0)
+            sums[:, j, 0] = fsum(wv)
+        sums[:, j, 1] = sum_wu
         c = counts[:, j]
-        c[:, _C["n_used"]] = count(used)
-        skipped = ~used
-        c[:, _C["rows_skipped"]] = count(skipped, n)
-        c[:, _C["pos_skipped"]] = count(skipped, npos)
+        c[:, _C["n_used"]] = n_used
+        c[:, _C["rows_skipped"]] = rows_skipped
+        c[:, _C["pos_skipped"]] = pos_skipped
         rule = gv.spec.info.eligibility
         if rule not in label_only:  # the same for every score column: labels (and weights) only
             e = eligibility(rule, n, npos, opts)
