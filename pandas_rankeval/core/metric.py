@@ -9,6 +9,7 @@ themselves are written in :mod:`.definitions`; :mod:`.registry` parses names aga
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -168,15 +169,10 @@ def grade_limit(specs: Sequence[MetricSpec]) -> tuple[float, tuple[str, ...]] | 
     return limit, tuple(dict.fromkeys(s.name for s in limited if s.info.max_label == limit))
 
 
-_METRICS: list[Mapping[str, Metric]] = []
-
-
+@functools.cache
 def _registry() -> Mapping[str, Metric]:
     """The registry's metrics by kind (imported on first use: the registry imports this module).
     Kept once found: a call reads ``MetricSpec.info`` dozens of times."""
-    if not _METRICS:
-        from .registry import METRICS
+    from .registry import METRICS
 
-        _METRICS.append(METRICS)
-    return _METRICS[0]
-
+    return METRICS

@@ -320,10 +320,11 @@ def prepare(
         )
     score_arrays = {}
     for s in scores:
-        arr = numeric_values(df[s], s, "score", keep_float32=True, keep_int64=True)
+        col = df[s]
+        arr = numeric_values(col, s, "score", keep_float32=True, keep_int64=True)
         # a numpy float column's NaN were found by missing_mask above (dropped or raised); NaN
         # produced by the conversion of another dtype cannot happen: guard anyway
-        checked = isinstance(df[s].dtype, np.dtype) and df[s].dtype.kind == "f"
+        checked = isinstance(col.dtype, np.dtype) and col.dtype.kind == "f"
         if arr.dtype.kind == "f" and not checked and np.isnan(arr).any():
             raise ValueError(f"Column {s!r} (score) has NaN values after conversion.")
         score_arrays[s] = arr

@@ -12,6 +12,7 @@ never depend on it: parts are whole groups, and every sum is added in a fixed or
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import threading
@@ -87,21 +88,22 @@ def check_threads(value: Any, func: str) -> int | None:
     return int(n)
 
 
-_BLAS: list[Any] = []
+@functools.cache
+def _blas_controller() -> Any:
+    """threadpoolctl's controller (a dependency of scikit-learn), made once: making one scans the
+    loaded libraries, ~10 ms. None without threadpoolctl."""
+    try:
+        from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+
+        return ThreadpoolController()
+    except Exception:  # noqa: BLE001 - no controller: BLAS as configured
+        return None
 
 
 def one_blas_thread() -> Any:
     """A context in which BLAS runs on one thread: OpenBLAS spreads a dot product of more than
     ~1e4 groups over its threads, which costs milliseconds of wake-up per call on a busy machine
     (and makes its last bit depend on the thread count), and on top of the library's own threads
-    it only contends. The controller (threadpoolctl, a dependency of scikit-learn) is made once:
-    making one scans the loaded libraries, ~10 ms a call."""
-    if not _BLAS:
-        try:
-            from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
-
-            _BLAS.append(ThreadpoolController())
-        except Exception:  # noqa: BLE001 - no controller: BLAS as configured
-            _BLAS.append(None)
-    controller = _BLAS[0]
+    it only contends."""
+    controller = _blas_controller()
     return controller.limit(limits=1, user_api="blas") if controller is not None else contextlib.nullcontext()
