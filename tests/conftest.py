@@ -125,6 +125,7 @@ def spark() -> Iterator[Any]:
             "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC",
             "spark.plugins": "org.apache.spark.sql.connect.SparkConnectPlugin",
             "spark.connect.grpc.binding.port": str(_CONNECT_PORT),
+            "spark.python.sql.dataFrameDebugging.enabled": "false",
         },
     )
     yield session

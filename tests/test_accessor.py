@@ -556,13 +556,15 @@ def pandas_own_tests() -> dict[str, list[dict[str, int]]]:
     paths = [p for ps in _PANDAS_TEST_FILES.values() for p in ps]
     if not all(p.exists() for p in paths):
         pytest.skip(f"this pandas install does not ship its tests ({_PANDAS_TESTS} is incomplete)")
-    output = _run_pandas_tests(paths, "-k", "rank or test_register_accessor", "-rA")
+    # "not single_cpu": as pandas' own parallel CI job; the one such test here ranks a 2**24-row
+    # frame through the same call as the others (~5 s, a third of this fixture)
+    output = _run_pandas_tests(paths, "-k", "rank or test_register_accessor", "-m", "not single_cpu", "-rA")
     return {name: [_outcomes(output, p) for p in ps] for name, ps in _PANDAS_TEST_FILES.items()}
 
 
 def test_pandas_own_frame_rank_tests_pass(pandas_own_tests):
     (counts,) = pandas_own_tests["rank"]
-    assert counts.get("passed", 0) > 100  # 125 with pandas 3.1.1
+    assert counts.get("passed", 0) > 100  # 124 with pandas 3.1.1 (one single_cpu test deselected)
     assert counts.get("failed", 0) == counts.get("error", 0) == 0
 
 
