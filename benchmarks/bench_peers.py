@@ -23,6 +23,11 @@ inside a group (checked), where they equal the library's expected-ties value.
     python benchmarks/bench_peers.py                    # 1e6 rows / 1e5 groups
     python benchmarks/bench_peers.py --rows 1e7         # 1e7 rows / 1e6 groups
     python benchmarks/bench_peers.py --rows 1e6 --one-thread --memory
+    python benchmarks/bench_peers.py --rows 1e6 --one-thread --memory --numpy-avx2-too   # AMD Zen 4
+
+The first lines name the CPU and what numpy sorts with: on AMD Zen 4 numpy's AVX-512 sort is
+several times slower than its AVX2 sort (see ``bench.numpy_sort_note``), and ``--numpy-avx2-too``
+runs everything again with it off, so that both tables come from one invocation.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(1, str(HERE))
 
 import numpy as np
-from bench import make_frame
+from bench import make_frame, numpy_sort_note
 
 import pandas_rankeval as pre
 
@@ -289,6 +294,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--memory", action="store_true", help="peak extra memory of one pre.gauc call")
     ap.add_argument("--one-thread", action="store_true", help="also run in a 1-thread subprocess")
+    ap.add_argument("--numpy-avx2-too", action="store_true",
+                    help="then run everything again with numpy's AVX-512 sort off "
+                         "(NPY_DISABLE_CPU_FEATURES='AVX512_ICL X86_V4'; for AMD Zen 4, see docs/guide/performance.md)")
     ap.add_argument("--child-one-thread", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--child-memory", choices=["rss", "traced"], help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -316,6 +324,7 @@ def main(argv: list[str] | None = None) -> None:
         core_ranking._PARALLEL_FROM = 1 << 62  # type: ignore[attr-defined]
         run(rows, groups, args.rounds, args.memory, one_thread=True)
         return
+    print("\n".join(f"# {line}" for line in numpy_sort_note()), flush=True)
     run(rows, groups, args.rounds, args.memory, one_thread=False)
     if args.one_thread:
         print("\n## one thread (POLARS_MAX_THREADS=1, DuckDB threads=1, OpenBLAS 1 thread, the library's engine_options threads=1)\n",
@@ -324,6 +333,11 @@ def main(argv: list[str] | None = None) -> None:
         cmd = [sys.executable, __file__, "--rows", str(rows), "--groups", str(groups),
                "--rounds", str(args.rounds), "--child-one-thread"]
         subprocess.run(cmd, env=env, check=True)
+    if args.numpy_avx2_too:
+        print("\n## again, numpy's sorts on AVX2 (NPY_DISABLE_CPU_FEATURES='AVX512_ICL X86_V4')\n", flush=True)
+        env = dict(os.environ, NPY_DISABLE_CPU_FEATURES="AVX512_ICL X86_V4")
+        again = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--numpy-avx2-too"]
+        subprocess.run([sys.executable, __file__, *again], env=env, check=True)
 
 
 if __name__ == "__main__":
