@@ -49,3 +49,95 @@ def test_sort_order_equals_a_stable_argsort(i):
 
 def test_nan_falls_back_to_argsort():
     assert sort_order(np.array([0.5, np.nan, 0.1])) is None
+
+
+# --------------------------------------------------------------------------------------------
+# core.int_sort: numpy's sort, or polars' on AMD Zen 4 (numpy's AVX-512 sort is slow there)
+
+
+@pytest.fixture
+def backend(monkeypatch):
+    """Choose the sort backend (and sort every array of 2 or more values with it)."""
+    from pandas_rankeval.core import int_sort
+
+    def use(name: str) -> None:
+        monkeypatch.setenv("PANDAS_RANKEVAL_SORT", name)
+        monkeypatch.setattr(int_sort, "POLARS_FROM", 2)
+        monkeypatch.setattr("pandas_rankeval.core.sorting.POLARS_FROM", 2)
+        int_sort.sort_backend.cache_clear()
+        assert int_sort.sort_backend() == name
+
+    yield use
+    int_sort.sort_backend.cache_clear()
+
+
+@pytest.mark.parametrize("name", ["numpy", "polars"])
+def test_sort_values_equals_numpys_sort(backend, name):
+    pytest.importorskip("polars")
+    from pandas_rankeval.core.int_sort import sort_values
+    from pandas_rankeval.core.sorting import sortable
+
+    backend(name)
+    for x in _cases():
+        if x.dtype.kind in "iu" and x.dtype.itemsize == 8:
+            got = x.astype(np.int64)
+            sort_values(got)
+            np.testing.assert_array_equal(got, np.sort(x.astype(np.int64)))
+        # float columns through their int64 keys: the same order and the same ties
+        key = sortable(x)
+        if key is not x:
+            assert name == "polars"
+            sort_values(key)
+            s = np.sort(x)
+            assert bool(((key[1:] == key[:-1]) == (s[1:] == s[:-1])).all())
+    # a view into another array (the packed keys are views of a uint64 buffer) is sorted in place
+    buf = np.random.default_rng(3).integers(0, 2**40, 100_000).astype(np.uint64)
+    v = buf.view(np.int64)
+    sort_values(v)
+    assert bool((np.diff(buf.astype(np.int64)) >= 0).all())
+
+
+def test_every_number_is_the_same_with_either_backend(backend):
+    """The same calls with numpy's and with polars' sorts: equal to the last bit (a sorted array of
+    integers has one value; global AUC and the tie check compare int64 keys of the same order)."""
+    pytest.importorskip("polars")
+    import warnings
+
+    import pandas as pd
+
+    import pandas_rankeval as pre
+
+    rng = np.random.default_rng(5)
+    n = 6_000
+    df = pd.DataFrame({
+        "g": rng.integers(0, 2**40, 800)[rng.integers(0, 800, n)],  # sparse keys: the sorted group count
+        "y": rng.integers(0, 3, n) * (rng.random(n) < 0.3),
+        "a": np.round(rng.normal(size=n), 2),  # ties inside and across groups
+        "b": np.where(rng.random(n) < 0.01, -0.0, rng.random(n)),  # -0.0 and 0.0
+    })
+    kw = dict(group="g", label="y", scores=["a", "b"], metrics=["auc", "gauc", "mrr", "ndcg@5", "map", "precision@3"])
+    out = {}
+    for name in ("numpy", "polars"):
+        backend(name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out[name] = (pd.DataFrame(pre.report(df, ci=0.9, n_boot=40, seed=1, **kw)),
+                         pd.DataFrame(pre.compare(df, baseline="a", **kw)),
+                         pre.gauc(df, group="g", label="y", score="a", ties="pessimistic"))
+    pd.testing.assert_frame_equal(out["numpy"][0], out["polars"][0], check_exact=True)
+    pd.testing.assert_frame_equal(out["numpy"][1], out["polars"][1], check_exact=True)
+    assert out["numpy"][2] == out["polars"][2]
+
+
+def test_the_sort_setting_is_checked(backend, monkeypatch):
+    from pandas_rankeval.core import int_sort
+
+    monkeypatch.setenv("PANDAS_RANKEVAL_SORT", "quick")
+    int_sort.sort_backend.cache_clear()
+    with pytest.raises(ValueError, match="PANDAS_RANKEVAL_SORT must be 'numpy' or 'polars'.*got 'quick'"):
+        int_sort.sort_backend()
+    monkeypatch.delenv("PANDAS_RANKEVAL_SORT")
+    int_sort.sort_backend.cache_clear()
+    # unset: polars only where numpy sorts with AVX-512 on AMD family 25, and polars imports
+    assert int_sort.sort_backend() in ("numpy", "polars")
+    assert isinstance(int_sort._numpy_sorts_with_avx512_on_zen4(), bool)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .int_sort import sort_values
 from .numeric import _starts_of_runs
 from .score_sort import Ties
+from .sorting import sortable
 
 __all__ = ["global_auc", "global_auc_and_ties", "global_auc_by", "global_auc_by_search"]
 
@@ -109,11 +111,13 @@ def global_auc_and_ties(
 ) -> tuple[tuple[float, float, float], bool]:
     """:func:`global_auc_by_search`, and whether two scores of the column are equal (any two
     rows: the sorted classes and the searches already tell)."""
-    # the masked copies are sorted in place (``np.sort`` would copy them once more)
+    # the masked copies are sorted in place (``np.sort`` would copy them once more); as int64 keys
+    # of the same order where polars sorts those (:func:`.sorting.sortable`)
+    score = sortable(score)
     neg = score[~rel]
-    neg.sort()
+    sort_values(neg)
     pos = score[rel]
-    pos.sort()  # sorted needles make the binary searches cache-friendly
+    sort_values(pos)  # sorted needles make the binary searches cache-friendly
     below = np.searchsorted(neg, pos, side="left")
     u = float(below.sum(dtype=np.int64))
     # a relevant score ties with a non-relevant one exactly when the first non-relevant score not

@@ -20,6 +20,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from .int_sort import sort_values
 from .numeric import _CHUNK, _bits, _starts_of_runs, or_positions
 
 __all__ = ["Counts", "count_groups", "index_dtype", "kept_rows", "run_bounds"]
@@ -90,7 +91,7 @@ def _count_sorted(codes: np.ndarray, n_codes: int, rel: np.ndarray) -> tuple[np.
         key |= rel
         key <<= ibits
     or_positions(key)
-    key.sort()
+    sort_values(key)
     idx = np.empty(m, dtype=index_dtype(m))
     np.bitwise_and(key, (1 << ibits) - 1, out=idx, casting="unsafe")
     key >>= ibits  # (code, relevant) of every row, in order

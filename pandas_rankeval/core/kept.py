@@ -18,7 +18,9 @@ import numpy as np
 from . import ranking as E
 from .definitions import gains
 from .evaluation import Evaluation, ScoreEvaluation
+from .int_sort import sort_values
 from .skip import GroupTable, Part, Selection, can_skip, candidates, group_table, select_first
+from .sorting import sortable
 from .validation import internal_error
 
 __all__ = ["evaluate_kept", "table_of"]
@@ -74,7 +76,9 @@ class _Ties:
                 if self._rel is not None:
                     self._counts, self._any = E.global_auc_and_ties(self._score, self._rel, "expected")
                 else:
-                    s = np.sort(self._score)
+                    s = sortable(self._score)
+                    s = s.copy() if s is self._score else s
+                    sort_values(s)
                     self._any = bool((s[1:] == s[:-1]).any())
 
     @property

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .int_sort import sort_values
 from .numeric import (
     _bits,
     _exclusive_within,
@@ -55,7 +56,7 @@ def build_ideal(codes: np.ndarray, n_codes: int, level: np.ndarray, n_levels: in
     lbits = _bits(n_levels - 1)
     key = codes.astype(np.int64) << lbits
     key |= (n_levels - 1) - level.astype(np.int64)
-    key.sort()
+    sort_values(key)
     start = _starts_of_runs(key[1:] != key[:-1])
     ck = key[start]
     size = np.diff(np.append(start, key.shape[0]))

@@ -30,6 +30,7 @@ import numpy as np
 
 # the stages before this one, under the names their callers have always used (``ranking.score_rank``)
 from .global_auc import global_auc, global_auc_and_ties, global_auc_by, global_auc_by_search
+from .int_sort import sort_values
 from .numeric import _CHUNK, _bits, _exclusive_within, _starts_of_runs, cumulative_discount, harmonic, log_factorial
 from .score_sort import Ties, _refine_ties, score_rank
 
@@ -274,7 +275,7 @@ def build_ranking(
             key |= rank
             key <<= lbits
             key |= level[order]
-        key.sort()
+        sort_values(key)
         # the levels in one byte a row when they fit (they index and compare only)
         lev = np.empty(n, dtype=np.uint8 if lbits <= 8 else np.int64)
         np.bitwise_and(key, (1 << lbits) - 1, out=lev, casting="unsafe")

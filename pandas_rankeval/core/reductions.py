@@ -21,6 +21,7 @@ from . import ranking as E
 from .coverage import eligibility, empty_error
 from .definitions import KernelInput
 from .evaluation import Evaluation, GroupValues, ScoreEvaluation
+from .int_sort import sort_values
 from .metric import MetricSpec
 from .options import WeightLike
 from .progress import Progress
@@ -417,7 +418,7 @@ def canonical_order(gi: np.ndarray, n_groups: int, p: np.ndarray, y: np.ndarray,
     if gb + rb + ib > 63:
         return np.lexsort((key, gi))
     packed = (gi.astype(np.int64) << (rb + ib)) | (rank << ib) | np.arange(n, dtype=np.int64)
-    packed.sort()
+    sort_values(packed)
     return packed & ((1 << ib) - 1)
 
 

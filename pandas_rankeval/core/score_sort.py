@@ -13,6 +13,7 @@ from typing import Literal
 
 import numpy as np
 
+from .int_sort import sort_values
 from .numeric import _bits, cumsum_into, or_positions
 from .sorting import sort_order
 from .threads import threads_for
@@ -103,7 +104,7 @@ def _refine_ties(
             key |= f
         key <<= ibits
         or_positions(key)
-        key.sort()
+        sort_values(key)
         pos = key & ((1 << ibits) - 1)
         key >>= ibits
         return order[pos], key[1:] != key[:-1]

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .int_sort import POLARS_FROM, sort_backend, sort_values
 from .numeric import flip_negative_floats, or_positions
 
-__all__ = ["sort_order"]
+__all__ = ["sort_order", "sortable"]
 
 #: Fall back to argsort when more than this share of the rows needs the second pass.
 _REFINE_AT_MOST = 0.25
@@ -50,6 +51,22 @@ def _ordered_key(score: np.ndarray) -> np.ndarray | None:
     if kind == "b":
         return score.astype(np.int64)
     return None
+
+
+def sortable(values: np.ndarray) -> np.ndarray:
+    """``values`` as int64 keys of the same order and the same equalities (a copy) when this
+    process sorts long int64 keys with polars (:mod:`.int_sort`), else ``values`` itself: sorted
+    and searched, either gives the same positions and the same ties. Values it cannot map (NaN)
+    stay as they are.
+
+    >>> sortable(np.array([0.5, -1.0])).shape
+    (2,)
+    """
+    if values.shape[0] >= POLARS_FROM and sort_backend() == "polars":
+        key = _ordered_key(values)
+        if key is not None:
+            return key
+    return values
 
 
 def sort_order(score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -85,7 +102,7 @@ def sort_order(score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
     packed <<= np.uint64(ibits)
     or_positions(packed)
     packed = packed.view(np.int64)  # < 2**63: the int64 sort orders it
-    packed.sort()
+    sort_values(packed)
     order = packed & mask
     packed >>= ibits  # the kept bits of the sorted keys
     new = packed[1:] != packed[:-1]
