@@ -62,7 +62,7 @@ def sortable(values: np.ndarray) -> np.ndarray:
     >>> sortable(np.array([0.5, -1.0])).shape
     (2,)
     """
-    if values.shape[0] >= POLARS_FROM and sort_backend() == "polars":
+    if sort_backend() == "polars" and values.shape[0] >= POLARS_FROM:
         key = _ordered_key(values)
         if key is not None:
             return key
