@@ -64,7 +64,6 @@ def backend(monkeypatch):
     def use(name: str) -> None:
         monkeypatch.setenv("PANDAS_RANKEVAL_SORT", name)
         monkeypatch.setattr(int_sort, "POLARS_FROM", 2)
-        monkeypatch.setattr("pandas_rankeval.core.sorting.POLARS_FROM", 2)
         int_sort.sort_backend.cache_clear()
         assert int_sort.sort_backend() == name
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["POLARS_FROM", "sort_backend", "sort_values"]
+__all__ = ["POLARS_FROM", "polars_sorts", "sort_backend", "sort_values"]
 
 #: Keys shorter than this are sorted by numpy (a polars Series costs tens of microseconds).
 POLARS_FROM = 1 << 15
@@ -52,6 +52,13 @@ def sort_backend() -> str:
     return "polars"
 
 
+def polars_sorts(n: int) -> bool:
+    """Whether polars sorts ``n`` int64 keys in this process (the one rule of :func:`sort_values`
+    and :func:`.sorting.sortable`). The backend is asked first: the first sort of a process
+    imports polars when it is the backend, however short the keys."""
+    return sort_backend() == "polars" and n >= POLARS_FROM
+
+
 def _polars_sort(a: np.ndarray) -> None:
     import polars as pl
 
@@ -70,8 +77,7 @@ def sort_values(a: np.ndarray) -> None:
     >>> a.tolist()
     [-1, 2, 3]
     """
-    # the backend first: the first sort of a process imports polars when it sorts, however short
-    if sort_backend() == "polars" and a.shape[0] >= POLARS_FROM and a.dtype == np.int64:
+    if polars_sorts(a.shape[0]) and a.dtype == np.int64:
         _polars_sort(a)
     else:
         a.sort()

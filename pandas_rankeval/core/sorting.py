@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .int_sort import POLARS_FROM, sort_backend, sort_values
+from .int_sort import polars_sorts, sort_values
 from .numeric import flip_negative_floats, or_positions
 
 __all__ = ["sort_order", "sortable"]
@@ -62,7 +62,7 @@ def sortable(values: np.ndarray) -> np.ndarray:
     >>> sortable(np.array([0.5, -1.0])).shape
     (2,)
     """
-    if sort_backend() == "polars" and values.shape[0] >= POLARS_FROM:
+    if polars_sorts(values.shape[0]):
         key = _ordered_key(values)
         if key is not None:
             return key
