@@ -107,11 +107,11 @@ def test_sparse_keys_counted_in_ranges_equal_the_full_sort(monkeypatch, parts):
 @pytest.mark.parametrize("dense", [True, False])
 def test_group_counts_and_kept_runs_in_ranges_of_rows(dense):
     """count_groups in 1 to 5 ranges of rows gives np.unique's counts; kept_rows lays every run
-    of kept groups out ascending, with exactly the rows of its groups (rows past one chunk)."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    of kept groups out ascending, with exactly the rows of its groups (rows past one chunk), on
+    three threads (the caller and two workers)."""
     from pandas_rankeval.core.group_count import count_groups, kept_rows, run_bounds
     from pandas_rankeval.core.numeric import _CHUNK
+    from pandas_rankeval.core.threads import Workers
 
     rng = np.random.default_rng(11)
     n = 2 * _CHUNK + 123
@@ -120,14 +120,14 @@ def test_group_counts_and_kept_runs_in_ranges_of_rows(dense):
     rel = rng.random(n) < 0.1
     uniq, inv, n_ref = np.unique(codes, return_inverse=True, return_counts=True)
     npos_ref = np.bincount(inv[rel], minlength=uniq.shape[0])
-    with ThreadPoolExecutor(2) as pool:
+    with Workers(3) as workers:
         for n_parts in (1, 2, 3, 5):
-            c = count_groups(codes, n_codes, rel, pool, n_parts)
+            c = count_groups(codes, n_codes, rel, workers, n_parts)
             assert c is not None and (c.place is None) == dense
             assert np.array_equal(c.code, uniq) and np.array_equal(c.n, n_ref) and np.array_equal(c.npos, npos_ref)
             kept = np.flatnonzero(c.npos > 0)
             bounds = run_bounds(c.n[kept], n_parts)
-            rows, row_group, ends = kept_rows(c, codes, kept, bounds, pool)
+            rows, row_group, ends = kept_rows(c, codes, kept, bounds, workers)
             slot = np.full(uniq.shape[0], -1)
             slot[kept] = np.arange(kept.shape[0])
             for (lo, hi), start, end in zip(bounds, [0, *ends[:-1]], ends):
@@ -271,6 +271,50 @@ def test_threads_engine_option_and_rule_never_change_a_number():
         assert threads_for(10) == 4
     with pytest.raises(ValueError, match="'threads' engine option of gauc must be an int >= 1"):
         pre.gauc(df, group="u", label="y", score="s", engine_options={"threads": 0})
+
+
+def test_workers_are_the_caller_and_n_minus_one_threads():
+    """Workers(n) runs a batch on the calling thread and n - 1 pool threads (the caller takes
+    tasks too), results in the items' order; Workers(1) runs everything inline; a task's error
+    is raised by map and the other threads take no new task; submit runs on a pool thread."""
+    import threading
+    import time
+
+    from pandas_rankeval.core.threads import Workers, run_tasks
+
+    caller = threading.get_ident()
+
+    for n in (1, 2, 3):
+        meet = threading.Barrier(n, timeout=30)
+
+        def task(x: int) -> tuple[int, int]:
+            if x < n:  # each thread waits here on its first task: the first n go to n threads
+                meet.wait()
+            return x * x, threading.get_ident()
+
+        with Workers(n) as workers:
+            out = workers.map(task, list(range(12)))
+            assert [v for v, _ in out] == [x * x for x in range(12)]
+            used = {t for _, t in out}
+            assert caller in used and len(used) == n  # the caller and n - 1 others, no more
+            started = workers.submit(threading.get_ident)
+            assert (started is None) == (n == 1)
+            if started is not None:
+                assert started.result() != caller
+    assert run_tasks(None, lambda x: x + 1, [1, 2]) == [2, 3]
+
+    ran = []
+
+    def fails(x: int) -> int:
+        ran.append(x)
+        if x == 0:
+            raise KeyError("task 0")
+        time.sleep(0.02)
+        return x
+
+    with Workers(2) as workers, pytest.raises(KeyError, match="task 0"):
+        workers.map(fails, list(range(50)))
+    assert len(ran) < 50  # stopped early, not every task run
 
 
 LIST_ONLY = [["ndcg@3", "precision@3", "recall@2", "hit_rate@1", "mrr@2", "map@3"],

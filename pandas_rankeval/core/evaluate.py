@@ -11,9 +11,9 @@ each score column, reduce.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Hashable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,7 +29,7 @@ from .options import Options, check_weight_name
 from .prepare import label_levels, prepare
 from .reductions import _calibration_metric, _global_auc, _group_metric
 from .registry import check_sample_weight
-from .threads import threads_for
+from .threads import Workers, threads_for
 from .validation import as_columns, internal_error, problem_message
 
 __all__ = ["evaluate", "evaluate_score", "prepare_evaluation"]
@@ -254,15 +254,14 @@ def evaluate(
     elif not needs_order:
         evals = [ScoreEvaluation(s, {}) for s in names]
     elif threads:
-        # numpy and pandas release the GIL while sorting and hashing: the score sorts
-        # run on worker threads while this thread encodes the group keys
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            sorting = [pool.submit(_sort_one, ev, s) for s in names]
+        # numpy and pandas release the GIL while sorting and hashing: the encoding of the group
+        # keys and the score sorts share the call's threads
+        with Workers(n_threads) as workers:
+            jobs: list[Callable[[], Any]] = [prep.encode_groups] if need_groups else []
+            jobs += [functools.partial(_sort_one, ev, s) for s in names]
+            evals = workers.map(lambda job: job(), jobs)[1 if need_groups else 0 :]
             if need_groups:
-                prep.encode_groups()
-                evals = list(pool.map(lambda f: _group_one(ev, f.result()), sorting))
-            else:
-                evals = [f.result() for f in sorting]
+                evals = workers.map(lambda se: _group_one(ev, se), evals)
     else:
         evals = [_sort_one(ev, s) for s in names]
         if need_groups:
@@ -274,8 +273,8 @@ def evaluate(
         for se in evals:
             ev.scores[se.score] = se
         _group_stats(ev, evals[0])
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            list(pool.map(lambda se: _score_metrics(ev, se, keep_order), evals))
+        with Workers(n_threads) as workers:
+            workers.map(lambda se: _score_metrics(ev, se, keep_order), evals)
     else:
         for se in evals:
             _score_metrics(ev, se, keep_order)

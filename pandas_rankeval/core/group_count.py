@@ -1,8 +1,9 @@
 """The first O(n) pass of an evaluation: every group's rows and relevant rows, and the kept rows.
 
 :func:`count_groups` counts rows and relevant rows per group: a bincount of dense codes, or, for
-sparse integer keys, one int64 sort of ``(code, relevant, row)`` per range of rows. With a thread
-pool the rows are cut into ranges counted on as many threads (numpy releases the GIL in its sorts),
+sparse integer keys, one int64 sort of ``(code, relevant, row)`` per range of rows. With
+:class:`~.threads.Workers` the rows are cut into ranges counted on as many threads (numpy releases
+the GIL in its sorts),
 and the ranges' per-group counts are added (additive summaries, as an engine adds its partitions'):
 integers, so the counts are those of one sort of every row, in ascending code. :func:`kept_rows`
 then scatters every row's kept-group position back to the rows' own order and lays the kept rows
@@ -13,34 +14,19 @@ every run is a slice of the table's arrays.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TypeVar
 
 import numpy as np
 
 from .int_sort import sort_values
 from .numeric import _CHUNK, _bits, _starts_of_runs, or_positions
+from .threads import Workers, run_tasks
 
 __all__ = ["Counts", "count_groups", "index_dtype", "kept_rows", "run_bounds"]
-
-T = TypeVar("T")
-R = TypeVar("R")
-
 
 def index_dtype(n: int) -> type[np.signedinteger]:
     """int32 row indices and group positions below 2**31: half the memory, faster gathers."""
     return np.int32 if n < 2**31 else np.int64
-
-
-def _map(pool: ThreadPoolExecutor | None, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
-    """``fn`` over ``items``, all but the last on the pool's threads, the last on this one."""
-    if pool is None or len(items) < 2:
-        return [fn(x) for x in items]
-    futures = [pool.submit(fn, x) for x in items[:-1]]
-    last = fn(items[-1])
-    return [*(f.result() for f in futures), last]
 
 
 def _ranges(n_rows: int, n_parts: int) -> list[tuple[int, int]]:
@@ -114,7 +100,7 @@ def _count_sorted(codes: np.ndarray, n_codes: int, rel: np.ndarray) -> tuple[np.
 
 
 def count_groups(
-    codes: np.ndarray, n_codes: int, rel: np.ndarray, pool: ThreadPoolExecutor | None = None, n_parts: int = 1
+    codes: np.ndarray, n_codes: int, rel: np.ndarray, workers: Workers | None = None, n_parts: int = 1
 ) -> Counts | None:
     """Every group's rows and relevant rows (None: the sparse codes do not fit one int64 key)."""
     n_rows = codes.shape[0]
@@ -122,8 +108,8 @@ def count_groups(
         return _count_dense(codes, n_codes, rel)
     if _bits(n_codes - 1) + 1 + _bits(n_rows - 1) > 63:  # pragma: no cover - prepare() keeps sparse codes within 55 bits
         return None
-    ranges = _ranges(n_rows, n_parts if pool is not None else 1)
-    parts = _map(pool, lambda r: _count_sorted(codes[r[0] : r[1]], n_codes, rel[r[0] : r[1]]), ranges)
+    ranges = _ranges(n_rows, n_parts if workers is not None else 1)
+    parts = run_tasks(workers, lambda r: _count_sorted(codes[r[0] : r[1]], n_codes, rel[r[0] : r[1]]), ranges)
     if len(parts) == 1:
         code, n, npos, idx = parts[0]
         return Counts(code, n, npos, n_codes, [(0, n_rows, idx, np.arange(code.shape[0]), n)])
@@ -171,7 +157,7 @@ def kept_rows(
     codes: np.ndarray,
     kept: np.ndarray,
     bounds: list[tuple[int, int]],
-    pool: ThreadPoolExecutor | None = None,
+    workers: Workers | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """The rows of the ``kept`` groups and their positions in ``kept``, laid out run after run of
     ``bounds`` (each run ascending), and the end of each run.
@@ -197,7 +183,7 @@ def kept_rows(
             place[i] = None  # type: ignore[call-overload]
             per_row[lo:hi][idx] = np.repeat(slot[w], n_r)
 
-        _map(pool, scatter, range(len(place)))
+        run_tasks(workers, scatter, range(len(place)))
     del slot
     sizes = counts.n[kept]
     ends = [int(e) for e in np.cumsum([int(sizes[lo:hi].sum()) for lo, hi in bounds])]
@@ -218,5 +204,5 @@ def kept_rows(
         if at != ends[r]:  # pragma: no cover - the counts and the rows' positions agree
             raise RuntimeError(f"run {r} of the kept rows has {at} rows, its groups {ends[r]}")
 
-    _map(pool, run, range(len(bounds)))
+    run_tasks(workers, run, range(len(bounds)))
     return rows, row_group, ends

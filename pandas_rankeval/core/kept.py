@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from .evaluation import Evaluation, ScoreEvaluation
 from .int_sort import sort_values
 from .skip import GroupTable, Part, Selection, can_skip, candidates, group_table, select_first
 from .sorting import sortable
+from .threads import Workers, run_tasks
 from .validation import internal_error
 
 __all__ = ["evaluate_kept", "table_of"]
@@ -32,17 +32,17 @@ _EITHER_PATH = frozenset({"gauc", "mrr", "hit_rate", "precision", "recall"})
 
 
 def table_of(
-    ev: Evaluation, keep_order: bool, pool: ThreadPoolExecutor | None = None, n_parts: int = 1
+    ev: Evaluation, keep_order: bool, workers: Workers | None = None, n_parts: int = 1
 ) -> GroupTable | None:
     """The groups that count, decided once per evaluation from the labels (None: sort all), their
-    rows laid out in ``n_parts`` runs of whole groups (counted on ``pool``'s threads)."""
+    rows laid out in ``n_parts`` runs of whole groups (counted on the threads of ``workers``)."""
     if not ev.table_decided:
         ev.table_decided = True
         if any(s.info.grouped for s in ev.specs) and can_skip(ev.options, ev.specs, keep_order):
             groups = ev.prepared.encode_groups()
             if groups is None:
                 raise internal_error("skipping groups needs group codes")
-            ev.table = group_table(groups.codes, groups.n_codes, ev.labels.rel, ev.specs, ev.options, pool, n_parts)
+            ev.table = group_table(groups.codes, groups.n_codes, ev.labels.rel, ev.specs, ev.options, workers, n_parts)
             if ev.table is not None:
                 ev.table.level = ev.labels.level[ev.table.rows]
     return ev.table
@@ -50,7 +50,7 @@ def table_of(
 
 class _Ties:
     """Whether a score column has two equal values anywhere, computed once (on a worker thread
-    ahead of time when a pool is given, else on first demand); with ``rel``, also the counts of
+    ahead of time when ``workers`` has one, else on first demand); with ``rel``, also the counts of
     the column's global AUC, whose search of the sorted classes tells the ties for free.
 
     A part with no tie takes the tie-free arithmetic only when the whole column has none (the
@@ -59,7 +59,7 @@ class _Ties:
     def __init__(
         self,
         score: np.ndarray,
-        pool: ThreadPoolExecutor | None = None,
+        workers: Workers | None = None,
         needed: bool = True,
         rel: np.ndarray | None = None,
     ) -> None:
@@ -68,7 +68,7 @@ class _Ties:
         self._lock = threading.Lock()
         self._any: bool | None = None if needed or rel is not None else False
         self._counts: tuple[float, float, float] | None = None
-        self._future = pool.submit(self._compute) if pool is not None and self._any is None else None
+        self._future = workers.submit(self._compute) if workers is not None and self._any is None else None
 
     def _compute(self) -> None:
         with self._lock:
@@ -202,12 +202,12 @@ def evaluate_kept(
         return None
     if threads <= 1:
         return _evaluate_kept(ev, names, keep_order, 1, None)
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        return _evaluate_kept(ev, names, keep_order, threads, pool)
+    with Workers(threads) as workers:
+        return _evaluate_kept(ev, names, keep_order, threads, workers)
 
 
 def _evaluate_kept(
-    ev: Evaluation, names: Sequence[Hashable], keep_order: bool, threads: int, pool: ThreadPoolExecutor | None
+    ev: Evaluation, names: Sequence[Hashable], keep_order: bool, threads: int, workers: Workers | None
 ) -> list[ScoreEvaluation] | None:
     scores = ev.prepared.scores
     select = all(s.info.select is not None for s in ev.specs)
@@ -216,10 +216,10 @@ def _evaluate_kept(
     # (this path runs with ties="expected" only: see can_skip)
     check = any(s.kind not in _EITHER_PATH for s in ev.specs if s.info.grouped)
     auc = ev.labels.rel if any(not s.info.grouped for s in ev.specs) else None
-    ties = {} if select else {name: _Ties(scores[name], pool, check, auc) for name in names}
+    ties = {} if select else {name: _Ties(scores[name], workers, check, auc) for name in names}
     # the group count on the threads when they are free; beside the tie checks, on this one
     busy = any(t.pending for t in ties.values())
-    table = table_of(ev, keep_order, None if busy else pool, threads)
+    table = table_of(ev, keep_order, None if busy else workers, threads)
     if table is None:
         return None
     out = [ScoreEvaluation(name, {}, table=table) for name in names]
@@ -233,7 +233,7 @@ def _evaluate_kept(
             part = runs[i]
             return select_first(scores[se.score][part.rows], rels[i], part.row_group, part.hi - part.lo)
 
-        chosen = list(pool.map(pick, picks)) if pool is not None and len(picks) > 1 else [pick(t) for t in picks]
+        chosen = run_tasks(workers, pick, picks)
         for j, se in enumerate(out):
             own = chosen[j * len(runs) : (j + 1) * len(runs)]
             se.selection = own[0] if len(own) == 1 else Selection(
@@ -247,11 +247,7 @@ def _evaluate_kept(
         se, i, part, tie = task
         ranked[id(se), i] = _rank_part(ev, scores[se.score], part, tie)
 
-    if pool is not None and len(tasks) > 1:
-        list(pool.map(rank, tasks))
-    else:
-        for task in tasks:
-            rank(task)
+    run_tasks(workers, rank, tasks)
     for se in out:
         se.parts = [(p, ranked[id(se), i]) for i, p in enumerate(parts)]
     if auc is not None:

@@ -8,7 +8,6 @@ a tie-break column or a non-default tie rule refines the rank inside tied scores
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
 import numpy as np
@@ -16,7 +15,7 @@ import numpy as np
 from .int_sort import sort_values
 from .numeric import _bits, cumsum_into, or_positions
 from .sorting import sort_order
-from .threads import threads_for
+from .threads import Workers, threads_for
 
 Ties = Literal["expected", "pessimistic", "optimistic"]
 
@@ -51,10 +50,8 @@ def score_rank(
         if n >= _PARALLEL_FROM and threads_for() > 1:
             # the sorted values (the same as score[order], without a random gather) on
             # the second core while the argsort runs: numpy releases the GIL in both
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                values = pool.submit(np.sort, score)
-                order = np.argsort(score)
-                s = values.result()
+            with Workers(2) as workers:
+                order, s = workers.map(lambda sort: sort(score), [np.argsort, np.sort])
         else:
             order = np.argsort(score)
             s = np.sort(score)

@@ -16,7 +16,6 @@ the size of its tie block, with no sort at all (:func:`~.kernels.rr_first_block`
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,6 +24,7 @@ from .coverage import eligibility
 from .group_count import count_groups, kept_rows, run_bounds
 from .metric import MetricSpec
 from .options import Options
+from .threads import Workers
 
 __all__ = ["GroupTable", "Selection", "can_skip", "candidates", "group_table", "select_first"]
 
@@ -139,26 +139,26 @@ def group_table(
     rel: np.ndarray,
     specs: list[MetricSpec],
     opts: Options,
-    pool: ThreadPoolExecutor | None = None,
+    workers: Workers | None = None,
     n_parts: int = 1,
 ) -> GroupTable | None:
     """Count rows and relevant rows per group (:func:`~.group_count.count_groups`) and keep the
     rows of the groups some metric needs, laid out in ``n_parts`` runs of whole groups (counted
-    and laid out on ``pool``'s threads).
+    and laid out on the threads of ``workers``).
 
     None when (nearly) every row is needed: the full sort is then the cheaper path.
     """
     n_rows = codes.shape[0]
     if not n_rows:
         return None
-    counts = count_groups(codes, n_codes, rel, pool, n_parts)
+    counts = count_groups(codes, n_codes, rel, workers, n_parts)
     if counts is None:  # pragma: no cover - prepare() keeps sparse codes within 55 bits
         return None
     kept = _needed(counts.n, counts.npos, specs, opts, n_rows)
     if kept is None:
         return None
     bounds = run_bounds(counts.n[kept], n_parts)
-    rows, row_group, ends = kept_rows(counts, codes, kept, bounds, pool)
+    rows, row_group, ends = kept_rows(counts, codes, kept, bounds, workers)
     return GroupTable(code=counts.code, n=counts.n, npos=counts.npos, kept=kept, rows=rows, row_group=row_group,
                       layout=(bounds, ends))
 

@@ -345,6 +345,7 @@ def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable]
     Without segments the one key is ``()``. Needs ``evaluate(..., keep_order=True)``.
     """
     from pandas_rankeval.inference.bootstrap import _group_codes, groups_by_segment, row_groups
+    from pandas_rankeval.core.threads import Workers
     from pandas_rankeval.core.validation import internal_error
 
     rg = row_groups(ev)
@@ -367,10 +368,8 @@ def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable]
         return group_placements(sort[0], sort[1], rel, rg, n_groups, seg_rows)
 
     if len(sorts) > 1 and rel.shape[0] >= 100_000:  # one score per thread: numpy releases the GIL
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(min(2, len(sorts))) as pool:
-            placed = list(pool.map(one, sorts))
+        with Workers(min(2, len(sorts))) as workers:
+            placed = workers.map(one, sorts)
     else:
         placed = [one(sort) for sort in sorts]
     a2, b2 = np.column_stack([p[0] for p in placed]), np.column_stack([p[1] for p in placed])

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.threads import one_blas_thread, threads_for
+from ..core.threads import Workers, one_blas_thread, threads_for
 from ..core.validation import internal_error
 from ..inference import hashing as H
 from .plan import Plan
@@ -137,10 +137,8 @@ def _hashed_sums(
         if workers == 1:
             results = [run(chunks)]
         else:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(workers) as pool:
-                results = list(pool.map(run, [chunks[w::workers] for w in range(workers)]))
+            with Workers(workers) as threads:
+                results = threads.map(run, [chunks[w::workers] for w in range(workers)])
     boot = results[0][0]
     for r in results[1:]:
         boot += r[0]
