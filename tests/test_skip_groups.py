@@ -214,7 +214,7 @@ def test_selected_mrr_and_hit_rate_equal_the_oracle_under_ties(k):
 @pytest.mark.parametrize("metrics", [["gauc", "ndcg", "map", "rbp@0.8", "recall@2"], ["gauc", "precision@2", "recall@2"]])
 def test_ties_only_among_skipped_rows_keep_the_full_sort_arithmetic(monkeypatch, metrics):
     """The kept rows have no tie, but the column has: the values must still be those of a full
-    sort (whose arithmetic follows ties anywhere in the column)."""
+    sort (a group's arithmetic follows its own ties only)."""
     rng = np.random.default_rng(5)
     g = np.repeat(np.arange(300), 5)
     y = ((g % 2 == 0) & (np.arange(g.shape[0]) % 5 == 1)).astype(int)
@@ -329,16 +329,17 @@ LIST_ONLY = [["ndcg@3", "precision@3", "recall@2", "hit_rate@1", "mrr@2", "map@3
 def test_list_metrics_on_the_rows_that_count_equal_the_full_sort(monkeypatch, metrics, options):
     """List metrics alone rank only each group's rows down to its last relevant row (and one row of
     a group whose best relevant row is beyond every cutoff): the same numbers as a full sort, on a
-    tie-free column, one with ties below the relevant rows only (shuffled rows, cutoffs beyond
-    the group, groups with no relevant row)."""
+    tie-free column, one with ties below the relevant rows only and one with ties everywhere
+    (shuffled rows, cutoffs beyond the group, groups with no relevant row)."""
     df = _frame(3)
     low = df["c"].to_numpy().copy()
     below = (df["y"] == 0).to_numpy() & (low < 0.2)
     low[below] = np.round(low[below], 1) - 1.0  # ties, below every relevant row of the group
     df["low"] = low
+    df["r2"] = np.round(df["c"], 2)  # ties everywhere: among and above the relevant rows too
     opts = dict(options)
     parts = opts.pop("parts")
-    kw = {"group": "g", "label": opts.pop("label", "y"), "scores": ["c", "low"], "metrics": metrics, **opts}
+    kw = {"group": "g", "label": opts.pop("label", "y"), "scores": ["c", "low", "r2"], "metrics": metrics, **opts}
     used = []
     real = kept.candidates
 
@@ -353,6 +354,41 @@ def test_list_metrics_on_the_rows_that_count_equal_the_full_sort(monkeypatch, me
         fast, full = _both(monkeypatch, lambda: pre.per_group(df, **kw), parts)
     assert any(used), "no part was ranked on its rows that count"
     assert np.array_equal(_numbers(fast), _numbers(full), equal_nan=True)
+
+
+@pytest.mark.parametrize("label", ["y", "yg"])
+def test_a_groups_value_does_not_depend_on_ties_elsewhere(label):
+    """NDCG, MAP and RBP of a group without a tied relevant (or gaining) row are its tie-free values
+    to the last bit, whether the rest of the column has ties or not, on the full sort and on the
+    rows that count: a group's number never depends on the other groups. Its tied rows below or
+    among the non-relevant rows do not change that either."""
+    df = _frame(4)
+    metrics = ["ndcg", "ndcg@3", "map", "map@2", "rbp@0.7"]
+    clean = df[df["g"] >= 100].drop_duplicates(["g", "c"]).copy()
+    clean["s"] = clean["c"]  # no tie anywhere
+    per = lambda frame: pre.per_group(frame, group="g", label=label, scores=["s"], metrics=metrics)  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone = per(clean)
+        tied = clean.copy()
+        extra = pd.DataFrame({"g": -1, "y": [1, 0, 1, 0], "yg": [2, 0, 1, 0], "s": 0.5, "c": 0.5})
+        with_ties = per(pd.concat([tied, extra], ignore_index=True))  # one more group, all tied
+        # the non-relevant rows above each group's relevant rows tied together, and those below:
+        # no relevant row moves, none is tied
+        moved = clean.copy()
+        rel = moved[label] > 0
+        top = moved["s"].where(rel).groupby(moved["g"]).transform("max")
+        bottom = moved["s"].where(rel).groupby(moved["g"]).transform("min")
+        moved.loc[~rel & (moved["s"] > top), "s"] = top + 1.0
+        moved.loc[~rel & (moved["s"] < bottom), "s"] = bottom - 1.0
+        assert moved.groupby("g")["s"].apply(lambda v: v.duplicated().any()).sum() > 10
+        ties_among_others = per(moved)
+    assert alone.index.equals(with_ties.drop(index=-1).index) and alone.index.equals(ties_among_others.index)
+    columns = [f"s_{m}" for m in metrics]
+    got = np.asarray(with_ties.drop(index=-1)[columns], dtype=np.float64)
+    want = np.asarray(alone[columns], dtype=np.float64)
+    assert np.array_equal(got, want) and np.array_equal(np.asarray(ties_among_others[columns], dtype=np.float64), want)
+    assert (want > 0).sum() > 100 and (want < 1).sum() > 100  # real values, not only 0 and 1
 
 
 def test_relevant_rows_by_group_counts_equal_the_binary_search():

@@ -2,8 +2,8 @@
 
 :func:`global_auc` reads the order and dense rank of :func:`~.score_sort.score_rank` (sample
 weights, the bootstrap and segments need the row order); :func:`global_auc_by` does every segment
-at once; :func:`global_auc_by_search` / :func:`global_auc_and_ties` need no row order: the sorted
-non-relevant scores are searched for every relevant one.
+at once; :func:`global_auc_by_search` needs no row order: the sorted non-relevant scores are searched for
+every relevant one.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from .numeric import _starts_of_runs
 from .score_sort import Ties
 from .sorting import sortable
 
-__all__ = ["global_auc", "global_auc_and_ties", "global_auc_by", "global_auc_by_search"]
+__all__ = ["global_auc", "global_auc_by", "global_auc_by_search"]
 
 
 def global_auc(
@@ -103,14 +103,6 @@ def global_auc_by_search(score: np.ndarray, rel: np.ndarray, ties: Ties = "expec
 
     A tied (relevant, non-relevant) pair counts 1/2, 0 or 1 by ``ties``.
     """
-    return global_auc_and_ties(score, rel, ties)[0]
-
-
-def global_auc_and_ties(
-    score: np.ndarray, rel: np.ndarray, ties: Ties = "expected"
-) -> tuple[tuple[float, float, float], bool]:
-    """:func:`global_auc_by_search`, and whether two scores of the column are equal (any two
-    rows: the sorted classes and the searches already tell)."""
     # the masked copies are sorted in place (``np.sort`` would copy them once more); as int64 keys
     # of the same order where polars sorts those (:func:`.sorting.sortable`)
     score = sortable(score)
@@ -122,12 +114,9 @@ def global_auc_and_ties(
     u = float(below.sum(dtype=np.int64))
     # a relevant score ties with a non-relevant one exactly when the first non-relevant score not
     # below it equals it: the second search (the end of each tie) runs only when some do
-    at = np.minimum(below, max(neg.shape[0] - 1, 0))
-    n_tied = 0
-    if neg.shape[0] and bool((neg[at] == pos).any()):
-        tied = np.searchsorted(neg, pos, side="right") - below
-        n_tied = int(tied.sum(dtype=np.int64))
-    if ties != "pessimistic":
-        u += float(n_tied) * (0.5 if ties == "expected" else 1.0)
-    any_tie = n_tied > 0 or bool((neg[1:] == neg[:-1]).any()) or bool((pos[1:] == pos[:-1]).any())
-    return (u, float(pos.shape[0]), float(neg.shape[0])), any_tie
+    if ties != "pessimistic" and neg.shape[0]:
+        at = np.minimum(below, neg.shape[0] - 1)
+        if bool((neg[at] == pos).any()):
+            tied = np.searchsorted(neg, pos, side="right") - below
+            u += float(tied.sum(dtype=np.int64)) * (0.5 if ties == "expected" else 1.0)
+    return u, float(pos.shape[0]), float(neg.shape[0])

@@ -17,19 +17,11 @@ import numpy as np
 from . import ranking as E
 from .definitions import gains
 from .evaluation import Evaluation, ScoreEvaluation
-from .int_sort import sort_values
 from .skip import GroupTable, Part, Selection, can_skip, candidates, group_table, select_first
-from .sorting import sortable
 from .threads import Workers, run_tasks
 from .validation import internal_error
 
 __all__ = ["evaluate_kept", "table_of"]
-
-#: Metrics whose values are the same to the last bit on the tie-free path of a ranking and on its
-#: tie-block path (integer counts, or one term per group): they need no tie check of the column.
-#: NDCG, MAP and RBP sum different float terms on the two paths.
-_EITHER_PATH = frozenset({"gauc", "mrr", "hit_rate", "precision", "recall"})
-
 
 def table_of(
     ev: Evaluation, keep_order: bool, workers: Workers | None = None, n_parts: int = 1
@@ -48,57 +40,36 @@ def table_of(
     return ev.table
 
 
-class _Ties:
-    """Whether a score column has two equal values anywhere, computed once (on a worker thread
-    ahead of time when ``workers`` has one, else on first demand); with ``rel``, also the counts of
-    the column's global AUC, whose search of the sorted classes tells the ties for free.
+class _GlobalAuc:
+    """A score column's global AUC counts ``(U, P, N)``, from its sorted classes searched (no group,
+    no row order), computed once: on a worker thread ahead of time when ``workers`` has one (while
+    the groups are counted), else on first demand."""
 
-    A part with no tie takes the tie-free arithmetic only when the whole column has none (the
-    arithmetic of a full sort, to the last bit)."""
-
-    def __init__(
-        self,
-        score: np.ndarray,
-        workers: Workers | None = None,
-        needed: bool = True,
-        rel: np.ndarray | None = None,
-    ) -> None:
+    def __init__(self, score: np.ndarray, rel: np.ndarray, workers: Workers | None = None) -> None:
         self._score = score
         self._rel = rel
         self._lock = threading.Lock()
-        self._any: bool | None = None if needed or rel is not None else False
         self._counts: tuple[float, float, float] | None = None
-        self._future = workers.submit(self._compute) if workers is not None and self._any is None else None
-
-    def _compute(self) -> None:
-        with self._lock:
-            if self._any is None:
-                if self._rel is not None:
-                    self._counts, self._any = E.global_auc_and_ties(self._score, self._rel, "expected")
-                else:
-                    s = sortable(self._score)
-                    s = s.copy() if s is self._score else s
-                    sort_values(s)
-                    self._any = bool((s[1:] == s[:-1]).any())
+        self._future = workers.submit(self.counts) if workers is not None else None
 
     @property
     def pending(self) -> bool:
-        """Whether the check runs (or waits) on a worker thread."""
+        """Whether the search runs (or waits) on a worker thread."""
         return self._future is not None and not self._future.done()
 
-    def anywhere(self) -> bool:
-        self._compute()
-        return bool(self._any)
-
-    def auc_counts(self) -> tuple[float, float, float] | None:
-        """The global AUC's ``(U, P, N)`` (None when not asked for with ``rel``)."""
-        self._compute()
-        return self._counts
+    def counts(self) -> tuple[float, float, float]:
+        with self._lock:
+            if self._counts is None:
+                self._counts = E.global_auc_by_search(self._score, self._rel, "expected")
+            return self._counts
 
 
-def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, ties: _Ties) -> E.Ranking:
+def _rank_part(ev: Evaluation, score: np.ndarray, part: Part) -> E.Ranking:
     """One part's ranking: its rows sorted by score, then by (group, rank); for the list metrics,
-    only the rows that can count (:func:`~.skip.candidates`) when that is exact."""
+    only the rows that can count (:func:`~.skip.candidates`) when they are fewer. A group's values
+    are the same to the last bit either way: the rows left out add no term to them, and a row alone
+    in its tie block takes its tie-free term whatever ties the others hold (see
+    :func:`~.kernels._by_group`)."""
     bound = _list_bound(ev)
     if bound is not False:
         keep = candidates(score, part, _marked(ev, part), bound)
@@ -106,23 +77,17 @@ def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, ties: _Ties) -> E.
             sub = Part(part.lo, part.hi, part.rows[keep], part.row_group[keep], part.level[keep])
             s = score[sub.rows]
             order, rank = E.score_rank(s, ties="expected")
-            n = s.shape[0]
             del s
-            # tie-free candidates of a tie-free column: the tie-free arithmetic of the whole part
-            # (the relevant rows' offsets and best-first order are those of the whole part)
-            if n and int(rank[0]) == n - 1 and not ties.anywhere():
-                rk = _build(ev, sub, order, rank, False)
-                whole_totals(rk, ev, part)
-                return rk
+            rk = _build(ev, sub, order, rank)
+            whole_totals(rk, ev, part)  # the groups' totals are those of all their rows
+            return rk
     s = score[part.rows]
     order, rank = E.score_rank(s, ties="expected")
-    n = s.shape[0]
     del s
-    elsewhere = bool(n) and int(rank[0]) == n - 1 and ties.anywhere()
-    return _build(ev, part, order, rank, elsewhere)
+    return _build(ev, part, order, rank)
 
 
-def _build(ev: Evaluation, part: Part, order: np.ndarray, rank: np.ndarray, elsewhere: bool) -> E.Ranking:
+def _build(ev: Evaluation, part: Part, order: np.ndarray, rank: np.ndarray) -> E.Ranking:
     """The part's ranking; ``rank`` is consumed (its buffer becomes the sort key)."""
     labels = ev.labels
     graded = any(spec.info.graded for spec in ev.specs)
@@ -136,7 +101,6 @@ def _build(ev: Evaluation, part: Part, order: np.ndarray, rank: np.ndarray, else
         labels.rel_level,
         gains=gains(ev) if graded else None,
         count_levels=graded,
-        ties_elsewhere=elsewhere,
         block_levels=any(spec.info.block_levels for spec in ev.specs),
         consume=True,
     )
@@ -211,14 +175,12 @@ def _evaluate_kept(
 ) -> list[ScoreEvaluation] | None:
     scores = ev.prepared.scores
     select = all(s.info.select is not None for s in ev.specs)
-    # the tie checks need no group: they run on the workers while the groups are counted, fused
-    # with global AUC's search of the sorted classes when it is asked for
+    # global AUC needs no group: its searches run on a worker while the groups are counted
     # (this path runs with ties="expected" only: see can_skip)
-    check = any(s.kind not in _EITHER_PATH for s in ev.specs if s.info.grouped)
-    auc = ev.labels.rel if any(not s.info.grouped for s in ev.specs) else None
-    ties = {} if select else {name: _Ties(scores[name], workers, check, auc) for name in names}
-    # the group count on the threads when they are free; beside the tie checks, on this one
-    busy = any(t.pending for t in ties.values())
+    wants_auc = any(not s.info.grouped for s in ev.specs)
+    aucs = {name: _GlobalAuc(scores[name], ev.labels.rel, workers) for name in names} if wants_auc else {}
+    # the group count on every thread when they are free; beside the searches, on this one
+    busy = any(a.pending for a in aucs.values())
     table = table_of(ev, keep_order, None if busy else workers, threads)
     if table is None:
         return None
@@ -240,17 +202,16 @@ def _evaluate_kept(
                 *(np.concatenate([getattr(s, f) for s in own]) for f in ("m", "t", "p")))
         return out
     parts = table.parts(threads)
-    tasks = [(se, i, p, ties[se.score]) for se in out for i, p in enumerate(parts)]
+    tasks = [(se, i, p) for se in out for i, p in enumerate(parts)]
     ranked: dict[tuple[int, int], E.Ranking] = {}
 
-    def rank(task: tuple[ScoreEvaluation, int, Part, _Ties]) -> None:
-        se, i, part, tie = task
-        ranked[id(se), i] = _rank_part(ev, scores[se.score], part, tie)
+    def rank(task: tuple[ScoreEvaluation, int, Part]) -> None:
+        se, i, part = task
+        ranked[id(se), i] = _rank_part(ev, scores[se.score], part)
 
     run_tasks(workers, rank, tasks)
     for se in out:
         se.parts = [(p, ranked[id(se), i]) for i, p in enumerate(parts)]
-    if auc is not None:
-        for se in out:
-            se.auc_counts = ties[se.score].auc_counts()
+        if se.score in aucs:
+            se.auc_counts = aucs[se.score].counts()
     return out

@@ -255,7 +255,16 @@ def dcg_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     top = d.shape[0] - 1
     lo = np.minimum(rk.offset, top)
     hi = np.minimum(rk.offset + rk.size, top)
-    return rk.group_sum((rk.gain / rk.size) * (d[hi] - d[lo]))
+    spread = (rk.gain / rk.size) * (d[hi] - d[lo])
+    # a row alone in its block takes the tie-free term, and a group's terms are added in rank order
+    # as on the tie-free path: a group with no tied gaining row gets its tie-free value to the last
+    # bit, whatever ties the rest of the column holds (see :func:`_by_group`)
+    one = rk.size == 1
+    log = np.log2(rk.offset + 2.0)
+    if rk.binary_gain is not None:
+        alone = _by_group(rk, np.where(one & (rk.pos > 0), 1.0 / log, 0.0))
+        return rk.binary_gain * alone + _by_group(rk, np.where(one, 0.0, spread))
+    return _by_group(rk, np.where(one, rk.gain / log, spread))
 
 
 def idcg_from_counts(counts: np.ndarray, gains: np.ndarray, longest: int, k: int | None) -> np.ndarray:
@@ -311,4 +320,14 @@ def ap_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         c = np.where(t > 1, (p / t) * (p - 1.0) / (t - 1.0), 0.0)
     vals = a * h + c * (s - (m + 1.0) * h)
-    return rk.group_sum(vals)
+    # a relevant row alone in its block: the tie-free term (see :func:`dcg_per_group`)
+    alone = np.where(p > 0, (above + 1.0) / (m + 1.0), 0.0)
+    return _by_group(rk, np.where(rk.size == 1, alone, vals))
+
+
+def _by_group(rk: Ranking, terms: np.ndarray) -> np.ndarray:
+    """Per-block terms added per group one after another in rank order (``np.bincount``), as the
+    tie-free path adds its rows' terms: terms of 0 between them change no bit, so a group's sum is
+    the same whatever rows without a term the ranking holds (all the rows of its groups, or only
+    those that can count) and whether or not other groups have ties."""
+    return np.bincount(rk.group, weights=terms, minlength=rk.n_groups)

@@ -29,14 +29,14 @@ from __future__ import annotations
 import numpy as np
 
 # the stages before this one, under the names their callers have always used (``ranking.score_rank``)
-from .global_auc import global_auc, global_auc_and_ties, global_auc_by, global_auc_by_search
+from .global_auc import global_auc, global_auc_by, global_auc_by_search
 from .int_sort import sort_values
 from .numeric import _CHUNK, _bits, _exclusive_within, _starts_of_runs, cumulative_discount, harmonic, log_factorial
 from .score_sort import Ties, _refine_ties, score_rank
 
 __all__ = [
-    "Ranking", "Ties", "build_ranking", "cumulative_discount", "global_auc", "global_auc_and_ties", "global_auc_by",
-    "global_auc_by_search", "harmonic", "log_factorial", "score_rank",
+    "Ranking", "Ties", "build_ranking", "cumulative_discount", "global_auc", "global_auc_by", "global_auc_by_search",
+    "harmonic", "log_factorial", "score_rank",
 ]
 __all__ += ["_bits", "_exclusive_within", "_refine_ties", "_starts_of_runs"]  # private, for kernels and tests
 
@@ -221,7 +221,6 @@ def build_ranking(
     gains: np.ndarray | None = None,
     sample_weight: np.ndarray | None = None,
     count_levels: bool = False,
-    ties_elsewhere: bool = False,
     block_levels: bool = False,
     consume: bool = False,
 ) -> Ranking:
@@ -244,9 +243,6 @@ def build_ranking(
     count_levels : bool, default=False
         Also count the rows of every label level per group (``level_counts``), from
         which the ideal DCG follows without another sort.
-    ties_elsewhere : bool, default=False
-        The rows are a subset of a score column with ties among the others: keep the tie
-        blocks' arithmetic (that of the whole column) even when the subset has no tie.
     block_levels : bool, default=False
         Also count the rows of every label level per tie block (``block_levels``, levels x
         blocks; each row's level when blocks are rows), for a metric not linear in ranks (ERR).
@@ -258,7 +254,7 @@ def build_ranking(
     rbits = _bits(int(rank[0]) if n else 0)
     lbits = _bits(n_levels - 1)
     cbits = _bits(n_codes - 1)
-    tie_free = n > 0 and int(rank[0]) == n - 1 and not ties_elsewhere
+    tie_free = n > 0 and int(rank[0]) == n - 1
     wsorted = None
     if sample_weight is None and cbits + rbits + lbits <= 63:
         if consume and rank.dtype == np.int64:
