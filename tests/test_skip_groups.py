@@ -95,6 +95,37 @@ def test_per_group_and_report_equal_the_full_sort(monkeypatch, parts, empty):
 
 
 @pytest.mark.parametrize("parts", [1, 2, 3])
+@pytest.mark.parametrize("metrics", [["auc", "gauc", "ndcg@3"], ["auc", "gauc"], ["auc", "ndcg@3", "mrr"]])
+def test_global_auc_from_the_parts_equals_the_full_sort(monkeypatch, parts, metrics):
+    """With a pair metric every kept row is ranked, and global AUC is read off the parts' sorts
+    (each part's classes) plus a sort of the other rows, each set of relevant rows searched in every
+    set of non-relevant rows: the same number as the full sort, to the last bit, with ties inside
+    parts, across parts and between kept and other rows (a column rounded to one decimal). Without
+    a pair metric (candidates only), the whole column is searched as before."""
+    from pandas_rankeval.core import global_auc
+
+    df = _frame(2)
+    df["r1"] = np.round(df["c"], 1)
+    used = []
+    real = global_auc.global_auc_of_sorted
+
+    def counted(pos, neg, ties="expected"):
+        used.append(len(neg))
+        return real(pos, neg, ties)
+
+    monkeypatch.setattr(kept.E, "global_auc_of_sorted", counted)
+    kw = {"group": "g", "label": "y", "scores": ["c", "r1", "s"], "metrics": metrics}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast, full = _both(monkeypatch, lambda: pre.report(df, **kw), parts)
+    assert np.array_equal(_numbers(fast), _numbers(full), equal_nan=True)
+    pairs = "gauc" in metrics
+    assert (len(used) == 3 and set(used) == {1 + parts}) if pairs else used == []  # the other rows and each part
+    if pairs:
+        assert pytest.approx(float(fast.loc["r1", "auc"]), abs=1e-15) == float(pre.auc(df, label="y", score="r1"))
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3])
 def test_sparse_keys_counted_in_ranges_equal_the_full_sort(monkeypatch, parts):
     """Integer keys far apart are counted by sorts of ranges of rows (one per thread), whose
     per-group counts are added: every number equals the full sort's."""
@@ -269,6 +300,17 @@ def test_threads_engine_option_and_rule_never_change_a_number():
         assert pool.submit(threads_for, 10**8).result() == 1
     with limit_threads(4):
         assert threads_for(10) == 4
+        with limit_threads(None):  # an engine's default option keeps the enclosing number
+            assert threads_for(10) == 4
+            with limit_threads(1):
+                assert threads_for(10) == 1
+        assert threads_for(10) == 4
+        calls = []
+        real = kept._evaluate_kept
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(kept, "_evaluate_kept", lambda ev, names, ko, threads, w: calls.append(threads) or real(ev, names, ko, threads, w))
+            pre.gauc(df.iloc[:5000], group="u", label="y", score="s")
+        assert calls == [4]  # through the pandas engine, whose own option is unset
     with pytest.raises(ValueError, match="'threads' engine option of gauc must be an int >= 1"):
         pre.gauc(df, group="u", label="y", score="s", engine_options={"threads": 0})
 

@@ -3,7 +3,8 @@
 :func:`global_auc` reads the order and dense rank of :func:`~.score_sort.score_rank` (sample
 weights, the bootstrap and segments need the row order); :func:`global_auc_by` does every segment
 at once; :func:`global_auc_by_search` needs no row order: the sorted non-relevant scores are searched for
-every relevant one.
+every relevant one; :func:`global_auc_of_sorted` does the same over any split of the rows (the
+rankings of the groups that count, and the other rows).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from .numeric import _starts_of_runs
 from .score_sort import Ties
 from .sorting import sortable
 
-__all__ = ["global_auc", "global_auc_by", "global_auc_by_search"]
+__all__ = ["global_auc", "global_auc_by", "global_auc_by_search", "global_auc_of_sorted"]
 
 
 def global_auc(
@@ -110,13 +111,34 @@ def global_auc_by_search(score: np.ndarray, rel: np.ndarray, ties: Ties = "expec
     sort_values(neg)
     pos = score[rel]
     sort_values(pos)  # sorted needles make the binary searches cache-friendly
-    below = np.searchsorted(neg, pos, side="left")
-    u = float(below.sum(dtype=np.int64))
-    # a relevant score ties with a non-relevant one exactly when the first non-relevant score not
-    # below it equals it: the second search (the end of each tie) runs only when some do
-    if ties != "pessimistic" and neg.shape[0]:
-        at = np.minimum(below, neg.shape[0] - 1)
-        if bool((neg[at] == pos).any()):
-            tied = np.searchsorted(neg, pos, side="right") - below
-            u += float(tied.sum(dtype=np.int64)) * (0.5 if ties == "expected" else 1.0)
-    return u, float(pos.shape[0]), float(neg.shape[0])
+    return global_auc_of_sorted([pos], [neg], ties)
+
+
+def global_auc_of_sorted(
+    pos: list[np.ndarray], neg: list[np.ndarray], ties: Ties = "expected"
+) -> tuple[float, float, float]:
+    """Mann-Whitney AUC ``(U, P, N)`` of rows split into sets, given every set's relevant scores
+    (``pos``) and non-relevant scores (``neg``), each sorted ascending: every relevant set is
+    searched in every non-relevant one, so each (relevant, non-relevant) pair is counted once,
+    in integers. Any split of the rows gives the same three numbers, to the last bit.
+
+    >>> import numpy as np
+    >>> global_auc_of_sorted([np.array([0.5, 0.9])], [np.array([0.1, 0.5]), np.array([0.7])])
+    (4.5, 2.0, 3.0)
+    """
+    below_total = 0
+    tied_total = 0
+    for p in pos:
+        for n in neg:
+            if not (p.shape[0] and n.shape[0]):
+                continue
+            below = np.searchsorted(n, p, side="left")
+            below_total += int(below.sum(dtype=np.int64))
+            # a relevant score ties with a non-relevant one exactly when the first non-relevant
+            # score not below it equals it: the second search (the end of each tie) runs only then
+            if ties != "pessimistic" and bool((n[np.minimum(below, n.shape[0] - 1)] == p).any()):
+                tied_total += int((np.searchsorted(n, p, side="right") - below).sum(dtype=np.int64))
+    u = float(below_total)
+    if tied_total:
+        u += float(tied_total) * (0.5 if ties == "expected" else 1.0)
+    return u, float(sum(p.shape[0] for p in pos)), float(sum(n.shape[0] for n in neg))

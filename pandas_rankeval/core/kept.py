@@ -17,6 +17,7 @@ import numpy as np
 from . import ranking as E
 from .definitions import gains
 from .evaluation import Evaluation, ScoreEvaluation
+from .int_sort import sort_values
 from .skip import GroupTable, Part, Selection, can_skip, candidates, group_table, select_first
 from .threads import Workers, run_tasks
 from .validation import internal_error
@@ -64,13 +65,26 @@ class _GlobalAuc:
             return self._counts
 
 
-def _rank_part(ev: Evaluation, score: np.ndarray, part: Part) -> E.Ranking:
+#: A part's relevant and non-relevant scores, each sorted (for global AUC).
+Classes = tuple[np.ndarray, np.ndarray]
+
+
+def _sorted_classes(score: np.ndarray, rel: np.ndarray) -> Classes:
+    """The relevant and the non-relevant scores of some rows, each sorted in place of a copy."""
+    pos, neg = score[rel], score[~rel]
+    sort_values(pos)
+    sort_values(neg)
+    return pos, neg
+
+
+def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, classes: bool = False) -> tuple[E.Ranking, Classes | None]:
     """One part's ranking: its rows sorted by score, then by (group, rank); for the list metrics,
     only the rows that can count (:func:`~.skip.candidates`) when they are fewer. A group's values
     are the same to the last bit either way: the rows left out add no term to them, and a row alone
     in its tie block takes its tie-free term whatever ties the others hold (see
-    :func:`~.kernels._by_group`)."""
-    bound = _list_bound(ev)
+    :func:`~.kernels._by_group`). With ``classes`` (every row of the part is ranked), also the
+    part's relevant and non-relevant scores, sorted: read off its sort for global AUC."""
+    bound = False if classes else _list_bound(ev)
     if bound is not False:
         keep = candidates(score, part, _marked(ev, part), bound)
         if keep is not None:
@@ -80,11 +94,16 @@ def _rank_part(ev: Evaluation, score: np.ndarray, part: Part) -> E.Ranking:
             del s
             rk = _build(ev, sub, order, rank)
             whole_totals(rk, ev, part)  # the groups' totals are those of all their rows
-            return rk
+            return rk, None
     s = score[part.rows]
     order, rank = E.score_rank(s, ties="expected")
+    sorted_classes = None
+    if classes:  # the scores in order, split by class: each class stays sorted
+        s = s[order]
+        rel = (part.level >= ev.labels.rel_level)[order]
+        sorted_classes = s[rel], s[~rel]
     del s
-    return _build(ev, part, order, rank)
+    return _build(ev, part, order, rank), sorted_classes
 
 
 def _build(ev: Evaluation, part: Part, order: np.ndarray, rank: np.ndarray) -> E.Ranking:
@@ -175,10 +194,14 @@ def _evaluate_kept(
 ) -> list[ScoreEvaluation] | None:
     scores = ev.prepared.scores
     select = all(s.info.select is not None for s in ev.specs)
-    # global AUC needs no group: its searches run on a worker while the groups are counted
-    # (this path runs with ties="expected" only: see can_skip)
+    # global AUC (this path runs with ties="expected" only: see can_skip). When every kept row is
+    # ranked (a pair metric is asked for: no candidates), its sorted classes come from the parts'
+    # sorts, and only the other rows are sorted for it, after the group count; else the whole
+    # column is searched on a worker while the groups are counted
     wants_auc = any(not s.info.grouped for s in ev.specs)
-    aucs = {name: _GlobalAuc(scores[name], ev.labels.rel, workers) for name in names} if wants_auc else {}
+    from_parts = wants_auc and not select and _list_bound(ev) is False
+    aucs = {} if not wants_auc or from_parts else {
+        name: _GlobalAuc(scores[name], ev.labels.rel, workers) for name in names}
     # the group count on every thread when they are free; beside the searches, on this one
     busy = any(a.pending for a in aucs.values())
     table = table_of(ev, keep_order, None if busy else workers, threads)
@@ -202,16 +225,40 @@ def _evaluate_kept(
                 *(np.concatenate([getattr(s, f) for s in own]) for f in ("m", "t", "p")))
         return out
     parts = table.parts(threads)
-    tasks = [(se, i, p) for se in out for i, p in enumerate(parts)]
+    rest: np.ndarray | None = None
+    if from_parts:  # the rows of the groups not kept: sorted by class for global AUC only
+        outside = np.ones(ev.labels.rel.shape[0], dtype=bool)
+        outside[table.rows] = False
+        rest = np.flatnonzero(outside)
+        del outside
+        rest_rel = ev.labels.rel[rest]
+    tasks: list[tuple[ScoreEvaluation, int, Part | None]] = []
+    for se in out:
+        if rest is not None:
+            tasks.append((se, -1, None))
+        tasks += [(se, i, p) for i, p in enumerate(parts)]
     ranked: dict[tuple[int, int], E.Ranking] = {}
+    classes: dict[tuple[int, int], Classes] = {}
 
-    def rank(task: tuple[ScoreEvaluation, int, Part]) -> None:
+    def rank(task: tuple[ScoreEvaluation, int, Part | None]) -> None:
         se, i, part = task
-        ranked[id(se), i] = _rank_part(ev, scores[se.score], part)
+        if part is None:  # the other rows' classes
+            classes[id(se), i] = _sorted_classes(scores[se.score][rest], rest_rel)
+            return
+        ranked[id(se), i], got = _rank_part(ev, scores[se.score], part, from_parts)
+        if got is not None:
+            classes[id(se), i] = got
 
     run_tasks(workers, rank, tasks)
+
+    def combine(se: ScoreEvaluation) -> None:  # every set of relevant rows searched in every other set
+        sets = [classes.pop((id(se), i)) for i in range(-1, len(parts))]
+        se.auc_counts = E.global_auc_of_sorted([c[0] for c in sets], [c[1] for c in sets], "expected")
+
     for se in out:
         se.parts = [(p, ranked[id(se), i]) for i, p in enumerate(parts)]
         if se.score in aucs:
             se.auc_counts = aucs[se.score].counts()
+    if from_parts:
+        run_tasks(workers, combine, out)
     return out

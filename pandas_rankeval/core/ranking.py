@@ -29,14 +29,14 @@ from __future__ import annotations
 import numpy as np
 
 # the stages before this one, under the names their callers have always used (``ranking.score_rank``)
-from .global_auc import global_auc, global_auc_by, global_auc_by_search
+from .global_auc import global_auc, global_auc_by, global_auc_by_search, global_auc_of_sorted
 from .int_sort import sort_values
 from .numeric import _CHUNK, _bits, _exclusive_within, _starts_of_runs, cumulative_discount, harmonic, log_factorial
 from .score_sort import Ties, _refine_ties, score_rank
 
 __all__ = [
     "Ranking", "Ties", "build_ranking", "cumulative_discount", "global_auc", "global_auc_by", "global_auc_by_search",
-    "harmonic", "log_factorial", "score_rank",
+    "global_auc_of_sorted", "harmonic", "log_factorial", "score_rank",
 ]
 __all__ += ["_bits", "_exclusive_within", "_refine_ties", "_starts_of_runs"]  # private, for kernels and tests
 

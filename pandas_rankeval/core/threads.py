@@ -78,7 +78,11 @@ def threads_for(n_rows: int | None = None) -> int:
 
 @contextmanager
 def limit_threads(n: int | None) -> Iterator[None]:
-    """Within the block, every call uses ``n`` threads (None: the default rule)."""
+    """Within the block, every call uses ``n`` threads (None: as outside the block, where the default
+    rule applies unless an enclosing block set a number)."""
+    if n is None:
+        yield
+        return
     token = _LIMIT.set(n)
     try:
         yield
