@@ -17,6 +17,7 @@ import numpy as np
 from . import ranking as E
 from .definitions import gains
 from .evaluation import Evaluation, ScoreEvaluation
+from .group_rank import rank_groups
 from .int_sort import sort_values
 from .skip import GroupTable, Part, Selection, can_skip, candidates, group_table, select_first
 from .threads import Workers, run_tasks
@@ -78,51 +79,46 @@ def _sorted_classes(score: np.ndarray, rel: np.ndarray) -> Classes:
 
 
 def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, classes: bool = False) -> tuple[E.Ranking, Classes | None]:
-    """One part's ranking: its rows sorted by score, then by (group, rank); for the list metrics,
-    only the rows that can count (:func:`~.skip.candidates`) when they are fewer. A group's values
-    are the same to the last bit either way: the rows left out add no term to them, and a row alone
-    in its tie block takes its tie-free term whatever ties the others hold (see
-    :func:`~.kernels._by_group`). With ``classes`` (every row of the part is ranked), also the
-    part's relevant and non-relevant scores, sorted: read off its sort for global AUC."""
+    """One part's ranking, by (group, score): for the list metrics, of only the rows that can count
+    (:func:`~.skip.candidates`) when they are fewer. A group's values are the same to the last bit
+    either way: the rows left out add no term to them, and a row alone in its tie block takes its
+    tie-free term whatever ties the others hold (see :func:`~.kernels._by_group`). With ``classes``
+    (every row of the part is ranked), also the part's relevant and non-relevant scores, sorted:
+    read off its sort by score for global AUC."""
     bound = False if classes else _list_bound(ev)
     if bound is not False:
         keep = candidates(score, part, _marked(ev, part), bound)
         if keep is not None:
             sub = Part(part.lo, part.hi, part.rows[keep], part.row_group[keep], part.level[keep])
-            s = score[sub.rows]
-            order, rank = E.score_rank(s, ties="expected")
-            del s
-            rk = _build(ev, sub, order, rank)
+            rk, _ = _rank(ev, sub, score[sub.rows], False)
             whole_totals(rk, ev, part)  # the groups' totals are those of all their rows
             return rk, None
-    s = score[part.rows]
+    return _rank(ev, part, score[part.rows], classes)
+
+
+def _rank(ev: Evaluation, part: Part, s: np.ndarray, classes: bool) -> tuple[E.Ranking, Classes | None]:
+    """The ranking of the part's rows whose scores are ``s`` (consumed): one sort by (group, score)
+    (:func:`~.group_rank.rank_groups`), or, for global AUC's classes or scores it cannot pack, a sort
+    by score and one by (group, rank) (:func:`~.ranking.build_ranking`)."""
+    labels = ev.labels
+    graded = any(spec.info.graded for spec in ev.specs)
+    gain = gains(ev) if graded else None
+    blocks = any(spec.info.block_levels for spec in ev.specs)
+    if not classes:
+        rk = rank_groups(s, part.row_group, part.hi - part.lo, part.level, labels.n_levels, labels.rel_level,
+                         gains=gain, count_levels=graded, block_levels=blocks)
+        if rk is not None:
+            return rk, None
     order, rank = E.score_rank(s, ties="expected")
     sorted_classes = None
     if classes:  # the scores in order, split by class: each class stays sorted
         s = s[order]
-        rel = (part.level >= ev.labels.rel_level)[order]
+        rel = (part.level >= labels.rel_level)[order]
         sorted_classes = s[rel], s[~rel]
     del s
-    return _build(ev, part, order, rank), sorted_classes
-
-
-def _build(ev: Evaluation, part: Part, order: np.ndarray, rank: np.ndarray) -> E.Ranking:
-    """The part's ranking; ``rank`` is consumed (its buffer becomes the sort key)."""
-    labels = ev.labels
-    graded = any(spec.info.graded for spec in ev.specs)
-    return E.build_ranking(
-        part.row_group,
-        part.hi - part.lo,
-        order,
-        rank,
-        part.level,
-        labels.n_levels,
-        labels.rel_level,
-        gains=gains(ev) if graded else None,
-        count_levels=graded,
-        block_levels=any(spec.info.block_levels for spec in ev.specs),
-        consume=True,
-    )
+    rk = E.build_ranking(part.row_group, part.hi - part.lo, order, rank, part.level, labels.n_levels,
+                         labels.rel_level, gains=gain, count_levels=graded, block_levels=blocks, consume=True)
+    return rk, sorted_classes
 
 
 #: The list metrics whose tie-free values read only the relevant (or gaining) rows, their offsets

@@ -300,7 +300,24 @@ def build_ranking(
             bstart = _starts_of_runs(change)
             gkey = c_s[bstart]
         del codes_o, perm, r_s
+    return _from_sorted(lev, bstart, gkey, n_levels, rel_level, gains, wsorted, count_levels, block_levels)
 
+
+def _from_sorted(
+    lev: np.ndarray,
+    bstart: np.ndarray | None,
+    gkey: np.ndarray,
+    n_levels: int,
+    rel_level: int,
+    gains: np.ndarray | None,
+    wsorted: np.ndarray | None,
+    count_levels: bool,
+    block_levels: bool,
+) -> Ranking:
+    """The :class:`Ranking` of rows already sorted by (group, rank): each row's label level ``lev``,
+    the tie blocks' first rows ``bstart`` (None: no tie, blocks are rows) and each block's group
+    ``gkey`` (ascending), with the rows' sample weights ``wsorted`` when there are any."""
+    n = lev.shape[0]
     relrow = lev >= rel_level if rel_level else np.ones(lev.shape[0], dtype=bool)
     # binary labels (the usual clicks): the relevant rows are exactly those with a gain,
     # all with the same one, and every group's level counts are its (negatives, positives)

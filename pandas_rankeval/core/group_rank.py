@@ -1,0 +1,122 @@
+"""The ranking of a run of whole groups with one sort: (group, score, level, row) packed by value.
+
+:func:`~.ranking.build_ranking` ranks a score column in two sorts: the scores alone, for a dense
+rank that fits a few bits, then (group, rank, level). Where every group of the rows is ranked on
+its own and ties follow the expected rule (the rows of the groups that count, :mod:`.kept`), one
+sort is enough: every score becomes an int64 of the same order (:func:`~.sorting.sortable`'s map),
+its distance below the largest keeps as many of its highest bits as fit beside the group, the
+label level and the row's position, and the packed keys are sorted by value. Rows of one group
+whose kept bits are equal (scores closer than the dropped low bits tell apart: rare for continuous
+scores) are put in order by their full keys afterwards, with a small lexsort over these rows only.
+
+The rows come out as :func:`~.ranking.build_ranking` sorts them (group ascending, best score
+first, each tie block's rows by label level), so the :class:`~.ranking.Ranking` is the same one.
+Its tie blocks are ties inside a group: equal scores in two different groups do not make a
+block, and a group's values do not depend on them (see :func:`~.kernels._by_group`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .int_sort import sort_values
+from .numeric import _bits, _starts_of_runs, or_positions
+from .ranking import Ranking, _from_sorted
+from .sorting import _ordered_key
+
+__all__ = ["rank_groups"]
+
+#: Use the two sorts when more than this share of the rows needs the second pass.
+_REFINE_AT_MOST = 0.25
+#: Fewest bits of the score kept beside the group, the level and the row (else two sorts).
+_MIN_SCORE_BITS = 12
+
+
+def rank_groups(
+    score: np.ndarray,
+    group: np.ndarray,
+    n_groups: int,
+    level: np.ndarray,
+    n_levels: int,
+    rel_level: int,
+    *,
+    gains: np.ndarray | None = None,
+    count_levels: bool = False,
+    block_levels: bool = False,
+) -> Ranking | None:
+    """The ranking of rows by (group, score descending) under the expected tie rule, from one int64
+    sort; None when the scores have no int64 map (NaN) or the keys leave too few bits for them, or
+    too many rows need the second pass: the caller then ranks with two sorts.
+
+    ``group`` is every row's group in ``0 .. n_groups - 1``; the other arguments are those of
+    :func:`~.ranking.build_ranking`.
+
+    >>> import numpy as np
+    >>> rk = rank_groups(np.array([0.2, 0.9, 0.5, 0.5]), np.array([0, 0, 1, 1]), 2,
+    ...                  np.array([0, 1, 1, 0]), 2, 1)
+    >>> rk.tie_free, rk.n.tolist(), rk.size.tolist()
+    (False, [2, 2], [1, 1, 2])
+    """
+    n = score.shape[0]
+    if n == 0:
+        return None
+    key = _ordered_key(score)
+    if key is None:
+        return None
+    lo, hi = int(key.min()), int(key.max())
+    gbits, lbits, ibits = _bits(n_groups - 1), _bits(n_levels - 1), _bits(n - 1)
+    room = 63 - gbits - lbits - ibits
+    if room < _MIN_SCORE_BITS:
+        return None
+    shift = max(_bits(hi - lo) - room, 0)
+    # the distance below the best score (0 for the best), its kept bits, in uint64 arithmetic (the
+    # span may exceed the int64 range)
+    packed = key.view(np.uint64)
+    np.subtract(np.uint64(hi & ((1 << 64) - 1)), packed, out=packed)
+    if shift:
+        packed >>= np.uint64(shift)
+    packed = packed.view(np.int64)  # < 2**room: the fields below fit beside it
+    packed |= group.astype(np.int64) << room
+    packed <<= lbits
+    packed |= level.astype(np.int64)
+    packed <<= ibits
+    or_positions(packed)
+    sort_values(packed)
+    rows = packed & ((1 << ibits) - 1)
+    packed >>= ibits
+    lev = np.empty(n, dtype=np.uint8 if lbits <= 8 else np.int64)
+    np.bitwise_and(packed, (1 << lbits) - 1, out=lev, casting="unsafe")
+    packed >>= lbits  # (group, kept score bits) of every row, in order
+    change = packed[1:] != packed[:-1]
+    if shift:
+        same = np.flatnonzero(~change)
+        if same.shape[0]:
+            mark = np.zeros(n, dtype=bool)
+            mark[same] = True
+            mark[same + 1] = True
+            at = np.flatnonzero(mark)  # rows that share kept bits with a neighbour of their group
+            del mark
+            full = _ordered_key(score[rows[at]])
+            if full is None:  # pragma: no cover - the same scores gave keys above
+                return None
+            j = np.searchsorted(at, same)  # ``same[i]`` and ``same[i] + 1`` are at[j[i]], at[j[i] + 1]
+            if (full[j + 1] > full[j]).any():  # not only exact ties: put these rows in order
+                if at.shape[0] > _REFINE_AT_MOST * n:
+                    return None
+                # group and kept bits first (the rows stay in their runs), then the score
+                # descending, the level and the row
+                perm = np.lexsort((rows[at], lev[at], np.invert(full), packed[at]))
+                rows[at] = rows[at][perm]
+                lev[at] = lev[at][perm]
+                full = full[perm]
+            change[same] = full[j + 1] != full[j]
+    del rows
+    tie_free = bool(change.all())
+    if tie_free:
+        gkey = packed >> room
+        bstart = None
+    else:
+        bstart = _starts_of_runs(change)
+        gkey = packed[bstart] >> room
+    del packed, change
+    return _from_sorted(lev, bstart, gkey, n_levels, rel_level, gains, None, count_levels, block_levels)
