@@ -108,3 +108,19 @@ def test_falls_back_when_it_cannot_pack():
     assert rank_groups(np.array([0.5, np.nan]), np.array([0, 1]), 2, np.array([0, 1]), 2, 1) is None
     n = 4
     assert rank_groups(np.arange(n, dtype=np.float64), np.arange(n), 2**55, np.zeros(n, dtype=np.int64), 2, 1) is None
+
+
+def test_rows_of_a_longer_column_rank_as_their_scores_do():
+    """``rows=``: the ranked rows are positions in a longer column (a run of kept groups in the
+    table): the same ranking as of the gathered scores, the second pass included."""
+    score, group, n_groups, level, n_levels = _frame("ulp", 3)
+    rng = np.random.default_rng(3)
+    longer = rng.random(score.shape[0] * 2)
+    rows = np.sort(rng.choice(longer.shape[0], score.shape[0], replace=False))
+    longer[rows] = score
+    gains = np.exp2(np.arange(n_levels, dtype=np.float64)) - 1.0
+    a = rank_groups(longer, group, n_groups, level, n_levels, 1, rows=rows, gains=gains, count_levels=True)
+    b = rank_groups(score, group, n_groups, level, n_levels, 1, gains=gains, count_levels=True)
+    assert a is not None and b is not None and not a.tie_free
+    for name, x in _values(a, gains).items():
+        assert np.array_equal(x, _values(b, gains)[name]), name

@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from .int_sort import sort_values
-from .numeric import _bits, _starts_of_runs, or_positions
+from .group_count import index_dtype
+from .numeric import _CHUNK, _bits, _starts_of_runs, or_positions
 from .ranking import Ranking, _from_sorted
 from .sorting import _ordered_key
 
@@ -40,6 +41,7 @@ def rank_groups(
     n_levels: int,
     rel_level: int,
     *,
+    rows: np.ndarray | None = None,
     gains: np.ndarray | None = None,
     count_levels: bool = False,
     block_levels: bool = False,
@@ -48,7 +50,9 @@ def rank_groups(
     sort; None when the scores have no int64 map (NaN) or the keys leave too few bits for them, or
     too many rows need the second pass: the caller then ranks with two sorts.
 
-    ``group`` is every row's group in ``0 .. n_groups - 1``; the other arguments are those of
+    The rows ranked are ``score[rows]`` (every row of ``score`` without ``rows``: the scores are
+    gathered once, and read again only for the rows the second pass orders); ``group`` is every
+    ranked row's group in ``0 .. n_groups - 1``; the other arguments are those of
     :func:`~.ranking.build_ranking`.
 
     >>> import numpy as np
@@ -57,10 +61,10 @@ def rank_groups(
     >>> rk.tie_free, rk.n.tolist(), rk.size.tolist()
     (False, [2, 2], [1, 1, 2])
     """
-    n = score.shape[0]
+    n = score.shape[0] if rows is None else rows.shape[0]
     if n == 0:
         return None
-    key = _ordered_key(score)
+    key = _ordered_key(score if rows is None else score[rows])
     if key is None:
         return None
     lo, hi = int(key.min()), int(key.max())
@@ -76,13 +80,16 @@ def rank_groups(
     if shift:
         packed >>= np.uint64(shift)
     packed = packed.view(np.int64)  # < 2**room: the fields below fit beside it
-    packed |= group.astype(np.int64) << room
-    packed <<= lbits
-    packed |= level.astype(np.int64)
+    for c0 in range(0, n, _CHUNK):  # chunk by chunk: no temporary as long as the rows
+        part = packed[c0 : c0 + _CHUNK]
+        part |= group[c0 : c0 + _CHUNK].astype(np.int64) << room
+        part <<= lbits
+        part |= level[c0 : c0 + _CHUNK]
     packed <<= ibits
     or_positions(packed)
     sort_values(packed)
-    rows = packed & ((1 << ibits) - 1)
+    at_row = np.empty(n, dtype=index_dtype(n))  # each sorted key's position among the ranked rows
+    np.bitwise_and(packed, (1 << ibits) - 1, out=at_row, casting="unsafe")
     packed >>= ibits
     lev = np.empty(n, dtype=np.uint8 if lbits <= 8 else np.int64)
     np.bitwise_and(packed, (1 << lbits) - 1, out=lev, casting="unsafe")
@@ -96,7 +103,8 @@ def rank_groups(
             mark[same + 1] = True
             at = np.flatnonzero(mark)  # rows that share kept bits with a neighbour of their group
             del mark
-            full = _ordered_key(score[rows[at]])
+            where = at_row[at]
+            full = _ordered_key(score[where] if rows is None else score[rows[where]])
             if full is None:  # pragma: no cover - the same scores gave keys above
                 return None
             j = np.searchsorted(at, same)  # ``same[i]`` and ``same[i] + 1`` are at[j[i]], at[j[i] + 1]
@@ -105,12 +113,11 @@ def rank_groups(
                     return None
                 # group and kept bits first (the rows stay in their runs), then the score
                 # descending, the level and the row
-                perm = np.lexsort((rows[at], lev[at], np.invert(full), packed[at]))
-                rows[at] = rows[at][perm]
+                perm = np.lexsort((where, lev[at], np.invert(full), packed[at]))
                 lev[at] = lev[at][perm]
                 full = full[perm]
             change[same] = full[j + 1] != full[j]
-    del rows
+    del at_row
     tie_free = bool(change.all())
     if tie_free:
         gkey = packed >> room

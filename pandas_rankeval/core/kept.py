@@ -90,14 +90,14 @@ def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, classes: bool = Fa
         keep = candidates(score, part, _marked(ev, part), bound)
         if keep is not None:
             sub = Part(part.lo, part.hi, part.rows[keep], part.row_group[keep], part.level[keep])
-            rk, _ = _rank(ev, sub, score[sub.rows], False)
+            rk, _ = _rank(ev, sub, score, False)
             whole_totals(rk, ev, part)  # the groups' totals are those of all their rows
             return rk, None
-    return _rank(ev, part, score[part.rows], classes)
+    return _rank(ev, part, score, classes)
 
 
-def _rank(ev: Evaluation, part: Part, s: np.ndarray, classes: bool) -> tuple[E.Ranking, Classes | None]:
-    """The ranking of the part's rows whose scores are ``s`` (consumed): one sort by (group, score)
+def _rank(ev: Evaluation, part: Part, score: np.ndarray, classes: bool) -> tuple[E.Ranking, Classes | None]:
+    """The ranking of the part's rows of the score column: one sort by (group, score)
     (:func:`~.group_rank.rank_groups`), or, for global AUC's classes or scores it cannot pack, a sort
     by score and one by (group, rank) (:func:`~.ranking.build_ranking`)."""
     labels = ev.labels
@@ -105,10 +105,11 @@ def _rank(ev: Evaluation, part: Part, s: np.ndarray, classes: bool) -> tuple[E.R
     gain = gains(ev) if graded else None
     blocks = any(spec.info.block_levels for spec in ev.specs)
     if not classes:
-        rk = rank_groups(s, part.row_group, part.hi - part.lo, part.level, labels.n_levels, labels.rel_level,
-                         gains=gain, count_levels=graded, block_levels=blocks)
+        rk = rank_groups(score, part.row_group, part.hi - part.lo, part.level, labels.n_levels, labels.rel_level,
+                         rows=part.rows, gains=gain, count_levels=graded, block_levels=blocks)
         if rk is not None:
             return rk, None
+    s = score[part.rows]
     order, rank = E.score_rank(s, ties="expected")
     sorted_classes = None
     if classes:  # the scores in order, split by class: each class stays sorted
