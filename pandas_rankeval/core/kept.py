@@ -2,9 +2,12 @@
 
 :func:`table_of` decides once per evaluation which groups some metric needs. :func:`evaluate_kept`
 then ranks every score column over the rows of those groups, cut into runs of whole groups
-(:meth:`~.skip.GroupTable.parts`) that are ranked on threads (numpy releases the GIL in its
-sorts and gathers); a group's values depend on its own rows only, so the parts' per-group values
-are those of one ranking of all the kept rows. MRR and hit rate alone are selected, not sorted.
+(:meth:`~.skip.GroupTable.parts`) that are ranked on the call's threads (numpy releases the GIL
+in its sorts and gathers), each run with one sort by (group, score) (:mod:`.group_rank`); a
+group's values depend on its own rows only, so the parts' per-group values are those of one
+ranking of all the kept rows. MRR and hit rate alone are selected, not sorted. Global AUC beside
+a pair metric reads each run's scores in order off a sort by score instead, and sorts only the
+rows of the other groups (:func:`~.global_auc.global_auc_of_sorted`).
 """
 
 from __future__ import annotations
