@@ -23,12 +23,10 @@ from .int_sort import sort_values
 from .group_count import index_dtype
 from .numeric import _CHUNK, _bits, _starts_of_runs, or_positions
 from .ranking import Ranking, _from_sorted
-from .sorting import _ordered_key
+from .sorting import _REFINE_AT_MOST, _ordered_key, shared_neighbours
 
 __all__ = ["rank_groups"]
 
-#: Use the two sorts when more than this share of the rows needs the second pass.
-_REFINE_AT_MOST = 0.25
 #: Fewest bits of the score kept beside the group, the level and the row (else two sorts).
 _MIN_SCORE_BITS = 12
 
@@ -95,28 +93,22 @@ def rank_groups(
     np.bitwise_and(packed, (1 << lbits) - 1, out=lev, casting="unsafe")
     packed >>= lbits  # (group, kept score bits) of every row, in order
     change = packed[1:] != packed[:-1]
-    if shift:
-        same = np.flatnonzero(~change)
-        if same.shape[0]:
-            mark = np.zeros(n, dtype=bool)
-            mark[same] = True
-            mark[same + 1] = True
-            at = np.flatnonzero(mark)  # rows that share kept bits with a neighbour of their group
-            del mark
-            where = at_row[at]
-            full = _ordered_key(score[where] if rows is None else score[rows[where]])
-            if full is None:  # pragma: no cover - the same scores gave keys above
+    pairs = shared_neighbours(change) if shift else None  # rows sharing kept bits in their group
+    if pairs is not None:
+        same, at, j = pairs
+        where = at_row[at]
+        full = _ordered_key(score[where] if rows is None else score[rows[where]])
+        if full is None:  # pragma: no cover - the same scores gave keys above
+            return None
+        if (full[j + 1] > full[j]).any():  # not only exact ties: put these rows in order
+            if at.shape[0] > _REFINE_AT_MOST * n:
                 return None
-            j = np.searchsorted(at, same)  # ``same[i]`` and ``same[i] + 1`` are at[j[i]], at[j[i] + 1]
-            if (full[j + 1] > full[j]).any():  # not only exact ties: put these rows in order
-                if at.shape[0] > _REFINE_AT_MOST * n:
-                    return None
-                # group and kept bits first (the rows stay in their runs), then the score
-                # descending, the level and the row
-                perm = np.lexsort((where, lev[at], np.invert(full), packed[at]))
-                lev[at] = lev[at][perm]
-                full = full[perm]
-            change[same] = full[j + 1] != full[j]
+            # group and kept bits first (the rows stay in their runs), then the score
+            # descending, the level and the row
+            perm = np.lexsort((where, lev[at], np.invert(full), packed[at]))
+            lev[at] = lev[at][perm]
+            full = full[perm]
+        change[same] = full[j + 1] != full[j]
     del at_row
     tie_free = bool(change.all())
     if tie_free:

@@ -18,7 +18,7 @@ import numpy as np
 from .int_sort import polars_sorts, sort_values
 from .numeric import flip_negative_floats, or_positions
 
-__all__ = ["sort_order", "sortable"]
+__all__ = ["shared_neighbours", "sort_order", "sortable"]
 
 #: Fall back to argsort when more than this share of the rows needs the second pass.
 _REFINE_AT_MOST = 0.25
@@ -51,6 +51,25 @@ def _ordered_key(score: np.ndarray) -> np.ndarray | None:
     if kind == "b":
         return score.astype(np.int64)
     return None
+
+
+def shared_neighbours(change: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Where sorted keys share their kept bits with the next one (``change`` says where they
+    differ): ``same`` (each such position i: keys i and i + 1 share them), ``at`` (every position in
+    such a pair, ascending) and ``j`` (``same[k]`` and ``same[k] + 1`` are ``at[j[k]]`` and
+    ``at[j[k] + 1]``); None when no two neighbours share them.
+
+    >>> [a.tolist() for a in shared_neighbours(np.array([True, False, False, True]))]
+    [[1, 2], [1, 2, 3], [0, 1]]
+    """
+    same = np.flatnonzero(~change)
+    if not same.shape[0]:
+        return None
+    mark = np.zeros(change.shape[0] + 1, dtype=bool)
+    mark[same] = True
+    mark[same + 1] = True
+    at = np.flatnonzero(mark)
+    return same, at, np.searchsorted(at, same)
 
 
 def sortable(values: np.ndarray) -> np.ndarray:
@@ -106,24 +125,18 @@ def sort_order(score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
     order = packed & mask
     packed >>= ibits  # the kept bits of the sorted keys
     new = packed[1:] != packed[:-1]
-    if shift:
-        same = np.flatnonzero(~new)
-        if same.shape[0]:
-            mark = np.zeros(n, dtype=bool)
-            mark[same] = True
-            mark[same + 1] = True
-            at = np.flatnonzero(mark)  # positions whose rows share kept bits with a neighbour
-            del mark
-            rows = order[at]
-            fk = _ordered_key(score[rows])  # the full keys of these rows
-            if fk is None:  # pragma: no cover - the same scores gave keys above
+    pairs = shared_neighbours(new) if shift else None
+    if pairs is not None:
+        same, at, j = pairs
+        rows = order[at]
+        fk = _ordered_key(score[rows])  # the full keys of these rows
+        if fk is None:  # pragma: no cover - the same scores gave keys above
+            return None
+        if (fk[j + 1] < fk[j]).any():  # not only exact ties: put these rows in order
+            if at.shape[0] > _REFINE_AT_MOST * n:
                 return None
-            j = np.searchsorted(at, same)  # ``same[i]`` and ``same[i] + 1`` are at[j[i]], at[j[i] + 1]
-            if (fk[j + 1] < fk[j]).any():  # not only exact ties: put these rows in order
-                if at.shape[0] > _REFINE_AT_MOST * n:
-                    return None
-                perm = np.lexsort((fk, packed[at]))  # kept bits first: rows stay in their runs
-                order[at] = rows[perm]
-                fk = fk[perm]
-            new[same] = fk[j + 1] != fk[j]
+            perm = np.lexsort((fk, packed[at]))  # kept bits first: rows stay in their runs
+            order[at] = rows[perm]
+            fk = fk[perm]
+        new[same] = fk[j + 1] != fk[j]
     return order, new, packed
