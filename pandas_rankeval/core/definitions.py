@@ -126,7 +126,7 @@ def rbp_values(x: KernelInput) -> np.ndarray:
     spread = (rk.pos / size) * np.power(p, rk.offset) * (1.0 - np.power(p, size))
     # a relevant row alone in its block takes the tie-free term, added per group in rank order
     alone = np.where(rk.pos > 0, (1.0 - p) * np.power(p, rk.offset), 0.0)
-    return np.bincount(rk.group, weights=np.where(rk.size == 1, alone, spread), minlength=rk.n_groups)
+    return K.sum_in_rank_order(rk, np.where(rk.size == 1, alone, spread))
 
 
 #: ERR's top grade: R = (2^label - 1) / 2^4, the 0..4 scale of Chapelle et al. 2009, gdeval

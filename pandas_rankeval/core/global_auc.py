@@ -16,7 +16,7 @@ from .numeric import _starts_of_runs
 from .score_sort import Ties
 from .sorting import sortable
 
-__all__ = ["global_auc", "global_auc_by", "global_auc_by_search", "global_auc_of_sorted"]
+__all__ = ["global_auc", "global_auc_by", "global_auc_by_search", "global_auc_of_sorted", "sorted_classes"]
 
 
 def global_auc(
@@ -104,14 +104,23 @@ def global_auc_by_search(score: np.ndarray, rel: np.ndarray, ties: Ties = "expec
 
     A tied (relevant, non-relevant) pair counts 1/2, 0 or 1 by ``ties``.
     """
-    # the masked copies are sorted in place (``np.sort`` would copy them once more); as int64 keys
-    # of the same order where polars sorts those (:func:`.sorting.sortable`)
-    score = sortable(score)
-    neg = score[~rel]
-    sort_values(neg)
-    pos = score[rel]
-    sort_values(pos)  # sorted needles make the binary searches cache-friendly
+    # as int64 keys of the same order where polars sorts those (:func:`.sorting.sortable`)
+    pos, neg = sorted_classes(sortable(score), rel)
     return global_auc_of_sorted([pos], [neg], ties)
+
+
+def sorted_classes(score: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The relevant and the non-relevant scores of some rows, each sorted: the masked copies are
+    sorted in place (``np.sort`` would copy them once more); sorted relevant scores make the
+    binary searches of :func:`global_auc_of_sorted` cache-friendly.
+
+    >>> [c.tolist() for c in sorted_classes(np.array([0.3, 0.1, 0.2]), np.array([True, False, True]))]
+    [[0.2, 0.3], [0.1]]
+    """
+    pos, neg = score[rel], score[~rel]
+    sort_values(pos)
+    sort_values(neg)
+    return pos, neg
 
 
 def global_auc_of_sorted(

@@ -24,6 +24,7 @@ from .threads import Workers, run_tasks
 
 __all__ = ["Counts", "count_groups", "index_dtype", "kept_rows", "run_bounds"]
 
+
 def index_dtype(n: int) -> type[np.signedinteger]:
     """int32 row indices and group positions below 2**31: half the memory, faster gathers."""
     return np.int32 if n < 2**31 else np.int64

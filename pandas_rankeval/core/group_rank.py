@@ -12,7 +12,7 @@ scores) are put in order by their full keys afterwards, with a small lexsort ove
 The rows come out as :func:`~.ranking.build_ranking` sorts them (group ascending, best score
 first, each tie block's rows by label level), so the :class:`~.ranking.Ranking` is the same one.
 Its tie blocks are ties inside a group: equal scores in two different groups do not make a
-block, and a group's values do not depend on them (see :func:`~.kernels._by_group`).
+block, and a group's values do not depend on them (see :func:`~.kernels.sum_in_rank_order`).
 """
 
 from __future__ import annotations

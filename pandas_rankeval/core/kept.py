@@ -21,7 +21,7 @@ from . import ranking as E
 from .definitions import gains
 from .evaluation import Evaluation, ScoreEvaluation
 from .group_rank import rank_groups
-from .int_sort import sort_values
+from .global_auc import sorted_classes
 from .skip import GroupTable, Part, Selection, can_skip, candidates, group_table, select_first
 from .threads import Workers, run_tasks
 from .validation import internal_error
@@ -73,22 +73,14 @@ class _GlobalAuc:
 Classes = tuple[np.ndarray, np.ndarray]
 
 
-def _sorted_classes(score: np.ndarray, rel: np.ndarray) -> Classes:
-    """The relevant and the non-relevant scores of some rows, each sorted in place of a copy."""
-    pos, neg = score[rel], score[~rel]
-    sort_values(pos)
-    sort_values(neg)
-    return pos, neg
-
-
 def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, classes: bool = False) -> tuple[E.Ranking, Classes | None]:
     """One part's ranking, by (group, score): for the list metrics, of only the rows that can count
     (:func:`~.skip.candidates`) when they are fewer. A group's values are the same to the last bit
     either way: the rows left out add no term to them, and a row alone in its tie block takes its
-    tie-free term whatever ties the others hold (see :func:`~.kernels._by_group`). With ``classes``
+    tie-free term whatever ties the others hold (see :func:`~.kernels.sum_in_rank_order`). With ``classes``
     (every row of the part is ranked), also the part's relevant and non-relevant scores, sorted:
     read off its sort by score for global AUC."""
-    bound = False if classes else _list_bound(ev)
+    bound = _list_bound(ev)  # False whenever ``classes`` is asked for (see _evaluate_kept)
     if bound is not False:
         keep = candidates(score, part, _marked(ev, part), bound)
         if keep is not None:
@@ -114,15 +106,15 @@ def _rank(ev: Evaluation, part: Part, score: np.ndarray, classes: bool) -> tuple
             return rk, None
     s = score[part.rows]
     order, rank = E.score_rank(s, ties="expected")
-    sorted_classes = None
+    own: Classes | None = None
     if classes:  # the scores in order, split by class: each class stays sorted
         s = s[order]
         rel = (part.level >= labels.rel_level)[order]
-        sorted_classes = s[rel], s[~rel]
+        own = s[rel], s[~rel]
     del s
     rk = E.build_ranking(part.row_group, part.hi - part.lo, order, rank, part.level, labels.n_levels,
                          labels.rel_level, gains=gain, count_levels=graded, block_levels=blocks, consume=True)
-    return rk, sorted_classes
+    return rk, own
 
 
 #: The list metrics whose tie-free values read only the relevant (or gaining) rows, their offsets
@@ -243,7 +235,7 @@ def _evaluate_kept(
     def rank(task: tuple[ScoreEvaluation, int, Part | None]) -> None:
         se, i, part = task
         if part is None:  # the other rows' classes
-            classes[id(se), i] = _sorted_classes(scores[se.score][rest], rest_rel)
+            classes[id(se), i] = sorted_classes(scores[se.score][rest], rest_rel)
             return
         ranked[id(se), i], got = _rank_part(ev, scores[se.score], part, from_parts)
         if got is not None:

@@ -34,6 +34,7 @@ __all__ = [
     "idcg_per_group",
     "rr_first_block",
     "rr_per_group",
+    "sum_in_rank_order",
 ]
 
 
@@ -258,13 +259,13 @@ def dcg_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     spread = (rk.gain / rk.size) * (d[hi] - d[lo])
     # a row alone in its block takes the tie-free term, and a group's terms are added in rank order
     # as on the tie-free path: a group with no tied gaining row gets its tie-free value to the last
-    # bit, whatever ties the rest of the column holds (see :func:`_by_group`)
+    # bit, whatever ties the rest of the column holds (see :func:`sum_in_rank_order`)
     one = rk.size == 1
     log = np.log2(rk.offset + 2.0)
     if rk.binary_gain is not None:
-        alone = _by_group(rk, np.where(one & (rk.pos > 0), 1.0 / log, 0.0))
-        return rk.binary_gain * alone + _by_group(rk, np.where(one, 0.0, spread))
-    return _by_group(rk, np.where(one, rk.gain / log, spread))
+        alone = sum_in_rank_order(rk, np.where(one & (rk.pos > 0), 1.0 / log, 0.0))
+        return rk.binary_gain * alone + sum_in_rank_order(rk, np.where(one, 0.0, spread))
+    return sum_in_rank_order(rk, np.where(one, rk.gain / log, spread))
 
 
 def idcg_from_counts(counts: np.ndarray, gains: np.ndarray, longest: int, k: int | None) -> np.ndarray:
@@ -322,10 +323,10 @@ def ap_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     vals = a * h + c * (s - (m + 1.0) * h)
     # a relevant row alone in its block: the tie-free term (see :func:`dcg_per_group`)
     alone = np.where(p > 0, (above + 1.0) / (m + 1.0), 0.0)
-    return _by_group(rk, np.where(rk.size == 1, alone, vals))
+    return sum_in_rank_order(rk, np.where(rk.size == 1, alone, vals))
 
 
-def _by_group(rk: Ranking, terms: np.ndarray) -> np.ndarray:
+def sum_in_rank_order(rk: Ranking, terms: np.ndarray) -> np.ndarray:
     """Per-block terms added per group one after another in rank order (``np.bincount``), as the
     tie-free path adds its rows' terms: terms of 0 between them change no bit, so a group's sum is
     the same whatever rows without a term the ranking holds (all the rows of its groups, or only

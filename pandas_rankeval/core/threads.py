@@ -31,7 +31,9 @@ from typing import Any, TypeVar
 
 from .validation import check_min_count
 
-__all__ = ["THREADS_FROM_ROWS", "Workers", "check_threads", "run_tasks", "limit_threads", "one_blas_thread", "threads_for"]
+__all__ = [
+    "THREADS_FROM_ROWS", "Workers", "check_threads", "limit_threads", "one_blas_thread", "run_tasks", "threads_for",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
