@@ -609,6 +609,40 @@ def test_bootstrap_draws_skip_groups_that_count_nowhere(monkeypatch):
         np.testing.assert_allclose(a[num].to_numpy(float), b[num].to_numpy(float), rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("by", [None, "device"])
+def test_groups_nonzero_in_the_weights_only_multiply_those_alone(monkeypatch, by):
+    """Issue 25: under empty="zero" the groups with no relevant row are nonzero in the weight
+    columns only; their draws are multiplied by those columns alone (after the other groups), and
+    every interval and p-value (bootstrap and sign flips, one segment or big ones) equals the
+    full-width product to rounding."""
+    from pandas_rankeval.summary import replicate_sums as R
+
+    df = pre.datasets.make_impressions(n_users=600, seed=11)
+    df["device"] = np.where(df["user_id"] % 3 == 0, "phone", "desktop")  # two segments of >= 64 groups
+    kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], metrics=["mrr", "ndcg@5", "gauc"],
+              n_boot=40, seed=3, by=by)
+    monkeypatch.setattr(R, "_CHUNK_ELEMENTS", 4000)  # many chunks, heavy and light ones
+    seen = []
+    real = R._light_groups
+    monkeypatch.setattr(R, "_light_groups", lambda c, w, n: seen.append(real(c, w, n)) or seen[-1])
+
+    def calls():
+        return (pre.report(df, ci=0.9, **kw), pre.compare(df, baseline="model_a", method="bootstrap", **kw),
+                pre.compare(df, baseline="model_a", method="randomization", **kw))
+
+    fast = calls()
+    split = [x for x in seen if x is not None]
+    assert split, "no call took the split"
+    dense, light = split[0]
+    assert 0 < len(dense) and 0.25 * light.shape[0] <= light.sum() < light.shape[0]
+    monkeypatch.setattr(R, "_light_groups", lambda c, w, n: None)
+    full = calls()
+    for a, b in zip(fast, full):
+        num = a.select_dtypes("number").columns
+        assert a[num].notna().to_numpy().sum() > 0
+        np.testing.assert_allclose(a[num].to_numpy(float), b[num].to_numpy(float), rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("weight, empty", [("uniform", "zero"), ("uniform", "skip"), ("count", "zero"), ("clicks", "skip")])
 def test_report_items_sharing_masks_and_weights_are_their_own_means(weight, empty):
     """summarize_evaluation works out each distinct (used mask, weight array) once for all the

@@ -49,6 +49,25 @@ def _counting_groups(columns: list[np.ndarray], n: int) -> np.ndarray | None:
     return None if nonzero.all() else np.flatnonzero(nonzero)
 
 
+def _light_groups(cols: list[np.ndarray], wd_cols: list[np.ndarray], n: int) -> tuple[list[int], np.ndarray] | None:
+    """The columns nonzero in most groups (``dense``: a metric's weights when the groups without a
+    relevant row count as 0, ``empty="zero"``) and the groups whose every other column, flip
+    columns included, is 0 (``light``): their draws need multiplying by the dense columns only.
+    None when the split saves little (no dense column, or few light groups)."""
+    dense = [k for k, c in enumerate(cols) if 2 * int(np.count_nonzero(c)) > n]
+    if not dense or len(dense) == len(cols):
+        return None
+    light = np.ones(n, dtype=bool)
+    for k, c in enumerate(cols):
+        if k not in dense:
+            light &= c == 0
+    for c in wd_cols:
+        light &= c == 0
+    if 4 * int(np.count_nonzero(light)) < n:
+        return None
+    return dense, light
+
+
 #: Segments with at least this many groups get matrix products per chunk of their groups;
 #: smaller ones are reduced together, many segments per chunk (no loop over segments).
 _BIG_SEGMENT = 64
@@ -68,7 +87,8 @@ def _hashed_sums(
 
     Replicate b weighs group g by its hashed Poisson(1) count k_gb (and flips it when its
     hashed bit is 1); groups are taken in chunks so that the draws of a chunk stay small.
-    Repeated columns (models share a metric's weights) are multiplied once. A large segment is
+    Repeated columns (models share a metric's weights) are multiplied once, and the groups nonzero
+    in the dense columns only (:func:`_light_groups`) by those alone. A large segment is
     matrix products, chunk by chunk; the groups of the small segments (``by=`` with thousands
     of values) are taken together, sorted by segment, and their products added per segment with
     one ``np.add.reduceat`` per chunk (no loop over segments). The chunks are shared between
@@ -84,35 +104,56 @@ def _hashed_sums(
     if live is not None:
         key_hashes, seg_index = key_hashes[live], seg_index[live]
         cols, wd_cols = [c[live] for c in cols], [c[live] for c in wd_cols]
+    # The groups with no relevant row, under empty="zero", are usually most of them and nonzero in
+    # the weight columns only: put after the others, their chunks multiply their draws by those
+    # columns alone (a group's draws come from its own key hash, wherever it stands)
+    split = _light_groups(cols, wd_cols, key_hashes.shape[0])
+    dense: list[int] = []
+    n_heavy = key_hashes.shape[0]
+    if split is not None:
+        dense, light = split
+        perm = np.concatenate([np.flatnonzero(~light), np.flatnonzero(light)])
+        n_heavy = int(key_hashes.shape[0] - np.count_nonzero(light))
+        key_hashes, seg_index = key_hashes[perm], seg_index[perm]
+        cols, wd_cols = [c[perm] for c in cols], [c[perm] for c in wd_cols]
+        del perm, light
     n_all = key_hashes.shape[0]
     boot = np.zeros((n_seg, n_boot, len(cols)))
     reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
     step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
     bar = _bar(plan, n_all)
-    # chunks: (segment, groups, size) for big segments, (-1, groups sorted by segment, size) for small ones
-    chunks: list[tuple[int, Any, int]] = []
+    # chunks: (segment, groups, size, light) for big segments (light: groups after n_heavy), (-1,
+    # groups sorted by segment, size, False) for small ones
+    chunks: list[tuple[int, Any, int, bool]] = []
     if n_seg == 1:
-        chunks = [(0, slice(lo, min(lo + step, n_all)), min(lo + step, n_all) - lo) for lo in range(0, n_all, step)]
+        for a, b in ((0, n_heavy), (n_heavy, n_all)):
+            chunks += [(0, slice(lo, min(lo + step, b)), min(lo + step, b) - lo, a > 0) for lo in range(a, b, step)]
     else:
-        order = np.argsort(seg_index, kind="stable")
+        order = np.argsort(seg_index, kind="stable")  # stable: within a segment, the light groups last
         sizes = np.bincount(seg_index, minlength=n_seg)
         starts = np.concatenate([[0], np.cumsum(sizes)])
         for si in np.flatnonzero(sizes >= _BIG_SEGMENT).tolist():  # few: each holds many groups
             gi = order[starts[si] : starts[si + 1]]
-            chunks += [(si, gi[lo : lo + step], gi[lo : lo + step].shape[0]) for lo in range(0, gi.shape[0], step)]
+            cut = int(np.searchsorted(gi, n_heavy))
+            for g, lt in ((gi[:cut], False), (gi[cut:], True)):
+                chunks += [(si, g[lo : lo + step], g[lo : lo + step].shape[0], lt) for lo in range(0, g.shape[0], step)]
         small = order[sizes[seg_index[order]] < _BIG_SEGMENT]
         width = max(len(cols), n_flip, 1)
         m = max(1, (_CHUNK_ELEMENTS // 4) // (max(n_boot, 1) * width))  # a product that stays in cache
-        chunks += [(-1, small[lo : lo + m], small[lo : lo + m].shape[0]) for lo in range(0, small.shape[0], m)]
+        chunks += [(-1, small[lo : lo + m], small[lo : lo + m].shape[0], False) for lo in range(0, small.shape[0], m)]
 
-    def run(part: list[tuple[int, Any, int]]) -> tuple[np.ndarray, np.ndarray | None]:
+    def run(part: list[tuple[int, Any, int, bool]]) -> tuple[np.ndarray, np.ndarray | None]:
         """Sums of a fixed share of the chunks (numpy releases the GIL in the draws and products)."""
         work: dict[str, np.ndarray] = {}  # draw buffers reused chunk after chunk
         acc = np.zeros_like(boot)
         acc_f = np.zeros_like(reps) if reps is not None else None
-        for si, idx, n in part:
+        for si, idx, n, lt in part:
             kh = key_hashes[idx]
-            if si >= 0:  # one big segment: matrix products
+            if lt:  # light groups: only the dense columns are nonzero, no flip column
+                into = acc[si]
+                into[:, dense] += H.poisson_weights(kh, seed, n_boot, work=work).T @ np.column_stack(
+                    [cols[k][idx] for k in dense])
+            elif si >= 0:  # one big segment: matrix products
                 if cols:
                     acc[si] += H.poisson_weights(kh, seed, n_boot, work=work).T @ np.column_stack([c[idx] for c in cols])
                 if acc_f is not None:
