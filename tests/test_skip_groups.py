@@ -125,6 +125,52 @@ def test_global_auc_from_the_parts_equals_the_full_sort(monkeypatch, parts, metr
         assert pytest.approx(float(fast.loc["r1", "auc"]), abs=1e-15) == float(pre.auc(df, label="y", score="r1"))
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_global_auc_alone_is_searched_in_ranges_on_threads(monkeypatch, threads):
+    """Global AUC of one score column (no row order needed) cuts the rows into one range per
+    thread, sorts each range's classes on its own thread and searches every relevant set in every
+    non-relevant one: the same three counts as one range, to the last bit, under every tie rule,
+    with ties across ranges and a range holding one class only; pre.auc and a training hook's
+    evaluate_score equal the one-thread call and sklearn."""
+    from sklearn.metrics import roc_auc_score
+
+    from pandas_rankeval.core import global_auc
+    from pandas_rankeval.core.evaluate import evaluate_score, prepare_evaluation
+    from pandas_rankeval.core.options import Options
+    from pandas_rankeval.core.registry import parse_metrics
+    from pandas_rankeval.core.threads import Workers, limit_threads
+
+    monkeypatch.setattr(global_auc, "SEARCH_PART_ROWS", 50)
+    rng = np.random.default_rng(threads)
+    n = 900
+    rel = rng.random(n) < 0.2
+    rel[:200] = False  # the first range has no relevant row
+    columns = [np.round(rng.random(n), 1), rng.random(n), rng.integers(0, 5, n), np.round(rng.random(n), 1).astype(np.float32)]
+    with Workers(threads) as workers:
+        for score in columns:
+            for ties in ("expected", "pessimistic", "optimistic"):
+                one = global_auc.global_auc_by_search(score, rel, ties)
+                assert global_auc.global_auc_by_search(score, rel, ties, workers) == one
+    sets = []
+    real = global_auc.global_auc_of_sorted
+    monkeypatch.setattr(global_auc, "global_auc_of_sorted", lambda p, q, t="expected", w=None: sets.append(len(q)) or real(p, q, t, w))
+    df = pd.DataFrame({"y": rel.astype(int), "r": columns[0], "c": columns[1], "i": columns[2]})
+    for col in ("r", "c", "i"):
+        with limit_threads(1):
+            single = pre.auc(df, label="y", score=col)
+        sets.clear()
+        with limit_threads(threads):
+            assert pre.auc(df, label="y", score=col) == single
+        assert sets == [threads]
+        assert single == pytest.approx(roc_auc_score(rel, df[col]), abs=1e-15)
+    ev = prepare_evaluation(df, group=None, label="y", scores=["r"], specs=parse_metrics(["auc"]), options=Options(func="auc"))
+    sets.clear()
+    with limit_threads(threads):
+        hooked = evaluate_score(ev, "hook", df["c"].to_numpy())
+    assert sets == [threads]
+    assert hooked.metrics["auc"].value == pre.auc(df, label="y", score="c")
+
+
 @pytest.mark.parametrize("parts", [1, 2, 3])
 def test_sparse_keys_counted_in_ranges_equal_the_full_sort(monkeypatch, parts):
     """Integer keys far apart are counted by sorts of ranges of rows (one per thread), whose

@@ -27,7 +27,7 @@ from .kept import evaluate_kept
 from .metric import MetricSpec, grade_limit
 from .options import Options, check_weight_name
 from .prepare import label_levels, prepare
-from .reductions import _calibration_metric, _global_auc, _group_metric
+from .reductions import _calibration_metric, _global_auc, _group_metric, search_global_auc
 from .registry import check_sample_weight
 from .threads import Workers, threads_for
 from .validation import as_columns, internal_error, problem_message
@@ -276,6 +276,9 @@ def evaluate(
         with Workers(n_threads) as workers:
             workers.map(lambda se: _score_metrics(ev, se, keep_order), evals)
     else:
+        if threads and evals:  # one score column: its global AUC searched on the call's threads
+            with Workers(n_threads) as workers:
+                search_global_auc(ev, evals[0], workers)
         for se in evals:
             _score_metrics(ev, se, keep_order)
     return ev
@@ -308,4 +311,7 @@ def evaluate_score(ev: Evaluation, name: Hashable, score: np.ndarray) -> ScoreEv
     if any(s.info.grouped and s.info.needs_ranking for s in ev.specs):
         prep.encode_groups()
         se = _group_one(ev, se)
+    if threads > 1:
+        with Workers(threads) as workers:
+            search_global_auc(ev, se, workers)
     return _score_metrics(ev, se, keep_order=False)

@@ -20,7 +20,7 @@ import numpy as np
 
 from .int_sort import sort_values
 from .numeric import _CHUNK, _bits, _starts_of_runs, or_positions
-from .threads import Workers, run_tasks
+from .threads import Workers, row_ranges, run_tasks
 
 __all__ = ["Counts", "count_groups", "index_dtype", "kept_rows", "run_bounds"]
 
@@ -28,13 +28,6 @@ __all__ = ["Counts", "count_groups", "index_dtype", "kept_rows", "run_bounds"]
 def index_dtype(n: int) -> type[np.signedinteger]:
     """int32 row indices and group positions below 2**31: half the memory, faster gathers."""
     return np.int32 if n < 2**31 else np.int64
-
-
-def _ranges(n_rows: int, n_parts: int) -> list[tuple[int, int]]:
-    """``n_parts`` ranges of rows of about the same length (fewer when rows are few)."""
-    n_parts = max(1, min(n_parts, n_rows))
-    cuts = [n_rows * i // n_parts for i in range(n_parts + 1)]
-    return [(lo, hi) for lo, hi in itertools.pairwise(cuts) if hi > lo]
 
 
 @dataclass
@@ -109,7 +102,7 @@ def count_groups(
         return _count_dense(codes, n_codes, rel)
     if _bits(n_codes - 1) + 1 + _bits(n_rows - 1) > 63:  # pragma: no cover - prepare() keeps sparse codes within 55 bits
         return None
-    ranges = _ranges(n_rows, n_parts if workers is not None else 1)
+    ranges = row_ranges(n_rows, n_parts if workers is not None else 1)
     parts = run_tasks(workers, lambda r: _count_sorted(codes[r[0] : r[1]], n_codes, rel[r[0] : r[1]]), ranges)
     if len(parts) == 1:
         code, n, npos, idx = parts[0]

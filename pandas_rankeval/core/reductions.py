@@ -27,7 +27,7 @@ from .options import WeightLike
 from .progress import Progress
 from .result import Coverage
 from .skip import GroupTable
-from .threads import one_blas_thread
+from .threads import Workers, one_blas_thread
 from .validation import InputProblem, first_keys, internal_error
 
 T = TypeVar("T")
@@ -245,6 +245,15 @@ def sklearn_group_auc(
     finally:
         bar.close()
     return out
+
+
+def search_global_auc(ev: Evaluation, se: ScoreEvaluation, workers: Workers) -> None:
+    """Global AUC's counts of a score column with no row order (the sorted classes searched),
+    on the threads of ``workers``, ahead of the column's metrics: for a call of one score column,
+    whose column would otherwise be searched on one thread (:func:`_global_auc`)."""
+    if se.order is None and se.auc_counts is None and any(s.kind == "auc" for s in ev.specs):
+        se.auc_counts = E.global_auc_by_search(ev.prepared.scores[se.score], ev.labels.rel,
+                                               ev.options.ties, workers)  # type: ignore[arg-type]
 
 
 def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> GroupValues:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
 import sys
 import threading
@@ -32,7 +33,8 @@ from typing import Any, TypeVar
 from .validation import check_min_count
 
 __all__ = [
-    "THREADS_FROM_ROWS", "Workers", "check_threads", "limit_threads", "one_blas_thread", "run_tasks", "threads_for",
+    "THREADS_FROM_ROWS", "Workers", "check_threads", "limit_threads", "one_blas_thread", "row_ranges", "run_tasks",
+    "threads_for",
 ]
 
 T = TypeVar("T")
@@ -192,3 +194,14 @@ class Workers:
 def run_tasks(workers: Workers | None, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     """``workers.map(fn, items)``, or every task on this thread without workers."""
     return workers.map(fn, items) if workers is not None else [fn(x) for x in items]
+
+
+def row_ranges(n_rows: int, n_parts: int) -> list[tuple[int, int]]:
+    """``n_parts`` ranges of rows ``(lo, hi)`` of about the same length (fewer when rows are few).
+
+    >>> row_ranges(10, 3)
+    [(0, 3), (3, 6), (6, 10)]
+    """
+    n_parts = max(1, min(n_parts, n_rows))
+    cuts = [n_rows * i // n_parts for i in range(n_parts + 1)]
+    return [(lo, hi) for lo, hi in itertools.pairwise(cuts) if hi > lo]
