@@ -135,6 +135,25 @@ def test_poisson_weights_are_poisson_1():
     assert H.MAX_POISSON >= 12  # P(K > 12) < 2**-32
 
 
+def test_poisson_draws_follow_their_definition_on_any_byte_order():
+    """Replicate b's count is the number of thresholds reached by half b % 2 (high 32 bits, then
+    low) of hash b // 2 of (seed, key): computed here with explicit shifts and masks, which do not
+    depend on how the machine lays out the halves of a uint64 (poisson_weights reads them through
+    a uint32 view, swapping them first on a little-endian machine); pinned values too."""
+    h = H.key_hash(pd.Series(np.arange(500)))
+    for start, n in ((0, 64), (1, 63), (7, 2), (3, 1)):
+        got = H.poisson_weights(h, 11, n, start=start)
+        first = start // 2
+        stream = H._stream(11, H._TAG_BOOT, (start + n + 1) // 2 - first, first)
+        x = H.mix64(h[:, None] ^ stream[None, :])
+        halves = np.stack([x >> np.uint64(32), x & np.uint64(0xFFFFFFFF)], axis=2).reshape(h.shape[0], -1)
+        u = halves[:, start - 2 * first : start - 2 * first + n].astype(np.uint32)
+        want = np.searchsorted(H._POISSON_T32, u.ravel(), side="right").reshape(u.shape)
+        assert (got == want).all(), (start, n)
+    assert H.poisson_weights(H.key_hash(pd.Series([1, 2, 3])), 11, 9, start=1).astype(int).tolist() == [
+        [1, 1, 3, 1, 1, 1, 1, 3, 0], [0, 2, 0, 0, 0, 1, 1, 2, 1], [1, 1, 2, 0, 1, 1, 1, 0, 1]]
+
+
 def test_draws_depend_on_seed_key_replicate_only():
     h = H.key_hash(pd.Series([f"k{i}" for i in range(300)]))
     w = H.poisson_weights(h, 7, 40)

@@ -25,6 +25,7 @@ Everything is vectorized over numpy ``uint64`` arrays (wrap-around arithmetic).
 from __future__ import annotations
 
 import datetime
+import sys
 from decimal import Decimal, getcontext
 from typing import Any
 
@@ -326,7 +327,6 @@ _POISSON_T = _poisson_thresholds(32)
 MAX_POISSON = int(_POISSON_T.shape[0])
 _POISSON_T32 = _POISSON_T.astype(np.uint32)
 
-_LOW32 = _U64(0xFFFFFFFF)
 #: Poisson draws settled by comparisons (K < _DIRECT); larger ones by a binary search.
 _DIRECT = 4
 
@@ -347,7 +347,9 @@ def _uniform32(
     """(groups x n) uniform 32-bit values (uint32) for replicates start .. start + n - 1.
 
     Replicate b uses half ``b % 2`` (high, then low 32 bits) of hash ``b // 2``: plain
-    shifts and masks, the same on every platform.
+    shifts and masks, the same on every platform. The values are a view of the hashes: on a
+    little-endian machine their halves are swapped in place first, so that the high half comes
+    first in memory (no copy into a second array).
     """
     kh = np.asarray(key_hashes, dtype=np.uint64)
     first, last = start // 2, (start + n + 1) // 2
@@ -356,13 +358,12 @@ def _uniform32(
     x = np.bitwise_xor(kh[:, None], r[None, :], out=_buffer(work, "x", shape, np.uint64))
     tmp = _buffer(work, "tmp", shape, np.uint64)
     mix64(x, tmp)
-    out = _buffer(work, "u32", (*shape, 2), np.uint32)
-    np.right_shift(x, _U64(32), out=tmp)
-    out[:, :, 0] = tmp
-    np.bitwise_and(x, _LOW32, out=tmp)
-    out[:, :, 1] = tmp
+    if sys.byteorder == "little":
+        np.right_shift(x, _U64(32), out=tmp)
+        x <<= _U64(32)
+        x |= tmp
     off = start - 2 * first
-    return out.reshape(kh.shape[0], -1)[:, off : off + n]
+    return x.view(np.uint32).reshape(kh.shape[0], -1)[:, off : off + n]
 
 
 def poisson_weights(
