@@ -276,10 +276,8 @@ def evaluate(
         with Workers(n_threads) as workers:
             workers.map(lambda se: _score_metrics(ev, se, keep_order), evals)
     else:
-        if threads and evals:  # one score column: its global AUC searched on the call's threads
-            with Workers(n_threads) as workers:
-                search_global_auc(ev, evals[0], workers)
-        for se in evals:
+        for se in evals:  # (one column when there are threads: its global AUC searched on them)
+            search_global_auc(ev, se, n_threads)
             _score_metrics(ev, se, keep_order)
     return ev
 
@@ -311,7 +309,5 @@ def evaluate_score(ev: Evaluation, name: Hashable, score: np.ndarray) -> ScoreEv
     if any(s.info.grouped and s.info.needs_ranking for s in ev.specs):
         prep.encode_groups()
         se = _group_one(ev, se)
-    if threads > 1:
-        with Workers(threads) as workers:
-            search_global_auc(ev, se, workers)
+    search_global_auc(ev, se, threads)
     return _score_metrics(ev, se, keep_order=False)

@@ -247,13 +247,15 @@ def sklearn_group_auc(
     return out
 
 
-def search_global_auc(ev: Evaluation, se: ScoreEvaluation, workers: Workers) -> None:
+def search_global_auc(ev: Evaluation, se: ScoreEvaluation, threads: int) -> None:
     """Global AUC's counts of a score column with no row order (the sorted classes searched),
-    on the threads of ``workers``, ahead of the column's metrics: for a call of one score column,
-    whose column would otherwise be searched on one thread (:func:`_global_auc`)."""
-    if se.order is None and se.auc_counts is None and any(s.kind == "auc" for s in ev.specs):
-        se.auc_counts = E.global_auc_by_search(ev.prepared.scores[se.score], ev.labels.rel,
-                                               ev.options.ties, workers)  # type: ignore[arg-type]
+    on ``threads`` threads, ahead of the column's metrics: for a call of one score column, whose
+    column would otherwise be searched on one thread (:func:`_global_auc`). Nothing to do (and no
+    thread started) for one thread, a column ranked in row order, counts already made or no AUC."""
+    if threads > 1 and se.order is None and se.auc_counts is None and any(s.kind == "auc" for s in ev.specs):
+        with Workers(threads) as workers:
+            se.auc_counts = E.global_auc_by_search(ev.prepared.scores[se.score], ev.labels.rel,
+                                                   ev.options.ties, workers)  # type: ignore[arg-type]
 
 
 def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> GroupValues:

@@ -126,8 +126,8 @@ def _hashed_sums(
     # groups sorted by segment, size, False) for small ones
     chunks: list[tuple[int, Any, int, bool]] = []
     if n_seg == 1:
-        for a, b in ((0, n_heavy), (n_heavy, n_all)):
-            chunks += [(0, slice(lo, min(lo + step, b)), min(lo + step, b) - lo, a > 0) for lo in range(a, b, step)]
+        for lt, (a, b) in ((False, (0, n_heavy)), (True, (n_heavy, n_all))):
+            chunks += [(0, slice(lo, min(lo + step, b)), min(lo + step, b) - lo, lt) for lo in range(a, b, step)]
     else:
         order = np.argsort(seg_index, kind="stable")  # stable: within a segment, the light groups last
         sizes = np.bincount(seg_index, minlength=n_seg)
