@@ -151,7 +151,7 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
     _opt("min_size", 0, check_min_count, "GAUC leaves out groups with fewer rows.", "when_set"),
     _opt("min_pos", 0, check_min_count, "GAUC leaves out groups with fewer relevant rows.", "when_set"),
     _opt("min_neg", 0, check_min_count, "GAUC leaves out groups with fewer non-relevant rows.", "when_set"),
-    _opt("sample_weight", None, _check_column, "A column of per-row weights; a pair weighs w_i * w_j."),
+    _opt("sample_weight", None, _check_column, "A column of per-row weights; a pair weighs w_i * w_j.", "when_set"),
     _opt("engine", "numpy", ENGINES, "'numpy' computes every group at once; 'sklearn' calls roc_auc_score "
          "per group (a slow cross-check)."),
     _opt("max_fpr", None, _check_max_fpr, "Standardized partial AUC up to this false-positive rate (McClish)."),

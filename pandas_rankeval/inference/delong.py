@@ -60,9 +60,24 @@ example from the range-partitioned pass of the exact global AUC: for a row of
 score s, ``a = neg_below(s) + neg_at(s) / 2`` and ``b = pos_above(s) +
 pos_at(s) / 2``. Given those, ``u_i`` is per group and G adds up.
 
+Sample weights
+--------------
+With per-row sample weights w (pairs weigh ``w_x * w_y``, as the weighted AUC
+does), the placements count the rows below / above by their weights,
+``V10(x) = sum_y w_y psi(x, y) / N`` and ``V01(y) = sum_x w_x psi(x, y) / P``, and
+every sum over rows is weighted: ``m_i`` and ``n_i`` are the summed weights of
+group i's relevant and non-relevant rows (so M = P and N are the summed weights),
+``a_i = sum_x w_x N V10(x)`` and ``b_i = sum_y w_y P V01(y)`` over its rows. Then
+``U / (M N)`` is the weighted AUC, and the variance above is the same clustered
+(sandwich) variance of that ratio, groups being the independent units; it is
+invariant to scaling all weights, and with all weights 1 it is the unweighted one
+exactly. ``[m_i > 0]`` counts the groups with a relevant row of positive weight.
+:func:`row_placements`, :func:`group_placements` and :func:`segment_moments` take
+the weights; an engine multiplies each row's placement by its weight.
+
 Tie rules: only ``ties="expected"`` gives the pair weights psi above. Under
-"pessimistic" / "optimistic" ties or with sample weights, the callers fall back
-to the group bootstrap (see ``report`` and ``compare``).
+"pessimistic" / "optimistic" ties the callers fall back to the group bootstrap
+(see ``report`` and ``compare``).
 
 References
 ----------
@@ -87,6 +102,7 @@ import pandas as pd
 __all__ = [
     "group_placements",
     "delong_moments",
+    "delong_words",
     "delong_from_moments",
     "row_placements",
 ]
@@ -105,6 +121,7 @@ def row_placements(
     rank: np.ndarray,
     rel: np.ndarray,
     segment: np.ndarray | None = None,
+    weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Unnormalized placement of every row, from the score sort.
 
@@ -119,6 +136,9 @@ def row_placements(
     segment : ndarray of int, optional
         Segment code of every row: placements count only rows of the same segment
         (the AUC of each segment on its own).
+    weight : ndarray of float, optional
+        Sample weight of every row: the rows below / above are counted by their summed
+        weights (the placement of the weighted AUC, whose pairs weigh ``w_i * w_j``).
 
     Returns
     -------
@@ -149,8 +169,13 @@ def row_placements(
     starts = np.flatnonzero(new) + 1
     starts = np.concatenate(([0], starts))
     size = np.diff(np.append(starts, n))
-    pos = np.add.reduceat(rel_o.astype(np.int64), starts)
-    neg = size - pos
+    if weight is None:
+        pos = np.add.reduceat(rel_o.astype(np.int64), starts)
+        neg = size - pos
+    else:  # the summed weights of each block's relevant and other rows
+        w_o = np.asarray(weight, dtype=np.float64)[rows]
+        pos = np.add.reduceat(np.where(rel_o, w_o, 0.0), starts)
+        neg = np.add.reduceat(np.where(rel_o, 0.0, w_o), starts)
     # exclusive / inclusive running counts from the worst block, restarted per segment
     cneg = np.cumsum(neg)
     cpos = np.cumsum(pos)
@@ -178,16 +203,20 @@ def group_placements(
     row_group: np.ndarray,
     n_groups: int,
     segment: np.ndarray | None = None,
+    weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-group sums of the unnormalized placements: ``(a, b)``, each of length ``n_groups``.
 
     ``a[g] = N * V10_g`` sums over the relevant rows of group g, ``b[g] = P * V01_g``
     over its non-relevant rows (N, P: the non-relevant and relevant rows of the
     group's segment, or of all rows). ``row_group`` gives each row's group index.
+    With ``weight``, every row's placement is multiplied by its weight (see the module docstring).
     """
-    rows, place = row_placements(order, rank, rel, segment)
+    rows, place = row_placements(order, rank, rel, segment, weight)
     g = row_group[rows]
     rel_r = rel[rows]
+    if weight is not None:
+        place = place * np.asarray(weight, dtype=np.float64)[rows]
     a = np.bincount(g, weights=np.where(rel_r, place, 0.0), minlength=n_groups)
     b = np.bincount(g, weights=np.where(rel_r, 0.0, place), minlength=n_groups)
     return a, b
@@ -330,6 +359,13 @@ def delong_from_moments(moments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # --------------------------------------------------------------------------- #
 METHOD = "clustered DeLong over groups (Obuchowski 1997), normal interval"
 TEST = "paired clustered DeLong z-test over groups (Obuchowski 1997)"
+#: Added to :data:`METHOD` / :data:`TEST` under ``sample_weight`` (see "Sample weights" above).
+WEIGHTED = ", sample-weighted placements"
+
+
+def delong_words(text: str, sample_weight: Hashable | None) -> str:
+    """:data:`METHOD` or :data:`TEST`, saying so when the placements are sample-weighted."""
+    return text if sample_weight is None else f"{text}{WEIGHTED} ({sample_weight!r})"
 
 
 def delong_unavailable(ties: str) -> str | None:
@@ -337,6 +373,25 @@ def delong_unavailable(ties: str) -> str | None:
     if ties != "expected":
         return f"clustered DeLong needs ties='expected' (got ties={ties!r})"
     return None
+
+
+def sample_weights(ev: Any) -> np.ndarray | None:
+    """The evaluation's sample weights (float64, one per row), or None without ``sample_weight``."""
+    name = ev.options.sample_weight
+    if name is None:
+        return None
+    return np.asarray(ev.prepared.extra[name], dtype=np.float64)
+
+
+def class_sums(
+    row_group: np.ndarray, rel: np.ndarray, weight: np.ndarray | None, n_groups: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(m, n)`` per group: its relevant and non-relevant rows, or their summed sample weights."""
+    if weight is None:
+        m = np.bincount(row_group, weights=rel, minlength=n_groups)
+        return m, np.bincount(row_group, minlength=n_groups) - m
+    return (np.bincount(row_group, weights=np.where(rel, weight, 0.0), minlength=n_groups),
+            np.bincount(row_group, weights=np.where(rel, 0.0, weight), minlength=n_groups))
 
 
 def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable], func: str) -> dict[tuple, np.ndarray]:
@@ -351,8 +406,8 @@ def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable]
     rg = row_groups(ev)
     n_groups = int(_group_codes(ev).shape[0])
     rel = ev.labels.rel
-    m = np.bincount(rg, weights=rel, minlength=n_groups)
-    n = np.bincount(rg, minlength=n_groups) - m
+    sw = sample_weights(ev)
+    m, n = class_sums(rg, rel, sw, n_groups)
     segs = ev.prepared.segments if by_cols else None
     if by_cols and segs is None:
         raise internal_error("segments need segment codes")
@@ -365,7 +420,7 @@ def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable]
         sorts.append((se.order, se.rank))
 
     def one(sort: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        return group_placements(sort[0], sort[1], rel, rg, n_groups, seg_rows)
+        return group_placements(sort[0], sort[1], rel, rg, n_groups, seg_rows, sw)
 
     if len(sorts) > 1 and rel.shape[0] >= 100_000:  # one score per thread: numpy releases the GIL
         with Workers(min(2, len(sorts))) as workers:

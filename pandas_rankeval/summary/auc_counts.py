@@ -195,21 +195,26 @@ def chain_auc(parts: Sequence[tuple[Any, Any, Any, Any]]) -> AucCounts:
     return AucCounts(P, N, greater, tied)  # type: ignore[arg-type]  # stubs narrower than runtime
 
 
-def chain_offsets(parts: Sequence[tuple[Any, Any, Any, Any]]) -> list[tuple[int, int]]:
+def chain_offsets(parts: Sequence[tuple[Any, Any, Any, Any]]) -> list[tuple[Any, Any]]:
     """Per range partition (ascending score order): (non-relevant rows in the partitions
-    before it, relevant rows in the partitions after it), Python ints. With
-    :func:`placements_sorted` they give every row its global DeLong placement.
+    before it, relevant rows in the partitions after it), Python ints; with sample weights
+    (float counts), their summed weights as floats. With :func:`placements_sorted` they give
+    every row its global DeLong placement.
 
     Examples
     --------
     >>> chain_offsets([(0, 2, 0, 0), (2, 1, 1, 1)])
     [(0, 2), (2, 0)]
+    >>> chain_offsets([(0.0, 2.5, 0.0, 0.0), (1.5, 0.25, 0.25, 0.375)])
+    [(0, 1.5), (2.5, 0.0)]
     """
-    negs = [int(p[1]) for p in parts]
-    poss = [int(p[0]) for p in parts]
+    isint = all(isinstance(x, (int, np.integer)) for p in parts for x in p[:2])
+    conv = int if isint else float  # weighted sums are not truncated to whole rows
+    negs = [conv(p[1]) for p in parts]
+    poss = [conv(p[0]) for p in parts]
     out = []
-    before = 0
-    after = sum(poss)
+    before: int | float = 0
+    after: int | float = sum(poss)
     for p, n in zip(poss, negs):
         after -= p
         out.append((before, after))

@@ -434,7 +434,7 @@ def summarize_partition(
 
 def _partition_moments(pdf: pd.DataFrame, ev: Evaluation, plan: Plan) -> dict[tuple, np.ndarray]:
     """Clustered-DeLong moments per segment from the rows' placement columns."""
-    from pandas_rankeval.inference.delong import delong_moments_by
+    from pandas_rankeval.inference.delong import class_sums, delong_moments_by, sample_weights
 
     if len(plan.placement_columns) != len(plan.scores):
         raise ValueError("placement_columns needs one column per score column")
@@ -445,14 +445,16 @@ def _partition_moments(pdf: pd.DataFrame, ev: Evaluation, plan: Plan) -> dict[tu
     n_all = ev.group_stats["n"].shape[0]
     gi = np.searchsorted(np.asarray(ev.group_stats["code"]), groups.codes)
     rel = ev.labels.rel
+    sw = sample_weights(ev)  # the placements count weights; each row's weighs its own weight too
     a = np.empty((n_all, len(plan.scores)))
     b = np.empty((n_all, len(plan.scores)))
     for k, col in enumerate(plan.placement_columns):
         place = pdf[col].to_numpy(dtype=np.float64)
+        if sw is not None:
+            place = place * sw
         a[:, k] = np.bincount(gi, weights=np.where(rel, place, 0.0), minlength=n_all)
         b[:, k] = np.bincount(gi, weights=np.where(rel, 0.0, place), minlength=n_all)
-    m = np.asarray(ev.group_stats["positives"], dtype=np.float64)
-    n = np.asarray(ev.group_stats["n"], dtype=np.float64) - m
+    m, n = class_sums(gi, rel, sw, n_all)
     seg_index, keys = _segment_keys(ev, plan)
     moments = delong_moments_by(seg_index, len(keys), m, n, a, b)  # every segment at once
     return dict(zip(keys, moments))

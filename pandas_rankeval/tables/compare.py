@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..display.table import as_result_table
 from ..inference.bootstrap import bootstrap_pvalues, percentile_interval
-from ..inference.delong import METHOD, delong_unavailable, normal_interval, z_test
+from ..inference.delong import METHOD, delong_unavailable, delong_words, normal_interval, z_test
 from ..inference.delong import TEST as DELONG_TEST
 from ..inference.pvalues import EXACT_MAX, MIX_K, adjust_pvalues, signflip_pvalues
 from ..core.result import warn_once
@@ -66,7 +66,7 @@ def multiple_testing(adjust: str, family: str, metrics: Sequence[Any], n_rows: i
 def _compare_ci_method(plan: Plan, analytic: list[str], boot_names: list[str]) -> str:
     strata = bool(plan.by) and plan.resample != "poisson"
     boot = f"{ci_method(plan, paired=True)}, {plan.n_boot} replicates" + (" (stratified by segment)" if strata else "")
-    dl = METHOD + (" (per segment)" if plan.by else "")
+    dl = delong_words(METHOD, plan.options.sample_weight) + (" (per segment)" if plan.by else "")
     if not analytic:
         return boot
     if not boot_names:
@@ -272,6 +272,7 @@ def compare_table(
     out = finish_table(data, rows, keys, list(plan.by), all_pairs=all_pairs, adjust=plan.adjust,
                        family=plan.family, alpha=plan.alpha, ci=plan.ci, ci_adjust=plan.ci_adjust)
     tests = tests_of(plan.method, names, pooled, analytic, plan.auc_method, no_delong)
+    tests.update({n: delong_words(DELONG_TEST, plan.options.sample_weight) for n in analytic})
     tests.update({n: BOOTSTRAP for n in boot_only})
     fallback = [f"{m}/{n}" for m, b, n in rows if not pooled[n] and plan.method != "bootstrap"
                 and (m, b, n) not in flip_ok and n not in boot_only]

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..display.table import as_result_table
 from ..inference.bootstrap import percentile_interval
-from ..inference.delong import METHOD, delong_unavailable, normal_interval
+from ..inference.delong import METHOD, delong_unavailable, delong_words, normal_interval
 from ..core.registry import parse_metric
 from ..core.result import warn_once
 from ..core.validation import internal_error
@@ -27,7 +27,7 @@ def _report_ci_info(plan: Plan) -> dict[str, Any]:
     names = list(plan.metrics)
     analytic = ["auc"] if plan.auc_delong else []
     boot = [n for n in names if n not in analytic]
-    dl = METHOD + (" (per segment)" if plan.by else "")
+    dl = delong_words(METHOD, plan.options.sample_weight) + (" (per segment)" if plan.by else "")
     note = "; auc: percentile bootstrap" if plan.ci_method == "studentized" and plan.has_auc and not analytic else ""
     info: dict[str, Any] = {
         "level": plan.ci,
