@@ -98,8 +98,12 @@ def test_a_split_group_is_refused_by_name():
 
 
 def test_what_cannot_be_merged_is_refused_before_any_data():
-    with pytest.raises(ValueError, match=r"global AUC \('auc' in metrics\) is not a sum over groups"):
-        pre.Evaluator(group="u", label="y", scores="a", metrics=["auc", "gauc"])
+    with pytest.raises(ValueError, match=r"global AUC \('auc' in metrics\) with ci=0.9 \(an interval\) is not available"):
+        pre.Evaluator(group="u", label="y", scores="a", metrics=["auc", "gauc"], ci=0.9)
+    with pytest.raises(ValueError, match=r"with kind='compare' \(a test\) is not available chunk by chunk"):
+        pre.Evaluator(group="u", label="y", scores=["a", "b"], metrics=["auc"], kind="compare")
+    with pytest.raises(ValueError, match=r"tiebreak='t' is not available chunk by chunk"):
+        pre.Evaluator(group="u", label="y", scores="a", metrics=["auc"], tiebreak="t")
     with pytest.raises(ValueError, match="resample='multinomial'"):
         pre.Evaluator(group="u", label="y", scores="a", metrics=["gauc"], ci=0.9, resample="multinomial")
     with pytest.raises(ValueError, match="no chunk was added"):
@@ -119,3 +123,80 @@ def test_the_parquet_example_gets_the_one_call_table(tmp_path):
                          capture_output=True, text=True, env=env, cwd=tmp_path, check=True).stdout
     diffs = [float(x) for x in re.findall(r"largest difference to .*?: (\S+)\n", out)]
     assert len(diffs) == 2 and max(diffs) <= 1e-12, out
+
+
+# --------------------------------------------------------------------------- #
+# Global AUC: per-distinct-score counts, merged exactly
+# --------------------------------------------------------------------------- #
+AUC_CASES = [
+    {},
+    {"ties": "pessimistic"},
+    {"ties": "optimistic", "threshold": 2},
+    {"sample_weight": "w"},
+    {"by": "seg", "sample_weight": "w"},
+]
+
+
+def _auc_chunks(df: pd.DataFrame) -> list[pd.DataFrame]:
+    """Three chunks of whole groups; the first holds only non-relevant rows, and score "a" (about
+    six distinct values) ties across every chunk boundary."""
+    no_pos = df.groupby("u")["y"].transform("max") == 0
+    users = df.loc[~no_pos, "u"].unique()
+    half = set(users[: users.shape[0] // 2])
+    first = df[no_pos]
+    assert (first["y"] == 0).all() and len(first)
+    return [first, df[~no_pos & df["u"].isin(half)], df[~no_pos & ~df["u"].isin(half)]]
+
+
+@pytest.mark.parametrize("kw", AUC_CASES, ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()) or "plain")
+def test_global_auc_from_chunks_is_the_one_call_auc_exactly(kw):
+    from _oracles import auc as brute_auc
+
+    df = frame(seed=4).assign(w=lambda d: np.random.default_rng(1).random(len(d)) + 0.25)
+    parts = _auc_chunks(df)
+    assert set(parts[0]["a"]) & set(parts[1]["a"]) & set(parts[2]["a"])  # ties across the chunks
+    by = kw.get("by")
+    opts = {k: v for k, v in kw.items() if k != "by"}
+    ev = pre.Evaluator(group="u", label="y", scores=["a", "b"], metrics=["auc", "gauc"], **kw)
+    for p in parts:
+        ev.update(p)
+    shipped = pre.Evaluator.from_bytes(ev.to_bytes())
+    merged = pre.Evaluator(group="u", label="y", scores=["a", "b"], metrics=["auc", "gauc"], **kw).update(parts[2])
+    merged = pre.Evaluator.from_bytes(merged.to_bytes()) | pre.Evaluator(
+        group="u", label="y", scores=["a", "b"], metrics=["auc", "gauc"], **kw).update(pd.concat(parts[:2]))
+    tol = 1e-15 if "sample_weight" in kw else 0.0  # weighted sums in another order: the last bit
+    for got in (ev.result(), shipped.result(), merged.result()):
+        segs = sorted(df[by].unique()) if by else [None]
+        for seg in segs:
+            rows = df if seg is None else df[df[by] == seg]
+            for s in ("a", "b"):
+                want = float(pre.auc(rows, label="y", score=s, **opts))
+                value = got.loc[(seg, s) if by else s, "auc"]
+                assert abs(value - want) <= tol, (seg, s, value, want)
+                if not by and s == "a":  # and the pair count by brute force
+                    sw = rows[kw["sample_weight"]].tolist() if "sample_weight" in kw else None
+                    truth = brute_auc(rows["y"].tolist(), rows[s].tolist(), sample_weight=sw,
+                                      ties=kw.get("ties", "expected"), threshold=kw.get("threshold"))
+                    assert abs(value - truth) <= 1e-12
+        assert_table(got, pre.report(df, group="u", label="y", scores=["a", "b"], metrics=["auc", "gauc"], **kw))
+
+
+@pytest.mark.parametrize("kind", ["polars", "duckdb"])
+def test_global_auc_from_chunks_of_other_frames(kind):
+    df = frame(seed=5)
+    parts = _auc_chunks(df)
+    if kind == "polars":
+        import polars as pl
+
+        frames = [pl.from_pandas(parts[0]), pl.from_pandas(parts[1]).lazy(), parts[2]]
+    else:
+        import duckdb
+
+        con = duckdb.connect()
+        frames = [con.from_df(p) for p in parts]
+    ev = pre.Evaluator(group="u", label="y", scores=["a", "b"], metrics=["auc"])
+    for f in frames:
+        ev.update(f)
+    got = pre.Evaluator.from_bytes(ev.to_bytes()).result()
+    for s in ("a", "b"):
+        assert got.loc[s, "auc"] == float(pre.auc(df, label="y", score=s))

@@ -18,6 +18,8 @@ import pandas as pd
 
 from ..engines import engine_for, frame_kind
 from ..engines.base import check_engine_options
+from ..core.validation import internal_error
+from ..summary.auc_counts import ScoreCounts, score_counts
 from ..summary.checks import check_partitioned, check_schema
 from ..summary.plan import make_plan
 from ..summary.summary import Summary
@@ -25,7 +27,29 @@ from ..tables import finalize
 
 __all__ = ["Evaluator"]
 
-_FORMAT = 1
+_FORMAT = 2  # 2: global AUC's per-distinct-score counts
+
+
+def _chunk_columns(frame: Any, columns: list[Hashable]) -> pd.DataFrame:
+    """The plan's columns of a frame of any supported kind, as a pandas frame (global AUC's counts)."""
+    kind = frame_kind(frame)
+    if kind == "pandas":
+        return frame[columns]
+    cols = [str(c) for c in columns]
+    if kind == "pyspark":
+        return frame.select(*cols).toPandas()
+    if kind == "dask":
+        return frame[cols].compute()
+    import polars as pl
+
+    from ..engines.polars.convert import to_pandas
+
+    if kind == "polars":
+        sel = frame.select(cols)
+        return to_pandas(sel.collect() if isinstance(sel, pl.LazyFrame) else sel, cols)
+    names = ", ".join('"' + c.replace('"', '""') + '"' for c in cols)  # a DuckDB relation
+    table = pl.from_arrow(frame.query("__rk_src", f"SELECT {names} FROM __rk_src").to_arrow_table())
+    return to_pandas(table, cols)  # type: ignore[arg-type]
 
 
 def _distinct_keys(frame: Any, group: list[Hashable]) -> pd.DataFrame:
@@ -66,8 +90,11 @@ class Evaluator:
     group, label, scores, metrics, by, ci, **options
         As in :func:`pandas_rankeval.report` (``kind="report"``) or
         :func:`pandas_rankeval.compare` (``kind="compare"``; ``baseline`` among the options).
-        Global AUC (``"auc"``) is not a sum over groups and is not taken: use ``"gauc"``, or the
-        one-call function on a frame of every row.
+        Global AUC (``"auc"``) is kept as the relevant and non-relevant rows (or summed sample
+        weights) at every distinct score of each score column, which add up exactly over chunks:
+        its value equals the one-call value exactly, under every tie rule. Its interval or test
+        (``ci=`` with ``"auc"``, or ``kind="compare"``) is not available: clustered DeLong needs
+        every row's placement among all rows (a second pass); use the one-call function for it.
     kind : {"report", "compare"}
         The table :meth:`result` gives.
 
@@ -77,6 +104,11 @@ class Evaluator:
     merged evaluators) raises a ``ValueError`` that names it. The bootstrap is the hashed Poisson
     one (each group's draws come from its key), so the interval equals the one-call interval for
     the same seed however the groups were split.
+
+    With ``"auc"``, each update also reads the chunk's label, score, weight and ``by`` columns
+    into memory (a Dask or Spark chunk: to the client) to count the rows at each distinct score;
+    the evaluator then holds about 24 bytes per distinct score per score column and segment (one
+    per row for continuous scores: round them to bound it). ``to_bytes`` carries the counts.
 
     Examples
     --------
@@ -120,16 +152,26 @@ class Evaluator:
         self._schema: pd.DataFrame | None = None
         self._summary: Summary | None = None
         self._hashes = np.empty(0, dtype=np.uint64)
+        self._counts = ScoreCounts()
         self._plan = self._make_plan(None)  # every parameter checked now, before any data
 
     # ------------------------------------------------------------------ #
     def _make_plan(self, schema: pd.DataFrame | None) -> Any:
         plan = make_plan(self._kind, kind=self._kind, df=schema, **self._kwargs)
-        if plan.has_auc:
+        if plan.has_auc and plan.interval:
+            what = "kind='compare' (a test)" if self._kind == "compare" else f"ci={plan.ci!r} (an interval)"
             raise ValueError(
-                f"Evaluator: global AUC ('auc' in metrics) is not a sum over groups, so chunks cannot "
-                f"be merged exactly; ask for 'gauc' (the per-group AUC), or call pandas_rankeval.{self._kind} "
-                "on a frame of every row (a DuckDB relation over all the files, for example)."
+                f"Evaluator: global AUC ('auc' in metrics) with {what} is not available chunk by chunk: "
+                "its clustered-DeLong variance needs every row's placement among all rows, a second "
+                "pass over every chunk. Leave 'auc' out (or ask for 'gauc', the per-group AUC), ask for "
+                f"'auc' with ci=None (its value is exact), or call pandas_rankeval.{self._kind} on a frame "
+                "of every row (a DuckDB relation over all the files, for example)."
+            )
+        if plan.has_auc and plan.options.tiebreak is not None:
+            raise ValueError(
+                f"Evaluator: global AUC ('auc' in metrics) with tiebreak={plan.options.tiebreak!r} is not "
+                "available chunk by chunk (its counts are kept per distinct score). Leave tiebreak out, "
+                "or call the one-call function on a frame of every row."
             )
         check_partitioned(plan, "chunked")
         return plan
@@ -166,6 +208,8 @@ class Evaluator:
         new = _key_hashes(keys)
         self._seen(new, keys, "update")
         summary, _ = engine.run(frame, plan, options)
+        if plan.has_auc:  # after the run: its checks (weights, values, missing) came first
+            self._counts = self._counts + score_counts(_chunk_columns(frame, list(plan.columns)), plan)
         self._plan = plan
         self._schema = schema.iloc[:0]
         self._summary = summary if self._summary is None else self._summary + summary
@@ -184,6 +228,7 @@ class Evaluator:
         out.__dict__.update(self.__dict__)
         out._hashes = np.union1d(self._hashes, other._hashes)
         out._schema = self._schema if self._schema is not None else other._schema
+        out._counts = self._counts + other._counts
         if self._summary is None or other._summary is None:
             out._summary = self._summary if other._summary is None else other._summary
             out._plan = self._plan if self._summary is not None else other._plan
@@ -197,13 +242,21 @@ class Evaluator:
         """The table of :func:`pandas_rankeval.report` (or ``compare``) on every row seen."""
         if self._summary is None:
             raise ValueError("Evaluator.result: no chunk was added; call update(frame) first.")
-        return finalize(self._summary, self._plan)
+        if not self._plan.has_auc:
+            return finalize(self._summary, self._plan)
+        auc = self._counts.auc()
+        for key in self._summary.keys:  # a segment without counts would be a silent NaN
+            for s in self._plan.scores:
+                if (key, s) not in auc:
+                    raise internal_error(f"Evaluator.result: no global-AUC counts for segment {key!r}, score {s!r}")
+        return finalize(self._summary, self._plan, auc=auc)
 
     def to_bytes(self) -> bytes:
         """The evaluator as bytes (:meth:`from_bytes` reads them back), to ship between processes."""
         return pickle.dumps({
             "format": _FORMAT, "kind": self._kind, "kwargs": self._kwargs, "schema": self._schema,
             "summary": None if self._summary is None else self._summary.to_bytes(), "hashes": self._hashes,
+            "auc_counts": self._counts.tables,
         })
 
     @classmethod
@@ -218,6 +271,7 @@ class Evaluator:
             ev._summary = Summary.from_bytes(d["summary"])
             ev._plan = ev._make_plan(ev._schema)
         ev._hashes = d["hashes"]
+        ev._counts = ScoreCounts(d["auc_counts"])
         return ev
 
     def __repr__(self) -> str:
