@@ -118,7 +118,8 @@ def compare(
         no resampling. ``"bootstrap"``: the paired bootstrap over groups, as for the
         group metrics. DeLong needs ``ties="expected"`` (a tied pair counts 1/2);
         under another tie rule global AUC uses the bootstrap, and
-        ``comparison.attrs["test"]`` says so.
+        ``comparison.attrs["test"]`` says so. With ``sample_weight`` both methods
+        test the weighted AUC (DeLong with sample-weighted placements).
     ci_method : {"percentile", "studentized"}, default="percentile"
         Bootstrap interval of the differences of group metrics: the percentile
         interval, or the studentized (bootstrap-t) one, each replicate of the

@@ -82,7 +82,8 @@ def report(
         than two groups of the segment hold a relevant row, or a non-relevant row).
         ``"bootstrap"``: the percentile bootstrap over groups. DeLong needs
         ``ties="expected"``; under another tie rule global AUC uses the bootstrap
-        and the method in ``report.attrs["ci"]`` says so.
+        and the method in ``report.attrs["ci"]`` says so. With ``sample_weight``
+        the interval is that of the weighted AUC (sample-weighted placements).
     ci_method : {"percentile", "studentized"}, default="percentile"
         Bootstrap interval of the group metrics. ``"studentized"``: the bootstrap-t
         interval, each replicate studentized by its delta-method standard error
