@@ -651,9 +651,36 @@ def _late_error_cases() -> dict[str, tuple[pd.DataFrame, str, dict[str, Any]]]:
         "by-varies": (mixed, "report", kw | dict(scores="a", metrics=["auc", "gauc", "mrr"], by="seg", ci=0.9, n_boot=20)),
         "by-varies-signed-zeros": (zeros, "report", dict(group=["gf"], label="y", scores="a", metrics=["gauc"],
                                                           by=["seg", "seg2"])),
+        # issue 41 (9): a bool key, one group mixed and one not (an IndexError from .loc[[True]])
+        "by-varies-bool-key": (_bool_key_mixed_by(df), "report", kw | dict(scores="a", metrics=["auc", "gauc"], by="seg")),
         "duration-key-ci": (df.assign(g=pd.to_timedelta(df[g], unit="s")), "report",
                             kw | dict(scores="a", metrics=["gauc", "mrr"], ci=0.9, n_boot=20)),
     }
+
+
+def _bool_key_mixed_by(df: pd.DataFrame) -> pd.DataFrame:
+    """A bool group key whose group False has three segments and group True one."""
+    b = df.assign(g=df["g"] % 3 == 0)
+    return b.assign(seg=b["seg"].where(~b["g"], "xx"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_bool_group_key_with_a_by_that_varies_gives_pandas_error(engine, engine_frame):
+    """Issue 41 (9): a bool group key and a ``by`` that varies within a group raised an
+    IndexError (the example group's rows looked up with ``.loc[[True]]``, a mask) on a LazyFrame,
+    DuckDB and Spark; every engine now raises pandas' message, whose example is worked by hand."""
+    df = _bool_key_mixed_by(make_frame("int"))
+    kw = dict(group="g", label="y", scores="a", metrics=["auc", "gauc"], by="seg")
+    shown = ", ".join(repr(v) for v in sorted(df.loc[~df["g"], "seg"].unique()))
+    shown = " and ".join(shown.rsplit(", ", 1))
+    with pytest.raises(ValueError) as want:
+        pre.report(df, **kw)
+    assert str(want.value).startswith(
+        f"The 'by' column 'seg' of report must be constant within each group: 1 of 2 groups has more than one "
+        f"value, for example the group g=False has {shown}."), str(want.value)
+    with pytest.raises(ValueError) as got:
+        call(engine, "report", engine_frame(df), **kw)
+    assert type(got.value) is type(want.value) and str(got.value) == str(want.value)
 
 
 def _late_call(case: str, func: str) -> tuple[pd.DataFrame, str, dict[str, Any]] | None:

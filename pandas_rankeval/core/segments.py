@@ -61,19 +61,21 @@ def mixed_by_of_pairs(pairs: pd.DataFrame, by: Sequence[Hashable], group: Sequen
     pairs = pairs.drop_duplicates()
     gcols = list(group)
     by_key: Any = gcols if len(gcols) > 1 else gcols[0]
-    sizes = pairs.groupby(by_key, sort=False, observed=True, dropna=False).size()
-    mixed = sizes[sizes.to_numpy() > 1]
-    if not len(mixed):
+    grouped = pairs.groupby(by_key, sort=False, observed=True, dropna=False)
+    sizes = grouped.size()
+    at_mixed = np.flatnonzero(sizes.to_numpy() > 1)
+    if not len(at_mixed):
         return None
-    shown = _shown_keys(mixed.index)
+    shown = _shown_keys(sizes.index[at_mixed])
     first = min(range(len(shown)), key=lambda i: key_order(shown[i]))
-    at = mixed.index[first]
-    rows = pairs.set_index(by_key).loc[[at]]
+    # the example group's rows by group number, not by label: a list of bool keys given to
+    # .loc would be read as a mask, and a NaN key would not be found
+    rows = pairs[grouped.ngroup().to_numpy() == at_mixed[first]]
     cols = list(by)
     seg = list(rows[cols[0]]) if len(cols) == 1 else list(rows[cols].itertuples(index=False, name=None))
     values = first_keys([_plain_key(v) for v in seg], 4)
     return InputProblem(
-        "mixed_by", (func, tuple(by), tuple(group)), len(mixed), of=len(sizes), examples=[(shown[first], tuple(values))]
+        "mixed_by", (func, tuple(by), tuple(group)), len(at_mixed), of=len(sizes), examples=[(shown[first], tuple(values))]
     )
 
 
