@@ -372,3 +372,27 @@ def test_text_parts_are_even_never_one_narrow_group_left_over() -> None:
     assert len(to_text(shown, width=200).strip().split("\n\n")) == 1
     narrow = to_text(shown, width=60)
     assert len(narrow.strip().split("\n\n")) == 4 and max(len(line) for line in narrow.splitlines()) <= 60
+
+
+@pytest.mark.parametrize("engine", ["pandas", "polars-lazy"])
+def test_report_of_global_auc_by_segment_with_overall_prints(engine) -> None:
+    """Issue 41 (10): ``report(metrics=["auc"], by=..., overall=True)`` could not be printed on
+    any engine (``int(nan)``: the overall rows pool their rows and count no groups). Every view
+    prints; the segments' line counts each segment's rows and groups (counted here with pandas)
+    and the overall one its rows only."""
+    df = pre.datasets.make_impressions(n_users=120, seed=7)
+    frame: object = df
+    if engine == "polars-lazy":
+        pl = pytest.importorskip("polars")
+        frame = pl.from_pandas(df).lazy()
+    kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], metrics=["auc"], by="device")
+    table = pre.report(frame, overall=True, ci=0.9, n_boot=50, **kw)
+    assert pd.isna(table.xs("(all)", level="device")["n_groups"]).all()
+    sizes = df.groupby("device", sort=False).agg(n=("click", "size"), g=("user_id", "nunique"))
+    want = "; ".join(f"{d}: {r.n:,} rows, {r.g:,} groups" for d, r in sizes.iterrows())
+    lines = table.footer()
+    assert f"by device: {want}; (all): {len(df):,} rows" in lines, lines
+    assert "coverage: " + f"{len(df):,} rows, pooled (no groups)" in lines
+    for shown in (repr(table), table.to_text(footer="full"), table.to_markdown(), table._repr_html_(),
+                  repr(table.compact()), repr(pre.report(frame, overall=True, **kw))):
+        assert "(all)" in shown

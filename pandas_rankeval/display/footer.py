@@ -64,20 +64,29 @@ def coverage_sentence(cov: dict[str, Any]) -> str:
     >>> coverage_sentence({"n_rows": 26228, "n_groups": 2000, "gauc_groups_used": 366,
     ...                    "gauc_rows_skipped": 0.163, "groups_no_relevant": 1500})
     '26,228 rows, 2,000 groups, gauc uses 366 (the others hold 16.3% of rows), 1,500 with no relevant row'
+
+    A count the row does not hold (NaN) is left out: the overall row of ``report(metrics=["auc"],
+    by=..., overall=True)`` pools its rows and counts no groups.
+
+    >>> coverage_sentence({"n_rows": 258, "n_groups": float("nan")})
+    '258 rows'
     """
+    def has(name: str) -> bool:  # a count the row holds (the overall row of a by= table may not)
+        return name in cov and not is_missing(cov[name])
+
     bits = []
-    if "n_rows" in cov:
+    if has("n_rows"):
         bits.append(_count(cov["n_rows"], "row"))
-    if "n_groups" in cov:
+    if has("n_groups"):
         bits.append(_count(cov["n_groups"], "group"))
-    if "gauc_groups_used" in cov:
+    if has("gauc_groups_used"):
         text = f"gauc uses {int(cov['gauc_groups_used']):,}"
-        if "gauc_rows_skipped" in cov and not is_missing(cov["gauc_rows_skipped"]):
+        if has("gauc_rows_skipped"):
             text += f" (the others hold {float(cov['gauc_rows_skipped']):.1%} of rows)"
         bits.append(text)
-    if "groups_no_relevant" in cov and not is_missing(cov["groups_no_relevant"]):
+    if has("groups_no_relevant"):
         bits.append(f"{int(cov['groups_no_relevant']):,} with no relevant row")
-    if "rows_dropped" in cov and not is_missing(cov["rows_dropped"]) and int(cov["rows_dropped"]):
+    if has("rows_dropped") and int(cov["rows_dropped"]):
         bits.append(f"{_count(cov['rows_dropped'], 'row')} with missing values dropped")
     return ", ".join(bits)
 
