@@ -243,6 +243,24 @@ def test_compare(engine, engine_frame, case, options):
         assert_same(call(engine, "compare", engine_frame(df), **kw), pre.compare(df, **kw))
 
 
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "dask", "duckdb"])  # Spark: ~10 s, and it agreed
+def test_by_a_group_column_gives_pandas_table(engine, engine_frame):
+    """Issue 41 (11): ``by=`` one of the group columns (each group its own segment) raised
+    polars' DuplicateError on a LazyFrame (the (group, segment) key named one column twice).
+    Every engine gives pandas' table, whose segments are checked here against per-group
+    ``pre.auc`` on each group's rows."""
+    df, kw = _frame_and_kw("multi")
+    kw |= dict(scores=["a", "b"], metrics=["auc", "gauc", "mrr"], by="g2", ci=0.9, n_boot=20, seed=2)
+    want = pre.report(df, **kw)
+    for g2, sub in df.groupby("g2"):
+        assert want.loc[(g2, "a"), "auc"] == pytest.approx(float(pre.auc(sub, label="y", score="a")), abs=1e-12)
+    assert_same(call(engine, "report", engine_frame(df), **kw), want)
+    one = dict(group="g", label="y", scores=["a", "b"], metrics=["gauc", "mrr"], by="g", baseline="a", n_boot=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        assert_same(call(engine, "compare", engine_frame(df), **one), pre.compare(df, **one))
+
+
 # --------------------------------------------------------------------------- #
 # Dispatch and engine options
 # --------------------------------------------------------------------------- #

@@ -200,8 +200,9 @@ def relevant_expr(names: Names, plan: Any) -> pl.Expr:
 
 
 def _key(group: list[Hashable], names: Names) -> pl.Expr:
-    """The group key as one expression (float keys as pandas groups them: -0.0 with 0.0)."""
-    cols = [_normalized(names, c) for c in group]
+    """The group key as one expression (float keys as pandas groups them: -0.0 with 0.0). A
+    column named twice (``by=`` a group column) is read once: a struct takes each name once."""
+    cols = [_normalized(names, c) for c in dict.fromkeys(group)]
     return cols[0] if len(cols) == 1 else pl.struct(cols)
 
 
