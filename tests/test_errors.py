@@ -31,6 +31,17 @@ def test_missing_group_column_suggests_the_close_name(df, func):
         func(df, group="user", label="click", score="model_a")
 
 
+@pytest.mark.parametrize("typed", ["Model_A", "MODEL_A", "model_A"])
+def test_a_name_that_differs_in_case_only_suggests_that_column(df, typed):
+    """Issue 41 (14): 'Model_A' suggested 'model_b' (difflib ties it with 'model_a' and takes the
+    larger) and 'MODEL_A' got no suggestion at all: names are compared case-insensitively first."""
+    frame = df.assign(model_b=df["model_a"])
+    with pytest.raises(ColumnNotFoundError, match=rf"not found: \['{typed}'\]\. Did you mean 'model_a'\?$"):
+        pre.gauc(frame, group="user_id", label="click", score=typed)
+    with pytest.raises(KeyError, match=r"Got 'Clicks', which is neither\. Did you mean 'clicks'\?"):
+        pre.gauc(frame, group="user_id", label="click", score="model_a", weight="Clicks")
+
+
 def test_missing_columns_are_listed_together(df):
     with pytest.raises(KeyError, match=r"\['clik', 'model_c'\]"):
         pre.gauc(df, group="user_id", label="clik", score="model_c")
@@ -151,6 +162,41 @@ def test_negative_weight_from_callable(df):
 def test_weight_callable_of_the_wrong_length(df):
     with pytest.raises(ValueError, match=r"returned 3 values for 2 groups"):
         pre.gauc(df, group="user_id", label="click", score="model_a", weight=lambda s: [1, 2, 3])
+
+
+@pytest.mark.parametrize("engine", ["pandas", "polars-lazy"])
+def test_weight_callable_that_raises_is_named(df, engine):
+    """Issue 41 (14): a weight callable's own error came out bare (a KeyError 'clicks' with no
+    word of the weight): a ValueError names the parameter and what the callable got, raised from
+    the callable's error (on pandas, which calls it per partition, and on a LazyFrame, which
+    calls it once on the whole table's statistics)."""
+    frame: object = df
+    if engine == "polars-lazy":
+        frame = pytest.importorskip("polars").from_pandas(df).lazy()
+    with pytest.raises(ValueError, match=r"^The 'weight' callable of gauc raised KeyError: 'clicks' \(it was called "
+                                         r"with the per-group statistics: a frame indexed by group key with columns "
+                                         r"n, positives, negatives\)\. Fix the callable") as err:
+        pre.gauc(frame, group="user_id", label="click", score="model_a", weight=lambda st: st["clicks"])
+    assert isinstance(err.value.__cause__, KeyError) and err.value.__cause__.args == ("clicks",)
+
+
+def test_propensity_callable_that_raises_is_named(df):
+    """Issue 41 (14): a propensity callable that raised a ValueError was reported as "must return
+    numbers" (its own message lost), any other error came out bare; both now name the parameter
+    and the positions it got, raised from the callable's error."""
+    frame = df.assign(pos=[1, 2, 3, 1, 2, 3])
+    kw = dict(group="user_id", label="click", score="model_a", position="pos", k=3)
+
+    def refuses(p):
+        raise ValueError("no curve fitted yet")
+
+    for fn, kind, text in [(refuses, ValueError, "no curve fitted yet"), (lambda p: 1 / 0, ZeroDivisionError, "division by zero")]:
+        with pytest.raises(ValueError, match=rf"^The 'propensity' callable of ips_dcg raised {kind.__name__}: {text} "
+                                             r"\(it was called with the 3 distinct positions, a float64 array\)") as err:
+            pre.ips_dcg(frame, propensity=fn, **kw)
+        assert type(err.value.__cause__) is kind
+    with pytest.raises(TypeError, match="The 'propensity' callable of ips_dcg must return numbers"):
+        pre.ips_dcg(frame, propensity=lambda p: ["a"] * len(p), **kw)
 
 
 def test_weight_series_missing_a_group(df):
@@ -313,3 +359,33 @@ def test_sklearn_engine_progress_bar(df, capsys):
     shown = pre.gauc(df, group="user_id", label="click", score="model_a", engine="sklearn", progress=True)
     assert float(plain) == float(shown)
     assert "roc_auc_score per group" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("source", ["duckdb", "polars"])
+def test_the_suggested_conversion_of_a_date_or_time_score_runs(source):
+    """Issue 41 (14): DuckDB's suggested fix of a TIMESTAMP score was ``CAST(... AS DOUBLE)``,
+    which DuckDB refuses for every date, time and interval type. The suggestion is now executed
+    here as printed: it runs, and the converted score ranks as the timestamps do (pandas' gauc of
+    the int64 timestamps, whatever the unit: the same order). polars' suggestion reads the
+    stored integer too (a cast to Float64 would round nanoseconds)."""
+    import re
+
+    duckdb = pytest.importorskip("duckdb")
+    pl = pytest.importorskip("polars")
+    rel = duckdb.connect().sql(
+        "select i % 5 as g, (i % 3 = 0)::int as y, "
+        "TIMESTAMP '2024-01-01' + to_microseconds(i * 7919 % 1000) as ts, "
+        "TIMESTAMP_NS '2024-01-01' + to_microseconds(i * 13 % 40) + to_microseconds(0) as \"it's \"\"ns\"\"\", "
+        "DATE '2024-01-01' + (i % 7)::int as d, "
+        "TIMESTAMPTZ '2024-01-01 10:00:00+01' + to_seconds(i * 17 % 50) as tz "
+        "from range(60) t(i)")
+    whole = rel.df()
+    frame = rel if source == "duckdb" else rel.pl()
+    for col in ["ts", "it's \"ns\"", "d", "tz"]:
+        with pytest.raises(TypeError) as err:
+            pre.gauc(frame, group="g", label="y", score=col)
+        hint = re.search(r"for example with (.*)\.$", str(err.value)).group(1)
+        converted = eval(hint, {"rel": frame, "df": frame, "pl": pl})  # the code as the message prints it
+        ints = whole.assign(**{col: whole[col].astype("int64")})
+        want = float(pre.gauc(ints, group="g", label="y", score=col))
+        assert float(pre.gauc(converted, group="g", label="y", score=col)) == pytest.approx(want, abs=1e-12), col

@@ -61,7 +61,7 @@ def _check_columns(
     ``flags`` names the option that asked for each column (``--group``, ``--score``...): a
     missing column is reported by its option, with the nearest name of the file."""
     from pandas_rankeval.core.options import WEIGHT_NAMES, _WEIGHT_MEANINGS
-    from pandas_rankeval.core.validation import check_columns
+    from pandas_rankeval.core.validation import check_columns, closest_name
 
     names = list(available)
     if weight is not None and weight in WEIGHT_NAMES and weight in names:
@@ -72,26 +72,22 @@ def _check_columns(
             "column (or omit --weight for the defaults: count for gauc, uniform for list metrics)"
         )
     if weight is not None and weight not in WEIGHT_NAMES and weight not in names:
-        import difflib
-
-        close = difflib.get_close_matches(weight, [*WEIGHT_NAMES, *map(str, names)], n=1, cutoff=0.5)
-        hint = f"; did you mean {close[0]!r}?" if close else f"; the columns are {list(map(str, names))!r}"
+        close = closest_name(weight, [*WEIGHT_NAMES, *map(str, names)])
+        hint = f"; did you mean {close!r}?" if close is not None else f"; the columns are {list(map(str, names))!r}"
         raise CLIError(
             f"--weight {weight!r} is neither a weight name ({', '.join(WEIGHT_NAMES)}) nor a column "
             f"of {path}{hint}"
         )
     missing = [c for c in wanted if c not in names]
     if missing and flags and _separator_hint(names, path) is None:
-        import difflib
-
         bits = []
         for col in missing:
-            close = difflib.get_close_matches(str(col), list(map(str, names)), n=1, cutoff=0.5)
+            close = closest_name(col, names)
             bits.append(
                 f"{flags.get(col, 'column')} {str(col)!r} is not a column of {path}"
-                + (f"; did you mean {close[0]!r}?" if close else "")
+                + (f"; did you mean {close!r}?" if close is not None else "")
             )
-        if not any(difflib.get_close_matches(str(c), list(map(str, names)), n=1, cutoff=0.5) for c in missing):
+        if all(closest_name(c, names) is None for c in missing):
             bits.append(f"the columns are {list(map(str, names))!r}")
         raise CLIError("; ".join(bits))
     try:

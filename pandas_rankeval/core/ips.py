@@ -28,7 +28,7 @@ import pandas as pd
 
 from .prepare import raw_key
 from .numeric import cumulative_discount
-from .validation import InputProblem, check_column_name
+from .validation import InputProblem, call_user, check_column_name
 
 if TYPE_CHECKING:
     from .definitions import KernelInput
@@ -174,8 +174,9 @@ def resolve_propensity(fn: Callable[[np.ndarray], Any], positions: np.ndarray, f
     """A callable of the positions, applied once to the distinct (finite, positive) positions."""
     pos = np.unique(np.asarray(positions, dtype=np.float64))
     pos = pos[np.isfinite(pos) & (pos > 0)]
+    raw = call_user(fn, pos, "propensity", func, f"the {pos.shape[0]:,} distinct positions, a float64 array")
     try:
-        out = np.asarray(fn(pos), dtype=np.float64).reshape(-1)
+        out = np.asarray(raw, dtype=np.float64).reshape(-1)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"The 'propensity' callable of {func} must return numbers: {exc}") from None
     if out.shape[0] != pos.shape[0]:

@@ -296,12 +296,10 @@ def check_weight_name(
         raise ValueError(_ambiguous_weight(w, func, gcols))
     if isinstance(w, str) and w not in WEIGHT_NAMES:
         if w not in columns:
-            import difflib
+            from .validation import ColumnNotFoundError, closest_name
 
-            from .validation import ColumnNotFoundError
-
-            close = difflib.get_close_matches(w, [*WEIGHT_NAMES, *map(str, columns)], n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            close = closest_name(w, [*WEIGHT_NAMES, *map(str, columns)], cutoff=0.6)
+            hint = f" Did you mean {close!r}?" if close is not None else ""
             raise ColumnNotFoundError(
                 f"The 'weight' parameter of {func} must be one of "
                 f"{', '.join(map(repr, WEIGHT_NAMES))} or a column name. Got {w!r}, which is "

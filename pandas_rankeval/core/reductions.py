@@ -28,9 +28,12 @@ from .progress import Progress
 from .result import Coverage
 from .skip import GroupTable
 from .threads import Workers, one_blas_thread
-from .validation import InputProblem, first_keys, internal_error
+from .validation import InputProblem, call_user, first_keys, internal_error
 
 T = TypeVar("T")
+
+#: What a weight callable is called with (its errors say it).
+STATS_GIVEN = "the per-group statistics: a frame indexed by group key with columns n, positives, negatives"
 
 
 def shared(ev: Evaluation, key: Hashable, make: Callable[[], T]) -> T:
@@ -93,7 +96,7 @@ def _weights(
         stats = pd.DataFrame(
             {"n": rk.n, "positives": rk.npos, "negatives": rk.nneg}, index=ev.keys
         )
-        out = weight(stats)  # type: ignore[operator,misc]
+        out = call_user(weight, stats, "weight", func, STATS_GIVEN)  # type: ignore[arg-type]
         if isinstance(out, pd.Series):
             out = out.reindex(ev.keys)
         w = _as_weights(out, f"The 'weight' callable of {func}").reshape(-1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,8 @@ __all__ = [
     "problem_message",
     "check_frame",
     "check_columns",
+    "closest_name",
+    "call_user",
     "check_option",
     "check_k",
     "check_min_count",
@@ -170,6 +172,57 @@ def as_columns(
     return cols
 
 
+def closest_name(name: Hashable, candidates: Iterable[Hashable], cutoff: float = 0.5) -> str | None:
+    """The candidate a missing ``name`` most likely meant, or None.
+
+    A candidate that differs from ``name`` only in case comes first; otherwise the closest by
+    :func:`difflib.get_close_matches`, with both sides compared in lower case (case alone never
+    decides between two candidates).
+
+    Examples
+    --------
+    >>> closest_name("MODEL_A", ["model_b", "model_a"])
+    'model_a'
+    >>> closest_name("Model_A", ["user", "model_b", "model_a"])
+    'model_a'
+    >>> closest_name("Clik", ["user", "click"])
+    'click'
+    >>> closest_name("zzz", ["user", "click"]) is None
+    True
+    """
+    names = [str(c) for c in candidates]
+    folded = [n.casefold() for n in names]
+    key = str(name).casefold()
+    if key in folded:
+        return names[folded.index(key)]
+    close = difflib.get_close_matches(key, folded, n=1, cutoff=cutoff)
+    return names[folded.index(close[0])] if close else None
+
+
+def call_user(fn: Callable[[Any], Any], arg: Any, param: str, func: str, given: str) -> Any:
+    """``fn(arg)``, a callable the user passed as ``param`` of ``func``. An error it raises comes
+    out as a ValueError that names the parameter and what the callable was given, raised ``from``
+    the original (whose traceback shows the line of the callable that failed).
+
+    Examples
+    --------
+    >>> try:
+    ...     call_user(lambda st: st["clicks"], {"n": 1}, "weight", "gauc", "the group statistics")
+    ... except ValueError as exc:
+    ...     print(exc)
+    ...     print(repr(exc.__cause__))
+    The 'weight' callable of gauc raised KeyError: 'clicks' (it was called with the group statistics). Fix the callable (its own error is shown above this one).
+    KeyError('clicks')
+    """
+    try:
+        return fn(arg)
+    except Exception as exc:
+        raise ValueError(
+            f"The '{param}' callable of {func} raised {type(exc).__name__}: {exc} (it was called with "
+            f"{given}). Fix the callable (its own error is shown above this one)."
+        ) from exc
+
+
 def check_columns(df: pd.DataFrame, columns: Iterable[Hashable]) -> None:
     """Raise :class:`ColumnNotFoundError` listing every missing column, with suggestions."""
     wanted = list(dict.fromkeys(columns))
@@ -196,9 +249,9 @@ def check_columns(df: pd.DataFrame, columns: Iterable[Hashable]) -> None:
     available = [str(c) for c in df.columns]
     hints = []
     for col in missing:
-        close = difflib.get_close_matches(str(col), available, n=1, cutoff=0.5)
-        if close:
-            hints.append(f"Did you mean {close[0]!r} for {col!r}?" if len(missing) > 1 else f"Did you mean {close[0]!r}?")
+        close = closest_name(col, available)
+        if close is not None:
+            hints.append(f"Did you mean {close!r} for {col!r}?" if len(missing) > 1 else f"Did you mean {close!r}?")
     msg = f"The following columns were not found: {missing!r}."
     if hints:
         msg += " " + " ".join(hints)

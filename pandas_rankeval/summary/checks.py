@@ -17,8 +17,8 @@ import pandas as pd
 
 from ..core.options import check_weight_name
 from ..core.prepare import label_levels
-from ..core.reductions import _as_weights, series_weights
-from ..core.validation import InputProblem, check_columns, numeric_values
+from ..core.reductions import STATS_GIVEN, _as_weights, series_weights
+from ..core.validation import InputProblem, call_user, check_columns, numeric_values
 from .plan import Plan
 
 __all__ = ["check_partitioned", "check_schema", "needs_group_stats", "weights_once"]
@@ -52,13 +52,19 @@ def check_schema(schema: pd.DataFrame, plan: Plan) -> None:
     source = schema.attrs.get("source")
     # polars Decimal columns without fraction digits (DuckDB reads DECIMAL as DOUBLE, as pandas does)
     whole = schema.attrs.get("whole_decimals", ())
+    temporal = schema.attrs.get("temporal", {})  # dates, times, durations: their integer, exact
 
-    def fix(c: object) -> str | None:  # a polars or DuckDB user converts there
+    def fix(c: object) -> str | None:  # a polars or DuckDB user converts there (code that runs as shown)
         if source == "polars":
-            return f"df.with_columns(pl.col({c!r}).cast({'pl.Int64' if c in whole else 'pl.Float64'}))"
+            to = ".to_physical()" if c in temporal else f".cast({'pl.Int64' if c in whole else 'pl.Float64'})"
+            return f"df.with_columns(pl.col({c!r}){to})"
         if source == "duckdb":
             quoted = '"' + str(c).replace('"', '""') + '"'
-            return f"rel.select('* REPLACE (CAST({quoted} AS DOUBLE) AS {quoted})')"
+            if c in temporal:  # DuckDB casts no date, time nor interval to DOUBLE
+                value = f"{'epoch_ns' if temporal[c] == 'ns' else 'epoch_us'}({quoted})"
+            else:
+                value = f"CAST({quoted} AS DOUBLE)"
+            return f"rel.select({f'* REPLACE ({value} AS {quoted})'!r})"
         return None
 
     numeric_values(schema[plan.label], plan.label, "label", keep_int=True, fix=fix(plan.label))
@@ -168,7 +174,7 @@ def weights_once(plan: Plan, counts: pd.DataFrame, count: str) -> Plan:
         if bad.any():
             raise InputProblem("group_weight", func, int(bad.sum()))
         return plan
-    out = plan.options.weight(stats)  # type: ignore[operator,misc]
+    out = call_user(plan.options.weight, stats, "weight", func, STATS_GIVEN)  # type: ignore[arg-type]
     if isinstance(out, pd.Series):
         out = out.reindex(stats.index)
     w = _as_weights(out, f"The 'weight' callable of {func}").reshape(-1)

@@ -88,6 +88,10 @@ def schema_frame(schema: Any, source: str = "polars") -> pd.DataFrame:
     # Decimal columns with no fraction digits: their fix is an integer cast (exact to 2**63), not
     # a float one (rounds above 2**53)
     out.attrs["whole_decimals"] = [name for name, dt in schema.items() if _base(dt) is pl.Decimal and not dt.scale]
+    # dates, times and durations, with their unit ("" for Date and Time): their fix reads the
+    # integer they are stored as (exact), not a cast to float (DuckDB has none; float rounds ns)
+    out.attrs["temporal"] = {name: getattr(dt, "time_unit", None) or "" for name, dt in schema.items()
+                             if _base(dt) in (pl.Date, pl.Datetime, pl.Duration, pl.Time)}
     return out
 
 
