@@ -502,3 +502,73 @@ def test_relevant_rows_by_group_counts_equal_the_binary_search():
     assert np.array_equal(group, g2) and np.array_equal(offset, o2)
     for g in (0, int(group[-1]), int(np.argmax(rk.npos))):  # the i-th relevant row of its group
         assert np.array_equal(nth[group == g], np.arange(int(rk.npos[g])))
+
+
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [int(lib["num_threads"]) for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+
+def test_blas_limit_is_held_until_the_last_block_leaves():
+    """Issue 41 (16): each call limited BLAS to one thread and restored what it had found on the
+    way out, so that one call lifted the limit while another still computed (its dot products of
+    > 1e4 groups then split over BLAS threads: 5.6e-17 apart), and the last to leave could restore
+    one thread for good. The limit is now held by a count: blocks that leave in any order keep it
+    until the last one, which restores the limit found before the first."""
+    import threading
+
+    from threadpoolctl import threadpool_limits
+
+    from pandas_rankeval.core.threads import one_blas_thread
+
+    def on_a_thread(step) -> None:  # a call running on another thread (as in a pool)
+        t = threading.Thread(target=step)
+        t.start()
+        t.join()
+
+    outside = _blas_threads()
+    with threadpool_limits(limits=2, user_api="blas"):  # this thread set the pool last
+        before = _blas_threads()
+        first, second = one_blas_thread(), one_blas_thread()
+        on_a_thread(first.__enter__)  # threadpoolctl ignored a thread other than the last setter
+        assert _blas_threads() == [1] * len(before)
+        second.__enter__()
+        on_a_thread(lambda: first.__exit__(None, None, None))  # the first call ends, the second computes
+        assert _blas_threads() == [1] * len(before)
+        second.__exit__(None, None, None)
+        assert _blas_threads() == before
+    assert _blas_threads() == outside  # and the caller's own block restores its own
+
+
+def test_concurrent_reports_are_identical_to_the_bit():
+    """Issue 41 (16): four threads running the same report(ci=0.95) at once, three rounds, give
+    the serial call's table to the last bit (12,000 groups: the mean's dot product is one BLAS
+    would split), and leave BLAS's thread count as they found it."""
+    import threading
+
+    rng = np.random.default_rng(16)
+    n_groups = 12_000
+    g = np.repeat(np.arange(n_groups), 3)
+    df = pd.DataFrame({"u": g, "y": (rng.random(g.size) < 0.3).astype(int),
+                       "s": rng.random(g.size), "t": np.round(rng.random(g.size), 2)})
+    kw = dict(group="u", label="y", scores=["s", "t"], metrics=["auc", "gauc", "mrr", "ndcg@3"], ci=0.95,
+              n_boot=100)
+    before = _blas_threads()
+    serial = pd.DataFrame(pre.report(df, **kw))
+    for _ in range(3):
+        out: list = [None] * 4
+        start = threading.Barrier(4, timeout=60)
+
+        def run(i: int) -> None:
+            start.wait()
+            out[i] = pd.DataFrame(pre.report(df, **kw))
+
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for got in out:
+            pd.testing.assert_frame_equal(got, serial, check_exact=True)
+    assert _blas_threads() == before

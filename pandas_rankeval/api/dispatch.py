@@ -23,6 +23,7 @@ from typing import Any, Literal
 from ..core.options import WeightLike
 from ..core.registry import MetricSpec, metric_of_function
 from ..core.result import MetricResult
+from ..core.threads import one_blas_thread
 from ..core.validation import check_bins, check_k, check_persistence
 from ..engines import engine_for
 from ..engines.base import check_engine_options
@@ -55,10 +56,13 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
             plan = _with_propensities(plan, engine, frame)
         if engine.partitioned(frame):
             check_partitioned(plan, engine.NAME)
-        if plan.kind == "per_group":
-            return engine.per_group(frame, plan, options)
-        summary, extras = engine.run(frame, plan, options)
-        return finalize(summary, plan, **extras)
+        # BLAS on one thread from here to the result, held with every other call running beside
+        # this one: every product the same to the bit, whatever runs in the process meanwhile
+        with one_blas_thread():
+            if plan.kind == "per_group":
+                return engine.per_group(frame, plan, options)
+            summary, extras = engine.run(frame, plan, options)
+            return finalize(summary, plan, **extras)
     except (ValueError, TypeError, KeyError) as exc:
         if not raised_by_us(exc):
             raise

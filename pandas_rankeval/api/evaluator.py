@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ..core.threads import one_blas_thread
 from ..engines import engine_for, frame_kind
 from ..engines.base import check_engine_options
 from ..core.validation import internal_error
@@ -207,7 +208,8 @@ class Evaluator:
         keys = _distinct_keys(frame, list(plan.group))
         new = _key_hashes(keys)
         self._seen(new, keys, "update")
-        summary, _ = engine.run(frame, plan, options)
+        with one_blas_thread():  # as every call: BLAS on one thread, held beside other calls
+            summary, _ = engine.run(frame, plan, options)
         if plan.has_auc:  # after the run: its checks (weights, values, missing) came first
             self._counts = self._counts + score_counts(_chunk_columns(frame, list(plan.columns)), plan)
         self._plan = plan
@@ -242,14 +244,15 @@ class Evaluator:
         """The table of :func:`pandas_rankeval.report` (or ``compare``) on every row seen."""
         if self._summary is None:
             raise ValueError("Evaluator.result: no chunk was added; call update(frame) first.")
-        if not self._plan.has_auc:
-            return finalize(self._summary, self._plan)
-        auc = self._counts.auc()
-        for key in self._summary.keys:  # a segment without counts would be a silent NaN
-            for s in self._plan.scores:
-                if (key, s) not in auc:
-                    raise internal_error(f"Evaluator.result: no global-AUC counts for segment {key!r}, score {s!r}")
-        return finalize(self._summary, self._plan, auc=auc)
+        auc = None
+        if self._plan.has_auc:
+            auc = self._counts.auc()
+            for key in self._summary.keys:  # a segment without counts would be a silent NaN
+                for s in self._plan.scores:
+                    if (key, s) not in auc:
+                        raise internal_error(f"Evaluator.result: no global-AUC counts for segment {key!r}, score {s!r}")
+        with one_blas_thread():
+            return finalize(self._summary, self._plan, auc=auc)
 
     def to_bytes(self) -> bytes:
         """The evaluator as bytes (:meth:`from_bytes` reads them back), to ship between processes."""

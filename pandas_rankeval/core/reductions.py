@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import threading
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -186,11 +185,8 @@ def _mean(values: np.ndarray, weights: np.ndarray, used: np.ndarray) -> float:
     if total <= 0:
         return math.nan
     v = values[used]
-    with _BLAS_LOCK, one_blas_thread():  # one caller at a time sets and restores the thread count
+    with one_blas_thread():  # a dot product of > 1e4 groups: its last bit would depend on BLAS's threads
         return float(np.dot(w, v) / total)
-
-
-_BLAS_LOCK = threading.Lock()
 
 
 def _sklearn_scores(score: np.ndarray, order: np.ndarray, rank: np.ndarray, *, plain: bool) -> np.ndarray:

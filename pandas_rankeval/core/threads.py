@@ -18,7 +18,6 @@ row with two workers beside a waiting caller, 36-39 with the caller and one work
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import os
@@ -119,13 +118,69 @@ def _blas_controller() -> Any:
         return None
 
 
-def one_blas_thread() -> Any:
-    """A context in which BLAS runs on one thread: OpenBLAS spreads a dot product of more than
-    ~1e4 groups over its threads, which costs milliseconds of wake-up per call on a busy machine
-    (and makes its last bit depend on the thread count), and on top of the library's own threads
-    it only contends."""
+#: The process-wide BLAS limit of :func:`one_blas_thread`: how many blocks hold it, and the
+#: limiter of the first (which restores the limits found before it), under one lock.
+_BLAS_GUARD = threading.Lock()
+_BLAS_HELD: dict[str, Any] = {"depth": 0, "limiter": None}
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """A block in which BLAS runs on one thread, whatever other threads do meanwhile.
+
+    OpenBLAS spreads a dot product of more than ~1e4 values over its threads: the sum then
+    depends on the thread count in its last bit, the wake-ups cost milliseconds per call on a busy
+    machine, and on top of the library's own threads it only contends. BLAS's thread count is
+    one setting of the process, so the limit is held by a count of the blocks inside it (in any
+    thread): the first block sets one thread, the last one out restores what the first found.
+    One call can therefore never lift it while another call still computes (each call holds it
+    from start to end, :func:`pandas_rankeval.api.dispatch.evaluate_frame`), so every product
+    of every call runs on one BLAS thread, alone or beside others: the same numbers to the bit.
+    The caller's own BLAS setting is back once no call runs. Without threadpoolctl BLAS is left
+    as configured.
+
+    Examples
+    --------
+    >>> from pandas_rankeval.core.threads import one_blas_thread
+    >>> with one_blas_thread():
+    ...     with one_blas_thread():  # nested (or in another thread): the limit is held once
+    ...         pass
+    """
     controller = _blas_controller()
-    return controller.limit(limits=1, user_api="blas") if controller is not None else contextlib.nullcontext()
+    if controller is None:
+        yield
+        return
+    with _BLAS_GUARD:
+        if _BLAS_HELD["depth"] == 0:
+            _free_blas_pool()
+            _BLAS_HELD["limiter"] = controller.limit(limits=1, user_api="blas")  # set now; remembers the limits
+            _free_blas_pool()
+        _BLAS_HELD["depth"] += 1
+    try:
+        yield
+    finally:
+        with _BLAS_GUARD:
+            _BLAS_HELD["depth"] -= 1
+            if _BLAS_HELD["depth"] == 0:
+                limiter, _BLAS_HELD["limiter"] = _BLAS_HELD["limiter"], None
+                _free_blas_pool()
+                limiter.restore_original_limits()
+                _free_blas_pool()
+
+
+def _free_blas_pool() -> None:
+    """Let any thread set OpenBLAS's threads next. threadpoolctl (3.6 on) lets only the thread
+    that last set a process-wide (pthreads) OpenBLAS pool set it again, silently ignoring the
+    others, until that thread leaves a ``with`` block of its own; the limit of
+    :func:`one_blas_thread` is set by the first call in and restored by the last one out, which
+    may be any threads, so no thread keeps that right past a change."""
+    try:
+        from threadpoolctl import OpenBLASController
+    except ImportError:  # pragma: no cover - an older threadpoolctl: any thread sets the pool
+        return
+    clear = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if clear is not None:
+        clear(force=True)
 
 
 class Workers:

@@ -68,6 +68,10 @@ def _light_groups(cols: list[np.ndarray], wd_cols: list[np.ndarray], n: int) -> 
     return dense, light
 
 
+#: The chunks of the replicate sums are added in this many shares (chunk k in share k % _SHARES),
+#: whatever the number of threads: the default threads of a call, each running one.
+_SHARES = 2
+
 #: Segments with at least this many groups get matrix products per chunk of their groups;
 #: smaller ones are reduced together, many segments per chunk (no loop over segments).
 _BIG_SEGMENT = 64
@@ -170,16 +174,20 @@ def _hashed_sums(
             bar.update(n)
         return acc, acc_f
 
-    # chunk k goes to worker k % workers: a fixed split, so the sums do not depend on timing.
-    # The products are small (replicates x chunk x columns): BLAS threads on top of ours only
-    # contend (3x the CPU time on a busy 2-core machine), so BLAS runs one thread meanwhile.
-    workers = max(1, min(threads_for(), len(chunks)))
+    # chunk k goes to share k % _SHARES, each share summed in chunk order, the shares added in
+    # their order: a split fixed by the chunks alone, so the sums depend neither on timing nor on
+    # how many threads run the shares (one thread runs both, in turn: the same numbers to the bit
+    # in the main thread, on a worker thread or beside other calls). The products are small
+    # (replicates x chunk x columns): BLAS threads on top of ours only contend (3x the CPU time on
+    # a busy 2-core machine), so BLAS runs one thread meanwhile.
+    shares = [chunks[w::_SHARES] for w in range(min(_SHARES, len(chunks)))] or [chunks]
+    workers = max(1, min(threads_for(), len(shares)))
     with one_blas_thread():
         if workers == 1:
-            results = [run(chunks)]
+            results = [run(share) for share in shares]
         else:
             with Workers(workers) as threads:
-                results = threads.map(run, [chunks[w::workers] for w in range(workers)])
+                results = threads.map(run, shares)
     boot = results[0][0]
     for r in results[1:]:
         boot += r[0]
