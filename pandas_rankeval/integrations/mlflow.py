@@ -1,0 +1,388 @@
+"""A report or compare table into an MLflow run, and the ``rankeval`` evaluator of
+``mlflow.models.evaluate``.
+
+``pandas_rankeval.mlflow`` re-exports this module. MLflow is imported only when a function
+here runs (or when MLflow loads the evaluator through its ``mlflow.model_evaluator`` entry
+point); ``import pandas_rankeval`` never imports it. The key rule is in
+:mod:`pandas_rankeval.integrations._tracking`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import tempfile
+import time
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ._tracking import (
+    Logged,
+    artifact_dir,
+    check_per_group,
+    check_prefix,
+    metric_values,
+    param_values,
+    table_kind,
+)
+from ._training import missing_extra
+
+__all__ = ["log_report", "RankevalEvaluator", "Logged"]
+
+_FUNC = "pandas_rankeval.mlflow.log_report"
+_EVAL = "the rankeval evaluator of mlflow.models.evaluate"
+#: The model type the evaluator takes without a config (MLflow has no ranking type).
+MODEL_TYPE = "ranker"
+#: MLflow's limits per log_batch call.
+_METRICS_PER_BATCH = 1000
+_PARAMS_PER_BATCH = 100
+
+
+def _mlflow() -> Any:
+    try:
+        import mlflow
+    except ImportError:
+        raise missing_extra("mlflow", "mlflow", _FUNC) from None
+    return mlflow
+
+
+def _check_step(step: Any, func: str) -> int | None:
+    if step is None:
+        return None
+    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
+        raise ValueError(f"The 'step' parameter of {func} must be an int in the range [0, inf) or None. Got {step!r} instead.")
+    return int(step)
+
+
+def log_report(
+    table: pd.DataFrame,
+    *,
+    prefix: str = "",
+    step: int | None = None,
+    run_id: str | None = None,
+    per_group: pd.DataFrame | None = None,
+    table_format: Literal["json", "csv"] = "json",
+    artifact_path: str = "rankeval",
+) -> Logged:
+    """Log a ``report`` or ``compare`` table into an MLflow run.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The table :func:`pandas_rankeval.report` or :func:`pandas_rankeval.compare` returned
+        (its ``attrs`` say which; a frame derived from it has lost them).
+    prefix : str, default=""
+        Put in front of every metric and param key, as given (``"val/"``, ``"test_"``).
+    step : int or None, default=None
+        The step of the metrics (MLflow's default, 0, when None). The artifacts of a call with
+        a step go in their own folder, ``step_<n>``.
+    run_id : str or None, default=None
+        The run to log into; None: the active run (``with mlflow.start_run(): ...``).
+    per_group : DataFrame or None, default=None
+        A table of :func:`pandas_rankeval.per_group`, logged as a Parquet artifact.
+    table_format : {"json", "csv"}, default="json"
+        The file the table is logged as: JSON keeps the attrs and the footer; CSV has the
+        footer as ``#`` comment lines (``pd.read_csv(path, comment="#")``).
+    artifact_path : str, default="rankeval"
+        The artifact folder; the prefix's parts and ``step_<n>`` are added below it.
+
+    Returns
+    -------
+    logged : Logged
+        The run's id, the metrics and params as logged, and the artifact paths.
+
+    Notes
+    -----
+    Metrics: every number of the table. A report gives ``{prefix}{model}/{column}``
+    (``model_a/ndcg_at_10``, ``model_a/ndcg_at_10_low``, ``model_a/ndcg_at_10_high``,
+    ``model_a/n_groups``); a comparison ``{prefix}{model}_vs_{baseline}/{metric}_{column}``
+    (``model_b_vs_model_a/ndcg_at_10_diff``, ``..._ci_low``, ``..._p_value``,
+    ``..._p_holm``, ``..._significant`` as 1 or 0). Segments of ``by=`` come first, one
+    ``level.value`` part each. ``@`` is spelled ``_at_`` (MLflow refuses it), and any
+    character but ``[A-Za-z0-9_.-]`` becomes ``_``; two cells that would share a key are an
+    error. Params: the choices of each metric (``ndcg_at_10/ties``, ``.../weight``,
+    ``.../empty``, ``.../gain``) and of the evaluation (``ci/level``, ``ci/n_boot``,
+    ``seed``, ``adjust``, ``alpha``, ``test/<metric>``...). Artifacts, in
+    ``artifact_path``: ``report.txt`` (or ``compare.txt``: the printed table and every
+    footer line), ``report.json`` (or ``.csv``) and ``per_group.parquet``.
+
+    Nothing is written when a check fails: not a report or compare table, keys that
+    collide, no active run, a param the run already holds with another value (MLflow params
+    cannot change: log under another ``prefix``), or artifacts already in the folder.
+
+    Examples
+    --------
+    >>> import mlflow
+    >>> import pandas_rankeval as pre
+    >>> from pandas_rankeval.mlflow import log_report
+    >>> df = pre.datasets.make_impressions(n_users=200, seed=1)
+    >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["ndcg@10"])
+    >>> with mlflow.start_run():  # doctest: +SKIP
+    ...     logged = log_report(rep, prefix="val/")
+    >>> sorted(logged.metrics)  # doctest: +SKIP
+    ['val/model_a/n_groups', 'val/model_a/n_rows', 'val/model_a/ndcg_at_10']
+    """
+    return _log(table, prefix=prefix, step=step, run_id=run_id, per_group=per_group,
+                table_format=table_format, artifact_path=artifact_path, func=_FUNC)  # fmt: skip
+
+
+def _log(
+    table: pd.DataFrame,
+    *,
+    prefix: str,
+    step: int | None,
+    run_id: str | None,
+    per_group: Any,
+    table_format: str,
+    artifact_path: str,
+    func: str,
+    model_in_key: bool = True,
+) -> Logged:
+    # every check before anything is written
+    kind = table_kind(table, func)
+    check_prefix(prefix, func)
+    step = _check_step(step, func)
+    pg = check_per_group(per_group, func)
+    if table_format not in ("json", "csv"):
+        raise ValueError(f"The 'table_format' parameter of {func} must be 'json' or 'csv'. Got {table_format!r} instead.")
+    if not isinstance(artifact_path, str) or not artifact_path.strip("/"):
+        raise ValueError(f"The 'artifact_path' parameter of {func} must be a non-empty folder name. Got {artifact_path!r} instead.")
+    metrics = metric_values(table, kind, prefix, func, model_in_key=model_in_key)
+    params = param_values(table, prefix)
+    folder = artifact_dir(artifact_path.strip("/"), prefix, step)
+
+    mlflow = _mlflow()
+    from mlflow.entities import Metric, Param
+    from mlflow.tracking import MlflowClient
+
+    if run_id is None:
+        active = mlflow.active_run()
+        if active is None:
+            raise RuntimeError(
+                f"{func} found no active MLflow run: call it inside `with mlflow.start_run():`, "
+                "or pass run_id= of an existing run."
+            )
+        run_id = active.info.run_id
+    client = MlflowClient()
+    run = client.get_run(run_id)
+    _check_params(run.data.params, params, func)
+    names = [f"{kind}.txt", f"{kind}.{table_format}"] + (["per_group.parquet"] if pg is not None else [])
+    existing = {os.path.basename(f.path) for f in client.list_artifacts(run_id, folder)}
+    clash = sorted(existing.intersection(names))
+    if clash:
+        raise FileExistsError(
+            f"{func}: the run already has {clash} in the artifact folder {folder!r}. "
+            "Log this table under another prefix=, step= or artifact_path=."
+        )
+
+    stamp = int(time.time() * 1000)
+    entries = [Metric(key, value, stamp, step or 0) for key, value in metrics.items()]
+    for start in range(0, len(entries), _METRICS_PER_BATCH):
+        client.log_batch(run_id, metrics=entries[start : start + _METRICS_PER_BATCH])
+    new = [Param(key, value) for key, value in params.items() if key not in run.data.params]
+    for start in range(0, len(new), _PARAMS_PER_BATCH):
+        client.log_batch(run_id, params=new[start : start + _PARAMS_PER_BATCH])
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, names[0]), "w", encoding="utf-8") as fh:
+            fh.write(table.to_text(footer="full", width=0) + "\n")
+        path = os.path.join(tmp, names[1])
+        if table_format == "json":
+            table.to_json(path)
+        else:
+            table.to_csv(path)
+        if pg is not None:
+            pg.to_parquet(os.path.join(tmp, names[2]))
+        client.log_artifacts(run_id, tmp, folder)
+    return Logged(run_id=run_id, metrics=metrics, params=params, artifacts=[f"{folder}/{n}" for n in names])
+
+
+def _check_params(existing: dict[str, str], params: dict[str, str], func: str) -> None:
+    changed = {k: (existing[k], v) for k, v in params.items() if k in existing and existing[k] != v}
+    if changed:
+        shown = ", ".join(f"{k!r}: {old!r} -> {new!r}" for k, (old, new) in list(changed.items())[:5])
+        raise ValueError(
+            f"{func}: the run already holds {len(changed)} of these params with other values "
+            f"({shown}); MLflow params cannot change. Log this table under another prefix=."
+        )
+
+
+# --------------------------------------------------------------------- the evaluator plugin
+
+#: evaluator_config keys the evaluator reads itself; every other key goes to report().
+_OWN_KEYS = ("group", "label", "metrics", "per_group", "features", "score_name", "prefix", "table_format")
+
+
+def _report_keywords() -> set[str]:
+    from pandas_rankeval import report
+
+    skip = {"df", "group", "label", "scores", "metrics"}
+    return {n for n in inspect.signature(report).parameters if n not in skip}
+
+
+def _scores(model: Any, frame: pd.DataFrame, model_input: pd.DataFrame, predictions: str | None) -> np.ndarray:
+    """One score per row from the model's output (an array, a Series or a frame)."""
+    out = model.predict(model_input)
+    if isinstance(out, pd.DataFrame):
+        if predictions is not None and predictions in out.columns:
+            out = out[predictions]
+        elif out.shape[1] == 1:
+            out = out.iloc[:, 0]
+        else:
+            raise ValueError(
+                f"{_EVAL}: the model returned {out.shape[1]} columns ({list(out.columns)}); "
+                "name the score column with mlflow.models.evaluate(..., predictions='<column>')."
+            )
+    values = np.asarray(out)
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values[:, 0]
+    if values.ndim != 1 or len(values) != len(frame):
+        raise ValueError(
+            f"{_EVAL}: the model must return one score per row: {len(frame)} rows in, "
+            f"an output of shape {values.shape} out."
+        )
+    return values
+
+
+def _config(evaluator_config: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    config = dict(evaluator_config or {})
+    if "group" not in config:
+        raise ValueError(
+            f"{_EVAL} needs the query/user column: evaluator_config={{'group': '<column>', "
+            "'label': '<column>', 'metrics': [...]}}."
+        )
+    own = {k: config.pop(k) for k in _OWN_KEYS if k in config}
+    unknown = sorted(set(config) - _report_keywords() - {"col_mapping"})
+    if unknown:
+        raise ValueError(
+            f"{_EVAL}: unknown evaluator_config keys {unknown}. It takes {sorted(_OWN_KEYS)} "
+            f"and the keywords of pandas_rankeval.report ({sorted(_report_keywords())})."
+        )
+    config.pop("col_mapping", None)
+    return own, config
+
+
+def _evaluation_frame(dataset: Any, own: dict[str, Any], model: Any, predictions: str | None) -> tuple[pd.DataFrame, str, str]:
+    """The rows, the label column and the score column of one evaluation."""
+    frame = dataset.features_data
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{_EVAL} needs data= as a pandas DataFrame (the group column is read from it). Got {type(frame).__name__}.")
+    groups = own["group"] if isinstance(own["group"], (list, tuple)) else [own["group"]]
+    missing = [g for g in groups if g not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{_EVAL}: the group column(s) {missing} are not in the data's columns {list(frame.columns)} "
+            "(feature_names= of mlflow.models.evaluate keeps only the columns it names)."
+        )
+    label = own.get("label", dataset.targets_name)
+    if label is None:
+        raise ValueError(f"{_EVAL} needs the label column: evaluator_config={{'label': ...}} or targets=.")
+    columns: dict[str, Any] = {}
+    if label not in frame.columns:
+        if label != dataset.targets_name:
+            raise ValueError(f"{_EVAL}: the label column {label!r} is neither in the data nor targets= ({dataset.targets_name!r}).")
+        columns[label] = dataset.labels_data
+    if model is None:
+        if dataset.predictions_data is None:
+            raise ValueError(f"{_EVAL} needs scores: a model, or predictions='<column>' with model=None.")
+        scores = np.asarray(dataset.predictions_data)
+        name = own.get("score_name", dataset.predictions_name or "prediction")
+    else:
+        features = own.get("features")
+        drop = [*groups, label] if label in frame.columns else list(groups)
+        model_input = frame[list(features)] if features is not None else frame.drop(columns=drop)
+        scores = _scores(model, frame, model_input, predictions)
+        name = own.get("score_name", predictions or "prediction")
+    if name in frame.columns or name in columns:
+        raise ValueError(f"{_EVAL}: the score name {name!r} is already a column of the data; set evaluator_config['score_name'].")
+    columns[name] = scores
+    return frame.assign(**columns), str(label), str(name)
+
+
+def _evaluate(*, dataset: Any, run_id: str, evaluator_config: Any, model: Any = None, predictions: str | None = None) -> Any:
+    """The work of ``RankevalEvaluator.evaluate``: report (and per_group), logged, returned."""
+    from mlflow.models.evaluation import EvaluationResult
+    from mlflow.models.evaluation.artifacts import JsonEvaluationArtifact, ParquetEvaluationArtifact, TextEvaluationArtifact
+
+    import pandas_rankeval as pre
+
+    own, options = _config(evaluator_config)
+    data, label, score = _evaluation_frame(dataset, own, model, predictions)
+    metrics = own.get("metrics", ("auc", "gauc", "mrr", "ndcg@10"))
+    table = pre.report(data, group=own["group"], label=label, scores=[score], metrics=metrics, **options)
+    pg = None
+    if own.get("per_group"):
+        accepted = set(inspect.signature(pre.per_group).parameters)
+        shared = {k: v for k, v in options.items() if k in accepted}
+        pg = pre.per_group(data, group=own["group"], label=label, scores=[score], metrics=metrics, **shared)
+    logged = _log(table, prefix=own.get("prefix", ""), step=None, run_id=run_id, per_group=pg,
+                  table_format=own.get("table_format", "json"), artifact_path="rankeval", func=_EVAL,
+                  model_in_key=False)  # fmt: skip
+    from mlflow.tracking import MlflowClient
+
+    root = MlflowClient().get_run(run_id).info.artifact_uri.rstrip("/")
+    kinds = {".txt": TextEvaluationArtifact, ".json": JsonEvaluationArtifact, ".parquet": ParquetEvaluationArtifact}
+    artifacts = {}
+    for path in logged.artifacts:
+        stem, ext = os.path.splitext(os.path.basename(path))
+        if ext in kinds:
+            artifacts[f"rankeval_{stem}" + ("_text" if ext == ".txt" else "")] = kinds[ext](uri=f"{root}/{path}")
+    return EvaluationResult(metrics=dict(logged.metrics), artifacts=artifacts, run_id=run_id)
+
+
+@functools.cache
+def _evaluator_class() -> type:
+    """The evaluator, a subclass of MLflow's ``ModelEvaluator``, built when first asked for
+    (MLflow is imported then, not when this module is)."""
+    from mlflow.models.evaluation.base import ModelEvaluator
+
+    class RankevalEvaluator(ModelEvaluator):  # type: ignore[misc, valid-type]
+        """Ranking metrics within groups for ``mlflow.models.evaluate(..., evaluators=["rankeval"])``.
+
+        ``evaluator_config`` takes ``group`` (required), ``label`` (default: ``targets=``),
+        ``metrics``, ``per_group`` (True: the per-group table as a Parquet artifact),
+        ``features`` (the model's input columns; default: every column but the group and the
+        label), ``score_name``, ``prefix``, ``table_format``, and any keyword of
+        :func:`pandas_rankeval.report` (``by``, ``weight``, ``ci``, ``n_boot``, ``seed``,
+        ``ties``, ``empty``...). The metrics are logged without the model part of the key
+        (``ndcg_at_10``, ``ndcg_at_10_low``, ``n_groups``): one evaluation is one model.
+        """
+
+        name = "rankeval"
+
+        @classmethod
+        def can_evaluate(cls, *, model_type: Any, evaluator_config: Any, **kwargs: Any) -> bool:
+            # mlflow.models.evaluate(evaluators=None) asks every registered evaluator: take
+            # model_type="ranker", or any model type whose config names the group column
+            # (a classifier's evaluation without one is left to MLflow's own evaluators)
+            return model_type == MODEL_TYPE or (isinstance(evaluator_config, dict) and "group" in evaluator_config)
+
+        def evaluate(
+            self,
+            *,
+            model_type: Any,
+            dataset: Any,
+            run_id: str,
+            evaluator_config: Any,
+            model: Any = None,
+            extra_metrics: Any = None,
+            custom_artifacts: Any = None,
+            predictions: Any = None,
+            **kwargs: Any,
+        ) -> Any:
+            if extra_metrics or custom_artifacts:
+                raise ValueError(f"{_EVAL} takes no extra_metrics or custom_artifacts: name the metrics in evaluator_config['metrics'].")
+            return _evaluate(dataset=dataset, run_id=run_id, evaluator_config=evaluator_config, model=model, predictions=predictions)
+
+    RankevalEvaluator.__module__ = __name__
+    RankevalEvaluator.__qualname__ = "RankevalEvaluator"
+    return RankevalEvaluator
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RankevalEvaluator":
+        _mlflow()
+        return _evaluator_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
