@@ -7,9 +7,9 @@ runs or the evaluator is looked up, not by ``import pandas_rankeval.mlflow``.
 
 from typing import Any
 
-from pandas_rankeval.integrations.mlflow import Logged, log_report
+from pandas_rankeval.integrations.mlflow import MODEL_TYPE, Logged, log_report, metric_dict
 
-__all__ = ["log_report", "RankevalEvaluator", "Logged"]
+__all__ = ["log_report", "metric_dict", "RankevalEvaluator", "Logged", "MODEL_TYPE"]
 
 
 def __getattr__(name: str) -> Any:

@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["Logged", "key_part", "table_kind", "metric_values", "param_values", "check_per_group"]
+__all__ = ["Logged", "metric_dict", "key_part", "table_kind", "metric_values", "param_values", "check_per_group"]
 
 #: The tables a tracker takes (``attrs["table"]`` of the library's results).
 TRACKED = ("report", "compare")
@@ -102,13 +102,15 @@ def table_kind(table: Any, func: str) -> str:
     return str(kind)
 
 
-def _row_parts(names: list[Hashable | None], values: tuple[Any, ...], kind: str) -> tuple[list[str], str | None]:
-    """The key parts of one row (segments, then the model or the pair) and its metric (compare)."""
+def _row_parts(names: list[Hashable | None], values: tuple[Any, ...], kind: str, baseline: Any) -> tuple[list[str], str | None]:
+    """The key parts of one row (segments, then the model or the pair) and its metric (compare).
+    ``baseline``: the comparison's one baseline (``attrs["baseline"]``) when the index has no
+    ``baseline`` level."""
     row = dict(zip(names, values))
     parts = [f"{key_part(n)}.{key_part(v)}" for n, v in row.items() if n not in _ROW_LEVELS]
     model = key_part(row.get("model", "model"))
     if kind == "compare":
-        baseline = row.get("baseline")
+        baseline = row.get("baseline", baseline)
         parts.append(model if baseline is None else f"{model}_vs_{key_part(baseline)}")
         return parts, key_part(row["metric"])
     parts.append(model)
@@ -140,7 +142,7 @@ def metric_values(table: pd.DataFrame, kind: str, prefix: str, func: str, *, mod
     origin: dict[str, tuple[Any, Any]] = {}
     rows = table.index if isinstance(table.index, pd.MultiIndex) else [(v,) for v in table.index]
     for position, values in enumerate(rows):
-        parts, metric = _row_parts(names, tuple(values), kind)
+        parts, metric = _row_parts(names, tuple(values), kind, table.attrs.get("baseline"))
         if not model_in_key:
             parts = parts[:-1]
         for column in columns:
@@ -161,6 +163,39 @@ def metric_values(table: pd.DataFrame, kind: str, prefix: str, func: str, *, mod
             out[key] = value
             origin[key] = (tuple(values), column)
     return out
+
+
+def metric_dict(table: pd.DataFrame, *, prefix: str = "") -> dict[str, float]:
+    """The metrics ``log_report`` would log for ``table``: key -> value, nothing logged.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The table :func:`pandas_rankeval.report` or :func:`pandas_rankeval.compare` returned.
+    prefix : str, default=""
+        Put in front of every key, as given.
+
+    Returns
+    -------
+    metrics : dict of str to float
+        One entry per number of the table, under the key the trackers receive (see the
+        "Experiment tracking" guide for the rule).
+
+    Examples
+    --------
+    >>> import pandas_rankeval as pre
+    >>> from pandas_rankeval.mlflow import metric_dict
+    >>> df = pre.datasets.make_impressions(n_users=200, seed=1)
+    >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["ndcg@10"], ci=0.9)
+    >>> sorted(metric_dict(rep, prefix="val/"))
+    ['val/model_a/groups_no_relevant', 'val/model_a/n_groups', 'val/model_a/n_rows', 'val/model_a/ndcg_at_10', 'val/model_a/ndcg_at_10_high', 'val/model_a/ndcg_at_10_low']
+    >>> cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["ndcg@10"])
+    >>> [k for k in metric_dict(cmp) if k.endswith(("_diff", "_p_holm"))]
+    ['model_b_vs_model_a/ndcg_at_10_diff', 'model_b_vs_model_a/ndcg_at_10_p_holm']
+    """
+    func = "metric_dict"
+    kind = table_kind(table, func)
+    return metric_values(table, kind, check_prefix(prefix, func), func)
 
 
 def _flatten(prefix: str, value: Any, out: dict[str, str]) -> None:

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ._tracking import (
     Logged,
+    metric_dict,
     artifact_dir,
     check_per_group,
     check_prefix,
@@ -30,7 +31,7 @@ from ._tracking import (
 )
 from ._training import missing_extra
 
-__all__ = ["log_report", "RankevalEvaluator", "Logged"]
+__all__ = ["log_report", "metric_dict", "RankevalEvaluator", "Logged", "MODEL_TYPE"]
 
 _FUNC = "pandas_rankeval.mlflow.log_report"
 _EVAL = "the rankeval evaluator of mlflow.models.evaluate"
@@ -113,17 +114,23 @@ def log_report(
     collide, no active run, a param the run already holds with another value (MLflow params
     cannot change: log under another ``prefix``), or artifacts already in the folder.
 
+    The keys, without logging anything: :func:`metric_dict`. In a script::
+
+        import mlflow
+        from pandas_rankeval.mlflow import log_report
+
+        rep = pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["ndcg@10"], ci=0.95)
+        with mlflow.start_run():
+            log_report(rep, prefix="val/")  # val/model_a/ndcg_at_10, val/model_a/ndcg_at_10_low, ...
+
     Examples
     --------
-    >>> import mlflow
     >>> import pandas_rankeval as pre
-    >>> from pandas_rankeval.mlflow import log_report
+    >>> from pandas_rankeval.mlflow import metric_dict
     >>> df = pre.datasets.make_impressions(n_users=200, seed=1)
     >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["ndcg@10"])
-    >>> with mlflow.start_run():  # doctest: +SKIP
-    ...     logged = log_report(rep, prefix="val/")
-    >>> sorted(logged.metrics)  # doctest: +SKIP
-    ['val/model_a/n_groups', 'val/model_a/n_rows', 'val/model_a/ndcg_at_10']
+    >>> sorted(metric_dict(rep, prefix="val/"))
+    ['val/model_a/groups_no_relevant', 'val/model_a/n_groups', 'val/model_a/n_rows', 'val/model_a/ndcg_at_10']
     """
     return _log(table, prefix=prefix, step=step, run_id=run_id, per_group=per_group,
                 table_format=table_format, artifact_path=artifact_path, func=_FUNC)  # fmt: skip

@@ -19,13 +19,14 @@ from ._tracking import (
     check_prefix,
     flat_frame,
     key_part,
+    metric_dict,
     metric_values,
     param_values,
     table_kind,
 )
 from ._training import missing_extra
 
-__all__ = ["log_report", "TABLE_ROW_LIMIT"]
+__all__ = ["log_report", "metric_dict", "TABLE_ROW_LIMIT"]
 
 _FUNC = "pandas_rankeval.wandb.log_report"
 #: The most rows a ``wandb.Table`` holds; a larger per-group table goes in as a Parquet artifact.
@@ -89,15 +90,24 @@ def log_report(
     ``{prefix}compare``), its index levels as the first columns, and its footer (every line)
     as the summary's ``{prefix}report_footer``.
 
+    In a script::
+
+        import wandb
+        from pandas_rankeval.wandb import log_report
+
+        with wandb.init(project="ranking") as run:
+            log_report(rep, run, prefix="val/", per_group=pre.per_group(df, ...))
+
     Examples
     --------
-    >>> import wandb
+    The keys, without logging anything (:func:`metric_dict`):
+
     >>> import pandas_rankeval as pre
-    >>> from pandas_rankeval.wandb import log_report
+    >>> from pandas_rankeval.wandb import metric_dict
     >>> df = pre.datasets.make_impressions(n_users=200, seed=1)
-    >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["ndcg@10"])
-    >>> with wandb.init(project="ranking", mode="offline") as run:  # doctest: +SKIP
-    ...     log_report(rep, run, prefix="val/")
+    >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["mrr"])
+    >>> sorted(metric_dict(rep))
+    ['model_a/groups_no_relevant', 'model_a/mrr', 'model_a/n_groups', 'model_a/n_rows']
     """
     kind = table_kind(table, _FUNC)
     check_prefix(prefix, _FUNC)
