@@ -7,9 +7,9 @@ runs or the evaluator is looked up, not by ``import pandas_rankeval.mlflow``.
 
 from typing import Any
 
-from pandas_rankeval.integrations.mlflow import MODEL_TYPE, Logged, log_report, metric_dict
+from pandas_rankeval.integrations.mlflow import MODEL_TYPE, Logged, log_report, metric_dict, register_evaluator
 
-__all__ = ["log_report", "metric_dict", "RankevalEvaluator", "Logged", "MODEL_TYPE"]
+__all__ = ["log_report", "metric_dict", "register_evaluator", "RankevalEvaluator", "Logged", "MODEL_TYPE"]
 
 
 def __getattr__(name: str) -> Any:

@@ -27,7 +27,7 @@ from mlflow.models.evaluation.base import ModelEvaluator  # noqa: E402
 from mlflow.models.evaluation.evaluator_registry import ModelEvaluatorRegistry, _model_evaluation_registry  # noqa: E402
 from mlflow.tracking import MlflowClient  # noqa: E402
 
-from pandas_rankeval.mlflow import RankevalEvaluator, log_report, metric_dict  # noqa: E402
+from pandas_rankeval.mlflow import RankevalEvaluator, log_report, metric_dict, register_evaluator  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -247,7 +247,9 @@ def test_conflicts_write_nothing(store, rep, df):
 def registered():
     """The evaluator in MLflow's registry, as the entry point puts it there once installed."""
     had = _model_evaluation_registry._registry.get("rankeval")
-    _model_evaluation_registry.register("rankeval", RankevalEvaluator)
+    assert register_evaluator() is (had is not RankevalEvaluator)
+    assert register_evaluator() is False  # once is enough
+    assert _model_evaluation_registry.get_evaluator("rankeval").__class__ is RankevalEvaluator
     yield
     if had is None:
         _model_evaluation_registry._registry.pop("rankeval", None)

@@ -31,7 +31,7 @@ from ._tracking import (
 )
 from ._training import missing_extra
 
-__all__ = ["log_report", "metric_dict", "RankevalEvaluator", "Logged", "MODEL_TYPE"]
+__all__ = ["log_report", "metric_dict", "register_evaluator", "RankevalEvaluator", "Logged", "MODEL_TYPE"]
 
 _FUNC = "pandas_rankeval.mlflow.log_report"
 _EVAL = "the rankeval evaluator of mlflow.models.evaluate"
@@ -386,6 +386,29 @@ def _evaluator_class() -> type:
     RankevalEvaluator.__module__ = __name__
     RankevalEvaluator.__qualname__ = "RankevalEvaluator"
     return RankevalEvaluator
+
+
+def register_evaluator() -> bool:
+    """Register the ``rankeval`` evaluator with MLflow by hand.
+
+    ``pip install pandas_rankeval`` declares it under MLflow's ``mlflow.model_evaluator``
+    entry point, which MLflow reads when it is imported: nothing to do then. Where entry
+    points are not installed (the package on ``PYTHONPATH``, an editable install made before
+    this version), call this once before ``mlflow.models.evaluate(..., evaluators="rankeval")``.
+
+    Returns
+    -------
+    registered : bool
+        True if this call registered it, False if MLflow already had it.
+    """
+    _mlflow()
+    from mlflow.models.evaluation.evaluator_registry import _model_evaluation_registry
+
+    cls = _evaluator_class()
+    if _model_evaluation_registry._registry.get(cls.name) is cls:
+        return False
+    _model_evaluation_registry.register(cls.name, cls)
+    return True
 
 
 def __getattr__(name: str) -> Any:
