@@ -69,12 +69,14 @@ def test_wheel_contents(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "pandas_rankeval/py.typed" in names
     assert "pandas_rankeval/__init__.py" in names
-    for module in ("integrations/__init__.py", "integrations/lightgbm.py", "lightgbm.py", "xgboost.py", "sklearn.py"):
+    for module in ("integrations/__init__.py", "integrations/lightgbm.py", "lightgbm.py", "xgboost.py", "sklearn.py",
+                   "integrations/mlflow.py", "integrations/wandb.py", "integrations/_tracking.py", "mlflow.py", "wandb.py"):
         assert f"pandas_rankeval/{module}" in names  # subpackages ship (setuptools packages.find)
     assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
     (entry_points,) = [name for name in names if name.endswith("entry_points.txt")]
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "pandas-rankeval = pandas_rankeval.cli:main" in text
+    assert "[mlflow.model_evaluator]\nrankeval = pandas_rankeval.integrations.mlflow:RankevalEvaluator" in text
 
 
 def _root_conftest():

@@ -203,3 +203,24 @@ def test_errors(rep, pg, monkeypatch):
     monkeypatch.setattr(wandb_impl, "TABLE_ROW_LIMIT", 100)
     with pytest.raises(ValueError, match="120 rows, more than a wandb.Table holds"):
         log_report(rep, per_group=pg, per_group_artifact=False)
+
+
+def test_config_conflict_writes_nothing(offline, rep, df):
+    run, tmp_path = offline
+    other = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"],
+                       metrics=["gauc", "ndcg@10"], ci=0.9, n_boot=200, seed=4)  # fmt: skip
+    log_report(rep, run)
+    with pytest.raises(ValueError, match="'ci/seed': '3' -> '4'.*another prefix="):
+        log_report(other, run)
+    _finish(run)
+    back = _read_run(_run_dir(tmp_path, run))
+    assert back["summary"]["model_a/gauc"] == float(rep.loc["model_a", "gauc"])
+    assert back["config"]["ci/seed"] == "3"
+    assert sum(any(k.startswith("report/") for k in h) for h in back["history"]) == 1  # one table logged
+
+
+def test_model_named_like_the_table(offline, df):
+    run, _ = offline
+    rep = pre.report(df.rename(columns={"model_a": "report"}), group="user_id", label="click", scores=["report"], metrics=["gauc"])
+    with pytest.raises(ValueError, match="fall under the key of a logged table"):
+        log_report(rep, run)

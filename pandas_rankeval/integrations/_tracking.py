@@ -25,6 +25,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["Logged", "metric_dict", "key_part", "table_kind", "metric_values", "param_values", "check_per_group"]
@@ -119,7 +120,7 @@ def _row_parts(names: list[Hashable | None], values: tuple[Any, ...], kind: str,
 
 def _number(value: Any) -> float | None:
     """A cell as a float, or None for a cell that is not a number (text, missing)."""
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    if isinstance(value, (bool, np.bool_)):
         return float(value)
     try:
         out = float(value)

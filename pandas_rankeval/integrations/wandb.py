@@ -131,6 +131,7 @@ def log_report(
         if run is None:
             raise RuntimeError(f"{_FUNC} found no W&B run: call wandb.init() first, or pass run=.")
     table_key = f"{prefix}{kind}"
+    _check_run(run, metrics, params, (table_key, f"{prefix}per_group"))
     logs: dict[str, Any] = {table_key: wandb.Table(dataframe=flat_frame(table))}
     done = [f"table:{table_key}"]
     if pg is not None and not as_artifact:
@@ -154,3 +155,22 @@ def log_report(
             run.log_artifact(artifact)
         done.append(f"artifact:{name}")
     return Logged(run_id=str(run.id), metrics=metrics, params=params, artifacts=done)
+
+
+def _check_run(run: Any, metrics: dict[str, float], params: dict[str, str], tables: tuple[str, ...]) -> None:
+    """Refuse, before anything is logged, a config entry the run holds with another value
+    (W&B refuses to change one) and a metric key under a table's key (W&B nests the table's
+    fields there)."""
+    changed = {k: (run.config[k], v) for k, v in params.items() if k in run.config and str(run.config[k]) != v}
+    if changed:
+        shown = ", ".join(f"{k!r}: {old!r} -> {new!r}" for k, (old, new) in list(changed.items())[:5])
+        raise ValueError(
+            f"{_FUNC}: the run's config already holds {len(changed)} of these entries with other values "
+            f"({shown}). Log this table under another prefix=, or with config=False."
+        )
+    nested = sorted(k for k in metrics if any(k.startswith(t + "/") for t in tables))
+    if nested:
+        raise ValueError(
+            f"{_FUNC}: the metric keys {nested[:3]} fall under the key of a logged table "
+            f"({', '.join(map(repr, tables))}): rename the model or use a prefix=."
+        )
