@@ -225,8 +225,9 @@ def param_values(table: pd.DataFrame, prefix: str, skip: Iterable[str] = ("cover
     return out
 
 
-def check_per_group(per_group: Any, func: str) -> pd.DataFrame | None:
-    """``per_group``: None, or a pandas per-group table (``pandas_rankeval.per_group``)."""
+def check_per_group(per_group: Any, func: str) -> Any:
+    """``per_group``: None, or a pandas per-group table (``pandas_rankeval.per_group``),
+    returned as given (a ResultTable writes its footer into the Parquet file's metadata)."""
     if per_group is None or per_group is False:
         return None
     if per_group is True:

@@ -185,16 +185,11 @@ def _log(
             "Log this table under another prefix=, step= or artifact_path=."
         )
 
-    stamp = int(time.time() * 1000)
-    entries = [Metric(key, value, stamp, step or 0) for key, value in metrics.items()]
-    for start in range(0, len(entries), _METRICS_PER_BATCH):
-        client.log_batch(run_id, metrics=entries[start : start + _METRICS_PER_BATCH])
-    new = [Param(key, value) for key, value in params.items() if key not in run.data.params]
-    for start in range(0, len(new), _PARAMS_PER_BATCH):
-        client.log_batch(run_id, params=new[start : start + _PARAMS_PER_BATCH])
     with tempfile.TemporaryDirectory() as tmp:
+        # the files first: a file that cannot be written (no pyarrow for Parquet) logs nothing
         with open(os.path.join(tmp, names[0]), "w", encoding="utf-8") as fh:
-            fh.write(table.to_text(footer="full", width=0) + "\n")
+            result: Any = table  # a ResultTable (table_kind checked footer() and to_text())
+            fh.write(result.to_text(footer="full", width=0) + "\n")
         path = os.path.join(tmp, names[1])
         if table_format == "json":
             table.to_json(path)
@@ -202,6 +197,13 @@ def _log(
             table.to_csv(path)
         if pg is not None:
             pg.to_parquet(os.path.join(tmp, names[2]))
+        stamp = int(time.time() * 1000)
+        entries = [Metric(key, value, stamp, step or 0) for key, value in metrics.items()]
+        for start in range(0, len(entries), _METRICS_PER_BATCH):
+            client.log_batch(run_id, metrics=entries[start : start + _METRICS_PER_BATCH])
+        new = [Param(key, value) for key, value in params.items() if key not in run.data.params]
+        for start in range(0, len(new), _PARAMS_PER_BATCH):
+            client.log_batch(run_id, params=new[start : start + _PARAMS_PER_BATCH])
         client.log_artifacts(run_id, tmp, folder)
     return Logged(run_id=run_id, metrics=metrics, params=params, artifacts=[f"{folder}/{n}" for n in names])
 
@@ -340,7 +342,7 @@ def _evaluate(*, dataset: Any, run_id: str, evaluator_config: Any, model: Any = 
 
 
 @functools.cache
-def _evaluator_class() -> type:
+def _evaluator_class() -> Any:
     """The evaluator, a subclass of MLflow's ``ModelEvaluator``, built when first asked for
     (MLflow is imported then, not when this module is)."""
     from mlflow.models.evaluation.base import ModelEvaluator

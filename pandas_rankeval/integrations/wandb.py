@@ -137,6 +137,15 @@ def log_report(
     if pg is not None and not as_artifact:
         logs[f"{prefix}per_group"] = wandb.Table(dataframe=flat_frame(pg))
         done.append(f"table:{prefix}per_group")
+    artifact = None
+    if as_artifact and pg is not None:  # built first: a file that cannot be written logs nothing
+        name = key_part(f"{prefix}per_group".replace("/", "-"))
+        artifact = wandb.Artifact(name, type="per_group")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "per_group.parquet")
+            pg.to_parquet(path)
+            artifact.add_file(path, name="per_group.parquet")  # copied to W&B's staging folder
+        done.append(f"artifact:{name}")
     if params:
         run.config.update(params)
     if step is None:
@@ -144,16 +153,10 @@ def log_report(
         run.log(logs)
     else:
         run.log({**metrics, **logs}, step=step)
-    run.summary[f"{table_key}_footer"] = "\n".join(table.footer("full"))
-    if as_artifact and pg is not None:
-        name = key_part(f"{prefix}per_group".replace("/", "-"))
-        artifact = wandb.Artifact(name, type="per_group")
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "per_group.parquet")
-            pg.to_parquet(path)
-            artifact.add_file(path, name="per_group.parquet")
-            run.log_artifact(artifact)
-        done.append(f"artifact:{name}")
+    result: Any = table  # a ResultTable (table_kind checked footer() and to_text())
+    run.summary[f"{table_key}_footer"] = "\n".join(result.footer("full"))
+    if artifact is not None:
+        run.log_artifact(artifact)
     return Logged(run_id=str(run.id), metrics=metrics, params=params, artifacts=done)
 
 
