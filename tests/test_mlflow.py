@@ -347,3 +347,14 @@ def test_evaluator_config_errors(store, registered, df):
         with pytest.raises(ValueError, match="group column\\(s\\) \\['uid'\\]"):
             mlflow.models.evaluate(data=data, predictions="model_b", targets="click", model_type="ranker",
                                    evaluators="rankeval", evaluator_config={"group": "uid"})  # fmt: skip
+
+
+def test_keys_of_a_segmented_comparison(df):
+    cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["ndcg@5"],
+                      by=["device"], baseline="model_a", n_boot=100)  # fmt: skip
+    keys = metric_dict(cmp, prefix="t-")
+    for device in df["device"].unique():
+        row = cmp.loc[(device, "model_b", "ndcg@5")]
+        assert keys[f"t-device.{device}/model_b_vs_model_a/ndcg_at_5_diff"] == float(row["diff"])
+        assert keys[f"t-device.{device}/model_b_vs_model_a/ndcg_at_5_p_holm"] == float(row["p_holm"])
+    assert len(keys) == len(cmp) * 10

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -224,3 +226,23 @@ def test_model_named_like_the_table(offline, df):
     rep = pre.report(df.rename(columns={"model_a": "report"}), group="user_id", label="click", scores=["report"], metrics=["gauc"])
     with pytest.raises(ValueError, match="fall under the key of a logged table"):
         log_report(rep, run)
+
+
+def test_missing_extras_are_named(rep, monkeypatch):
+    from pandas_rankeval import mlflow as pre_mlflow
+
+    monkeypatch.setitem(sys.modules, "wandb", None)
+    monkeypatch.setitem(sys.modules, "mlflow", None)
+    with pytest.raises(ImportError, match=r"pip install 'pandas_rankeval\[wandb\]'"):
+        log_report(rep)
+    with pytest.raises(ImportError, match=r"pip install 'pandas_rankeval\[mlflow\]'"):
+        pre_mlflow.log_report(rep)
+
+
+def test_import_imports_no_tracker():
+    code = (
+        "import sys, pandas_rankeval, pandas_rankeval.mlflow, pandas_rankeval.wandb; "
+        "print(sorted(m for m in ('mlflow', 'wandb') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
