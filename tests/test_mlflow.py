@@ -358,3 +358,23 @@ def test_keys_of_a_segmented_comparison(df):
         assert keys[f"t-device.{device}/model_b_vs_model_a/ndcg_at_5_diff"] == float(row["diff"])
         assert keys[f"t-device.{device}/model_b_vs_model_a/ndcg_at_5_p_holm"] == float(row["p_holm"])
     assert len(keys) == len(cmp) * 10
+
+
+class _PositionModel(mlflow.pyfunc.PythonModel):
+    """A logged pyfunc model: the higher the position, the lower the score."""
+
+    def predict(self, context, model_input, params=None):  # noqa: ANN001, ANN201
+        return pd.DataFrame({"score": -model_input["position"].to_numpy(dtype=float)})
+
+
+def test_evaluate_a_logged_pyfunc_model(store, registered, df):
+    data = df[["user_id", "position", "click"]]
+    with mlflow.start_run():
+        # pip_requirements given: inferring them runs the model in a subprocess (seconds)
+        info = mlflow.pyfunc.log_model(name="ranker", python_model=_PositionModel(), pip_requirements=["pandas"])
+        result = mlflow.models.evaluate(info.model_uri, data=data, targets="click", model_type="ranker",
+                                        evaluators="rankeval", evaluator_config={"group": "user_id", "metrics": ["mrr", "ndcg@5"]})  # fmt: skip
+    oracle = pre.report(df.assign(score=-df["position"].astype(float)), group="user_id", label="click",
+                        scores=["score"], metrics=["mrr", "ndcg@5"])  # fmt: skip
+    assert result.metrics["mrr"] == float(oracle.loc["score", "mrr"])
+    assert result.metrics["ndcg_at_5"] == float(oracle.loc["score", "ndcg@5"])
