@@ -70,11 +70,28 @@ def _encode_one(s: pd.Series) -> tuple[np.ndarray, int, Callable[[np.ndarray], p
             return codes, span, decode_int
     codes, uniques = pd.factorize(s, sort=False, use_na_sentinel=True)
     codes = codes.astype(_code_dtype(len(uniques)), copy=False)
+    uniques = unsigned_zero(uniques)
 
     def decode(c: np.ndarray) -> pd.Index:
         return pd.Index(uniques.take(np.asarray(c)), name=name)
 
     return codes, max(len(uniques), 1), decode
+
+
+def unsigned_zero(values: Any) -> Any:
+    """Float key values with ``-0.0`` as ``0.0``: a key or segment equal to zero is named ``0.0``
+    on every engine, whichever of ``-0.0`` and ``0.0`` a partition met first (pandas' groupby
+    would name it by its first row; a partitioned engine has no first row).
+
+    Examples
+    --------
+    >>> unsigned_zero(pd.Index([-0.0, 1.5])).tolist(), unsigned_zero(pd.Index(["a"])).tolist()
+    ([0.0, 1.5], ['a'])
+    """
+    dtype = getattr(values, "dtype", None)
+    if dtype is not None and not isinstance(dtype, pd.CategoricalDtype) and dtype.kind == "f":
+        return values + 0.0
+    return values
 
 
 def encode_groups(df: pd.DataFrame, columns: Sequence[Hashable]) -> Groups:
@@ -112,7 +129,7 @@ def encode_groups(df: pd.DataFrame, columns: Sequence[Hashable]) -> Groups:
     codes = ngroup.to_numpy(dtype=np.int64)
     codes = codes.astype(_code_dtype(int(codes.max()) + 1), copy=False)
     first_rows = np.unique(codes, return_index=True)[1]
-    keys = pd.MultiIndex.from_frame(df.iloc[first_rows][list(columns)])
+    keys = pd.MultiIndex.from_frame(df.iloc[first_rows][list(columns)].apply(unsigned_zero))
     order = np.argsort(codes[first_rows])
     keys = keys[order]
     return Groups(codes, int(codes.max()) + 1, lambda c: keys[np.asarray(c)])

@@ -24,6 +24,7 @@ __all__ = [
     "check_columns",
     "closest_name",
     "call_user",
+    "duplicate_column_error",
     "check_option",
     "check_k",
     "check_min_count",
@@ -223,8 +224,22 @@ def call_user(fn: Callable[[Any], Any], arg: Any, param: str, func: str, given: 
         ) from exc
 
 
-def check_columns(df: pd.DataFrame, columns: Iterable[Hashable]) -> None:
-    """Raise :class:`ColumnNotFoundError` listing every missing column, with suggestions."""
+def duplicate_column_error(column: Hashable, count: int, fix: str | None = None, note: str = "") -> ValueError:
+    """The error of a column name that names ``count`` columns of a frame (pandas' message; ``fix``
+    replaces the pandas example, ``note`` says why the names count as one, if not obvious)."""
+    return ValueError(
+        f"Column {column!r} appears {count:,} times in the frame{note}, so it does not name one column. "
+        "Rename or drop the duplicates first, for example "
+        f"{fix or 'df.loc[:, ~df.columns.duplicated()]'}."
+    )
+
+
+def check_columns(df: pd.DataFrame, columns: Iterable[Hashable], duplicate_fix: Any = None) -> None:
+    """Raise :class:`ColumnNotFoundError` listing every missing column, with suggestions.
+
+    A column named more than once raises :func:`duplicate_column_error`; ``duplicate_fix(column)``,
+    if given, writes its example fix (a DuckDB relation is fixed in SQL, not with ``df.loc``).
+    """
     wanted = list(dict.fromkeys(columns))
     missing = [c for c in wanted if c not in df.columns]
     if not missing:
@@ -240,11 +255,7 @@ def check_columns(df: pd.DataFrame, columns: Iterable[Hashable]) -> None:
                     f"column with a tuple of every level, such as {example!r}, or flatten the columns "
                     "first (df.columns = ['_'.join(map(str, c)) for c in df.columns])."
                 )
-            raise ValueError(
-                f"Column {c!r} appears {count:,} times in the frame, so it does not name one column. "
-                "Rename or drop the duplicates first, for example "
-                "df.loc[:, ~df.columns.duplicated()]."
-            )
+            raise duplicate_column_error(c, count, duplicate_fix(c) if duplicate_fix is not None else None)
         return
     available = [str(c) for c in df.columns]
     hints = []

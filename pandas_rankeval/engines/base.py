@@ -132,18 +132,19 @@ def option_count(options: Mapping[str, Any], name: str, func: str, default: int 
 
 def internal_prefix(columns: Iterable[Hashable], stem: str = "__rk") -> str:
     """The prefix of an engine's own columns for one call: ``__rk_``, or ``__rk1_``, ``__rk2_``...,
-    the first that no column's name starts with, so that no user column can collide with them.
+    the first that no column's name starts with, in any case (DuckDB and Spark resolve names
+    case-insensitively: ``__RK_KEY`` is ``__rk_key`` there), so that no user column can collide with them.
 
     Examples
     --------
     >>> internal_prefix(["u", "y", "s"])
     '__rk_'
-    >>> internal_prefix(["__rk_key", "__rk1_n", "y"])
+    >>> internal_prefix(["__rk_key", "__RK1_N", "y"])
     '__rk2_'
     """
-    names = [str(c) for c in columns]
+    names = [str(c).lower() for c in columns]
     prefix, i = f"{stem}_", 0
-    while any(n.startswith(prefix) for n in names):
+    while any(n.startswith(prefix.lower()) for n in names):
         i += 1
         prefix = f"{stem}{i}_"
     return prefix

@@ -11,6 +11,7 @@ counts.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,7 @@ import pandas as pd
 from ..core.options import check_weight_name
 from ..core.prepare import label_levels
 from ..core.reductions import STATS_GIVEN, _as_weights, series_weights
-from ..core.validation import InputProblem, call_user, check_columns, numeric_values
+from ..core.validation import InputProblem, call_user, check_columns, duplicate_column_error, numeric_values
 from .plan import Plan
 
 __all__ = ["check_partitioned", "check_schema", "needs_group_stats", "weights_once"]
@@ -48,8 +49,10 @@ def check_schema(schema: pd.DataFrame, plan: Plan) -> None:
             "Name each score column once."
         )
     weight_column = check_weight_name(plan.options.weight, schema.columns, plan.func, plan.group or None)
-    check_columns(schema, plan.columns)
     source = schema.attrs.get("source")
+    check_columns(schema, plan.columns, duplicate_fix=_duckdb_duplicate_fix(schema) if source == "duckdb" else None)
+    if source == "duckdb":
+        _check_folded_names(schema, plan)
     # polars Decimal columns without fraction digits (DuckDB reads DECIMAL as DOUBLE, as pandas does)
     whole = schema.attrs.get("whole_decimals", ())
     temporal = schema.attrs.get("temporal", {})  # dates, times, durations: their integer, exact
@@ -75,6 +78,37 @@ def check_schema(schema: pd.DataFrame, plan: Plan) -> None:
             numeric_values(schema[c], c, "weight", fix=fix(c))
     if plan.group and plan.n_replicates and plan.resample == "poisson":
         _check_key_hashing(schema, plan.group)
+
+
+def _duckdb_duplicate_fix(schema: pd.DataFrame) -> Callable[[object], str]:
+    """The fix of a name that several columns of a DuckDB relation share, in DuckDB's SQL: every
+    column selected by its position, those after the first of a name renamed (``#4 AS "s_4"``;
+    DuckDB itself would rename them ``s_1``... in a subquery, and read ``s`` as the first)."""
+    names = [str(n) for n in schema.columns]
+    seen: set[str] = set()
+    items = []
+    for i, n in enumerate(names):
+        name = n if n.lower() not in seen else f"{n}_{i + 1}"
+        seen.add(n.lower())
+        items.append(f"#{i + 1} AS " + '"' + name.replace('"', '""') + '"')
+    sql = "rel.select('" + ", ".join(items).replace("'", "\\'") + "')"
+    return lambda c: sql
+
+
+def _check_folded_names(schema: pd.DataFrame, plan: Plan) -> None:
+    """DuckDB resolves a column name case-insensitively: a column of the call whose name differs
+    only in case from another column's does not name one column (DuckDB would read the first)."""
+    folded: dict[str, int] = {}
+    for n in schema.columns:
+        folded[str(n).lower()] = folded.get(str(n).lower(), 0) + 1
+    for c in dict.fromkeys(plan.columns):
+        count = folded.get(str(c).lower(), 0)
+        if count > 1:
+            same = [str(n) for n in schema.columns if str(n).lower() == str(c).lower()]
+            raise duplicate_column_error(
+                c, count, _duckdb_duplicate_fix(schema)(c),
+                note=f" as DuckDB reads names, case-insensitively ({', '.join(map(repr, same))})",
+            )
 
 
 def _check_key_hashing(schema: pd.DataFrame, group: list) -> None:

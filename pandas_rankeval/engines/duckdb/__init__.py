@@ -25,6 +25,7 @@ from collections.abc import Hashable, Iterator
 from typing import Any
 
 import pandas as pd
+import polars as pl
 
 from ...summary.driver import Scan, evaluate, per_group_parts
 from ...summary.plan import Plan
@@ -34,7 +35,7 @@ from ..polars.auc import join_placements, map_ranges, place_ranges
 from ..polars.auc import score_key as pl_score_key
 from ..polars.convert import schema_frame, to_pandas
 from .sql import _SRC as SRC
-from .sql import auc_pass, bucket_batches, keep_sql, q, query, scan
+from .sql import auc_pass, bucket_batches, keep_sql, polars_frame, q, query, scan
 
 __all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
 
@@ -48,53 +49,74 @@ ROWS_PER_BUCKET = 2_000_000
 ROWS_PER_QUERY = 25_000_000
 
 
+#: DuckDB types that polars cannot read (it panics: a ``BaseException``), alone or nested.
+_UNREADABLE = ("interval", "union")
+#: DuckDB types pandas reads as float64 (``rel.df()``).
+_AS_DOUBLE = ("decimal", "hugeint", "uhugeint")
+
+
+def _readable(kind: Any) -> bool:
+    """polars reads a column of this DuckDB type (no INTERVAL or UNION in it, at any depth)."""
+    if kind.id in _UNREADABLE:
+        return False
+    return all(_readable(v) for _, v in kind.children if hasattr(v, "id")) if kind.id in ("struct", "list", "array", "map") else True
+
+
+def _read_sql(ref: str, kind: Any) -> str:
+    """A column as pandas reads a relation (``rel.df()``): ``DECIMAL`` and ``HUGEINT`` as DOUBLE,
+    ``DATE`` as TIMESTAMP (pandas' ``datetime64[us]``); others unchanged."""
+    if kind.id in _AS_DOUBLE:
+        return f"CAST({ref} AS DOUBLE)"
+    if kind.id == "date":
+        return f"CAST({ref} AS TIMESTAMP)"
+    return ref
+
+
 def _polars_schema(rel: Any) -> Any:
-    return _as_pandas_reads(rel).limit(0).pl().schema
-
-
-def _as_pandas_reads(rel: Any) -> Any:
-    """DECIMAL and HUGEINT columns as DOUBLE, as pandas reads a relation (``rel.df()``); others unchanged."""
-    cols, changed = [], False
-    for name, kind in zip(rel.columns, rel.types):
-        q = '"' + str(name).replace('"', '""') + '"'
-        if str(kind).upper().startswith(("DECIMAL", "HUGEINT", "UHUGEINT")):
-            cols.append(f"CAST({q} AS DOUBLE) AS {q}")
-            changed = True
-        else:
-            cols.append(q)
-    return rel.project(", ".join(cols)) if changed else rel
+    """The relation's columns as pandas reads them, by position (``c0``, ``c1``...: a name may repeat),
+    as a polars schema; a column polars cannot read (INTERVAL, UNION) is ``Object`` (never read)."""
+    kinds = list(rel.types)
+    read = [i for i, k in enumerate(kinds) if _readable(k)]
+    found = rel.project(", ".join(f'{_read_sql(f"#{i + 1}", kinds[i])} AS "c{i}"' for i in read)).limit(0).pl().schema if read else {}
+    return {f"c{i}": found.get(f"c{i}", pl.Object) for i in range(len(kinds))}
 
 
 def schema(frame: Any) -> pd.DataFrame:
-    """An empty pandas frame with the relation's columns and the dtypes pandas gives them.
+    """An empty pandas frame with the relation's columns (by position: a name two columns share is
+    kept twice, for pandas' error) and the dtypes pandas gives them (no data read, and no column's
+    values: a column of a type polars cannot read is of object dtype here and never read unless a
+    call names it).
 
     Examples
     --------
     >>> import duckdb
-    >>> rel = duckdb.sql("select 'a' as u, 1 as y, 0.5::double as s, 2.5::decimal(4, 1) as d")
+    >>> rel = duckdb.sql("select 'a' as u, 1 as y, 0.5::double as s, 2.5::decimal(4, 1) as d, "
+    ...                  "DATE '2024-01-02' as day, INTERVAL 1 DAY as unused")
     >>> [str(t) for t in schema(rel).dtypes]
-    ['str', 'int32', 'float64', 'float64']
+    ['str', 'int32', 'float64', 'float64', 'datetime64[us]', 'object']
     """
-    return schema_frame(_polars_schema(frame), "duckdb")
+    out = schema_frame(_polars_schema(frame), "duckdb")
+    out.columns = [str(c) for c in frame.columns]
+    return out
 
 
 class DuckSource:
     """A relation's primitives for the partitioned driver (:class:`pandas_rankeval.summary.driver.Source`)."""
 
     def __init__(self, rel: Any, plan: Plan, rows_per_query: int = ROWS_PER_QUERY) -> None:
-        self.rel = _as_pandas_reads(rel)
         self.rows_per_query = rows_per_query
         self.n_kept = 0  # kept rows, from the scan: how many ordered queries read the buckets
-        self.schema = _polars_schema(self.rel)
-        self.prefix = internal_prefix(self.rel.columns)  # no column of the relation starts so
-        self.keep = keep_sql(plan, self.schema)
         self.cols = [str(c) for c in dict.fromkeys(plan.columns)]
+        self.prefix = internal_prefix(self.cols)  # no column of the call starts so, in any case
+        self.rel, self.exact = _project(rel, plan, self.cols, self.prefix)
+        self.schema = self.rel.project(", ".join(q(c) for c in self.cols)).limit(0).pl().schema
+        self.keep = keep_sql(plan, self.schema)
 
     def _where(self, keep: bool) -> str:
         return f" WHERE {self.keep}" if keep else ""
 
     def scan(self, plan: Plan) -> Scan:
-        found = scan(self.rel, plan, self.schema)
+        found = scan(self.rel, plan, self.schema, self.exact)
         self.n_kept = found.n_rows - found.n_dropped
         return found
 
@@ -103,7 +125,7 @@ class DuckSource:
         rn = f"{self.prefix}rn"
         sql = (f"SELECT {cols} FROM (SELECT {cols}, row_number() OVER () AS {rn} FROM {SRC}{self._where(keep)}) "
                f"GROUP BY ALL ORDER BY min({rn})")
-        return to_pandas(query(self.rel, sql).pl(), [str(c) for c in columns]).set_axis(columns, axis=1)
+        return to_pandas(polars_frame(query(self.rel, sql).to_arrow_table()), [str(c) for c in columns]).set_axis(columns, axis=1)
 
     def count_rows(self, keys: list[Hashable], keep: bool, count: str) -> pd.DataFrame:
         cols = ", ".join(q(k) for k in keys)
@@ -111,7 +133,8 @@ class DuckSource:
         return query(self.rel, sql).df()  # type: ignore[no-any-return]
 
     def free(self, name: str) -> str:
-        while name in self.rel.columns:
+        taken = {str(c).lower() for c in self.rel.columns}  # DuckDB resolves names case-insensitively
+        while name.lower() in taken:
             name += "_"
         return name
 
@@ -142,6 +165,28 @@ class DuckSource:
 
     def empty(self) -> pd.DataFrame:
         return schema_frame(self.schema)[self.cols]
+
+
+def _project(rel: Any, plan: Plan, cols: list[str], prefix: str) -> tuple[Any, dict[Hashable, str]]:
+    """The relation reduced to the call's columns (read by position, as pandas reads them: the
+    others, of whatever type, are never read), and the exact values of every key column pandas
+    reads as float64 (``DECIMAL``, ``HUGEINT``) under ``<prefix>x<i>``, for the scan's check that
+    no two keys merge. The schema checks have refused a name two columns share (in any case)."""
+    names, kinds = [str(c) for c in rel.columns], list(rel.types)
+    at = {c: names.index(c) for c in cols}
+    for c in cols:
+        if not _readable(kinds[at[c]]):
+            quoted = q(c)
+            raise TypeError(
+                f"Column {c!r} has DuckDB type {kinds[at[c]]}, which the DuckDB engine cannot read (it "
+                "reads a relation through Arrow and polars). Convert it first, for example "
+                f"rel.select('* REPLACE (CAST({quoted} AS VARCHAR) AS {quoted})')."
+            )
+    keys = [c for c in dict.fromkeys([*plan.group, *plan.by]) if kinds[at[str(c)]].id in _AS_DOUBLE]
+    exact = {c: f"{prefix}x{i}" for i, c in enumerate(keys)}
+    sel = [f"{_read_sql(f'#{at[c] + 1}', kinds[at[c]])} AS {q(c)}" for c in cols]
+    sel += [f"#{at[str(c)] + 1} AS {q(x)}" for c, x in exact.items()]
+    return rel.project(", ".join(sel)), exact
 
 
 def partitioned(frame: Any) -> bool:

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from ...core.options import WEIGHT_NAMES
 from ...summary.driver import Scan
@@ -31,7 +32,7 @@ from ...summary.ranges import RangeColumns
 from ..polars.convert import _base, is_float, is_numeric
 from ..polars.lazy import relevant_rule
 
-__all__ = ["auc_pass", "bucket_batches", "keep_sql", "q", "relevant_sql", "scan"]
+__all__ = ["auc_pass", "bucket_batches", "keep_sql", "polars_frame", "q", "relevant_sql", "scan"]
 
 _SRC = "__rk_src"
 #: The queries' own columns are ``<prefix>key``, ``<prefix>n``, ``<prefix>w`` and ``<prefix>bucket``,
@@ -40,6 +41,23 @@ _SRC = "__rk_src"
 PREFIX = "__rk_"
 #: Arrow rows fetched at a time.
 BATCH = 1_000_000
+
+
+def polars_frame(data: Any) -> pl.DataFrame:
+    """An Arrow record batch or table from DuckDB as a polars frame. An ENUM column (an Arrow
+    dictionary: DuckDB sends the whole enum) becomes a polars ``Enum`` of the enum's values in their
+    order, which pandas reads as ``rel.df()`` does (a Categorical of those categories, ordered), never
+    a Categorical whose categories are in the order polars first met them."""
+    t = pl.from_arrow(data)
+    assert isinstance(t, pl.DataFrame)
+    casts = []
+    for i, f in enumerate(data.schema):
+        if pa.types.is_dictionary(f.type):
+            col = data.column(i)
+            chunk = col if isinstance(col, pa.Array) else (col.chunks[0] if col.num_chunks else None)
+            if chunk is not None:
+                casts.append(pl.nth(i).cast(pl.Enum(chunk.dictionary.to_pylist())))
+    return t.with_columns(casts) if casts else t
 
 
 def q(name: Hashable) -> str:
@@ -79,8 +97,13 @@ def relevant_sql(plan: Any, schema: Any) -> str:
     return f"CAST({q(plan.label)} AS DOUBLE) {op} CAST('{bound!r}' AS DOUBLE)"
 
 
-def scan(rel: Any, plan: Any, schema: Any) -> Scan:
-    """One aggregate query: rows, missing values and refused values, whole-table counts."""
+def scan(rel: Any, plan: Any, schema: Any, exact: dict[Hashable, str] | None = None) -> Scan:
+    """One aggregate query: rows, missing values and refused values, whole-table counts.
+
+    ``exact`` maps a key column that pandas reads as float64 (``DECIMAL``, ``HUGEINT``) to the
+    relation's column holding its exact values: the keys that become equal as float64 are counted,
+    and refused (:func:`refuse_merged_keys`) before any other check.
+    """
     cols = list(dict.fromkeys(plan.columns))
     miss = [_missing(c, schema[str(c)]) for c in cols]
     any_miss = "(" + " OR ".join(miss) + ")"
@@ -135,7 +158,13 @@ def scan(rel: Any, plan: Any, schema: Any) -> Scan:
                     if empty else "NULL")
         aggs.append(f"count(DISTINCT {_key([*plan.group, *plan.by], schema)}) FILTER (WHERE {kept})"
                     if plan.by else "NULL")
+    exact_at = len(aggs)
+    for x in (exact or {}).values():  # distinct exact keys, and distinct keys as pandas reads them
+        aggs += [f"count(DISTINCT {q(x)}) FILTER (WHERE {kept})",
+                 f"count(DISTINCT CAST({q(x)} AS DOUBLE)) FILTER (WHERE {kept})"]
     row = query(rel, f"SELECT {', '.join(aggs)} FROM {_SRC}").fetchall()[0]
+    for i, c in enumerate(exact or {}):
+        refuse_merged_keys(c, plan, int(row[exact_at + 2 * i]), int(row[exact_at + 2 * i + 1]))
     missing = {c: int(row[2 + i]) for i, c in enumerate(cols) if row[2 + i]}
     problems = {kind: int(row[j]) for j, kind in kinds if row[j]}
     j = cal_at
@@ -157,6 +186,23 @@ def scan(rel: Any, plan: Any, schema: Any) -> Scan:
     return out
 
 
+def refuse_merged_keys(column: Hashable, plan: Any, n_exact: int, n_double: int) -> None:
+    """A key column whose distinct values are fewer as float64 than exact (``DECIMAL`` or
+    ``HUGEINT`` ids above 2**53, which pandas reads as float64: ``rel.df()``) would merge groups
+    or segments: refused with the count, and a cast that keeps them apart."""
+    if n_exact == n_double:
+        return
+    role = "group key" if column in plan.group else "segment (by)"
+    merged = n_exact - n_double
+    quoted = q(column)
+    raise ValueError(
+        f"Column {column!r} ({role}) has {n_exact:,} distinct values, but {n_double:,} as float64 (as "
+        f"pandas reads a DECIMAL or HUGEINT column: values above 2**53 are rounded), so {merged:,} "
+        f"{'key would merge with another' if merged == 1 else 'keys would merge with others'}. Cast it to an exact type first, for example "
+        f"rel.select('* REPLACE (CAST({quoted} AS VARCHAR) AS {quoted})')."
+    )
+
+
 def score_key(column: Hashable, dtype: Any) -> str:
     """The score as the order key pandas ranks: floats and decimals (HUGEINT too: pandas reads them
     as float64) as DOUBLE with -0.0 as 0.0; integers exact; booleans as 0/1."""
@@ -174,8 +220,7 @@ def _chunks(reader: Any, keys: list[str]) -> Iterator[pl.DataFrame]:
     (a run of equal keys never straddles two frames)."""
     held: pl.DataFrame | None = None
     for batch in reader:
-        t = pl.from_arrow(batch)
-        assert isinstance(t, pl.DataFrame)
+        t = polars_frame(batch)
         if held is not None:
             t = pl.concat([held, t], how="vertical_relaxed")
         last = t.tail(1).select(keys)
@@ -256,8 +301,7 @@ def bucket_batches(rel: Any, plan: Any, schema: Any, n_buckets: int, *, keep: st
     where = f" WHERE {keep}" if keep else ""
     sel = ", ".join(f"{column_sql(c, plan, schema)} AS {q(c)}" for c in cols)
     if n_buckets <= 1:
-        t = pl.from_arrow(query(rel, f"SELECT {sel} FROM {_SRC}{where}").to_arrow_table())
-        assert isinstance(t, pl.DataFrame)
+        t = polars_frame(query(rel, f"SELECT {sel} FROM {_SRC}{where}").to_arrow_table())
         if t.height:
             yield t
         return
