@@ -829,3 +829,29 @@ def test_exp2_overflow_names_the_whole_tables_largest_label(engine, engine_frame
     # no relevant label that large (threshold above every label): no error, pandas' number
     kw = dict(group="g", label="y", score="a", threshold=5001, empty="skip")
     assert_same(call(engine, "ndcg", engine_frame(df), **kw), pre.ndcg(df, **kw))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_zero_key_or_segment_is_named_0_0_on_every_engine(engine, engine_frame):
+    """Issue 41, item 17: keys or segments ``-0.0`` and ``0.0`` (one value: one group) were named by
+    whichever row a bucket met first (LazyFrame, DuckDB, Dask, Spark), and pandas by its first row.
+    One rule on every engine: a zero key or segment is named ``0.0``, never ``-0.0``."""
+    rng = np.random.default_rng(41)
+    n = 120
+    g = rng.integers(0, 6, n).astype(np.float64)
+    g[g == 0] = np.where(rng.random(int((g == 0).sum())) < 0.8, -0.0, 0.0)  # mostly -0.0, some 0.0
+    g[0] = -0.0  # the first row holds -0.0: pandas named the group -0.0 before
+    seg = np.where(np.abs(g) < 3, 0.0, 1.0)  # constant within each group
+    seg[(seg == 0) & (rng.random(n) < 0.8)] = -0.0  # -0.0 and 0.0: one segment
+    seg[0] = -0.0
+    df = pd.DataFrame({"g": g, "seg": seg, "y": rng.integers(0, 2, n), "s": np.round(rng.random(n) * 4) / 4})
+    assert np.signbit(df["g"].iloc[0]) and np.signbit(df["seg"].iloc[0])
+    assert ((df["g"] == 0) & ~np.signbit(df["g"])).any() and ((df["seg"] == 0) & ~np.signbit(df["seg"])).any()
+    frame = engine_frame(df)
+    table = as_pandas(call(engine, "per_group", frame, group="g", label="y", score="s", metrics=["auc"]), "g")
+    zeros = table.index.to_numpy(np.float64)
+    assert (zeros == 0).sum() == 1 and not np.signbit(zeros[zeros == 0]).any(), table.index
+    out = call(engine, "report", frame, group="g", label="y", scores="s", metrics=["gauc"], by="seg")
+    segs = out.index.get_level_values("seg").to_numpy(np.float64)
+    assert sorted(segs.tolist()) == [0.0, 1.0] and not np.signbit(segs).any(), out.index
+    assert_same(out, pre.report(df, group="g", label="y", scores="s", metrics=["gauc"], by="seg"))

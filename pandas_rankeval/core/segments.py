@@ -56,8 +56,8 @@ def mixed_by_of_pairs(pairs: pd.DataFrame, by: Sequence[Hashable], group: Sequen
     >>> print(mixed_by_of_pairs(pairs, ["d"], ["u"], "report"))  # doctest: +ELLIPSIS
     The 'by' column 'd' of report must be constant within each group: 2 of 3 groups have more than one value, for example the group u=1 has 'a' and 'b'. ...
     """
-    # every value as pandas shows it: as its first row holds it (-0.0 or 0.0), in each column
-    pairs = pairs.apply(lambda c: c.groupby(c, sort=False, dropna=False).transform("first") if c.dtype.kind == "f" else c)
+    # every value as every engine names it (a zero as 0.0, never -0.0: prepare.unsigned_zero)
+    pairs = pairs.apply(lambda c: c + 0.0 if c.dtype.kind == "f" else c)
     pairs = pairs.drop_duplicates()
     gcols = list(group)
     by_key: Any = gcols if len(gcols) > 1 else gcols[0]

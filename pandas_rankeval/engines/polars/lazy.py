@@ -248,8 +248,8 @@ class LazySource:
         return scan(self.lf, plan, self.names)
 
     def distinct_rows(self, columns: list[Hashable], keep: bool) -> pd.DataFrame:
-        # the values as the rows hold them, first seen first (pandas shows a key or a segment as
-        # its first row has it: -0.0 or 0.0)
+        # the values as the rows hold them, first seen first (a zero float key is named 0.0 later,
+        # by core.segments.mixed_by_of_pairs, as on every engine)
         out = self._data(keep).select([self.names.col(c) for c in columns]).unique(maintain_order=True).collect()
         return self.names.to_pandas(out, cols=columns)  # type: ignore[no-any-return]
 
