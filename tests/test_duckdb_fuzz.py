@@ -34,8 +34,10 @@ from hypothesis import strategies as st
 import pandas_rankeval as pre
 
 try:
+    from _profiles import CI, current
     from _profiles import examples as profile_examples
 except ImportError:  # tests/ imported as a package
+    from tests._profiles import CI, current
     from tests._profiles import examples as profile_examples
 
 duckdb = pytest.importorskip("duckdb")
@@ -52,13 +54,12 @@ def q(name: str) -> str:
 
 
 @st.composite
-def cases(draw):
+def cases(draw, key: str, force: dict):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     n_groups = draw(st.integers(1, 8))
     sizes = rng.integers(1, 8, n_groups)
     code = np.repeat(np.arange(n_groups), sizes)
     n = code.shape[0]
-    key = draw(st.sampled_from(KEYS))
     cats = [f"k{j}-fuzz41" for j in rng.permutation(n_groups)]  # neither lexical nor first-seen order
     if key == "int":
         g = pd.Series(code * 7 - 3, dtype="int64")
@@ -82,7 +83,7 @@ def cases(draw):
         if draw(st.booleans()) else rng.integers(0, 3, n),
         names["seg"]: np.where(code % 3 == 0, -0.0, np.where(code % 3 == 1, 0.0, 1.0)),  # constant per group
     }).sample(frac=1.0, random_state=int(rng.integers(2**31))).reset_index(drop=True)
-    tb = draw(st.sampled_from([None, "tb", "g"] if key == "category" else [None, "tb"]))
+    tb = force.get("tiebreak", draw(st.sampled_from([None, "tb", "g"] if key == "category" else [None, "tb"])))
     kw = dict(group=names["g"], label=names["y"], scores=names["s"], tiebreak=None if tb is None else names[tb],
               metrics=draw(st.sampled_from([["auc", "gauc", "mrr"], ["gauc", "ndcg@3"], ["auc", "map"]])),
               by=names["seg"] if draw(st.booleans()) else None)
@@ -90,10 +91,10 @@ def cases(draw):
         kw.update(metrics=["gauc"], sample_weight=names["w"])
     elif draw(st.booleans()):
         kw["weight"] = names["w"]
-    if draw(st.booleans()):
+    if force.get("ci", draw(st.booleans())):
         kw.update(ci=0.9, n_boot=10, seed=int(rng.integers(100)))
     wide = draw(st.sampled_from(["HUGEINT", "DECIMAL(38, 0)"])) if key == "wide" else None
-    dup = draw(st.sampled_from([None, None, None, "same", "case"]))
+    dup = force.get("dup", draw(st.sampled_from([None, None, None, "same", "case"])))
     return df, kw, names, wide, dup, int(draw(st.integers(1, 4)))
 
 
@@ -149,21 +150,34 @@ def check(df: pd.DataFrame, kw: dict, names: dict, wide: str | None, dup: str | 
                 return
             same(pre.report(rel, engine_options=options, **kw), want)
             pg = {k: v for k, v in kw.items() if k in ("group", "label", "tiebreak", "sample_weight", "weight")}
-            pg.update(score=kw["scores"], metrics=["auc", "mrr"])
+            metrics = ["auc"] if "sample_weight" in pg else ["auc", "mrr"]  # sample weights: auc only
+            pg.update(score=kw["scores"], metrics=metrics)
             got_pg = pre.per_group(rel, engine_options=options, **pg).set_index(g).sort_index()
             want_pg = pd.DataFrame(pre.per_group(want_df, **pg)).sort_index()
             # (an ENUM key comes back as rel.df() reads it: a Categorical of the same categories, ordered)
             assert got_pg.index.tolist() == want_pg.index.tolist()
             zero = got_pg.index.to_numpy()[got_pg.index.to_numpy() == 0] if got_pg.index.dtype.kind == "f" else []
             assert not np.signbit(np.asarray(zero, dtype=np.float64)).any()  # a zero key is named 0.0
-            for c in ["n", "positives", "auc", "mrr"]:
+            for c in ["n", "positives", *metrics]:
                 a, b = got_pg[c].to_numpy(np.float64), want_pg[c].to_numpy(np.float64)
                 assert all((math.isnan(x) and math.isnan(y)) or abs(x - y) <= ATOL for x, y in zip(a, b)), c
     finally:
         con.close()
 
 
-@settings(max_examples=profile_examples(12))  # the profile decides the randomness
-@given(cases())
-def test_duckdb_agrees_with_pandas(case):
-    check(*case)
+#: Per key kind, what every example of the default run has (the rest is drawn), so that a run of a
+#: few seconds meets each feature; the explore profile draws those too.
+FORCED = {"int": {"dup": "case"}, "zero": {"ci": True, "dup": None}, "str": {"dup": "same"},
+          "category": {"tiebreak": "g", "ci": True, "dup": None}, "wide": {"dup": None}}
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_duckdb_agrees_with_pandas(key):
+    force = FORCED[key] if current() == CI else {}
+
+    @settings(max_examples=profile_examples(4))  # the profile decides the randomness
+    @given(cases(key, force))
+    def run(case):
+        check(*case)
+
+    run()
