@@ -78,25 +78,31 @@ def _polars_schema(rel: Any) -> Any:
     kinds = list(rel.types)
     read = [i for i, k in enumerate(kinds) if _readable(k)]
     found = rel.project(", ".join(f'{_read_sql(f"#{i + 1}", kinds[i])} AS "c{i}"' for i in read)).limit(0).pl().schema if read else {}
-    return {f"c{i}": found.get(f"c{i}", pl.Object) for i in range(len(kinds))}
+    # an INTERVAL as pandas reads it (rel.df(): timedelta64[us]), though never read through polars
+    unread = {"interval": pl.Duration("us")}
+    return {f"c{i}": found.get(f"c{i}", unread.get(kinds[i].id, pl.Object)) for i in range(len(kinds))}
 
 
 def schema(frame: Any) -> pd.DataFrame:
     """An empty pandas frame with the relation's columns (by position: a name two columns share is
-    kept twice, for pandas' error) and the dtypes pandas gives them (no data read, and no column's
-    values: a column of a type polars cannot read is of object dtype here and never read unless a
-    call names it).
+    kept twice, for pandas' error) and the dtypes pandas gives them (``rel.df()``; no data read).
+    A column of a type polars cannot read (INTERVAL, UNION) is typed here without polars, and
+    never read unless a call names it.
 
     Examples
     --------
     >>> import duckdb
     >>> rel = duckdb.sql("select 'a' as u, 1 as y, 0.5::double as s, 2.5::decimal(4, 1) as d, "
-    ...                  "DATE '2024-01-02' as day, INTERVAL 1 DAY as unused")
+    ...                  "DATE '2024-01-02' as day, INTERVAL 1 DAY as gap")
     >>> [str(t) for t in schema(rel).dtypes]
-    ['str', 'int32', 'float64', 'float64', 'datetime64[us]', 'object']
+    ['str', 'int32', 'float64', 'float64', 'datetime64[us]', 'timedelta64[us]']
     """
     out = schema_frame(_polars_schema(frame), "duckdb")
-    out.columns = [str(c) for c in frame.columns]
+    names = [str(c) for c in frame.columns]
+    out.columns = names
+    at = {f"c{i}": n for i, n in enumerate(names)}  # the attrs of the checks under the relation's names
+    out.attrs["whole_decimals"] = [at[c] for c in out.attrs.get("whole_decimals", ())]
+    out.attrs["temporal"] = {at[c]: unit for c, unit in out.attrs.get("temporal", {}).items()}
     return out
 
 
