@@ -8,8 +8,7 @@ relation from it (``con.from_df``: a Categorical becomes an ENUM; wide keys are 
   categories are in neither lexical nor first-seen order, and integers above 2**53 as HUGEINT or
   DECIMAL (pandas reads those as float64: when two of them become one float64, DuckDB refuses with
   the count of the keys that would merge, computed here from the values);
-- a per-row ``sample_weight`` (with the per-group and list metrics; global AUC with sample weights
-  on partitioned engines is issue 41, item 1), a weight column, ``by`` segments, a tie-break column
+- a per-row ``sample_weight`` (with global AUC and GAUC), a weight column, ``by`` segments, a tie-break column
   (an integer, an ENUM, or the ENUM group key itself);
 - column names drawn from the engines' own names in other cases (``__RK_KEY``, ``__Rk_N``...), and
   a column added under a name one of the call's columns already has, in the same or another case
@@ -87,8 +86,8 @@ def cases(draw, key: str, force: dict):
     kw = dict(group=names["g"], label=names["y"], scores=names["s"], tiebreak=None if tb is None else names[tb],
               metrics=draw(st.sampled_from([["auc", "gauc", "mrr"], ["gauc", "ndcg@3"], ["auc", "map"]])),
               by=names["seg"] if draw(st.booleans()) else None)
-    if draw(st.booleans()):  # sample weights apply to gauc and global auc (the latter: item 1)
-        kw.update(metrics=["gauc"], sample_weight=names["w"])
+    if force.get("sample_weight", draw(st.booleans())):  # sample weights apply to global auc and gauc
+        kw.update(metrics=draw(st.sampled_from([["auc", "gauc"], ["gauc"]])), sample_weight=names["w"])
     elif draw(st.booleans()):
         kw["weight"] = names["w"]
     if force.get("ci", draw(st.booleans())):
@@ -167,7 +166,7 @@ def check(df: pd.DataFrame, kw: dict, names: dict, wide: str | None, dup: str | 
 
 #: Per key kind, what every example of the default run has (the rest is drawn), so that a run of a
 #: few seconds meets each feature; the explore profile draws those too.
-FORCED = {"int": {"dup": "case"}, "zero": {"ci": True, "dup": None}, "str": {"dup": "same"},
+FORCED = {"int": {"dup": "case"}, "zero": {"ci": True, "dup": None, "sample_weight": True}, "str": {"dup": "same"},
           "category": {"tiebreak": "g", "ci": True, "dup": None}, "wide": {"dup": None}}
 
 
