@@ -300,3 +300,18 @@ def test_snips_and_clip_as_documented():
     # clip=1: every click weighs 1, the naive click DCG
     naive = float(pre.ips_dcg(df, **{**kw, "propensity": lambda p: np.ones(len(p))}))
     assert values[-1] == pytest.approx(naive, abs=1e-12)
+
+
+def test_snips_is_a_bool_only():
+    # issue 41 item 13: snips="no" used to turn SNIPS on (any truthy object was taken)
+    df = _frame(8)
+    for bad in ("no", "False", 1, 0, None, [True]):
+        with pytest.raises(ValueError, match=r"The 'snips' parameter of ips_dcg must be a bool .* Got "):
+            pre.ips_dcg(df, **KW, snips=bad)
+        with pytest.raises(ValueError, match=r"The 'snips' parameter of report must be a bool"):
+            pre.report(df, group="g", label="click", scores="s", metrics=["ips_dcg@3"], position="pos",
+                       propensity=PROP, snips=bad)
+    # numpy's bool is a bool; the two values differ (a real check, not a no-op)
+    on, off = (float(pre.ips_dcg(df, **KW, snips=v)) for v in (np.True_, np.False_))
+    assert on == float(pre.ips_dcg(df, **KW, snips=True)) and off == float(pre.ips_dcg(df, **KW, snips=False))
+    assert on != off

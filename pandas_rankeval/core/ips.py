@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PropensityLookup",
     "check_clip",
+    "check_snips",
     "check_ips_options",
     "check_propensity",
     "ips_dcg_values",
@@ -130,6 +131,16 @@ def check_clip(value: Any, param: str, func: str) -> float:
             f"used; 0: no clipping). Got {value!r} instead."
         )
     return float(value)
+
+
+def check_snips(value: Any, param: str, func: str) -> bool:
+    """True or False only: any other object (``"no"``, ``None``, 0) is a mistake, not a truth value."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(
+            f"The '{param}' parameter of {func} must be a bool (True: divide by the IPS weight of the "
+            f"clicks; False: by the number of groups). Got {value!r} instead."
+        )
+    return bool(value)
 
 
 def check_ips_options(opts: Options, ips: bool, func: str) -> None:

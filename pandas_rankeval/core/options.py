@@ -165,7 +165,7 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
          "of the array of positions.", "when_set"),
     _opt("clip", 0.01, lambda v, p, f: _ips().check_clip(v, p, f), "IPS metrics weigh a click 1 / "
          "max(propensity, clip).", "always"),
-    _opt("snips", False, _check_flag, "Self-normalized IPS: divide by the IPS weight of the clicks instead "
+    _opt("snips", False, lambda v, p, f: _ips().check_snips(v, p, f), "Self-normalized IPS: divide by the IPS weight of the clicks instead "
          "of the number of groups.", "always"),
 )}
 
