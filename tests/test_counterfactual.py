@@ -348,3 +348,27 @@ def test_make_click_log_truth() -> None:
     assert set(log["position"]) == {1, 2, 3, 4, 5} and log.groupby("session").size().eq(5).all()
     with pytest.raises(ValueError, match="'examination' parameter"):
         make_click_log(10, examination=np.array([1.0, 2.0, 0.5, 0.5, 0.5]))
+
+
+def test_group_of_two_columns_resamples_their_keys_as_report_does() -> None:
+    # issue 41 item 12: group=[two columns] with n_boot > 0 raised "group keys of type tuple cannot
+    # be hashed stably". Oracle: each replicate is the EM of the log with every row repeated by its
+    # group's Poisson draw, the draws hashed from the two key columns as report(group=[...], ci=)
+    # hashes them (key_hash of the columns); the interval is the replicates' percentiles.
+    from pandas_rankeval.inference.bootstrap import percentile_interval
+    from pandas_rankeval.inference.hashing import key_hash, poisson_weights, seed_to_int
+
+    log = make_click_log(200, n_queries=6, n_docs=5, depth=3, seed=8)
+    log = log.assign(day=(log["session"] // 20).astype(np.int8), user=(log["session"] % 20).map("u{}".format))
+    kw = dict(group=["day", "user"], position="position", label="click", item=ITEM, tol=1e-11, max_iter=20000)
+    n_boot, seed = 20, 5
+    t = pre.propensities(log, **kw, n_boot=n_boot, ci=0.9, seed=seed)
+    w = poisson_weights(key_hash(log[["day", "user"]]), seed_to_int(seed, "test"), n_boot).astype(int)
+    reps = np.array([pre.propensities(log.loc[log.index.repeat(w[:, r])], **kw, n_boot=0)["propensity"].to_numpy()
+                     for r in range(n_boot)])
+    low, high = percentile_interval(reps, 0.9)
+    np.testing.assert_allclose(t["propensity_low"], low, rtol=1e-6)
+    np.testing.assert_allclose(t["propensity_high"], high, rtol=1e-6)
+    # the same groups in one column of other keys resample other draws: the hash is of the keys
+    one = pre.propensities(log, **{**kw, "group": "session"}, n_boot=n_boot, ci=0.9, seed=seed)
+    assert not np.allclose(one["propensity_low"], t["propensity_low"])

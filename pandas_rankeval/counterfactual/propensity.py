@@ -46,7 +46,10 @@ def _factorize(df: pd.DataFrame, cols: list[Hashable]) -> tuple[np.ndarray, pd.I
         codes, uniques = pd.factorize(values, sort=True)
     except TypeError:  # keys of mixed types that do not sort
         codes, uniques = pd.factorize(values, sort=False)
-    return np.asarray(codes, dtype=np.int64), pd.Index(uniques)
+    # several columns: a MultiIndex (its levels keep their dtypes, so that key_hash folds them as report
+    # folds its key columns), not an Index of tuples, which has no stable hash
+    keys = uniques if isinstance(uniques, pd.MultiIndex) else pd.Index(uniques)
+    return np.asarray(codes, dtype=np.int64), keys
 
 
 def _check_int(value: Any, param: str, low: int) -> int:
