@@ -96,30 +96,65 @@ def test_relevance_model_option() -> None:
 # oracles
 
 
-def _pbm_mle(log: pd.DataFrame) -> np.ndarray:
-    """The position-based model's maximum likelihood by a general optimizer (scipy), log-odds
-    parametrization, position 1 fixed at examination 1 (the scale is not identified)."""
+def _pbm_mle(item: np.ndarray, position: np.ndarray, click: np.ndarray) -> np.ndarray:
+    """The position-based model's maximum likelihood by a general optimizer (scipy's L-BFGS-B on
+    the clicks' log-likelihood, with its gradient), a code path apart from the EM: every
+    examination p_k and relevance r_i in (0, 1) through a logit, none fixed (the model is
+    identified up to the scale of p, so p_k / p_1 is returned, free to exceed 1)."""
     from scipy.optimize import minimize
 
-    items, icode = np.unique(log["query"].to_numpy() * 1000 + log["doc"].to_numpy(), return_inverse=True)
-    k = log["position"].to_numpy() - 1
-    y = log["click"].to_numpy().astype(float)
-    n_pos = k.max() + 1
+    cell, inv = np.unique(np.c_[item, position], axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    n = np.bincount(inv).astype(float)
+    c = np.bincount(inv, weights=click.astype(float))
+    ci_, cp = np.unique(cell[:, 0], return_inverse=True)[1].reshape(-1), np.unique(cell[:, 1], return_inverse=True)[1].reshape(-1)
+    n_pos, n_items = cp.max() + 1, ci_.max() + 1
 
-    def nll(v: np.ndarray) -> float:
-        theta = np.r_[1.0, 1 / (1 + np.exp(-v[: n_pos - 1]))]
-        gamma = 1 / (1 + np.exp(-v[n_pos - 1:]))
-        q = np.clip(theta[k] * gamma[icode], 1e-12, 1 - 1e-12)
-        return float(-(y * np.log(q) + (1 - y) * np.log1p(-q)).sum())
+    def nll(v: np.ndarray) -> tuple[float, np.ndarray]:
+        p, r = 1 / (1 + np.exp(-v[:n_pos])), 1 / (1 + np.exp(-v[n_pos:]))
+        q = p[cp] * r[ci_]
+        d = -(c / q - (n - c) / (1 - q))  # d nll / d q per cell
+        gp = np.bincount(cp, weights=d * r[ci_], minlength=n_pos) * p * (1 - p)
+        gr = np.bincount(ci_, weights=d * p[cp], minlength=n_items) * r * (1 - r)
+        return float(-(c * np.log(q) + (n - c) * np.log1p(-q)).sum()), np.r_[gp, gr]
 
-    res = minimize(nll, np.zeros(n_pos - 1 + len(items)), method="L-BFGS-B", options={"maxiter": 20000, "ftol": 1e-15, "gtol": 1e-10})
-    return np.r_[1.0, 1 / (1 + np.exp(-res.x[: n_pos - 1]))]
+    res = minimize(nll, np.zeros(n_pos + n_items), jac=True, method="L-BFGS-B",
+                   options={"maxiter": 50000, "ftol": 1e-16, "gtol": 1e-9})
+    p = 1 / (1 + np.exp(-res.x[:n_pos]))
+    return p / p[0]
+
+
+def _uniform_log(truth: tuple[float, ...], n: int, n_items: int, seed: int) -> pd.DataFrame:
+    """Uniform-random logging: every impression puts a random item at a random position; the
+    examination is ``truth`` relative to position 1 (scaled so that its largest is 0.8)."""
+    rng = np.random.default_rng(seed)
+    exam = 0.8 * np.asarray(truth) / max(truth)
+    item = rng.integers(0, n_items, n)
+    pos = rng.integers(1, len(truth) + 1, n)
+    rel = rng.uniform(0.1, 0.9, n_items)
+    click = (rng.random(n) < exam[pos - 1] * rel[item]).astype(int)
+    return pd.DataFrame({"session": np.arange(n) // len(truth), "item": item, "position": pos, "click": click})
+
+
+@pytest.mark.parametrize("truth", [(1.0, 2.0, 1.4), (1.0, 0.95, 0.8), (1.0, 0.6, 0.35, 0.25)])
+def test_em_equals_the_uncapped_likelihood_maximum(truth: tuple[float, ...]) -> None:
+    # issue 41 item 3: EM started at p_1 = 1 (a fixed point) and capped p_k / p_1 at 1: on (1, 2, 1.4)
+    # it returned [1, 1, 1] with a zero-width interval. Curves: not monotone, nearly flat, decreasing.
+    log = _uniform_log(truth, 30000, 60, seed=len(truth) + int(10 * truth[1]))
+    t = pre.propensities(log, group="session", position="position", label="click", item="item", n_boot=20,
+                         ci=0.9, tol=1e-10, max_iter=20000)
+    mle = _pbm_mle(log["item"].to_numpy(), log["position"].to_numpy(), log["click"].to_numpy())
+    np.testing.assert_allclose(t["propensity"], mle, rtol=1e-3)
+    np.testing.assert_allclose(t["propensity"], truth, rtol=0.08)  # and both near the truth
+    assert (t["propensity_high"] - t["propensity_low"]).iloc[1:].min() > 0.01  # a real interval
+    assert t.attrs["converged"]
 
 
 def test_em_equals_the_likelihood_maximum() -> None:
     log = make_click_log(600, n_queries=8, n_docs=6, depth=4, seed=11)
     t = pre.propensities(log, **KW, item=ITEM, n_boot=0, tol=1e-12, max_iter=5000)
-    np.testing.assert_allclose(t["propensity"], _pbm_mle(log), atol=2e-4)
+    mle = _pbm_mle((log["query"] * 1000 + log["doc"]).to_numpy(), log["position"].to_numpy(), log["click"].to_numpy())
+    np.testing.assert_allclose(t["propensity"], mle, rtol=1e-3)
 
 
 def test_harvest_two_positions_is_the_ratio_of_summed_click_rates() -> None:
@@ -372,3 +407,22 @@ def test_group_of_two_columns_resamples_their_keys_as_report_does() -> None:
     # the same groups in one column of other keys resample other draws: the hash is of the keys
     one = pre.propensities(log, **{**kw, "group": "session"}, n_boot=n_boot, ci=0.9, seed=seed)
     assert not np.allclose(one["propensity_low"], t["propensity_low"])
+
+
+def test_convergence_warning_says_whether_point_or_replicates() -> None:
+    # issue 41 item 15: the warning said "the EM did not converge" when only bootstrap replicates
+    # had not (the point estimate had): it now says which, and how many replicates of how many
+    log = make_click_log(300, n_queries=15, seed=2)
+    kw = dict(**KW, item=ITEM, n_boot=40)
+    need = pre.propensities(log, **{**kw, "n_boot": 0}).attrs["n_iter"]  # iterations of the point estimate
+    with pytest.warns(pre.counterfactual.PropensityWarning) as rec:
+        t = pre.propensities(log, **kw, max_iter=need + 4)
+    (msg,) = [str(w.message) for w in rec]
+    m = __import__("re").fullmatch(r"propensities: the point estimate converged, but the EM of (\d+) of 40 bootstrap "
+                                   r"replicates did not converge in max_iter=\d+ iterations .*raise max_iter\.", msg)
+    assert m and 0 < int(m.group(1)) < 40 and int(m.group(1)) == t.attrs["replicates_not_converged"], msg
+    assert t.attrs["converged"] and f"{40 - int(m.group(1))} of 40 bootstrap replicates converged" in t.to_text(footer="full")
+    with pytest.warns(pre.counterfactual.PropensityWarning, match=r"the EM of the point estimate did not converge in "
+                      r"max_iter=3 iterations \(tol=1e-06\); so did 40 of 40 bootstrap replicates"):
+        t = pre.propensities(log, **kw, max_iter=3)
+    assert not t.attrs["converged"]

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["em_items", "em_features", "harvest", "components", "reduce_sorted"]
+__all__ = ["em_items", "em_features", "harvest", "components", "reduce_sorted", "start_theta"]
 
 #: Probabilities are kept in [EPS, 1 - EPS] inside the E-step (0 and 1 make it 0 / 0).
 EPS = 1e-9
@@ -42,15 +42,36 @@ def components(n_nodes: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return label
 
 
+def start_theta(ctr: np.ndarray) -> np.ndarray:
+    """The EM's first examination probabilities: half the click rate relative to the highest one
+    (per replicate column), inside (0, 1).
+
+    The position-based model is identified up to a scale (p_k c, r_i / c), so EM reports
+    p_k / p_1. A start with p_1 = 1 would be a fixed point (an unclicked impression at a position
+    examined with certainty is examined: the update keeps p_1 = 1), and as every p_k <= 1 no other
+    position could then exceed position 1: grids and carousels, where a lower slot is seen more,
+    need p_k / p_1 > 1. Starting every p_k strictly below 1 leaves every ratio reachable."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = ctr / np.max(ctr, axis=0, keepdims=True)
+    return np.clip(np.where(np.isfinite(rel), 0.5 * rel, 0.5), 0.005, 0.5)
+
+
 def _normalized(theta: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return theta / theta[:1]
 
 
+def _identified(theta: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+    """What the clicks identify, stacked: p_k / p_1 and r_i p_1 (the scale of p cancels). EM stops
+    when none of them moves by ``tol``: the ratios alone can stall for a few iterations while the
+    relevances still move (a start far from the likelihood's scale), and stop EM early."""
+    return np.concatenate([_normalized(theta), gamma * theta[:1]])
+
+
 def em_items(
     n: np.ndarray, c: np.ndarray, cell_pos: np.ndarray, cell_item: np.ndarray, n_pos: int, n_items: int,
     *, max_iter: int, tol: float, theta0: np.ndarray | None = None, gamma0: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, int, bool]:
+) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
     """EM of the position-based model with one relevance per item, for every replicate at once.
 
     ``n``, ``c``: (cells x replicates) impressions and clicks of each (item, position) cell, the
@@ -59,8 +80,8 @@ def em_items(
     update from there, kept only where it raises the likelihood (else the plain second update):
     the same fixed points as EM, reached in far fewer iterations. Returns the examination
     probabilities (positions x replicates, not normalized), the relevances (items x
-    replicates), the number of iterations and whether every replicate converged (no
-    p_k / p_1 moved by more than ``tol``).
+    replicates), the number of iterations and which replicates converged (bool per replicate: in
+    some iteration no p_k / p_1 nor r_i p_1 moved by more than ``tol``).
     """
     pos_starts = np.flatnonzero(np.r_[True, cell_pos[1:] != cell_pos[:-1]])
     by_item = np.argsort(cell_item, kind="stable")
@@ -71,7 +92,7 @@ def em_items(
     nc = n - c
     if theta0 is None:
         ctr = reduce_sorted(c, pos_starts) / np.maximum(n_at_pos, 1e-300)
-        theta = np.clip(ctr / np.maximum(ctr[:1], 1e-300), 0.01, 1.0)
+        theta = start_theta(ctr)
     else:
         theta = np.broadcast_to(theta0, (n_pos, n.shape[1])).copy()
     if gamma0 is None:
@@ -95,8 +116,8 @@ def em_items(
         q = np.clip(theta[cell_pos] * gamma[cell_item], EPS, 1 - EPS)
         return (c * np.log(q) + nc * np.log1p(-q)).sum(axis=0)
 
-    last = _normalized(theta)
-    converged = False
+    last = _identified(theta, gamma)
+    done = np.zeros(n.shape[1], dtype=bool)
     it = 0
     for it in range(1, max_iter + 1):
         t1, g1 = update(theta, gamma)
@@ -108,19 +129,19 @@ def em_items(
         with np.errstate(invalid="ignore", divide="ignore"):
             alpha = np.minimum(-r_norm / v_norm, -1.0)
         alpha = np.where(np.isfinite(alpha), alpha, -1.0)
-        ta, ga = update(np.clip(theta - 2 * alpha * rt + alpha * alpha * vt, EPS, 1.0),
+        ta, ga = update(np.clip(theta - 2 * alpha * rt + alpha * alpha * vt, EPS, 1 - EPS),
                         np.clip(gamma - 2 * alpha * rg + alpha * alpha * vg, EPS, 1 - EPS))
         better = loglik(ta, ga) >= loglik(t2, g2)
         theta, gamma = np.where(better, ta, t2), np.where(better, ga, g2)
-        now = _normalized(theta)
+        now = _identified(theta, gamma)
         with np.errstate(invalid="ignore"):
-            change = np.nanmax(np.abs(now - last)) if np.isfinite(now).any() else 0.0
+            step = np.abs(now - last)
+        done |= np.where(np.isfinite(step), step, 0.0).max(axis=0, initial=0.0) < tol
         last = now
-        if change < tol:
-            converged = True
+        if done.all():
             break
     theta = np.where(n_at_pos > 0, theta, np.nan)
-    return theta, gamma, it, converged
+    return theta, gamma, it, done
 
 
 def em_features(
@@ -129,7 +150,8 @@ def em_features(
 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """Regression EM (Wang et al. 2018): the relevance of a row is a classifier of its features,
     refitted in each M-step on the posterior probability of relevance (each row twice: label 1
-    with weight w * r, label 0 with weight w * (1 - r)). One replicate (row weights ``weights``).
+    with weight w * r, label 0 with weight w * (1 - r)), accelerated by SQUAREM (each iteration
+    three EM updates, as in :func:`em_items`). One replicate (row weights ``weights``).
     ``model`` is refitted in place in every M-step (with ``warm_start`` it starts from its last
     fit). Returns theta (positions), the rows' relevance, iterations, converged."""
     keep = weights > 0
@@ -137,7 +159,7 @@ def em_features(
     n_at_pos = np.bincount(pos, weights=w, minlength=n_pos)
     if theta0 is None:
         ctr = np.bincount(pos, weights=w * y, minlength=n_pos) / np.maximum(n_at_pos, 1e-300)
-        theta = np.clip(ctr / max(ctr[0], 1e-300), 0.01, 1.0)
+        theta = start_theta(ctr)
     else:
         theta = theta0.copy()
     if gamma0 is None:
@@ -146,10 +168,8 @@ def em_features(
         gamma = gamma0[keep].copy()
     xx = np.concatenate([x, x])
     yy = np.r_[np.ones(len(y)), np.zeros(len(y))]
-    last = _normalized(theta)
-    converged = False
-    it = 0
-    for it in range(1, max_iter + 1):
+
+    def update(theta: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         t = np.clip(theta[pos], EPS, 1 - EPS)
         g = np.clip(gamma, EPS, 1 - EPS)
         denom = 1.0 - t * g
@@ -157,16 +177,35 @@ def em_features(
         rel = np.where(y > 0, 1.0, (1.0 - t) * g / denom)
         with np.errstate(invalid="ignore", divide="ignore"):
             theta_new = np.bincount(pos, weights=w * seen, minlength=n_pos) / n_at_pos
-        theta = np.where(np.isfinite(theta_new), theta_new, theta)
         model.fit(xx, yy, sample_weight=np.r_[w * rel, w * (1.0 - rel)])
         classes = list(getattr(model, "classes_", [0.0, 1.0]))
-        gamma_new = model.predict_proba(x)[:, classes.index(1.0)]
-        now = _normalized(theta)
-        # both move: with a constant first relevance the first theta is (nearly) a fixed point
-        change = max(float(np.nanmax(np.abs(now - last))), float(np.max(np.abs(gamma_new - gamma))))
-        gamma = gamma_new
+        return np.where(np.isfinite(theta_new), theta_new, theta), model.predict_proba(x)[:, classes.index(1.0)]
+
+    def loglik(theta: np.ndarray, gamma: np.ndarray) -> float:
+        q = np.clip(theta[pos] * gamma, EPS, 1 - EPS)
+        return float((w * np.where(y > 0, np.log(q), np.log1p(-q))).sum())
+
+    # SQUAREM over (p, the rows' relevances), as in em_items: the scale of p is weakly identified
+    # (by the shape of the relevance model only), along which plain EM crawls
+    last = _identified(theta[:, None], gamma[:, None])
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):
+        t1, g1 = update(theta, gamma)
+        t2, g2 = update(t1, g1)
+        rt, rg = t1 - theta, g1 - gamma
+        vt, vg = t2 - 2 * t1 + theta, g2 - 2 * g1 + gamma
+        r_norm = np.sqrt((rt * rt).sum() + (rg * rg).sum())
+        v_norm = np.sqrt((vt * vt).sum() + (vg * vg).sum())
+        alpha = min(-r_norm / v_norm, -1.0) if v_norm > 0 else -1.0
+        ta, ga = update(np.clip(theta - 2 * alpha * rt + alpha * alpha * vt, EPS, 1 - EPS),
+                        np.clip(gamma - 2 * alpha * rg + alpha * alpha * vg, EPS, 1 - EPS))
+        theta, gamma = (ta, ga) if loglik(ta, ga) >= loglik(t2, g2) else (t2, g2)
+        now = _identified(theta[:, None], gamma[:, None])
+        with np.errstate(invalid="ignore"):
+            step = np.abs(now - last)
         last = now
-        if change < tol:
+        if np.where(np.isfinite(step), step, 0.0).max(initial=0.0) < tol:
             converged = True
             break
     theta = np.where(n_at_pos > 0, theta, np.nan)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -306,7 +306,7 @@ def propensities(
     clicks = np.bincount(pos, weights=y, minlength=n_pos)
     weights = poisson_weights(key_hash(gkeys), seed_to_int(seed, _FUNC), n_boot) if n_boot else np.zeros((n_groups, 0))
 
-    converged, n_iter, note = True, 0, ""
+    converged, n_iter, note = _Convergence(True, 0, n_boot), 0, ""
     if method == "em" and feat_cols:
         theta, reps, n_iter, converged = _features_path(x, y, pos, n_pos, gcode, weights, relevance_model, max_iter, tol)
         how = f"regression EM (Wang et al. 2018), relevance: {_model_name(relevance_model)} of {feat_cols!r}"
@@ -332,11 +332,8 @@ def propensities(
          "impressions": impressions.astype(np.int64), "clicks": clicks.astype(np.int64)},
         index=pd.Index(positions.astype(np.int64), name="position"),
     )
-    if not converged:
-        warnings.warn(
-            f"{_FUNC}: the EM did not converge in max_iter={max_iter} iterations (tol={tol:g}); raise max_iter.",
-            PropensityWarning, stacklevel=2,
-        )
+    if not converged.all:
+        warnings.warn(converged.message(max_iter, tol), PropensityWarning, stacklevel=2)
     interval = (f"{ci:.0%} percentile interval of {n_boot:,} Poisson bootstrap replicates over groups (seed {seed})"
                 if n_boot else "no interval (n_boot=0)")
     short = [
@@ -346,13 +343,42 @@ def propensities(
     ]
     details = [
         f"propensity_low, propensity_high: {interval}" + (f"; {failed:,} replicates could not place every position (left out)" if failed else ""),
-        f"EM: {n_iter:,} iterations, {'converged' if converged else 'not converged'} (tol={tol:g})" if method == "em" else "",
+        f"EM: {n_iter:,} iterations at most, {converged.text()} (tol={tol:g})" if method == "em" else "",
         note,
         "assumes the position-based model: examination depends on the position only, relevance on the item only",
     ]
     return make_table(PropensityTable, frame, "propensities", short, details, method=method, n_groups=n_groups,
                       n_boot=n_boot, ci=ci, seed=seed if isinstance(seed, int) else None, n_iter=n_iter,
-                      converged=bool(converged))
+                      converged=bool(converged.point), replicates_not_converged=converged.failed_reps)
+
+
+class _Convergence(NamedTuple):
+    """Whether the EM of the whole log converged, and how many of its bootstrap replicates did not."""
+
+    point: bool
+    failed_reps: int
+    n_reps: int
+
+    @property
+    def all(self) -> bool:
+        return self.point and not self.failed_reps
+
+    def message(self, max_iter: int, tol: float) -> str:
+        """The warning: which EM did not converge (the point estimate, replicates, or both)."""
+        reps = f"{self.failed_reps:,} of {self.n_reps:,} bootstrap replicates"
+        if not self.point:
+            also = f"; so did {reps} (the interval uses their last iterates)" if self.failed_reps else ""
+            return (f"{_FUNC}: the EM of the point estimate did not converge in max_iter={max_iter} iterations "
+                    f"(tol={tol:g}){also}; raise max_iter.")
+        return (f"{_FUNC}: the point estimate converged, but the EM of {reps} did not converge in "
+                f"max_iter={max_iter} iterations (tol={tol:g}): the interval uses their last iterates; raise max_iter.")
+
+    def text(self) -> str:
+        """The footer's word on it."""
+        point = "converged" if self.point else "not converged"
+        if not self.n_reps:
+            return point
+        return f"{point}; {self.n_reps - self.failed_reps:,} of {self.n_reps:,} bootstrap replicates converged"
 
 
 def _model_name(model: Any) -> str:
@@ -360,7 +386,7 @@ def _model_name(model: Any) -> str:
 
 
 def _items_path(icode: np.ndarray, y: np.ndarray, pos: np.ndarray, positions: np.ndarray, gcode: np.ndarray,
-                weights: np.ndarray, max_iter: int, tol: float) -> tuple[np.ndarray, np.ndarray, int, bool, str]:
+                weights: np.ndarray, max_iter: int, tol: float) -> tuple[np.ndarray, np.ndarray, int, _Convergence, str]:
     n_pos = len(positions)
     n_items = int(icode.max()) + 1
     cell, inverse = np.unique(pos * n_items + icode, return_inverse=True)  # sorted by position, then item
@@ -381,8 +407,9 @@ def _items_path(icode: np.ndarray, y: np.ndarray, pos: np.ndarray, positions: np
                                  "Log items at more positions (several rankers, or randomized top-k).")
     n0 = np.bincount(inverse, minlength=n_cells).astype(float)[:, None]
     c0 = np.bincount(inverse, weights=y, minlength=n_cells)[:, None]
-    theta, gamma, it, conv = em_items(n0, c0, cell_pos, cell_item, n_pos, n_items, max_iter=max_iter, tol=tol)
+    theta, gamma, it, done = em_items(n0, c0, cell_pos, cell_item, n_pos, n_items, max_iter=max_iter, tol=tol)
     point = theta[:, 0] / theta[0, 0]
+    conv = _Convergence(bool(done[0]), 0, weights.shape[1])
     reps = np.zeros((n_pos, 0))
     if weights.shape[1]:
         nb = np.empty((n_cells, weights.shape[1]))
@@ -391,11 +418,11 @@ def _items_path(icode: np.ndarray, y: np.ndarray, pos: np.ndarray, positions: np
             w = weights[gcode, r]
             nb[:, r] = np.bincount(inverse, weights=w, minlength=n_cells)
             cb[:, r] = np.bincount(inverse, weights=w * y, minlength=n_cells)
-        tb, _, it_b, conv_b = em_items(nb, cb, cell_pos, cell_item, n_pos, n_items, max_iter=max_iter, tol=tol,
+        tb, _, it_b, done_b = em_items(nb, cb, cell_pos, cell_item, n_pos, n_items, max_iter=max_iter, tol=tol,
                                        theta0=theta[:, :1], gamma0=gamma[:, :1])
         with np.errstate(invalid="ignore", divide="ignore"):
             reps = tb / tb[:1]
-        conv = conv and conv_b
+        conv = _Convergence(conv.point, int((~done_b).sum()), weights.shape[1])
         it = max(it, it_b)
     note = f"{int(multi.sum()):,} of {n_items:,} items were shown at two or more positions"
     return point, reps, it, conv, note
@@ -448,7 +475,7 @@ def _harvest_path(icode: np.ndarray, rcode: np.ndarray, y: np.ndarray, pos: np.n
 
 
 def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gcode: np.ndarray, weights: np.ndarray,
-                   relevance_model: Any, max_iter: int, tol: float) -> tuple[np.ndarray, np.ndarray, int, bool]:
+                   relevance_model: Any, max_iter: int, tol: float) -> tuple[np.ndarray, np.ndarray, int, _Convergence]:
     from sklearn.base import clone  # type: ignore[import-untyped]
 
     if relevance_model is None:
@@ -465,12 +492,13 @@ def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gc
     import copy
 
     model = clone(relevance_model)
-    theta, gamma, it, conv = em_features(x, y, pos, n_pos, np.ones(len(y)), model, max_iter=max_iter, tol=tol)
+    theta, gamma, it, conv_point = em_features(x, y, pos, n_pos, np.ones(len(y)), model, max_iter=max_iter, tol=tol)
     point = theta / theta[0]
     reps = np.full((n_pos, weights.shape[1]), np.nan)
+    failed = 0
     for r in range(weights.shape[1]):  # one EM per replicate, started at the whole log's estimate and model
         tb, _, it_b, conv_b = em_features(x, y, pos, n_pos, weights[gcode, r], copy.deepcopy(model), max_iter=max_iter,
                                           tol=tol, theta0=theta, gamma0=gamma)
         reps[:, r] = tb / tb[0]
-        conv, it = conv and conv_b, max(it, it_b)
-    return point, reps, it, conv
+        failed, it = failed + (not conv_b), max(it, it_b)
+    return point, reps, it, _Convergence(conv_point, failed, weights.shape[1])
