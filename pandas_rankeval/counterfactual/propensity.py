@@ -215,8 +215,8 @@ def propensities(
     -----
     The model identifies the examinations up to a common scale only: EM starts every p_k strictly
     inside (0, 1) and reports p_k / p_1, which may exceed 1 (a grid or carousel whose lower slots
-    are seen more than the first). EM maximizes the likelihood of the clicks; in each E-step an unclicked impression of item
-    i at k was examined with probability p_k (1 - r_i) / (1 - p_k r_i) and relevant with
+    are seen more than the first). EM maximizes the likelihood of the clicks; in each E-step an
+    unclicked impression of item i at k was examined with probability p_k (1 - r_i) / (1 - p_k r_i) and relevant with
     probability (1 - p_k) r_i / (1 - p_k r_i); the M-step averages these (and the clicks) per
     position and per item (or fits the relevance model to them). Propensities that are tiny
     make inverse-propensity weights explode: a counterfactual metric clips them (``clip``).
