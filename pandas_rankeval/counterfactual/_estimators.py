@@ -43,17 +43,19 @@ def components(n_nodes: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def start_theta(ctr: np.ndarray) -> np.ndarray:
-    """The EM's first examination probabilities: half the click rate relative to the highest one
-    (per replicate column), inside (0, 1).
+    """The EM's first examination probabilities: 0.9 times the click rate relative to the highest
+    one (per replicate column), inside (0, 1).
 
     The position-based model is identified up to a scale (p_k c, r_i / c), so EM reports
     p_k / p_1. A start with p_1 = 1 would be a fixed point (an unclicked impression at a position
     examined with certainty is examined: the update keeps p_1 = 1), and as every p_k <= 1 no other
     position could then exceed position 1: grids and carousels, where a lower slot is seen more,
-    need p_k / p_1 > 1. Starting every p_k strictly below 1 leaves every ratio reachable."""
+    need p_k / p_1 > 1. Starting every p_k strictly below 1 leaves every ratio reachable (0.9
+    rather than 0.5: on uniform-random logs 8-10 SQUAREM iterations instead of 130-230, the same
+    maximum)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         rel = ctr / np.max(ctr, axis=0, keepdims=True)
-    return np.clip(np.where(np.isfinite(rel), 0.5 * rel, 0.5), 0.005, 0.5)
+    return np.clip(np.where(np.isfinite(rel), 0.9 * rel, 0.9), 0.005, 0.9)
 
 
 def _normalized(theta: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ MIN_GROUPS = 10
 #: EM with one relevance per item warns below this many impressions per item (rows / items): one
 #: relevance per item is an incidental parameter, and with few impressions each the likelihood and
 #: (more so) its bootstrap are biased: at 7.5 impressions per item the 95% interval covered the
-#: truth in 11% of positions, at 25 in 94% (benchmarks/sim_propensities.py --sparse).
+#: truth in 11% of positions, at 15 in 94%, at 25 in all (benchmarks/sim_propensities.py --sparse).
 MIN_IMPRESSIONS_PER_ITEM = 20
 _METHODS = ("auto", "em", "harvest")
 
