@@ -433,7 +433,7 @@ def test_convergence_warning_says_whether_point_or_replicates() -> None:
 
 def test_em_warns_on_few_impressions_per_item() -> None:
     # issue 41 item 3: on items shown ~7.5 times each the 95% interval covered the truth in 11-20% of
-    # positions (incidental parameters; benchmarks/sim_propensities.py --sparse), without a word
+    # positions (incidental parameters; benchmarks/sim_propensities.py --sparse: 22%), without a word
     from pandas_rankeval.counterfactual.propensity import MIN_IMPRESSIONS_PER_ITEM
 
     sparse = _uniform_log((1.0, 0.6, 0.35), 3000, 400, seed=1)  # 7.5 impressions per item

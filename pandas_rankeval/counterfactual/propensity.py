@@ -34,7 +34,7 @@ MIN_GROUPS = 10
 #: EM with one relevance per item warns below this many impressions per item (rows / items): one
 #: relevance per item is an incidental parameter, and with few impressions each the likelihood and
 #: (more so) its bootstrap are biased: at 7.5 impressions per item the 95% interval covered the
-#: truth in 11% of positions, at 15 in 94%, at 25 in all (benchmarks/sim_propensities.py --sparse).
+#: truth in 22% of positions, at 15 in 94%, at 25 in all (benchmarks/sim_propensities.py --sparse).
 MIN_IMPRESSIONS_PER_ITEM = 20
 _METHODS = ("auto", "em", "harvest")
 
@@ -454,7 +454,7 @@ def _items_path(icode: np.ndarray, y: np.ndarray, pos: np.ndarray, positions: np
 
 def _sparse_message(n_rows: int, n_items: int, interval: bool) -> str:
     what = ("its estimate is biased and its bootstrap interval covers far less than its level (in "
-            "simulations, 95% intervals at 7.5 impressions per item held the truth in 11% of positions)"
+            "simulations, 95% intervals at 7.5 impressions per item held the truth in 22% of positions)"
             if interval else "its estimate is biased")
     return (
         f"{_FUNC}: {n_rows:,} rows over {n_items:,} items of the 'item' columns, {n_rows / n_items:.3g} impressions "
