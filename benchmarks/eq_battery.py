@@ -212,9 +212,9 @@ def cases() -> list[Case]:
 
 def _hook(df: pd.DataFrame, metrics: list[str]) -> list[float]:
     """The training hooks' path: one evaluation prepared once, new score columns evaluated on it."""
-    from pandas_rankeval.core.evaluate import evaluate_score, prepare_evaluation
-    from pandas_rankeval.core.options import Options
-    from pandas_rankeval.core.registry import parse_metrics
+    from pandas_rankeval.core.evaluation.pipeline import evaluate_score, prepare_evaluation
+    from pandas_rankeval.core.inputs.options import Options
+    from pandas_rankeval.core.metrics.registry import parse_metrics
 
     specs = parse_metrics(metrics)
     ev = prepare_evaluation(df, group="g", label="y", scores=["a"], specs=specs, options=Options("hook"))
@@ -256,9 +256,9 @@ def _count_skips() -> list[int]:
     """[evaluations that skipped groups, of them without a sort] (a checkout with core.skip)."""
     counts = [0, 0]
     try:
-        from pandas_rankeval.core import evaluate as ev_mod
-        from pandas_rankeval.core import kept as E
-        from pandas_rankeval.core import skip
+        from pandas_rankeval.core.evaluation import pipeline as ev_mod
+        from pandas_rankeval.core.evaluation import kept as E
+        from pandas_rankeval.core.skipping import skip
     except ImportError:
         return counts
     if os.environ.get("EQ_PARTS"):  # rank in parts on threads at every size

@@ -40,7 +40,7 @@ def metric_rows() -> list[dict[str, str]]:
     The only function that reads the registry's fields: when an entry carries other fields,
     adapt it here.
     """
-    from pandas_rankeval.core import registry
+    from pandas_rankeval.core.metrics import registry
 
     rows = []
     for name, info in registry.METRICS.items():
@@ -71,8 +71,8 @@ def metric_table() -> str:
 def option_table() -> str:
     """The options table (``core.options.OPTIONS``): default, allowed values, which metrics take
     each option (from the registry's entries) and what it does."""
-    from pandas_rankeval.core import registry
-    from pandas_rankeval.core.options import OPTIONS
+    from pandas_rankeval.core.metrics import registry
+    from pandas_rankeval.core.inputs.options import OPTIONS
 
     lines = ["| option | default | values | taken by | what it does |", "| --- | --- | --- | --- | --- |"]
     for name, opt in OPTIONS.items():

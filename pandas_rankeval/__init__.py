@@ -13,11 +13,11 @@ The same functions take the frame first: ``pandas_rankeval.gauc(df, ...)``.
 
 from . import accessor as _accessor
 from . import datasets
-from pandas_rankeval.core.registry import TABLE_FUNCTIONS as _TABLE_FUNCTIONS
-from pandas_rankeval.core.registry import metric_functions as _metric_functions
-from pandas_rankeval.core.registry import valid_names as metric_names
-from pandas_rankeval.core.result import Coverage, CoverageWarning, MetricResult
-from pandas_rankeval.core.validation import ColumnNotFoundError
+from pandas_rankeval.core.metrics.registry import TABLE_FUNCTIONS as _TABLE_FUNCTIONS
+from pandas_rankeval.core.metrics.registry import metric_functions as _metric_functions
+from pandas_rankeval.core.metrics.registry import valid_names as metric_names
+from pandas_rankeval.core.evaluation.result import Coverage, CoverageWarning, MetricResult
+from pandas_rankeval.core.inputs.validation import ColumnNotFoundError
 from .api.compare import compare as compare
 from .api.evaluator import Evaluator as Evaluator
 from .api import metrics as _api_metrics

@@ -9,7 +9,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .core.registry import metric_functions, namespace_methods
+from .core.metrics.registry import metric_functions, namespace_methods
 from .engines import frame_kind
 
 __all__ = ["FORWARDED", "forward", "forward_all"]

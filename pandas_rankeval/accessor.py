@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from .core.registry import namespace_methods
+from .core.metrics.registry import namespace_methods
 
 __all__ = [
     "DaskRankevalNamespace", "PANDAS_RANK", "PolarsRankevalNamespace", "RankevalNamespace", "is_registered", "register",

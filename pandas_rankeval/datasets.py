@@ -7,7 +7,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.validation import check_k
+from pandas_rankeval.core.inputs.validation import check_k
 
 __all__ = ["make_impressions", "make_click_log"]
 

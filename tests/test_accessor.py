@@ -325,7 +325,7 @@ def test_method_table():
         "auc", "gauc", "mrr", "ndcg", "average_precision", "map",
         "precision", "recall", "hit_rate", "per_group", "report", "compare",
     }  # fmt: skip
-    from pandas_rankeval.core.registry import METRICS, TABLE_FUNCTIONS
+    from pandas_rankeval.core.metrics.registry import METRICS, TABLE_FUNCTIONS
 
     assert set(METHODS) == {*(m.function for m in METRICS.values()), *METRICS, *TABLE_FUNCTIONS}
     assert METHODS["map"] == "average_precision"

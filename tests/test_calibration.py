@@ -234,7 +234,7 @@ def test_plot_calibration():
     import matplotlib.pyplot as plt
 
     from pandas_rankeval import plotting
-    from pandas_rankeval._calibration_plot import calibration_table
+    from pandas_rankeval.plotting.calibration import calibration_table
 
     df = make_frame(seed=9)
     ax = plotting.plot_calibration(df, label="y", score=["p", "q"], bins=5, sample_weight="w")

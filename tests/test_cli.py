@@ -232,7 +232,7 @@ def test_metrics_command_lists_every_metric(capsys) -> None:
     listing = out.split("\n\n")[0].splitlines()
     firsts = [line.split()[0] for line in listing if not line.startswith(" ")]  # wrapped descriptions are indented
     from pandas_rankeval.cli.common import metric_pattern
-    from pandas_rankeval.core.registry import METRICS
+    from pandas_rankeval.core.metrics.registry import METRICS
 
     assert firsts[:8] == ["auc", "gauc", "mrr[@K]", "ndcg[@K]", "map[@K]", "precision@K", "recall@K", "hit_rate@K"]
     assert firsts == [metric_pattern(m) for m in METRICS.values()]  # every metric of the registry

@@ -12,9 +12,9 @@ import pytest
 
 import pandas_rankeval as pre
 from pandas_rankeval.inference import bootstrap as S
-from pandas_rankeval.core.evaluate import evaluate
-from pandas_rankeval.core.options import Options
-from pandas_rankeval.core.registry import parse_metrics
+from pandas_rankeval.core.evaluation.pipeline import evaluate
+from pandas_rankeval.core.inputs.options import Options
+from pandas_rankeval.core.metrics.registry import parse_metrics
 
 COLUMNS = ["baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "p_holm", "significant",
            "groups_used"]

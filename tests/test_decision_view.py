@@ -363,7 +363,7 @@ def test_per_group_needs_score_or_scores(imp) -> None:
 
 
 def test_by_that_varies_within_a_group_fails_before_any_work(imp, monkeypatch) -> None:
-    from pandas_rankeval.core import evaluate
+    from pandas_rankeval.core.evaluation import pipeline as evaluate
 
     def no_sort(*args, **kwargs):
         raise AssertionError("a score was sorted before the segments were checked")

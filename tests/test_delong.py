@@ -17,10 +17,10 @@ from scipy.stats import norm
 
 import pandas_rankeval as pre
 from pandas_rankeval.inference import delong as D
-from pandas_rankeval.core import ranking as E
-from pandas_rankeval.core.evaluate import evaluate
-from pandas_rankeval.core.options import Options
-from pandas_rankeval.core.registry import parse_metrics
+from pandas_rankeval.core.ranking import tie_blocks as E
+from pandas_rankeval.core.evaluation.pipeline import evaluate
+from pandas_rankeval.core.inputs.options import Options
+from pandas_rankeval.core.metrics.registry import parse_metrics
 
 
 @pytest.fixture(autouse=True)

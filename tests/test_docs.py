@@ -121,7 +121,7 @@ def test_namespace_methods_are_the_functions() -> None:
 
 
 def test_metric_list_is_generated_from_the_registry() -> None:
-    from pandas_rankeval.core import registry
+    from pandas_rankeval.core.metrics import registry
 
     table = HOOKS.metric_table()
     for name in registry.METRICS:
@@ -134,8 +134,8 @@ def test_metric_list_is_generated_from_the_registry() -> None:
 
 def test_option_table_is_generated_from_the_options_table() -> None:
     """Every option of core.options.OPTIONS, its default and its text; who takes it from the registry."""
-    from pandas_rankeval.core import registry
-    from pandas_rankeval.core.options import OPTIONS
+    from pandas_rankeval.core.metrics import registry
+    from pandas_rankeval.core.inputs.options import OPTIONS
 
     table = HOOKS.option_table()
     rows = table.splitlines()[2:]

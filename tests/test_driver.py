@@ -107,8 +107,8 @@ def test_the_shared_relevance_rule_reads_labels_as_pandas(dtype: str) -> None:
     import numpy as np
     import pandas as pd
 
-    from pandas_rankeval.core.prepare import label_levels, relevance_rule
-    from pandas_rankeval.core.validation import numeric_values
+    from pandas_rankeval.core.inputs.prepare import label_levels, relevance_rule
+    from pandas_rankeval.core.inputs.validation import numeric_values
 
     raw = {"bool": [True, False, True], "uint8": [0, 1, 255], "uint64": [0, 1, 2**64 - 1]}.get(dtype, [-3, 0, 1, 2, 7])
     values = pd.Series(raw).astype(dtype)

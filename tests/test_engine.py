@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pandas_rankeval.core import ranking as E
+from pandas_rankeval.core.ranking import tie_blocks as E
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -121,7 +121,7 @@ def test_global_auc_by_segment_equals_one_segment_at_a_time(seed, weighted):
 def test_label_levels_of_integer_labels_and_the_shared_relevant_mask(y):
     """Integer labels from 0 to 255 become their levels in one uint8 pass (the same levels as
     the label minus the lowest); the relevant mask is made once and shared read-only."""
-    from pandas_rankeval.core.prepare import label_levels
+    from pandas_rankeval.core.inputs.prepare import label_levels
 
     labels = label_levels(y, None, True)
     lo = int(y.min())

@@ -282,9 +282,9 @@ def test_empty_error_names_the_count(df):
 
 
 def test_sample_weight_only_for_auc_metrics(df):
-    from pandas_rankeval.core.evaluate import evaluate
-    from pandas_rankeval.core.options import Options
-    from pandas_rankeval.core.registry import parse_metrics
+    from pandas_rankeval.core.evaluation.pipeline import evaluate
+    from pandas_rankeval.core.inputs.options import Options
+    from pandas_rankeval.core.metrics.registry import parse_metrics
 
     with pytest.raises(ValueError, match="sample_weight applies to 'auc', 'gauc', 'logloss', 'ne', 'pcoc' and 'ece' only"):
         evaluate(

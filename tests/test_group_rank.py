@@ -1,9 +1,9 @@
 """One sort by (group, score) gives the ranking of two sorts (score, then group and rank).
 
-:func:`pandas_rankeval.core.group_rank.rank_groups` packs the group, the score's highest bits, the
+:func:`pandas_rankeval.core.ranking.group_rank.rank_groups` packs the group, the score's highest bits, the
 label level and the row into one int64 and sorts it; rows whose kept bits tie without equal scores
 are put in order afterwards. Every kernel must give the same numbers, to the last bit, as on the
-ranking of :func:`~pandas_rankeval.core.ranking.build_ranking`: ties inside groups, equal scores in
+ranking of :func:`~pandas_rankeval.core.ranking.tie_blocks.build_ranking`: ties inside groups, equal scores in
 different groups, scores one ulp apart (the kept bits cannot tell them apart), graded labels,
 one-row groups, negative and integer scores.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pandas_rankeval.core import kernels as K
-from pandas_rankeval.core import ranking as E
-from pandas_rankeval.core.group_rank import rank_groups
+from pandas_rankeval.core.kernels import ranked as K
+from pandas_rankeval.core.ranking import tie_blocks as E
+from pandas_rankeval.core.ranking.group_rank import rank_groups
 
 
 def _two_sorts(score, group, n_groups, level, n_levels, rel_level, gains):

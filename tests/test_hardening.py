@@ -180,7 +180,7 @@ def test_int_scores_per_group_and_compare():
 
 
 def test_float_scores_stay_float64_and_small_ints_are_exact():
-    from pandas_rankeval.core.prepare import prepare
+    from pandas_rankeval.core.inputs.prepare import prepare
 
     df = pd.DataFrame({"y": [1, 0], "f": [0.5, 0.25], "i32": np.array([2, 1], dtype=np.int32), "i": [2**60 + 1, 2**60]})
     prep = prepare(df, func="t", group=None, label="y", scores=["f", "i32", "i"])
@@ -602,7 +602,7 @@ def test_cutoffs_beyond_int64_are_the_whole_list(k):
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "Int8", "uint8", "uint64"])
 def test_graded_levels_of_small_and_unsigned_integer_labels(dtype):
-    from pandas_rankeval.core.prepare import label_levels
+    from pandas_rankeval.core.inputs.prepare import label_levels
 
     info = np.iinfo(np.dtype(dtype.lower()))
     y = np.array([info.min, info.min + 1, info.min + 3, info.max], dtype=dtype.lower()) if info.max - int(info.min) < 4096 \

@@ -1,6 +1,6 @@
 """The registry is the one definition of every metric and option: every entry point reads it.
 
-For every metric of :data:`pandas_rankeval.core.registry.METRICS`: its public function, its name
+For every metric of :data:`pandas_rankeval.core.metrics.registry.METRICS`: its public function, its name
 in ``report(metrics=)``, the accessor, the Dask and Spark modules, the training hooks and the CLI
 all reach it and agree; it is documented (its function's docstring, the list of names in
 ``report``'s docstring, the CLI's list). Every option a metric takes is in the options table, and
@@ -19,8 +19,8 @@ import pytest
 
 import pandas_rankeval as pre
 from pandas_rankeval.accessor import METHODS
-from pandas_rankeval.core.options import OPTIONS, Options
-from pandas_rankeval.core.registry import METRICS, TABLE_FUNCTIONS, parse_metric, valid_names
+from pandas_rankeval.core.inputs.options import OPTIONS, Options
+from pandas_rankeval.core.metrics.registry import METRICS, TABLE_FUNCTIONS, parse_metric, valid_names
 from pandas_rankeval.integrations._training import TrainingMetric
 
 #: Parameters of a metric function that are not options of the metric.
@@ -215,7 +215,7 @@ def test_the_defaults_of_metrics_are_one_definition():
     """``report``, ``compare`` and the command line compute the same metrics when none are named:
     one tuple of the registry (it was written three times), rendered into both docstrings."""
     from pandas_rankeval.cli.parser import build_parser
-    from pandas_rankeval.core.registry import DEFAULT_METRICS
+    from pandas_rankeval.core.metrics.registry import DEFAULT_METRICS
 
     for func in (pre.report, pre.compare):
         assert inspect.signature(func).parameters["metrics"].default is DEFAULT_METRICS

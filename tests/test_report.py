@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import pandas_rankeval as pre
-from pandas_rankeval.core import ranking as _engine
+from pandas_rankeval.core.ranking import tie_blocks as _engine
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas_rankeval.CoverageWarning")  # coverage is asserted, not warned about, here
 

@@ -15,8 +15,9 @@ import pandas as pd
 import pytest
 
 import pandas_rankeval as pre
-from pandas_rankeval.core import evaluate as core_evaluate
-from pandas_rankeval.core import kept, skip
+from pandas_rankeval.core.evaluation import pipeline as core_evaluate
+from pandas_rankeval.core.evaluation import kept
+from pandas_rankeval.core.skipping import skip
 
 try:
     import _oracles as O
@@ -102,7 +103,7 @@ def test_global_auc_from_the_parts_equals_the_full_sort(monkeypatch, parts, metr
     set of non-relevant rows: the same number as the full sort, to the last bit, with ties inside
     parts, across parts and between kept and other rows (a column rounded to one decimal). Without
     a pair metric (candidates only), the whole column is searched as before."""
-    from pandas_rankeval.core import global_auc
+    from pandas_rankeval.core.ranking import global_auc
 
     df = _frame(2)
     df["r1"] = np.round(df["c"], 1)
@@ -134,10 +135,10 @@ def test_global_auc_alone_is_searched_in_ranges_on_threads(monkeypatch, threads)
     evaluate_score equal the one-thread call and sklearn."""
     from sklearn.metrics import roc_auc_score
 
-    from pandas_rankeval.core import global_auc
-    from pandas_rankeval.core.evaluate import evaluate_score, prepare_evaluation
-    from pandas_rankeval.core.options import Options
-    from pandas_rankeval.core.registry import parse_metrics
+    from pandas_rankeval.core.ranking import global_auc
+    from pandas_rankeval.core.evaluation.pipeline import evaluate_score, prepare_evaluation
+    from pandas_rankeval.core.inputs.options import Options
+    from pandas_rankeval.core.metrics.registry import parse_metrics
     from pandas_rankeval.core.threads import Workers, limit_threads
 
     monkeypatch.setattr(global_auc, "SEARCH_PART_ROWS", 50)
@@ -186,8 +187,8 @@ def test_group_counts_and_kept_runs_in_ranges_of_rows(dense):
     """count_groups in 1 to 5 ranges of rows gives np.unique's counts; kept_rows lays every run
     of kept groups out ascending, with exactly the rows of its groups (rows past one chunk), on
     three threads (the caller and two workers)."""
-    from pandas_rankeval.core.group_count import count_groups, kept_rows, run_bounds
-    from pandas_rankeval.core.numeric import _CHUNK
+    from pandas_rankeval.core.skipping.group_count import count_groups, kept_rows, run_bounds
+    from pandas_rankeval.core.ranking.numeric import _CHUNK
     from pandas_rankeval.core.threads import Workers
 
     rng = np.random.default_rng(11)
@@ -215,7 +216,7 @@ def test_group_counts_and_kept_runs_in_ranges_of_rows(dense):
 
 
 def test_chunked_helpers_equal_numpy():
-    from pandas_rankeval.core.numeric import _CHUNK, cumsum_into, flip_negative_floats, or_positions
+    from pandas_rankeval.core.ranking.numeric import _CHUNK, cumsum_into, flip_negative_floats, or_positions
 
     rng = np.random.default_rng(12)
     n = 2 * _CHUNK + 77
@@ -484,7 +485,7 @@ def test_relevant_rows_by_group_counts_equal_the_binary_search():
     (np.repeat), no longer by a binary search in the groups' first rows: the same groups, offsets
     and order among the group's relevant rows (one-row groups, groups with no relevant row or all
     relevant, shuffled rows)."""
-    from pandas_rankeval.core import ranking as E
+    from pandas_rankeval.core.ranking import tie_blocks as E
 
     rng = np.random.default_rng(8)
     n = 5000

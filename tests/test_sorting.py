@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pandas_rankeval.core.sorting import sort_order
+from pandas_rankeval.core.ranking.sorting import sort_order
 
 
 def _cases():
@@ -59,7 +59,7 @@ def test_nan_falls_back_to_argsort():
 @pytest.fixture
 def backend(monkeypatch):
     """Choose the sort backend (and sort every array of 2 or more values with it)."""
-    from pandas_rankeval.core import int_sort
+    from pandas_rankeval.core.ranking import int_sort
 
     def use(name: str) -> None:
         monkeypatch.setenv("PANDAS_RANKEVAL_SORT", name)
@@ -74,8 +74,8 @@ def backend(monkeypatch):
 @pytest.mark.parametrize("name", ["numpy", "polars"])
 def test_sort_values_equals_numpys_sort(backend, name):
     pytest.importorskip("polars")
-    from pandas_rankeval.core.int_sort import sort_values
-    from pandas_rankeval.core.sorting import sortable
+    from pandas_rankeval.core.ranking.int_sort import sort_values
+    from pandas_rankeval.core.ranking.sorting import sortable
 
     backend(name)
     for x in _cases():
@@ -130,7 +130,7 @@ def test_every_number_is_the_same_with_either_backend(backend):
 
 
 def test_the_sort_setting_is_checked(backend, monkeypatch):
-    from pandas_rankeval.core import int_sort
+    from pandas_rankeval.core.ranking import int_sort
 
     monkeypatch.setenv("PANDAS_RANKEVAL_SORT", "quick")
     int_sort.sort_backend.cache_clear()

@@ -19,9 +19,9 @@ from scipy.stats import norm
 
 import pandas_rankeval as pre
 from pandas_rankeval.inference import bootstrap as S
-from pandas_rankeval.core.evaluate import evaluate
-from pandas_rankeval.core.options import Options
-from pandas_rankeval.core.registry import parse_metrics
+from pandas_rankeval.core.evaluation.pipeline import evaluate
+from pandas_rankeval.core.inputs.options import Options
+from pandas_rankeval.core.metrics.registry import parse_metrics
 
 ALL_METRICS = ["auc", "gauc", "mrr", "mrr@3", "ndcg", "ndcg@5", "map", "map@4",
                "precision@3", "recall@3", "hit_rate@2"]

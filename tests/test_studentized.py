@@ -12,9 +12,9 @@ from scipy.stats import norm
 
 import pandas_rankeval as pre
 from pandas_rankeval.inference import bootstrap as S
-from pandas_rankeval.core.evaluate import evaluate
-from pandas_rankeval.core.options import Options
-from pandas_rankeval.core.registry import parse_metrics
+from pandas_rankeval.core.evaluation.pipeline import evaluate
+from pandas_rankeval.core.inputs.options import Options
+from pandas_rankeval.core.metrics.registry import parse_metrics
 from pandas_rankeval.inference.studentized import StudentizedStratum, studentized_interval
 
 

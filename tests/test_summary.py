@@ -321,7 +321,7 @@ def test_auc_counts_float_weights_and_bad_input():
 # --------------------------------------------------------------------------- #
 def _engine_auc(df: pd.DataFrame, plan: S.Plan) -> dict:
     """The global-AUC pieces an engine computes in its own score pass (here: from pandas' sort)."""
-    from pandas_rankeval.core.evaluate import evaluate
+    from pandas_rankeval.core.evaluation.pipeline import evaluate
 
     ev = evaluate(df, group=plan.group, label=plan.label, scores=plan.scores, specs=plan.all_specs,
                   options=plan.options, keep_order=True, by=plan.by)
@@ -441,7 +441,7 @@ def test_delong_from_placement_columns_equals_pandas(by):
 
 def test_chain_offsets_and_placements_match_the_sort():
     from pandas_rankeval.inference.delong import row_placements
-    from pandas_rankeval.core.ranking import score_rank
+    from pandas_rankeval.core.ranking.tie_blocks import score_rank
 
     rng = np.random.default_rng(3)
     s = rng.integers(0, 12, 300).astype(float)

@@ -20,11 +20,11 @@ from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from ..core.options import WeightLike
-from ..core.registry import MetricSpec, metric_of_function
-from ..core.result import MetricResult
+from ..core.inputs.options import WeightLike
+from ..core.metrics.registry import MetricSpec, metric_of_function
+from ..core.evaluation.result import MetricResult
 from ..core.threads import one_blas_thread
-from ..core.validation import check_bins, check_k, check_persistence
+from ..core.inputs.validation import check_bins, check_k, check_persistence
 from ..engines import engine_for
 from ..engines.base import check_engine_options
 from ..summary.checks import check_partitioned, check_schema
@@ -94,7 +94,7 @@ def _with_propensities(plan: Any, engine: Any, frame: Any) -> Any:
 
     import numpy as np
 
-    from ..core.ips import resolve_propensity
+    from ..core.metrics.ips import resolve_propensity
 
     opts = plan.options
     values = engine.distinct(frame, opts.position)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pandas_rankeval.core.options import OPTIONS
+from pandas_rankeval.core.inputs.options import OPTIONS
 
 __all__ = ["PARAMS", "fill_doc"]
 
@@ -88,7 +88,7 @@ PARAMS: dict[str, str] = {
 
 def _metric_names() -> str:
     """The accepted metric names, from the registry, as a docstring phrase."""
-    from pandas_rankeval.core.registry import valid_names
+    from pandas_rankeval.core.metrics.registry import valid_names
 
     import textwrap
 
@@ -101,7 +101,7 @@ PARAMS["metric_names"] = _metric_names()
 
 def _default_metrics() -> str:
     """The default of ``metrics=`` of report and compare, from the registry: ``("auc", ...)``."""
-    from pandas_rankeval.core.registry import DEFAULT_METRICS
+    from pandas_rankeval.core.metrics.registry import DEFAULT_METRICS
 
     return "(" + ", ".join(f'"{n}"' for n in DEFAULT_METRICS) + ")"
 

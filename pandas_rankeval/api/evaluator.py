@@ -19,7 +19,7 @@ import pandas as pd
 from ..core.threads import one_blas_thread
 from ..engines import engine_for, frame_kind
 from ..engines.base import check_engine_options
-from ..core.validation import internal_error
+from ..core.inputs.validation import internal_error
 from ..summary.auc_counts import ScoreCounts, score_counts
 from ..summary.checks import check_partitioned, check_schema
 from ..summary.plan import make_plan

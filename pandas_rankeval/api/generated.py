@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, Protocol
 
-from pandas_rankeval.core.options import WeightLike
-from pandas_rankeval.core.registry import Metric
-from pandas_rankeval.core.result import MetricResult
+from pandas_rankeval.core.inputs.options import WeightLike
+from pandas_rankeval.core.metrics.registry import Metric
+from pandas_rankeval.core.evaluation.result import MetricResult
 
 from .dispatch import Empty, EngineOptions, GroupLike, NanPolicy, Ties, evaluate_metric
 

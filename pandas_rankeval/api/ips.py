@@ -1,7 +1,7 @@
 """The counterfactual metrics of a click log: ``ips_dcg``, ``ips_precision``, ``ips_hit_rate``.
 
 Each weighs a click on a row the logging ranker showed at position k by 1 / max(propensity(k),
-clip) and evaluates a new score column with these gains (:mod:`pandas_rankeval.core.ips`).
+clip) and evaluates a new score column with these gains (:mod:`pandas_rankeval.core.metrics.ips`).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from pandas_rankeval.core.options import WeightLike
-from pandas_rankeval.core.result import MetricResult
+from pandas_rankeval.core.inputs.options import WeightLike
+from pandas_rankeval.core.evaluation.result import MetricResult
 
 from .dispatch import Empty, EngineOptions, GroupLike, NanPolicy, Ties, evaluate_metric
 from .docs import PARAMS, fill_doc

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, Literal, Protocol
 
-from pandas_rankeval.core.options import WeightLike
-from pandas_rankeval.core.registry import METRICS
-from pandas_rankeval.core.result import MetricResult
+from pandas_rankeval.core.inputs.options import WeightLike
+from pandas_rankeval.core.metrics.registry import METRICS
+from pandas_rankeval.core.evaluation.result import MetricResult
 
 from .dispatch import (
     Empty,

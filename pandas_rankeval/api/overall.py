@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.result import CoverageWarning
+from pandas_rankeval.core.evaluation.result import CoverageWarning
 from pandas_rankeval.display.table import ResultTable, as_result_table
 
 from .dispatch import raised_by_us

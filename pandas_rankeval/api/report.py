@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any, Literal
 
-from pandas_rankeval.core.options import WeightLike
-from pandas_rankeval.core.registry import DEFAULT_METRICS
+from pandas_rankeval.core.inputs.options import WeightLike
+from pandas_rankeval.core.metrics.registry import DEFAULT_METRICS
 from pandas_rankeval.display.table import ResultTable
 
 from .dispatch import EngineOptions, evaluate_frame

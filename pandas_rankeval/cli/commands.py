@@ -30,7 +30,7 @@ def resolve_metrics(names: Sequence[str], k: int | None) -> list[str]:
     ``precision``, ``recall`` and ``hit_rate`` need a cutoff: they get ``k`` (default 10).
     ``mrr``, ``ndcg`` and ``map`` take the whole list unless ``k`` is given explicitly.
     """
-    from pandas_rankeval.core.registry import METRICS, parse_metric
+    from pandas_rankeval.core.metrics.registry import METRICS, parse_metric
 
     out: list[str] = []
     for item in names:
@@ -79,7 +79,7 @@ def _eval(args: argparse.Namespace) -> int:
     if getattr(args, "overall", False) and not by:
         raise CLIError("--overall adds the whole table to a table by segment: give --by COL too")
     weight = args.weight
-    from pandas_rankeval.core.options import WEIGHT_NAMES
+    from pandas_rankeval.core.inputs.options import WEIGHT_NAMES
 
     if args.baseline is not None and args.all_pairs:
         raise CLIError("--baseline and --all-pairs exclude each other: pick one baseline, or compare every pair")
@@ -230,7 +230,7 @@ def _supported(func: Callable[..., Any], options: dict[str, Any], context: str) 
 
 
 def _metrics_command(args: argparse.Namespace) -> int:
-    from pandas_rankeval.core.registry import METRICS
+    from pandas_rankeval.core.metrics.registry import METRICS
 
     width = max(len(f"{name}@K") for name in METRICS)
     for name, info in METRICS.items():

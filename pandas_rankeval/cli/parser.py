@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .commands import _demo, _eval, _metrics_command
-from pandas_rankeval.core.registry import DEFAULT_METRICS, METRICS
+from pandas_rankeval.core.metrics.registry import DEFAULT_METRICS, METRICS
 
 from .common import (
     DEFAULT_K,

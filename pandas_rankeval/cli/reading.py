@@ -60,8 +60,8 @@ def _check_columns(
 
     ``flags`` names the option that asked for each column (``--group``, ``--score``...): a
     missing column is reported by its option, with the nearest name of the file."""
-    from pandas_rankeval.core.options import WEIGHT_NAMES, _WEIGHT_MEANINGS
-    from pandas_rankeval.core.validation import check_columns, closest_name
+    from pandas_rankeval.core.inputs.options import WEIGHT_NAMES, _WEIGHT_MEANINGS
+    from pandas_rankeval.core.inputs.validation import check_columns, closest_name
 
     names = list(available)
     if weight is not None and weight in WEIGHT_NAMES and weight in names:

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-from .validation import check_min_count
+from .inputs.validation import check_min_count
 
 __all__ = [
     "THREADS_FROM_ROWS", "Workers", "check_threads", "limit_threads", "one_blas_thread", "row_ranges", "run_tasks",

@@ -9,7 +9,7 @@ online results.
 
 from .launches import launch_agreement
 from .propensity import PropensityWarning, propensities
-from .plots import plot_launch_agreement, plot_propensities
+from ..plotting.counterfactual import plot_launch_agreement, plot_propensities
 from .tables import AgreementTable, PropensityTable
 
 __all__ = ["propensities", "launch_agreement", "PropensityTable", "AgreementTable", "PropensityWarning",

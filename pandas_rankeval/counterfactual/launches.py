@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.validation import check_column_name, check_columns, check_frame, check_option, check_seed
+from pandas_rankeval.core.inputs.validation import check_column_name, check_columns, check_frame, check_option, check_seed
 from pandas_rankeval.inference.bootstrap import check_level, percentile_interval
 
 from .tables import AgreementTable, make_table

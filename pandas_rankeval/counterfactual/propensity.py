@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.validation import (
+from pandas_rankeval.core.inputs.validation import (
     as_columns,
     check_column_name,
     check_columns,

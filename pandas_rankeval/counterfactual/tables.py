@@ -34,7 +34,7 @@ class PropensityTable(ResultTable):
 
     def plot(self, ax: Any = None, *, clip: float | None = None, title: str | None = None) -> Any:  # type: ignore[override]
         """Draw the propensity curve and its interval (see :func:`plot_propensities`)."""
-        from .plots import plot_propensities
+        from ..plotting.counterfactual import plot_propensities
 
         return plot_propensities(self, ax=ax, clip=clip, title=title)
 
@@ -55,7 +55,7 @@ class AgreementTable(ResultTable):
 
     def plot(self, axes: Any = None, *, title: str | None = None) -> Any:  # type: ignore[override]
         """Online against offline lift, one panel per metric (see :func:`plot_launch_agreement`)."""
-        from .plots import plot_launch_agreement
+        from ..plotting.counterfactual import plot_launch_agreement
 
         return plot_launch_agreement(self, axes=axes, title=title)
 

@@ -131,7 +131,7 @@ def _params(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
 
 
 def _coverage_text(fields: dict[str, Any]) -> str:
-    from ..core.result import Coverage
+    from ..core.evaluation.result import Coverage
 
     try:
         return str(Coverage(**fields))
@@ -349,7 +349,7 @@ def _report_level_line(df: pd.DataFrame) -> str:
     shown = any(str(c).endswith(("_low", "_high")) for c in df.columns)
     if not (level and shown):
         return ""
-    from ..core.registry import parse_metric
+    from ..core.metrics.registry import parse_metric
 
     none: dict[str, list[str]] = {}
     for name in _params(df):

@@ -1,6 +1,6 @@
 """The pandas engine: the one-partition case of the summary layer.
 
-A pandas call evaluates its frame once (:func:`pandas_rankeval.core.evaluate.evaluate`),
+A pandas call evaluates its frame once (:func:`pandas_rankeval.core.evaluation.pipeline.evaluate`),
 summarizes that one evaluation as one partition and adds the global-AUC pieces from its own sorts
 (exact AUC, clustered-DeLong moments, bootstrap AUC replicates:
 :func:`pandas_rankeval.summary.extras.evaluation_extras`, shared with every engine); the caller
@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.evaluate import evaluate
+from ..core.evaluation.pipeline import evaluate
 from ..core.threads import check_threads, limit_threads
 from ..inference import hashing as H
 from ..summary.extras import evaluation_extras

@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.evaluation import Evaluation, GroupValues
+from pandas_rankeval.core.evaluation.records import Evaluation, GroupValues
 from pandas_rankeval.core.progress import Progress as _Progress
-from pandas_rankeval.core.validation import internal_error
+from pandas_rankeval.core.inputs.validation import internal_error
 from pandas_rankeval.inference.pvalues import holm  # noqa: F401  (one Holm, re-exported: bootstrap's public name)
 from pandas_rankeval.inference.pvalues import zero_difference
 
@@ -419,7 +419,7 @@ def groups_by_segment(
     ev: Evaluation, by_cols: list[Hashable], func: str
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """The segment codes present (ascending) and, for each, the indices of its groups."""
-    from pandas_rankeval.core.evaluation import segment_of_groups
+    from pandas_rankeval.core.evaluation.records import segment_of_groups
 
     if "code" not in ev.group_stats:  # only global AUC: no per-group statistics were built
         ev = dataclasses.replace(ev, group_stats={"code": _group_codes(ev)})

@@ -401,7 +401,7 @@ def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable]
     """
     from pandas_rankeval.inference.bootstrap import _group_codes, groups_by_segment, row_groups
     from pandas_rankeval.core.threads import Workers
-    from pandas_rankeval.core.validation import internal_error
+    from pandas_rankeval.core.inputs.validation import internal_error
 
     rg = row_groups(ev)
     n_groups = int(_group_codes(ev).shape[0])

@@ -283,7 +283,7 @@ def seed_to_int(seed: Any, func: str) -> int:
     BitGenerator or SeedSequence gives one integer drawn from it (so a SeedSequence
     always gives the same one). Anything else is the error of the pandas functions.
     """
-    from pandas_rankeval.core.validation import check_seed
+    from pandas_rankeval.core.inputs.validation import check_seed
 
     check_seed(seed, func)
     if seed is None:

@@ -2,9 +2,9 @@
 
 A hook is built with metric names and options, checked once. The first time the
 training library hands it an evaluation set, the set's labels and group keys go
-through the library's own preparation (:func:`~pandas_rankeval.core.evaluate.prepare_evaluation`: labels to levels,
+through the library's own preparation (:func:`~pandas_rankeval.core.evaluation.pipeline.prepare_evaluation`: labels to levels,
 keys to integer codes); every round after that only the new scores are sorted and
-reduced (:func:`~pandas_rankeval.core.evaluate.evaluate_score`), so the value is the one ``pandas_rankeval.<metric>``
+reduced (:func:`~pandas_rankeval.core.evaluation.pipeline.evaluate_score`), so the value is the one ``pandas_rankeval.<metric>``
 gives on a frame of those keys, labels and scores.
 
 Evaluation sets are recognised from round to round by the object that holds them
@@ -25,11 +25,11 @@ import numpy as np
 import pandas as pd
 
 from ..api import metrics as _metrics
-from ..core.evaluate import evaluate_score, prepare_evaluation
-from ..core.evaluation import Evaluation, warn_if_needed
-from ..core.options import WEIGHT_NAMES, Options
-from ..core.registry import MetricSpec, parse_metrics, sample_weight_error
-from ..core.validation import numeric_values
+from ..core.evaluation.pipeline import evaluate_score, prepare_evaluation
+from ..core.evaluation.records import Evaluation, warn_if_needed
+from ..core.inputs.options import WEIGHT_NAMES, Options
+from ..core.metrics.registry import MetricSpec, parse_metrics, sample_weight_error
+from ..core.inputs.validation import numeric_values
 
 __all__ = ["TrainingMetric", "metric_function", "check_metric_options", "missing_extra", "parse_metric_parameter"]
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.registry import sample_weight_error
+from ..core.metrics.registry import sample_weight_error
 from ._training import check_metric_options, metric_function, parse_metric_parameter
 
 __all__ = ["make_scorer", "GroupScorer"]

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.validation import check_option
+from ..core.inputs.validation import check_option
 
 __all__ = [
     "AucCounts", "auc_counts_blocks", "auc_counts_sorted", "chain_auc", "chain_offsets", "placements_blocks",
@@ -312,8 +312,8 @@ def score_counts(pdf: Any, plan: Any) -> ScoreCounts:
     """The :class:`ScoreCounts` of the rows of a pandas frame that the plan's evaluation keeps:
     rows with a missing value in a column of the plan are left out (the evaluation raised already
     under ``nan_policy="raise"``); relevance and sample weights as the evaluation reads them."""
-    from ..core.prepare import label_levels
-    from ..core.validation import missing_mask, numeric_values
+    from ..core.inputs.prepare import label_levels
+    from ..core.inputs.validation import missing_mask, numeric_values
     from .summary import _plain
 
     keep = np.ones(len(pdf), dtype=bool)

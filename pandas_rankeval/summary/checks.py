@@ -16,10 +16,10 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from ..core.options import check_weight_name
-from ..core.prepare import label_levels
-from ..core.reductions import STATS_GIVEN, _as_weights, series_weights
-from ..core.validation import InputProblem, call_user, check_columns, duplicate_column_error, numeric_values
+from ..core.inputs.options import check_weight_name
+from ..core.inputs.prepare import label_levels
+from ..core.evaluation.reductions import STATS_GIVEN, _as_weights, series_weights
+from ..core.inputs.validation import InputProblem, call_user, check_columns, duplicate_column_error, numeric_values
 from .plan import Plan
 
 __all__ = ["check_partitioned", "check_schema", "needs_group_stats", "weights_once"]

@@ -39,11 +39,11 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from ..core.coverage import empty_error
-from ..core.evaluate import exp2_overflow
-from ..core.options import WEIGHT_NAMES
-from ..core.segments import mixed_by_of_pairs
-from ..core.validation import missing_values_error
+from ..core.metrics.coverage import empty_error
+from ..core.evaluation.pipeline import exp2_overflow
+from ..core.inputs.options import WEIGHT_NAMES
+from ..core.inputs.segments import mixed_by_of_pairs
+from ..core.inputs.validation import missing_values_error
 from .checks import needs_group_stats, weights_once
 from .finalize import raise_input_errors
 from .partition import summarize, summary_of_auc
@@ -226,8 +226,8 @@ def raise_from_counts(plan: Plan, counts: pd.DataFrame, count: str) -> Plan:
     and ``empty='error'`` raise pandas' errors with whole-table counts. Returns the plan."""
     import numpy as np
 
-    from ..core.prepare import label_levels
-    from ..core.validation import numeric_values
+    from ..core.inputs.prepare import label_levels
+    from ..core.inputs.validation import numeric_values
 
     plan = weights_once(plan, counts, count) if needs_counts(plan, empty=False) else plan
     lists = [s for s in plan.specs if s.info.eligibility == "relevant"]

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core import ranking as E
-from ..core.evaluation import Evaluation
-from ..core.validation import internal_error
+from ..core.ranking import tie_blocks as E
+from ..core.evaluation.records import Evaluation
+from ..core.inputs.validation import internal_error
 from ..inference import hashing as H
 from .partition import _ensure_group_stats, _segment_keys
 from .plan import Plan

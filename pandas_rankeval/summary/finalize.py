@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core.evaluate import exp2_overflow
-from ..core.result import Coverage
-from ..core.validation import PROBLEM_ORDER, InputProblem, first_keys, missing_values_error, problem_message
+from ..core.evaluation.pipeline import exp2_overflow
+from ..core.evaluation.result import Coverage
+from ..core.inputs.validation import PROBLEM_ORDER, InputProblem, first_keys, missing_values_error, problem_message
 from ..inference.delong import delong_from_moments
 from .auc_counts import _auc_value
 from .plan import _C, Plan

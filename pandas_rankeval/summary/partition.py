@@ -1,7 +1,7 @@
 """One partition of whole groups -> one :class:`~.summary.Summary` (stage 4 of the pipeline).
 
 :func:`summarize` runs the same vectorized evaluation as pandas
-(:func:`pandas_rankeval.core.evaluate.evaluate`) on a partition and reduces it to additive sums;
+(:func:`pandas_rankeval.core.evaluation.pipeline.evaluate`) on a partition and reduces it to additive sums;
 :func:`summarize_evaluation` does the same for an evaluation already made (pandas, the
 one-partition case). :func:`summary_of_counts` builds the group-less summary of global AUC alone
 from counts an engine already has. The replicate sums (bootstrap, sign flips) are in
@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.coverage import eligibility
-from ..core.evaluate import evaluate
-from ..core.evaluation import Evaluation, segment_of_groups
-from ..core.reductions import row_groups
-from ..core.validation import InputProblem, internal_error, missing_mask
+from ..core.metrics.coverage import eligibility
+from ..core.evaluation.pipeline import evaluate
+from ..core.evaluation.records import Evaluation, segment_of_groups
+from ..core.evaluation.reductions import row_groups
+from ..core.inputs.validation import InputProblem, internal_error, missing_mask
 from ..inference import hashing as H
 from ..inference.pvalues import HIST_K, TOP_K, signflip_sums, signflip_terms
 from .plan import _C, COUNTERS, Plan
@@ -386,7 +386,7 @@ def summarize_partition(
     keep: np.ndarray | None = None
     for c in plan.columns:
         if c not in pdf.columns:
-            from pandas_rankeval.core.validation import check_columns
+            from pandas_rankeval.core.inputs.validation import check_columns
 
             check_columns(pdf, plan.columns)
         m = missing_mask(pdf[c])

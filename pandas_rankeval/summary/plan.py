@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 
 from ..inference import hashing as H
-from ..core.ips import check_ips_options, ips_columns
-from ..core.options import WEIGHT_NAMES, Options, WeightLike
-from ..core.registry import MetricSpec, check_sample_weight, parse_metrics
-from ..core.validation import as_columns, check_column_name, check_compare_scores, check_option
+from ..core.metrics.ips import check_ips_options, ips_columns
+from ..core.inputs.options import WEIGHT_NAMES, Options, WeightLike
+from ..core.metrics.registry import MetricSpec, check_sample_weight, parse_metrics
+from ..core.inputs.validation import as_columns, check_column_name, check_compare_scores, check_option
 
 __all__ = ["Plan", "compare_pairs", "make_plan", "resolve_resample", "COUNTERS"]
 
@@ -272,7 +272,7 @@ def make_plan(
         # every (model, baseline, group metric) tested by sign flips unless method="bootstrap"
         flip_pairs = [(m, b, s.name) for m, b in compare_pairs(score_cols, baseline) for s in specs_all if s.info.grouped]
     if kind == "compare" or ci is not None:
-        from pandas_rankeval.core.validation import check_n_boot_for_level, check_seed
+        from pandas_rankeval.core.inputs.validation import check_n_boot_for_level, check_seed
 
         n_boot = _check_n_boot(n_boot, func)
         check_seed(seed, func)

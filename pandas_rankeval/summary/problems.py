@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core.evaluate import exp2_overflow
-from ..core.metric import grade_limit
-from ..core.options import WEIGHT_NAMES
-from ..core.validation import InputProblem
+from ..core.evaluation.pipeline import exp2_overflow
+from ..core.metrics.metric import grade_limit
+from ..core.inputs.options import WEIGHT_NAMES
+from ..core.inputs.validation import InputProblem
 from .plan import Plan
 
 
@@ -84,7 +84,7 @@ def label_problems(lab: pd.Series, plan: Plan, rows: np.ndarray | None = None) -
             out[("label_grade:example", float(y.max()))] = 1
     names = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
     if names and plan.options.threshold is None:
-        from ..core.calibration import check_binary_labels
+        from ..core.kernels.calibration import check_binary_labels
 
         other = (y != 0) & (y != 1)
         if check_binary_labels(y) is not None:
@@ -121,7 +121,7 @@ def calibration_problems(pdf: pd.DataFrame, plan: Plan) -> dict[tuple, int]:
     out: dict[tuple, int] = {}
     if not names:
         return out
-    from ..core.calibration import check_probabilities
+    from ..core.kernels.calibration import check_probabilities
 
     for c in plan.scores:
         col = pdf[c]
@@ -137,7 +137,7 @@ def mixed_by_counts(pairs: pd.DataFrame, plan: Plan) -> dict[tuple, int]:
     """A ``by`` that varies within a group, counted from the distinct (group key, segment key)
     rows of a partition (or of the whole table): the problem and its example, or only the groups
     seen (``mixed_by:of``), so that the message's "of N groups" adds up over every partition."""
-    from ..core.segments import mixed_by_of_pairs
+    from ..core.inputs.segments import mixed_by_of_pairs
 
     pairs = pairs[list(dict.fromkeys([*plan.group, *plan.by]))]
     found = mixed_by_of_pairs(pairs, plan.by, plan.group, plan.func)

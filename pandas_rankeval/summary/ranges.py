@@ -7,7 +7,7 @@ keeps them), and **map a function over the ranges** (run where a range lies; onl
 travels). Everything else is here, for every engine:
 
 1. :func:`range_counts` (run by the engine on every range): the labels read as pandas reads them
-   (:func:`~pandas_rankeval.core.prepare.label_levels`), the (relevant, non-relevant) mass of every
+   (:func:`~pandas_rankeval.core.inputs.prepare.label_levels`), the (relevant, non-relevant) mass of every
    distinct key, sorted worst first (ascending score; inside a score a higher tie-break value
    ranks lower), and the exact Mann-Whitney counts of every (score column, range, segment)
    (:func:`~pandas_rankeval.summary.auc_counts.auc_counts_blocks`): a few small tuples per range;
@@ -32,8 +32,8 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from ..core.prepare import label_levels
-from ..core.validation import numeric_values
+from ..core.inputs.prepare import label_levels
+from ..core.inputs.validation import numeric_values
 from .auc_counts import auc_counts_blocks, chain_auc, chain_offsets, placements_blocks
 from .plan import Plan
 from .summary import _plain

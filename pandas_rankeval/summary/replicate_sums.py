@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core.threads import Workers, one_blas_thread, threads_for
-from ..core.validation import internal_error
+from ..core.inputs.validation import internal_error
 from ..inference import hashing as H
 from .plan import Plan
 

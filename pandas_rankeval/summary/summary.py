@@ -323,7 +323,7 @@ class Summary:
     problems : dict
         Bad values counted instead of raised (raised by :func:`finalize` with the whole
         table's counts): ``(kind, where)`` -> count (see
-        :class:`pandas_rankeval.core.validation.InputProblem`). A partition with any is not
+        :class:`pandas_rankeval.core.inputs.validation.InputProblem`). A partition with any is not
         evaluated.
     """
 

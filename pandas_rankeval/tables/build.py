@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.evaluation import GroupValues, warn_if_needed
-from ..core.result import MetricResult
+from ..core.evaluation.records import GroupValues, warn_if_needed
+from ..core.evaluation.result import MetricResult
 from ..summary.finalize import _auc_coverage, _auc_lookup, _metric_coverage, raise_input_errors
 from ..summary.plan import Plan
 from ..summary.summary import Summary

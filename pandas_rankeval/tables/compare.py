@@ -13,8 +13,8 @@ from ..inference.bootstrap import bootstrap_pvalues, percentile_interval
 from ..inference.delong import METHOD, delong_unavailable, delong_words, normal_interval, z_test
 from ..inference.delong import TEST as DELONG_TEST
 from ..inference.pvalues import EXACT_MAX, MIX_K, adjust_pvalues, signflip_pvalues
-from ..core.result import warn_once
-from ..core.validation import internal_error
+from ..core.evaluation.result import warn_once
+from ..core.inputs.validation import internal_error
 from ..summary.finalize import (
     _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _segment_order, _totals, ci_method, fallback_note,
     item_values,
@@ -110,7 +110,7 @@ def bonferroni_intervals(
 
 def difference_bounds(metric_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row, the range of a difference of its metric's values: [-1, 1] for a metric in [0, 1]."""
-    from ..core.registry import parse_metric
+    from ..core.metrics.registry import parse_metric
 
     ranges = {}
     for name in dict.fromkeys(metric_of.tolist()):

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..core.evaluate import evaluate
-from ..core.evaluation import Evaluation
-from ..core.reductions import row_groups
+from ..core.evaluation.pipeline import evaluate
+from ..core.evaluation.records import Evaluation
+from ..core.evaluation.reductions import row_groups
 from ..display.table import ResultTable, as_result_table
 from ..summary.plan import Plan
 

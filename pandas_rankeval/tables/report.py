@@ -10,9 +10,9 @@ import pandas as pd
 from ..display.table import as_result_table
 from ..inference.bootstrap import percentile_interval
 from ..inference.delong import METHOD, delong_unavailable, delong_words, normal_interval
-from ..core.registry import parse_metric
-from ..core.result import warn_once
-from ..core.validation import internal_error
+from ..core.metrics.registry import parse_metric
+from ..core.evaluation.result import warn_once
+from ..core.inputs.validation import internal_error
 from ..summary.finalize import (
     _C, _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _segment_order, ci_method, fallback_note, item_values,
 )

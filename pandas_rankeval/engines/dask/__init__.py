@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.validation import missing_mask
+from pandas_rankeval.core.inputs.validation import missing_mask
 from pandas_rankeval.summary.driver import evaluate_segmented, raise_summed_early
 from pandas_rankeval.summary.plan import Plan
 from pandas_rankeval.summary.summary import Summary

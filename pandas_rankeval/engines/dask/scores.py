@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.validation import missing_mask, numeric_values
+from pandas_rankeval.core.inputs.validation import missing_mask, numeric_values
 from pandas_rankeval.summary.plan import Plan
 from pandas_rankeval.summary.ranges import RangeColumns
 

@@ -25,7 +25,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ...core.options import WEIGHT_NAMES
+from ...core.inputs.options import WEIGHT_NAMES
 from ...summary.driver import Scan
 from ...summary.problems import label_checks
 from ...summary.ranges import RangeColumns

@@ -35,8 +35,8 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
-from ...core.options import WEIGHT_NAMES
-from ...core.prepare import relevance_rule
+from ...core.inputs.options import WEIGHT_NAMES
+from ...core.inputs.prepare import relevance_rule
 from ...summary.driver import Scan
 from ...summary.problems import label_checks
 from .auc import auc_pass, join_placements, map_ranges, place_ranges, score_key
@@ -185,7 +185,7 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
 
 def relevant_rule(dtype: Any, threshold: float | None) -> tuple[str, Any]:
     """How a label of polars ``dtype`` is relevant: the shared rule
-    (:func:`pandas_rankeval.core.prepare.relevance_rule`) of the dtype pandas gives it."""
+    (:func:`pandas_rankeval.core.inputs.prepare.relevance_rule`) of the dtype pandas gives it."""
     return relevance_rule(pandas_dtype(dtype), threshold)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.prepare import relevance_rule
+from pandas_rankeval.core.inputs.prepare import relevance_rule
 from pandas_rankeval.summary.problems import LabelChecks
 
 from .session import _collect, _fn, _parallelism
@@ -150,7 +150,7 @@ def checked_frame(sdf: Any, plan: Any) -> Frame:
 
 def weight_columns(plan: Any) -> list[Hashable]:
     """The numeric columns that weigh rows or groups (sample weights, a weight column)."""
-    from pandas_rankeval.core.options import WEIGHT_NAMES
+    from pandas_rankeval.core.inputs.options import WEIGHT_NAMES
 
     o = plan.options
     cols = [c for c in (o.sample_weight, o.weight if isinstance(o.weight, str) else None) if c is not None]
@@ -175,7 +175,7 @@ def _plural(n: int) -> str:
 
 
 def relevant(fr: Frame, label: Hashable, threshold: float | None) -> Any:
-    """The shared rule of a relevant label (:func:`pandas_rankeval.core.prepare.relevance_rule`, of
+    """The shared rule of a relevant label (:func:`pandas_rankeval.core.inputs.prepare.relevance_rule`, of
     the pandas dtype the label has in a bucket) as a Spark expression: integers compared as
     integers, as pandas compares them."""
     F = fr.F

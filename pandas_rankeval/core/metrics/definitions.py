@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import ips
-from . import calibration as C
-from . import kernels as K
-from . import ranking as E
+from ..kernels import calibration as C
+from ..kernels import ranked as K
+from ..ranking import tie_blocks as E
 from .metric import Metric, NameParam
 
 if TYPE_CHECKING:  # the records import the registry, which binds these kernels
-    from .evaluation import Evaluation, ScoreEvaluation
+    from ..evaluation.records import Evaluation, ScoreEvaluation
     from .registry import MetricSpec
-    from .skip import Part, Selection
+    from ..skipping.skip import Part, Selection
 
 __all__ = [
     "DEFINITIONS", "KernelInput", "gains", "idcg", "gauc_values", "rr_values", "ndcg_values", "ap_values",
@@ -52,7 +52,7 @@ def gauc_values(x: KernelInput) -> np.ndarray:
     """Per-group AUC (Mann-Whitney over the group's pairs), NaN outside the eligible groups."""
     opts = x.ev.options
     if opts.engine == "sklearn" or opts.max_fpr is not None:
-        from .reductions import sklearn_group_auc
+        from ..evaluation.reductions import sklearn_group_auc
 
         return sklearn_group_auc(x.ev, x.se, x.eligible, x.score)
     u, pn = K.auc_per_group(x.rk)
@@ -538,7 +538,7 @@ DEFINITIONS: tuple[Metric, ...] = (
         "times the chance that no row above stopped the reader", _CUTOFF, "relevant", "uniform", _LIST,
         err_values, graded=True, block_levels=True, max_label=ERR_MAX_GRADE, doc=_ERR_DOC,
     ),
-    # counterfactual metrics of a click log (core/ips.py): a click weighs 1 / max(propensity, clip)
+    # counterfactual metrics of a click log (core/metrics/ips.py): a click weighs 1 / max(propensity, clip)
     Metric(
         "ips_dcg", "ips_dcg", "inverse-propensity DCG: discount of the new rank / propensity of the logged "
         "position, summed over clicks", _CUTOFF, "relevant", "uniform", (*_LIST, *_IPS), ips.ips_dcg_values,

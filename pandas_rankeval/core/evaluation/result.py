@@ -9,7 +9,7 @@ import warnings
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .numfmt import digits, fmt_metric
+from ..numfmt import digits, fmt_metric
 
 __all__ = ["Coverage", "MetricResult", "CoverageWarning", "warn_coverage", "warn_once", "coverage_problem"]
 
@@ -32,7 +32,7 @@ class CoverageWarning(UserWarning):
     """
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the package root
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the package root
 
 
 def _library_dirs() -> tuple[str, ...]:
@@ -69,7 +69,7 @@ def coverage_problem(name: str, value: float, coverage: Coverage) -> str | None:
     10% of the rows or of the positives. Single-class groups are in the coverage, not here.
     """
     if value != value:  # NaN
-        from .registry import METRICS
+        from ..metrics.registry import METRICS
 
         metric = METRICS.get(name.rsplit(": ", 1)[-1].split("@")[0])
         if metric is not None and metric.nan_reason:  # a calibration metric: its own reason

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .coverage import eligibility
+from ..metrics.coverage import eligibility
 from .group_count import count_groups, kept_rows, run_bounds
-from .metric import MetricSpec
-from .options import Options
-from .threads import Workers
+from ..metrics.metric import MetricSpec
+from ..inputs.options import Options
+from ..threads import Workers
 
 __all__ = ["GroupTable", "Selection", "can_skip", "candidates", "group_table", "select_first"]
 

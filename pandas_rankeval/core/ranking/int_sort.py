@@ -36,7 +36,7 @@ def sort_backend() -> str:
     """``"polars"`` or ``"numpy"``: who sorts long int64 keys in this process (decided once, from
     ``PANDAS_RANKEVAL_SORT``).
 
-    >>> from pandas_rankeval.core.int_sort import sort_backend
+    >>> from pandas_rankeval.core.ranking.int_sort import sort_backend
     >>> sort_backend() in ("numpy", "polars")
     True
     """
@@ -71,7 +71,7 @@ def sort_values(a: np.ndarray) -> None:
     last bit (long int64 arrays by polars when :func:`sort_backend` says so).
 
     >>> import numpy as np
-    >>> from pandas_rankeval.core.int_sort import sort_values
+    >>> from pandas_rankeval.core.ranking.int_sort import sort_values
     >>> a = np.array([3, -1, 2], dtype=np.int64)
     >>> sort_values(a)
     >>> a.tolist()

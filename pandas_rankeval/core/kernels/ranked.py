@@ -1,4 +1,4 @@
-"""Per-group metrics as reductions over a :class:`~pandas_rankeval.core.ranking.Ranking`.
+"""Per-group metrics as reductions over a :class:`~pandas_rankeval.core.ranking.tie_blocks.Ranking`.
 
 Every function takes the one sorted view of a score column and returns one number per group
 (AUC, reciprocal rank, DCG, IDCG, AP, hits), in closed form under the expected tie rule.
@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .int_sort import sort_values
-from .numeric import (
+from ..ranking.int_sort import sort_values
+from ..ranking.numeric import (
     _bits,
     _exclusive_within,
     _starts_of_runs,
@@ -19,7 +19,7 @@ from .numeric import (
     harmonic,
     log_factorial,
 )
-from .ranking import Ranking
+from ..ranking.tie_blocks import Ranking
 
 __all__ = [
     "Ideal",

@@ -15,7 +15,7 @@ import numpy as np
 from .int_sort import sort_values
 from .numeric import _bits, cumsum_into, or_positions
 from .sorting import sort_order
-from .threads import Workers, threads_for
+from ..threads import Workers, threads_for
 
 Ties = Literal["expected", "pessimistic", "optimistic"]
 

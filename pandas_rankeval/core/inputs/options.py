@@ -15,7 +15,7 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
-from .metric import MetricSpec
+from ..metrics.metric import MetricSpec
 from .validation import check_column_name, check_min_count, check_option
 
 __all__ = ["OPTIONS", "OptionDef", "Options", "WeightLike", "WEIGHT_NAMES", "check_weight_name", "check_weight_series", "options_of"]
@@ -157,7 +157,7 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
     _opt("max_fpr", None, _check_max_fpr, "Standardized partial AUC up to this false-positive rate (McClish)."),
     _opt("nan_policy", "raise", NAN_POLICIES, "Missing values raise, or their rows are dropped and counted."),
     _opt("progress", False, _check_flag, "Show a progress bar (needs tqdm) for the per-group sklearn loop."),
-    # counterfactual (inverse-propensity) metrics: the checks are in core/ips.py
+    # counterfactual (inverse-propensity) metrics: the checks are in core/metrics/ips.py
     _opt("position", None, _check_column, "The column of each row's logged display position (IPS metrics).",
          "when_set"),
     _opt("propensity", None, lambda v, p, f: _ips().check_propensity(v, p, f), "Examination propensity "
@@ -171,7 +171,7 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
 
 
 def _ips() -> Any:
-    from . import ips
+    from ..metrics import ips
 
     return ips
 

@@ -594,7 +594,7 @@ def plot_comparison(
 def _metric_heading(metric: Any) -> str:
     """A metric panel's title: its name, and which way is better when it is not "higher" (from
     the registry: ``"logloss (lower is better)"``, ``"pcoc (closer to 1 is better)"``)."""
-    from .core.registry import parse_metric
+    from ..core.metrics.registry import parse_metric
 
     try:
         direction = parse_metric(str(metric)).info.direction
@@ -617,4 +617,4 @@ def _legend_right_of_texts(ax: Any, handles: list[Any] | None) -> Any:
                      borderaxespad=0.0, fontsize="small", **kw)
 
 
-from ._calibration_plot import plot_calibration  # it uses this module's helpers
+from .calibration import plot_calibration  # it uses this module's helpers

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .core.calibration import (
+from ..core.kernels.calibration import (
     check_binary_labels,
     check_probabilities,
     ece_bins,
     label_error,
     probability_error,
 )
-from .core.validation import as_columns, check_bins, check_columns, missing_values_error
+from ..core.inputs.validation import as_columns, check_bins, check_columns, missing_values_error
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -159,7 +159,7 @@ def plot_calibration(
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['model (ECE@5 0.0132)', 'shifted (ECE@5 0.1706)', 'perfectly calibrated']
     """
-    from .plotting import _MARKERS, _axes, _colors, _make_room, _require_matplotlib
+    from .comparison import _MARKERS, _axes, _colors, _make_room, _require_matplotlib
 
     table = calibration_table(
         df, label=label, score=score, by=by, bins=bins, sample_weight=sample_weight, threshold=threshold,

@@ -46,7 +46,7 @@ def plot_propensities(table: pd.DataFrame, ax: Any = None, *, clip: float | None
     >>> ax.get_xlabel()
     'position'
     """
-    from pandas_rankeval.plotting import _axes, _colors
+    from pandas_rankeval.plotting.comparison import _axes, _colors
 
     for c in ("propensity", "propensity_low", "propensity_high"):
         if c not in table.columns:
@@ -105,7 +105,7 @@ def plot_launch_agreement(table: pd.DataFrame, axes: Any = None, *, title: str |
     >>> [a.get_xlabel() for a in axes]
     ['ndcg lift (offline)', 'auc lift (offline)']
     """
-    from pandas_rankeval.plotting import _colors, _require_matplotlib
+    from pandas_rankeval.plotting.comparison import _colors, _require_matplotlib
 
     points = table.attrs.get("points")
     if not isinstance(points, dict):

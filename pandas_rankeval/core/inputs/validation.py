@@ -434,11 +434,11 @@ def problem_message(kind: str, where: Any, count: int, *, of: int = 0, examples:
             "those positions a propensity."
         )
     if kind == "binary_label":  # where: (label column, metric names); examples: labels seen
-        from .calibration import label_error
+        from ..kernels.calibration import label_error
 
         return str(label_error(where[0], count, sorted(examples)[:3], list(where[1])))
     if kind == "probability":  # where: (score column, metric names); examples: [smallest, largest]
-        from .calibration import probability_error
+        from ..kernels.calibration import probability_error
 
         return str(probability_error(where[0], count, examples[0], examples[1], list(where[1])))
     raise internal_error(f"unknown problem {kind!r}")

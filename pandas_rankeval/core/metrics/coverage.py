@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .options import Options
+from ..inputs.options import Options
 
 __all__ = ["Eligible", "eligibility", "empty_error"]
 
@@ -58,7 +58,7 @@ def eligibility(
     weight of each class (None without sample weights).
 
     >>> import numpy as np
-    >>> from pandas_rankeval.core.options import Options
+    >>> from pandas_rankeval.core.inputs.options import Options
     >>> e = eligibility("pairs", np.array([3, 2, 4]), np.array([1, 2, 0]), Options("gauc"))
     >>> e.used.tolist(), e.only_pos.tolist(), e.only_neg.tolist()
     ([True, False, False], [False, True, False], [False, False, True])

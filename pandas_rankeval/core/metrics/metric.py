@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     import numpy as np
 
-    from .calibration import RowInput, RowSums
+    from ..kernels.calibration import RowInput, RowSums
     from .definitions import KernelInput
-    from .skip import Selection
+    from ..skipping.skip import Selection
 
 __all__ = ["Metric", "MetricSpec", "NameParam", "grade_limit"]
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from .int_sort import sort_values
-from .group_count import index_dtype
+from ..skipping.group_count import index_dtype
 from .numeric import _CHUNK, _bits, _starts_of_runs, or_positions
-from .ranking import Ranking, _from_sorted
+from .tie_blocks import Ranking, _from_sorted
 from .sorting import _REFINE_AT_MOST, _ordered_key, shared_neighbours
 
 __all__ = ["rank_groups"]

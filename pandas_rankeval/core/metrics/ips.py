@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .prepare import raw_key
-from .numeric import cumulative_discount
-from .validation import InputProblem, call_user, check_column_name
+from ..inputs.prepare import raw_key
+from ..ranking.numeric import cumulative_discount
+from ..inputs.validation import InputProblem, call_user, check_column_name
 
 if TYPE_CHECKING:
     from .definitions import KernelInput
-    from .evaluation import Evaluation
-    from .options import Options
-    from .ranking import Ranking
+    from ..evaluation.records import Evaluation
+    from ..inputs.options import Options
+    from ..ranking.tie_blocks import Ranking
 
 __all__ = [
     "PropensityLookup",

@@ -17,14 +17,14 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from . import ranking as E
-from .definitions import gains
-from .evaluation import Evaluation, ScoreEvaluation
-from .group_rank import rank_groups
-from .global_auc import sorted_classes
-from .skip import GroupTable, Part, Selection, can_skip, candidates, group_table, select_first
-from .threads import Workers, run_tasks
-from .validation import internal_error
+from ..ranking import tie_blocks as E
+from ..metrics.definitions import gains
+from .records import Evaluation, ScoreEvaluation
+from ..ranking.group_rank import rank_groups
+from ..ranking.global_auc import sorted_classes
+from ..skipping.skip import GroupTable, Part, Selection, can_skip, candidates, group_table, select_first
+from ..threads import Workers, run_tasks
+from ..inputs.validation import internal_error
 
 __all__ = ["evaluate_kept", "table_of"]
 

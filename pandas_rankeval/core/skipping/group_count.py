@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .int_sort import sort_values
-from .numeric import _CHUNK, _bits, _starts_of_runs, or_positions
-from .threads import Workers, row_ranges, run_tasks
+from ..ranking.int_sort import sort_values
+from ..ranking.numeric import _CHUNK, _bits, _starts_of_runs, or_positions
+from ..threads import Workers, row_ranges, run_tasks
 
 __all__ = ["Counts", "count_groups", "index_dtype", "kept_rows", "run_bounds"]
 

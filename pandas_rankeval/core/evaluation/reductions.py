@@ -16,18 +16,18 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from . import ranking as E
-from .coverage import eligibility, empty_error
-from .definitions import KernelInput
-from .evaluation import Evaluation, GroupValues, ScoreEvaluation
-from .int_sort import sort_values
-from .metric import MetricSpec
-from .options import WeightLike
-from .progress import Progress
+from ..ranking import tie_blocks as E
+from ..metrics.coverage import eligibility, empty_error
+from ..metrics.definitions import KernelInput
+from .records import Evaluation, GroupValues, ScoreEvaluation
+from ..ranking.int_sort import sort_values
+from ..metrics.metric import MetricSpec
+from ..inputs.options import WeightLike
+from ..progress import Progress
 from .result import Coverage
-from .skip import GroupTable
-from .threads import Workers, one_blas_thread
-from .validation import InputProblem, call_user, first_keys, internal_error
+from ..skipping.skip import GroupTable
+from ..threads import Workers, one_blas_thread
+from ..inputs.validation import InputProblem, call_user, first_keys, internal_error
 
 T = TypeVar("T")
 
@@ -435,7 +435,7 @@ def canonical_order(gi: np.ndarray, n_groups: int, p: np.ndarray, y: np.ndarray,
 def _calibration_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: np.ndarray) -> list[GroupValues]:
     """A calibration metric of one score column: its value (pooled rows) and per-group values,
     then one GroupValues per extra component of its summary (``ne#1``, ``ece@10#1``...)."""
-    from .calibration import RowInput
+    from ..kernels.calibration import RowInput
 
     metric = spec.info
     if metric.rows is None:  # pragma: no cover - the caller checks

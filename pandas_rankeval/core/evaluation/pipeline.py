@@ -19,18 +19,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import ranking as E
-from .definitions import gains
-from .evaluation import Evaluation, ScoreEvaluation
-from .ips import ips_columns, row_gains
+from ..ranking import tie_blocks as E
+from ..metrics.definitions import gains
+from .records import Evaluation, ScoreEvaluation
+from ..metrics.ips import ips_columns, row_gains
 from .kept import evaluate_kept
-from .metric import MetricSpec, grade_limit
-from .options import Options, check_weight_name
-from .prepare import label_levels, prepare
+from ..metrics.metric import MetricSpec, grade_limit
+from ..inputs.options import Options, check_weight_name
+from ..inputs.prepare import label_levels, prepare
 from .reductions import _calibration_metric, _global_auc, _group_metric, search_global_auc
-from .registry import check_sample_weight
-from .threads import Workers, threads_for
-from .validation import as_columns, internal_error, problem_message
+from ..metrics.registry import check_sample_weight
+from ..threads import Workers, threads_for
+from ..inputs.validation import as_columns, internal_error, problem_message
 
 __all__ = ["evaluate", "evaluate_score", "prepare_evaluation"]
 
@@ -115,7 +115,7 @@ def prepare_evaluation(
         raw_extra=ips_columns(opts),
     )
     if by and gcols is not None:  # segments are attributes of whole groups: checked before any work
-        from .segments import check_segments_constant
+        from ..inputs.segments import check_segments_constant
 
         check_segments_constant(prep, by, gcols, func)
     graded = any(s.info.graded for s in specs)
@@ -137,7 +137,7 @@ def prepare_evaluation(
         raise ValueError(problem_message("label_grade", (label, *limit), count, examples=[labels.values[-1]]))
     calibration = [s.name for s in specs if not s.info.needs_ranking]
     if calibration:  # probabilities and clicks, checked before any sort
-        from .calibration import (
+        from ..kernels.calibration import (
             check_binary_labels,
             check_probabilities,
             label_error,
@@ -289,14 +289,14 @@ def evaluate_score(ev: Evaluation, name: Hashable, score: np.ndarray) -> ScoreEv
     :func:`prepare_evaluation` or :func:`evaluate`) are reused; only the new
     score is sorted. This is what a training hook does every round. ``score``
     must be a checked numeric array (no missing values) with one value per
-    prepared row, as :func:`~pandas_rankeval.core.prepare.prepare` would make it.
+    prepared row, as :func:`~pandas_rankeval.core.inputs.prepare.prepare` would make it.
     """
     prep = ev.prepared
     if score.shape != (prep.n_rows,):
         raise internal_error(f"a score of shape {score.shape} for {prep.n_rows} prepared rows")
     prep.scores[name] = score
     if any(not s.info.needs_ranking for s in ev.specs):  # probabilities, checked as prepare_evaluation does
-        from .calibration import check_probabilities, probability_error
+        from ..kernels.calibration import check_probabilities, probability_error
 
         bad_scores = check_probabilities(score)
         if bad_scores is not None:

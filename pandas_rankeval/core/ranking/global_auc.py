@@ -15,7 +15,7 @@ from .int_sort import sort_values
 from .numeric import _starts_of_runs
 from .score_sort import Ties
 from .sorting import sortable
-from .threads import Workers, row_ranges, run_tasks
+from ..threads import Workers, row_ranges, run_tasks
 
 __all__ = ["SEARCH_PART_ROWS", "global_auc", "global_auc_by", "global_auc_by_search", "global_auc_of_sorted", "sorted_classes"]
 

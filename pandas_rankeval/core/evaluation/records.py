@@ -1,6 +1,6 @@
 """The records of one evaluation, and what callers read from them (the pipeline's data).
 
-:class:`Evaluation` holds everything one call of :func:`~pandas_rankeval.core.evaluate.evaluate`
+:class:`Evaluation` holds everything one call of :func:`~pandas_rankeval.core.evaluation.pipeline.evaluate`
 computed: the prepared columns, the label levels, the options and, per score column, a
 :class:`ScoreEvaluation` whose :class:`GroupValues` are one metric's per-group values, weights
 and mean. :func:`warn_if_needed` issues a metric's coverage warning; :func:`segment_of_groups`
@@ -16,14 +16,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import kernels as K
-from . import ranking as E
-from .options import Options
-from .prepare import Labels, Prepared
-from .registry import MetricSpec
+from ..kernels import ranked as K
+from ..ranking import tie_blocks as E
+from ..inputs.options import Options
+from ..inputs.prepare import Labels, Prepared
+from ..metrics.registry import MetricSpec
 from .result import Coverage, coverage_problem, warn_coverage
-from .skip import GroupTable, Part, Selection
-from .validation import InputProblem
+from ..skipping.skip import GroupTable, Part, Selection
+from ..inputs.validation import InputProblem
 
 __all__ = ["GroupValues", "ScoreEvaluation", "Evaluation", "warn_if_needed", "segment_of_groups"]
 

@@ -1,0 +1,1 @@
+"""Stage 6, one evaluation: the pipeline, its records, per-metric reductions, results."""

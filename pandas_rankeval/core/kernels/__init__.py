@@ -1,0 +1,1 @@
+"""Stage 4, per-group values as reductions over a ranking, and the calibration sums."""
