@@ -322,15 +322,18 @@ def main(argv: list[str] | None = None) -> None:
         # without that option, their internal size thresholds for threads set out of reach
         try:
             from pandas_rankeval.core.ranking import score_sort as core_ranking
-        except ImportError:  # a checkout before core.score_sort
-            from pandas_rankeval.core.ranking import tie_blocks as core_ranking  # type: ignore[no-redef]
+        except ImportError:  # a checkout before core/ranking/ (flat core/)
+            try:
+                from pandas_rankeval.core import score_sort as core_ranking  # type: ignore[no-redef]
+            except ImportError:  # a checkout before core.score_sort
+                from pandas_rankeval.core import ranking as core_ranking  # type: ignore[no-redef]
 
         try:
             from pandas_rankeval.core import threads as core_threads
 
             core_threads._LIMIT.set(1)
         except ImportError:  # a checkout before core.threads
-            from pandas_rankeval.core.evaluation import pipeline as core_evaluate
+            from pandas_rankeval.core import evaluate as core_evaluate  # type: ignore[attr-defined]
 
             core_evaluate._THREADS_FROM_ROWS = 1 << 62  # type: ignore[attr-defined]
         core_ranking._PARALLEL_FROM = 1 << 62  # type: ignore[attr-defined]

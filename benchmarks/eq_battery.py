@@ -256,16 +256,21 @@ def _count_skips() -> list[int]:
     """[evaluations that skipped groups, of them without a sort] (a checkout with core.skip)."""
     counts = [0, 0]
     try:
+        from pandas_rankeval.core.evaluation import kept
         from pandas_rankeval.core.evaluation import pipeline as ev_mod
-        from pandas_rankeval.core.evaluation import kept as E
         from pandas_rankeval.core.skipping import skip
-    except ImportError:
-        return counts
+    except ImportError:  # a checkout with a flat core/
+        try:
+            from pandas_rankeval.core import evaluate as ev_mod  # type: ignore[attr-defined,no-redef]
+            from pandas_rankeval.core import kept  # type: ignore[attr-defined,no-redef]
+            from pandas_rankeval.core import skip  # type: ignore[attr-defined,no-redef]
+        except ImportError:
+            return counts
     if os.environ.get("EQ_PARTS"):  # rank in parts on threads at every size
         try:
-            from pandas_rankeval.core import threads as T
+            from pandas_rankeval.core import threads
 
-            T._LIMIT.set(int(os.environ["EQ_PARTS"]))
+            threads._LIMIT.set(int(os.environ["EQ_PARTS"]))
         except ImportError:  # a checkout before core.threads
             ev_mod._THREADS_FROM_ROWS = 0  # type: ignore[attr-defined]
             ev_mod._THREADS = int(os.environ["EQ_PARTS"])  # type: ignore[attr-defined]
@@ -280,8 +285,8 @@ def _count_skips() -> list[int]:
         counts[1] += 1
         return select(*a, **k)
 
-    E.group_table = counted_table  # type: ignore[attr-defined]
-    E.select_first = counted_select  # type: ignore[attr-defined]
+    kept.group_table = counted_table  # type: ignore[attr-defined]
+    kept.select_first = counted_select  # type: ignore[attr-defined]
     return counts
 
 

@@ -1,12 +1,27 @@
-"""Plots from a frame or a compare table (matplotlib, an optional extra).
+"""Plots: per-group AUC against group size, a forest plot of model comparisons, and the reliability
+diagram of predicted probabilities (:func:`plot_calibration`).
 
+matplotlib is an optional dependency (``pip install 'pandas_rankeval[plot]'``); it is imported
+when a plot is drawn, not when this module is imported. Every function returns what it drew on,
+so a figure can be composed, restyled and saved as usual::
+
+    import matplotlib.pyplot as plt
     from pandas_rankeval import plotting
-    plotting.plot_group_auc(df, score="model_a")
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5), layout="constrained")
+    plotting.plot_group_auc(df, group="user_id", label="click", score="model_b", ax=left)
+    plotting.plot_comparison(pandas_rankeval.compare(df, ...), ax=right)
+    fig.savefig("eval.png")
+
+Legends never sit on the data: they go outside the axes, and a figure without a layout engine
+gets matplotlib's constrained layout so that they have room (a figure the caller laid out
+keeps its engine). Each model has one colour and one marker, in every plot.
 """
 
 from __future__ import annotations
 
 from .calibration import plot_calibration
-from .comparison import plot_comparison, plot_group_auc
+from .comparison import plot_comparison
+from .group_auc import plot_group_auc
 
 __all__ = ["plot_calibration", "plot_comparison", "plot_group_auc"]

@@ -17,6 +17,7 @@ from ..core.kernels.calibration import (
     probability_error,
 )
 from ..core.inputs.validation import as_columns, check_bins, check_columns, missing_values_error
+from .style import MARKERS, model_colors, make_room, prepare_axes, require_matplotlib
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -159,18 +160,17 @@ def plot_calibration(
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['model (ECE@5 0.0132)', 'shifted (ECE@5 0.1706)', 'perfectly calibrated']
     """
-    from .comparison import _MARKERS, _axes, _colors, _make_room, _require_matplotlib
 
     table = calibration_table(
         df, label=label, score=score, by=by, bins=bins, sample_weight=sample_weight, threshold=threshold,
         nan_policy=nan_policy,
     )
     models = list(dict.fromkeys(table["model"]))
-    colors = _colors(len(models))
+    colors = model_colors(len(models))
     by_cols = [c for c in table.columns if c not in ("model", "bin", "weight", "mean_p", "rate", "ece")]
     head = title if title is not None else "Calibration (reliability diagram)"
     if by_cols:
-        _require_matplotlib()
+        require_matplotlib()
         import matplotlib.pyplot as plt
 
         segs = list(dict.fromkeys(table[by_cols].itertuples(index=False, name=None)))
@@ -185,7 +185,7 @@ def plot_calibration(
         for a, key in zip(axes, segs):
             key_t = tuple(key)
             mask = np.logical_and.reduce([table[c].to_numpy() == v for c, v in zip(by_cols, key_t)])
-            _draw(a, table[mask], models, colors, _MARKERS, bins)
+            _draw(a, table[mask], models, colors, MARKERS, bins)
             a.set_title(", ".join(f"{c}={v}" for c, v in zip(by_cols, key_t)), loc="left")
         fig.suptitle(head)
         handles, texts = axes[0].get_legend_handles_labels()
@@ -195,9 +195,9 @@ def plot_calibration(
         else:
             axes[0].legend(handles, texts, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
         return axes[:n]
-    ax = _axes(ax, (6.0, 5.0))
-    _make_room(ax.figure)
-    _draw(ax, table, models, colors, _MARKERS, bins)
+    ax = prepare_axes(ax, (6.0, 5.0))
+    make_room(ax.figure)
+    _draw(ax, table, models, colors, MARKERS, bins)
     ax.set_title(head, loc="left")
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)  # outside the data
     return ax

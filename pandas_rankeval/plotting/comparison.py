@@ -1,22 +1,5 @@
-"""Plots: per-group AUC against group size, a forest plot of model comparisons, and the reliability
-diagram of predicted probabilities (:func:`plot_calibration`).
-
-matplotlib is an optional dependency (``pip install 'pandas_rankeval[plot]'``); it is imported
-when a plot is drawn, not when this module is imported. Every function returns what it drew on,
-so a figure can be composed, restyled and saved as usual::
-
-    import matplotlib.pyplot as plt
-    from pandas_rankeval import plotting
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5), layout="constrained")
-    plotting.plot_group_auc(df, group="user_id", label="click", score="model_b", ax=left)
-    plotting.plot_comparison(pandas_rankeval.compare(df, ...), ax=right)
-    fig.savefig("eval.png")
-
-Legends never sit on the data: they go outside the axes, and a figure without a layout engine
-gets matplotlib's constrained layout so that they have room (a figure the caller laid out
-keeps its engine). Each model has one colour and one marker, in every plot.
-"""
+"""The forest plot of a comparison table: each model's difference to the baseline, its interval and
+p-value, one panel per metric."""
 
 from __future__ import annotations
 
@@ -26,301 +9,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .style import MARKERS, model_colors, legend_right_of_texts, matplotlib_rc, p_text, prepare_axes, require_matplotlib
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["plot_calibration", "plot_comparison", "plot_group_auc"]
-
-_INSTALL_HINT = (
-    "pandas_rankeval.plotting needs matplotlib, which is not installed: "
-    "pip install 'pandas_rankeval[plot]' (or pip install matplotlib)"
-)
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
-_GREY = "#555555"
-
-
-def _require_matplotlib() -> None:
-    try:
-        import matplotlib
-        import matplotlib.pyplot  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(_INSTALL_HINT) from exc
-
-
-def _axes(ax: Any, figsize: tuple[float, float]) -> Any:
-    """The given Axes (its figure gets constrained layout if it has no layout engine), or a
-    new figure's Axes with constrained layout."""
-    _require_matplotlib()
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize, layout="constrained")
-        return ax
-    _make_room(ax.figure)
-    return ax
-
-
-def _make_room(fig: Any) -> None:
-    if fig.get_layout_engine() is None:
-        fig.set_layout_engine("constrained")
-
-
-def matplotlib_rc(name: str) -> float:
-    """A font size from matplotlib's settings, in points (named sizes such as "medium" resolved)."""
-    import matplotlib
-    from matplotlib.font_manager import FontProperties
-
-    value = matplotlib.rcParams[name]  # type: ignore[index]  # stubs narrower than runtime
-    return float(value) if isinstance(value, (int, float)) else float(FontProperties(size=value).get_size_in_points())
-
-
-def _colors(n: int) -> list[Any]:
-    """n distinct colours: the colour-blind-safe tab10 order (blue, orange, green, ...)."""
-    import matplotlib
-
-    cycle = [c["color"] for c in matplotlib.rcParams["axes.prop_cycle"]]
-    if len(set(cycle)) < min(n, 10):  # a style with too few colours: fall back to tab10
-        cycle = [matplotlib.colormaps["tab10"](i) for i in range(10)]
-    return [cycle[i % len(cycle)] for i in range(n)]
-
-
-def _p_text(p: float) -> str:
-    from pandas_rankeval.display.formatting import fmt_p
-
-    text = fmt_p(p)
-    return f"p {text}" if text.startswith("<") else f"p={text}"
-
-
-# ---------------------------------------------------------------------------------------------
-# per-group AUC by group size
-
-
-def _bins(n: np.ndarray, a: np.ndarray, edges: np.ndarray, logx: bool, min_per_bin: int,
-          quantiles: tuple[float, float] | None) -> dict[str, list[float]]:
-    """Per size bin: centre, mean and quantile band (bins with enough groups), and the means of
-    the sparse bins. Bins, not groups: a short loop."""
-    which = np.clip(np.searchsorted(edges, n, side="right") - 1, 0, len(edges) - 2)
-    out: dict[str, list[float]] = {k: [] for k in ("x", "mean", "low", "high", "sparse_x", "sparse_y")}
-    for b in range(len(edges) - 1):
-        inside = which == b
-        count = int(inside.sum())
-        if count == 0:
-            continue
-        x = float(np.exp(np.mean(np.log(n[inside])))) if logx else float(np.mean(n[inside]))
-        if count < min_per_bin:
-            out["sparse_x"].append(x)
-            out["sparse_y"].append(float(np.mean(a[inside])))
-            continue
-        out["x"].append(x)
-        out["mean"].append(float(np.mean(a[inside])))
-        if quantiles is not None:
-            out["low"].append(float(np.quantile(a[inside], quantiles[0])))
-            out["high"].append(float(np.quantile(a[inside], quantiles[1])))
-    return out
-
-
-def plot_group_auc(
-    df: pd.DataFrame,
-    *,
-    group: Hashable | Sequence[Hashable],
-    label: Hashable,
-    score: Hashable | Sequence[Hashable],
-    ax: Axes | None = None,
-    bins: int = 8,
-    quantiles: tuple[float, float] | None = (0.1, 0.9),
-    min_per_bin: int = 5,
-    weight: Any = "count",
-    points: bool | None = None,
-    bands: bool | None = None,
-    size_by_weight: bool = True,
-    logx: bool = True,
-    min_size: int | None = None,
-    ties: str = "expected",
-    threshold: float | None = None,
-    nan_policy: str = "raise",
-    title: str | None = None,
-    **scatter_kw: Any,
-) -> Axes:
-    """Per-group AUC against group size: how noisy the terms of GAUC are.
-
-    Groups are binned by size on a log scale; each bin shows the mean AUC of its groups (a
-    line), with one score also every group as a point (its area proportional to its GAUC
-    weight, so the groups that dominate a count-weighted GAUC are the big points) and a
-    quantile band. Bins with fewer than ``min_per_bin`` groups show their mean as a hollow
-    marker. A dashed line marks each score's GAUC, a dotted one chance (0.5). Tiny groups
-    spread from 0 to 1: an AUC over one positive and one negative is 0, 0.5 or 1.
-
-    With several scores the models share the axes, one colour and marker each: the points
-    and bands (the same group sizes for every model, so the clouds would pile up) are off
-    unless asked for, and the legend has one entry per model (with its GAUC) and one per
-    kind of mark. The legend sits outside the data, to the right.
-
-    Parameters
-    ----------
-    df : DataFrame
-        One row per shown item.
-    group, label :
-        As in :func:`pandas_rankeval.gauc`.
-    score : column or list of columns
-        One score column, or several to overlay.
-    ax : matplotlib Axes, optional
-        Where to draw; default: a new figure. A figure without a layout engine gets
-        constrained layout, so that the legend has room outside the data.
-    bins : int, default=8
-        Number of log-spaced group-size bins.
-    quantiles : (low, high) or None, default=(0.1, 0.9)
-        The band around each bin's mean; None draws no band.
-    min_per_bin : int, default=5
-        Bins with fewer groups are left out of the mean line and the band (their mean is a
-        hollow marker).
-    weight : weight option, default="count"
-        The GAUC weight of the horizontal lines and of the point sizes (see
-        :func:`pandas_rankeval.gauc`).
-    points : bool, optional
-        Draw the individual groups; default: with one score only.
-    bands : bool, optional
-        Draw the quantile bands; default: with one score only.
-    size_by_weight : bool, default=True
-        Point area proportional to the group's weight (from 4 to 160 square points).
-    logx : bool, default=True
-        Log scale for the group size.
-    min_size, ties, threshold, nan_policy :
-        As in :func:`pandas_rankeval.gauc`.
-    title : str, optional
-        Default: "Per-group AUC by group size".
-    **scatter_kw :
-        Passed to ``Axes.scatter`` for the points (``s``, ``alpha``, ``marker``, ...).
-
-    Returns
-    -------
-    ax : matplotlib Axes
-        With one mean line per score labelled ``"<score>: mean by size"``, one GAUC line per
-        score labelled ``"<score>: GAUC (<weight>) <value>"``, the chance line, and (when
-        drawn) one scatter collection and one band per score.
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import pandas_rankeval as pre
-    >>> from pandas_rankeval import plotting
-    >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
-    >>> ax = plotting.plot_group_auc(df, group="user_id", label="click", score=["model_a", "model_b"])
-    >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
-    ['model_a (GAUC 0.605)', 'model_b (GAUC 0.734)']
-    """
-    from pandas_rankeval.api.per_group import per_group  # the one call that computes (imported when drawing)
-
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise ValueError(f"The 'bins' parameter of plot_group_auc must be an int in the range [1, inf). Got {bins!r} instead.")
-    if quantiles is not None:
-        lo, hi = quantiles
-        if not (0 <= lo < hi <= 1):
-            raise ValueError(
-                "The 'quantiles' parameter of plot_group_auc must be a pair (low, high) with "
-                f"0 <= low < high <= 1, or None. Got {quantiles!r} instead."
-            )
-    scores = list(score) if isinstance(score, (list, tuple)) else [score]
-    table = per_group(
-        df, group=group, label=label, scores=scores, metrics=["auc"], weight=weight,
-        min_size=min_size, ties=ties, threshold=threshold, nan_policy=nan_policy,  # type: ignore[arg-type]
-    )
-    several = len(scores) > 1
-    points = (not several) if points is None else bool(points)
-    bands = (not several) if bands is None else bool(bands)
-    ax = _axes(ax, (9.0, 5.0))
-    colors = _colors(len(scores))
-    columns = table.attrs["models"]
-    n_all = table["n"].to_numpy(dtype=float)
-    w_all = table["weight"].to_numpy(dtype=float)
-    defined = np.zeros(len(table), dtype=bool)
-    for s in scores:
-        defined |= table[columns[str(s)]["auc"]].notna().to_numpy()
-    sizes_all = n_all[defined]
-    if sizes_all.size:
-        lo_n, hi_n = float(sizes_all.min()), float(sizes_all.max())
-        if hi_n <= lo_n:
-            edges = np.array([lo_n, lo_n + 1])
-        elif logx:
-            edges = np.geomspace(lo_n, hi_n * (1 + 1e-9), bins + 1)
-        else:
-            edges = np.linspace(lo_n, hi_n + 1e-9, bins + 1)
-    else:
-        edges = np.array([1.0, 2.0])
-
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
-    wname = weight if isinstance(weight, str) else "custom"
-    model_handles, sparse_any = [], False
-    for i, (s, color) in enumerate(zip(scores, colors)):
-        auc = table[columns[str(s)]["auc"]].to_numpy(dtype=float)
-        ok = np.isfinite(auc)
-        n, a, w = n_all[ok], auc[ok], w_all[ok]
-        marker = _MARKERS[i % len(_MARKERS)]
-        prefix = f"{s}: " if several else ""
-        if points and n.size:
-            sized = size_by_weight and w.size and float(w.max()) > float(w.min())
-            area = 4 + 156 * (w / float(w.max())) if sized else 10.0
-            what = f"groups ({n.size:,})" + (f", area ∝ weight ({wname})" if sized else "")
-            kw = {"s": area, "alpha": 0.3, "linewidths": 0, "color": color, "marker": marker, "label": f"{prefix}{what}"}
-            kw.update(scatter_kw)
-            ax.scatter(n, a, **kw)
-        binned = _bins(n, a, edges, logx, min_per_bin, quantiles if bands else None)
-        if binned["x"]:
-            ax.plot(binned["x"], binned["mean"], marker=marker, color=color, linewidth=2, label=f"{s}: mean by size")
-            if bands and quantiles is not None:
-                band = f"{quantiles[0]:.0%}-{quantiles[1]:.0%} of groups by size"
-                ax.fill_between(
-                    binned["x"], binned["low"], binned["high"], facecolor=color, alpha=0.08 if several else 0.15,
-                    edgecolor=color, linewidth=1.0 if several else 0.0, label=f"{prefix}{band}",
-                )
-        if binned["sparse_x"] and (binned["x"] or points):
-            sparse_any = True
-            ax.plot(
-                binned["sparse_x"], binned["sparse_y"], linestyle="none", marker=marker, markersize=8,
-                markerfacecolor="white", markeredgecolor=color, markeredgewidth=1.5,
-                label=f"{prefix}mean of bins with < {min_per_bin} groups",
-            )
-        total = float(w.sum())
-        g = float(np.dot(w, a) / total) if total > 0 else float("nan")
-        if total > 0:
-            ax.axhline(g, color=color, linestyle="--", linewidth=1.2, label=f"{s}: GAUC ({wname}) {g:.3f}")
-        model_handles.append(Line2D([], [], color=color, marker=marker, linewidth=2, label=f"{s} (GAUC {g:.3f})"))
-
-    ax.axhline(0.5, color="grey", linestyle=":", linewidth=1, label="chance (0.5)")
-    if logx:
-        ax.set_xscale("log")
-    if points:  # single groups span [0, 1]; means alone get the room they need
-        ax.set_ylim(-0.03, 1.03)
-    ax.set_xlabel("group size (rows)")
-    ax.set_ylabel("per-group AUC")
-    ax.set_title(title if title is not None else "Per-group AUC by group size")
-    note = "GAUC weights groups by rows:\nbig groups count more" if wname == "count" else f"GAUC weight: {wname}"
-    if several:  # one entry per model, then one per kind of mark
-        keys = [
-            Line2D([], [], color=_GREY, marker="o", linewidth=2, label="mean of a size bin"),
-            Line2D([], [], color=_GREY, linestyle="--", linewidth=1.2, label=f"GAUC ({wname})"),
-            Line2D([], [], color="grey", linestyle=":", linewidth=1, label="chance (0.5)"),
-        ]
-        if sparse_any:
-            keys.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", markeredgecolor=_GREY,
-                               markersize=8, label=f"bins with < {min_per_bin} groups"))
-        if bands and quantiles is not None:
-            keys.append(Patch(facecolor=_GREY, alpha=0.15, label=f"{quantiles[0]:.0%}-{quantiles[1]:.0%} of groups"))  # type: ignore[arg-type]  # stubs narrower than runtime
-        if points:
-            keys.append(Line2D([], [], linestyle="none", marker="o", color=_GREY, alpha=0.4, label="a group"))
-        legend = ax.legend(handles=[*model_handles, *keys], loc="upper left", bbox_to_anchor=(1.02, 1.0),
-                           borderaxespad=0.0, fontsize="small", title=note, title_fontsize="small",
-                           alignment="left")
-    else:
-        legend = ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small",
-                           title=note, title_fontsize="small", alignment="left")
-        for handle in getattr(legend, "legend_handles", []):
-            if hasattr(handle, "set_sizes"):
-                handle.set_sizes([30])  # legend markers at one size, whatever the weights
-    return ax
-
+__all__ = ["plot_comparison"]
 
 # ---------------------------------------------------------------------------------------------
 # forest plot of a comparison
@@ -451,7 +145,7 @@ def _forest(ax: Any, t: pd.DataFrame, rows: list[tuple[str, int | None, str]], r
         transform = ax.get_yaxis_transform()  # x in axes coordinates, y in data
         for yy, p in zip(y, sub[pcol].to_numpy(dtype=float)):
             if np.isfinite(p):
-                ax.text(1.01, yy, _p_text(p), transform=transform, va="center", ha="left",
+                ax.text(1.01, yy, p_text(p), transform=transform, va="center", ha="left",
                         fontsize=min(size, float(matplotlib_rc("font.size")) * 0.833))
 
 
@@ -528,17 +222,17 @@ def plot_comparison(
     heading = "Pairwise differences (first model - second)" if all_pairs else f"Difference to {against}"
     xlabel = "difference (first model - second)" if all_pairs else f"difference to {against}"
     names = list(t.index.names)
-    _require_matplotlib()
+    require_matplotlib()
     from matplotlib.lines import Line2D
 
     models = list(dict.fromkeys(t.index.get_level_values("model"))) if "model" in names else [None]
-    palette = dict(zip(models, _colors(max(len(models), 1))))
+    palette = dict(zip(models, model_colors(max(len(models), 1))))
     model_of = list(t.index.get_level_values("model")) if "model" in names else [None] * len(t)
     colors = [palette[m] for m in model_of]
-    markers = [_MARKERS[models.index(m) % len(_MARKERS)] for m in model_of]
+    markers = [MARKERS[models.index(m) % len(MARKERS)] for m in model_of]
     _, how = _p_column(t)
     handles = [
-        Line2D([], [], linestyle="none", marker=_MARKERS[i % len(_MARKERS)], color=palette[m], label=str(m))
+        Line2D([], [], linestyle="none", marker=MARKERS[i % len(MARKERS)], color=palette[m], label=str(m))
         for i, m in enumerate(models) if m is not None
     ]
     if "significant" in t.columns:
@@ -551,14 +245,14 @@ def plot_comparison(
 
     if ax is not None or "metric" not in names or len(names) == 1:
         rel = bool(base_col is not None and ax is not None) if relative is None else bool(relative)
-        ax = _axes(ax, (8.0, 0.28 * len(t) + 2.0))
+        ax = prepare_axes(ax, (8.0, 0.28 * len(t) + 2.0))
         one_metric = "metric" in names and t.index.get_level_values("metric").nunique() == 1
         rows = _layout_rows(t, per_metric=one_metric)
         _forest(ax, t, rows, rel, annotate, colors, markers, base_col)
         ax.set_xlabel(f"{xlabel}{unit if rel else ''}")
         ax.set_title(title if title is not None else heading)
         if len(handles) > 2 or "significant" in t.columns:
-            _legend_right_of_texts(ax, handles if len(models) > 1 else None)
+            legend_right_of_texts(ax, handles if len(models) > 1 else None)
         return ax
 
     import matplotlib.pyplot as plt
@@ -602,19 +296,3 @@ def _metric_heading(metric: Any) -> str:
         return str(metric)
     return str(metric) if direction == "higher" else f"{metric} ({direction} is better)"
 
-
-def _legend_right_of_texts(ax: Any, handles: list[Any] | None) -> Any:
-    """The legend to the right of the axes, past the p-values written there (an offset in
-    inches, so it holds when a layout engine resizes the axes)."""
-    from matplotlib.transforms import ScaledTranslation
-
-    fig = ax.figure
-    renderer = fig.canvas.get_renderer()
-    widest = max([t.get_window_extent(renderer).width for t in ax.texts] or [0.0])
-    shift = ScaledTranslation(widest / fig.dpi + 0.15, 0, fig.dpi_scale_trans)
-    kw = {"handles": handles} if handles else {}
-    return ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), bbox_transform=ax.transAxes + shift,
-                     borderaxespad=0.0, fontsize="small", **kw)
-
-
-from .calibration import plot_calibration  # it uses this module's helpers

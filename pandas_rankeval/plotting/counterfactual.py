@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .style import model_colors, prepare_axes, require_matplotlib
+
 __all__ = ["plot_propensities", "plot_launch_agreement"]
 
 
@@ -46,13 +48,12 @@ def plot_propensities(table: pd.DataFrame, ax: Any = None, *, clip: float | None
     >>> ax.get_xlabel()
     'position'
     """
-    from pandas_rankeval.plotting.comparison import _axes, _colors
 
     for c in ("propensity", "propensity_low", "propensity_high"):
         if c not in table.columns:
             raise ValueError(f"plot_propensities expects the table of pandas_rankeval.propensities; the column {c!r} is missing.")
-    ax = _axes(ax, (7.0, 4.5))
-    color = _colors(1)[0]
+    ax = prepare_axes(ax, (7.0, 4.5))
+    color = model_colors(1)[0]
     k = np.asarray(table.index, dtype=float)
     p = table["propensity"].to_numpy(dtype=float)
     lo, hi = table["propensity_low"].to_numpy(dtype=float), table["propensity_high"].to_numpy(dtype=float)
@@ -105,12 +106,11 @@ def plot_launch_agreement(table: pd.DataFrame, axes: Any = None, *, title: str |
     >>> [a.get_xlabel() for a in axes]
     ['ndcg lift (offline)', 'auc lift (offline)']
     """
-    from pandas_rankeval.plotting.comparison import _colors, _require_matplotlib
 
     points = table.attrs.get("points")
     if not isinstance(points, dict):
         raise ValueError("plot_launch_agreement expects the table of pandas_rankeval.launch_agreement (its attrs hold the launches).")
-    _require_matplotlib()
+    require_matplotlib()
     import matplotlib.pyplot as plt
 
     metrics = [str(m) for m in table.index]
@@ -124,7 +124,7 @@ def plot_launch_agreement(table: pd.DataFrame, axes: Any = None, *, title: str |
     if len(axes) != len(metrics):
         raise ValueError(f"plot_launch_agreement needs one Axes per metric ({len(metrics)}); got {len(axes)}.")
     online = table.attrs.get("online", "online")
-    colors = _colors(len(metrics))
+    colors = model_colors(len(metrics))
     for ax, m, color in zip(axes, metrics, colors):
         x, y = (np.asarray(v, dtype=float) for v in points[m])
         span_x = float(np.max(np.abs(x))) * 1.15 or 1.0
