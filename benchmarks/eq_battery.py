@@ -212,9 +212,14 @@ def cases() -> list[Case]:
 
 def _hook(df: pd.DataFrame, metrics: list[str]) -> list[float]:
     """The training hooks' path: one evaluation prepared once, new score columns evaluated on it."""
-    from pandas_rankeval.core.evaluation.pipeline import evaluate_score, prepare_evaluation
-    from pandas_rankeval.core.inputs.options import Options
-    from pandas_rankeval.core.metrics.registry import parse_metrics
+    try:
+        from pandas_rankeval.core.evaluation.pipeline import evaluate_score, prepare_evaluation
+        from pandas_rankeval.core.inputs.options import Options
+        from pandas_rankeval.core.metrics.registry import parse_metrics
+    except ImportError:  # a checkout with a flat core/
+        from pandas_rankeval.core.evaluate import evaluate_score, prepare_evaluation  # type: ignore[no-redef]
+        from pandas_rankeval.core.options import Options  # type: ignore[no-redef]
+        from pandas_rankeval.core.registry import parse_metrics  # type: ignore[no-redef]
 
     specs = parse_metrics(metrics)
     ev = prepare_evaluation(df, group="g", label="y", scores=["a"], specs=specs, options=Options("hook"))

@@ -114,7 +114,7 @@ def test_global_auc_from_the_parts_equals_the_full_sort(monkeypatch, parts, metr
         used.append(len(neg))
         return real(pos, neg, ties)
 
-    monkeypatch.setattr(kept.E, "global_auc_of_sorted", counted)
+    monkeypatch.setattr(kept, "global_auc_of_sorted", counted)
     kw = {"group": "g", "label": "y", "scores": ["c", "r1", "s"], "metrics": metrics}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..core.evaluation.pipeline import evaluate
 from ..core.threads import check_threads, limit_threads
-from ..inference import hashing as H
+from ..inference.hashing import key_hash
 from ..summary.extras import evaluation_extras
 from ..summary.partition import _ensure_group_stats, summarize_evaluation
 from ..summary.plan import Plan
@@ -64,7 +64,7 @@ def _run(frame: pd.DataFrame, plan: Plan) -> tuple[Summary, dict[str, Any]]:
     if plan.group:
         _ensure_group_stats(ev)
         if plan.n_replicates and plan.resample == "poisson":
-            key_hashes = H.key_hash(ev.keys)
+            key_hashes = key_hash(ev.keys)
     summary = summarize_evaluation(ev, plan, key_hashes=key_hashes)
     return summary, evaluation_extras(ev, plan, key_hashes)
 

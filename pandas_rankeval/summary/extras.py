@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core.ranking import tie_blocks as E
+from ..core.ranking.tie_blocks import global_auc_by
 from ..core.evaluation.records import Evaluation
 from ..core.inputs.validation import internal_error
-from ..inference import hashing as H
+from ..inference.hashing import key_hash, poisson_weights
 from .partition import _ensure_group_stats, _segment_keys
 from .plan import Plan
 from .summary import _plain
@@ -72,7 +72,7 @@ def evaluation_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None 
             continue
         if se.order is None or se.rank is None:
             raise internal_error("segment AUC needs the score order")
-        u, wp, wn = E.global_auc_by(se.order, se.rank, ev.labels.rel, sw, row_seg, len(keys))
+        u, wp, wn = global_auc_by(se.order, se.rank, ev.labels.rel, sw, row_seg, len(keys))
         with np.errstate(invalid="ignore", divide="ignore"):
             value = np.where((wp > 0) & (wn > 0), u / (wp * wn), math.nan)
         for key, v in zip(keys, value.tolist()):
@@ -94,7 +94,7 @@ def evaluation_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None 
     )
 
     if key_hashes is None and plan.resample == "poisson":
-        key_hashes = H.key_hash(ev.keys)
+        key_hashes = key_hash(ev.keys)
     rg = row_groups(ev)
     n_all = ev.group_stats["n"].shape[0]
     items = [(s, "auc") for s in plan.scores]
@@ -108,7 +108,7 @@ def evaluation_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None 
             kh = key_hashes[groups]  # type: ignore[index]
             for lo in range(0, plan.n_boot, chunk):
                 b = min(chunk, plan.n_boot - lo)
-                counts = np.ascontiguousarray(H.poisson_weights(kh, int(plan.seed), b, start=lo).T)  # type: ignore[arg-type]
+                counts = np.ascontiguousarray(poisson_weights(kh, int(plan.seed), b, start=lo).T)  # type: ignore[arg-type]
                 parts.append(stratum.values(counts))
         else:  # the counts of the group sums, drawn again from the segment's stream
             for _, counts in count_chunks(stratum_rng(plan.streams[0], si), stratum.n, plan.n_boot, chunk):

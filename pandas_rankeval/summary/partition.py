@@ -23,7 +23,7 @@ from ..core.evaluation.pipeline import evaluate
 from ..core.evaluation.records import Evaluation, segment_of_groups
 from ..core.evaluation.reductions import row_groups
 from ..core.inputs.validation import InputProblem, internal_error, missing_mask
-from ..inference import hashing as H
+from ..inference.hashing import key_hash
 from ..inference.pvalues import HIST_K, TOP_K, signflip_sums, signflip_terms
 from .plan import _C, COUNTERS, Plan
 from .problems import _count_problems, mixed_by_counts, problem_counts
@@ -247,7 +247,7 @@ def summarize_evaluation(
     boot = flip_reps = boot_gram = None
     if n_boot and n_all:
         if key_hashes is None and plan.resample == "poisson":
-            key_hashes = H.key_hash(ev.keys)
+            key_hashes = key_hash(ev.keys)
         acc, where, flip_reps = _replicate_sums(
             plan, key_hashes, seg_index, n_seg, num_cols + den_cols + gram_cols, wd_cols, n_pairs if flips else 0
         )

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..inference import hashing as H
+from ..inference.hashing import seed_to_int
 from ..core.metrics.ips import check_ips_options, ips_columns
 from ..core.inputs.options import WEIGHT_NAMES, Options, WeightLike
 from ..core.metrics.registry import MetricSpec, check_sample_weight, parse_metrics
@@ -279,7 +279,7 @@ def make_plan(
         if any(not (delong_auc and not s.info.grouped) for s in specs_all):  # a metric is bootstrapped
             check_n_boot_for_level(n_boot, ci, func)  # type: ignore[arg-type]
         if resample == "poisson":
-            seed_int = H.seed_to_int(seed, func)
+            seed_int = seed_to_int(seed, func)
         else:  # the classic bootstrap's streams, spawned once per call as it always was
             streams = tuple(np.random.default_rng(seed).spawn(2))
     # every column a partition reads, in the order of the missing-value check of pandas

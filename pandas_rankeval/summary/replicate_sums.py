@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.threads import Workers, one_blas_thread, threads_for
 from ..core.inputs.validation import internal_error
-from ..inference import hashing as H
+from ..inference.hashing import flip_bits, poisson_weights
 from .plan import Plan
 
 #: Elements of one chunk of the (groups x replicates) draw matrix.
@@ -155,22 +155,22 @@ def _hashed_sums(
             kh = key_hashes[idx]
             if lt:  # light groups: only the dense columns are nonzero, no flip column
                 into = acc[si]
-                into[:, dense] += H.poisson_weights(kh, seed, n_boot, work=work).T @ np.column_stack(
+                into[:, dense] += poisson_weights(kh, seed, n_boot, work=work).T @ np.column_stack(
                     [cols[k][idx] for k in dense])
             elif si >= 0:  # one big segment: matrix products
                 if cols:
-                    acc[si] += H.poisson_weights(kh, seed, n_boot, work=work).T @ np.column_stack([c[idx] for c in cols])
+                    acc[si] += poisson_weights(kh, seed, n_boot, work=work).T @ np.column_stack([c[idx] for c in cols])
                 if acc_f is not None:
-                    acc_f[si] += H.flip_bits(kh, seed, n_boot).T @ np.column_stack([c[idx] for c in wd_cols])
+                    acc_f[si] += flip_bits(kh, seed, n_boot).T @ np.column_stack([c[idx] for c in wd_cols])
             else:  # many small segments: products added per segment
                 seg = seg_index[idx]
                 first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
                 if cols:
                     x = np.column_stack([c[idx] for c in cols])
-                    _add_by_segment(acc, seg[first], first, H.poisson_weights(kh, seed, n_boot, work=work), x, work)
+                    _add_by_segment(acc, seg[first], first, poisson_weights(kh, seed, n_boot, work=work), x, work)
                 if acc_f is not None:
                     wd = np.column_stack([c[idx] for c in wd_cols])
-                    _add_by_segment(acc_f, seg[first], first, H.flip_bits(kh, seed, n_boot), wd, work)
+                    _add_by_segment(acc_f, seg[first], first, flip_bits(kh, seed, n_boot), wd, work)
             bar.update(n)
         return acc, acc_f
 

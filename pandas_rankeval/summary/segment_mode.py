@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..inference import hashing as H
+from ..inference.hashing import key_hash
 from .extras import evaluation_extras
 from .partition import summarize_partition
 from .plan import Plan
@@ -61,7 +61,7 @@ def segment_part(pdf: pd.DataFrame, plan: Plan) -> SegmentPart:
     extras = evaluation_extras(ev, plan)
     if plan.n_replicates:
         summary = reduce_replicates(summary, plan)
-    return summary, extras, np.unique(H.key_hash(ev.keys)), False
+    return summary, extras, np.unique(key_hash(ev.keys)), False
 
 
 def add_segments(parts: list[SegmentPart]) -> SegmentPart:

@@ -17,7 +17,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from ..ranking import tie_blocks as E
+from ..ranking.tie_blocks import Ranking, build_ranking, global_auc_by_search, global_auc_of_sorted, score_rank
 from ..metrics.definitions import gains
 from .records import Evaluation, ScoreEvaluation
 from ..ranking.group_rank import rank_groups
@@ -65,7 +65,7 @@ class _GlobalAuc:
     def counts(self) -> tuple[float, float, float]:
         with self._lock:
             if self._counts is None:
-                self._counts = E.global_auc_by_search(self._score, self._rel, "expected")
+                self._counts = global_auc_by_search(self._score, self._rel, "expected")
             return self._counts
 
 
@@ -73,7 +73,7 @@ class _GlobalAuc:
 Classes = tuple[np.ndarray, np.ndarray]
 
 
-def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, classes: bool = False) -> tuple[E.Ranking, Classes | None]:
+def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, classes: bool = False) -> tuple[Ranking, Classes | None]:
     """One part's ranking, by (group, score): for the list metrics, of only the rows that can count
     (:func:`~.skip.candidates`) when they are fewer. A group's values are the same to the last bit
     either way: the rows left out add no term to them, and a row alone in its tie block takes its
@@ -91,7 +91,7 @@ def _rank_part(ev: Evaluation, score: np.ndarray, part: Part, classes: bool = Fa
     return _rank(ev, part, score, classes)
 
 
-def _rank(ev: Evaluation, part: Part, score: np.ndarray, classes: bool) -> tuple[E.Ranking, Classes | None]:
+def _rank(ev: Evaluation, part: Part, score: np.ndarray, classes: bool) -> tuple[Ranking, Classes | None]:
     """The ranking of the part's rows of the score column: one sort by (group, score)
     (:func:`~.group_rank.rank_groups`), or, for global AUC's classes or scores it cannot pack, a sort
     by score and one by (group, rank) (:func:`~.ranking.build_ranking`)."""
@@ -105,14 +105,14 @@ def _rank(ev: Evaluation, part: Part, score: np.ndarray, classes: bool) -> tuple
         if rk is not None:
             return rk, None
     s = score[part.rows]
-    order, rank = E.score_rank(s, ties="expected")
+    order, rank = score_rank(s, ties="expected")
     own: Classes | None = None
     if classes:  # the scores in order, split by class: each class stays sorted
         s = s[order]
         rel = (part.level >= labels.rel_level)[order]
         own = s[rel], s[~rel]
     del s
-    rk = E.build_ranking(part.row_group, part.hi - part.lo, order, rank, part.level, labels.n_levels,
+    rk = build_ranking(part.row_group, part.hi - part.lo, order, rank, part.level, labels.n_levels,
                          labels.rel_level, gains=gain, count_levels=graded, block_levels=blocks, consume=True)
     return rk, own
 
@@ -133,7 +133,7 @@ def _list_bound(ev: Evaluation) -> int | None | bool:
     return None if any(c is None for c in cutoffs) else max(int(c) for c in cutoffs)  # type: ignore[arg-type]
 
 
-def whole_totals(rk: E.Ranking, ev: Evaluation, part: Part) -> None:
+def whole_totals(rk: Ranking, ev: Evaluation, part: Part) -> None:
     """Give a ranking of some rows of a part the whole groups' totals (rows, relevant rows and,
     for NDCG's ideal DCG, rows per label level), as :func:`~.ranking.build_ranking` counts them."""
     table = ev.table
@@ -229,7 +229,7 @@ def _evaluate_kept(
         if rest is not None:
             tasks.append((se, -1, None))
         tasks += [(se, i, p) for i, p in enumerate(parts)]
-    ranked: dict[tuple[int, int], E.Ranking] = {}
+    ranked: dict[tuple[int, int], Ranking] = {}
     classes: dict[tuple[int, int], Classes] = {}
 
     def rank(task: tuple[ScoreEvaluation, int, Part | None]) -> None:
@@ -245,7 +245,7 @@ def _evaluate_kept(
 
     def combine(se: ScoreEvaluation) -> None:  # every set of relevant rows searched in every other set
         sets = [classes.pop((id(se), i)) for i in range(-1, len(parts))]
-        se.auc_counts = E.global_auc_of_sorted([c[0] for c in sets], [c[1] for c in sets], "expected")
+        se.auc_counts = global_auc_of_sorted([c[0] for c in sets], [c[1] for c in sets], "expected")
 
     for se in out:
         se.parts = [(p, ranked[id(se), i]) for i, p in enumerate(parts)]

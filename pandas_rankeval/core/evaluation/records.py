@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..kernels import ranked as K
-from ..ranking import tie_blocks as E
+from ..kernels.ranked import Ideal
+from ..ranking.tie_blocks import Ranking
 from ..inputs.options import Options
 from ..inputs.prepare import Labels, Prepared
 from ..metrics.registry import MetricSpec
@@ -83,13 +83,13 @@ class GroupValues:
 class ScoreEvaluation:
     score: Hashable
     metrics: dict[str, GroupValues]
-    ranking: E.Ranking | None = None  # over the kept groups' rows only when ``table`` is set
+    ranking: Ranking | None = None  # over the kept groups' rows only when ``table`` is set
     order: np.ndarray | None = None
     rank: np.ndarray | None = None
     calibration_order: np.ndarray | None = None  # rows by (group, p, y, w): the calibration sums' order
     table: GroupTable | None = None  # every group's counts, when only the groups that count were sorted
     selection: Selection | None = None  # first relevant block per kept group (MRR, hit rate: no sort)
-    parts: list[tuple[Part, E.Ranking]] | None = None  # with ``table``: runs of kept groups, ranked
+    parts: list[tuple[Part, Ranking]] | None = None  # with ``table``: runs of kept groups, ranked
     auc_counts: tuple[float, float, float] | None = None  # global AUC's (U, P, N), computed ahead
 
 
@@ -103,7 +103,7 @@ class Evaluation:
     specs: list[MetricSpec]
     scores: dict[Hashable, ScoreEvaluation]
     group_stats: dict[str, np.ndarray] = field(default_factory=dict)  # n, positives, negatives, code
-    ideal: K.Ideal | None = None  # label levels per group, sorted (NDCG with many levels)
+    ideal: Ideal | None = None  # label levels per group, sorted (NDCG with many levels)
     table: GroupTable | None = None  # the groups that count (see .skip), decided once per evaluation
     table_decided: bool = False
     #: what every score column shares, made once (the label-only group arrays: each eligibility

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from ..ranking import tie_blocks as E
+from ..ranking.tie_blocks import Ranking, global_auc, global_auc_by_search
 from ..metrics.coverage import eligibility, empty_error
 from ..metrics.definitions import KernelInput
 from .records import Evaluation, GroupValues, ScoreEvaluation
@@ -47,7 +47,7 @@ def shared(ev: Evaluation, key: Hashable, make: Callable[[], T]) -> T:
         return ev.shared.setdefault(key, make())  # type: ignore[no-any-return]
 
 
-def group_weights(ev: Evaluation, weight: WeightLike, full: E.Ranking | GroupTable) -> np.ndarray:
+def group_weights(ev: Evaluation, weight: WeightLike, full: Ranking | GroupTable) -> np.ndarray:
     """:func:`_weights`, shared by every metric and score column that use the same weight option
     (a name or a Series; a callable is called for each, as the user may expect)."""
     func = ev.options.func
@@ -62,7 +62,7 @@ def group_weights(ev: Evaluation, weight: WeightLike, full: E.Ranking | GroupTab
 def _weights(
     weight: WeightLike,
     ev: Evaluation,
-    rk: E.Ranking | GroupTable,
+    rk: Ranking | GroupTable,
     func: str,
 ) -> np.ndarray:
     """Per-group weights for one of the weight options, checked."""
@@ -142,7 +142,7 @@ def _as_weights(values: Any, what: str) -> np.ndarray:
 
 
 def _coverage(
-    rk: E.Ranking | GroupTable,
+    rk: Ranking | GroupTable,
     used: np.ndarray,
     *,
     n_rows: int,
@@ -253,7 +253,7 @@ def search_global_auc(ev: Evaluation, se: ScoreEvaluation, threads: int) -> None
     thread started) for one thread, a column ranked in row order, counts already made or no AUC."""
     if threads > 1 and se.order is None and se.auc_counts is None and any(s.kind == "auc" for s in ev.specs):
         with Workers(threads) as workers:
-            se.auc_counts = E.global_auc_by_search(ev.prepared.scores[se.score], ev.labels.rel,
+            se.auc_counts = global_auc_by_search(ev.prepared.scores[se.score], ev.labels.rel,
                                                    ev.options.ties, workers)  # type: ignore[arg-type]
 
 
@@ -271,7 +271,7 @@ def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> Group
         value = math.nan
     elif se.order is None or se.rank is None:  # no row order needed: search the sorted negatives
         counts = se.auc_counts  # searched on a worker thread beside the ranking, if so
-        u, wp, wn = counts if counts is not None else E.global_auc_by_search(score, rel, opts.ties)  # type: ignore[arg-type]
+        u, wp, wn = counts if counts is not None else global_auc_by_search(score, rel, opts.ties)  # type: ignore[arg-type]
         value = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
     elif opts.max_fpr is not None and both:
         from sklearn.metrics import roc_auc_score
@@ -279,7 +279,7 @@ def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> Group
         s = _sklearn_scores(score, se.order, se.rank, plain=opts.ties == "expected" and opts.tiebreak is None)
         value = float(roc_auc_score(rel, s, sample_weight=sw, max_fpr=opts.max_fpr))
     else:
-        u, wp, wn = E.global_auc(se.order, se.rank, rel, sw)
+        u, wp, wn = global_auc(se.order, se.rank, rel, sw)
         value = u / (wp * wn) if wp > 0 and wn > 0 else math.nan
     ok = both and not zero_weight
     cov = Coverage(

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import ips
-from ..kernels import calibration as C
-from ..kernels import ranked as K
-from ..ranking import tie_blocks as E
+from ..kernels.calibration import ece_combine, ece_rows, logloss_rows, ne_combine, ne_rows, pcoc_rows
+from ..kernels.ranked import ap_per_group, auc_per_group, build_ideal, dcg_per_group, hit_first_block, hit_per_group, hits_per_group, idcg_from_counts, idcg_per_group, rr_first_block, rr_per_group, sum_in_rank_order
+from ..ranking.tie_blocks import Ranking, log_factorial
 from .metric import Metric, NameParam
 
 if TYPE_CHECKING:  # the records import the registry, which binds these kernels
@@ -40,7 +40,7 @@ class KernelInput:
 
     ev: Evaluation
     se: ScoreEvaluation
-    rk: E.Ranking
+    rk: Ranking
     spec: MetricSpec
     k: int | None  # the cutoff, clamped to the longest group (None: the whole list)
     eligible: np.ndarray  # bool per group: the groups the eligibility rule lets in
@@ -55,24 +55,24 @@ def gauc_values(x: KernelInput) -> np.ndarray:
         from ..evaluation.reductions import sklearn_group_auc
 
         return sklearn_group_auc(x.ev, x.se, x.eligible, x.score)
-    u, pn = K.auc_per_group(x.rk)
+    u, pn = auc_per_group(x.rk)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(x.eligible, u / pn, np.nan)
 
 
 def rr_values(x: KernelInput) -> np.ndarray:
     """Expected reciprocal rank of the first relevant row (0 beyond the cutoff)."""
-    return K.rr_per_group(x.rk, x.k)
+    return rr_per_group(x.rk, x.k)
 
 
 def rr_select(sel: Selection, k: int | None) -> np.ndarray:
     """:func:`rr_values` from each group's first relevant block (no sort)."""
-    return K.rr_first_block(sel.m, sel.t, sel.p, k)
+    return rr_first_block(sel.m, sel.t, sel.p, k)
 
 
 def ndcg_values(x: KernelInput) -> np.ndarray:
     """Expected DCG@k over the group's ideal DCG@k; 1 when the ideal DCG is 0."""
-    dcg = K.dcg_per_group(x.rk, x.k)
+    dcg = dcg_per_group(x.rk, x.k)
     ideal = idcg(x.ev, x.rk, x.k, part=x.part)
     with np.errstate(invalid="ignore", divide="ignore"):
         # IDCG = 0 in a group with relevant rows (threshold <= 0 makes label-0 rows
@@ -86,28 +86,28 @@ def ap_values(x: KernelInput) -> np.ndarray:
     k = x.k
     denom = npos if (x.ev.options.denominator == "relevant" or k is None) else np.minimum(npos, k)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return K.ap_per_group(x.rk, k) / denom
+        return ap_per_group(x.rk, k) / denom
 
 
 def precision_values(x: KernelInput) -> np.ndarray:
     """Expected relevant rows in the top k, over k (a shorter group still divides by k)."""
-    return K.hits_per_group(x.rk, x.k) / float(x.spec.k)  # type: ignore[arg-type]
+    return hits_per_group(x.rk, x.k) / float(x.spec.k)  # type: ignore[arg-type]
 
 
 def recall_values(x: KernelInput) -> np.ndarray:
     """Expected relevant rows in the top k, over the group's relevant rows."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        return K.hits_per_group(x.rk, x.k) / x.rk.npos
+        return hits_per_group(x.rk, x.k) / x.rk.npos
 
 
 def hit_rate_values(x: KernelInput) -> np.ndarray:
     """Chance that a relevant row is in the top k."""
-    return K.hit_per_group(x.rk, x.k)
+    return hit_per_group(x.rk, x.k)
 
 
 def hit_rate_select(sel: Selection, k: int | None) -> np.ndarray:
     """:func:`hit_rate_values` from each group's first relevant block (no sort)."""
-    return K.hit_first_block(sel.m, sel.t, sel.p, k)  # type: ignore[arg-type]
+    return hit_first_block(sel.m, sel.t, sel.p, k)  # type: ignore[arg-type]
 
 
 def rbp_values(x: KernelInput) -> np.ndarray:
@@ -126,7 +126,7 @@ def rbp_values(x: KernelInput) -> np.ndarray:
     spread = (rk.pos / size) * np.power(p, rk.offset) * (1.0 - np.power(p, size))
     # a relevant row alone in its block takes the tie-free term, added per group in rank order
     alone = np.where(rk.pos > 0, (1.0 - p) * np.power(p, rk.offset), 0.0)
-    return K.sum_in_rank_order(rk, np.where(rk.size == 1, alone, spread))
+    return sum_in_rank_order(rk, np.where(rk.size == 1, alone, spread))
 
 
 #: ERR's top grade: R = (2^label - 1) / 2^4, the 0..4 scale of Chapelle et al. 2009, gdeval
@@ -146,7 +146,7 @@ def err_stop(ev: Evaluation) -> np.ndarray:
     return r
 
 
-def _before_in_group(x: np.ndarray, rk: E.Ranking) -> np.ndarray:
+def _before_in_group(x: np.ndarray, rk: Ranking) -> np.ndarray:
     """Exclusive cumulative sum of an integer per-block array, restarted at every group (exact)."""
     c = np.cumsum(x)
     c -= x
@@ -163,7 +163,7 @@ def _merge_level(a: np.ndarray, n0: np.ndarray, c: np.ndarray, x: float) -> np.n
     width = a.shape[1]
     s = np.arange(width)
     n = n0 + c
-    lf = E.log_factorial
+    lf = log_factorial
     lf_s = lf(s)
     lf_ns = lf(np.maximum(n[:, None] - s, 0))
     base = lf(c) + lf(n0) - lf(n)
@@ -280,7 +280,7 @@ def gains(ev: Evaluation) -> np.ndarray:
     return g
 
 
-def idcg(ev: Evaluation, rk: E.Ranking, k: int | None, part: Part | None = None) -> np.ndarray:
+def idcg(ev: Evaluation, rk: Ranking, k: int | None, part: Part | None = None) -> np.ndarray:
     """IDCG@k per group (the same for every score column: computed once per k); with ``part``,
     of that run of the groups that count (``ev.table``), as the ranking ``rk`` holds them."""
     cache_key = f"idcg@{k}" + ("" if part is None else f"/kept{part.lo}-{part.hi}")
@@ -289,19 +289,19 @@ def idcg(ev: Evaluation, rk: E.Ranking, k: int | None, part: Part | None = None)
         g = gains(ev)
         if rk.level_counts is not None:
             with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                out = K.idcg_from_counts(rk.level_counts, g, longest, k)
+                out = idcg_from_counts(rk.level_counts, g, longest, k)
         else:  # too many (group, level) cells to count densely: sort them instead
             groups = ev.prepared.groups
             if groups is None:  # pragma: no cover - list metrics always have groups
                 raise RuntimeError("NDCG needs group codes")
             if part is not None:
-                ideal = K.build_ideal(part.row_group, part.hi - part.lo, part.level, ev.labels.n_levels)
+                ideal = build_ideal(part.row_group, part.hi - part.lo, part.level, ev.labels.n_levels)
             elif ev.ideal is None:
-                ideal = ev.ideal = K.build_ideal(groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels)
+                ideal = ev.ideal = build_ideal(groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels)
             else:
                 ideal = ev.ideal
             with np.errstate(over="ignore", invalid="ignore"):
-                out = K.idcg_per_group(ideal, g, rk.n_groups, longest, k)
+                out = idcg_per_group(ideal, g, rk.n_groups, longest, k)
         if not np.isfinite(out).all():  # a sum of large gains beyond float64
             raise ValueError(
                 f"{ev.options.func}: the ideal DCG of {int((~np.isfinite(out)).sum()):,} groups overflows "
@@ -556,26 +556,26 @@ DEFINITIONS: tuple[Metric, ...] = (
     ),
     Metric(
         "logloss", "logloss", "log loss of predicted click probabilities (lower is better)",
-        _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=C.logloss_rows, higher_is_better=False,
+        _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=logloss_rows, higher_is_better=False,
         direction="lower", bounds=(0.0, math.inf), doc=_LOGLOSS_DOC,
         nan_reason="the rows weigh 0 in total",
     ),
     Metric(
         "ne", "ne", "normalized entropy: log loss / entropy of the base click rate (lower is better)",
-        _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=C.ne_rows, combine=C.ne_combine,
+        _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=ne_rows, combine=ne_combine,
         parts=lambda _: 2, higher_is_better=False, direction="lower", bounds=(0.0, math.inf),
         doc=_NE_DOC, nan_reason="every row is a click or none is (the base rate has no entropy)",
     ),
     Metric(
         "pcoc", "pcoc", "predicted over observed clicks, sum p / sum clicks (1 is calibrated)",
-        _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=C.pcoc_rows, higher_is_better=False,
+        _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=pcoc_rows, higher_is_better=False,
         direction="closer to 1", bounds=(0.0, math.inf), doc=_PCOC_DOC,
         nan_reason="there is no click to divide by",
     ),
     Metric(
         "ece", "ece", "expected calibration error over B equal-width probability bins (lower is better)",
-        NameParam("bins", "optional", 10), "pooled", "uniform", _CALIBRATION, rows=C.ece_rows,
-        combine=C.ece_combine, parts=lambda b: int(b), higher_is_better=False,  # type: ignore[arg-type]
+        NameParam("bins", "optional", 10), "pooled", "uniform", _CALIBRATION, rows=ece_rows,
+        combine=ece_combine, parts=lambda b: int(b), higher_is_better=False,  # type: ignore[arg-type]
         direction="lower", signflip=False, doc=_ECE_DOC, nan_reason="the rows weigh 0 in total",
         no_interval="a sample's binned ECE is biased upward, so a bootstrap interval would miss the "
         "population value; compare() tests differences",

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.inference import hashing as H
+from pandas_rankeval.inference.hashing import partition_hash
 
 from ..base import internal_prefix
 
@@ -38,7 +38,7 @@ def tree(items: list[Any], combine: Callable[[list[Any]], Any], fan_in: int = 8)
 
 def _key_hashed(pdf: pd.DataFrame, keys: list[Hashable], name: str) -> pd.DataFrame:
     out = pdf.copy()
-    out[name] = H.partition_hash(pdf[keys])
+    out[name] = partition_hash(pdf[keys])
     return out
 
 
