@@ -122,6 +122,6 @@ def evaluate_metric(function: str, df: Any, engine_options: EngineOptions, k: An
         k = check_k(k, function, allow_none=metric.param.presence == "optional")
     score = options.pop("score")
     result: MetricResult = evaluate_frame(
-        df, function, engine_options, kind="metric", metrics=MetricSpec(metric.name, k), scores=score, **options
+        df, function, engine_options, kind="metric", metrics=MetricSpec(metric.name, k, metric), scores=score, **options
     )
     return result

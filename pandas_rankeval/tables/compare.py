@@ -13,6 +13,7 @@ from ..inference.bootstrap import bootstrap_pvalues, percentile_interval
 from ..inference.delong import METHOD, delong_unavailable, delong_words, normal_interval, z_test
 from ..inference.delong import TEST as DELONG_TEST
 from ..inference.pvalues import EXACT_MAX, MIX_K, adjust_pvalues, signflip_pvalues
+from ..core.metrics.registry import nan_reason
 from ..core.evaluation.result import warn_once
 from ..core.inputs.validation import internal_error
 from ..summary.finalize import (
@@ -295,7 +296,7 @@ def compare_table(
     if any(d != "higher" for d in directions.values()):  # which value is better, where not the higher
         out.attrs["direction"] = directions
     # coverage depends on the labels only: one warning, not one per model
-    warn_once(plan.func, [(n, first[n][0], first[n][1]) for n in names])
+    warn_once(plan.func, [(n, first[n][0], first[n][1], nan_reason(n)) for n in names])
     return as_result_table(out, "compare")
 
 

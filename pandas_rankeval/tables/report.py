@@ -10,7 +10,7 @@ import pandas as pd
 from ..display.table import as_result_table
 from ..inference.bootstrap import percentile_interval
 from ..inference.delong import METHOD, delong_unavailable, delong_words, normal_interval
-from ..core.metrics.registry import parse_metric
+from ..core.metrics.registry import nan_reason, parse_metric
 from ..core.evaluation.result import warn_once
 from ..core.inputs.validation import internal_error
 from ..summary.finalize import (
@@ -120,7 +120,7 @@ def report_table(
     table.attrs["coverage"] = {n: first[n][1].as_dict() for n in names}
     table = as_result_table(table, "report")
     # which groups a metric uses depends on the labels only: one warning covers every model
-    warn_once(plan.func, [(n, first[n][0], first[n][1]) for n in names])
+    warn_once(plan.func, [(n, first[n][0], first[n][1], nan_reason(n)) for n in names])
     return table
 
 

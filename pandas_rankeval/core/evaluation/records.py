@@ -20,7 +20,7 @@ from ..kernels.ranked import Ideal
 from ..ranking.tie_blocks import Ranking
 from ..inputs.options import Options
 from ..inputs.prepare import Labels, Prepared
-from ..metrics.registry import MetricSpec
+from ..metrics.metric import MetricSpec
 from .result import Coverage, coverage_problem, warn_coverage
 from ..skipping.skip import GroupTable, Part, Selection
 from ..inputs.validation import InputProblem
@@ -126,7 +126,7 @@ def warn_if_needed(gv: GroupValues, where: str) -> None:
     """At most one :class:`CoverageWarning`: NaN because nothing was eligible, or the
     filters dropped more than 10% of rows or positives (single-class groups never warn)."""
     name = gv.spec.name if where == gv.spec.name else f"{where}: {gv.spec.name}"
-    problem = coverage_problem(name, gv.value, gv.coverage)
+    problem = coverage_problem(name, gv.value, gv.coverage, gv.spec.info.nan_reason)
     if problem is not None:
         warn_coverage(problem)
 

@@ -18,12 +18,13 @@ import pandas as pd
 
 from ..ranking.tie_blocks import Ranking, global_auc, global_auc_by_search
 from ..metrics.coverage import eligibility, empty_error
-from ..metrics.definitions import KernelInput
+from ..metrics.metric import KernelInput
+from ..metrics.sklearn_auc import sklearn_scores
 from .records import Evaluation, GroupValues, ScoreEvaluation
 from ..ranking.int_sort import sort_values
 from ..metrics.metric import MetricSpec
+from ..metrics.registry import METRICS
 from ..inputs.options import WeightLike
-from ..progress import Progress
 from .result import Coverage
 from ..skipping.skip import GroupTable
 from ..threads import Workers, one_blas_thread
@@ -189,63 +190,6 @@ def _mean(values: np.ndarray, weights: np.ndarray, used: np.ndarray) -> float:
         return float(np.dot(w, v) / total)
 
 
-def _sklearn_scores(score: np.ndarray, order: np.ndarray, rank: np.ndarray, *, plain: bool) -> np.ndarray:
-    """The scores to hand to sklearn's ``roc_auc_score``.
-
-    The scores themselves when ``plain`` and float64 holds them exactly and finite
-    (sklearn rejects infinities and would round integers above 2**53); otherwise
-    minus the dense rank of the ranking (exact for integer scores, finite for
-    infinite ones, and carrying a tie-break or the label order inside ties): the
-    same order and the same ties, hence the same AUC.
-    """
-    if plain and score.dtype.kind == "f" and np.isfinite(score).all():
-        return score
-    s = np.empty(score.shape[0], dtype=np.float64)
-    s[order] = -rank
-    return s
-
-
-def sklearn_group_auc(
-    ev: Evaluation, score_eval: ScoreEvaluation, eligible: np.ndarray, score: np.ndarray
-) -> np.ndarray:
-    """Per-group AUC from sklearn's roc_auc_score, one call per eligible group."""
-    from sklearn.metrics import roc_auc_score
-
-    opts = ev.options
-    groups = ev.prepared.groups
-    if groups is None or score_eval.order is None or score_eval.rank is None:
-        raise internal_error("the sklearn engine needs group codes and the score order")
-    s = _sklearn_scores(
-        score, score_eval.order, score_eval.rank, plain=opts.ties == "expected" and opts.tiebreak is None
-    )
-    codes = groups.codes
-    by_group = np.argsort(codes, kind="stable")
-    sorted_codes = codes[by_group]
-    bounds = np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1
-    starts = np.concatenate(([0], bounds))
-    ends = np.append(bounds, codes.shape[0])
-    rel = ev.labels.rel
-    sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
-    out = np.full(starts.shape[0], np.nan)
-    todo = np.flatnonzero(eligible)
-    bar = Progress(opts.progress, total=int(todo.shape[0]), desc="roc_auc_score per group", unit="group")
-    try:
-        for i, g in enumerate(todo):
-            rows = by_group[starts[g] : ends[g]]
-            out[g] = roc_auc_score(
-                rel[rows],
-                s[rows],
-                sample_weight=None if sw is None else sw[rows],
-                max_fpr=opts.max_fpr,
-            )
-            if i % 1000 == 999:
-                bar.update(1000)
-        bar.update(int(todo.shape[0]) % 1000)
-    finally:
-        bar.close()
-    return out
-
-
 def search_global_auc(ev: Evaluation, se: ScoreEvaluation, threads: int) -> None:
     """Global AUC's counts of a score column with no row order (the sorted classes searched),
     on ``threads`` threads, ahead of the column's metrics: for a call of one score column, whose
@@ -258,7 +202,7 @@ def search_global_auc(ev: Evaluation, se: ScoreEvaluation, threads: int) -> None
 
 
 def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> GroupValues:
-    spec = MetricSpec("auc", None)
+    spec = MetricSpec("auc", None, METRICS["auc"])
     opts = ev.options
     rel = ev.labels.rel
     sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
@@ -276,7 +220,7 @@ def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> Group
     elif opts.max_fpr is not None and both:
         from sklearn.metrics import roc_auc_score
 
-        s = _sklearn_scores(score, se.order, se.rank, plain=opts.ties == "expected" and opts.tiebreak is None)
+        s = sklearn_scores(score, se.order, se.rank, plain=opts.ties == "expected" and opts.tiebreak is None)
         value = float(roc_auc_score(rel, s, sample_weight=sw, max_fpr=opts.max_fpr))
     else:
         u, wp, wn = global_auc(se.order, se.rank, rel, sw)

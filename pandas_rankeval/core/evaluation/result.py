@@ -61,19 +61,18 @@ def warn_coverage(message: str) -> None:
     warnings.warn(message, CoverageWarning, stacklevel=level)
 
 
-def coverage_problem(name: str, value: float, coverage: Coverage) -> str | None:
+def coverage_problem(name: str, value: float, coverage: Coverage, nan_reason: str = "") -> str | None:
     """Why a metric deserves a :class:`CoverageWarning`, or None.
 
     Two reasons only (docs/guide/metric-contract.md, "Coverage"): the value is NaN because no group (no row pair) could
     be used, or the filters (``min_size``, ``min_pos``, ``min_neg``) dropped more than
     10% of the rows or of the positives. Single-class groups are in the coverage, not here.
+    ``nan_reason`` is the metric's own reason for a NaN, when it has one (a calibration metric's
+    ``Metric.nan_reason``): the caller passes it, this module does not read the registry.
     """
     if value != value:  # NaN
-        from ..metrics.registry import METRICS
-
-        metric = METRICS.get(name.rsplit(": ", 1)[-1].split("@")[0])
-        if metric is not None and metric.nan_reason:  # a calibration metric: its own reason
-            return f"{name} is NaN because {metric.nan_reason} ({coverage})."
+        if nan_reason:  # a calibration metric: its own reason
+            return f"{name} is NaN because {nan_reason} ({coverage})."
         if coverage.n_used and coverage.grouped:
             why = "the weights of the groups used sum to 0"
         elif not coverage.grouped:
@@ -91,10 +90,11 @@ def coverage_problem(name: str, value: float, coverage: Coverage) -> str | None:
     return None
 
 
-def warn_once(where: str, metrics: list[tuple[str, float, Coverage]]) -> None:
+def warn_once(where: str, metrics: list[tuple[str, float, Coverage, str]]) -> None:
     """One :class:`CoverageWarning` for a call over several metrics (``report``,
-    ``compare``): every metric's problem in one message, or nothing."""
-    problems = [p for p in (coverage_problem(n, v, c) for n, v, c in metrics) if p is not None]
+    ``compare``): every metric's problem in one message, or nothing. Each metric is (name,
+    value, coverage, its own reason for a NaN or "")."""
+    problems = [p for p in (coverage_problem(n, v, c, r) for n, v, c, r in metrics) if p is not None]
     if problems:
         warn_coverage(f"{where}: " + " ".join(problems))
 

@@ -10,12 +10,12 @@ import math
 import numbers
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Protocol, Union
 
 import numpy as np
 import pandas as pd
 
-from ..metrics.metric import MetricSpec
+from .propensity import check_clip, check_propensity, check_snips
 from .validation import check_column_name, check_min_count, check_option
 
 __all__ = ["OPTIONS", "OptionDef", "Options", "WeightLike", "WEIGHT_NAMES", "check_weight_name", "check_weight_series", "options_of"]
@@ -160,20 +160,32 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
     # counterfactual (inverse-propensity) metrics: the checks are in core/metrics/ips.py
     _opt("position", None, _check_column, "The column of each row's logged display position (IPS metrics).",
          "when_set"),
-    _opt("propensity", None, lambda v, p, f: _ips().check_propensity(v, p, f), "Examination propensity "
+    _opt("propensity", None, check_propensity, "Examination propensity "
          "of a logged position: a PropensityTable (or Series indexed by position), a column, or a callable "
          "of the array of positions.", "when_set"),
-    _opt("clip", 0.01, lambda v, p, f: _ips().check_clip(v, p, f), "IPS metrics weigh a click 1 / "
+    _opt("clip", 0.01, check_clip, "IPS metrics weigh a click 1 / "
          "max(propensity, clip).", "always"),
-    _opt("snips", False, lambda v, p, f: _ips().check_snips(v, p, f), "Self-normalized IPS: divide by the IPS weight of the clicks instead "
+    _opt("snips", False, check_snips, "Self-normalized IPS: divide by the IPS weight of the clicks instead "
          "of the number of groups.", "always"),
 )}
 
 
-def _ips() -> Any:
-    from ..metrics import ips
+class _MetricEntry(Protocol):
+    """What the options read of a metric's registry entry (:class:`~..metrics.metric.Metric`)."""
 
-    return ips
+    @property
+    def options(self) -> tuple[str, ...]: ...
+
+    @property
+    def default_weight(self) -> str: ...
+
+
+class MetricName(Protocol):
+    """What the options read of a parsed metric name (:class:`~..metrics.metric.MetricSpec`, a
+    layer above: passed in, not imported): its registry entry."""
+
+    @property
+    def info(self) -> _MetricEntry: ...
 
 
 @dataclass
@@ -206,7 +218,7 @@ class Options:
             setattr(self, name, OPTIONS[name].check(getattr(self, name), name, self.func))
         return self
 
-    def params(self, spec: MetricSpec) -> dict[str, Any]:
+    def params(self, spec: MetricName) -> dict[str, Any]:
         """The choices that matter for one metric, for display: the options it takes that are
         shown always, or when set (see :data:`OPTIONS`)."""
         out: dict[str, Any] = {}
@@ -223,7 +235,7 @@ class Options:
             out[name] = value
         return out
 
-    def weight_for(self, spec: MetricSpec) -> WeightLike:
+    def weight_for(self, spec: MetricName) -> WeightLike:
         return spec.info.default_weight if self.weight is None else self.weight
 
 

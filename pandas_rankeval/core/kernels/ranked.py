@@ -23,6 +23,8 @@ from ..ranking.tie_blocks import Ranking
 
 __all__ = [
     "Ideal",
+    "Part",
+    "Selection",
     "ap_per_group",
     "auc_per_group",
     "build_ideal",
@@ -36,6 +38,27 @@ __all__ = [
     "rr_per_group",
     "sum_in_rank_order",
 ]
+
+
+@dataclass
+class Part:
+    """A run of whole kept groups (``lo`` to ``hi`` among the kept ones), ranked on its own."""
+
+    lo: int
+    hi: int
+    rows: np.ndarray
+    row_group: np.ndarray  # 0 .. hi - lo - 1
+    level: np.ndarray
+
+
+@dataclass
+class Selection:
+    """Per kept group: rows strictly above the best relevant score (``m``), rows at that score
+    (``t``) and relevant rows among them (``p``): the first tie block holding a relevant row."""
+
+    m: np.ndarray
+    t: np.ndarray
+    p: np.ndarray
 
 
 # --------------------------------------------------------------------------- #

@@ -11,21 +11,15 @@ the labels only, are computed once per evaluation here (:func:`gains`, :func:`id
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import ips
 from ..kernels.calibration import ece_combine, ece_rows, logloss_rows, ne_combine, ne_rows, pcoc_rows
-from ..kernels.ranked import ap_per_group, auc_per_group, build_ideal, dcg_per_group, hit_first_block, hit_per_group, hits_per_group, idcg_from_counts, idcg_per_group, rr_first_block, rr_per_group, sum_in_rank_order
+from ..kernels.ranked import Part, Selection, ap_per_group, auc_per_group, build_ideal, dcg_per_group, hit_first_block, hit_per_group, hits_per_group, idcg_from_counts, idcg_per_group, rr_first_block, rr_per_group, sum_in_rank_order
 from ..ranking.tie_blocks import Ranking, log_factorial
-from .metric import Metric, NameParam
-
-if TYPE_CHECKING:  # the records import the registry, which binds these kernels
-    from ..evaluation.records import Evaluation, ScoreEvaluation
-    from .registry import MetricSpec
-    from ..skipping.skip import Part, Selection
+from .metric import EvaluationView, KernelInput, Metric, NameParam
+from .sklearn_auc import sklearn_group_auc
 
 __all__ = [
     "DEFINITIONS", "KernelInput", "gains", "idcg", "gauc_values", "rr_values", "ndcg_values", "ap_values",
@@ -34,26 +28,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class KernelInput:
-    """What a kernel reads: one ranked score column of one evaluation, and one metric name."""
-
-    ev: Evaluation
-    se: ScoreEvaluation
-    rk: Ranking
-    spec: MetricSpec
-    k: int | None  # the cutoff, clamped to the longest group (None: the whole list)
-    eligible: np.ndarray  # bool per group: the groups the eligibility rule lets in
-    score: np.ndarray  # the score column (the sklearn cross-check reads it)
-    part: Part | None = None  # the run of kept groups that ``rk`` ranks (None: every group)
-
-
 def gauc_values(x: KernelInput) -> np.ndarray:
     """Per-group AUC (Mann-Whitney over the group's pairs), NaN outside the eligible groups."""
     opts = x.ev.options
     if opts.engine == "sklearn" or opts.max_fpr is not None:
-        from ..evaluation.reductions import sklearn_group_auc
-
         return sklearn_group_auc(x.ev, x.se, x.eligible, x.score)
     u, pn = auc_per_group(x.rk)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -135,7 +113,7 @@ def rbp_values(x: KernelInput) -> np.ndarray:
 ERR_MAX_GRADE = 4
 
 
-def err_stop(ev: Evaluation) -> np.ndarray:
+def err_stop(ev: EvaluationView) -> np.ndarray:
     """ERR's stopping probability R of each label level: (2^label - 1) / 2^4, 0 below the
     relevance threshold (as NDCG's gains). A label above 4 never gets here: it is refused with
     the table's other label checks (``Metric.max_label``)."""
@@ -265,7 +243,7 @@ def err_values(x: KernelInput) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 # NDCG's label-only parts, once per evaluation
 # --------------------------------------------------------------------------- #
-def gains(ev: Evaluation) -> np.ndarray:
+def gains(ev: EvaluationView) -> np.ndarray:
     """Gain of each label level; levels below the relevance threshold gain nothing."""
     v = ev.labels.values
     with np.errstate(over="ignore"):
@@ -280,7 +258,7 @@ def gains(ev: Evaluation) -> np.ndarray:
     return g
 
 
-def idcg(ev: Evaluation, rk: Ranking, k: int | None, part: Part | None = None) -> np.ndarray:
+def idcg(ev: EvaluationView, rk: Ranking, k: int | None, part: Part | None = None) -> np.ndarray:
     """IDCG@k per group (the same for every score column: computed once per k); with ``part``,
     of that run of the groups that count (``ev.table``), as the ranking ``rk`` holds them."""
     cache_key = f"idcg@{k}" + ("" if part is None else f"/kept{part.lo}-{part.hi}")
@@ -492,6 +470,17 @@ _ECE_DOC = _cal_doc(
     0.075""",
 )
 
+
+def _two_parts(_: int | float | None) -> int:
+    """NE's summary: log loss and the base rate's entropy (module-level, so an entry pickles)."""
+    return 2
+
+
+def _bins_parts(bins: int | float | None) -> int:
+    """ECE's summary: one component per bin."""
+    return int(bins)  # type: ignore[arg-type]
+
+
 #: Every metric, in the order of the docs and the CLI's list.
 DEFINITIONS: tuple[Metric, ...] = (
     Metric(
@@ -563,7 +552,7 @@ DEFINITIONS: tuple[Metric, ...] = (
     Metric(
         "ne", "ne", "normalized entropy: log loss / entropy of the base click rate (lower is better)",
         _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=ne_rows, combine=ne_combine,
-        parts=lambda _: 2, higher_is_better=False, direction="lower", bounds=(0.0, math.inf),
+        parts=_two_parts, higher_is_better=False, direction="lower", bounds=(0.0, math.inf),
         doc=_NE_DOC, nan_reason="every row is a click or none is (the base rate has no entropy)",
     ),
     Metric(
@@ -575,7 +564,7 @@ DEFINITIONS: tuple[Metric, ...] = (
     Metric(
         "ece", "ece", "expected calibration error over B equal-width probability bins (lower is better)",
         NameParam("bins", "optional", 10), "pooled", "uniform", _CALIBRATION, rows=ece_rows,
-        combine=ece_combine, parts=lambda b: int(b), higher_is_better=False,  # type: ignore[arg-type]
+        combine=ece_combine, parts=_bins_parts, higher_is_better=False,
         direction="lower", signflip=False, doc=_ECE_DOC, nan_reason="the rows weigh 0 in total",
         no_interval="a sample's binned ECE is biased upward, so a bootstrap interval would miss the "
         "population value; compare() tests differences",

@@ -9,19 +9,19 @@ themselves are written in :mod:`.definitions`; :mod:`.registry` parses names aga
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
 
-if TYPE_CHECKING:
-    import numpy as np
+import numpy as np
 
-    from ..kernels.calibration import RowInput, RowSums
-    from .definitions import KernelInput
-    from ..skipping.skip import Selection
+from ..inputs.options import Options
+from ..inputs.prepare import Labels, Prepared
+from ..kernels.calibration import RowInput, RowSums
+from ..kernels.ranked import Ideal, Part, Selection
+from ..ranking.tie_blocks import Ranking
 
-__all__ = ["Metric", "MetricSpec", "NameParam", "grade_limit"]
+__all__ = ["EvaluationView", "KernelInput", "Metric", "MetricSpec", "NameParam", "ScoreView", "grade_limit"]
 
 #: How the groups of a metric enter its mean (see :mod:`.coverage`): ``"pairs"`` needs a relevant
 #: and a non-relevant row (and passes the min_* filters); ``"relevant"`` needs a relevant row, the
@@ -129,14 +129,13 @@ class Metric:
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """A parsed metric name: its kind and the parameter after ``@`` (cutoff or persistence)."""
+    """A parsed metric name: its kind and the parameter after ``@`` (cutoff or persistence), with
+    the registry's entry of its kind (``info``; not part of its equality or hash). The registry
+    makes them (:func:`~.registry.parse_metric`): this module never looks the registry up."""
 
     kind: str
     k: int | float | None
-
-    @property
-    def info(self) -> Metric:
-        return _registry()[self.kind]
+    info: Metric = field(compare=False, repr=False)
 
     @property
     def cutoff(self) -> int | None:
@@ -169,10 +168,35 @@ def grade_limit(specs: Sequence[MetricSpec]) -> tuple[float, tuple[str, ...]] | 
     return limit, tuple(dict.fromkeys(s.name for s in limited if s.info.max_label == limit))
 
 
-@functools.cache
-def _registry() -> Mapping[str, Metric]:
-    """The registry's metrics by kind (imported on first use: the registry imports this module).
-    Kept once found: a call reads ``MetricSpec.info`` dozens of times."""
-    from .registry import METRICS
+class EvaluationView(Protocol):
+    """What a kernel reads of the evaluation (:class:`~..evaluation.records.Evaluation`, a layer
+    above: passed in, not imported): the options, the labels, the prepared columns, and the
+    per-evaluation arrays it computes once (``group_stats``, ``ideal``)."""
 
-    return METRICS
+    options: Options
+    labels: Labels
+    prepared: Prepared
+    group_stats: dict[str, np.ndarray]
+    ideal: Ideal | None
+
+
+class ScoreView(Protocol):
+    """What a kernel reads of one score column's evaluation (a
+    :class:`~..evaluation.records.ScoreEvaluation`): the rows by score and their ranks."""
+
+    order: np.ndarray | None
+    rank: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class KernelInput:
+    """What a kernel reads: one ranked score column of one evaluation, and one metric name."""
+
+    ev: EvaluationView
+    se: ScoreView
+    rk: Ranking
+    spec: MetricSpec
+    k: int | None  # the cutoff, clamped to the longest group (None: the whole list)
+    eligible: np.ndarray  # bool per group: the groups the eligibility rule lets in
+    score: np.ndarray  # the score column (the sklearn cross-check reads it)
+    part: Part | None = None  # the run of kept groups that ``rk`` ranks (None: every group)

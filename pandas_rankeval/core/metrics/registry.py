@@ -159,7 +159,14 @@ def parse_metric(name: str) -> MetricSpec:
         param = float(info.param.default)  # type: ignore[arg-type]
     if param is None and info is not None and info.param.kind == "bins":
         param = int(info.param.default)  # type: ignore[arg-type]
-    return MetricSpec(str(kind), param)
+    return MetricSpec(str(kind), param, METRICS[str(kind)])
+
+
+def nan_reason(name: str) -> str:
+    """A metric's own reason for a NaN value, by the name a table shows (``"ne"``, ``"ece@10"``,
+    ``"where: ne"``); "" when its NaN has the coverage's reasons."""
+    metric = METRICS.get(name.rsplit(": ", 1)[-1].split("@")[0])
+    return metric.nan_reason if metric is not None else ""
 
 
 def _placeholders() -> str:

@@ -24,6 +24,7 @@ from ..metrics.coverage import eligibility
 from .group_count import count_groups, kept_rows, run_bounds
 from ..metrics.metric import MetricSpec
 from ..inputs.options import Options
+from ..kernels.ranked import Part, Selection
 from ..threads import Workers
 
 __all__ = ["GroupTable", "Selection", "can_skip", "candidates", "group_table", "select_first"]
@@ -31,16 +32,6 @@ __all__ = ["GroupTable", "Selection", "can_skip", "candidates", "group_table", "
 #: Skip groups only when at most this share of the rows is kept (else the pass costs more than it saves).
 _KEEP_AT_MOST = 0.9
 
-
-@dataclass
-class Part:
-    """A run of whole kept groups (``lo`` to ``hi`` among the kept ones), ranked on its own."""
-
-    lo: int
-    hi: int
-    rows: np.ndarray
-    row_group: np.ndarray  # 0 .. hi - lo - 1
-    level: np.ndarray
 
 
 @dataclass
@@ -176,15 +167,6 @@ def _needed(n: np.ndarray, npos: np.ndarray, specs: list[MetricSpec], opts: Opti
         return None
     return kept
 
-
-@dataclass
-class Selection:
-    """Per kept group: rows strictly above the best relevant score (``m``), rows at that score
-    (``t``) and relevant rows among them (``p``): the first tie block holding a relevant row."""
-
-    m: np.ndarray
-    t: np.ndarray
-    p: np.ndarray
 
 
 def select_first(score: np.ndarray, rel: np.ndarray, group: np.ndarray, n_groups: int) -> Selection:
