@@ -1,4 +1,4 @@
-"""An optional tqdm progress bar for the slow paths (bootstrap, the sklearn engine)."""
+"""An optional tqdm progress bar for the slow paths (bootstrap, sklearn's per-group AUC: gauc(engine="sklearn"))."""
 
 from __future__ import annotations
 

@@ -25,7 +25,9 @@ EMPTY = ("zero", "skip", "error")
 GAINS = ("exp2", "linear")
 DENOMINATORS = ("relevant", "min_k")
 NAN_POLICIES = ("raise", "omit")
-ENGINES = ("numpy", "sklearn")
+#: the values of gauc's ``engine=`` keyword: how per-group AUC is computed (not a frame backend,
+#: which is :data:`pandas_rankeval.engines.ENGINES`)
+GAUC_ENGINES = ("numpy", "sklearn")
 WEIGHT_NAMES = ("count", "clicks", "log1p", "uniform")
 #: The weight names as the list metrics' docstrings give them: their default ("uniform") first.
 _LIST_WEIGHTS = ("uniform", *(w for w in WEIGHT_NAMES if w != "uniform"))
@@ -152,7 +154,7 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
     _opt("min_pos", 0, check_min_count, "GAUC leaves out groups with fewer relevant rows.", "when_set"),
     _opt("min_neg", 0, check_min_count, "GAUC leaves out groups with fewer non-relevant rows.", "when_set"),
     _opt("sample_weight", None, _check_column, "A column of per-row weights; a pair weighs w_i * w_j.", "when_set"),
-    _opt("engine", "numpy", ENGINES, "'numpy' computes every group at once; 'sklearn' calls roc_auc_score "
+    _opt("engine", "numpy", GAUC_ENGINES, "'numpy' computes every group at once; 'sklearn' calls roc_auc_score "
          "per group (a slow cross-check)."),
     _opt("max_fpr", None, _check_max_fpr, "Standardized partial AUC up to this false-positive rate (McClish)."),
     _opt("nan_policy", "raise", NAN_POLICIES, "Missing values raise, or their rows are dropped and counted."),

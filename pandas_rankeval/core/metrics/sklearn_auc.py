@@ -38,7 +38,7 @@ def sklearn_group_auc(
     opts = ev.options
     groups = ev.prepared.groups
     if groups is None or score_eval.order is None or score_eval.rank is None:
-        raise internal_error("the sklearn engine needs group codes and the score order")
+        raise internal_error("sklearn's per-group AUC (engine=\"sklearn\") needs group codes and the score order")
     s = sklearn_scores(
         score, score_eval.order, score_eval.rank, plain=opts.ties == "expected" and opts.tiebreak is None
     )

@@ -1,4 +1,7 @@
-"""The vectorized engine: one sort per score column, every metric a reduction over it.
+"""Tie blocks: one sort per score column, every metric a reduction over it.
+
+(An *engine* in this package is a frame backend: pandas, polars, DuckDB, Dask, Spark. This module is
+the array pipeline they all share.)
 
 The central object is :class:`Ranking`, the rows of one score column sorted by
 (group, score descending) and cut into *tie blocks*: maximal runs of rows of one
@@ -20,8 +23,9 @@ into the rank, after which every tie block holds one label level and the
 
 The stages are split by module: the sort of a score column and its dense rank in
 :mod:`.score_sort`, global AUC in :mod:`.global_auc`, numeric helpers in :mod:`.numeric`, the tie
-blocks of each group here, and the per-group metrics over them in :mod:`.kernels`. Kernels take and
-return plain numpy arrays; the checking lives in :mod:`.evaluate` and :mod:`.prepare`.
+blocks of each group here, and the per-group metrics over them in :mod:`..kernels.ranked`. Kernels
+take and return plain numpy arrays; the checking lives in :mod:`..evaluation.pipeline` and
+:mod:`..inputs.prepare`.
 """
 
 from __future__ import annotations
