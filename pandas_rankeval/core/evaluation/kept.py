@@ -17,7 +17,8 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from ..ranking.tie_blocks import Ranking, build_ranking, global_auc_by_search, global_auc_of_sorted, score_rank
+from ..ranking import tie_blocks  # score_rank, build_ranking read at call time (a test counts the sorts)
+from ..ranking.tie_blocks import Ranking, global_auc_by_search, global_auc_of_sorted
 from ..metrics.definitions import gains
 from .records import Evaluation, ScoreEvaluation
 from ..ranking.group_rank import rank_groups
@@ -105,14 +106,14 @@ def _rank(ev: Evaluation, part: Part, score: np.ndarray, classes: bool) -> tuple
         if rk is not None:
             return rk, None
     s = score[part.rows]
-    order, rank = score_rank(s, ties="expected")
+    order, rank = tie_blocks.score_rank(s, ties="expected")
     own: Classes | None = None
     if classes:  # the scores in order, split by class: each class stays sorted
         s = s[order]
         rel = (part.level >= labels.rel_level)[order]
         own = s[rel], s[~rel]
     del s
-    rk = build_ranking(part.row_group, part.hi - part.lo, order, rank, part.level, labels.n_levels,
+    rk = tie_blocks.build_ranking(part.row_group, part.hi - part.lo, order, rank, part.level, labels.n_levels,
                          labels.rel_level, gains=gain, count_levels=graded, block_levels=blocks, consume=True)
     return rk, own
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..ranking.tie_blocks import build_ranking, score_rank
+from ..ranking import tie_blocks  # read at call time: a test counts the sorts by patching it
 from ..metrics.definitions import gains
 from .records import Evaluation, ScoreEvaluation
 from ..metrics.ips import ips_columns, row_gains
@@ -41,7 +41,7 @@ def _sort_one(ev: Evaluation, score_name: Hashable) -> ScoreEvaluation:
     opts = ev.options
     prep = ev.prepared
     tb = prep.extra.get(opts.tiebreak) if opts.tiebreak is not None else None
-    order, rank = score_rank(
+    order, rank = tie_blocks.score_rank(
         prep.scores[score_name], ties=opts.ties, level=ev.labels.level, tiebreak=tb  # type: ignore[arg-type]
     )
     return ScoreEvaluation(score_name, {}, order=order, rank=rank)
@@ -56,7 +56,7 @@ def _group_one(ev: Evaluation, se: ScoreEvaluation) -> ScoreEvaluation:
         raise internal_error("regrouping needs group codes and the score order")
     sw = prep.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
     graded = any(s.info.graded for s in ev.specs)
-    se.ranking = build_ranking(
+    se.ranking = tie_blocks.build_ranking(
         groups.codes,
         groups.n_codes,
         se.order,

@@ -1,10 +1,13 @@
-"""What a metric is: a :class:`Metric` entry of the registry, and :class:`MetricSpec`, a parsed name.
+"""What a metric is: a :class:`Metric` entry of the registry, :class:`MetricSpec`, a parsed name
+carrying its entry, and :class:`KernelInput`, what a kernel reads.
 
 An entry carries the metric's behaviour, not only its traits: the name pattern and its parameter
 (a cutoff ``@10`` or a persistence ``@0.8``), the per-group kernel, the eligibility rule of its
 groups, the default group weight, the options it takes, how its per-partition summaries merge,
 the public function that computes it alone, and the sentence that documents it. The entries
-themselves are written in :mod:`.definitions`; :mod:`.registry` parses names against them.
+themselves are written in :mod:`.definitions`; :mod:`.registry` parses names against them. A kernel
+reads the evaluation through :class:`EvaluationView` and :class:`ScoreView`, Protocols of what it
+reads: the records (:mod:`..evaluation.records`) sit a layer above and are passed in, not imported.
 """
 
 from __future__ import annotations
