@@ -422,6 +422,7 @@ def test_bonferroni_intervals_are_the_unadjusted_ones_widened_over_the_family(im
         _compare(imp, ci_adjust="holm")
 
 
+@pytest.mark.slow  # a simulation: run by .ci/run after the default suite (pytest -m slow)
 def test_bonferroni_intervals_hold_together_where_unadjusted_ones_do_not():
     """Three exchangeable models (every true difference 0), all pairs x 3 metrics = 9 intervals
     per data set, 60 data sets of 150 groups as segments of one call: all 9 unadjusted 95%

@@ -34,6 +34,7 @@ def coverage_bound(n: int, target: float = 0.9) -> float:
 # recovery of a known examination curve
 
 
+@pytest.mark.slow  # a simulation: run by .ci/run after the default suite (pytest -m slow)
 def test_em_items_covers_the_truth_and_the_naive_ratio_does_not() -> None:
     hits, naive_hits = [], []
     for s in range(12):

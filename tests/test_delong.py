@@ -376,6 +376,7 @@ N_REP = 3000  # coverage standard error sqrt(.95 * .05 / 3000) = 0.004: the band
 N_USERS = 300  # about 1,200 rows per data set
 
 
+@pytest.mark.slow  # a simulation: run by .ci/run after the default suite (pytest -m slow)
 def test_clustered_delong_covers_and_row_level_delong_does_not():
     """95% intervals on clustered data: clustered DeLong covers 0.93-0.97 of the time, the
     row-level (classic) DeLong interval on the same data sets clearly less."""

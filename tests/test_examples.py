@@ -182,6 +182,7 @@ def test_training_example_comparison_lines_match_the_table(training_walkthrough)
 OFFLINE_ONLINE = EXAMPLES / "offline_online.py"
 
 
+@pytest.mark.slow  # a simulation: run by .ci/run after the default suite (pytest -m slow)
 def test_offline_online_walkthrough(tmp_path: Path) -> None:
     """examples/offline_online.py: both estimators hold the true curve, and the launch table
     names its best metric and how few launches it rests on."""

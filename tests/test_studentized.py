@@ -145,6 +145,7 @@ def simulate(rng: np.random.Generator, n_groups: int) -> pd.DataFrame:
     return pd.DataFrame({"user_id": g, "click": y, "model_a": MU * y + b + rng.normal(size=n)})
 
 
+@pytest.mark.slow  # a simulation: run by .ci/run after the default suite (pytest -m slow)
 def test_studentized_covers_where_percentile_undercovers():
     """2,000 data sets of 30 groups, evaluated at once as 2,000 segments (a stratified
     bootstrap is one bootstrap per data set), n_boot=500, the same replicates for both methods.
