@@ -34,6 +34,19 @@ del _name, _metric
 
 __version__ = "0.1.0"
 
+from ._keywords import keyword_hints as _keyword_hints
+
+#: Every public function names the parameter that was meant on a misspelled keyword
+#: (``report(score=...)``: did you mean scores=?); one wrapper per function (``map`` is
+#: still ``average_precision``).
+_wrapped: dict[int, object] = {}
+for _name in dict.fromkeys([*_metric_functions(), *_TABLE_FUNCTIONS, "map", "propensities", "launch_agreement"]):
+    _function = globals()[_name]
+    if id(_function) not in _wrapped:
+        _wrapped[id(_function)] = _keyword_hints(_function)
+    globals()[_name] = _wrapped[id(_function)]
+del _name, _function, _wrapped
+
 __all__ = [
     *_metric_functions(),
     *_TABLE_FUNCTIONS,

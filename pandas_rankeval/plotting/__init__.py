@@ -20,8 +20,13 @@ keeps its engine). Each model has one colour and one marker, in every plot.
 
 from __future__ import annotations
 
+from .._keywords import keyword_hints
 from .calibration import plot_calibration
 from .comparison import plot_comparison
 from .group_auc import plot_group_auc
+
+plot_calibration = keyword_hints(plot_calibration)
+plot_comparison = keyword_hints(plot_comparison)
+plot_group_auc = keyword_hints(plot_group_auc)
 
 __all__ = ["plot_calibration", "plot_comparison", "plot_group_auc"]
