@@ -170,9 +170,9 @@ def test_missing_values_nulls_and_nan_are_counted(spark, frame):
     F = prs._fn(sdf)
     counts = sdf.agg(F.sum(F.col("s_cont").isNull().cast("int")), F.sum(F.isnan("s_cont").cast("int"))).first()
     assert (counts[0], counts[1]) == (1, 2)  # Spark holds both kinds
-    with pytest.raises(ValueError, match=r"Column 'y' has 1 missing value \(NaN/None\) \(also missing values in \['s_cont'\]\)"):
+    with pytest.raises(ValueError, match=r"Column 'y' has 1 missing value \(NULL or NaN\) \(also missing values in \['s_cont'\]\)"):
         prs.per_group(sdf, group="g", label="y", score="s_cont")
-    with pytest.raises(ValueError, match=r"Column 's_cont' has 3 missing values \(NaN/None\)\. Pass nan_policy='omit'"):
+    with pytest.raises(ValueError, match=r"Column 's_cont' has 3 missing values \(NULL or NaN\)\. Pass nan_policy='omit'"):
         prs.per_group(sdf, group="g", label="grade", score="s_cont")
     got = prs.per_group(sdf, group="g", label="y", score="s_cont", nan_policy="omit", metrics=["auc", "mrr"])
     got = got.toPandas().set_index("g").sort_index()

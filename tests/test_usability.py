@@ -41,3 +41,40 @@ def test_keyword_hints_keep_identity_and_results(imps) -> None:
     assert pre.gauc.__wrapped__ is pre.api.metrics.gauc
     kw = dict(group="user_id", label="click", score="model_a")
     assert float(pre.gauc(imps, **kw)) == float(pre.api.metrics.gauc(imps, **kw))
+
+
+# -- 17: describe() shows as text at a prompt and as HTML in a notebook ----------------------------
+def test_describe_displays_as_text_and_html(imps) -> None:
+    import pickle
+
+    r = pre.gauc(imps, group="user_id", label="click", score="model_a", weight="uniform")
+    d = r.describe()
+    opts = ", ".join(f"{k}={v!r}" for k, v in r.params.items())
+    text = f"gauc = {float(r):.4f} ({opts})\ncoverage: {r.coverage}"  # the text describe() gave as a str
+    assert str(d) == text and d == text and d.splitlines()[0].startswith("gauc = ")
+    assert repr(d) == text  # not "'gauc = ...\\ncoverage: ...'"
+    html = d._repr_html_()
+    assert "<b>gauc = " in html and "\n" not in html and "weight=uniform" in html
+    assert pickle.loads(pickle.dumps(d))._repr_html_() == html
+
+
+# -- 19: a missing value in the engine's own word ----------------------------------------------------
+def test_missing_label_named_in_the_engines_word(imps) -> None:
+    pl = pytest.importorskip("polars")
+    duckdb = pytest.importorskip("duckdb")
+    kw = dict(group="user_id", label="click", score="model_a")
+    holed = imps.assign(click=imps["click"].where(imps["user_id"] != 3))  # NaN on one user's rows
+    n = int(holed["click"].isna().sum())
+    assert n > 0
+    with pytest.raises(ValueError, match=rf"Column 'click' has {n} missing values \(NaN/None\)\. Pass nan_policy='omit'"):
+        pre.gauc(holed, **kw)
+    nulls = pl.from_pandas(imps).with_columns(
+        pl.when(pl.col("user_id") == 3).then(None).otherwise(pl.col("click")).alias("click"))
+    assert nulls["click"].null_count() == n
+    for frame in (nulls, nulls.lazy()):
+        with pytest.raises(ValueError, match=rf"Column 'click' has {n} missing values \(null or NaN\)\. Pass"):
+            pre.gauc(frame, **kw)
+    con = duckdb.connect()
+    con.register("t", holed)
+    with pytest.raises(ValueError, match=rf"Column 'click' has {n} missing values \(NULL or NaN\)\. Pass"):
+        pre.report(con.table("t"), group="user_id", label="click", scores=["model_a"])

@@ -24,7 +24,7 @@ from ..core.inputs.options import WeightLike
 from ..core.metrics.registry import MetricSpec, metric_of_function
 from ..core.evaluation.result import MetricResult
 from ..core.threads import one_blas_thread
-from ..core.inputs.validation import check_bins, check_k, check_persistence
+from ..core.inputs.validation import MissingValuesError, check_bins, check_k, check_persistence
 from ..engines import engine_for
 from ..engines.base import check_engine_options
 from ..summary.checks import check_partitioned, check_schema
@@ -46,6 +46,7 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
     ``plan_kwargs`` are those of :func:`pandas_rankeval.summary.make_plan` (``kind`` among them);
     a plan of kind ``"per_group"`` returns the engine's per-group table instead.
     """
+    engine = None
     try:
         engine = engine_for(frame, func)
         options = check_engine_options(engine, engine_options, func)
@@ -66,6 +67,8 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
     except (ValueError, TypeError, KeyError) as exc:
         if not raised_by_us(exc):
             raise
+        if isinstance(exc, MissingValuesError) and engine is not None:
+            exc = exc.for_engine(engine.NAME)  # "null" to a polars user, "NULL" to DuckDB's
         # An error this library raised on purpose (bad input, a refused option) is raised from
         # here, one frame below the public function, not through the internal frames that found
         # it (as scikit-learn's parameter checks do). PANDAS_RANKEVAL_TRACEBACK=full keeps them.

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..numfmt import digits, fmt_metric
 
-__all__ = ["Coverage", "MetricResult", "CoverageWarning", "warn_coverage", "warn_once", "coverage_problem"]
+__all__ = ["Coverage", "Description", "MetricResult", "CoverageWarning", "warn_coverage", "warn_once", "coverage_problem"]
 
 #: Share of rows (or of positives) dropped by the filters above which a metric warns
 #: (the metric contract, docs/guide/metric-contract.md: question the data before raising a threshold).
@@ -268,20 +268,27 @@ class MetricResult(float):
     def __reduce__(self) -> Any:
         return (_rebuild, (float(self), self.metric, self.coverage, self.params))
 
-    def describe(self) -> str:
+    def describe(self) -> Description:
         """One line per fact: the value, the choices and the coverage.
+
+        Returns
+        -------
+        Description
+            The text (a ``str``: ``str(d)``, ``print(d)``, ``d.splitlines()``), shown as
+            text at a prompt and as HTML in a notebook, not as a quoted string.
 
         Examples
         --------
         >>> r = MetricResult(0.5, metric="gauc", params={"weight": "count"},
         ...                  coverage=Coverage(n_rows=10, n_groups=3, n_used=2, n_only_neg=1,
         ...                                    rows_skipped_share=0.2))
-        >>> print(r.describe())
+        >>> r.describe()
         gauc = 0.5000 (weight='count')
         coverage: 2 of 3 groups used, skipped: 1 no positive; skipped groups hold 20.0% of rows and 0.0% of positives
         """
         opts = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
-        return f"{self.metric} = {_fmt_value(float(self))} ({opts})\ncoverage: {self.coverage}"
+        text = f"{self.metric} = {_fmt_value(float(self))} ({opts})\ncoverage: {self.coverage}"
+        return Description(text, self._repr_html_())
 
     def _repr_html_(self) -> str:
         """Jupyter shows the value with its choices and coverage; ``repr`` stays the float's."""
@@ -291,6 +298,46 @@ class MetricResult(float):
             f'<br><span style="font-size: 0.9em; color: #555">{html.escape(opts)}<br>'
             f"{html.escape(str(self.coverage))}</span>"
         )
+
+
+class Description(str):
+    """The text of :meth:`MetricResult.describe`, which displays as itself.
+
+    A ``str`` (so ``str(d)``, ``print(d)``, ``d.splitlines()`` and comparisons are the text's),
+    whose ``repr`` is the text, not a quoted string with ``\\n``, and whose ``_repr_html_`` gives
+    Jupyter the value in bold over the choices and the coverage.
+
+    Examples
+    --------
+    >>> d = Description("auc = 0.7000\\ncoverage: 10 rows", "<b>auc = 0.7000</b>")
+    >>> d
+    auc = 0.7000
+    coverage: 10 rows
+    >>> str(d) == "auc = 0.7000\\ncoverage: 10 rows", d._repr_html_()
+    (True, '<b>auc = 0.7000</b>')
+    """
+
+    _html: str
+
+    def __new__(cls, text: str, html_text: str | None = None) -> Description:
+        self = super().__new__(cls, text)
+        self._html = html_text if html_text is not None else f"<pre>{html.escape(text)}</pre>"
+        return self
+
+    def __repr__(self) -> str:
+        return str.__str__(self)
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def _repr_html_(self) -> str:
+        return self._html
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:  # IPython's plain-text display
+        p.text(str.__str__(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Description, (str.__str__(self), self._html))
 
 
 def _fmt_value(x: float) -> str:

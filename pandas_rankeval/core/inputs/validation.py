@@ -18,6 +18,7 @@ import pandas as pd
 __all__ = [
     "ColumnNotFoundError",
     "InputProblem",
+    "MissingValuesError",
     "first_keys",
     "problem_message",
     "check_frame",
@@ -488,16 +489,37 @@ def internal_error(what: str) -> RuntimeError:
     return RuntimeError(f"pandas_rankeval internal error: {what}. Please report this with the call that raised it.")
 
 
-def missing_values_error(counts: dict[Hashable, int]) -> ValueError:
+#: How each engine's users call a missing value (the engine's NAME; pandas and Dask: NaN/None).
+MISSING_WORDS = {"polars": "null or NaN", "DuckDB": "NULL or NaN", "Spark": "NULL or NaN"}
+
+
+class MissingValuesError(ValueError):
+    """Missing values under ``nan_policy='raise'``: the counts per column, worded for an engine.
+
+    The layers that count them do not know the frame's kind; :meth:`for_engine` words the same
+    counts for it (``null`` to a polars user, ``NULL`` to DuckDB and Spark).
+    """
+
+    def __init__(self, counts: dict[Hashable, int], word: str = "NaN/None") -> None:
+        self.counts = dict(counts)
+        self.word = word
+        first, count = next(iter(self.counts.items()))
+        others = [c for c in self.counts if c != first]
+        also = f" (also missing values in {others!r})" if others else ""
+        super().__init__(
+            f"Column {first!r} has {count:,} missing value{'s' if count != 1 else ''} "
+            f"({word}){also}. Pass nan_policy='omit' to drop those rows "
+            "(the count is reported with the result), or fill them first."
+        )
+
+    def for_engine(self, engine: str) -> MissingValuesError:
+        """The same error in the words of ``engine`` (its ``NAME``)."""
+        return MissingValuesError(self.counts, MISSING_WORDS.get(engine, self.word))
+
+
+def missing_values_error(counts: dict[Hashable, int]) -> MissingValuesError:
     """The error for missing values: the first column and its count, the others, the fix."""
-    first, count = next(iter(counts.items()))
-    others = [c for c in counts if c != first]
-    also = f" (also missing values in {others!r})" if others else ""
-    return ValueError(
-        f"Column {first!r} has {count:,} missing value{'s' if count != 1 else ''} "
-        f"(NaN/None){also}. Pass nan_policy='omit' to drop those rows "
-        "(the count is reported with the result), or fill them first."
-    )
+    return MissingValuesError(counts)
 
 
 def check_seed(seed: Any, func: str) -> Any:
