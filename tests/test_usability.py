@@ -78,3 +78,84 @@ def test_missing_label_named_in_the_engines_word(imps) -> None:
     con.register("t", holed)
     with pytest.raises(ValueError, match=rf"Column 'click' has {n} missing values \(NULL or NaN\)\. Pass"):
         pre.report(con.table("t"), group="user_id", label="click", scores=["model_a"])
+
+
+# -- 20: the command line: one progress bar, flags in the footers, the direction in files -----------
+class _FakeBar:
+    made: list["_FakeBar"] = []
+
+    def __init__(self, total: int, desc: str, unit: str) -> None:
+        self.total, self.n, self.closed = total, 0, False
+        _FakeBar.made.append(self)
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+    def refresh(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_by_with_overall_draws_one_progress_bar(imps, monkeypatch) -> None:
+    from pandas_rankeval.core import progress
+
+    monkeypatch.setattr(progress, "_tqdm", lambda: _FakeBar)
+    kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
+              metrics=["gauc"], n_boot=20, progress=True)
+    totals = []
+    for extra in (dict(by="activity"), {}):  # the two passes of by= with overall=True, alone
+        _FakeBar.made = []
+        pre.compare(imps, **kw, **extra)
+        assert len(_FakeBar.made) == 1
+        totals.append(_FakeBar.made[0].total)
+    _FakeBar.made = []
+    pre.compare(imps, **kw, by="activity", overall=True)
+    assert len(_FakeBar.made) == 1  # was two: one per pass
+    bar = _FakeBar.made[0]
+    assert bar.total == sum(totals) and bar.n == bar.total and bar.closed
+
+
+def _cli(args, capsys):
+    from pandas_rankeval.cli import main
+
+    assert main([str(a) for a in args]) == 0
+    return capsys.readouterr()
+
+
+def test_cli_footers_give_flags_not_python(imps, tmp_path, capsys) -> None:
+    from pandas_rankeval.cli.output import FLAG_OPTIONS
+    from pandas_rankeval.cli.parser import build_parser
+
+    parser = build_parser()
+    ev = next(a for a in parser._subparsers._group_actions[0].choices.values() if a.prog.endswith("eval"))
+    flags = {s for a in ev._actions for s in a.option_strings}
+    assert all(f"--{o.replace('_', '-')}" in flags for o in FLAG_OPTIONS)
+    path = tmp_path / "imps.csv"
+    imps.to_csv(path, index=False)
+    base = [path, "--group", "user_id", "--label", "click", "--score", "model_a", "model_b",
+            "--metrics", "gauc", "mrr", "--no-progress", "--n-boot", "50", "--footer", "full", "--width", "100"]
+    shown = _cli([*base, "--baseline", "model_a"], capsys).out
+    pythonic = pre.compare(imps, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
+                           metrics=["gauc", "mrr"], n_boot=50).to_text(footer="full")
+    assert "ci_adjust='bonferroni'" in pythonic and "empty='skip'" in pythonic  # what Python users read
+    assert "--ci-adjust bonferroni" in shown and "--empty skip" in shown
+    assert "ci_adjust=" not in shown and "empty='" not in shown
+
+
+def test_cli_csv_says_the_direction(imps, tmp_path, capsys) -> None:
+    import numpy as np
+    import pandas as pd
+
+    path, out = tmp_path / "imps.csv", tmp_path / "x.csv"
+    pre.datasets.make_impressions(n_users=400, seed=1).to_csv(path, index=False)
+    # model_b beats model_a on GAUC (make_impressions plants it): against model_b, model_a is worse
+    _cli([path, "--group", "user_id", "--label", "click", "--score", "model_b", "model_a", "--baseline", "model_b",
+          "--metrics", "gauc", "mrr", "logloss", "--no-progress", "--n-boot", "50", "--output", out], capsys)
+    got = pd.read_csv(out, comment="#", keep_default_na=False)
+    assert list(got.columns).index("direction") == list(got.columns).index("significant") + 1
+    lower = got["metric"].eq("logloss")
+    gain = np.where(lower, -got["diff"], got["diff"])  # logloss: lower is better
+    want = np.where(~got["significant"], "", np.where(gain > 0, "better", "worse"))
+    assert (got["direction"] == want).all() and (want == "worse").any(), got

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_rankeval.core.evaluation.result import CoverageWarning
+from pandas_rankeval.core.progress import one_bar
 from pandas_rankeval.display.table import ResultTable, as_result_table
 
 from .dispatch import raised_by_us
@@ -81,10 +82,11 @@ def evaluate_with_overall(call: Any, kind: str, by: Any, **kwargs: Any) -> Resul
     if ci_adjust is not None:
         kwargs["ci_adjust"] = "none"  # unadjusted parts; adjusted once, over the joined table
     try:
-        segments = call(by=by, **kwargs)
-        with warnings.catch_warnings():  # one warning per call: the segments' pass gave it
-            warnings.simplefilter("ignore", CoverageWarning)
-            whole = call(by=None, **kwargs)
+        with one_bar():  # progress=True: one bar for both passes
+            segments = call(by=by, **kwargs)
+            with warnings.catch_warnings():  # one warning per call: the segments' pass gave it
+                warnings.simplefilter("ignore", CoverageWarning)
+                whole = call(by=None, **kwargs)
     except (ValueError, TypeError, KeyError) as exc:
         if not raised_by_us(exc):
             raise

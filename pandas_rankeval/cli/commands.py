@@ -20,7 +20,7 @@ import pandas as pd
 
 from .. import display as _display
 from .common import DEFAULT_K, PROG, CLIError, _one_line, command_lines, metric_pattern, wrap
-from .output import _output_format, _warnings_to_stderr
+from .output import _output_format, _warnings_to_stderr, as_flags
 from .reading import _input_format, _require_pyarrow, check_values, read_table
 
 
@@ -194,13 +194,13 @@ def _eval(args: argparse.Namespace) -> int:
         result = result.summary()
     try:
         if fmt == "parquet":
-            _display.write_parquet(result, args.output)
+            _display.write_parquet(result, args.output, spell=as_flags)
             return 0
         width = args.width if args.width is not None else (0 if args.output else _display.terminal_width())
         # the terminal gets the lines that matter (--footer full: all); a file gets every line
         footer = ("full" if args.output else args.footer) if fmt == "table" else None
-        text = _display.render(result, fmt, footer=footer, width=width, hint="(details: --footer full)",
-                               file=args.file)
+        text = as_flags(_display.render(result, fmt, footer=footer, width=width, hint="(details: --footer full)",
+                                        file=args.file))  # the footers' advice as flags
         if args.output:
             if fmt == "html":
                 text = _display.html_document(text, title=f"{PROG}: {args.file}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import re
 import sys
 import warnings
 from collections.abc import Iterator
@@ -33,6 +34,27 @@ def render(df: pd.DataFrame, fmt: str, **meta: Any) -> str:
     return _display.render(df, fmt, **meta)
 
 
+#: The library's options that ``eval`` takes as a flag of the same name (``ci_adjust``:
+#: ``--ci-adjust``); tests/test_usability.py checks each against the parser.
+FLAG_OPTIONS = (
+    "adjust", "alpha", "auc_method", "ci", "ci_adjust", "ci_method", "clip", "empty", "family", "gain",
+    "method", "min_neg", "min_pos", "min_size", "n_boot", "nan_policy", "seed", "threshold", "tiebreak",
+    "ties", "weight",
+)
+_PYTHON_OPTION = re.compile(r"\b(" + "|".join(FLAG_OPTIONS) + r")=('|\"|&#x27;|&#39;|&quot;)([^'\"\s&<]+)\2")
+
+
+def as_flags(text: str) -> str:
+    """The library's advice in the command line's words: ``ci_adjust='bonferroni'`` becomes
+    ``--ci-adjust bonferroni`` (same length, so wrapped lines stay wrapped as they were), in
+    HTML too (where the quotes are escaped).
+
+    >>> as_flags("intervals: 95% each (ci_adjust='bonferroni': simultaneous); ties=expected")
+    'intervals: 95% each (--ci-adjust bonferroni: simultaneous); ties=expected'
+    """
+    return _PYTHON_OPTION.sub(lambda m: f"--{m.group(1).replace('_', '-')} {m.group(3)}", text)
+
+
 @contextlib.contextmanager
 def _warnings_to_stderr() -> Iterator[None]:
     """Show each distinct warning once, as one ``pandas-rankeval: warning: ...`` line.
@@ -48,7 +70,7 @@ def _warnings_to_stderr() -> Iterator[None]:
         finally:
             seen: set[str] = set()
             for w in caught:
-                text = _one_line(str(w.message))
+                text = as_flags(_one_line(str(w.message)))
                 if text not in seen:
                     seen.add(text)
                     print(f"{PROG}: warning: {text}", file=sys.stderr)

@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "one_bar"]
+
+#: The bar every Progress of the current call extends (see :func:`one_bar`), once one is drawn.
+_SHARED: ContextVar[list[Any] | None] = ContextVar("pandas_rankeval_progress", default=None)
+
+
+@contextlib.contextmanager
+def one_bar() -> Iterator[None]:
+    """Every :class:`Progress` opened inside draws on one bar: the first one's, its total
+    extended by the next ones' (``overall=True`` evaluates the frame twice, by segment and
+    whole, and shows one bar for both). The bar is closed on leaving."""
+    holder: list[Any] = []
+    token = _SHARED.set(holder)
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+        for bar in holder:
+            bar.close()
 
 
 def _tqdm() -> Any:
@@ -40,13 +61,24 @@ class Progress:
 
     def __init__(self, enabled: bool, total: int, desc: str, unit: str = "rep") -> None:
         self.bar: Any = None
-        if enabled:
+        self.shared = False
+        if not enabled:
+            return
+        holder = _SHARED.get()
+        if holder is None:
             self.bar = _tqdm()(total=total, desc=desc, unit=unit)
+        elif holder:  # a bar of this call is drawn already: extend it
+            self.bar, self.shared = holder[0], True
+            self.bar.total += total
+            self.bar.refresh()
+        else:
+            self.bar, self.shared = _tqdm()(total=total, desc=desc, unit=unit), True
+            holder.append(self.bar)
 
     def update(self, n: int = 1) -> None:
         if self.bar is not None:
             self.bar.update(n)
 
     def close(self) -> None:
-        if self.bar is not None:
+        if self.bar is not None and not self.shared:  # a shared bar closes with its one_bar()
             self.bar.close()

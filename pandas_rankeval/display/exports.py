@@ -22,12 +22,14 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .footer import Footer
+from .formatting import DOWN, UP, direction
 from .html import to_html, to_markdown
 from .layout import DEFAULT_WIDTH, to_text
 from .views import footer_of, shown_of
@@ -82,9 +84,32 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+def with_direction(df: pd.DataFrame) -> pd.DataFrame:
+    """A comparison with a ``direction`` column after ``significant``: ``"better"`` or ``"worse"``
+    where the difference is significant (the side of ``▲`` / ``▼``, each metric's better side:
+    higher, lower for log loss, closer to 1 for PCOC), empty elsewhere. The exports carry it, so
+    that a file says which way a significant model went, not only the sign of ``diff``. Any
+    other table is returned as it is."""
+    if "significant" not in df.columns or "diff" not in df.columns or "direction" in df.columns:
+        return df
+    sides = df.attrs.get("direction", {})
+    names = [str(m) for m in df.index.get_level_values("metric")] if "metric" in (df.index.names or []) else (
+        [str(m) for m in df["metric"]] if "metric" in df.columns else [""] * len(df))
+    base = df["baseline_value"] if "baseline_value" in df.columns else [None] * len(df)
+    value = df["value"] if "value" in df.columns else [None] * len(df)
+    words = {UP: "better", DOWN: "worse"}
+    side = [words.get(direction(d, s, sides.get(n, "higher"), v, b))
+            for d, s, n, v, b in zip(df["diff"], df["significant"], names, value, base)]
+    frame = pd.DataFrame(df).copy(deep=False)
+    frame.insert(list(frame.columns).index("significant") + 1, "direction", pd.array(side, dtype=object))
+    frame.attrs = dict(df.attrs)
+    return frame
+
+
 def _flat(df: pd.DataFrame) -> pd.DataFrame:
-    """The data with index levels as columns and one-level string column names."""
-    frame = pd.DataFrame(df)
+    """The data with index levels as columns and one-level string column names (a comparison
+    with its ``direction``: :func:`with_direction`)."""
+    frame = pd.DataFrame(with_direction(df))
     if isinstance(frame.columns, pd.MultiIndex):
         frame.columns = [" ".join(str(x) for x in c if str(x)) for c in frame.columns]
     named = any(n is not None for n in frame.index.names)
@@ -112,21 +137,25 @@ def to_json(df: pd.DataFrame, *, indent: int | None = 2, **meta: Any) -> str:
 def csv_text(df: pd.DataFrame, **kwargs: Any) -> str:
     """The unrounded table as CSV (pandas' ``to_csv`` keywords), then every footer line as a
     ``# `` comment."""
-    frame = pd.DataFrame(df)
+    frame = pd.DataFrame(with_direction(df))
     if isinstance(frame.columns, pd.MultiIndex):
         frame.columns = [" ".join(str(x) for x in c if str(x)) for c in frame.columns]
     body = frame.to_csv(None, **kwargs)
     return body + "".join(f"# {line}\n" for line in _footer(df).lines)
 
 
-def write_parquet(df: pd.DataFrame, path: Any, **kwargs: Any) -> None:
+def write_parquet(df: pd.DataFrame, path: Any, *, spell: Callable[[str], str] | None = None, **kwargs: Any) -> None:
     """The unrounded table (index levels as columns) with its attrs and every footer line in the
-    file's metadata: ``pd.read_parquet(path).attrs["footer"]``."""
+    file's metadata: ``pd.read_parquet(path).attrs["footer"]`` (each line through ``spell``
+    when given: the command line's flags)."""
     frame = _flat(df)
     frame.columns = [str(c) for c in frame.columns]
     attrs = json.loads(json.dumps(dict(df.attrs), default=_json_default))
     shown = _footer(df)
     attrs["footer"], attrs["footer_short"] = shown.lines, shown.short
+    if spell is not None:
+        attrs["footer"] = [spell(line) for line in shown.lines]
+        attrs["footer_short"] = [spell(line) for line in shown.short]
     frame.attrs = attrs
     try:
         frame.to_parquet(path, index=False, **kwargs)
