@@ -94,7 +94,7 @@ def main() -> None:
         valid_sets=[dvalid], valid_names=["valid"], feval=gauc_by_user,
         callbacks=[lgb.early_stopping(PATIENCE, verbose=False), lgb.record_evaluation(history)],
     )  # fmt: skip
-    curve = history["valid"]["gauc"]
+    curve = history["valid"]["rankeval_gauc"]
     peak = int(np.argmax(curve)) + 1
     print(f"rounds trained: {len(curve)}; best iteration: {by_gauc.best_iteration}; "
           f"validation GAUC there: {curve[by_gauc.best_iteration - 1]:.4f}")  # fmt: skip
@@ -115,7 +115,7 @@ def main() -> None:
                    lgb.record_evaluation(history_ll)],
     )  # fmt: skip
     stop_ll = by_logloss.best_iteration
-    gauc_at_ll = history_ll["valid"]["gauc"][stop_ll - 1]
+    gauc_at_ll = history_ll["valid"]["rankeval_gauc"][stop_ll - 1]
     print(f"best iteration by log loss: {stop_ll}; validation GAUC there: {gauc_at_ll:.4f} "
           f"(log loss {history_ll['valid']['binary_logloss'][stop_ll - 1]:.4f})")  # fmt: skip
     if stop_ll != by_gauc.best_iteration and gauc_at_ll < max(curve):

@@ -224,8 +224,8 @@ def test_the_accessor_and_the_training_hook_reach_them():
     hook = TrainingMetric(["logloss", "ece@5"], group=df["g"].to_numpy(), sample_weight=None, options={},
                           func="eval_metric", library="LightGBM")
     got = dict(hook.evaluate(df["p"].to_numpy(), df["y"].to_numpy()))
-    assert got["logloss"] == pytest.approx(float(pre.logloss(df, **KW)), abs=1e-13)
-    assert got["ece@5"] == pytest.approx(float(pre.ece(df, **KW, bins=5)), abs=1e-13)
+    assert got["rankeval_logloss"] == pytest.approx(float(pre.logloss(df, **KW)), abs=1e-13)
+    assert got["rankeval_ece@5"] == pytest.approx(float(pre.ece(df, **KW, bins=5)), abs=1e-13)
 
 
 def test_plot_calibration():
@@ -275,7 +275,7 @@ def test_training_hooks_and_scorers_know_the_better_side():
     feval = eval_metric(["logloss", "pcoc"], group=df["g"].to_numpy())
     data = lgb.Dataset(np.zeros((len(df), 1)), df["y"].to_numpy(), params={"verbose": -1}).construct()
     (n1, v1, h1), (n2, _, h2) = feval(df["p"].to_numpy(), data)
-    assert (n1, h1, n2, h2) == ("logloss", False, "pcoc", False)
+    assert (n1, h1, n2, h2) == ("rankeval_logloss", False, "rankeval_pcoc", False)
     assert v1 == pytest.approx(float(pre.logloss(df, **KW)), abs=1e-13)
     X = df[["p"]].to_numpy()
     model = LogisticRegression().fit(X, df["y"])

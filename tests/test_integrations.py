@@ -108,7 +108,7 @@ def test_lightgbm_native_equals_library(small, metric, options) -> None:
     for preds in rounds(len(small), 1):
         name, value, higher = quiet(hook, preds, data)
         expected = library_value(small.assign(s=preds), metric, options)
-        assert (name, higher) == (metric, True)
+        assert (name, higher) == (f"rankeval_{metric}", True)
         assert value == pytest.approx(expected, abs=1e-12, nan_ok=True)
 
 
@@ -118,7 +118,7 @@ def test_lightgbm_sklearn_signature_equals_library(small, metric, options) -> No
     y = small.y.to_numpy(np.float32)
     for preds in rounds(len(small), 2):
         name, value, higher = quiet(hook, y, preds, small.w.to_numpy(), None)
-        assert (name, higher) == (metric, True)
+        assert (name, higher) == (f"rankeval_{metric}", True)
         assert value == pytest.approx(library_value(small.assign(s=preds), metric, options), abs=1e-12, nan_ok=True)
 
 
@@ -129,7 +129,7 @@ def test_xgboost_native_equals_library(small, metric, options) -> None:
     for preds in rounds(len(small), 3):
         preds = preds.astype(np.float32)  # XGBoost predicts in float32
         name, value = quiet(hook, preds, data)
-        assert name == metric
+        assert name == f"rankeval_{metric}"
         assert value == pytest.approx(library_value(small.assign(s=preds), metric, options), abs=1e-12, nan_ok=True)
 
 
@@ -138,7 +138,7 @@ def test_xgboost_qid_and_sklearn_signature_equal_library(small, metric) -> None:
     data = xgb.DMatrix(small[["x0", "x1"]], small.y, qid=small.g)
     by_qid = xgb_metric(metric)  # group=None: the DMatrix's qid
     by_keys = xgb_metric(metric, group=small.g)  # as XGBClassifier(eval_metric=...) calls it
-    assert by_keys.__name__ == metric
+    assert by_keys.__name__ == f"rankeval_{metric}"
     for preds in rounds(len(small), 4):
         preds = preds.astype(np.float32)
         expected = library_value(small.assign(s=preds), metric, {})
@@ -155,7 +155,7 @@ def test_several_metrics_share_one_hook(small) -> None:
     assert got[0][1] == pytest.approx(library_value(frame, "gauc", {}), abs=1e-12)
     assert got[1][1] == pytest.approx(library_value(frame, "ndcg@3", {}), abs=1e-12)
     lgb_got = quiet(lgb_metric(["gauc", "mrr"], group=small.g), small.y.to_numpy(), preds.astype(np.float64), None, None)
-    assert [(n, h) for n, _, h in lgb_got] == [("gauc", True), ("mrr", True)]
+    assert [(n, h) for n, _, h in lgb_got] == [("rankeval_gauc", True), ("rankeval_mrr", True)]
 
 
 def test_multi_column_keys_and_string_keys(small) -> None:
@@ -204,12 +204,12 @@ def test_lightgbm_native_early_stopping_keeps_the_gauc_peak(clicks) -> None:
         feval=lgb_metric("gauc", group={dtrain: df.user_id[train], dvalid: df.user_id[valid]}),
         callbacks=[lgb.early_stopping(10, verbose=False), lgb.record_evaluation(log)],
     )  # fmt: skip
-    curve = log["valid"]["gauc"]
+    curve = log["valid"]["rankeval_gauc"]
     assert len(curve) < 300  # it stopped early ...
     assert booster.best_iteration == int(np.argmax(curve)) + 1  # ... at the GAUC peak
     assert len(curve) == booster.best_iteration + 10
     assert int(np.argmin(curve)) != int(np.argmax(curve))
-    assert log["train"]["gauc"][-1] > max(curve)  # the training set got its own keys
+    assert log["train"]["rankeval_gauc"][-1] > max(curve)  # the training set got its own keys
 
 
 def eval_sets(*pairs) -> dict:
@@ -239,9 +239,9 @@ def test_lightgbm_sklearn_early_stopping_and_list_of_groups(clicks) -> None:
     model = lgb.LGBMClassifier(n_estimators=300, learning_rate=0.3, min_child_samples=5, n_jobs=1, verbose=-1, metric="None")
     model.fit(X_tr, y_tr, eval_metric=recording, callbacks=[lgb.early_stopping(10, verbose=False)],
               **eval_sets((X_tr, y_tr), (X_va, y_va)))  # fmt: skip
-    curve = model.evals_result_["valid_1"]["gauc"]
+    curve = model.evals_result_["valid_1"]["rankeval_gauc"]
     assert model.best_iteration_ == int(np.argmax(curve)) + 1 < 300
-    (train_curve,) = [log["gauc"] for name, log in model.evals_result_.items() if name != "valid_1"]
+    (train_curve,) = [log["rankeval_gauc"] for name, log in model.evals_result_.items() if name != "valid_1"]
     assert train_curve[-1] > max(curve)  # the training set got its own keys
     last_valid = [p for n, p in seen if n == len(y_va)][-1]
     frame = df[valid].assign(s=last_valid)
@@ -255,7 +255,7 @@ def test_lightgbm_ranker_uses_eval_group(clicks) -> None:
     ranker = lgb.LGBMRanker(n_estimators=5, n_jobs=1, verbose=-1, min_child_samples=5, metric="None")
     ranker.fit(df.loc[train, FEATURES], df.relevance[train], group=sizes(train), eval_group=[sizes(valid)],
                eval_metric=recording, **eval_sets((df.loc[valid, FEATURES], df.relevance[valid])))  # fmt: skip
-    curve = ranker.evals_result_["valid_0"]["ndcg@5"]
+    curve = ranker.evals_result_["valid_0"]["rankeval_ndcg@5"]
     assert len(curve) == len(seen) == 5
     for value, (_, preds) in zip(curve, seen):
         frame = df[valid].assign(s=preds)
@@ -270,7 +270,7 @@ def test_xgboost_native_early_stopping_is_told_higher_is_better(clicks) -> None:
     params = {"objective": "binary:logistic", "disable_default_eval_metric": 1, "nthread": 1, "max_depth": 6, "eta": 0.3}
     booster = xgb.train(params, dtrain, 300, evals=[(dvalid, "valid")], evals_result=log,
                         custom_metric=xgb_metric("gauc"), early_stopping_rounds=10, verbose_eval=False)  # fmt: skip
-    curve = log["valid"]["gauc"]
+    curve = log["valid"]["rankeval_gauc"]
     assert len(curve) < 300
     assert booster.best_iteration == int(np.argmax(curve))  # XGBoost counts rounds from 0
     assert int(np.argmin(curve)) != int(np.argmax(curve))  # minimizing would have stopped elsewhere
@@ -284,7 +284,7 @@ def test_xgboost_sklearn_early_stopping(clicks) -> None:
     model = xgb.XGBClassifier(n_estimators=300, max_depth=6, learning_rate=0.3, n_jobs=1,
                               eval_metric=xgb_metric("gauc", group=df.user_id[valid]), early_stopping_rounds=10)  # fmt: skip
     model.fit(df.loc[train, FEATURES], df.click[train], eval_set=[(df.loc[valid, FEATURES], df.click[valid])], verbose=False)
-    curve = model.evals_result()["validation_0"]["gauc"]
+    curve = model.evals_result()["validation_0"]["rankeval_gauc"]
     assert model.best_iteration == int(np.argmax(curve)) and len(curve) < 300
     frame = df[valid].assign(s=model.predict_proba(df.loc[valid, FEATURES], iteration_range=(0, len(curve)))[:, 1])
     assert curve[-1] == pytest.approx(pre.gauc(frame, group="user_id", label="click", score="s"), abs=1e-6)
@@ -305,15 +305,15 @@ def test_cross_validation_with_queries_keeps_the_peak(clicks) -> None:
     sizes = df.groupby("user_id", sort=True).size().to_numpy()  # rows are sorted by user
     params = {"objective": "binary", "metric": "None", "verbosity": -1, "num_threads": 1, "learning_rate": 0.3}
     stopped = lgb.cv(params, lgb.Dataset(X, y, group=sizes), 200, nfold=3, seed=0, feval=lgb_metric("gauc"),
-                     callbacks=[lgb.early_stopping(5, verbose=False)])["valid gauc-mean"]  # fmt: skip
+                     callbacks=[lgb.early_stopping(5, verbose=False)])["valid rankeval_gauc-mean"]  # fmt: skip
     full = lgb.cv(params, lgb.Dataset(X, y, group=sizes), len(stopped) + 5, nfold=3, seed=0,
-                  feval=lgb_metric("gauc"))["valid gauc-mean"]  # fmt: skip
+                  feval=lgb_metric("gauc"))["valid rankeval_gauc-mean"]  # fmt: skip
     assert len(stopped) < 200 and int(np.argmax(full)) == len(stopped) - 1
     xparams = {"objective": "binary:logistic", "disable_default_eval_metric": 1, "nthread": 1, "eta": 0.3}
     dall = xgb.DMatrix(X, y, qid=df.user_id)
     xstopped = xgb.cv(xparams, dall, 200, nfold=3, seed=0, custom_metric=xgb_metric("gauc"), early_stopping_rounds=5)
     xfull = xgb.cv(xparams, dall, len(xstopped) + 5, nfold=3, seed=0, custom_metric=xgb_metric("gauc"))
-    assert len(xstopped) < 200 and int(np.argmax(xfull["test-gauc-mean"])) == len(xstopped) - 1
+    assert len(xstopped) < 200 and int(np.argmax(xfull["test-rankeval_gauc-mean"])) == len(xstopped) - 1
 
 
 # -- scikit-learn scorer -------------------------------------------------------------------
@@ -381,7 +381,7 @@ def test_missing_groups_name_the_ways_to_give_them(small) -> None:
         lgb_metric("gauc")(np.zeros(len(small)), data)
     with pytest.raises(ValueError, match=r"DMatrix\(qid=...\)"):
         xgb_metric("mrr")(np.zeros(len(small), np.float32), xgb.DMatrix(small[["x0"]], small.y))
-    assert lgb_metric("auc")(np.linspace(0, 1, len(small)), data)[0] == "auc"  # global AUC needs none
+    assert lgb_metric("auc")(np.linspace(0, 1, len(small)), data)[0] == "rankeval_auc"  # global AUC needs none
 
 
 def test_unknown_metric_and_options() -> None:

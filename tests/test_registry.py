@@ -122,7 +122,7 @@ def test_every_metric_is_reachable_and_equal_everywhere(name, frame):
     hook = TrainingMetric(full, group=frame["g"].to_numpy() if metric.grouped else None, sample_weight=None,
                           options={}, func="eval_metric", library="LightGBM")
     ((hname, hvalue),) = hook.evaluate(frame[score].to_numpy(), frame[label].to_numpy())
-    assert hname == full
+    assert hname == f"rankeval_{full}"
     assert hvalue == pytest.approx(float(one), abs=1e-12)
 
 

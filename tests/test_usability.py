@@ -159,3 +159,101 @@ def test_cli_csv_says_the_direction(imps, tmp_path, capsys) -> None:
     gain = np.where(lower, -got["diff"], got["diff"])  # logloss: lower is better
     want = np.where(~got["significant"], "", np.where(gain > 0, "better", "worse"))
     assert (got["direction"] == want).all() and (want == "worse").any(), got
+
+
+# -- 14: the training hooks' names never collide with the booster's own --------------------------------
+def _ranking_frame():
+    import numpy as np
+
+    df = pre.datasets.make_impressions(n_users=150, seed=3).sort_values("user_id", kind="stable")
+    df = df.reset_index(drop=True)
+    df["p"] = df["model_b"] + np.random.default_rng(0).normal(0, 1e-3, len(df))  # no ties
+    return df, df.groupby("user_id", sort=True).size().to_numpy()
+
+
+def test_lambdarank_log_holds_two_names_and_a_chosen_clash_warns() -> None:
+    import warnings
+
+    import numpy as np
+
+    lgb = pytest.importorskip("lightgbm")
+    from pandas_rankeval.lightgbm import eval_metric
+
+    df, sizes = _ranking_frame()
+    X = df[["model_a", "model_b", "position"]]
+    params = {"objective": "lambdarank", "metric": "ndcg", "eval_at": [10], "verbosity": -1, "num_leaves": 7}
+
+    def train(name):
+        log: dict = {}
+        data = lgb.Dataset(X, df.click, group=sizes, params={"verbose": -1})
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            booster = lgb.train(params, data, 3, valid_sets=[data], valid_names=["valid"],
+                                feval=eval_metric("ndcg@10", name=name), callbacks=[lgb.record_evaluation(log)])
+        return booster, log["valid"], [w for w in caught if "two different values" in str(w.message)]
+
+    booster, log, warned = train(None)
+    assert sorted(log) == ["ndcg@10", "rankeval_ndcg@10"] and not warned  # two names, three rounds each
+    assert all(len(v) == 3 for v in log.values())
+    last = pre.ndcg(df.assign(s=booster.predict(X)), group="user_id", label="click", score="s", k=10)
+    assert abs(log["rankeval_ndcg@10"][-1] - float(last)) < 1e-12
+    assert abs(log["ndcg@10"][-1] - log["rankeval_ndcg@10"][-1]) > 0.1  # LightGBM's own is another number
+    _, log, warned = train("ndcg@10")  # the name chosen by hand: one list of six, and a warning
+    assert list(log) == ["ndcg@10"] and len(log["ndcg@10"]) == 6 and len(warned) == 1
+    assert np.isfinite(log["ndcg@10"]).all()
+
+
+def test_xgboost_clash_warns_once() -> None:
+    import warnings
+
+    xgb = pytest.importorskip("xgboost")
+    from pandas_rankeval.xgboost import eval_metric
+
+    df, _ = _ranking_frame()
+    dm = xgb.DMatrix(df[["model_a", "model_b", "position"]], df.click, qid=df.user_id)
+    for name, clash in ((None, False), ("ndcg@10", True)):
+        log: dict = {}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            xgb.train({"objective": "rank:ndcg", "eval_metric": "ndcg@10", "nthread": 1}, dm, 3, evals=[(dm, "v")],
+                      evals_result=log, custom_metric=eval_metric("ndcg@10", name=name), verbose_eval=False)
+        warned = [w for w in caught if "two different values" in str(w.message)]
+        assert len(warned) == int(clash)
+        assert sorted(log["v"]) == (["ndcg@10"] if clash else ["ndcg@10", "rankeval_ndcg@10"])
+
+
+def test_differences_page_rows_for_lightgbm_and_xgboost() -> None:
+    """The LightGBM and XGBoost rows of docs/guide/differences.md, measured."""
+    import numpy as np
+
+    lgb = pytest.importorskip("lightgbm")
+    xgb = pytest.importorskip("xgboost")
+    df, sizes = _ranking_frame()
+    X = np.zeros((len(df), 1))
+    kw = dict(group="user_id", label="click", score="p")
+    empty = 1 - df.groupby("user_id")["click"].max().gt(0).mean()  # share of users without a click
+    res: dict = {}
+    data = lgb.Dataset(X, df.click, group=sizes, init_score=df.p.to_numpy(), params={"verbose": -1})
+    lgb.train({"objective": "lambdarank", "metric": ["ndcg", "map"], "eval_at": [10], "verbose": -1,
+               "learning_rate": 1e-9}, data, 1, valid_sets=[data], valid_names=["v"],
+              callbacks=[lgb.record_evaluation(res)])
+    skip_ndcg = float(pre.ndcg(df, k=10, empty="skip", **kw))
+    skip_map = float(pre.average_precision(df, k=10, empty="skip", denominator="min_k", **kw))
+    assert res["v"]["ndcg@10"][0] == pytest.approx(empty + (1 - empty) * skip_ndcg, abs=1e-12)
+    assert res["v"]["map@10"][0] == pytest.approx(empty + (1 - empty) * skip_map, abs=1e-12)
+    dm = xgb.DMatrix(X, df.click, qid=df.user_id, base_margin=df.p.to_numpy())
+    got = {}
+    for m in ("ndcg@10", "ndcg@10-", "map@10", "map@10-"):
+        log: dict = {}
+        xgb.train({"objective": "rank:ndcg", "eval_metric": m, "eta": 1e-9, "max_depth": 1}, dm, 1,
+                  evals=[(dm, "v")], evals_result=log, verbose_eval=False)
+        got[m] = log["v"][m][0]
+    assert got["ndcg@10"] == pytest.approx(empty + (1 - empty) * skip_ndcg, abs=1e-12)
+    assert got["map@10"] == pytest.approx(empty + (1 - empty) * skip_map, abs=1e-12)
+    assert got["ndcg@10-"] == pytest.approx(float(pre.ndcg(df, k=10, **kw)), abs=1e-12)
+    assert got["map@10-"] == pytest.approx(float(pre.average_precision(df, k=10, denominator="min_k", **kw)), abs=1e-12)
+    res = {}
+    data = lgb.Dataset(X, df.click, init_score=df.p.to_numpy(), params={"verbose": -1})
+    lgb.train({"objective": "binary", "metric": "auc", "verbose": -1, "learning_rate": 1e-9}, data, 1,
+              valid_sets=[data], valid_names=["v"], callbacks=[lgb.record_evaluation(res)])
+    assert res["v"]["auc"][0] == pytest.approx(float(pre.auc(df, label="click", score="p")), abs=1e-12)

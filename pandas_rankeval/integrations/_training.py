@@ -16,6 +16,7 @@ come from the ``group`` parameter (see :func:`group_parameter_doc`) or, with
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from ..core.inputs.options import WEIGHT_NAMES, Options
 from ..core.metrics.registry import MetricSpec, parse_metrics, sample_weight_error
 from ..core.inputs.validation import numeric_values
 
-__all__ = ["TrainingMetric", "metric_function", "check_metric_options", "missing_extra", "parse_metric_parameter"]
+__all__ = ["NAME_PREFIX", "TrainingMetric", "default_name", "metric_function", "check_metric_options", "missing_extra", "parse_metric_parameter"]
 
 #: Parameters of the metric functions that are not options of a hook, and why.
 _NOT_OPTIONS = {
@@ -45,6 +46,19 @@ _NOT_OPTIONS = {
     "nan_policy": "the training library's labels and scores have no missing values to omit",
     "progress": "a progress bar per round would flood the training log",
 }
+
+#: The prefix of the names a hook logs its metrics under (``rankeval_ndcg@10``): LightGBM and
+#: XGBoost name their own metrics ``ndcg@10``, ``map@5``, ``auc``, so the library's would share
+#: their names (two values under one name in the log). The same rule for both hooks; the prefix
+#: holds neither "-" nor ":" (XGBoost splits its log lines on them) nor a space (xgb.cv splits
+#: on whitespace).
+NAME_PREFIX = "rankeval_"
+
+
+def default_name(metric: str) -> str:
+    """The name a hook logs ``metric`` under unless told otherwise: ``rankeval_<metric>``."""
+    return f"{NAME_PREFIX}{metric}"
+
 
 #: Evaluation sets remembered at once (cross-validation evaluates many).
 _CACHE_SIZE = 32
@@ -228,11 +242,12 @@ class TrainingMetric:
             self._check_keys(keys, f"'group[{i}]'")
         self._sets: list[_EvalSet] = []
         self._claimed: set[Any] = set()
+        self._warned_twice = False
 
     # -- construction -------------------------------------------------------------------
     def _names(self, name: str | Sequence[str] | None) -> list[str]:
         if name is None:
-            return [s.name for s in self.specs]
+            return [default_name(s.name) for s in self.specs]
         names = [name] if isinstance(name, str) else list(name)
         if len(names) != len(self.specs) or not all(isinstance(n, str) and n for n in names):
             raise ValueError(
@@ -247,6 +262,29 @@ class TrainingMetric:
                 f"The {what} parameter of {self.func} must be an array, a Series or a DataFrame of "
                 f"group keys (one per row of the evaluation set); got {type(keys).__name__}."
             )
+
+    def warn_if_logged_twice(self, builtin: Sequence[str], how: str) -> None:
+        """Warn (once per hook) when the training library logs one of this hook's names itself.
+
+        ``builtin`` are the names of the library's own metrics on the evaluation set; ``how``
+        says how they are set (for the message). Two metrics under one name share one list in
+        ``record_evaluation`` / ``evals_result`` and early stopping may watch either.
+        """
+        if self._warned_twice:
+            return
+        both = [n for n in self.names if n in set(builtin)]
+        if not both:
+            return
+        self._warned_twice = True
+        warnings.warn(
+            f"{self.func}: {self.library} evaluates its own {', '.join(map(repr, both))} too ({how}), so its "
+            f"log holds two different values under one name: record_evaluation interleaves them in "
+            f"one list and early stopping can watch either. Leave out name= (this hook's "
+            f"metrics are named '{NAME_PREFIX}<metric>', which no built-in metric is) or pick "
+            f"another name.",
+            UserWarning,
+            stacklevel=4,
+        )
 
     @property
     def needs_groups(self) -> bool:

@@ -6,6 +6,7 @@ hook is built; ``import pandas_rankeval`` never imports it.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,27 @@ def _lightgbm() -> Any:
     return lightgbm
 
 
+#: How far up the stack the hook looks for the Booster that calls it (lgb.train: 1 frame;
+#: the sklearn API adds its wrapper).
+_STACK_DEPTH = 4
+
+
+def _builtin_names() -> list[str]:
+    """The names of the calling Booster's own metrics (``ndcg@10`` for ``metric="ndcg",
+    eval_at=[10]``), read from the Booster evaluating this round; [] outside one."""
+    lgb = sys.modules.get("lightgbm")
+    booster_type = getattr(lgb, "Booster", None)
+    frame = sys._getframe(2)
+    for _ in range(_STACK_DEPTH):
+        if frame is None or booster_type is None:
+            return []
+        booster = frame.f_locals.get("self")
+        if isinstance(booster, booster_type):
+            return [str(n) for n in getattr(booster, "_Booster__name_inner_eval", None) or []]
+        frame = frame.f_back  # type: ignore[assignment]  # stubs narrower than runtime
+    return []
+
+
 class LightGBMMetric:
     """A LightGBM evaluation function; build it with :func:`eval_metric`.
 
@@ -44,11 +66,11 @@ class LightGBMMetric:
     >>> y = np.array([1, 0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0])
     >>> feval = eval_metric("gauc", group=users)
     >>> type(feval).__name__, feval.names
-    ('LightGBMMetric', ['gauc'])
+    ('LightGBMMetric', ['rankeval_gauc'])
     >>> data = lgb.Dataset(np.zeros((12, 1)), y, params={"verbose": -1}).construct()
     >>> name, value, higher_is_better = feval(np.linspace(1, 0, 12), data)
     >>> name, round(value, 4), higher_is_better
-    ('gauc', 0.75, True)
+    ('rankeval_gauc', 0.75, True)
     """
 
     def __init__(self, core: TrainingMetric, dataset_type: type) -> None:
@@ -67,6 +89,8 @@ class LightGBMMetric:
         self, preds: Any, eval_data: Any, weight: Any = None, group: Any = None
     ) -> tuple[str, float, bool] | list[tuple[str, float, bool]]:
         # four parameters: LightGBM's sklearn API then passes (y_true, y_pred, weight, group)
+        if not self._core._warned_twice:
+            self._core.warn_if_logged_twice(_builtin_names(), "its 'metric' parameter, with 'eval_at' for @k")
         if isinstance(eval_data, self._dataset_type):  # lgb.train / lgb.cv: (preds, Dataset)
             data = eval_data
             labels = data.get_label()  # type: ignore[attr-defined]  # stubs narrower than runtime
@@ -138,9 +162,11 @@ def eval_metric(
         ``eval_sample_weight=``) weigh the row pairs of AUC and GAUC, as
         ``sample_weight=`` of :func:`pandas_rankeval.gauc`. None ignores them.
     name : str or list of str, optional
-        The names to log the values under; default the metric names (``"gauc"``,
-        ``"ndcg@10"``). Rename when a built-in LightGBM metric of the same name
-        (``"auc"``, ``"ndcg@10"``, ``"map@5"``) is logged too.
+        The names to log the values under; default ``"rankeval_<metric>"``
+        (``"rankeval_gauc"``, ``"rankeval_ndcg@10"``), which no LightGBM metric is named:
+        LightGBM's own ``ndcg@10`` (``metric="ndcg", eval_at=[10]``) scores queries without
+        a click 1, this library's 0, and one name would hold both. A name that a metric of
+        the booster also logs warns once.
     **options
         The options of the metric's function: ``weight``, ``ties``, ``threshold``,
         ``min_size``, ``min_pos``, ``min_neg``, ``engine``, ``max_fpr`` (AUC, GAUC),
@@ -185,7 +211,7 @@ def eval_metric(
     ...     feval=eval_metric("gauc", group=df.user_id[valid]),
     ...     callbacks=[lgb.early_stopping(5, verbose=False), lgb.record_evaluation(log)],
     ... )
-    >>> curve = log["valid"]["gauc"]
+    >>> curve = log["valid"]["rankeval_gauc"]
     >>> booster.best_iteration == int(np.argmax(curve)) + 1
     True
     >>> frame = df[valid].assign(score=booster.predict(X[valid], num_iteration=booster.best_iteration))

@@ -61,10 +61,10 @@ class XGBoostMetric:
     >>> dvalid = xgb.DMatrix(np.zeros((12, 1)), y, qid=np.repeat([0, 1, 2], 4))
     >>> metric = eval_metric("gauc")            # group=None: the queries of the DMatrix
     >>> type(metric).__name__, metric.names
-    ('XGBoostMetric', ['gauc'])
+    ('XGBoostMetric', ['rankeval_gauc'])
     >>> name, value = metric(np.linspace(1, 0, 12), dvalid)
     >>> name, round(value, 4)
-    ('gauc', 0.75)
+    ('rankeval_gauc', 0.75)
     """
 
     def __init__(self, core: TrainingMetric, xgb: Any) -> None:
@@ -90,6 +90,8 @@ class XGBoostMetric:
         self._dmatrix = _xgboost().DMatrix
 
     def __call__(self, predt: Any, dmatrix: Any, sample_weight: Any = None) -> Any:
+        if not self._core._warned_twice:
+            self._core.warn_if_logged_twice(_builtin_names(), "its 'eval_metric' parameter or the objective's default")
         if isinstance(dmatrix, self._dmatrix):  # xgb.train / xgb.cv: (predt, DMatrix)
             labels = dmatrix.get_label()
             n = int(labels.shape[0])
@@ -126,6 +128,24 @@ class XGBoostMetric:
             weights_from_data=lambda: sample_weight,
         )
         return values[0][1]
+
+
+def _builtin_names() -> list[str]:
+    """The names of XGBoost's own metrics on the evaluation set being evaluated (``ndcg@10``),
+    read from the log line ``Booster.eval_set`` is writing; [] outside one."""
+    xgb = sys.modules.get("xgboost")
+    booster_type = getattr(xgb, "Booster", None)
+    frame = sys._getframe(2)
+    for _ in range(_STACK_DEPTH):
+        if frame is None or booster_type is None:
+            return []
+        local = frame.f_locals
+        res, evname = local.get("res"), local.get("evname")
+        if isinstance(local.get("self"), booster_type) and isinstance(res, str) and isinstance(evname, str):
+            head = f"{evname}-"
+            return [t[len(head):].rpartition(":")[0] for t in res.split("\t") if t.startswith(head)]
+        frame = frame.f_back  # type: ignore[assignment]  # stubs narrower than runtime
+    return []
 
 
 def _steer_early_stopping(names: list[str], directions: Sequence[str] | None = None) -> None:
@@ -222,9 +242,11 @@ def eval_metric(
         ``sample_weight_eval_set=``) weigh the row pairs of AUC and GAUC, as
         ``sample_weight=`` of :func:`pandas_rankeval.gauc`. None ignores them.
     name : str or list of str, optional
-        The names to log the values under; default the metric names. Rename when a
-        built-in XGBoost metric of the same name (``"auc"``, ``"ndcg@10"``,
-        ``"map@5"``) is logged too. Names may not contain ``"-"`` or ``":"``.
+        The names to log the values under; default ``"rankeval_<metric>"``
+        (``"rankeval_gauc"``, ``"rankeval_ndcg@10"``), which no XGBoost metric is named
+        (XGBoost's own ``ndcg@10`` scores queries without a relevant row 1, this library's
+        0). A name that a metric of the booster also logs warns once. Names may not
+        contain ``"-"`` or ``":"``.
     **options
         The options of the metric's function: ``weight``, ``ties``, ``threshold``,
         ``min_size``, ``min_pos``, ``min_neg``, ``engine``, ``max_fpr`` (AUC, GAUC),
@@ -271,7 +293,7 @@ def eval_metric(
     ...     dtrain, num_boost_round=30, evals=[(dvalid, "valid")], evals_result=log,
     ...     custom_metric=eval_metric("gauc"), early_stopping_rounds=5, verbose_eval=False,
     ... )
-    >>> booster.best_iteration == int(np.argmax(log["valid"]["gauc"]))
+    >>> booster.best_iteration == int(np.argmax(log["valid"]["rankeval_gauc"]))
     True
     """
     xgb = _xgboost()
