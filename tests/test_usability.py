@@ -257,3 +257,50 @@ def test_differences_page_rows_for_lightgbm_and_xgboost() -> None:
     lgb.train({"objective": "binary", "metric": "auc", "verbose": -1, "learning_rate": 1e-9}, data, 1,
               valid_sets=[data], valid_names=["v"], callbacks=[lgb.record_evaluation(res)])
     assert res["v"]["auc"][0] == pytest.approx(float(pre.auc(df, label="click", score="p")), abs=1e-12)
+
+
+# -- 15: the forest plot's bars agree with its marks -------------------------------------------------
+def _bars_and_marks(axes):
+    """Per drawn row: (bar low, bar high, filled) read back from the artists of each panel."""
+    import numpy as np
+    from matplotlib.collections import LineCollection, PathCollection
+
+    out = []
+    for ax in np.atleast_1d(axes):
+        bars = {}
+        for coll in ax.collections:
+            if isinstance(coll, LineCollection):
+                for seg in coll.get_segments():
+                    if len(seg) == 2 and seg[0][1] == seg[1][1]:  # a horizontal error bar
+                        bars[round(float(seg[0][1]), 6)] = (min(seg[0][0], seg[1][0]), max(seg[0][0], seg[1][0]))
+        for coll in ax.collections:
+            if isinstance(coll, PathCollection):
+                faces = coll.get_facecolors()
+                for k, (x, y) in enumerate(coll.get_offsets()):
+                    face = faces[k % len(faces)]
+                    filled = not np.allclose(face[:3], 1.0)  # hollow points are white inside
+                    out.append((*bars[round(float(y), 6)], filled))
+    return out
+
+
+def test_forest_plot_bars_agree_with_marks_on_the_gallery_comparison() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pandas_rankeval import plotting
+
+    df = pre.datasets.make_impressions()  # docs/gallery.md's comparison
+    cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"],
+                      baseline="model_a", metrics=["auc", "gauc", "mrr", "ndcg@10"], by="device")
+    table_says = ((cmp["ci_low"] > 0) | (cmp["ci_high"] < 0)) == cmp["significant"]
+    assert not table_says.all()  # the table's own intervals contradict a mark (tablet gauc)
+    rows = _bars_and_marks(plotting.plot_comparison(cmp))
+    assert len(rows) == len(cmp) and sum(f for *_, f in rows) == int(cmp["significant"].sum())
+    for low, high, filled in rows:
+        assert (low > 0 or high < 0) == filled, (low, high, filled)
+    plt.close("all")
+    rows = _bars_and_marks(plotting.plot_comparison(cmp, intervals="table"))  # the table's, on request
+    assert any((low > 0 or high < 0) != filled for low, high, filled in rows)
+    plt.close("all")

@@ -14,7 +14,7 @@ from .style import MARKERS, model_colors, legend_right_of_texts, matplotlib_rc, 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["plot_comparison"]
+__all__ = ["agreeing_intervals", "plot_comparison"]
 
 # ---------------------------------------------------------------------------------------------
 # forest plot of a comparison
@@ -59,6 +59,78 @@ def _p_column(t: pd.DataFrame) -> tuple[str | None, str]:
 
     col, how = adjusted_p(t)
     return col, ("" if how == "unadjusted" else how)
+
+
+def _step_alphas(p: np.ndarray, adjust: str, alpha: float, family: np.ndarray) -> np.ndarray:
+    """Each row's error level at which its mark was decided: ``alpha`` unadjusted; Holm's step
+    level ``alpha / (m - i)`` for the i-th smallest p-value it rejected (0-based), and the level of
+    the step where it stopped for the rest; Benjamini-Hochberg's ``alpha * R / m`` (R rejections,
+    at least 1) for every row. An interval at level ``1 - a`` excludes 0 exactly when a test that
+    agrees with it rejects at ``a``: so each row's interval agrees with its mark.
+
+    >>> p = np.array([0.001, 0.02, 0.04, 0.3])
+    >>> _step_alphas(p, "holm", 0.05, np.zeros(4)).round(4).tolist()
+    [0.0125, 0.0167, 0.0167, 0.0167]
+    >>> _step_alphas(p, "bh", 0.05, np.zeros(4)).round(4).tolist()
+    [0.025, 0.025, 0.025, 0.025]
+    """
+    out = np.full(p.shape[0], float(alpha))
+    if adjust not in ("holm", "bh"):
+        return out
+    for fam in dict.fromkeys(family.tolist()):
+        rows = np.flatnonzero((family == fam) & np.isfinite(p))
+        m = rows.size
+        if m == 0:
+            continue
+        order = rows[np.argsort(p[rows], kind="stable")]
+        if adjust == "holm":
+            level = alpha / (m - np.arange(m))
+            failed = np.flatnonzero(p[order] >= level)
+            stop = failed[0] if failed.size else m
+            out[order] = np.where(np.arange(m) < stop, level, alpha / (m - min(stop, m - 1)))
+        else:
+            ranked = p[order] * m / np.arange(1, m + 1)
+            passed = np.flatnonzero(ranked < alpha)
+            out[order] = alpha * max(int(passed[-1]) + 1 if passed.size else 0, 1) / m
+    return out
+
+
+def agreeing_intervals(t: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, str]:
+    """Intervals that agree with the table's marks by construction, and how they were made.
+
+    A ``compare`` table's marks come from adjusted p-values (Holm by default) of its test (a
+    sign-flip test, DeLong's), while its intervals are percentile bootstrap intervals each at the
+    table's level: an interval can exclude 0 beside a "not significant" mark. Here each row's
+    interval is the one its test implies (Altman and Bland, BMJ 2011: the standard error
+    ``|diff| / z_{1 - p/2}`` of a p-value), at the level of its mark's decision ``1 - a``
+    (:func:`_step_alphas`): ``diff -/+ z_{1 - a/2} |diff| / z_{1 - p/2}``, which excludes 0
+    exactly when ``p < a``, that is when the row is marked significant. Rows without a p-value
+    keep the table's interval. Clipped to the range of a difference.
+    """
+    from scipy.special import ndtri
+
+    from pandas_rankeval.tables.compare import difference_bounds
+
+    attrs = t.attrs
+    diff = t["diff"].to_numpy(dtype=float)
+    lo, hi = t["ci_low"].to_numpy(dtype=float), t["ci_high"].to_numpy(dtype=float)
+    if "p_value" not in t.columns:
+        return lo, hi, "intervals: the table's"
+    adjust, alpha = str(attrs.get("adjust", "holm")), float(attrs.get("alpha", 0.05))
+    metric_of = (np.array([str(m) for m in t.index.get_level_values("metric")], dtype=object)
+                 if "metric" in t.index.names else np.zeros(len(t), dtype=object))
+    family = metric_of if str(attrs.get("family", "table")) == "metric" else np.zeros(len(t), dtype=object)
+    p = t["p_value"].to_numpy(dtype=float)
+    a = _step_alphas(p, adjust, alpha, family)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.abs(diff) / ndtri(1.0 - p / 2.0)
+        half = ndtri(1.0 - a / 2.0) * se
+    ok = np.isfinite(half) & np.isfinite(diff)
+    low_b, high_b = difference_bounds(metric_of) if "metric" in t.index.names else (-np.inf, np.inf)
+    new_lo = np.where(ok, np.clip(diff - np.where(ok, half, 0.0), low_b, high_b), lo)
+    new_hi = np.where(ok, np.clip(diff + np.where(ok, half, 0.0), low_b, high_b), hi)
+    how = {"holm": "Holm's step level", "bh": "BH's level"}.get(adjust, f"level {1 - alpha:g}")
+    return new_lo, new_hi, f"bars: each test's interval at {how}, as the marks (intervals='table': the table's)"
 
 
 def _layout_rows(t: pd.DataFrame, per_metric: bool) -> list[tuple[str, int | None, str]]:
@@ -156,6 +228,7 @@ def plot_comparison(
     relative: bool | None = None,
     annotate: bool = True,
     title: str | None = None,
+    intervals: str = "marks",
 ) -> Any:
     """Forest plot of a :func:`pandas_rankeval.compare` table.
 
@@ -185,6 +258,12 @@ def plot_comparison(
         ``baseline_value``), False for the panels.
     annotate : bool, default=True
         Write the p-value that decides significance at the right of each row.
+    intervals : {"marks", "table"}, default="marks"
+        ``"marks"``: each bar is the interval its row's test implies at the level of its
+        mark's decision (Holm's step level by default; :func:`agreeing_intervals`), so a bar
+        excludes 0 exactly where the point is filled. ``"table"``: the table's own intervals
+        (each at the table's level, not adjusted unless ``ci_adjust="bonferroni"``; they may
+        disagree with the marks). The x label says which.
     title : str, optional
         Default: "Difference to the baseline (<name>)"; for an all-pairs table
         (``compare(baseline=None)``) "Pairwise differences (first model - second)", and each row
@@ -211,7 +290,15 @@ def plot_comparison(
     ['auc', 'gauc']
     """
     _check_table(compare_table)
+    if intervals not in ("marks", "table"):
+        raise ValueError(f"The 'intervals' parameter of plot_comparison must be 'marks' or 'table'; got {intervals!r}.")
     t = _pairs_as_models(compare_table)
+    if intervals == "marks":
+        t = t.copy()
+        t["ci_low"], t["ci_high"], bars = agreeing_intervals(t)
+    else:
+        bars = "bars: the table's intervals" + (", simultaneous (Bonferroni)" if t.attrs.get("ci_adjust") == "bonferroni"
+                                                else ", each at its own level (not adjusted like the marks)")
     base_col = "baseline_value" if "baseline_value" in t.columns else None
     if relative and base_col is None:
         raise ValueError("plot_comparison(relative=True) needs the 'baseline_value' column of a compare() table.")
@@ -249,7 +336,7 @@ def plot_comparison(
         one_metric = "metric" in names and t.index.get_level_values("metric").nunique() == 1
         rows = _layout_rows(t, per_metric=one_metric)
         _forest(ax, t, rows, rel, annotate, colors, markers, base_col)
-        ax.set_xlabel(f"{xlabel}{unit if rel else ''}")
+        ax.set_xlabel(f"{xlabel}{unit if rel else ''}\n{bars}")
         ax.set_title(title if title is not None else heading)
         if len(handles) > 2 or "significant" in t.columns:
             legend_right_of_texts(ax, handles if len(models) > 1 else None)
@@ -272,7 +359,7 @@ def plot_comparison(
         _forest(panel, sub, _layout_rows(sub, per_metric=True), rel, annotate, [colors[i] for i in pos],
                 [markers[i] for i in pos], base_col)
         panel.set_title(_metric_heading(metric), loc="left", fontsize="medium", fontweight="bold")
-    axes[-1].set_xlabel(f"{xlabel}{unit if rel else ''}")
+    axes[-1].set_xlabel(f"{xlabel}{unit if rel else ''}\n{bars}")
     # the title heads the legend: one block above the panels, as many columns as the width holds
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # stubs narrower than runtime
     for ncol in range(min(len(handles), 6), 0, -1):
