@@ -246,7 +246,7 @@ def test_plot_calibration():
     np.testing.assert_allclose(table["rate"], prob_true, atol=1e-14)
     np.testing.assert_allclose(table["mean_p"], prob_pred, atol=1e-14)
     axes = plotting.plot_calibration(df, label="y", score="p", by="seg")
-    assert len(axes) == 3 and [a.get_title(loc="left") for a in axes] == ["seg=a", "seg=b", "seg=c"]
+    assert len(axes) == 3 and [a.get_title(loc="left").split("\n")[0] for a in axes] == ["seg=a", "seg=b", "seg=c"]
     with pytest.raises(ValueError, match="outside"):
         plotting.plot_calibration(df.assign(p=df["p"] + 1), label="y", score="p")
     plt.close("all")

@@ -304,3 +304,39 @@ def test_forest_plot_bars_agree_with_marks_on_the_gallery_comparison() -> None:
     rows = _bars_and_marks(plotting.plot_comparison(cmp, intervals="table"))  # the table's, on request
     assert any((low > 0 or high < 0) != filled for low, high, filled in rows)
     plt.close("all")
+
+
+# -- 18: figures a user can paste in a review ----------------------------------------------------------
+def test_group_auc_small_groups_have_integer_ticks_and_calibration_one_legend() -> None:
+    import re
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from pandas_rankeval import plotting
+
+    df = pre.datasets.make_impressions(n_users=600, seed=0)
+    sizes = df.groupby("user_id").size()
+    small = df[df.user_id.isin(sizes[sizes <= 30].index)]
+    ax = plotting.plot_group_auc(small, group="user_id", label="click", score="model_b")
+    ax.figure.canvas.draw()
+    lo, hi = ax.get_xlim()
+    shown = [t.get_text() for t in ax.get_xticklabels() if lo <= t.get_position()[0] <= hi]
+    assert len(shown) >= 3 and all(re.fullmatch(r"\d+", t) for t in shown), shown  # not 2x10^0
+    assert [float(t) for t in shown] == [t.get_position()[0] for t in ax.get_xticklabels() if lo <= t.get_position()[0] <= hi]
+    assert not [t.get_text() for t in ax.xaxis.get_minorticklabels() if t.get_text()]
+    plt.close("all")
+
+    frame = df.assign(p=1 / (1 + np.exp(-df.model_b)), q=1 / (1 + np.exp(-df.model_a)))
+    axes = plotting.plot_calibration(frame, label="click", score=["p", "q"], by="device", bins=10)
+    fig = axes[0].figure
+    assert len(fig.legends) == 1 and all(a.get_legend() is None for a in axes)  # one legend, not one per panel
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["p", "q", "perfectly calibrated"]
+    for a, device in zip(axes, sorted(frame.device.unique())):
+        part = frame[frame.device == device]
+        want = [f"{m} {float(pre.ece(part, group='user_id', label='click', score=m, bins=10)):.4f}" for m in ("p", "q")]
+        assert a.get_title(loc="left") == f"device={device}\nECE@10: " + ", ".join(want)
+    plt.close("all")

@@ -177,7 +177,7 @@ def plot_calibration(
         n = len(segs)
         ncols = min(n, 3)
         nrows = -(-n // ncols)
-        fig, grid = plt.subplots(nrows, ncols, figsize=(6.2 * ncols, 3.8 * nrows), squeeze=False,
+        fig, grid = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 4.6 * nrows), squeeze=False,
                                  layout="constrained", sharex=True, sharey=True)
         axes = grid.reshape(-1)
         for a in axes[n:]:
@@ -185,15 +185,15 @@ def plot_calibration(
         for a, key in zip(axes, segs):
             key_t = tuple(key)
             mask = np.logical_and.reduce([table[c].to_numpy() == v for c, v in zip(by_cols, key_t)])
-            _draw(a, table[mask], models, colors, MARKERS, bins)
-            a.set_title(", ".join(f"{c}={v}" for c, v in zip(by_cols, key_t)), loc="left")
+            part = table[mask]
+            _draw(a, part, models, colors, MARKERS, bins)
+            # the models' ECE differ per segment: in the panel's title, not in a legend per panel
+            eces = [f"{m} {float(part.loc[part['model'] == m, 'ece'].iloc[0]):.4f}"
+                    for m in models if (part["model"] == m).any()]
+            a.set_title(", ".join(f"{c}={v}" for c, v in zip(by_cols, key_t)) + f"\nECE@{bins}: " + ", ".join(eces),
+                        loc="left", fontsize="medium")
         fig.suptitle(head)
-        handles, texts = axes[0].get_legend_handles_labels()
-        if n > 1:  # the models' ECE differ per segment: each panel's own lines, one legend for the marks
-            for a in axes[:n]:
-                a.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small", frameon=False)
-        else:
-            axes[0].legend(handles, texts, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+        _shared_legend(fig, models, colors, MARKERS)
         return axes[:n]
     ax = prepare_axes(ax, (6.0, 5.0))
     make_room(ax.figure)
@@ -201,6 +201,16 @@ def plot_calibration(
     ax.set_title(head, loc="left")
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)  # outside the data
     return ax
+
+
+def _shared_legend(fig: Any, models: list[Hashable], colors: list[Any], markers: Sequence[str]) -> None:
+    """One legend for every panel, under them: each model's colour and marker, and the diagonal."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=colors[i], marker=markers[i % len(markers)], lw=1.5, label=str(m))
+               for i, m in enumerate(models)]
+    handles.append(Line2D([], [], ls=":", color="#555555", lw=1, label="perfectly calibrated"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), frameon=False)
 
 
 def _draw(ax: Any, table: pd.DataFrame, models: list[Hashable], colors: list[Any], markers: Sequence[str],

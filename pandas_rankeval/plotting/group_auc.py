@@ -43,6 +43,22 @@ def _bins(n: np.ndarray, a: np.ndarray, edges: np.ndarray, logx: bool, min_per_b
     return out
 
 
+def _integer_ticks(ax: Any, lo: float, hi: float) -> None:
+    """Group sizes as plain integers on the log axis (``2, 3, 5, 10, 20``, not ``2x10^0``) when
+    they span less than four decades: ticks at 1, 2, 3, 5 times the powers of 10 in range."""
+    if not (lo > 0 and hi < 1e4 * lo):
+        return
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    decades = 10.0 ** np.arange(np.floor(np.log10(lo)), np.ceil(np.log10(hi)) + 1)
+    ticks = [float(v) for d in decades for v in (d, 2 * d, 3 * d, 5 * d) if lo / 1.05 <= v <= hi * 1.05]
+    if len(ticks) < 2:
+        return
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def plot_group_auc(
     df: pd.DataFrame,
     *,
@@ -215,6 +231,8 @@ def plot_group_auc(
     ax.axhline(0.5, color="grey", linestyle=":", linewidth=1, label="chance (0.5)")
     if logx:
         ax.set_xscale("log")
+        if sizes_all.size:
+            _integer_ticks(ax, float(sizes_all.min()), float(sizes_all.max()))
     if points:  # single groups span [0, 1]; means alone get the room they need
         ax.set_ylim(-0.03, 1.03)
     ax.set_xlabel("group size (rows)")
