@@ -340,3 +340,40 @@ def test_group_auc_small_groups_have_integer_ticks_and_calibration_one_legend() 
         want = [f"{m} {float(pre.ece(part, group='user_id', label='click', score=m, bins=10)):.4f}" for m in ("p", "q")]
         assert a.get_title(loc="left") == f"device={device}\nECE@10: " + ", ".join(want)
     plt.close("all")
+
+
+# -- 16: who does model B hurt? ------------------------------------------------------------------------
+def test_worst_ranks_segments_by_the_models_gain() -> None:
+    import numpy as np
+
+    df = pre.datasets.make_impressions(n_users=400, seed=1)
+    kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a", n_boot=100)
+    cmp = pre.compare(df, metrics=["auc", "gauc", "logloss"], by="activity", **kw)
+    for metric, sign in (("auc", 1.0), ("gauc", 1.0), ("logloss", -1.0)):
+        w = cmp.worst(metric)
+        # an independent oracle: each segment's difference from its own call, on the better side
+        want = {}
+        for seg, part in df.groupby("activity"):
+            one = pre.compare(part, metrics=[metric], **kw)
+            want[seg] = sign * float(one["diff"].iloc[0])
+        order = sorted(want, key=want.get)
+        assert list(w.index.get_level_values("activity")) == order
+        np.testing.assert_allclose(sign * w["diff"].to_numpy(), [want[s] for s in order], atol=1e-12)
+        assert {"ci_low", "ci_high", "p_holm", "significant"} <= set(w.columns) and w.attrs == cmp.attrs | w.attrs
+    assert len(cmp.worst()) == len(cmp)
+    with pytest.raises(ValueError, match="metrics are"):
+        cmp.worst("mrr")
+
+
+def test_per_group_by_model_has_the_columns_it_shows(imps) -> None:
+    t = pre.per_group(imps, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["auc", "mrr"])
+    wide = t.by_model()
+    assert wide.columns.names == ["model", "metric"]
+    assert list(wide["model_b"].columns) == ["auc", "mrr"]
+    for model in ("model_a", "model_b"):
+        one = pre.per_group(imps, group="user_id", label="click", score=model, metrics=["auc", "mrr"])
+        for metric in ("auc", "mrr"):
+            assert wide[(model, metric)].equals(one[metric].rename((model, metric)))
+            assert t[f"{model}_{metric}"].equals(one[metric].rename(f"{model}_{metric}"))  # the flat names stay
+    assert wide[("", "n")].equals(t["n"].rename(("", "n")))
+    assert list(t.columns) == ["n", "positives", "model_a_auc", "model_a_mrr", "model_b_auc", "model_b_mrr", "weight"]

@@ -224,6 +224,71 @@ class ResultTable(pd.DataFrame):
             raise ValueError("summary() applies to compare() tables; for a report, use compact().")
         return _wrap(summary_of(self))
 
+    def worst(self, metric: str | None = None) -> ResultTable:
+        """A compare() table's rows from the largest loss to the largest gain: who a model hurts.
+
+        Each row keeps its difference, interval, p-value and mark; the order is by the gain on the
+        metric's better side (``diff`` for most metrics, ``-diff`` where lower is better, the move
+        towards 1 for PCOC), so with ``by=`` the first rows are the segments the model hurts most.
+        ``metric`` keeps that metric's rows only.
+
+        Examples
+        --------
+        >>> import pandas_rankeval as pre
+        >>> df = pre.datasets.make_impressions(n_users=400, seed=1)
+        >>> cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"],
+        ...                   baseline="model_a", metrics=["auc", "gauc"], by="device", n_boot=200)
+        >>> w = cmp.worst("auc")
+        >>> list(w.index.get_level_values("device")) == list(cmp.xs("auc", level="metric").sort_values("diff")
+        ...                                                   .index.get_level_values("device"))
+        True
+        """
+        if table_kind(self) != "compare":
+            raise ValueError("worst() applies to compare() tables; compare(..., by=...) ranks segments.")
+        frame = pd.DataFrame(self)
+        names = [str(m) for m in frame.index.get_level_values("metric")]
+        if metric is not None:
+            if metric not in names:
+                raise ValueError(f"worst(metric={metric!r}): the table's metrics are {list(dict.fromkeys(names))!r}.")
+            keep = np.array([n == metric for n in names])
+            frame, names = frame[keep], [n for n in names if n == metric]
+        sides = self.attrs.get("direction", {})
+        diff = frame["diff"].to_numpy(dtype=float)
+        value, base = frame["value"].to_numpy(dtype=float), frame["baseline_value"].to_numpy(dtype=float)
+        side = np.array([sides.get(n, "higher") for n in names], dtype=object)
+        gain = np.where(side == "lower", -diff, np.where(side == "closer to 1", np.abs(base - 1) - np.abs(value - 1), diff))
+        order = np.argsort(np.where(np.isnan(gain), np.inf, gain), kind="stable")
+        return self._selection(frame.iloc[order])
+
+    def by_model(self) -> pd.DataFrame:
+        """A per_group() table of several models with two-level columns, as it prints: (model,
+        metric) for each model's metrics and ("", column) for the shared ``n``, ``positives`` and
+        ``weight``. ``t.by_model()["model_b"]`` is model_b's metrics, named by metric;
+        ``t.by_model().xs("auc", axis=1, level=1)`` is every model's AUC. The table itself keeps
+        its flat columns (``model_b_auc``; ``attrs["models"]`` maps model and metric to them).
+
+        Examples
+        --------
+        >>> import pandas as pd, pandas_rankeval as pre
+        >>> df = pd.DataFrame({"u": [1, 1, 2, 2], "y": [1, 0, 0, 1], "a": [0.9, 0.2, 0.4, 0.3],
+        ...                    "b": [0.1, 0.2, 0.4, 0.5]})
+        >>> t = pre.per_group(df, group="u", label="y", scores=["a", "b"], metrics=["auc", "mrr"])
+        >>> t.by_model()["b"]  # doctest: +NORMALIZE_WHITESPACE
+        metric  auc  mrr
+        u
+        1       0.0  0.5
+        2       1.0  1.0
+        """
+        models = self.attrs.get("models")
+        if table_kind(self) != "per_group" or not isinstance(models, dict) or not models:
+            raise ValueError("by_model() applies to per_group(..., scores=[...]) tables (several models).")
+        owner = {col: (str(m), str(metric)) for m, cols in models.items() for metric, col in cols.items()}
+        frame = pd.DataFrame(self).copy()
+        frame.columns = pd.MultiIndex.from_tuples([owner.get(c, ("", str(c))) for c in frame.columns],
+                                                  names=["model", "metric"])
+        frame.attrs = {}
+        return frame
+
     # --- row selections keep the display --------------------------------------------------------
 
     def _selection(self, out: pd.DataFrame) -> ResultTable:
