@@ -405,6 +405,8 @@ def test_unknown_metric_and_options() -> None:
         xgb_metric("ndcg@5", sample_weight="dataset")
     with pytest.raises(ValueError, match="cannot hold them"):
         xgb_metric("gauc", name="valid-gauc")
+    with pytest.raises(ValueError, match="cannot hold them"):  # xgb.cv splits its log on spaces
+        xgb_metric("gauc", name="gauc (rankeval)")
     with pytest.raises(ValueError, match=r"response_method"):
         make_scorer("gauc", response_method="score")
 

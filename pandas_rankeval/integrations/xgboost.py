@@ -246,7 +246,7 @@ def eval_metric(
         (``"rankeval_gauc"``, ``"rankeval_ndcg@10"``), which no XGBoost metric is named
         (XGBoost's own ``ndcg@10`` scores queries without a relevant row 1, this library's
         0). A name that a metric of the booster also logs warns once. Names may not
-        contain ``"-"`` or ``":"``.
+        contain ``"-"``, ``":"`` or a space.
     **options
         The options of the metric's function: ``weight``, ``ties``, ``threshold``,
         ``min_size``, ``min_pos``, ``min_neg``, ``engine``, ``max_fpr`` (AUC, GAUC),
@@ -302,9 +302,9 @@ def eval_metric(
         library="XGBoost", name=name,
     )
     for n in core.names:
-        if "-" in n or ":" in n:
+        if "-" in n or ":" in n or any(c.isspace() for c in n):
             raise ValueError(
-                f"The 'name' parameter of {_FUNC}: XGBoost splits its log lines on '-' and ':', so "
-                f"a metric name cannot hold them; got {n!r}."
+                f"The 'name' parameter of {_FUNC}: XGBoost splits its log lines on '-' and ':' (and "
+                f"xgb.cv on spaces), so a metric name cannot hold them; got {n!r}."
             )
     return XGBoostMetric(core, xgb)
