@@ -181,7 +181,8 @@ def test_lambdarank_log_holds_two_names_and_a_chosen_clash_warns() -> None:
 
     df, sizes = _ranking_frame()
     X = df[["model_a", "model_b", "position"]]
-    params = {"objective": "lambdarank", "metric": "ndcg", "eval_at": [10], "verbosity": -1, "num_leaves": 7}
+    params = {"objective": "lambdarank", "metric": "ndcg", "eval_at": [10], "verbosity": -1, "num_leaves": 7,
+              "num_threads": 1}
 
     def train(name):
         log: dict = {}
