@@ -110,9 +110,33 @@ def public_functions() -> list[tuple[str, list[str]]]:
     return out
 
 
-def api_functions() -> str:
+#: The reference's function pages: page stem -> (title, functions in this order). A public
+#: function named nowhere here goes to ``metrics`` when the registry knows its name (or it is an
+#: alias of one), else to ``modules`` (the page of datasets and helpers).
+API_PAGES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "metrics": ("Metric functions", ()),
+    "tables": ("Tables: report, compare, per_group", ("report", "compare", "per_group")),
+    "counterfactual": ("Counterfactual and offline-online", ("propensities", "launch_agreement")),
+    "modules": ("Datasets, utilities and old modules", ("metric_names",)),
+}
+
+
+def function_page(name: str) -> str:
+    """The reference page (stem of ``docs/reference/<stem>.md``) that documents a public function."""
+    for stem, (_, names) in API_PAGES.items():
+        if name in names:
+            return stem
+    from pandas_rankeval.core.metrics import registry
+
+    return "metrics" if name in registry.METRICS or name.rstrip("_") in registry.METRICS else "modules"
+
+
+def api_functions(page: str | None = None) -> str:
+    """One mkdocstrings entry per public function (of one reference page when ``page`` is given)."""
     blocks = []
     for name, aliases in public_functions():
+        if page is not None and function_page(name) != page:
+            continue
         block = f"::: pandas_rankeval.{name}\n"
         if aliases:
             names = ", ".join(f"`pandas_rankeval.{a}`" for a in aliases)
@@ -121,16 +145,118 @@ def api_functions() -> str:
     return "\n".join(blocks)
 
 
+def function_index() -> str:
+    """The table of every public function and the page of its entry. Each row carries the id the
+    entry had when all functions were on one page, so old links (``functions/#pandas_rankeval.x``)
+    still land on the function."""
+    import inspect
+
+    import pandas_rankeval as pre
+
+    lines = ["| function | what it gives | page |", "| --- | --- | --- |"]
+    for name, aliases in public_functions():
+        stem = function_page(name)
+        doc = (inspect.getdoc(getattr(pre, name)) or "").split("\n\n")[0]
+        summary = " ".join(doc.split()).replace("|", "\\|")
+        ids = "".join(f'<span id="pandas_rankeval.{n}"></span>' for n in [name, *aliases])
+        also = f" (also {', '.join(f'`{a}`' for a in aliases)})" if aliases else ""
+        lines.append(f"| {ids}[`{name}`]({stem}.md#pandas_rankeval.{name}){also} | {summary} "
+                     f"| [{API_PAGES[stem][0]}]({stem}.md) |")
+    return "\n".join(lines)
+
+
 def namespace_methods() -> str:
     from pandas_rankeval import accessor
 
     lines = ["| method | is the function |", "| --- | --- |"]
     for method, target in accessor.METHODS.items():
-        lines.append(f"| `.{method}(...)` | [`pandas_rankeval.{target}`](functions.md#pandas_rankeval.{target}) |")
+        lines.append(f"| `.{method}(...)` | [`pandas_rankeval.{target}`]({function_page(target)}.md#pandas_rankeval.{target}) |")
     return "\n".join(lines)
 
 
-_GENERATORS = {"metrics": metric_table, "options": option_table, "api-functions": api_functions, "namespace-methods": namespace_methods}
+_GENERATORS = {
+    "metrics": metric_table,
+    "options": option_table,
+    "api-functions": api_functions,
+    "function-index": function_index,
+    "namespace-methods": namespace_methods,
+    **{f"api-{stem}": (lambda stem=stem: api_functions(stem)) for stem in API_PAGES},
+}
+
+
+# --------------------------------------------------------------------------- reST roles
+
+#: ``:func:`name``` as mkdocstrings renders it (the role's text stays, the name becomes code).
+ROLE = re.compile(r":(?:py:)?(func|class|meth|mod|attr|data|obj|exc):<code>(~?)([\w.]+)(\(\))?</code>")
+#: The heading of an entry (its id is the object's path): the context a short name is read in.
+_ENTRY = re.compile(r'<h\d id="(pandas_rankeval[\w.]*)" class="doc doc-heading')
+#: Names outside the package that docstrings mention: where their documentation is.
+EXTERNAL = {
+    "numpy.random.default_rng":
+        "https://numpy.org/doc/stable/reference/random/generator.html#numpy.random.default_rng",
+    "pandas.DataFrame.rank": "https://pandas.pydata.org/docs/reference/api/pandas.DataFrame.rank.html",
+    "sys.executable": "https://docs.python.org/3/library/sys.html#sys.executable",
+}
+
+
+def _lookup(path: str) -> object | None:
+    """The object a dotted path names (a module, then attributes), or None."""
+    import importlib
+
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for part in parts[cut:]:
+                obj = getattr(obj, part)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def resolve_role(name: str, context: str) -> str | None:
+    """The identifier of the entry a role's name points to, read like Sphinx does: the name as
+    written, then under each enclosing scope of the entry it appears in (``eval_metric`` in
+    ``pandas_rankeval.lightgbm.LightGBMMetric`` is ``pandas_rankeval.lightgbm.eval_metric``).
+    An alias of a public function is its function's entry; None when nothing of the package has
+    that name."""
+    scopes = context.split(".")
+    candidates = [".".join([*scopes[:cut], name]) for cut in range(len(scopes), 0, -1)]
+    for path in [name, *candidates] if "." in name else candidates:
+        if path.startswith("pandas_rankeval") and _lookup(path) is not None:
+            aliases = {a: canonical for canonical, names in public_functions() for a in names}
+            short = path.removeprefix("pandas_rankeval.")
+            return f"pandas_rankeval.{aliases[short]}" if short in aliases else path
+    return None
+
+
+def link_roles(html: str) -> str:
+    """Turn the reST roles docstrings use (``:func:`report```, ``:meth:`~x.y```) into links to the
+    entries, resolved by mkdocs-autorefs wherever the entry is; names outside the package link to
+    their documentation (``EXTERNAL``) or stay code. Docstrings keep Sphinx's syntax, which
+    ``help()`` shows as it is."""
+    contexts = [(m.start(), m.group(1)) for m in _ENTRY.finditer(html)]
+
+    def replace(match: re.Match[str]) -> str:
+        _, tilde, name, call = match.groups()
+        shown = f"<code>{name.rsplit('.', 1)[-1] if tilde else name}{call or ''}</code>"
+        context = next((c for start, c in reversed(contexts) if start < match.start()), "pandas_rankeval")
+        identifier = resolve_role(name, context)
+        if identifier is not None:
+            return f'<autoref identifier="{identifier}" optional>{shown}</autoref>'
+        if name in EXTERNAL:
+            return f'<a href="{EXTERNAL[name]}">{shown}</a>'
+        return shown
+
+    return ROLE.sub(replace, html)
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    return link_roles(html)
 
 
 # --------------------------------------------------------------------------- executed blocks
@@ -212,4 +338,5 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return EXEC_BLOCK.sub(lambda m: next(rendered), markdown)
 
 
-__all__ = ["metric_rows", "metric_table", "option_table", "public_functions", "api_functions", "namespace_methods", "run_blocks"]
+__all__ = ["metric_rows", "metric_table", "option_table", "public_functions", "api_functions", "function_page",
+           "function_index", "namespace_methods", "link_roles", "resolve_role", "run_blocks"]
