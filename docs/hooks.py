@@ -111,10 +111,10 @@ def public_functions() -> list[tuple[str, list[str]]]:
 
 
 #: The reference's function pages: page stem -> (title, functions in this order). A public
-#: function named nowhere here goes to ``metrics`` when the registry knows its name (or it is an
+#: function named nowhere here goes to ``metric-functions`` when the registry knows its name (or it is an
 #: alias of one), else to ``modules`` (the page of datasets and helpers).
 API_PAGES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "metrics": ("Metric functions", ()),
+    "metric-functions": ("Metric functions", ()),
     "tables": ("Tables: report, compare, per_group", ("report", "compare", "per_group")),
     "counterfactual": ("Counterfactual and offline-online", ("propensities", "launch_agreement")),
     "modules": ("Datasets, utilities and old modules", ("metric_names",)),
@@ -128,7 +128,7 @@ def function_page(name: str) -> str:
             return stem
     from pandas_rankeval.core.metrics import registry
 
-    return "metrics" if name in registry.METRICS or name.rstrip("_") in registry.METRICS else "modules"
+    return "metric-functions" if name in registry.METRICS or name.rstrip("_") in registry.METRICS else "modules"
 
 
 def api_functions(page: str | None = None) -> str:

@@ -269,3 +269,58 @@ def test_readme_size_and_no_session_notes() -> None:
     assert not re.search(r"\b\d{1,2}:\d{2}\b", text), "a clock time in README.md"
     assert "lock" not in text.lower() and not re.search(r"issue \d+", text, re.I)
     assert sys.version_info >= (3, 10)
+
+
+# ----------------------------------------------------------------------------- the built site
+
+
+def _check_site():
+    spec = importlib.util.spec_from_file_location("check_site", ROOT / ".ci" / "check_site.py")
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_roles_become_links_to_the_entries() -> None:
+    """mkdocstrings prints ``:func:`x``` as ``:func:<code>x</code>``: the hook makes it a link
+    to x's entry, short names read in the entry they appear in, aliases to their function."""
+    heading = '<h3 id="pandas_rankeval.lightgbm.LightGBMMetric" class="doc doc-heading">'
+    html = (f"<p>see :func:<code>report</code></p>{heading}<p>:func:<code>eval_metric</code>, "
+            ":func:<code>~pandas_rankeval.compare</code>, :func:<code>pandas_rankeval.map</code>, "
+            ":func:<code>numpy.random.default_rng</code>, :data:<code>no_such_name</code></p>")
+    out = HOOKS.link_roles(html)
+    assert ":func:" not in out and ":data:" not in out
+    assert '<autoref identifier="pandas_rankeval.report" optional><code>report</code></autoref>' in out
+    assert 'identifier="pandas_rankeval.lightgbm.eval_metric"' in out
+    assert '<autoref identifier="pandas_rankeval.compare" optional><code>compare</code></autoref>' in out
+    assert 'identifier="pandas_rankeval.average_precision" optional><code>pandas_rankeval.map</code>' in out
+    assert '<a href="https://numpy.org/doc/stable/reference/random/generator.html' in out
+    assert "<code>no_such_name</code>" in out
+
+
+def test_every_function_is_on_a_reference_page_of_its_topic() -> None:
+    for name, _ in HOOKS.public_functions():
+        page = REFERENCE / f"{HOOKS.function_page(name)}.md"
+        assert f"<!-- generated: api-{page.stem} -->" in page.read_text(encoding="utf-8"), name
+    assert HOOKS.function_page("gauc") == "metric-functions"
+    assert HOOKS.function_page("compare") == "tables"
+    index = HOOKS.function_index()
+    assert all(f'<span id="pandas_rankeval.{n}"></span>' in index for n, _ in HOOKS.public_functions())
+
+
+def test_site_check_finds_raw_roles_and_wide_code(tmp_path: Path) -> None:
+    check = _check_site()
+    (tmp_path / "a").mkdir()
+    width = check.COLUMN_CHARS
+    (tmp_path / "a" / "index.html").write_text(
+        f"<p>:func:<code>report</code></p><pre><code><span>{'x' * (width + 1)}</span>\n"
+        f"{'y' * width}</code></pre>", encoding="utf-8")
+    (tmp_path / "index.html").write_text(f"<pre>{'&lt;' * width}\n</pre><p>:func:`x`</p>", encoding="utf-8")
+    found = check.problems(tmp_path)
+    assert len(found) == 3, found
+    assert sum("raw reST role" in p for p in found) == 2
+    assert any(f"code line of {width + 1} >" in p for p in found)
+    (tmp_path / "a" / "index.html").write_text(f"<pre>{'x' * width}</pre>", encoding="utf-8")
+    (tmp_path / "index.html").write_text("<p>fine</p>", encoding="utf-8")
+    assert check.problems(tmp_path) == []
