@@ -3,9 +3,12 @@
 - ``<!-- generated: metrics -->`` becomes the table of metrics, read from the metric registry
   (``<!-- generated: options -->`` the table of their options, from ``core.options.OPTIONS``)
   (:func:`metric_table`, the one place that knows the registry's fields);
-- ``<!-- generated: api-functions -->`` becomes one mkdocstrings entry per public function of
-  ``pandas_rankeval.__all__`` (aliases listed under the function they name);
+- ``<!-- generated: api-<page> -->`` becomes one mkdocstrings entry per public function of
+  ``pandas_rankeval.__all__`` that belongs on that reference page (``API_PAGES``; aliases listed
+  under the function they name), ``<!-- generated: function-index -->`` the table of them all;
 - ``<!-- generated: namespace-methods -->`` becomes the table of ``df.rank`` methods;
+- ``<!-- cli: ARGS -->`` becomes ``$ pandas-rankeval ARGS`` and what that run printed;
+- ``:func:`x``` and the other reST roles of docstrings become links to the entries;
 - a fenced block opened with ```` ```python exec ```` is run when the site is built, like a
   notebook cell: the code is shown, then what its last expression gave (a figure becomes a PNG
   file of the site, a result table its ``to_html()``, anything else its ``repr``). The blocks of
@@ -184,6 +187,52 @@ _GENERATORS = {
 }
 
 
+# --------------------------------------------------------------------------- command-line runs
+
+#: ``<!-- cli: eval impressions.csv --group user_id ... -->``: the command is run when the site is
+#: built (``python -m pandas_rankeval``, 80 columns, in one scratch directory per page, so a
+#: ``demo --save impressions.csv`` before it makes its file) and the page shows the command and
+#: what it printed. A failing command fails the build.
+CLI_RUN = re.compile(r"^<!-- cli: (.+?) -->$", re.M)
+CLI_WIDTH = 80
+
+
+def _shell_lines(args: list[str], width: int = CLI_WIDTH) -> str:
+    """``$ pandas-rankeval ...`` broken with backslashes before ``--`` options to fit ``width``."""
+    lines, current = [], "$ pandas-rankeval"
+    for arg in args:
+        if len(current) + 1 + len(arg) > width - 2 and arg.startswith("--"):
+            lines.append(current + " \\")
+            current = "    " + arg
+        else:
+            current += " " + arg
+    return "\n".join([*lines, current])
+
+
+def cli_runs(markdown: str) -> str:
+    """Replace every ``<!-- cli: ... -->`` line of a page by the command and its output."""
+    if not CLI_RUN.search(markdown):
+        return markdown
+    import os
+    import shlex
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {**os.environ, "COLUMNS": str(CLI_WIDTH), "NO_COLOR": "1"}
+
+        def run(match: re.Match[str]) -> str:
+            args = shlex.split(match.group(1))
+            done = subprocess.run([sys.executable, "-m", "pandas_rankeval", *args], cwd=scratch, env=env,
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"pandas-rankeval {match.group(1)} failed:\n{done.stderr}")
+            return f"```console\n{_shell_lines(args)}\n{done.stdout.rstrip()}\n```"
+
+        return CLI_RUN.sub(run, markdown)
+
+
 # --------------------------------------------------------------------------- reST roles
 
 #: ``:func:`name``` as mkdocstrings renders it (the role's text stays, the name becomes code).
@@ -332,6 +381,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         return _GENERATORS[name]()
 
     markdown = GENERATED.sub(generated, markdown)
+    markdown = cli_runs(markdown)
     # doctest's marker of an empty output line reads as an empty line on the page
     markdown = re.sub(r"^```pycon\n.*?^```", lambda m: m.group(0).replace("<BLANKLINE>", ""), markdown, flags=re.M | re.S)
     rendered = iter(_RENDERED.get(page.file.src_uri, []))
@@ -339,4 +389,4 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 
 
 __all__ = ["metric_rows", "metric_table", "option_table", "public_functions", "api_functions", "function_page",
-           "function_index", "namespace_methods", "link_roles", "resolve_role", "run_blocks"]
+           "function_index", "namespace_methods", "cli_runs", "link_roles", "resolve_role", "run_blocks"]
