@@ -6,6 +6,8 @@ formatted by ruff (``ruff format``, the line length less the 4 characters of ``>
 comment that still does not fit going on its own line above its statement; an output line over the
 column is broken at its spaces (the page examples run under doctest's NORMALIZE_WHITESPACE, so the
 output stays true). A ```python exec block is formatted by ruff when one of its lines is too wide.
+In a ``.py`` file, each run of docstring example lines (from a ``>>>`` line to a blank line) is
+read at the indentation of its ``>>>``, as the reference shows it, and rewrapped the same way.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ def lift_comments(code: str, width: int) -> str:
     comments: dict[int, tuple[int, str]] = {}
     try:
         for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-            if tok.type == tokenize.COMMENT and tok.start[1] > 0:
+            # a doctest directive stays on its example's line
+            if tok.type == tokenize.COMMENT and tok.start[1] > 0 and not tok.string.startswith("# doctest:"):
                 row, col = tok.start
                 if len(lines[row - 1]) > width and lines[row - 1][:col].strip():
                     comments[row - 1] = (col, tok.string)
@@ -123,11 +126,34 @@ def rewrap_page(text: str) -> str:
     return FENCE.sub(one, text)
 
 
+def rewrap_docstrings(text: str) -> str:
+    lines = text.split("\n")
+    out, i = [], 0
+    quotes = ('"' * 3, "'" * 3)
+    while i < len(lines):
+        match = re.match(r"^(\s*)>>>( |$)", lines[i])
+        if not match:
+            out.append(lines[i])
+            i += 1
+            continue
+        indent = match.group(1)
+        j = i
+        while (j < len(lines) and lines[j].strip() and lines[j].startswith(indent)
+               and not lines[j].strip().startswith(quotes)):
+            j += 1
+        body = "\n".join(line[len(indent):] for line in lines[i:j]) + "\n"
+        if any(len(line) - len(indent) > COLUMN_CHARS for line in lines[i:j]):
+            body = rewrap_pycon(body)
+        out += [indent + line if line else line for line in body.rstrip("\n").split("\n")]
+        i = j
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     for name in sys.argv[1:]:
         path = Path(name)
         old = path.read_text(encoding="utf-8")
-        new = rewrap_page(old)
+        new = rewrap_docstrings(old) if path.suffix == ".py" else rewrap_page(old)
         if new != old:
             path.write_text(new, encoding="utf-8")
             print(f"rewrapped {name}")

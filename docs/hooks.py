@@ -131,7 +131,8 @@ def function_page(name: str) -> str:
             return stem
     from pandas_rankeval.core.metrics import registry
 
-    return "metric-functions" if name in registry.METRICS or name.rstrip("_") in registry.METRICS else "modules"
+    names = [name, *next((aliases for n, aliases in public_functions() if n == name), [])]
+    return "metric-functions" if any(n.rstrip("_") in registry.METRICS for n in names) else "modules"
 
 
 def api_functions(page: str | None = None) -> str:
@@ -198,14 +199,21 @@ CLI_WIDTH = 80
 
 
 def _shell_lines(args: list[str], width: int = CLI_WIDTH) -> str:
-    """``$ pandas-rankeval ...`` broken with backslashes before ``--`` options to fit ``width``."""
-    lines, current = [], "$ pandas-rankeval"
+    """``$ pandas-rankeval ...`` broken with backslashes between options (an option with its
+    values stays on one line) to fit ``width``."""
+    chunks: list[str] = []
     for arg in args:
-        if len(current) + 1 + len(arg) > width - 2 and arg.startswith("--"):
-            lines.append(current + " \\")
-            current = "    " + arg
+        if arg.startswith("--") or not chunks:
+            chunks.append(arg)
         else:
-            current += " " + arg
+            chunks[-1] += " " + arg
+    lines, current = [], "$ pandas-rankeval"
+    for chunk in chunks:
+        if len(current) + 1 + len(chunk) > width - 2 and current.strip() != "$ pandas-rankeval":
+            lines.append(current + " \\")
+            current = "    " + chunk
+        else:
+            current += " " + chunk
     return "\n".join([*lines, current])
 
 

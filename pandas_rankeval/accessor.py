@@ -331,7 +331,9 @@ class DaskRankevalNamespace(_FrameNamespace):
     >>> df = pre.datasets.make_impressions(n_users=200, seed=3)
     >>> ddf = dd.from_pandas(df, npartitions=3)
     >>> g = ddf.rank.gauc(group="user_id", label="click", score="model_b")
-    >>> abs(g - pre.gauc(df, group="user_id", label="click", score="model_b")) < 1e-12
+    >>> abs(
+    ...     g - pre.gauc(df, group="user_id", label="click", score="model_b")
+    ... ) < 1e-12
     True
     >>> "ndcg" in dir(ddf.rankeval)
     True
@@ -376,7 +378,9 @@ class PolarsRankevalNamespace(_FrameNamespace):
     --------
     >>> import polars as pl
     >>> import pandas_rankeval  # before or after polars
-    >>> df = pl.DataFrame({"u": [1, 1, 2, 2], "y": [1, 0, 0, 1], "s": [0.9, 0.2, 0.4, 0.3]})
+    >>> df = pl.DataFrame(
+    ...     {"u": [1, 1, 2, 2], "y": [1, 0, 0, 1], "s": [0.9, 0.2, 0.4, 0.3]}
+    ... )
     >>> float(df.rankeval.gauc(group="u", label="y", score="s"))
     0.5
     >>> float(df.lazy().rankeval.gauc(group="u", label="y", score="s"))

@@ -91,11 +91,15 @@ def make_impressions(
     >>> df.columns.tolist()
     ['user_id', 'item_id', 'position', 'country', 'device', 'activity', 'click',
      'relevance', 'model_a', 'model_b']
-    >>> int(df.groupby("user_id")["country"].nunique().max())  # a segment of the user
+    >>> # a segment of the user
+    >>> int(df.groupby("user_id")["country"].nunique().max())
     1
     >>> df["activity"].value_counts().index.tolist()
     ['heavy', 'medium', 'light']
-    >>> bool(roc_auc_score(df["click"], df["model_a"]) > roc_auc_score(df["click"], df["model_b"]))
+    >>> bool(
+    ...     roc_auc_score(df["click"], df["model_a"])
+    ...     > roc_auc_score(df["click"], df["model_b"])
+    ... )
     True
     """
     n_users = int(check_k(n_users, "make_impressions", allow_none=False, param="n_users"))  # type: ignore[arg-type]

@@ -12,8 +12,12 @@ Examples
 >>> spark = prs.local_session()
 >>> df = pre.datasets.make_impressions(n_users=100, seed=3)
 >>> sdf = spark.createDataFrame(df)
->>> g = prs.gauc(sdf, group="user_id", label="click", score="model_b", buckets=2)
->>> abs(g - pre.gauc(df, group="user_id", label="click", score="model_b")) < 1e-12
+>>> g = prs.gauc(
+...     sdf, group="user_id", label="click", score="model_b", buckets=2
+... )
+>>> abs(
+...     g - pre.gauc(df, group="user_id", label="click", score="model_b")
+... ) < 1e-12
 True
 """
 

@@ -274,11 +274,18 @@ def compare(
     --------
     >>> import pandas_rankeval as pre
     >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
-    >>> res = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"],
-    ...                   baseline="model_a", metrics=["auc", "gauc", "mrr"], n_boot=500)
+    >>> res = pre.compare(
+    ...     df,
+    ...     group="user_id",
+    ...     label="click",
+    ...     scores=["model_a", "model_b"],
+    ...     baseline="model_a",
+    ...     metrics=["auc", "gauc", "mrr"],
+    ...     n_boot=500,
+    ... )
     >>> list(res.columns)  # doctest: +NORMALIZE_WHITESPACE
-    ['baseline_value', 'value', 'diff', 'lift', 'ci_low', 'ci_high', 'p_value', 'p_holm',
-     'significant', 'groups_used']
+    ['baseline_value', 'value', 'diff', 'lift', 'ci_low', 'ci_high', 'p_value',
+     'p_holm', 'significant', 'groups_used']
     >>> res[["baseline_value", "value", "diff"]].round(3)
                     baseline_value  value   diff
     model   metric
@@ -287,7 +294,10 @@ def compare(
             mrr        0.200  0.234  0.033
     >>> res["significant"].tolist()
     [True, True, True]
-    >>> bool((res["ci_low"] <= res["diff"]).all() and (res["diff"] <= res["ci_high"]).all())
+    >>> bool(
+    ...     (res["ci_low"] <= res["diff"]).all()
+    ...     and (res["diff"] <= res["ci_high"]).all()
+    ... )
     True
     >>> print(res.summary())  # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
     model                    auc      gauc       mrr

@@ -117,16 +117,23 @@ class Evaluator:
     >>> import pandas_rankeval as pre
     >>> df = pd.DataFrame({"u": [1, 1, 2, 2, 3, 3], "y": [1, 0, 0, 1, 1, 0],
     ...                    "s": [0.9, 0.2, 0.4, 0.3, 0.8, 0.1]})
-    >>> ev = pre.Evaluator(group="u", label="y", scores="s", metrics=["gauc", "mrr"])
+    >>> ev = pre.Evaluator(
+    ...     group="u", label="y", scores="s", metrics=["gauc", "mrr"]
+    ... )
     >>> a = ev.update(df[df.u < 3])
-    >>> b = pre.Evaluator(group="u", label="y", scores="s", metrics=["gauc", "mrr"]).update(df[df.u == 3])
+    >>> b = pre.Evaluator(
+    ...     group="u", label="y", scores="s", metrics=["gauc", "mrr"]
+    ... ).update(df[df.u == 3])
     >>> merged = pre.Evaluator.from_bytes((a | b).to_bytes())
     >>> merged.result()[["gauc", "mrr"]].round(4).to_dict("records")
     [{'gauc': 0.6667, 'mrr': 0.8333}]
     >>> a.update(df[df.u == 1])
     Traceback (most recent call last):
     ...
-    ValueError: Evaluator.update: group u=1 is in this chunk and in an earlier one (1 group in all); every group must be whole in one update. Split the rows by group key (for example by hash of the key, or by files that each hold whole groups), or concatenate the chunks of a group before updating.
+    ValueError: Evaluator.update: group u=1 is in this chunk and in an earlier one
+    (1 group in all); every group must be whole in one update. Split the rows by
+    group key (for example by hash of the key, or by files that each hold whole
+    groups), or concatenate the chunks of a group before updating.
     """
 
     def __init__(

@@ -99,9 +99,16 @@ def per_group(
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"user": ["a", "a", "a", "b", "b"],
-    ...                    "click": [1, 0, 0, 0, 0], "score": [0.2, 0.9, 0.1, 0.5, 0.4]})
-    >>> pre.per_group(df, group="user", label="click", score="score", metrics=["auc", "mrr"])
+    >>> df = pd.DataFrame(
+    ...     {
+    ...         "user": ["a", "a", "a", "b", "b"],
+    ...         "click": [1, 0, 0, 0, 0],
+    ...         "score": [0.2, 0.9, 0.1, 0.5, 0.4],
+    ...     }
+    ... )
+    >>> pre.per_group(
+    ...     df, group="user", label="click", score="score", metrics=["auc", "mrr"]
+    ... )
     ... # doctest: +NORMALIZE_WHITESPACE
     user  n  positives     auc     mrr  weight
     a     3          1  0.5000  0.5000       3
@@ -116,10 +123,18 @@ def per_group(
     Several models, joined to a table of users:
 
     >>> df["other"] = [0.9, 0.2, 0.1, 0.5, 0.4]
-    >>> table = pre.per_group(df, group="user", label="click", scores=["score", "other"], metrics=["auc"])
+    >>> table = pre.per_group(
+    ...     df,
+    ...     group="user",
+    ...     label="click",
+    ...     scores=["score", "other"],
+    ...     metrics=["auc"],
+    ... )
     >>> list(table.columns)
     ['n', 'positives', 'score_auc', 'other_auc', 'weight']
-    >>> users = pd.DataFrame({"country": ["FR", "DE"]}, index=pd.Index(["a", "b"], name="user"))
+    >>> users = pd.DataFrame(
+    ...     {"country": ["FR", "DE"]}, index=pd.Index(["a", "b"], name="user")
+    ... )
     >>> users.join(table[["score_auc", "other_auc"]])
          country  score_auc  other_auc
     user

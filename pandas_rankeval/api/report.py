@@ -127,8 +127,13 @@ def report(
     --------
     >>> import pandas_rankeval as pre
     >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
-    >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"],
-    ...                  metrics=["auc", "gauc", "ndcg@10"])
+    >>> rep = pre.report(
+    ...     df,
+    ...     group="user_id",
+    ...     label="click",
+    ...     scores=["model_a", "model_b"],
+    ...     metrics=["auc", "gauc", "ndcg@10"],
+    ... )
     >>> list(rep.columns[:3])
     ['auc', 'gauc', 'ndcg@10']
     >>> list(rep.index)
@@ -152,7 +157,9 @@ def report(
     ``compact()`` puts metrics in rows and models side by side (intervals, with ``ci=``,
     in the cell of their estimate), here with the difference to a baseline:
 
-    >>> print(rep.compact(baseline="model_a"))  # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
+    >>> print(
+    ...     rep.compact(baseline="model_a")
+    ... )  # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
     metric   model_a  model_b  model_b vs model_a
     auc       0.8301   0.6903    -0.1399 (-16.8%)
     gauc     0.6054  0.7335   +0.1281 (+21.2%)
@@ -167,15 +174,24 @@ def report(
     >>> list(rep.columns[:6])
     ['auc', 'auc_low', 'auc_high', 'gauc', 'gauc_low', 'gauc_high']
     >>> print(rep.attrs["ci"]["method"])  # doctest: +ELLIPSIS
-    percentile bootstrap over groups...; auc: clustered DeLong over groups (Obuchowski 1997), normal interval
+    percentile bootstrap over groups...; auc: clustered DeLong over groups
+    (Obuchowski 1997), normal interval
 
     The same call on a Dask DataFrame (or a polars or Spark one) gives the same table, intervals
     included, for the same seed; ``engine_options`` holds what only that engine understands:
 
     >>> import dask.dataframe as dd
     >>> ddf = dd.from_pandas(df, npartitions=4)
-    >>> dist = pre.report(ddf, group="user_id", label="click", scores="model_a",
-    ...                   metrics=["auc", "gauc"], ci=0.95, n_boot=200, engine_options={"npartitions": 2})
+    >>> dist = pre.report(
+    ...     ddf,
+    ...     group="user_id",
+    ...     label="click",
+    ...     scores="model_a",
+    ...     metrics=["auc", "gauc"],
+    ...     ci=0.95,
+    ...     n_boot=200,
+    ...     engine_options={"npartitions": 2},
+    ... )
     >>> bool(((dist - rep).abs() < 1e-12).all().all())
     True
     """

@@ -168,7 +168,9 @@ def launch_agreement(
     >>> ndcg = rng.normal(0.01, 0.01, 12)
     >>> launches = pd.DataFrame({"ndcg@10": ndcg, "auc": rng.normal(0, 0.01, 12),
     ...                          "ctr_lift": 0.5 * ndcg + rng.normal(0, 0.002, 12)})
-    >>> table = pre.launch_agreement(launches, offline=["ndcg@10", "auc"], online="ctr_lift", n_boot=500)
+    >>> table = pre.launch_agreement(
+    ...     launches, offline=["ndcg@10", "auc"], online="ctr_lift", n_boot=500
+    ... )
     >>> table.best
     'ndcg@10'
     >>> round(float(table.loc["ndcg@10", "slope"]), 1)

@@ -234,15 +234,31 @@ def propensities(
     >>> import pandas_rankeval as pre
     >>> rng = np.random.default_rng(0)
     >>> n_groups, depth, n_docs = 1000, 5, 40
-    >>> doc = np.array([rng.permutation(n_docs)[:depth] for _ in range(n_groups)]).ravel()
+    >>> doc = np.array(
+    ...     [rng.permutation(n_docs)[:depth] for _ in range(n_groups)]
+    ... ).ravel()
     >>> pos = np.tile(np.arange(1, depth + 1), n_groups)
-    >>> true = 1.0 / pos                                     # examination 1, 1/2, 1/3, ...
+    >>> # examination 1, 1/2, 1/3, ...
+    >>> true = 1.0 / pos
     >>> relevance = rng.uniform(0.2, 0.9, n_docs)
-    >>> log = pd.DataFrame({"session": np.repeat(np.arange(n_groups), depth), "doc": doc,
-    ...                     "position": pos, "click": rng.random(pos.size) < true * relevance[doc]})
-    >>> table = pre.propensities(log, group="session", position="position", label="click",
-    ...                          item="doc", n_boot=50)
-    >>> print(table[["propensity", "propensity_low", "propensity_high"]].round(2))   # truth: 1/k
+    >>> log = pd.DataFrame(
+    ...     {
+    ...         "session": np.repeat(np.arange(n_groups), depth),
+    ...         "doc": doc,
+    ...         "position": pos,
+    ...         "click": rng.random(pos.size) < true * relevance[doc],
+    ...     }
+    ... )
+    >>> table = pre.propensities(
+    ...     log,
+    ...     group="session",
+    ...     position="position",
+    ...     label="click",
+    ...     item="doc",
+    ...     n_boot=50,
+    ... )
+    >>> # truth: 1/k
+    >>> print(table[["propensity", "propensity_low", "propensity_high"]].round(2))
               propensity  propensity_low  propensity_high
     position
     1               1.00            1.00             1.00

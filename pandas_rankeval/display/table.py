@@ -65,8 +65,13 @@ class ResultTable(pd.DataFrame):
     --------
     >>> import pandas_rankeval as pre
     >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
-    >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"],
-    ...                  metrics=["gauc", "mrr"])
+    >>> rep = pre.report(
+    ...     df,
+    ...     group="user_id",
+    ...     label="click",
+    ...     scores=["model_a", "model_b"],
+    ...     metrics=["gauc", "mrr"],
+    ... )
     >>> type(rep).__name__, list(rep.index)
     ('ResultTable', ['model_a', 'model_b'])
     >>> any("groups" in line for line in rep.footer())
@@ -112,7 +117,13 @@ class ResultTable(pd.DataFrame):
         --------
         >>> import pandas_rankeval as pre
         >>> df = pre.datasets.make_impressions(n_users=100, seed=0)
-        >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc"])
+        >>> rep = pre.report(
+        ...     df,
+        ...     group="user_id",
+        ...     label="click",
+        ...     scores=["model_a", "model_b"],
+        ...     metrics=["gauc"],
+        ... )
         >>> pl_rep = rep.to_polars()
         >>> pl_rep.columns[:2], pl_rep.height
         (['model', 'gauc'], 2)
@@ -186,9 +197,19 @@ class ResultTable(pd.DataFrame):
         >>> import pandas_rankeval as pre
         >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
         >>> df["model_c"] = df["model_b"] * 0.5 + df["model_a"]
-        >>> cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b", "model_c"],
-        ...                   metrics=["gauc", "mrr"], n_boot=200)
-        >>> list(cmp.compact(pair=("model_c", "model_b")).columns.get_level_values(0).unique())
+        >>> cmp = pre.compare(
+        ...     df,
+        ...     group="user_id",
+        ...     label="click",
+        ...     scores=["model_a", "model_b", "model_c"],
+        ...     metrics=["gauc", "mrr"],
+        ...     n_boot=200,
+        ... )
+        >>> list(
+        ...     cmp.compact(pair=("model_c", "model_b"))
+        ...     .columns.get_level_values(0)
+        ...     .unique()
+        ... )
         ['model_b', 'model_c']
         """
         kind = table_kind(self)

@@ -187,10 +187,25 @@ def metric_dict(table: pd.DataFrame, *, prefix: str = "") -> dict[str, float]:
     >>> import pandas_rankeval as pre
     >>> from pandas_rankeval.mlflow import metric_dict
     >>> df = pre.datasets.make_impressions(n_users=200, seed=1)
-    >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["ndcg@10"], ci=0.9)
+    >>> rep = pre.report(
+    ...     df,
+    ...     group="user_id",
+    ...     label="click",
+    ...     scores=["model_a"],
+    ...     metrics=["ndcg@10"],
+    ...     ci=0.9,
+    ... )
     >>> sorted(metric_dict(rep, prefix="val/"))
-    ['val/model_a/groups_no_relevant', 'val/model_a/n_groups', 'val/model_a/n_rows', 'val/model_a/ndcg_at_10', 'val/model_a/ndcg_at_10_high', 'val/model_a/ndcg_at_10_low']
-    >>> cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["ndcg@10"])
+    ['val/model_a/groups_no_relevant', 'val/model_a/n_groups', 'val/model_a/n_rows',
+     'val/model_a/ndcg_at_10', 'val/model_a/ndcg_at_10_high',
+     'val/model_a/ndcg_at_10_low']
+    >>> cmp = pre.compare(
+    ...     df,
+    ...     group="user_id",
+    ...     label="click",
+    ...     scores=["model_a", "model_b"],
+    ...     metrics=["ndcg@10"],
+    ... )
     >>> [k for k in metric_dict(cmp) if k.endswith(("_diff", "_p_holm"))]
     ['model_b_vs_model_a/ndcg_at_10_diff', 'model_b_vs_model_a/ndcg_at_10_p_holm']
     """

@@ -206,16 +206,32 @@ def eval_metric(
     >>> dvalid = lgb.Dataset(X[valid], df.click[valid], reference=dtrain)
     >>> log = {}
     >>> booster = lgb.train(
-    ...     {"objective": "binary", "metric": "None", "verbosity": -1, "num_leaves": 7},
-    ...     dtrain, num_boost_round=30, valid_sets=[dvalid], valid_names=["valid"],
+    ...     {
+    ...         "objective": "binary",
+    ...         "metric": "None",
+    ...         "verbosity": -1,
+    ...         "num_leaves": 7,
+    ...     },
+    ...     dtrain,
+    ...     num_boost_round=30,
+    ...     valid_sets=[dvalid],
+    ...     valid_names=["valid"],
     ...     feval=eval_metric("gauc", group=df.user_id[valid]),
-    ...     callbacks=[lgb.early_stopping(5, verbose=False), lgb.record_evaluation(log)],
+    ...     callbacks=[
+    ...         lgb.early_stopping(5, verbose=False),
+    ...         lgb.record_evaluation(log),
+    ...     ],
     ... )
     >>> curve = log["valid"]["rankeval_gauc"]
     >>> booster.best_iteration == int(np.argmax(curve)) + 1
     True
-    >>> frame = df[valid].assign(score=booster.predict(X[valid], num_iteration=booster.best_iteration))
-    >>> abs(pre.gauc(frame, group="user_id", label="click", score="score") - max(curve)) < 1e-12
+    >>> frame = df[valid].assign(
+    ...     score=booster.predict(X[valid], num_iteration=booster.best_iteration)
+    ... )
+    >>> abs(
+    ...     pre.gauc(frame, group="user_id", label="click", score="score")
+    ...     - max(curve)
+    ... ) < 1e-12
     True
     """
     lgb = _lightgbm()

@@ -119,18 +119,27 @@ def log_report(
         import mlflow
         from pandas_rankeval.mlflow import log_report
 
-        rep = pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["ndcg@10"], ci=0.95)
+        rep = pre.report(df, group="user_id", label="click", scores=["model_a"],
+                         metrics=["ndcg@10"], ci=0.95)
         with mlflow.start_run():
-            log_report(rep, prefix="val/")  # val/model_a/ndcg_at_10, val/model_a/ndcg_at_10_low, ...
+            # val/model_a/ndcg_at_10, val/model_a/ndcg_at_10_low, ...
+            log_report(rep, prefix="val/")
 
     Examples
     --------
     >>> import pandas_rankeval as pre
     >>> from pandas_rankeval.mlflow import metric_dict
     >>> df = pre.datasets.make_impressions(n_users=200, seed=1)
-    >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["ndcg@10"])
+    >>> rep = pre.report(
+    ...     df,
+    ...     group="user_id",
+    ...     label="click",
+    ...     scores=["model_a"],
+    ...     metrics=["ndcg@10"],
+    ... )
     >>> sorted(metric_dict(rep, prefix="val/"))
-    ['val/model_a/groups_no_relevant', 'val/model_a/n_groups', 'val/model_a/n_rows', 'val/model_a/ndcg_at_10']
+    ['val/model_a/groups_no_relevant', 'val/model_a/n_groups', 'val/model_a/n_rows',
+     'val/model_a/ndcg_at_10']
     """
     return _log(table, prefix=prefix, step=step, run_id=run_id, per_group=per_group,
                 table_format=table_format, artifact_path=artifact_path, func=_FUNC)  # fmt: skip

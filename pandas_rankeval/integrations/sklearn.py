@@ -242,12 +242,15 @@ def make_scorer(
     >>> X, y = df[["model_a", "model_b", "position"]], df["click"]
     >>> with sklearn.config_context(enable_metadata_routing=True):
     ...     search = GridSearchCV(
-    ...         LogisticRegression(), {"C": [0.001, 1.0]}, cv=GroupKFold(n_splits=3),
+    ...         LogisticRegression(),
+    ...         {"C": [0.001, 1.0]},
+    ...         cv=GroupKFold(n_splits=3),
     ...         scoring=make_scorer("gauc"),
     ...     ).fit(X, y, groups=df["user_id"])
     >>> search.best_params_
     {'C': 1.0}
-    >>> print(f"{search.best_score_:.2f}")  # the mean GAUC over the three test folds
+    >>> # the mean GAUC over the three test folds
+    >>> print(f"{search.best_score_:.2f}")
     0.72
     """
     return GroupScorer(

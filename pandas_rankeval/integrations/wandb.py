@@ -105,9 +105,12 @@ def log_report(
     >>> import pandas_rankeval as pre
     >>> from pandas_rankeval.wandb import metric_dict
     >>> df = pre.datasets.make_impressions(n_users=200, seed=1)
-    >>> rep = pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["mrr"])
+    >>> rep = pre.report(
+    ...     df, group="user_id", label="click", scores=["model_a"], metrics=["mrr"]
+    ... )
     >>> sorted(metric_dict(rep))
-    ['model_a/groups_no_relevant', 'model_a/mrr', 'model_a/n_groups', 'model_a/n_rows']
+    ['model_a/groups_no_relevant', 'model_a/mrr', 'model_a/n_groups',
+     'model_a/n_rows']
     """
     kind = table_kind(table, _FUNC)
     check_prefix(prefix, _FUNC)

@@ -59,7 +59,8 @@ class XGBoostMetric:
     >>> from pandas_rankeval.xgboost import eval_metric
     >>> y = np.array([1, 0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0])
     >>> dvalid = xgb.DMatrix(np.zeros((12, 1)), y, qid=np.repeat([0, 1, 2], 4))
-    >>> metric = eval_metric("gauc")            # group=None: the queries of the DMatrix
+    >>> # group=None: the queries of the DMatrix
+    >>> metric = eval_metric("gauc")
     >>> type(metric).__name__, metric.names
     ('XGBoostMetric', ['rankeval_gauc'])
     >>> name, value = metric(np.linspace(1, 0, 12), dvalid)
@@ -288,10 +289,19 @@ def eval_metric(
     >>> dvalid = xgb.DMatrix(X[valid], df.click[valid], qid=df.user_id[valid])
     >>> log = {}
     >>> booster = xgb.train(
-    ...     {"objective": "binary:logistic", "disable_default_eval_metric": 1, "nthread": 1,
-    ...      "max_depth": 3},
-    ...     dtrain, num_boost_round=30, evals=[(dvalid, "valid")], evals_result=log,
-    ...     custom_metric=eval_metric("gauc"), early_stopping_rounds=5, verbose_eval=False,
+    ...     {
+    ...         "objective": "binary:logistic",
+    ...         "disable_default_eval_metric": 1,
+    ...         "nthread": 1,
+    ...         "max_depth": 3,
+    ...     },
+    ...     dtrain,
+    ...     num_boost_round=30,
+    ...     evals=[(dvalid, "valid")],
+    ...     evals_result=log,
+    ...     custom_metric=eval_metric("gauc"),
+    ...     early_stopping_rounds=5,
+    ...     verbose_eval=False,
     ... )
     >>> booster.best_iteration == int(np.argmax(log["valid"]["rankeval_gauc"]))
     True

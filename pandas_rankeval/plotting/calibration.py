@@ -155,8 +155,12 @@ def plot_calibration(
     >>> from pandas_rankeval import plotting
     >>> rng = np.random.default_rng(0)
     >>> p = rng.uniform(size=2000)
-    >>> df = pd.DataFrame({"click": rng.uniform(size=2000) < p, "model": p, "shifted": p ** 2})
-    >>> ax = plotting.plot_calibration(df, label="click", score=["model", "shifted"], bins=5)
+    >>> df = pd.DataFrame(
+    ...     {"click": rng.uniform(size=2000) < p, "model": p, "shifted": p**2}
+    ... )
+    >>> ax = plotting.plot_calibration(
+    ...     df, label="click", score=["model", "shifted"], bins=5
+    ... )
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['model (ECE@5 0.0132)', 'shifted (ECE@5 0.1706)', 'perfectly calibrated']
     """

@@ -283,8 +283,15 @@ def plot_comparison(
     >>> import pandas_rankeval as pre
     >>> from pandas_rankeval import plotting
     >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
-    >>> cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"],
-    ...                   baseline="model_a", metrics=["auc", "gauc"], n_boot=200)
+    >>> cmp = pre.compare(
+    ...     df,
+    ...     group="user_id",
+    ...     label="click",
+    ...     scores=["model_a", "model_b"],
+    ...     baseline="model_a",
+    ...     metrics=["auc", "gauc"],
+    ...     n_boot=200,
+    ... )
     >>> axes = plotting.plot_comparison(cmp)
     >>> [a.get_title(loc="left") for a in axes]
     ['auc', 'gauc']

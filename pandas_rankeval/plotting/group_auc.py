@@ -145,7 +145,9 @@ def plot_group_auc(
     >>> import pandas_rankeval as pre
     >>> from pandas_rankeval import plotting
     >>> df = pre.datasets.make_impressions(n_users=300, seed=1)
-    >>> ax = plotting.plot_group_auc(df, group="user_id", label="click", score=["model_a", "model_b"])
+    >>> ax = plotting.plot_group_auc(
+    ...     df, group="user_id", label="click", score=["model_a", "model_b"]
+    ... )
     >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
     ['model_a (GAUC 0.605)', 'model_b (GAUC 0.734)']
     """

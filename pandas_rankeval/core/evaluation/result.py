@@ -136,12 +136,19 @@ class Coverage:
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"u": [1, 1, 2, 2, 3], "y": [1, 0, 0, 0, 1], "s": [0.9, 0.1, 0.5, 0.4, 0.3]})
+    >>> df = pd.DataFrame(
+    ...     {
+    ...         "u": [1, 1, 2, 2, 3],
+    ...         "y": [1, 0, 0, 0, 1],
+    ...         "s": [0.9, 0.1, 0.5, 0.4, 0.3],
+    ...     }
+    ... )
     >>> cov = pre.gauc(df, group="u", label="y", score="s").coverage
     >>> cov.n_groups, cov.n_used, cov.n_only_neg, cov.n_only_pos
     (3, 1, 1, 1)
     >>> print(cov)
-    1 of 3 groups used, skipped: 1 no positive, 1 no negative; skipped groups hold 60.0% of rows and 50.0% of positives
+    1 of 3 groups used, skipped: 1 no positive, 1 no negative; skipped groups hold
+    60.0% of rows and 50.0% of positives
     """
 
     n_rows: int
@@ -228,8 +235,11 @@ class MetricResult(float):
 
     Examples
     --------
-    >>> r = MetricResult(0.75, metric="auc",
-    ...                  coverage=Coverage(n_rows=4, n_groups=1, n_used=1, grouped=False))
+    >>> r = MetricResult(
+    ...     0.75,
+    ...     metric="auc",
+    ...     coverage=Coverage(n_rows=4, n_groups=1, n_used=1, grouped=False),
+    ... )
     >>> r
     0.75
     >>> r + 0.25
@@ -279,12 +289,22 @@ class MetricResult(float):
 
         Examples
         --------
-        >>> r = MetricResult(0.5, metric="gauc", params={"weight": "count"},
-        ...                  coverage=Coverage(n_rows=10, n_groups=3, n_used=2, n_only_neg=1,
-        ...                                    rows_skipped_share=0.2))
+        >>> r = MetricResult(
+        ...     0.5,
+        ...     metric="gauc",
+        ...     params={"weight": "count"},
+        ...     coverage=Coverage(
+        ...         n_rows=10,
+        ...         n_groups=3,
+        ...         n_used=2,
+        ...         n_only_neg=1,
+        ...         rows_skipped_share=0.2,
+        ...     ),
+        ... )
         >>> r.describe()
         gauc = 0.5000 (weight='count')
-        coverage: 2 of 3 groups used, skipped: 1 no positive; skipped groups hold 20.0% of rows and 0.0% of positives
+        coverage: 2 of 3 groups used, skipped: 1 no positive; skipped groups hold 20.0%
+        of rows and 0.0% of positives
         """
         opts = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         text = f"{self.metric} = {_fmt_value(float(self))} ({opts})\ncoverage: {self.coverage}"
