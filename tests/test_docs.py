@@ -325,3 +325,17 @@ def test_site_check_finds_raw_roles_and_wide_code(tmp_path: Path) -> None:
     (tmp_path / "a" / "index.html").write_text(f"<pre>{'x' * width}</pre>", encoding="utf-8")
     (tmp_path / "index.html").write_text("<p>fine</p>", encoding="utf-8")
     assert check.problems(tmp_path) == []
+
+
+def test_cli_runs_show_the_command_and_its_output() -> None:
+    """``<!-- cli: ... -->`` on a page becomes the command, wrapped to the code column, and what
+    the installed program printed (the metric names here, from the registry)."""
+    from pandas_rankeval.core.metrics import registry
+
+    out = HOOKS.cli_runs("before\n<!-- cli: metrics -->\nafter\n")
+    assert out.startswith("before\n```console\n$ pandas-rankeval metrics\n") and out.endswith("```\nafter\n")
+    assert all(name in out for name in registry.METRICS)
+    long = HOOKS._shell_lines("eval x.csv --group user_id --label click --score model_a model_b "
+                              "--metrics auc gauc mrr ndcg@10 --by device --baseline model_a".split())
+    assert all(len(line) <= HOOKS.CLI_WIDTH for line in long.splitlines())
+    assert "--score model_a model_b" in long and long.count(" \\\n") == long.count("\n")
