@@ -312,8 +312,23 @@ def link_roles(html: str) -> str:
     return ROLE.sub(replace, html)
 
 
+#: Inline code up to this many characters never breaks inside (class ``unbroken``, see
+#: ``docs/stylesheets/extra.css``); a longer one may wrap rather than overflow the column.
+UNBROKEN_CHARS = 40
+_INLINE_CODE = re.compile(r"<code>([^<]{1,%d})</code>" % UNBROKEN_CHARS)
+_PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
+
+
+def unbroken_code(html: str) -> str:
+    """Mark short inline code (``--baseline``, ``sample_weight``) so that a line never breaks
+    inside it; code blocks (``<pre>``) are left alone."""
+    parts = _PRE.split(html)
+    return "".join(part if i % 2 else _INLINE_CODE.sub(r'<code class="unbroken">\1</code>', part)
+                   for i, part in enumerate(parts))
+
+
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
-    return link_roles(html)
+    return unbroken_code(link_roles(html))
 
 
 # --------------------------------------------------------------------------- executed blocks
@@ -397,4 +412,4 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 
 
 __all__ = ["metric_rows", "metric_table", "option_table", "public_functions", "api_functions", "function_page",
-           "function_index", "namespace_methods", "cli_runs", "link_roles", "resolve_role", "run_blocks"]
+           "function_index", "namespace_methods", "cli_runs", "unbroken_code", "link_roles", "resolve_role", "run_blocks"]

@@ -339,3 +339,11 @@ def test_cli_runs_show_the_command_and_its_output() -> None:
                               "--metrics auc gauc mrr ndcg@10 --by device --baseline model_a".split())
     assert all(len(line) <= HOOKS.CLI_WIDTH for line in long.splitlines())
     assert "--score model_a model_b" in long and long.count(" \\\n") == long.count("\n")
+
+
+def test_short_inline_code_is_marked_unbroken_and_blocks_are_not() -> None:
+    html = ('<p>use <code>--baseline</code> or <code>' + "x" * (HOOKS.UNBROKEN_CHARS + 1) + '</code></p>'
+            '<pre><code>--baseline</code></pre><td><code>sample_weight</code></td>')
+    out = HOOKS.unbroken_code(html)
+    assert out.count('<code class="unbroken">') == 2
+    assert '<pre><code>--baseline</code></pre>' in out and '<code class="unbroken">--baseline</code>' in out
