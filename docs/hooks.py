@@ -118,7 +118,7 @@ def public_functions() -> list[tuple[str, list[str]]]:
 #: alias of one), else to ``modules`` (the page of datasets and helpers).
 API_PAGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "metric-functions": ("Metric functions", ()),
-    "tables": ("Tables: report, compare, per_group", ("report", "compare", "per_group")),
+    "tables": ("Tables", ("report", "compare", "per_group")),
     "counterfactual": ("Counterfactual and offline-online", ("propensities", "launch_agreement")),
     "modules": ("Datasets, utilities and old modules", ("metric_names",)),
 }
@@ -138,9 +138,13 @@ def function_page(name: str) -> str:
 def api_functions(page: str | None = None) -> str:
     """One mkdocstrings entry per public function (of one reference page when ``page`` is given)."""
     blocks = []
-    for name, aliases in public_functions():
-        if page is not None and function_page(name) != page:
-            continue
+    entries = public_functions()
+    if page is not None:
+        # the page's own order first (report, compare, per_group), then __all__'s
+        order = API_PAGES[page][1]
+        entries = sorted((e for e in entries if function_page(e[0]) == page),
+                         key=lambda e: order.index(e[0]) if e[0] in order else len(order))
+    for name, aliases in entries:
         block = f"::: pandas_rankeval.{name}\n"
         if aliases:
             names = ", ".join(f"`pandas_rankeval.{a}`" for a in aliases)
