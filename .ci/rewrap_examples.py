@@ -77,8 +77,12 @@ def wrap_output(line: str, width: int) -> list[str]:
 def rewrap_source(source: list[str], width: int) -> list[str]:
     code = "\n".join(source) + "\n"
     code = lift_comments(code, width)
-    formatted = ruff(code, width)
-    return formatted.rstrip("\n").split("\n")
+    lines = ruff(code, width).rstrip("\n").split("\n")
+    # ruff drops a trailing semicolon; a notebook needs it (a figure shown once, not twice)
+    last = [line for line in code.split("\n") if line.strip() and not line.lstrip().startswith("#")][-1:]
+    if last and re.sub(r"\s+#.*$", "", last[0]).rstrip().endswith(";") and not lines[-1].endswith(";"):
+        lines[-1] += ";"
+    return lines
 
 
 def rewrap_pycon(body: str) -> str:
