@@ -67,8 +67,9 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
     except (ValueError, TypeError, KeyError) as exc:
         if not raised_by_us(exc):
             raise
-        if isinstance(exc, MissingValuesError) and engine is not None:
-            exc = exc.for_engine(engine.NAME)  # "null" to a polars user, "NULL" to DuckDB's
+        if isinstance(exc, MissingValuesError):  # "null" to a polars user, "NULL" to DuckDB's;
+            # shown as the ValueError it is (the class only carries the counts between layers)
+            exc = ValueError(str(exc.for_engine(engine.NAME) if engine is not None else exc))
         # An error this library raised on purpose (bad input, a refused option) is raised from
         # here, one frame below the public function, not through the internal frames that found
         # it (as scikit-learn's parameter checks do). PANDAS_RANKEVAL_TRACEBACK=full keeps them.
