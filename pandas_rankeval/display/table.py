@@ -257,11 +257,22 @@ class ResultTable(pd.DataFrame):
         --------
         >>> import pandas_rankeval as pre
         >>> df = pre.datasets.make_impressions(n_users=400, seed=1)
-        >>> cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"],
-        ...                   baseline="model_a", metrics=["auc", "gauc"], by="device", n_boot=200)
+        >>> cmp = pre.compare(
+        ...     df,
+        ...     group="user_id",
+        ...     label="click",
+        ...     scores=["model_a", "model_b"],
+        ...     baseline="model_a",
+        ...     metrics=["auc", "gauc"],
+        ...     by="device",
+        ...     n_boot=200,
+        ... )
         >>> w = cmp.worst("auc")
-        >>> list(w.index.get_level_values("device")) == list(cmp.xs("auc", level="metric").sort_values("diff")
-        ...                                                   .index.get_level_values("device"))
+        >>> list(w.index.get_level_values("device")) == list(
+        ...     cmp.xs("auc", level="metric")
+        ...     .sort_values("diff")
+        ...     .index.get_level_values("device")
+        ... )
         True
         """
         if table_kind(self) != "compare":
@@ -291,9 +302,17 @@ class ResultTable(pd.DataFrame):
         Examples
         --------
         >>> import pandas as pd, pandas_rankeval as pre
-        >>> df = pd.DataFrame({"u": [1, 1, 2, 2], "y": [1, 0, 0, 1], "a": [0.9, 0.2, 0.4, 0.3],
-        ...                    "b": [0.1, 0.2, 0.4, 0.5]})
-        >>> t = pre.per_group(df, group="u", label="y", scores=["a", "b"], metrics=["auc", "mrr"])
+        >>> df = pd.DataFrame(
+        ...     {
+        ...         "u": [1, 1, 2, 2],
+        ...         "y": [1, 0, 0, 1],
+        ...         "a": [0.9, 0.2, 0.4, 0.3],
+        ...         "b": [0.1, 0.2, 0.4, 0.5],
+        ...     }
+        ... )
+        >>> t = pre.per_group(
+        ...     df, group="u", label="y", scores=["a", "b"], metrics=["auc", "mrr"]
+        ... )
         >>> t.by_model()["b"]  # doctest: +NORMALIZE_WHITESPACE
         metric  auc  mrr
         u
