@@ -160,9 +160,6 @@ def _eval(args: argparse.Namespace) -> int:
             grouped = {k: v for k, v in options.items() if k not in ("auc_method", "ci_method")}
             result = pre.per_group(df, **common, scores=scores, **grouped)
         elif comparing:
-            compare = getattr(pre, "compare", None)
-            if compare is None:
-                raise CLIError("--baseline needs pandas_rankeval.compare, which this version does not have")
             kwargs: dict[str, Any] = dict(
                 common, scores=scores, baseline=args.baseline, n_boot=args.n_boot, seed=args.seed, progress=progress
             )
@@ -174,8 +171,8 @@ def _eval(args: argparse.Namespace) -> int:
             if by:
                 options["by"] = by if len(by) > 1 else by[0]
                 options["overall"] = bool(args.overall)
-            kwargs.update(_supported(compare, options, "--baseline"))
-            result = compare(df, **kwargs)
+            kwargs.update(_supported(pre.compare, options, "--baseline"))
+            result = pre.compare(df, **kwargs)
         else:
             for name in ("method", "alpha", "adjust", "family", "ci_adjust"):
                 if getattr(args, name) is not None:

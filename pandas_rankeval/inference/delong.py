@@ -97,7 +97,6 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 __all__ = [
     "group_placements",
@@ -461,33 +460,3 @@ def z_test(diff: np.ndarray, var: np.ndarray) -> np.ndarray:
         p = 2.0 * ndtr(-(np.abs(diff) / se))
     p = np.where((se == 0) & (diff == 0), 1.0, p)
     return np.where(np.isfinite(diff) & np.isfinite(se), p, np.nan)
-
-
-def delong_report(
-    ev: Any, out: pd.DataFrame, auc_names: list[str], by_cols: list[Hashable], *, ci: float, func: str = "report"
-) -> pd.DataFrame:
-    """Add ``<auc>_low``, ``<auc>_high`` after every global-AUC column of a report."""
-    scores = list(ev.scores)
-    moments = segment_moments(ev, scores, by_cols, func)
-    var = {key: np.diag(delong_from_moments(G)[1]) for key, G in moments.items()}
-    keys = [tuple(k[:-1]) if by_cols else () for k in out.index] if by_cols else [()] * len(out)
-    models = [k[-1] for k in out.index] if by_cols else list(out.index)
-    v = np.array([var[key][scores.index(model)] for key, model in zip(keys, models)])
-    result = out.copy()
-    cols: list[Hashable] = []
-    for col in out.columns:
-        cols.append(col)
-        if col in auc_names:
-            lo, hi = normal_interval(out[col].to_numpy(dtype=np.float64), v, ci, clip=(0.0, 1.0))
-            result[f"{col}_low"], result[f"{col}_high"] = lo, hi
-            cols += [f"{col}_low", f"{col}_high"]
-    result = result[cols]
-    result.attrs = dict(out.attrs)
-    return result
-
-
-def delong_compare(
-    ev: Any, scores: list[Hashable], by_cols: list[Hashable], func: str = "compare"
-) -> dict[tuple, tuple[np.ndarray, np.ndarray]]:
-    """Per segment key (``()`` without segments): the AUCs of ``scores`` and their covariance."""
-    return {key: delong_from_moments(G) for key, G in segment_moments(ev, scores, by_cols, func).items()}

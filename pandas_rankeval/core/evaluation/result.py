@@ -16,8 +16,6 @@ __all__ = ["Coverage", "Description", "MetricResult", "CoverageWarning", "warn_c
 #: Share of rows (or of positives) dropped by the filters above which a metric warns
 #: (the metric contract, docs/guide/metric-contract.md: question the data before raising a threshold).
 FILTERED_ALERT = 0.10
-#: Former name, kept for code that imported it.
-SKIPPED_ROWS_ALERT = FILTERED_ALERT
 
 
 class CoverageWarning(UserWarning):

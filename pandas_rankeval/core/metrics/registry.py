@@ -24,10 +24,6 @@ __all__ = [
 #: Metric name -> its entry, in the order of the definitions.
 METRICS: dict[str, Metric] = {m.name: m for m in DEFINITIONS}
 
-#: Backward-compatible name of the entry type.
-MetricInfo = Metric
-
-
 def valid_names() -> list[str]:
     """Every accepted metric name pattern, for error messages and docs.
 

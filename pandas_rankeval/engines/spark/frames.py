@@ -170,10 +170,6 @@ def _missing_expr(fr: Frame, c: Hashable) -> Any:
     return (col.isNull() | fr.F.isnan(col)) if _is_float(fr.types[c]) else col.isNull()
 
 
-def _plural(n: int) -> str:
-    return "s" if n != 1 else ""
-
-
 def relevant(fr: Frame, label: Hashable, threshold: float | None) -> Any:
     """The shared rule of a relevant label (:func:`pandas_rankeval.core.inputs.prepare.relevance_rule`, of
     the pandas dtype the label has in a bucket) as a Spark expression: integers compared as
