@@ -24,6 +24,7 @@ def mypy_run(tmp_path_factory):
     probe.write_text(
         "import pandas_rankeval as pre\n"
         "reveal_type(pre.precision)\n"
+        "reveal_type(pre.ndcg)\n"
         "reveal_type(pre.gauc)\n"
         "reveal_type(pre.report)\n"
         "import pandas_rankeval.dask as prd\n"
@@ -40,6 +41,9 @@ def test_mypy_is_clean_and_public_functions_have_precise_return_types(mypy_run):
     errors = [line for line in mypy_run.stdout.splitlines() if ": error:" in line]
     assert mypy_run.returncode == 0 and not errors, mypy_run.stdout + mypy_run.stderr
     notes = [line for line in mypy_run.stdout.splitlines() if "Revealed type" in line]
-    assert len(notes) == 4, mypy_run.stdout
-    assert "CutoffMetric" in notes[0] and "MetricResult" in notes[1] and "ResultTable" in notes[2], notes
-    assert "def (*Any, **Any) -> Any" in notes[3], notes  # the old module's forwards: visible, callable
+    assert len(notes) == 5, mypy_run.stdout
+    # the metric functions' signatures, written from the registry (api/metrics.pyi): every keyword typed
+    assert "k: int =" in notes[0] and "-> pandas_rankeval.core.evaluation.result.MetricResult" in notes[0], notes
+    assert "gain: Literal['exp2'] | Literal['linear'] =" in notes[1] and "k: int | None =" in notes[1], notes
+    assert "MetricResult" in notes[2] and "ResultTable" in notes[3], notes
+    assert "def (*Any, **Any) -> Any" in notes[4], notes  # the old module's forwards: visible, callable

@@ -11,6 +11,8 @@ itself stays pandas' own ``DataFrame.rank``) and the alias ``df.rankeval``::
 The same functions take the frame first: ``pandas_rankeval.gauc(df, ...)``.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from . import accessor as _accessor
 from . import datasets
 from pandas_rankeval.core.metrics.registry import TABLE_FUNCTIONS as _TABLE_FUNCTIONS
@@ -21,16 +23,11 @@ from pandas_rankeval.core.inputs.validation import ColumnNotFoundError
 from .api.compare import compare as compare
 from .api.evaluator import Evaluator as Evaluator
 from .api import metrics as _api_metrics
-from .api.metrics import auc as auc, average_precision as average_precision, gauc as gauc, hit_rate as hit_rate, mrr as mrr, ndcg as ndcg, precision as precision, recall as recall
+from .api.metrics import *  # noqa: F403 - every metric's function, written from the registry
 from .api.per_group import per_group as per_group
 from .api.report import report as report
 from .counterfactual import launch_agreement as launch_agreement, propensities as propensities
 
-#: The other names of a metric's function, from the registry (``map`` is ``average_precision``).
-for _name, _metric in _metric_functions().items():
-    globals().setdefault(_name, getattr(_api_metrics, _metric.function))
-map = average_precision  # noqa: A001 - deliberate: pandas_rankeval.map(df, ...); also set above
-del _name, _metric
 
 __version__ = "0.1.0"
 
@@ -62,6 +59,15 @@ __all__ = [
 ]
 
 _accessor.register()
+
+if not TYPE_CHECKING:  # hidden from type checkers: a misspelt name stays an error there
+
+    def __getattr__(name: str) -> Any:
+        """A metric registered after import (a test's throwaway metric): its public function."""
+        if name in _metric_functions():
+            return getattr(_api_metrics, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 from . import _post_import
 

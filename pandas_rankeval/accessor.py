@@ -143,6 +143,13 @@ class _Forward:
         return types.MethodType(self.function, ns)
 
 
+def _registered_later(ns: Any, name: str) -> Callable[..., Any] | None:
+    """The method of a metric registered after import (a test's throwaway metric), or None: the
+    methods of the metrics registered at import are the namespaces' class attributes."""
+    target = namespace_methods().get(name)
+    return None if target is None else _Forward(name, target).__get__(ns, type(ns))
+
+
 class RankevalNamespace:
     """Metrics of :mod:`pandas_rankeval` bound to a DataFrame, and pandas' rank when called.
 
@@ -210,6 +217,9 @@ class RankevalNamespace:
         # Only reached when normal lookup failed.
         if name.startswith("__"):
             raise AttributeError(name)
+        late = _registered_later(self, name)
+        if late is not None:
+            return late
         raise AttributeError(
             f"{type(self).__name__!r} object has no attribute {name!r}. "
             f"The metrics are: {', '.join(METHODS)}; call the namespace itself for pandas' rank."
@@ -306,6 +316,9 @@ class _FrameNamespace:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
+        late = _registered_later(self, name)
+        if late is not None:
+            return late
         raise AttributeError(
             f"{type(self).__name__!r} object has no attribute {name!r}. The metrics are: {', '.join(METHODS)}."
         )

@@ -234,8 +234,11 @@ def test_metrics_command_lists_every_metric(capsys) -> None:
     from pandas_rankeval.cli.common import metric_pattern
     from pandas_rankeval.core.metrics.registry import METRICS
 
-    assert firsts[:8] == ["auc", "gauc", "mrr[@K]", "ndcg[@K]", "map[@K]", "precision@K", "recall@K", "hit_rate@K"]
-    assert firsts == [metric_pattern(m) for m in METRICS.values()]  # every metric of the registry
+    # every metric of the registry, in its order: the name, then "@K" (or "@P", "@B") as the entry's
+    # parameter is required, or "[@K]" when it is optional
+    written = {"none": "{}", "optional": "{}[@{}]", "required": "{}@{}"}
+    assert firsts == [written[m.param.presence].format(m.name, m.param.placeholder) for m in METRICS.values()]
+    assert firsts == [metric_pattern(m) for m in METRICS.values()]
 
 
 # --- options --------------------------------------------------------------------------------

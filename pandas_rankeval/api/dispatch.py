@@ -31,13 +31,18 @@ from ..summary.checks import check_partitioned, check_schema
 from ..summary.plan import make_plan
 from ..tables import finalize
 
-__all__ = ["Empty", "EngineOptions", "GroupLike", "NanPolicy", "Ties", "WeightLike", "evaluate_frame", "evaluate_metric"]
+__all__ = [
+    "Empty", "EngineOptions", "GroupLike", "NanPolicy", "PropensityLike", "Ties", "WeightLike", "evaluate_frame",
+    "evaluate_metric",
+]
 
 Ties = Literal["expected", "pessimistic", "optimistic"]
 Empty = Literal["zero", "skip", "error"]
 NanPolicy = Literal["raise", "omit"]
 GroupLike = Hashable | Sequence[Hashable]
 EngineOptions = Mapping[str, Any] | None
+#: A PropensityTable, a Series indexed by position, a column name or a callable of the positions.
+PropensityLike = Any
 
 
 def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_kwargs: Any) -> Any:

@@ -83,6 +83,55 @@ PARAMS: dict[str, str] = {
 {_LIST_EMPTY}
 {_NAN_POLICY}
 {_ENGINE_OPTIONS}""",
+    # the counterfactual (inverse-propensity) metrics
+    "ips_params": """    position : column
+        Each row's display position in the logged ranking (numbers > 0, 1 at the top), by which
+        ``propensity`` is looked up. Not needed when ``propensity`` is a column.
+    propensity : PropensityTable, Series, column or callable
+        The examination propensity of each logged position: the table :func:`propensities`
+        returns (its ``propensity`` column), a Series indexed by position, a column of per-row
+        propensities, or a callable that takes the array of distinct positions and returns their
+        propensities (called once, on the caller's side, whatever the engine). A position the
+        table does not give, and a missing, zero or negative position or propensity, raise an
+        error that names the column and the count.
+    clip : float in [0, 1], default=0.01
+        A click weighs 1 / max(propensity, clip): no click weighs more than 1 / clip (100 by
+        default); 0 turns clipping off. Clipping trades a downward bias at the positions whose
+        propensity is below ``clip`` for a bounded variance.
+    snips : bool, default=False
+        Self-normalized IPS: divide by the summed IPS weight of the clicks instead of the number
+        of groups: a mean per relevant row, not per group (see Notes).""",
+    "ips_notes": """    Under the position-based model a click needs an examination, whose probability depends on
+    the logged position only (the propensity, relative to position 1), and relevance, which
+    depends on the row only. Then E[click / propensity] is the row's relevance (times the
+    examination of position 1), whatever position it was shown at, so the metric estimates
+    without bias the value the new ranking would have on the true relevance (Joachims et al.,
+    WSDM 2017), as long as the propensities are right and at least ``clip``.
+
+    Ties: a tied block spreads its summed IPS gain evenly over the ranks it holds, the exact
+    expectation over the orderings of the tie (as DCG). Groups with no click score 0 and count
+    (``empty="zero"``, the default, which the estimate needs: ``empty="skip"`` conditions on a
+    click, a bias the weights do not undo).
+
+    ``snips=True`` divides each group's value by the summed IPS weight W_g of its clicks and
+    multiplies its weight by W_g: the result is sum_g w_g v_g / sum_g w_g W_g, a ratio of sums
+    over groups (additive over partitions and bootstrap replicates), the IPS-weighted mean over
+    clicks of the gain the new ranking gives a clicked row. Its estimand is another one: the
+    mean gain per relevant row, sum_i rel_i gain_i / sum_i rel_i, not per group. The denominator
+    is the same for every score column of one log, so the ratio of two models' SNIPS values
+    estimates the ratio of their IPS estimands, and both rank models alike. It does not depend on
+    the scale of the propensities and has a far smaller variance, at the cost of a bias that
+    vanishes with many groups. (Times the logged clicks per group it is not the IPS value: that
+    factor is biased by how often relevant rows were examined.)""",
+    "ips_example": """    One session: the logged ranker showed three rows at positions 1, 2, 3 (propensities 1, 0.5,
+    0.25) and the row at position 3 was clicked. The logged order (``old``) and a new score that
+    puts the clicked row first:
+
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"s": 1, "pos": [1, 2, 3], "click": [0, 0, 1],
+    ...                    "old": [3, 2, 1], "new": [2, 1, 3]})
+    >>> prop = pd.Series([1.0, 0.5, 0.25], index=[1, 2, 3])""",
 }
 
 

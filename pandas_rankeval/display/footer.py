@@ -354,7 +354,7 @@ def _report_level_line(df: pd.DataFrame) -> str:
     none: dict[str, list[str]] = {}
     for name in _params(df):
         try:
-            why = parse_metric(name).info.no_interval
+            why = parse_metric(name).info.reading.no_interval
         except (KeyError, ValueError):  # a table whose metric names are not the registry's
             continue
         if why:

@@ -111,7 +111,7 @@ class LightGBMMetric:
                 keys_from_data=lambda: keys_from_sizes(group, n, _FUNC),
                 weights_from_data=lambda: weight,
             )
-        higher = [sp.info.higher_is_better for sp in self._core.specs]
+        higher = [sp.info.reading.direction == "higher" for sp in self._core.specs]
         out = [(name, value, h) for (name, value), h in zip(values, higher)]
         return out[0] if len(out) == 1 else out
 

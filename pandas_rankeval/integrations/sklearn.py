@@ -68,7 +68,7 @@ class GroupScorer:
             )
         if sample_weight and "sample_weight" not in self.spec.info.options:
             raise ValueError(sample_weight_error(_FUNC))
-        if self.spec.info.direction == "closer to 1":
+        if self.spec.info.reading.direction == "closer to 1":
             raise ValueError(
                 f"{_FUNC}: {self.spec.name!r} is best at 1 (neither higher nor lower is better), so it "
                 "cannot rank candidates as a score; use 'logloss' or 'ece', or report it with pre.report."
@@ -175,7 +175,7 @@ class GroupScorer:
             opts["group"] = group_cols[0] if len(group_cols) == 1 else group_cols
         value = float(func(frame, label="label", score="score", **opts))
         # scikit-learn maximizes a score: a loss is negated, as its own "neg_log_loss"
-        return -value if self.spec.info.direction == "lower" else value
+        return -value if self.spec.info.reading.direction == "lower" else value
 
 
 def make_scorer(

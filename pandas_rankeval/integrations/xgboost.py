@@ -96,7 +96,7 @@ class XGBoostMetric:
         if isinstance(dmatrix, self._dmatrix):  # xgb.train / xgb.cv: (predt, DMatrix)
             labels = dmatrix.get_label()
             n = int(labels.shape[0])
-            _steer_early_stopping(self._core.names, [sp.info.direction for sp in self._core.specs])
+            _steer_early_stopping(self._core.names, [sp.info.reading.direction for sp in self._core.specs])
             values = self._core.evaluate(
                 predt,
                 labels,
@@ -122,7 +122,7 @@ class XGBoostMetric:
                 f"computes {self._core.names}. Build it with one metric, or use xgb.train."
             )
         labels, scores = predt, dmatrix
-        _steer_early_stopping(self._core.names, [sp.info.direction for sp in self._core.specs])
+        _steer_early_stopping(self._core.names, [sp.info.reading.direction for sp in self._core.specs])
         values = self._core.evaluate(
             scores,
             labels,

@@ -385,7 +385,7 @@ def _metric_heading(metric: Any) -> str:
     from ..core.metrics.registry import parse_metric
 
     try:
-        direction = parse_metric(str(metric)).info.direction
+        direction = parse_metric(str(metric)).info.reading.direction
     except (TypeError, ValueError):  # a hand-made table's own label
         return str(metric)
     return str(metric) if direction == "higher" else f"{metric} ({direction} is better)"

@@ -111,15 +111,15 @@ def item_values(plan: Plan, sums: np.ndarray) -> np.ndarray:
     calibration metric with several components, whose first item gets the metric's ``combine``
     of its components' sums (NE, ECE). Whole table, segments and bootstrap replicates alike."""
     out = _ratio(sums[..., 0], sums[..., 1])
-    combined = [s for s in plan.specs if s.info.combine is not None]
+    combined = [(s, s.info.pooled.combine) for s in plan.specs if s.info.pooled is not None and s.info.pooled.combine]
     if not combined:
         return out
     col = {item: j for j, item in enumerate(plan.items)}
-    for spec in combined:
+    for spec, combine in combined:
         for score in plan.scores:
             js = [col[(score, name)] for name in spec.item_names]
             with np.errstate(invalid="ignore", divide="ignore"):
-                out[..., js[0]] = spec.info.combine(sums[..., js, :])  # type: ignore[misc]
+                out[..., js[0]] = combine(sums[..., js, :])
     return out
 
 
@@ -129,7 +129,7 @@ def item_bounds(plan: Plan, jm: np.ndarray, jb: np.ndarray | None) -> tuple[np.n
     metrics [0, inf)."""
     metric_of = {j: spec.info for j, (_, name) in enumerate(plan.items) for spec in plan.specs if name in spec.item_names}
     # a number of another range than [0, 1] (``fmt != "ratio"``, the IPS metrics) is at least 0
-    rng = [metric_of[int(j)].bounds if metric_of[int(j)].fmt == "ratio" else (0.0, np.inf) for j in jm]
+    rng = [metric_of[int(j)].reading.bounds if metric_of[int(j)].reading.fmt == "ratio" else (0.0, np.inf) for j in jm]
     lo = np.array([r[0] for r in rng], dtype=np.float64)
     hi = np.array([r[1] for r in rng], dtype=np.float64)
     if jb is None:

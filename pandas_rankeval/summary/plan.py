@@ -235,7 +235,7 @@ def make_plan(
             f"{[s.name for s in specs_all if s.info.grouped]}."
         )
     resample = resolve_resample(resample, ci_method, func)
-    combined = [s.name for s in specs_all if s.info.combine is not None]
+    combined = [s.name for s in specs_all if s.info.pooled is not None and s.info.pooled.combine is not None]
     if combined and ci_method == "studentized" and (kind == "compare" or ci is not None):
         raise ValueError(
             f"The 'ci_method' parameter of {func} is 'studentized', whose standard error is that of a ratio of "

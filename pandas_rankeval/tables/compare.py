@@ -116,7 +116,7 @@ def difference_bounds(metric_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ranges = {}
     for name in dict.fromkeys(metric_of.tolist()):
         info = parse_metric(name).info
-        lo, hi = info.bounds if info.fmt == "ratio" else (0.0, np.inf)
+        lo, hi = info.reading.bounds if info.reading.fmt == "ratio" else (0.0, np.inf)
         ranges[name] = (lo - hi, hi - lo)
     return (np.array([ranges[n][0] for n in metric_of], dtype=np.float64),
             np.array([ranges[n][1] for n in metric_of], dtype=np.float64))
@@ -199,7 +199,7 @@ def compare_table(
     analytic = [n for n in names if pooled[n]] if plan.auc_method == "delong" and no_delong is None else []
     tot = _totals(summary, plan)
     pair_index = {(m, b, n): p for p, (m, b, n) in enumerate(plan.flip_pairs)}
-    boot_only = {s.name for s in plan.all_specs if not s.info.signflip}  # no per-group difference to flip (ECE)
+    boot_only = {s.name for s in plan.all_specs if not s.info.reading.signflip}  # no per-group difference to flip (ECE)
     flip_ok = {
         k for k, p in pair_index.items() if tot["flip_mismatch"][p] == 0 and k[2] not in boot_only
     } if plan.method != "bootstrap" else set()
@@ -292,7 +292,7 @@ def compare_table(
         out.attrs["percentile_fallback"] = list(stud_fallback)
     out.attrs["graded_rows"] = summary.total("n_graded")
     out.attrs["ci_adjust"] = plan.ci_adjust
-    directions = {s.name: s.info.direction for s in plan.all_specs}
+    directions = {s.name: s.info.reading.direction for s in plan.all_specs}
     if any(d != "higher" for d in directions.values()):  # which value is better, where not the higher
         out.attrs["direction"] = directions
     # coverage depends on the labels only: one warning, not one per model

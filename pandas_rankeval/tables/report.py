@@ -161,6 +161,6 @@ def _intervals(
             first = np.where(fell.any(axis=0), fell.argmax(axis=0), n_seg)
             for m in sorted(np.flatnonzero(first < n_seg).tolist(), key=lambda m: (first[m], m)):
                 fallback.setdefault(f"{scores[m]}/{n}", None)
-        ok = np.isfinite(v) & (not parse_metric(n).info.no_interval)
+        ok = np.isfinite(v) & (not parse_metric(n).info.reading.no_interval)
         out[n] = (np.where(ok, lo, np.nan).reshape(-1), np.where(ok, hi, np.nan).reshape(-1))
     return out

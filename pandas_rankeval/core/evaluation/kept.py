@@ -118,17 +118,12 @@ def _rank(ev: Evaluation, part: Part, score: np.ndarray, classes: bool) -> tuple
     return rk, own
 
 
-#: The list metrics whose tie-free values read only the relevant (or gaining) rows, their offsets
-#: in the group and their order, best first: rows below all of them cannot change a value.
-_SELECTABLE = frozenset({"mrr", "ndcg", "map", "precision", "recall", "hit_rate", "rbp"})
-
-
 def _list_bound(ev: Evaluation) -> int | None | bool:
     """False when the rows below a group's last relevant row may matter (a pair metric, or one not
-    in :data:`_SELECTABLE`); else the largest cutoff when every metric has one (a group whose best
+    whose entry says ``cut.top_rows``); else the largest cutoff when every metric has one (a group whose best
     relevant row has that many rows above it scores 0), else None."""
     grouped = [s for s in ev.specs if s.info.grouped]
-    if not grouped or any(s.kind not in _SELECTABLE or s.info.eligibility != "relevant" for s in grouped):
+    if not grouped or any(not s.info.cut.top_rows or s.info.eligibility != "relevant" for s in grouped):
         return False
     cutoffs = [s.cutoff for s in grouped]
     return None if any(c is None for c in cutoffs) else max(int(c) for c in cutoffs)  # type: ignore[arg-type]
@@ -186,7 +181,7 @@ def _evaluate_kept(
     ev: Evaluation, names: Sequence[Hashable], keep_order: bool, threads: int, workers: Workers | None
 ) -> list[ScoreEvaluation] | None:
     scores = ev.prepared.scores
-    select = all(s.info.select is not None for s in ev.specs)
+    select = all(s.info.cut.select is not None for s in ev.specs)
     # global AUC (this path runs with ties="expected" only: see can_skip). When every kept row is
     # ranked (a pair metric is asked for: no candidates), its sorted classes come from the parts'
     # sorts, and only the other rows are sorted for it, after the group count; else the whole

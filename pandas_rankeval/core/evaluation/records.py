@@ -126,7 +126,7 @@ def warn_if_needed(gv: GroupValues, where: str) -> None:
     """At most one :class:`CoverageWarning`: NaN because nothing was eligible, or the
     filters dropped more than 10% of rows or positives (single-class groups never warn)."""
     name = gv.spec.name if where == gv.spec.name else f"{where}: {gv.spec.name}"
-    problem = coverage_problem(name, gv.value, gv.coverage, gv.spec.info.nan_reason)
+    problem = coverage_problem(name, gv.value, gv.coverage, gv.spec.info.reading.nan_reason)
     if problem is not None:
         warn_coverage(problem)
 

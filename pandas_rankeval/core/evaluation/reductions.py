@@ -251,7 +251,8 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     if full is None:
         raise internal_error("group metrics need a ranking")
     metric = spec.info
-    if metric.kernel is None:  # pragma: no cover - the registry gives every group metric a kernel
+    kern = metric.kernel
+    if kern is None:  # pragma: no cover - the registry gives every group metric a kernel
         raise internal_error(f"{spec.name} has no per-group kernel")
     k = spec.cutoff
     if k is not None and full.n_groups and k > int(full.n.max()):
@@ -266,14 +267,14 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
         """The metric's per-group values; over the kept groups only when some were skipped (the
         others, empty or not eligible, get NaN here and their rule's value below)."""
         if table is None:
-            return metric.kernel(KernelInput(ev, se, rk, spec, k, elig.used, score))  # type: ignore[misc,arg-type]
-        if se.selection is not None and metric.select is not None:
-            return table.expand(metric.select(se.selection, k), np.nan)
+            return kern.values(KernelInput(ev, se, rk, spec, k, elig.used, score))  # type: ignore[arg-type]
+        if se.selection is not None and metric.cut.select is not None:
+            return table.expand(metric.cut.select(se.selection, k), np.nan)
         if se.parts is None:
             raise internal_error("the kept groups have no ranking")
         used = shared(ev, ("kept used", metric.eligibility), lambda: elig.used[table.kept])
         values = [
-            metric.kernel(KernelInput(ev, se, prk, spec, k, used[part.lo : part.hi], score, part))  # type: ignore[misc]
+            kern.values(KernelInput(ev, se, prk, spec, k, used[part.lo : part.hi], score, part))
             for part, prk in se.parts
         ]
         return table.expand(np.concatenate(values), np.nan)
@@ -303,10 +304,10 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     # its label is > 0 (or >= threshold); a group is empty when it has no relevant row.
     with np.errstate(invalid="ignore", divide="ignore"):
         values = kernel()
-        if metric.group_factor is not None:  # self-normalized IPS: sum(w v) / sum(w f)
-            if table is not None:  # pragma: no cover - only the metrics of skip.SKIPPABLE skip groups
+        if kern.group_factor is not None:  # self-normalized IPS: sum(w v) / sum(w f)
+            if table is not None:  # pragma: no cover - only metrics whose cut.skip_groups skip groups
                 raise internal_error(f"{spec.name} reads every group; it cannot skip any")
-            factor = metric.group_factor(KernelInput(ev, se, rk, spec, k, elig.used, score))  # type: ignore[arg-type]
+            factor = kern.group_factor(KernelInput(ev, se, rk, spec, k, elig.used, score))  # type: ignore[arg-type]
             if factor is not None:
                 values, weights = values / factor, weights * factor
     empty = elig.empty
@@ -382,7 +383,7 @@ def _calibration_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, s
     from ..kernels.calibration import RowInput
 
     metric = spec.info
-    if metric.rows is None:  # pragma: no cover - the caller checks
+    if metric.pooled is None:  # pragma: no cover - the caller checks
         raise internal_error(f"{spec.name} has no row sums")
     gi = row_groups(ev)
     n = np.asarray(ev.group_stats["n"])
@@ -396,12 +397,12 @@ def _calibration_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, s
     if order is None:
         order = se.calibration_order = canonical_order(gi, int(n.shape[0]), p, y, sw)
     x = RowInput(gi[order], int(n.shape[0]), p[order], y[order], None if sw is None else sw[order], spec.k)
-    rs = metric.rows(x)
+    rs = metric.pooled.rows(x)
     totals = np.stack([rs.num.sum(axis=1), rs.den.sum(axis=1)], axis=-1)  # (parts, 2)
-    if metric.combine is None:
+    if metric.pooled.combine is None:
         value = float(totals[0, 0] / totals[0, 1]) if totals[0, 1] > 0 else math.nan
     else:
-        value = float(metric.combine(totals))
+        value = float(metric.pooled.combine(totals))
     used = np.ones(n.shape[0], dtype=bool)
     cov = Coverage(
         n_rows=ev.prepared.n_rows, n_groups=int(n.shape[0]), n_used=int(n.shape[0]), n_only_pos=0, n_only_neg=0,

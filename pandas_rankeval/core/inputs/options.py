@@ -107,6 +107,16 @@ class OptionDef:
     choices: tuple[str, ...] = ()
     kind: str = ""
     text: str = ""
+    #: its type in the public functions' signatures, as source text (a choice: the Literal of its
+    #: values, from ``choices``); the names it uses are those of :mod:`pandas_rankeval.api.metrics`
+    annotation: str = ""
+
+    @property
+    def type_source(self) -> str:
+        """Its annotation in a public function's signature."""
+        if self.annotation:
+            return self.annotation
+        return "Literal[" + ", ".join(f'"{c}"' for c in self.choices) + "]"
 
     def param_doc(self) -> str:
         """Its numpydoc parameter entry, indented as in a function's docstring."""
@@ -116,10 +126,10 @@ class OptionDef:
 
 
 def _opt(name: str, default: Any, check: Callable[[Any, str, str], Any] | tuple[str, ...], doc: str,
-         shown: str = "never", *, kind: str = "", text: str = "") -> OptionDef:
+         shown: str = "never", *, kind: str = "", text: str = "", annotation: str = "") -> OptionDef:
     if isinstance(check, tuple):
         return OptionDef(name, default, _choice(check), doc, shown, check, kind, text)
-    return OptionDef(name, default, check, doc, shown, kind=kind, text=text)
+    return OptionDef(name, default, check, doc, shown, kind=kind, text=text, annotation=annotation)
 
 
 #: Every option of the metrics, in the order a number's choices are shown. Which metrics take an
@@ -131,11 +141,11 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
          '"pessimistic" / "optimistic" put relevant rows last / first inside a tie.'),
     _opt("weight", None, _check_weight, "How groups are averaged: 'count', 'clicks', 'log1p', 'uniform', a "
          "column (its per-group sums), a Series indexed by group key or a callable of the per-group "
-         "statistics; None is the metric's default.", "always",
+         "statistics; None is the metric's default.", "always", annotation="WeightLike",
          kind="{" + ", ".join(f'"{w}"' for w in _LIST_WEIGHTS) + "}, column, Series or callable, optional",
          text=f'How groups are averaged (as in :func:`gauc`); None (the default) is "{_LIST_WEIGHTS[0]}".'),
     _opt("tiebreak", None, _check_column, "A column that orders rows with equal scores (ascending) before "
-         "the ties rule.", "when_set", kind="column, optional",
+         "the ties rule.", "when_set", kind="column, optional", annotation="Hashable | None",
          text="Orders rows with equal scores (ascending) before the ``ties`` rule."),
     _opt("gain", "exp2", GAINS, "NDCG's gain of a label: 2**label - 1 ('exp2') or the label ('linear').",
          "always"),
@@ -148,27 +158,33 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
          "rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a\n"
          "group is not empty; its NDCG is 1 when no row gains anything)."),
     _opt("threshold", None, _check_threshold, "A row is relevant when its label is >= threshold (default: "
-         "> 0).", "when_set", kind="float, optional",
+         "> 0).", "when_set", kind="float, optional", annotation="float | None",
          text="Relevant when ``label >= threshold`` instead of ``label > 0``."),
-    _opt("min_size", 0, check_min_count, "GAUC leaves out groups with fewer rows.", "when_set"),
-    _opt("min_pos", 0, check_min_count, "GAUC leaves out groups with fewer relevant rows.", "when_set"),
-    _opt("min_neg", 0, check_min_count, "GAUC leaves out groups with fewer non-relevant rows.", "when_set"),
-    _opt("sample_weight", None, _check_column, "A column of per-row weights; a pair weighs w_i * w_j.", "when_set"),
+    _opt("min_size", None, check_min_count, "GAUC leaves out groups with fewer rows.", "when_set",
+         annotation="int | None"),
+    _opt("min_pos", None, check_min_count, "GAUC leaves out groups with fewer relevant rows.", "when_set",
+         annotation="int | None"),
+    _opt("min_neg", None, check_min_count, "GAUC leaves out groups with fewer non-relevant rows.", "when_set",
+         annotation="int | None"),
+    _opt("sample_weight", None, _check_column, "A column of per-row weights; a pair weighs w_i * w_j.", "when_set",
+         annotation="Hashable | None"),
     _opt("engine", "numpy", GAUC_ENGINES, "'numpy' computes every group at once; 'sklearn' calls roc_auc_score "
          "per group (a slow cross-check)."),
-    _opt("max_fpr", None, _check_max_fpr, "Standardized partial AUC up to this false-positive rate (McClish)."),
+    _opt("max_fpr", None, _check_max_fpr, "Standardized partial AUC up to this false-positive rate (McClish).",
+         annotation="float | None"),
     _opt("nan_policy", "raise", NAN_POLICIES, "Missing values raise, or their rows are dropped and counted."),
-    _opt("progress", False, _check_flag, "Show a progress bar (needs tqdm) for the per-group sklearn loop."),
+    _opt("progress", False, _check_flag, "Show a progress bar (needs tqdm) for the per-group sklearn loop.",
+         annotation="bool"),
     # counterfactual (inverse-propensity) metrics: the checks are in core/metrics/ips.py
     _opt("position", None, _check_column, "The column of each row's logged display position (IPS metrics).",
-         "when_set"),
+         "when_set", annotation="Hashable | None"),
     _opt("propensity", None, check_propensity, "Examination propensity "
          "of a logged position: a PropensityTable (or Series indexed by position), a column, or a callable "
-         "of the array of positions.", "when_set"),
+         "of the array of positions.", "when_set", annotation="PropensityLike"),
     _opt("clip", 0.01, check_clip, "IPS metrics weigh a click 1 / "
-         "max(propensity, clip).", "always"),
+         "max(propensity, clip).", "always", annotation="float"),
     _opt("snips", False, check_snips, "Self-normalized IPS: divide by the IPS weight of the clicks instead "
-         "of the number of groups.", "always"),
+         "of the number of groups.", "always", annotation="bool"),
 )}
 
 
@@ -230,7 +246,7 @@ class Options:
             value = getattr(self, name)
             if name == "weight":
                 value = self.weight_for(spec) if isinstance(self.weight_for(spec), str) else "custom"
-            elif opt.shown == "when_set" and (value is None or value == opt.default):
+            elif opt.shown == "when_set" and (value is None or value == opt.check(opt.default, name, self.func)):
                 continue
             elif name == "propensity" and callable(getattr(value, "lookup", None)):
                 value = repr(value)  # a propensity table: its words ("table of 5 positions")

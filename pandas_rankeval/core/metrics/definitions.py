@@ -18,7 +18,7 @@ from . import ips
 from ..kernels.calibration import ece_combine, ece_rows, logloss_rows, ne_combine, ne_rows, pcoc_rows
 from ..kernels.ranked import Part, Selection, ap_per_group, auc_per_group, build_ideal, dcg_per_group, hit_first_block, hit_per_group, hits_per_group, idcg_from_counts, idcg_per_group, rr_first_block, rr_per_group, sum_in_rank_order
 from ..ranking.tie_blocks import Ranking, log_factorial
-from .metric import EvaluationView, KernelInput, Metric, NameParam
+from .metric import Cut, EvaluationView, Kernel, KernelInput, Metric, NameParam, Pooled, Reading
 from .sklearn_auc import sklearn_group_auc
 
 __all__ = [
@@ -481,92 +481,545 @@ def _bins_parts(bins: int | float | None) -> int:
     return int(bins)  # type: ignore[arg-type]
 
 
+_AUC_DOC = """Global AUC over all rows (the Mann-Whitney statistic).
+
+    Parameters
+    ----------
+{frame}
+    label : column
+        Relevance: bool, 0/1 or graded; a row is relevant when its label is > 0
+        (or >= ``threshold``).
+    score : column
+        The model's score; higher ranks first.
+    sample_weight : column, optional
+        Per-row weights; a (positive, negative) pair weighs ``w_i * w_j``, as
+        sklearn's ``sample_weight``. When the relevant or the non-relevant rows
+        weigh 0 in total, no pair has weight: NaN with a warning
+        (``.coverage.n_zero_weight`` is 1).
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        A tied (positive, negative) pair counts 1/2, 0 or 1.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule applies.
+{threshold}
+    max_fpr : float in (0, 1], optional
+        Standardized partial AUC up to this false-positive rate (McClish),
+        computed by sklearn. Needs every row in one place: refused on a Dask or
+        Spark frame (and a polars LazyFrame), before any work.
+{nan_policy}
+{engine_options}
+
+    Returns
+    -------
+    auc : MetricResult
+        A float; NaN with a warning when only one class is present.
+
+    Notes
+    -----
+    AUC = (sum over relevant i, non-relevant j of [s_i > s_j] + 1/2 [s_i = s_j]) / (P N),
+    which equals ``sklearn.metrics.roc_auc_score``. It costs one sort of the scores; over
+    partitions (Dask, Spark) the (relevant, non-relevant) rows are counted per distinct
+    score, range-partitioned and chained in score order in exact integers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"click": [1, 0, 1, 0], "score": [0.9, 0.8, 0.4, 0.4]})
+    >>> pre.auc(df, label="click", score="score")
+    0.625
+    """
+
+
+_GAUC_DOC = """Group AUC: the weighted mean of the per-group AUC (the DIN paper's GAUC).
+
+    Parameters
+    ----------
+{frame}
+{group}
+    label, score : column
+        Relevance (> 0 or >= ``threshold`` is relevant) and the model's score.
+    weight : {"count", "clicks", "log1p", "uniform"}, column, Series or callable, optional
+        Group weights: rows, relevant rows, ``log(1 + rows)``, 1, the per-group
+        sum of a column, a Series indexed by group key, or a callable that takes
+        the per-group statistics frame (columns ``n``, ``positives``,
+        ``negatives``, indexed by group key) and returns one weight per group.
+        None (the default) is "count". A name that is also a column of ``df``
+        (say a column ``"count"``) is ambiguous and raises an error that shows
+        how to ask for either.
+    min_size, min_pos, min_neg : int, optional
+        Leave out groups with fewer rows / relevant rows / non-relevant rows.
+    sample_weight : column, optional
+        Per-row weights inside each group's AUC (pairs weigh ``w_i * w_j``). A
+        group whose relevant or non-relevant rows weigh 0 in total has no AUC: it
+        is skipped, on both engines, and counted in ``.coverage.n_zero_weight``.
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        A tied pair counts 1/2, 0 or 1.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) first.
+    threshold : float, optional
+        Relevant when ``label >= threshold``.
+    engine : {"numpy", "sklearn"}, default="numpy"
+        "numpy" computes every group at once from one sort; "sklearn" calls
+        ``roc_auc_score`` per group (slow; a cross-check). ``max_fpr`` always
+        uses sklearn.
+    max_fpr : float in (0, 1], optional
+        Per-group standardized partial AUC (McClish), from sklearn.
+{nan_policy}
+    progress : bool, default=False
+        Show a progress bar (needs tqdm) for the per-group sklearn loop
+        (``engine="sklearn"`` or ``max_fpr``); the numpy engine needs none.
+{engine_options}
+
+    Returns
+    -------
+    gauc : MetricResult
+        A float with ``.coverage``: groups used, skipped for having one class
+        only or for the filters, and the share of rows and positives skipped.
+        NaN with a warning when no group is eligible; a warning when skipped
+        groups hold more than 10% of the rows.
+
+    Notes
+    -----
+    GAUC = sum_g w_g AUC_g / sum_g w_g over the groups with both classes that
+    pass the filters; other groups are in neither sum. Ties as in :func:`auc`.
+
+    Examples
+    --------
+    A user with 80 rows at AUC 0.7 and one with 20 rows at AUC 0.6:
+
+    >>> import numpy as np, pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> def user(uid, n, pos, auc):
+    ...     # pos positives above a fraction auc of the negatives, in one tie-free list
+    ...     neg = n - pos
+    ...     below = round(auc * neg)
+    ...     scores = np.r_[np.full(pos, below - 0.5), np.arange(neg)]
+    ...     return pd.DataFrame({"user": uid, "click": [1] * pos + [0] * neg, "score": scores})
+    >>> df = pd.concat([user("A", 80, 10, 0.7), user("B", 20, 5, 0.6)])
+    >>> pre.gauc(df, group="user", label="click", score="score")
+    0.68
+    >>> round(pre.gauc(df, group="user", label="click", score="score", weight="uniform"), 4)
+    0.65
+    >>> print(pre.gauc(df, group="user", label="click", score="score").coverage)
+    2 of 2 groups used
+    """
+
+
+_MRR_DOC = """Mean reciprocal rank of the first relevant row (MRR, MRR@k).
+
+    Parameters
+    ----------
+{list_params}
+    k : int or None, default=None
+        Only the first k rows count: RR is 0 when no relevant row is among them.
+{common_params}
+
+    Returns
+    -------
+    mrr : MetricResult
+
+    Notes
+    -----
+    RR = 1 / rank of the first relevant row. With ties, m rows strictly above
+    the block that holds the first relevant row, t rows in it and p relevant:
+    E[RR] = sum_{{j=1..t-p+1}} C(t-j, p-1) / C(t, p) / (m + j), exact.
+
+    Examples
+    --------
+    First relevant rows at ranks 1, 3 and 5:
+
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({
+    ...     "q": [1] * 1 + [2] * 3 + [3] * 5,
+    ...     "rel": [1] + [0, 0, 1] + [0, 0, 0, 0, 1],
+    ...     "score": [9] + [9, 8, 7] + [9, 8, 7, 6, 5],
+    ... })
+    >>> round(pre.mrr(df, group="q", label="rel", score="score"), 3)
+    0.511
+    >>> round(pre.mrr(df, group="q", label="rel", score="score", k=3), 3)
+    0.444
+    """
+
+
+_NDCG_DOC = """Normalized discounted cumulative gain at k (NDCG@k), graded labels welcome.
+
+    Parameters
+    ----------
+{frame}
+{group}
+{list_label}
+        Graded labels (0, 1, 2, ...) are used as gains; negative labels are an error.
+{list_score}
+    k : int or None, default=None
+        Cutoff. None (the default) is the whole list, as the metric name
+        ``"ndcg"`` in :func:`report` and sklearn's ``ndcg_score``; ``k=10`` is
+        NDCG@10, the name ``"ndcg@10"``. A k larger than a group uses the whole group.
+    gain : {{"exp2", "linear"}}, default="exp2"
+        ``2**label - 1`` (Burges) or ``label`` (trec_eval, sklearn).
+{list_order}
+{threshold}
+        For NDCG, rows with a label below ``threshold`` gain nothing (graded labels
+        at or above it keep their gain).
+{list_empty}
+{nan_policy}
+{engine_options}
+
+    Returns
+    -------
+    ndcg : MetricResult
+
+    Notes
+    -----
+    DCG@k = sum_{{i<=k}} gain_i / log2(i + 1); NDCG = DCG@k / IDCG@k, IDCG from the
+    group's own labels sorted descending. Expected ties give each row of a tied
+    block the block's mean gain over the discounts of the positions it occupies,
+    which equals ``sklearn.metrics.ndcg_score`` (linear gain).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": [1, 1, 1], "rel": [0, 1, 2], "score": [3, 2, 1]})
+    >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear"), 4)
+    0.6199
+    >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear", k=2), 4)
+    0.2398
+    """
+
+
+_AVERAGE_PRECISION_DOC = """Mean average precision (MAP, MAP@k): the mean over groups of AP@k.
+
+    Parameters
+    ----------
+{list_params}
+    k : int or None, default=None
+        Only relevant rows within the first k count.
+    denominator : {{"relevant", "min_k"}}, default="relevant"
+        Divide by all relevant rows of the group (trec_eval, ranx) or by
+        ``min(relevant rows, k)`` (Spark, RecBole).
+{common_params}
+
+    Returns
+    -------
+    map : MetricResult
+
+    Notes
+    -----
+    AP@k = (1/D) sum over relevant rows at rank i <= k of precision@i. Under ties,
+    the exact expectation over the orderings of each tied block, in closed form.
+
+    Examples
+    --------
+    The list [relevant, not, relevant, not, relevant]:
+
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> round(pre.average_precision(df, group="q", label="rel", score="score"), 3)
+    0.756
+    """
+
+
+_PRECISION_DOC = """Precision at k: relevant rows among the first k, divided by k.
+
+    Parameters
+    ----------
+{list_params}
+    k : int, default=10
+        The cutoff; a group shorter than k still divides by k (trec_eval).
+{common_params}
+
+    Returns
+    -------
+    precision : MetricResult
+
+    Notes
+    -----
+    When a tied block of t rows with p relevant straddles the cutoff and r of its
+    rows fall within k, it contributes r * p / t expected relevant rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> [round(pre.precision(df, group="q", label="rel", score="score", k=k), 2) for k in (1, 3, 5)]
+    [1.0, 0.67, 0.6]
+    """
+
+
+_RECALL_DOC = """Recall at k: relevant rows among the first k, divided by the group's relevant rows.
+
+    Parameters
+    ----------
+{list_params}
+    k : int, default=10
+        The cutoff.
+{common_params}
+
+    Returns
+    -------
+    recall : MetricResult
+
+    Notes
+    -----
+    Ties as in :func:`precision`: a straddling block contributes r * p / t.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> round(pre.recall(df, group="q", label="rel", score="score", k=3), 4)
+    0.6667
+    """
+
+
+_HIT_RATE_DOC = """Hit rate at k: the share of groups with a relevant row among the first k.
+
+    Parameters
+    ----------
+{list_params}
+    k : int, default=10
+        The cutoff.
+{common_params}
+
+    Returns
+    -------
+    hit_rate : MetricResult
+
+    Notes
+    -----
+    When a tied block of t rows with p relevant straddles the cutoff and r of its
+    rows fall within k, the chance that none of its relevant rows is among them
+    is C(t-p, r) / C(t, r) (exact, no sampling).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> pre.hit_rate(df, group="q", label="rel", score="score", k=1)
+    1.0
+    """
+
+
+_IPS_DCG_DOC = """Inverse-propensity DCG@k of a new score column on a click log (unnormalized).
+
+    Parameters
+    ----------
+{list_params}
+    k : int or None, default=None
+        The cutoff; None: the whole list.
+{ips_params}
+{common_params}
+
+    Returns
+    -------
+    ips_dcg : MetricResult
+
+    Notes
+    -----
+    IPS-DCG@k = sum over clicked rows i with new rank r_i <= k of
+    1 / (log2(r_i + 1) max(propensity(position_i), clip)), averaged over groups. Unnormalized:
+    dividing by an ideal DCG of the logged clicks can invert the order of two rankers (Jeunen et
+    al., KDD 2024).
+
+{ips_notes}
+
+    Examples
+    --------
+{ips_example}
+    >>> pre.ips_dcg(df, group="s", label="click", score="new", position="pos", propensity=prop)
+    4.0
+    >>> pre.ips_dcg(df, group="s", label="click", score="old", position="pos", propensity=prop)
+    2.0
+    """
+
+
+_IPS_PRECISION_DOC = """Inverse-propensity precision@k: IPS-weighted clicks in the new top k, over k.
+
+    Parameters
+    ----------
+{list_params}
+    k : int, default=10
+        The cutoff; a group shorter than k still divides by k.
+{ips_params}
+{common_params}
+
+    Returns
+    -------
+    ips_precision : MetricResult
+
+    Notes
+    -----
+    IPS-P@k = (1/k) sum over clicked rows in the new top k of 1 / max(propensity, clip); a tied
+    block that k cuts after r of its t rows contributes r / t of its summed weight.
+
+{ips_notes}
+
+    Examples
+    --------
+{ips_example}
+    >>> pre.ips_precision(df, group="s", label="click", score="new", position="pos", propensity=prop, k=2)
+    2.0
+    """
+
+
+_IPS_HIT_RATE_DOC = """Inverse-propensity hit rate@k: the IPS estimate of the clicked rows in the new top k.
+
+    Parameters
+    ----------
+{list_params}
+    k : int, default=10
+        The cutoff.
+{ips_params}
+{common_params}
+
+    Returns
+    -------
+    ips_hit_rate : MetricResult
+
+    Notes
+    -----
+    Per group, sum over clicked rows in the new top k of 1 / max(propensity, clip): the unbiased
+    estimate of the relevant rows the new top k holds, which is the hit rate@k of a group with at
+    most one relevant row (one click per session, the usual click log). With several relevant
+    rows it counts each: the hit rate (whether any relevant row is in the top k) is not linear in
+    the relevance of the rows, and no inverse-propensity estimate of it is both unbiased and
+    bounded. With ``snips=True`` it is the IPS-weighted share of the clicks that the new top k
+    holds. Ties as in :func:`ips_precision`; it is k times ``ips_precision@k``.
+
+{ips_notes}
+
+    Examples
+    --------
+{ips_example}
+    >>> pre.ips_hit_rate(df, group="s", label="click", score="new", position="pos", propensity=prop, k=1)
+    4.0
+    >>> pre.ips_hit_rate(df, group="s", label="click", score="new", position="pos", propensity=prop, k=1,
+    ...                  snips=True)
+    1.0
+    """
+
+
+#: What a metric whose values read each group's own ranking may leave unsorted: the groups that
+#: cannot count; ``top_rows``: also the rows below a group's last relevant row.
+_SKIP = Cut(skip_groups=True)
+_TOP = Cut(skip_groups=True, top_rows=True)
+#: How a counterfactual metric's value reads: a sum of inverse-propensity weights, not a ratio.
+_IPS_READING = Reading(fmt="number")
+
 #: Every metric, in the order of the docs and the CLI's list.
 DEFINITIONS: tuple[Metric, ...] = (
     Metric(
-        "auc", "auc", "global AUC (Mann-Whitney)", _NO_PARAM, "rows", "count",
-        ("ties", "tiebreak", "threshold", "sample_weight", "max_fpr", "nan_policy"), merge="score_counts",
-        per_group="gauc",
+        name="auc", function="auc", summary="global AUC (Mann-Whitney)", doc=_AUC_DOC,
+        eligibility="rows", default_weight="count",
+        options=("sample_weight", "ties", "tiebreak", "threshold", "max_fpr", "nan_policy"),
+        cut=_SKIP, per_group="gauc",
     ),
     Metric(
-        "gauc", "gauc", "group AUC, weighted mean of per-group AUC", _NO_PARAM, "pairs", "count",
-        ("weight", "min_size", "min_pos", "min_neg", "sample_weight", "ties", "tiebreak", "threshold",
-         "engine", "max_fpr", "nan_policy", "progress"), gauc_values, group_column="auc",
+        name="gauc", function="gauc", summary="group AUC, weighted mean of per-group AUC", doc=_GAUC_DOC,
+        eligibility="pairs", default_weight="count",
+        options=("weight", "min_size", "min_pos", "min_neg", "sample_weight", "ties", "tiebreak", "threshold",
+                 "engine", "max_fpr", "nan_policy", "progress"),
+        kernel=Kernel(values=gauc_values), cut=_SKIP, group_column="auc",
     ),
     Metric(
-        "mrr", "mrr", "mean reciprocal rank of the first relevant row", _CUTOFF, "relevant", "uniform",
-        _LIST, rr_values, select=rr_select,
+        name="mrr", function="mrr", summary="mean reciprocal rank of the first relevant row", doc=_MRR_DOC,
+        param=_CUTOFF, eligibility="relevant", options=_LIST,
+        kernel=Kernel(values=rr_values), cut=Cut(skip_groups=True, top_rows=True, select=rr_select),
     ),
     Metric(
-        "ndcg", "ndcg", "normalized discounted cumulative gain", _CUTOFF, "relevant", "uniform",
-        (*_LIST, "gain"), ndcg_values, graded=True,
+        name="ndcg", function="ndcg", summary="normalized discounted cumulative gain", doc=_NDCG_DOC,
+        param=_CUTOFF, eligibility="relevant", options=("gain", *_LIST),
+        kernel=Kernel(values=ndcg_values, graded=True), cut=_TOP,
     ),
     Metric(
-        "map", "average_precision", "mean average precision", _CUTOFF, "relevant", "uniform",
-        (*_LIST, "denominator"), ap_values, aliases=("map", "mean_average_precision", "map_"),
+        name="map", function="average_precision", aliases=("map", "mean_average_precision", "map_"),
+        summary="mean average precision", doc=_AVERAGE_PRECISION_DOC,
+        param=_CUTOFF, eligibility="relevant", options=("denominator", *_LIST),
+        kernel=Kernel(values=ap_values), cut=_TOP,
     ),
     Metric(
-        "precision", "precision", "relevant rows in the top k / k", _CUTOFF_REQUIRED, "relevant", "uniform",
-        _LIST, precision_values,
+        name="precision", function="precision", summary="relevant rows in the top k / k", doc=_PRECISION_DOC,
+        param=_CUTOFF_REQUIRED, eligibility="relevant", options=_LIST,
+        kernel=Kernel(values=precision_values), cut=_TOP,
     ),
     Metric(
-        "recall", "recall", "relevant rows in the top k / relevant rows", _CUTOFF_REQUIRED, "relevant",
-        "uniform", _LIST, recall_values,
+        name="recall", function="recall", summary="relevant rows in the top k / relevant rows", doc=_RECALL_DOC,
+        param=_CUTOFF_REQUIRED, eligibility="relevant", options=_LIST,
+        kernel=Kernel(values=recall_values), cut=_TOP,
     ),
     Metric(
-        "hit_rate", "hit_rate", "share of groups with a relevant row in the top k", _CUTOFF_REQUIRED,
-        "relevant", "uniform", _LIST, hit_rate_values, select=hit_rate_select,
+        name="hit_rate", function="hit_rate", summary="share of groups with a relevant row in the top k",
+        doc=_HIT_RATE_DOC, param=_CUTOFF_REQUIRED, eligibility="relevant", options=_LIST,
+        kernel=Kernel(values=hit_rate_values), cut=Cut(skip_groups=True, top_rows=True, select=hit_rate_select),
     ),
     Metric(
-        "rbp", "rbp", "rank-biased precision: (1 - p) sum of p^(rank - 1) over the relevant rows",
-        NameParam("persistence", "required", 0.8), "relevant", "uniform", _LIST, rbp_values,
-        doc=_RBP_DOC,
+        name="rbp", function="rbp",
+        summary="rank-biased precision: (1 - p) sum of p^(rank - 1) over the relevant rows", doc=_RBP_DOC,
+        param=NameParam("persistence", "required", 0.8), eligibility="relevant", options=_LIST,
+        kernel=Kernel(values=rbp_values), cut=_TOP,
     ),
     Metric(
-        "err", "err", "expected reciprocal rank: sum of R / rank over the rows, R = (2^label - 1) / 16 "
-        "times the chance that no row above stopped the reader", _CUTOFF, "relevant", "uniform", _LIST,
-        err_values, graded=True, block_levels=True, max_label=ERR_MAX_GRADE, doc=_ERR_DOC,
+        name="err", function="err",
+        summary="expected reciprocal rank: sum of R / rank over the rows, R = (2^label - 1) / 16 "
+        "times the chance that no row above stopped the reader", doc=_ERR_DOC,
+        param=_CUTOFF, eligibility="relevant", options=_LIST,
+        kernel=Kernel(values=err_values, graded=True, block_levels=True, max_label=ERR_MAX_GRADE),
     ),
     # counterfactual metrics of a click log (core/metrics/ips.py): a click weighs 1 / max(propensity, clip)
     Metric(
-        "ips_dcg", "ips_dcg", "inverse-propensity DCG: discount of the new rank / propensity of the logged "
-        "position, summed over clicks", _CUTOFF, "relevant", "uniform", (*_LIST, *_IPS), ips.ips_dcg_values,
-        fmt="number", group_factor=ips.snips_factor,
+        name="ips_dcg", function="ips_dcg",
+        summary="inverse-propensity DCG: discount of the new rank / propensity of the logged position, "
+        "summed over clicks", doc=_IPS_DCG_DOC,
+        param=_CUTOFF, eligibility="relevant", options=(*_IPS, *_LIST),
+        kernel=Kernel(values=ips.ips_dcg_values, group_factor=ips.snips_factor), reading=_IPS_READING,
     ),
     Metric(
-        "ips_precision", "ips_precision", "inverse-propensity precision: clicks in the new top k, each "
-        "/ propensity of its logged position, over k", _CUTOFF_REQUIRED, "relevant", "uniform", (*_LIST, *_IPS),
-        ips.ips_precision_values, fmt="number", group_factor=ips.snips_factor,
+        name="ips_precision", function="ips_precision",
+        summary="inverse-propensity precision: clicks in the new top k, each / propensity of its logged "
+        "position, over k", doc=_IPS_PRECISION_DOC,
+        param=_CUTOFF_REQUIRED, eligibility="relevant", options=(*_IPS, *_LIST),
+        kernel=Kernel(values=ips.ips_precision_values, group_factor=ips.snips_factor), reading=_IPS_READING,
     ),
     Metric(
-        "ips_hit_rate", "ips_hit_rate", "inverse-propensity clicks in the new top k (the hit rate of "
-        "one-click groups)", _CUTOFF_REQUIRED, "relevant", "uniform", (*_LIST, *_IPS), ips.ips_hit_rate_values,
-        fmt="number", group_factor=ips.snips_factor,
+        name="ips_hit_rate", function="ips_hit_rate",
+        summary="inverse-propensity clicks in the new top k (the hit rate of one-click groups)",
+        doc=_IPS_HIT_RATE_DOC, param=_CUTOFF_REQUIRED, eligibility="relevant", options=(*_IPS, *_LIST),
+        kernel=Kernel(values=ips.ips_hit_rate_values, group_factor=ips.snips_factor), reading=_IPS_READING,
     ),
     Metric(
-        "logloss", "logloss", "log loss of predicted click probabilities (lower is better)",
-        _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=logloss_rows, higher_is_better=False,
-        direction="lower", bounds=(0.0, math.inf), doc=_LOGLOSS_DOC,
-        nan_reason="the rows weigh 0 in total",
+        name="logloss", function="logloss",
+        summary="log loss of predicted click probabilities (lower is better)", doc=_LOGLOSS_DOC,
+        eligibility="pooled", options=_CALIBRATION, pooled=Pooled(rows=logloss_rows),
+        reading=Reading(direction="lower", bounds=(0.0, math.inf), nan_reason="the rows weigh 0 in total"),
     ),
     Metric(
-        "ne", "ne", "normalized entropy: log loss / entropy of the base click rate (lower is better)",
-        _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=ne_rows, combine=ne_combine,
-        parts=_two_parts, higher_is_better=False, direction="lower", bounds=(0.0, math.inf),
-        doc=_NE_DOC, nan_reason="every row is a click or none is (the base rate has no entropy)",
+        name="ne", function="ne",
+        summary="normalized entropy: log loss / entropy of the base click rate (lower is better)", doc=_NE_DOC,
+        eligibility="pooled", options=_CALIBRATION,
+        pooled=Pooled(rows=ne_rows, combine=ne_combine, parts=_two_parts),
+        reading=Reading(direction="lower", bounds=(0.0, math.inf),
+                        nan_reason="every row is a click or none is (the base rate has no entropy)"),
     ),
     Metric(
-        "pcoc", "pcoc", "predicted over observed clicks, sum p / sum clicks (1 is calibrated)",
-        _NO_PARAM, "pooled", "uniform", _CALIBRATION, rows=pcoc_rows, higher_is_better=False,
-        direction="closer to 1", bounds=(0.0, math.inf), doc=_PCOC_DOC,
-        nan_reason="there is no click to divide by",
+        name="pcoc", function="pcoc",
+        summary="predicted over observed clicks, sum p / sum clicks (1 is calibrated)", doc=_PCOC_DOC,
+        eligibility="pooled", options=_CALIBRATION, pooled=Pooled(rows=pcoc_rows),
+        reading=Reading(direction="closer to 1", bounds=(0.0, math.inf), nan_reason="there is no click to divide by"),
     ),
     Metric(
-        "ece", "ece", "expected calibration error over B equal-width probability bins (lower is better)",
-        NameParam("bins", "optional", 10), "pooled", "uniform", _CALIBRATION, rows=ece_rows,
-        combine=ece_combine, parts=_bins_parts, higher_is_better=False,
-        direction="lower", signflip=False, doc=_ECE_DOC, nan_reason="the rows weigh 0 in total",
-        no_interval="a sample's binned ECE is biased upward, so a bootstrap interval would miss the "
-        "population value; compare() tests differences",
+        name="ece", function="ece",
+        summary="expected calibration error over B equal-width probability bins (lower is better)", doc=_ECE_DOC,
+        param=NameParam("bins", "optional", 10), eligibility="pooled", options=_CALIBRATION,
+        pooled=Pooled(rows=ece_rows, combine=ece_combine, parts=_bins_parts),
+        reading=Reading(
+            direction="lower", signflip=False, nan_reason="the rows weigh 0 in total",
+            no_interval="a sample's binned ECE is biased upward, so a bootstrap interval would miss the "
+            "population value; compare() tests differences",
+        ),
     ),
 )

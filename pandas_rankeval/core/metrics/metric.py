@@ -24,7 +24,10 @@ from ..kernels.calibration import RowInput, RowSums
 from ..kernels.ranked import Ideal, Part, Selection
 from ..ranking.tie_blocks import Ranking
 
-__all__ = ["EvaluationView", "KernelInput", "Metric", "MetricSpec", "NameParam", "ScoreView", "grade_limit"]
+__all__ = [
+    "Cut", "EvaluationView", "Kernel", "KernelInput", "Metric", "MetricSpec", "NameParam", "Pooled", "Reading", "ScoreView",
+    "grade_limit",
+]
 
 #: How the groups of a metric enter its mean (see :mod:`.coverage`): ``"pairs"`` needs a relevant
 #: and a non-relevant row (and passes the min_* filters); ``"relevant"`` needs a relevant row, the
@@ -32,12 +35,6 @@ __all__ = ["EvaluationView", "KernelInput", "Metric", "MetricSpec", "NameParam",
 #: ``"pooled"`` (the calibration metrics) pools the rows of every group: each group adds its row
 #: sums, none is skipped.
 Eligibility = Literal["pairs", "relevant", "rows", "pooled"]
-
-#: How per-partition summaries of a metric add up: ``"group_mean"`` adds the weighted sums of the
-#: per-group values (any partitioning of whole groups); ``"score_counts"`` chains the counts of
-#: (relevant, non-relevant) rows per distinct score (global AUC).
-Merge = Literal["group_mean", "score_counts"]
-
 
 @dataclass(frozen=True)
 class NameParam:
@@ -61,49 +58,92 @@ class NameParam:
         return "0.8" if self.kind == "persistence" else "10"
 
 
-@dataclass(frozen=True)
-class Metric:
-    """One metric of the registry: everything the library knows about it, written once."""
+@dataclass(frozen=True, kw_only=True)
+class Kernel:
+    """How a ranking metric computes its per-group values from one ranked score column."""
 
-    name: str  # the name in metrics=[...] before any "@"
-    function: str  # the public function that computes it alone (pandas_rankeval.<function>)
-    summary: str  # the sentence that documents it (docs, CLI, error messages)
-    param: NameParam
-    eligibility: Eligibility
-    default_weight: str  # weight name used when the call gives weight=None
-    options: tuple[str, ...]  # the options (of core.options.OPTIONS) the metric takes
-    kernel: Callable[[KernelInput], np.ndarray] | None = None  # per-group values; None: global
-    merge: Merge = "group_mean"
+    values: Callable[[KernelInput], np.ndarray]  # one value per group (closed form under ties)
     graded: bool = False  # reads the label levels as gains (NDCG)
-    block_levels: bool = False  # its kernel reads the rows per label level of every tie block (ERR)
+    block_levels: bool = False  # reads the rows per label level of every tie block (ERR)
     #: the largest label it reads as a grade (ERR: 4); a larger one is an error, checked with the
     #: table's other label checks before any sort (:func:`grade_limit`); None: any label
     max_label: float | None = None
-    higher_is_better: bool = True
-    fmt: str = "ratio"  # display: a value in [0, 1] shown to display.precision decimals
-    aliases: tuple[str, ...] = ()  # other public names of its function (map = average_precision)
-    doc: str = ""  # the docstring of a public function the registry writes (persistence metrics)
-    per_group: str | None = None  # per_group evaluates this metric instead (auc: the groups' own AUC)
-    group_column: str | None = None  # per_group's column name of its per-group values (gauc: "auc")
     #: a per-group factor f (None: none): values are divided by f and weights multiplied by it, so the
     #: mean is sum(w v) / sum(w f) (self-normalized IPS)
     group_factor: Callable[[KernelInput], np.ndarray | None] | None = None
-    #: a calibration metric's additive row sums per group (see :mod:`.calibration`); None: a kernel
-    rows: Callable[[RowInput], RowSums] | None = None
-    #: a calibration metric's value from its components' sums (..., parts, 2); None: sums[..., 0, 0] /
-    #: sums[..., 0, 1], the ratio of its one component (and of every ranking metric)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Cut:
+    """Which groups and rows the metric's values need: what the evaluation may leave unsorted."""
+
+    #: its values read each group's own ranking (or, global AUC, the sorted scores) only: the groups
+    #: that cannot count are not sorted (:mod:`.skip`)
+    skip_groups: bool = False
+    #: its tie-free values read only the relevant (or gaining) rows, their offsets and their order:
+    #: the rows below a group's last relevant row are not sorted (:mod:`.kept`)
+    top_rows: bool = False
+    #: per-group values from each group's first block with a relevant row (no sort); None: the
+    #: metric needs a ranking
+    select: Callable[[Selection, int | None], np.ndarray] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pooled:
+    """How a calibration metric pools the rows of every group (see :mod:`.calibration`)."""
+
+    rows: Callable[[RowInput], RowSums]  # additive row sums per group
+    #: its value from its components' sums (..., parts, 2); None: sums[..., 0, 0] / sums[..., 0, 1],
+    #: the ratio of its one component (and of every ranking metric)
     combine: Callable[[np.ndarray], np.ndarray] | None = None
     #: how many (numerator, denominator) components its summary carries, from the name's parameter
     parts: Callable[[int | float | None], int] | None = None
-    direction: Literal["higher", "lower", "closer to 1"] = "higher"  # which value is better
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reading:
+    """How a value reads: which way is better, its range, its display, its intervals and tests."""
+
+    direction: Literal["higher", "lower", "closer to 1"] = "higher"
     bounds: tuple[float, float] = (0.0, 1.0)  # the value's range (intervals are clipped to it)
+    fmt: str = "ratio"  # display: a value in [0, 1] shown to display.precision decimals
     signflip: bool = True  # paired tests by sign flips of per-group differences (else bootstrap)
     nan_reason: str = ""  # why its value is NaN (a calibration metric's warning), where not coverage's
     #: why ``report(ci=...)`` gives it no interval ("" : it has one); its paired tests stay
     no_interval: str = ""
-    #: per-group values from each group's first block with a relevant row (no sort); None: the
-    #: metric needs a ranking
-    select: Callable[[Selection, int | None], np.ndarray] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Metric:
+    """One metric of the registry: everything the library knows about it, written once.
+
+    Its public function (``pandas_rankeval.<function>``: signature from ``param`` and ``options``,
+    docstring ``doc``) is written from the entry by :mod:`pandas_rankeval.api.metrics`.
+    """
+
+    # -- its names and its documentation
+    name: str  # the name in metrics=[...] before any "@"
+    function: str  # the public function that computes it alone (pandas_rankeval.<function>)
+    aliases: tuple[str, ...] = ()  # other public names of its function (map = average_precision)
+    summary: str  # the sentence that documents it (docs, CLI, error messages)
+    #: the public function's numpydoc docstring; ``{placeholders}`` are the shared parameter texts
+    #: of :mod:`pandas_rankeval.api.docs` (braces meant literally are doubled)
+    doc: str
+    param: NameParam = NameParam("cutoff", "none")  # what may follow "@": its function's k, p or bins
+    # -- which groups and options
+    eligibility: Eligibility
+    default_weight: str = "uniform"  # weight name used when the call gives weight=None
+    #: the options (of core.options.OPTIONS) it takes, in the order of its function's keywords
+    options: tuple[str, ...]
+    # -- how it is computed: a kernel over a ranking, pooled row sums, or neither (global AUC)
+    kernel: Kernel | None = None
+    pooled: Pooled | None = None
+    cut: Cut = Cut()
+    # -- how it reads
+    reading: Reading = Reading()
+    # -- per_group
+    per_group: str | None = None  # per_group evaluates this metric instead (auc: the groups' own AUC)
+    group_column: str | None = None  # per_group's column name of its per-group values (gauc: "auc")
 
     @property
     def grouped(self) -> bool:
@@ -113,11 +153,25 @@ class Metric:
     @property
     def needs_ranking(self) -> bool:
         """Reads the sorted scores (every metric but the calibration ones)."""
-        return self.rows is None
+        return self.pooled is None
+
+    @property
+    def graded(self) -> bool:
+        """Reads the label levels as gains (NDCG, ERR)."""
+        return self.kernel is not None and self.kernel.graded
+
+    @property
+    def block_levels(self) -> bool:
+        return self.kernel is not None and self.kernel.block_levels
+
+    @property
+    def max_label(self) -> float | None:
+        return None if self.kernel is None else self.kernel.max_label
 
     def n_parts(self, param: float | None) -> int:
         """The (numerator, denominator) components of its summary (1 for a ranking metric)."""
-        return 1 if self.parts is None else self.parts(param)
+        parts = None if self.pooled is None else self.pooled.parts
+        return 1 if parts is None else parts(param)
 
     @property
     def patterns(self) -> list[str]:

@@ -7,10 +7,11 @@ Dask and Spark modules, the training hooks, the CLI, the docs, error messages) r
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from .definitions import DEFINITIONS
 from .metric import Metric, MetricSpec
@@ -18,11 +19,31 @@ from .metric import Metric, MetricSpec
 __all__ = [
     "Metric", "MetricSpec", "METRICS", "DEFAULT_METRICS", "TABLE_FUNCTIONS", "metric_functions", "metric_of_function",
     "namespace_methods", "public_functions", "parse_metric",
-    "check_sample_weight", "parse_metrics", "sample_weight_error", "valid_names",
+    "check_sample_weight", "parse_metrics", "registered", "sample_weight_error", "valid_names",
 ]
 
 #: Metric name -> its entry, in the order of the definitions.
 METRICS: dict[str, Metric] = {m.name: m for m in DEFINITIONS}
+
+@contextlib.contextmanager
+def registered(*metrics: Metric) -> Iterator[None]:
+    """Add ``metrics`` to the registry for the duration of a ``with`` block, then remove them: a
+    test's throwaway metric, published everywhere the registered ones are (its function, the
+    accessors, the tables, the command line, the docs' lists) while the block runs."""
+    taken = {n for m in METRICS.values() for n in (m.name, m.function, *m.aliases)}
+    for metric in metrics:
+        clash = taken & {metric.name, metric.function, *metric.aliases}
+        if clash:
+            raise ValueError(f"Metric {metric.name!r}: the name(s) {sorted(clash)} are taken by the registry.")
+        taken |= {metric.name, metric.function, *metric.aliases}
+    for metric in metrics:
+        METRICS[metric.name] = metric
+    try:
+        yield
+    finally:
+        for metric in metrics:
+            METRICS.pop(metric.name, None)
+
 
 def valid_names() -> list[str]:
     """Every accepted metric name pattern, for error messages and docs.
@@ -162,7 +183,7 @@ def nan_reason(name: str) -> str:
     """A metric's own reason for a NaN value, by the name a table shows (``"ne"``, ``"ece@10"``,
     ``"where: ne"``); "" when its NaN has the coverage's reasons."""
     metric = METRICS.get(name.rsplit(": ", 1)[-1].split("@")[0])
-    return metric.nan_reason if metric is not None else ""
+    return metric.reading.nan_reason if metric is not None else ""
 
 
 def _placeholders() -> str:

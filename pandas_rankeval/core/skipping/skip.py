@@ -100,11 +100,6 @@ class GroupTable:
         return out
 
 
-#: The metrics whose values are reductions over the ranking of a group's own rows (or, global AUC,
-#: over the sorted scores): a metric added later takes the full sort until it is listed here.
-SKIPPABLE = frozenset({"auc", "gauc", "mrr", "ndcg", "map", "precision", "recall", "hit_rate", "rbp"})
-
-
 def can_skip(opts: Options, specs: list[MetricSpec], keep_order: bool) -> bool:
     """Whether the options let the evaluation sort only the groups that count.
 
@@ -114,7 +109,7 @@ def can_skip(opts: Options, specs: list[MetricSpec], keep_order: bool) -> bool:
     row order (the sorted non-relevant scores are searched, as when it is asked for alone).
     """
     return (
-        all(s.kind in SKIPPABLE for s in specs)
+        all(s.info.cut.skip_groups for s in specs)
         and not keep_order
         and opts.sample_weight is None
         and opts.engine != "sklearn"

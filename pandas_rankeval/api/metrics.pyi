@@ -1,0 +1,1532 @@
+"""Generated from the metric registry by ``python -m pandas_rankeval.api``: do not edit."""
+
+from collections.abc import Hashable
+from typing import Any, Literal
+
+from pandas_rankeval.api.dispatch import EngineOptions, GroupLike, PropensityLike
+from pandas_rankeval.core.inputs.options import WeightLike
+from pandas_rankeval.core.evaluation.result import MetricResult
+
+__all__ = ["auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "hit_rate", "rbp", "err", "ips_dcg", "ips_precision", "ips_hit_rate", "logloss", "ne", "pcoc", "ece", "map", "mean_average_precision", "map_"]
+
+
+def auc(
+    df: Any,
+    *,
+    label: Hashable,
+    score: Hashable,
+    sample_weight: Hashable | None = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    max_fpr: float | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Global AUC over all rows (the Mann-Whitney statistic).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    label : column
+        Relevance: bool, 0/1 or graded; a row is relevant when its label is > 0
+        (or >= ``threshold``).
+    score : column
+        The model's score; higher ranks first.
+    sample_weight : column, optional
+        Per-row weights; a (positive, negative) pair weighs ``w_i * w_j``, as
+        sklearn's ``sample_weight``. When the relevant or the non-relevant rows
+        weigh 0 in total, no pair has weight: NaN with a warning
+        (``.coverage.n_zero_weight`` is 1).
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        A tied (positive, negative) pair counts 1/2, 0 or 1.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule applies.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    max_fpr : float in (0, 1], optional
+        Standardized partial AUC up to this false-positive rate (McClish),
+        computed by sklearn. Needs every row in one place: refused on a Dask or
+        Spark frame (and a polars LazyFrame), before any work.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    auc : MetricResult
+        A float; NaN with a warning when only one class is present.
+
+    Notes
+    -----
+    AUC = (sum over relevant i, non-relevant j of [s_i > s_j] + 1/2 [s_i = s_j]) / (P N),
+    which equals ``sklearn.metrics.roc_auc_score``. It costs one sort of the scores; over
+    partitions (Dask, Spark) the (relevant, non-relevant) rows are counted per distinct
+    score, range-partitioned and chained in score order in exact integers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"click": [1, 0, 1, 0], "score": [0.9, 0.8, 0.4, 0.4]})
+    >>> pre.auc(df, label="click", score="score")
+    0.625
+    """
+
+
+def gauc(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    weight: WeightLike = None,
+    min_size: int | None = None,
+    min_pos: int | None = None,
+    min_neg: int | None = None,
+    sample_weight: Hashable | None = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    engine: Literal["numpy", "sklearn"] = "numpy",
+    max_fpr: float | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
+    progress: bool = False,
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Group AUC: the weighted mean of the per-group AUC (the DIN paper's GAUC).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label, score : column
+        Relevance (> 0 or >= ``threshold`` is relevant) and the model's score.
+    weight : {"count", "clicks", "log1p", "uniform"}, column, Series or callable, optional
+        Group weights: rows, relevant rows, ``log(1 + rows)``, 1, the per-group
+        sum of a column, a Series indexed by group key, or a callable that takes
+        the per-group statistics frame (columns ``n``, ``positives``,
+        ``negatives``, indexed by group key) and returns one weight per group.
+        None (the default) is "count". A name that is also a column of ``df``
+        (say a column ``"count"``) is ambiguous and raises an error that shows
+        how to ask for either.
+    min_size, min_pos, min_neg : int, optional
+        Leave out groups with fewer rows / relevant rows / non-relevant rows.
+    sample_weight : column, optional
+        Per-row weights inside each group's AUC (pairs weigh ``w_i * w_j``). A
+        group whose relevant or non-relevant rows weigh 0 in total has no AUC: it
+        is skipped, on both engines, and counted in ``.coverage.n_zero_weight``.
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        A tied pair counts 1/2, 0 or 1.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) first.
+    threshold : float, optional
+        Relevant when ``label >= threshold``.
+    engine : {"numpy", "sklearn"}, default="numpy"
+        "numpy" computes every group at once from one sort; "sklearn" calls
+        ``roc_auc_score`` per group (slow; a cross-check). ``max_fpr`` always
+        uses sklearn.
+    max_fpr : float in (0, 1], optional
+        Per-group standardized partial AUC (McClish), from sklearn.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    progress : bool, default=False
+        Show a progress bar (needs tqdm) for the per-group sklearn loop
+        (``engine="sklearn"`` or ``max_fpr``); the numpy engine needs none.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    gauc : MetricResult
+        A float with ``.coverage``: groups used, skipped for having one class
+        only or for the filters, and the share of rows and positives skipped.
+        NaN with a warning when no group is eligible; a warning when skipped
+        groups hold more than 10% of the rows.
+
+    Notes
+    -----
+    GAUC = sum_g w_g AUC_g / sum_g w_g over the groups with both classes that
+    pass the filters; other groups are in neither sum. Ties as in :func:`auc`.
+
+    Examples
+    --------
+    A user with 80 rows at AUC 0.7 and one with 20 rows at AUC 0.6:
+
+    >>> import numpy as np, pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> def user(uid, n, pos, auc):
+    ...     # pos positives above a fraction auc of the negatives, in one tie-free list
+    ...     neg = n - pos
+    ...     below = round(auc * neg)
+    ...     scores = np.r_[np.full(pos, below - 0.5), np.arange(neg)]
+    ...     return pd.DataFrame({"user": uid, "click": [1] * pos + [0] * neg, "score": scores})
+    >>> df = pd.concat([user("A", 80, 10, 0.7), user("B", 20, 5, 0.6)])
+    >>> pre.gauc(df, group="user", label="click", score="score")
+    0.68
+    >>> round(pre.gauc(df, group="user", label="click", score="score", weight="uniform"), 4)
+    0.65
+    >>> print(pre.gauc(df, group="user", label="click", score="score").coverage)
+    2 of 2 groups used
+    """
+
+
+def mrr(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    k: int | None = None,
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Mean reciprocal rank of the first relevant row (MRR, MRR@k).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    k : int or None, default=None
+        Only the first k rows count: RR is 0 when no relevant row is among them.
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    mrr : MetricResult
+
+    Notes
+    -----
+    RR = 1 / rank of the first relevant row. With ties, m rows strictly above
+    the block that holds the first relevant row, t rows in it and p relevant:
+    E[RR] = sum_{j=1..t-p+1} C(t-j, p-1) / C(t, p) / (m + j), exact.
+
+    Examples
+    --------
+    First relevant rows at ranks 1, 3 and 5:
+
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({
+    ...     "q": [1] * 1 + [2] * 3 + [3] * 5,
+    ...     "rel": [1] + [0, 0, 1] + [0, 0, 0, 0, 1],
+    ...     "score": [9] + [9, 8, 7] + [9, 8, 7, 6, 5],
+    ... })
+    >>> round(pre.mrr(df, group="q", label="rel", score="score"), 3)
+    0.511
+    >>> round(pre.mrr(df, group="q", label="rel", score="score", k=3), 3)
+    0.444
+    """
+
+
+def ndcg(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    k: int | None = None,
+    gain: Literal["exp2", "linear"] = "exp2",
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Normalized discounted cumulative gain at k (NDCG@k), graded labels welcome.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+        Graded labels (0, 1, 2, ...) are used as gains; negative labels are an error.
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    k : int or None, default=None
+        Cutoff. None (the default) is the whole list, as the metric name
+        ``"ndcg"`` in :func:`report` and sklearn's ``ndcg_score``; ``k=10`` is
+        NDCG@10, the name ``"ndcg@10"``. A k larger than a group uses the whole group.
+    gain : {"exp2", "linear"}, default="exp2"
+        ``2**label - 1`` (Burges) or ``label`` (trec_eval, sklearn).
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+        For NDCG, rows with a label below ``threshold`` gain nothing (graded labels
+        at or above it keep their gain).
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    ndcg : MetricResult
+
+    Notes
+    -----
+    DCG@k = sum_{i<=k} gain_i / log2(i + 1); NDCG = DCG@k / IDCG@k, IDCG from the
+    group's own labels sorted descending. Expected ties give each row of a tied
+    block the block's mean gain over the discounts of the positions it occupies,
+    which equals ``sklearn.metrics.ndcg_score`` (linear gain).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": [1, 1, 1], "rel": [0, 1, 2], "score": [3, 2, 1]})
+    >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear"), 4)
+    0.6199
+    >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear", k=2), 4)
+    0.2398
+    """
+
+
+def average_precision(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    k: int | None = None,
+    denominator: Literal["relevant", "min_k"] = "relevant",
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Mean average precision (MAP, MAP@k): the mean over groups of AP@k.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    k : int or None, default=None
+        Only relevant rows within the first k count.
+    denominator : {"relevant", "min_k"}, default="relevant"
+        Divide by all relevant rows of the group (trec_eval, ranx) or by
+        ``min(relevant rows, k)`` (Spark, RecBole).
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    map : MetricResult
+
+    Notes
+    -----
+    AP@k = (1/D) sum over relevant rows at rank i <= k of precision@i. Under ties,
+    the exact expectation over the orderings of each tied block, in closed form.
+
+    Examples
+    --------
+    The list [relevant, not, relevant, not, relevant]:
+
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> round(pre.average_precision(df, group="q", label="rel", score="score"), 3)
+    0.756
+    """
+
+
+def precision(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    k: int = 10,
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Precision at k: relevant rows among the first k, divided by k.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    k : int, default=10
+        The cutoff; a group shorter than k still divides by k (trec_eval).
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    precision : MetricResult
+
+    Notes
+    -----
+    When a tied block of t rows with p relevant straddles the cutoff and r of its
+    rows fall within k, it contributes r * p / t expected relevant rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> [round(pre.precision(df, group="q", label="rel", score="score", k=k), 2) for k in (1, 3, 5)]
+    [1.0, 0.67, 0.6]
+    """
+
+
+def recall(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    k: int = 10,
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Recall at k: relevant rows among the first k, divided by the group's relevant rows.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    k : int, default=10
+        The cutoff.
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    recall : MetricResult
+
+    Notes
+    -----
+    Ties as in :func:`precision`: a straddling block contributes r * p / t.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> round(pre.recall(df, group="q", label="rel", score="score", k=3), 4)
+    0.6667
+    """
+
+
+def hit_rate(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    k: int = 10,
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Hit rate at k: the share of groups with a relevant row among the first k.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    k : int, default=10
+        The cutoff.
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    hit_rate : MetricResult
+
+    Notes
+    -----
+    When a tied block of t rows with p relevant straddles the cutoff and r of its
+    rows fall within k, the chance that none of its relevant rows is among them
+    is C(t-p, r) / C(t, r) (exact, no sampling).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> pre.hit_rate(df, group="q", label="rel", score="score", k=1)
+    1.0
+    """
+
+
+def rbp(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    p: float = 0.8,
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Rank-biased precision (Moffat & Zobel 2008) with persistence p: the expected rate of
+    relevant rows seen by a user who reads on from each row with probability p.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    p : float in (0, 1), default=0.8
+        Persistence: the chance of reading on to the next row; the metric name is ``"rbp@0.8"``.
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    rbp : MetricResult
+
+    Notes
+    -----
+    RBP = (1 - p) sum_i rel_i p^(i - 1), rel_i = 1 for a relevant row (label > 0, or >=
+    ``threshold``). RBP is linear in each position's relevance, so under ties the expectation
+    over the orderings of a tied block of t rows with r relevant and m rows above it is
+    (r / t) p^m (1 - p^t): exact, in closed form. No cutoff: rows deep in a list weigh p^(i - 1).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1], "score": [3, 2, 1]})
+    >>> pre.rbp(df, group="q", label="rel", score="score", p=0.5)
+    0.625
+    """
+
+
+def err(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    k: int | None = None,
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Expected reciprocal rank (Chapelle et al. 2009): the expected inverse rank at which a
+    reader, who stops at each row with a chance R that grows with its grade, stops (ERR, ERR@k).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    k : int or None, default=None
+        Only the first k rows count (``"err@10"``); None is the whole list (``"err"``).
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    err : MetricResult
+
+    Notes
+    -----
+    ERR@k = sum_{r <= k} (R_r / r) prod_{i < r} (1 - R_i), R = (2^label - 1) / 2^4: labels are
+    grades 0 to 4 (Chapelle et al.'s scale, fixed as gdeval's, ir_measures' ``ERR@k`` and
+    RankLib's are), so a click (label 1) stops the reader with chance 1/16 and a label above 4 is
+    an error; rows below ``threshold`` have R = 0. The scale does not depend on the table, so every
+    engine and partition gives the same number.
+
+    Under ties the value is the exact mean over every order of each tied block (no sampling): the
+    rows above a block are passed over with chance prod (1 - R), whatever their order, and a
+    block's own part is sum_{i <= d} (a_{i-1} - a_i) / (m + i) with m rows above it, d of its
+    places within k and a_s the mean of prod (1 - R) over its s-row subsets, built from the rows
+    per grade in the block in hypergeometric weights (in log space). A tied block costs
+    O(d * min(d, t)) per grade present (t its rows): cheap with a cutoff; without one, a group of
+    n rows that all tie costs O(n^2).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "grade": [4, 0, 2], "score": [3, 2, 1]})
+    >>> round(pre.err(df, group="q", label="grade", score="score"), 6)  # 15/16 + (1/16)(3/16)/3
+    0.941406
+    """
+
+
+def ips_dcg(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    k: int | None = None,
+    position: Hashable | None = None,
+    propensity: PropensityLike = None,
+    clip: float = 0.01,
+    snips: bool = False,
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Inverse-propensity DCG@k of a new score column on a click log (unnormalized).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    k : int or None, default=None
+        The cutoff; None: the whole list.
+    position : column
+        Each row's display position in the logged ranking (numbers > 0, 1 at the top), by which
+        ``propensity`` is looked up. Not needed when ``propensity`` is a column.
+    propensity : PropensityTable, Series, column or callable
+        The examination propensity of each logged position: the table :func:`propensities`
+        returns (its ``propensity`` column), a Series indexed by position, a column of per-row
+        propensities, or a callable that takes the array of distinct positions and returns their
+        propensities (called once, on the caller's side, whatever the engine). A position the
+        table does not give, and a missing, zero or negative position or propensity, raise an
+        error that names the column and the count.
+    clip : float in [0, 1], default=0.01
+        A click weighs 1 / max(propensity, clip): no click weighs more than 1 / clip (100 by
+        default); 0 turns clipping off. Clipping trades a downward bias at the positions whose
+        propensity is below ``clip`` for a bounded variance.
+    snips : bool, default=False
+        Self-normalized IPS: divide by the summed IPS weight of the clicks instead of the number
+        of groups: a mean per relevant row, not per group (see Notes).
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    ips_dcg : MetricResult
+
+    Notes
+    -----
+    IPS-DCG@k = sum over clicked rows i with new rank r_i <= k of
+    1 / (log2(r_i + 1) max(propensity(position_i), clip)), averaged over groups. Unnormalized:
+    dividing by an ideal DCG of the logged clicks can invert the order of two rankers (Jeunen et
+    al., KDD 2024).
+
+    Under the position-based model a click needs an examination, whose probability depends on
+    the logged position only (the propensity, relative to position 1), and relevance, which
+    depends on the row only. Then E[click / propensity] is the row's relevance (times the
+    examination of position 1), whatever position it was shown at, so the metric estimates
+    without bias the value the new ranking would have on the true relevance (Joachims et al.,
+    WSDM 2017), as long as the propensities are right and at least ``clip``.
+
+    Ties: a tied block spreads its summed IPS gain evenly over the ranks it holds, the exact
+    expectation over the orderings of the tie (as DCG). Groups with no click score 0 and count
+    (``empty="zero"``, the default, which the estimate needs: ``empty="skip"`` conditions on a
+    click, a bias the weights do not undo).
+
+    ``snips=True`` divides each group's value by the summed IPS weight W_g of its clicks and
+    multiplies its weight by W_g: the result is sum_g w_g v_g / sum_g w_g W_g, a ratio of sums
+    over groups (additive over partitions and bootstrap replicates), the IPS-weighted mean over
+    clicks of the gain the new ranking gives a clicked row. Its estimand is another one: the
+    mean gain per relevant row, sum_i rel_i gain_i / sum_i rel_i, not per group. The denominator
+    is the same for every score column of one log, so the ratio of two models' SNIPS values
+    estimates the ratio of their IPS estimands, and both rank models alike. It does not depend on
+    the scale of the propensities and has a far smaller variance, at the cost of a bias that
+    vanishes with many groups. (Times the logged clicks per group it is not the IPS value: that
+    factor is biased by how often relevant rows were examined.)
+
+    Examples
+    --------
+    One session: the logged ranker showed three rows at positions 1, 2, 3 (propensities 1, 0.5,
+    0.25) and the row at position 3 was clicked. The logged order (``old``) and a new score that
+    puts the clicked row first:
+
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"s": 1, "pos": [1, 2, 3], "click": [0, 0, 1],
+    ...                    "old": [3, 2, 1], "new": [2, 1, 3]})
+    >>> prop = pd.Series([1.0, 0.5, 0.25], index=[1, 2, 3])
+    >>> pre.ips_dcg(df, group="s", label="click", score="new", position="pos", propensity=prop)
+    4.0
+    >>> pre.ips_dcg(df, group="s", label="click", score="old", position="pos", propensity=prop)
+    2.0
+    """
+
+
+def ips_precision(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    k: int = 10,
+    position: Hashable | None = None,
+    propensity: PropensityLike = None,
+    clip: float = 0.01,
+    snips: bool = False,
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Inverse-propensity precision@k: IPS-weighted clicks in the new top k, over k.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    k : int, default=10
+        The cutoff; a group shorter than k still divides by k.
+    position : column
+        Each row's display position in the logged ranking (numbers > 0, 1 at the top), by which
+        ``propensity`` is looked up. Not needed when ``propensity`` is a column.
+    propensity : PropensityTable, Series, column or callable
+        The examination propensity of each logged position: the table :func:`propensities`
+        returns (its ``propensity`` column), a Series indexed by position, a column of per-row
+        propensities, or a callable that takes the array of distinct positions and returns their
+        propensities (called once, on the caller's side, whatever the engine). A position the
+        table does not give, and a missing, zero or negative position or propensity, raise an
+        error that names the column and the count.
+    clip : float in [0, 1], default=0.01
+        A click weighs 1 / max(propensity, clip): no click weighs more than 1 / clip (100 by
+        default); 0 turns clipping off. Clipping trades a downward bias at the positions whose
+        propensity is below ``clip`` for a bounded variance.
+    snips : bool, default=False
+        Self-normalized IPS: divide by the summed IPS weight of the clicks instead of the number
+        of groups: a mean per relevant row, not per group (see Notes).
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    ips_precision : MetricResult
+
+    Notes
+    -----
+    IPS-P@k = (1/k) sum over clicked rows in the new top k of 1 / max(propensity, clip); a tied
+    block that k cuts after r of its t rows contributes r / t of its summed weight.
+
+    Under the position-based model a click needs an examination, whose probability depends on
+    the logged position only (the propensity, relative to position 1), and relevance, which
+    depends on the row only. Then E[click / propensity] is the row's relevance (times the
+    examination of position 1), whatever position it was shown at, so the metric estimates
+    without bias the value the new ranking would have on the true relevance (Joachims et al.,
+    WSDM 2017), as long as the propensities are right and at least ``clip``.
+
+    Ties: a tied block spreads its summed IPS gain evenly over the ranks it holds, the exact
+    expectation over the orderings of the tie (as DCG). Groups with no click score 0 and count
+    (``empty="zero"``, the default, which the estimate needs: ``empty="skip"`` conditions on a
+    click, a bias the weights do not undo).
+
+    ``snips=True`` divides each group's value by the summed IPS weight W_g of its clicks and
+    multiplies its weight by W_g: the result is sum_g w_g v_g / sum_g w_g W_g, a ratio of sums
+    over groups (additive over partitions and bootstrap replicates), the IPS-weighted mean over
+    clicks of the gain the new ranking gives a clicked row. Its estimand is another one: the
+    mean gain per relevant row, sum_i rel_i gain_i / sum_i rel_i, not per group. The denominator
+    is the same for every score column of one log, so the ratio of two models' SNIPS values
+    estimates the ratio of their IPS estimands, and both rank models alike. It does not depend on
+    the scale of the propensities and has a far smaller variance, at the cost of a bias that
+    vanishes with many groups. (Times the logged clicks per group it is not the IPS value: that
+    factor is biased by how often relevant rows were examined.)
+
+    Examples
+    --------
+    One session: the logged ranker showed three rows at positions 1, 2, 3 (propensities 1, 0.5,
+    0.25) and the row at position 3 was clicked. The logged order (``old``) and a new score that
+    puts the clicked row first:
+
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"s": 1, "pos": [1, 2, 3], "click": [0, 0, 1],
+    ...                    "old": [3, 2, 1], "new": [2, 1, 3]})
+    >>> prop = pd.Series([1.0, 0.5, 0.25], index=[1, 2, 3])
+    >>> pre.ips_precision(df, group="s", label="click", score="new", position="pos", propensity=prop, k=2)
+    2.0
+    """
+
+
+def ips_hit_rate(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    k: int = 10,
+    position: Hashable | None = None,
+    propensity: PropensityLike = None,
+    clip: float = 0.01,
+    snips: bool = False,
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Inverse-propensity hit rate@k: the IPS estimate of the clicked rows in the new top k.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    k : int, default=10
+        The cutoff.
+    position : column
+        Each row's display position in the logged ranking (numbers > 0, 1 at the top), by which
+        ``propensity`` is looked up. Not needed when ``propensity`` is a column.
+    propensity : PropensityTable, Series, column or callable
+        The examination propensity of each logged position: the table :func:`propensities`
+        returns (its ``propensity`` column), a Series indexed by position, a column of per-row
+        propensities, or a callable that takes the array of distinct positions and returns their
+        propensities (called once, on the caller's side, whatever the engine). A position the
+        table does not give, and a missing, zero or negative position or propensity, raise an
+        error that names the column and the count.
+    clip : float in [0, 1], default=0.01
+        A click weighs 1 / max(propensity, clip): no click weighs more than 1 / clip (100 by
+        default); 0 turns clipping off. Clipping trades a downward bias at the positions whose
+        propensity is below ``clip`` for a bounded variance.
+    snips : bool, default=False
+        Self-normalized IPS: divide by the summed IPS weight of the clicks instead of the number
+        of groups: a mean per relevant row, not per group (see Notes).
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    ips_hit_rate : MetricResult
+
+    Notes
+    -----
+    Per group, sum over clicked rows in the new top k of 1 / max(propensity, clip): the unbiased
+    estimate of the relevant rows the new top k holds, which is the hit rate@k of a group with at
+    most one relevant row (one click per session, the usual click log). With several relevant
+    rows it counts each: the hit rate (whether any relevant row is in the top k) is not linear in
+    the relevance of the rows, and no inverse-propensity estimate of it is both unbiased and
+    bounded. With ``snips=True`` it is the IPS-weighted share of the clicks that the new top k
+    holds. Ties as in :func:`ips_precision`; it is k times ``ips_precision@k``.
+
+    Under the position-based model a click needs an examination, whose probability depends on
+    the logged position only (the propensity, relative to position 1), and relevance, which
+    depends on the row only. Then E[click / propensity] is the row's relevance (times the
+    examination of position 1), whatever position it was shown at, so the metric estimates
+    without bias the value the new ranking would have on the true relevance (Joachims et al.,
+    WSDM 2017), as long as the propensities are right and at least ``clip``.
+
+    Ties: a tied block spreads its summed IPS gain evenly over the ranks it holds, the exact
+    expectation over the orderings of the tie (as DCG). Groups with no click score 0 and count
+    (``empty="zero"``, the default, which the estimate needs: ``empty="skip"`` conditions on a
+    click, a bias the weights do not undo).
+
+    ``snips=True`` divides each group's value by the summed IPS weight W_g of its clicks and
+    multiplies its weight by W_g: the result is sum_g w_g v_g / sum_g w_g W_g, a ratio of sums
+    over groups (additive over partitions and bootstrap replicates), the IPS-weighted mean over
+    clicks of the gain the new ranking gives a clicked row. Its estimand is another one: the
+    mean gain per relevant row, sum_i rel_i gain_i / sum_i rel_i, not per group. The denominator
+    is the same for every score column of one log, so the ratio of two models' SNIPS values
+    estimates the ratio of their IPS estimands, and both rank models alike. It does not depend on
+    the scale of the propensities and has a far smaller variance, at the cost of a bias that
+    vanishes with many groups. (Times the logged clicks per group it is not the IPS value: that
+    factor is biased by how often relevant rows were examined.)
+
+    Examples
+    --------
+    One session: the logged ranker showed three rows at positions 1, 2, 3 (propensities 1, 0.5,
+    0.25) and the row at position 3 was clicked. The logged order (``old``) and a new score that
+    puts the clicked row first:
+
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"s": 1, "pos": [1, 2, 3], "click": [0, 0, 1],
+    ...                    "old": [3, 2, 1], "new": [2, 1, 3]})
+    >>> prop = pd.Series([1.0, 0.5, 0.25], index=[1, 2, 3])
+    >>> pre.ips_hit_rate(df, group="s", label="click", score="new", position="pos", propensity=prop, k=1)
+    4.0
+    >>> pre.ips_hit_rate(df, group="s", label="click", score="new", position="pos", propensity=prop, k=1,
+    ...                  snips=True)
+    1.0
+    """
+
+
+def logloss(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    sample_weight: Hashable | None = None,
+    threshold: float | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Log loss (cross-entropy) of predicted click probabilities, pooled over every row.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session: the unit of the group bootstrap and of ``per_group``. The
+        value pools the rows of every group (a group adds its row sums; none is skipped).
+    label : column
+        Clicks: 0/1 or bool. Other labels are an error unless ``threshold`` is given
+        (a click is then ``label >= threshold``).
+    score : column
+        The predicted click probability, in [0, 1]; a value outside (or an infinite one) is an
+        error that names the column, the count and the range seen.
+    sample_weight : column, optional
+        Per-row weights (finite, >= 0); every row weighs 1 by default.
+    threshold : float, optional
+        Reads a graded label as a click when ``label >= threshold``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    logloss : MetricResult
+
+    Notes
+    -----
+    logloss = -sum_i w_i (y_i log p_i + (1 - y_i) log(1 - p_i)) / sum_i w_i, which is
+    ``sklearn.metrics.log_loss(y, p, sample_weight=w)``. p is clipped to [1e-15, 1 - 1e-15]
+    inside the logs, so a wrong prediction of exactly 0 or 1 costs 34.5 nats, not infinity.
+    Lower is better. No sort is needed: each group adds (sum w l, sum w).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"user": [1, 1, 2, 2], "click": [1, 0, 0, 1], "p": [0.8, 0.4, 0.2, 0.5]})
+    >>> round(pre.logloss(df, group="user", label="click", score="p"), 4)
+    0.4126
+    """
+
+
+def ne(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    sample_weight: Hashable | None = None,
+    threshold: float | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Normalized entropy: log loss divided by the entropy of the base click rate of the same rows.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session: the unit of the group bootstrap and of ``per_group``. The
+        value pools the rows of every group (a group adds its row sums; none is skipped).
+    label : column
+        Clicks: 0/1 or bool. Other labels are an error unless ``threshold`` is given
+        (a click is then ``label >= threshold``).
+    score : column
+        The predicted click probability, in [0, 1]; a value outside (or an infinite one) is an
+        error that names the column, the count and the range seen.
+    sample_weight : column, optional
+        Per-row weights (finite, >= 0); every row weighs 1 by default.
+    threshold : float, optional
+        Reads a graded label as a click when ``label >= threshold``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    ne : MetricResult
+
+    Notes
+    -----
+    NE = logloss / H(b), H(b) = -(b log b + (1 - b) log(1 - b)), b = sum w y / sum w (He et al.
+    2014, "Practical lessons from predicting clicks on ads at Facebook"). A model that always
+    predicts the base rate scores 1; lower is better. NaN when every row is a click or none is
+    (b is 0 or 1: no entropy to divide by). Per segment and per group, b is the base rate of
+    that segment's or group's rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"user": [1, 1, 2, 2], "click": [1, 0, 0, 1], "p": [0.8, 0.4, 0.2, 0.5]})
+    >>> round(pre.ne(df, group="user", label="click", score="p"), 4)
+    0.5952
+    """
+
+
+def pcoc(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    sample_weight: Hashable | None = None,
+    threshold: float | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """PCOC: predicted over observed clicks, sum w p / sum w y; 1 is calibrated.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session: the unit of the group bootstrap and of ``per_group``. The
+        value pools the rows of every group (a group adds its row sums; none is skipped).
+    label : column
+        Clicks: 0/1 or bool. Other labels are an error unless ``threshold`` is given
+        (a click is then ``label >= threshold``).
+    score : column
+        The predicted click probability, in [0, 1]; a value outside (or an infinite one) is an
+        error that names the column, the count and the range seen.
+    sample_weight : column, optional
+        Per-row weights (finite, >= 0); every row weighs 1 by default.
+    threshold : float, optional
+        Reads a graded label as a click when ``label >= threshold``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    pcoc : MetricResult
+
+    Notes
+    -----
+    PCOC = sum_i w_i p_i / sum_i w_i y_i. Above 1 the model over-predicts clicks, below 1 it
+    under-predicts; neither side is better, the value closest to 1 is (``compare`` reports the
+    difference and says "closer to 1"). NaN when there is no click. Groups with no click still
+    add their predicted clicks to the numerator.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"user": [1, 1, 2, 2], "click": [1, 0, 0, 1], "p": [0.8, 0.4, 0.2, 0.5]})
+    >>> round(pre.pcoc(df, group="user", label="click", score="p"), 4)
+    0.95
+    """
+
+
+def ece(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    bins: int = 10,
+    sample_weight: Hashable | None = None,
+    threshold: float | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Expected calibration error over equal-width probability bins.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session: the unit of the group bootstrap and of ``per_group``. The
+        value pools the rows of every group (a group adds its row sums; none is skipped).
+    label : column
+        Clicks: 0/1 or bool. Other labels are an error unless ``threshold`` is given
+        (a click is then ``label >= threshold``).
+    score : column
+        The predicted click probability, in [0, 1]; a value outside (or an infinite one) is an
+        error that names the column, the count and the range seen.
+    bins : int, default=10
+        The number of equal-width bins of [0, 1]; the metric name is ``"ece@10"``.
+    sample_weight : column, optional
+        Per-row weights (finite, >= 0); every row weighs 1 by default.
+    threshold : float, optional
+        Reads a graded label as a click when ``label >= threshold``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    ece : MetricResult
+
+    Notes
+    -----
+    ECE = sum_b (W_b / W) |sum_b w p / W_b - sum_b w y / W_b| = sum_b |sum_b w (p - y)| / W over
+    the bins [0, 1/B], (1/B, 2/B], ..., ((B-1)/B, 1] (an edge falls in the bin below it; the
+    edges of ``np.linspace(0, 1, B + 1)``, as ``sklearn.calibration.calibration_curve(strategy=
+    "uniform")`` cuts them), W_b the weight of the rows in
+    bin b, W the weight of every row; empty bins add nothing. Lower is better. Its paired test
+    in ``compare`` is the paired bootstrap (ECE is not a sum over groups).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"user": [1, 1, 2, 2], "click": [1, 0, 0, 1], "p": [0.8, 0.4, 0.2, 0.5]})
+    >>> round(pre.ece(df, group="user", label="click", score="p", bins=2), 4)
+    0.075
+    """
+
+
+map = average_precision
+mean_average_precision = average_precision
+map_ = average_precision
