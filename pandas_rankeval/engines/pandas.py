@@ -20,7 +20,7 @@ from ..core.evaluation.pipeline import evaluate
 from ..core.threads import check_threads, limit_threads
 from ..inference.hashing import key_hash
 from ..summary.extras import evaluation_extras
-from ..summary.partition import _ensure_group_stats, summarize_evaluation
+from ..summary.partition import summarize_evaluation
 from ..summary.plan import Plan
 from ..summary.summary import Summary
 from ..tables.per_group import per_group_table
@@ -62,7 +62,6 @@ def _run(frame: pd.DataFrame, plan: Plan) -> tuple[Summary, dict[str, Any]]:
     )
     key_hashes = None
     if plan.group:
-        _ensure_group_stats(ev)
         if plan.n_replicates and plan.resample == "poisson":
             key_hashes = key_hash(ev.keys)
     summary = summarize_evaluation(ev, plan, key_hashes=key_hashes)

@@ -25,7 +25,6 @@ the same intervals however the replicates are chunked.
 
 from __future__ import annotations
 
-import dataclasses
 import numbers
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
@@ -394,9 +393,7 @@ def row_groups(ev: Evaluation) -> np.ndarray:
 
 def _group_codes(ev: Evaluation) -> np.ndarray:
     """The codes of the groups present, ascending: the order of every per-group array."""
-    if "code" in ev.group_stats:
-        return np.asarray(ev.group_stats["code"])
-    return np.unique(_groups(ev).codes)
+    return np.asarray(ev.group_stats["code"])
 
 
 def strata_of(
@@ -421,8 +418,6 @@ def groups_by_segment(
     """The segment codes present (ascending) and, for each, the indices of its groups."""
     from pandas_rankeval.core.evaluation.records import segment_of_groups
 
-    if "code" not in ev.group_stats:  # only global AUC: no per-group statistics were built
-        ev = dataclasses.replace(ev, group_stats={"code": _group_codes(ev)})
     seg = segment_of_groups(ev, by_cols, func)
     present = np.unique(seg)
     by_seg = np.argsort(seg, kind="stable")

@@ -19,7 +19,7 @@ from ..core.ranking.tie_blocks import global_auc_by
 from ..core.evaluation.records import Evaluation
 from ..core.inputs.validation import internal_error
 from ..inference.hashing import key_hash, poisson_weights
-from .partition import _ensure_group_stats, _segment_keys
+from .partition import _segment_keys
 from .plan import Plan
 from .summary import _plain
 
@@ -60,7 +60,6 @@ def evaluation_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None 
     if not plan.group:  # global AUC alone: its value from the one sort
         out["auc"] = {((), s): float(ev.scores[s].metrics["auc"].value) for s in plan.scores}
         return out
-    _ensure_group_stats(ev)
     keys, row_seg, seg_groups = _pandas_segments(ev, plan)
     auc: dict[tuple, float] = {}
     opts = ev.options

@@ -50,12 +50,6 @@ def _segment_keys(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, list[tuple]]:
     return inv.reshape(-1).astype(np.int64), list(zip(*columns))
 
 
-def _ensure_group_stats(ev: Evaluation) -> None:
-    """Group codes, rows and relevant rows per group, when no group metric built them."""
-    if not ev.group_stats:
-        row_groups(ev)
-
-
 def _graded_rows(ev: Evaluation) -> np.ndarray | None:
     """Per group (ascending code): rows whose label is neither 0 nor 1, when the labels were read
     as grades (a graded metric, NDCG, is asked for) and any is; else None."""
@@ -98,7 +92,6 @@ def summarize_evaluation(
     """
     if not plan.group:
         return _rows_only(ev, plan, missing, n_dropped)
-    _ensure_group_stats(ev)
     stats = ev.group_stats
     n = np.asarray(stats["n"], dtype=np.int64)
     npos = np.asarray(stats["positives"], dtype=np.int64)
@@ -438,7 +431,6 @@ def _partition_moments(pdf: pd.DataFrame, ev: Evaluation, plan: Plan) -> dict[tu
 
     if len(plan.placement_columns) != len(plan.scores):
         raise ValueError("placement_columns needs one column per score column")
-    _ensure_group_stats(ev)
     groups = ev.prepared.encode_groups()
     if groups is None:  # pragma: no cover - a summary always has groups
         raise internal_error("DeLong moments need group codes")

@@ -11,21 +11,49 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
-from ..kernels.ranked import Ideal
 from ..ranking.tie_blocks import Ranking
 from ..inputs.options import Options
 from ..inputs.prepare import Labels, Prepared
 from ..metrics.metric import MetricSpec
 from .result import Coverage, coverage_problem, warn_coverage
 from ..skipping.skip import GroupTable, Part, Selection
-from ..inputs.validation import InputProblem
+from ..inputs.validation import InputProblem, internal_error
 
-__all__ = ["GroupValues", "ScoreEvaluation", "Evaluation", "warn_if_needed", "segment_of_groups"]
+__all__ = ["Cache", "GroupValues", "ScoreEvaluation", "Evaluation", "warn_if_needed", "segment_of_groups"]
+
+T = TypeVar("T")
+
+
+class Cache:
+    """What an evaluation computes once and reads many times, by key: made by ``make`` the first
+    time the key is asked for, then kept for the evaluation's lifetime (no process-wide cache).
+
+    :attr:`Evaluation.cache` holds what the labels and groups decide, the same for every score
+    column (and every round of a training hook): the per-group counts and each row's group, each
+    eligibility rule's groups, each weight option's weights, NDCG's ideal DCG, the IPS gain of every
+    row. A score column's own entries (the IPS gain of each tie block of its ranking) are in its
+    :attr:`ScoreEvaluation.cache`, and go with it. Two score columns reduced on two threads may both
+    make an entry: the same value, kept once.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self) -> None:
+        self._items: dict[Hashable, Any] = {}
+
+    def get(self, key: Hashable, make: Callable[[], T]) -> T:
+        try:
+            return self._items[key]  # type: ignore[no-any-return]
+        except KeyError:
+            return self._items.setdefault(key, make())  # type: ignore[no-any-return]
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._items
 
 
 class GroupValues:
@@ -91,6 +119,7 @@ class ScoreEvaluation:
     selection: Selection | None = None  # first relevant block per kept group (MRR, hit rate: no sort)
     parts: list[tuple[Part, Ranking]] | None = None  # with ``table``: runs of kept groups, ranked
     auc_counts: tuple[float, float, float] | None = None  # global AUC's (U, P, N), computed ahead
+    cache: Cache = field(default_factory=Cache)  # what this column's metrics share (see Cache)
 
 
 @dataclass
@@ -102,20 +131,37 @@ class Evaluation:
     options: Options
     specs: list[MetricSpec]
     scores: dict[Hashable, ScoreEvaluation]
-    group_stats: dict[str, np.ndarray] = field(default_factory=dict)  # n, positives, negatives, code
-    ideal: Ideal | None = None  # label levels per group, sorted (NDCG with many levels)
     table: GroupTable | None = None  # the groups that count (see .skip), decided once per evaluation
     table_decided: bool = False
-    #: what every score column shares, made once (the label-only group arrays: each eligibility
-    #: rule's groups and counts, each weight option's weights): see ``reductions.shared``
-    shared: dict[Hashable, Any] = field(default_factory=dict)
+    cache: Cache = field(default_factory=Cache)  # what every score column shares, made once
     _keys: pd.Index | None = None
+
+    def _count_groups(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        groups = self.prepared.encode_groups()
+        if groups is None:
+            raise internal_error("per-group arrays need group codes")
+        uniq, inv = np.unique(groups.codes, return_inverse=True)
+        inv = inv.reshape(-1)
+        n = np.bincount(inv, minlength=uniq.shape[0]).astype(np.int64)
+        npos = np.bincount(inv, weights=self.labels.rel, minlength=uniq.shape[0]).astype(np.int64)
+        return {"code": uniq, "n": n, "positives": npos, "negatives": n - npos}, inv
+
+    @property
+    def group_stats(self) -> dict[str, np.ndarray]:
+        """Per group, by ascending code (the order of every per-group array): ``code``, ``n``,
+        ``positives``, ``negatives``; counted once, when first asked for."""
+        return self.cache.get("group counts", self._count_groups)[0]
+
+    @property
+    def row_groups(self) -> np.ndarray:
+        """Per row, the index of its group in the per-group arrays (counted with them)."""
+        return self.cache.get("group counts", self._count_groups)[1]
 
     @property
     def keys(self) -> pd.Index:
         """Group keys in the order of every per-group array."""
         if self._keys is None:
-            groups = self.prepared.groups
+            groups = self.prepared.encode_groups()
             if groups is None:  # pragma: no cover - callers without groups never ask
                 raise RuntimeError("this evaluation has no groups")
             self._keys = groups.decode(self.group_stats["code"])

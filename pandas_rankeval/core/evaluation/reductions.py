@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,22 +30,8 @@ from ..skipping.skip import GroupTable
 from ..threads import Workers, one_blas_thread
 from ..inputs.validation import InputProblem, call_user, first_keys, internal_error
 
-T = TypeVar("T")
-
 #: What a weight callable is called with (its errors say it).
 STATS_GIVEN = "the per-group statistics: a frame indexed by group key with columns n, positives, negatives"
-
-
-def shared(ev: Evaluation, key: Hashable, make: Callable[[], T]) -> T:
-    """What every score column of an evaluation shares, made by ``make`` the first time ``key`` is
-    asked for: the group counts are the labels', the same for every score column (and every round
-    of a training hook), so each eligibility rule and each weight option is worked out once per
-    evaluation, not once per metric and model. (Two score columns reduced on two threads may both
-    make it: the same array, kept once.)"""
-    try:
-        return ev.shared[key]  # type: ignore[no-any-return]
-    except KeyError:
-        return ev.shared.setdefault(key, make())  # type: ignore[no-any-return]
 
 
 def group_weights(ev: Evaluation, weight: WeightLike, full: Ranking | GroupTable) -> np.ndarray:
@@ -53,10 +39,10 @@ def group_weights(ev: Evaluation, weight: WeightLike, full: Ranking | GroupTable
     (a name or a Series; a callable is called for each, as the user may expect)."""
     func = ev.options.func
     if isinstance(weight, str):
-        return shared(ev, ("weights", weight), lambda: _weights(weight, ev, full, func))
+        return ev.cache.get(("weights", weight), lambda: _weights(weight, ev, full, func))
     if isinstance(weight, pd.Series):
         # keyed by identity: the Series is held by the options for the evaluation's lifetime
-        return shared(ev, ("weights", id(weight)), lambda: _weights(weight, ev, full, func))
+        return ev.cache.get(("weights", id(weight)), lambda: _weights(weight, ev, full, func))
     return _weights(weight, ev, full, func)
 
 
@@ -260,8 +246,9 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
         # overflow for k >= 2**63 (precision still divides by spec.k)
         k = int(full.n.max())
     weights = group_weights(ev, opts.weight_for(spec), full)
-    elig = shared(ev, ("eligibility", metric.eligibility),
-                  lambda: eligibility(metric.eligibility, full.n, full.npos, opts, wpos=full.wpos, wneg=full.wneg))
+    # the group counts are the labels': each eligibility rule is worked out once per evaluation
+    elig = ev.cache.get(("eligibility", metric.eligibility),
+                        lambda: eligibility(metric.eligibility, full.n, full.npos, opts, wpos=full.wpos, wneg=full.wneg))
 
     def kernel() -> np.ndarray:
         """The metric's per-group values; over the kept groups only when some were skipped (the
@@ -272,7 +259,7 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
             return table.expand(metric.cut.select(se.selection, k), np.nan)
         if se.parts is None:
             raise internal_error("the kept groups have no ranking")
-        used = shared(ev, ("kept used", metric.eligibility), lambda: elig.used[table.kept])
+        used = ev.cache.get(("kept used", metric.eligibility), lambda: elig.used[table.kept])
         values = [
             kern.values(KernelInput(ev, se, prk, spec, k, used[part.lo : part.hi], score, part))
             for part, prk in se.parts
@@ -311,7 +298,7 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
             if factor is not None:
                 values, weights = values / factor, weights * factor
     empty = elig.empty
-    n_empty = shared(ev, ("n_empty", metric.eligibility), lambda: int(empty.sum()))
+    n_empty = ev.cache.get(("n_empty", metric.eligibility), lambda: int(empty.sum()))
     if n_empty and opts.empty == "error":
         raise empty_error(spec.name, n_empty, full.n_groups)
     used = elig.used
@@ -330,22 +317,9 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
 
 
 def row_groups(ev: Evaluation) -> np.ndarray:
-    """Per row, the index of its group in the per-group arrays (ascending code), which are made
-    here (codes, rows, relevant and other rows per group) when no ranking metric made them; the
-    index is kept with them."""
-    groups = ev.prepared.encode_groups()
-    if groups is None:
-        raise internal_error("per-group arrays need group codes")
-    if not ev.group_stats:
-        uniq, inv = np.unique(groups.codes, return_inverse=True)
-        inv = inv.reshape(-1)
-        n = np.bincount(inv, minlength=uniq.shape[0]).astype(np.int64)
-        npos = np.bincount(inv, weights=ev.labels.rel, minlength=uniq.shape[0]).astype(np.int64)
-        ev.group_stats.update(code=uniq, n=n, positives=npos, negatives=n - npos)
-        ev.group_stats["_row_group"] = inv
-    if "_row_group" not in ev.group_stats:
-        ev.group_stats["_row_group"] = np.searchsorted(np.asarray(ev.group_stats["code"]), groups.codes)
-    return ev.group_stats["_row_group"]
+    """Per row, the index of its group in the per-group arrays (ascending code), counted once per
+    evaluation with the per-group counts (:attr:`~.evaluation.Evaluation.row_groups`)."""
+    return ev.row_groups
 
 
 def _bits(x: int) -> int:

@@ -261,33 +261,34 @@ def gains(ev: EvaluationView) -> np.ndarray:
 def idcg(ev: EvaluationView, rk: Ranking, k: int | None, part: Part | None = None) -> np.ndarray:
     """IDCG@k per group (the same for every score column: computed once per k); with ``part``,
     of that run of the groups that count (``ev.table``), as the ranking ``rk`` holds them."""
-    cache_key = f"idcg@{k}" + ("" if part is None else f"/kept{part.lo}-{part.hi}")
-    if cache_key not in ev.group_stats:
-        longest = int(rk.n.max())
-        g = gains(ev)
-        if rk.level_counts is not None:
-            with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                out = idcg_from_counts(rk.level_counts, g, longest, k)
-        else:  # too many (group, level) cells to count densely: sort them instead
-            groups = ev.prepared.groups
-            if groups is None:  # pragma: no cover - list metrics always have groups
-                raise RuntimeError("NDCG needs group codes")
-            if part is not None:
-                ideal = build_ideal(part.row_group, part.hi - part.lo, part.level, ev.labels.n_levels)
-            elif ev.ideal is None:
-                ideal = ev.ideal = build_ideal(groups.codes, groups.n_codes, ev.labels.level, ev.labels.n_levels)
-            else:
-                ideal = ev.ideal
-            with np.errstate(over="ignore", invalid="ignore"):
-                out = idcg_per_group(ideal, g, rk.n_groups, longest, k)
-        if not np.isfinite(out).all():  # a sum of large gains beyond float64
-            raise ValueError(
-                f"{ev.options.func}: the ideal DCG of {int((~np.isfinite(out)).sum()):,} groups overflows "
-                f"float64 (gain={ev.options.gain!r}, largest label {ev.labels.values.max():.6g}). "
-                "Pass gain='linear', or rescale the labels."
-            )
-        ev.group_stats[cache_key] = out
-    return ev.group_stats[cache_key]
+    return ev.cache.get(("idcg", k, None if part is None else (part.lo, part.hi)), lambda: _idcg(ev, rk, k, part))
+
+
+def _idcg(ev: EvaluationView, rk: Ranking, k: int | None, part: Part | None) -> np.ndarray:
+    """:func:`idcg`, computed."""
+    longest = int(rk.n.max())
+    g = gains(ev)
+    if rk.level_counts is not None:
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            out = idcg_from_counts(rk.level_counts, g, longest, k)
+    else:  # too many (group, level) cells to count densely: sort them instead
+        groups = ev.prepared.groups
+        if groups is None:  # pragma: no cover - list metrics always have groups
+            raise RuntimeError("NDCG needs group codes")
+        if part is not None:
+            ideal = build_ideal(part.row_group, part.hi - part.lo, part.level, ev.labels.n_levels)
+        else:
+            ideal = ev.cache.get("ideal", lambda: build_ideal(groups.codes, groups.n_codes, ev.labels.level,
+                                                                ev.labels.n_levels))
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = idcg_per_group(ideal, g, rk.n_groups, longest, k)
+    if not np.isfinite(out).all():  # a sum of large gains beyond float64
+        raise ValueError(
+            f"{ev.options.func}: the ideal DCG of {int((~np.isfinite(out)).sum()):,} groups overflows "
+            f"float64 (gain={ev.options.gain!r}, largest label {ev.labels.values.max():.6g}). "
+            "Pass gain='linear', or rescale the labels."
+        )
+    return out
 
 
 # --------------------------------------------------------------------------- #

@@ -17,7 +17,6 @@ registry binds (:mod:`.definitions`); each option's own check is in :mod:`..inpu
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Hashable
 
 import numpy as np
@@ -91,9 +90,10 @@ def ips_columns(opts: Options) -> list[Hashable]:
 # --------------------------------------------------------------------------- #
 def row_gains(ev: EvaluationView) -> np.ndarray:
     """Every row's IPS gain, in the prepared rows' order (once per evaluation)."""
-    cache = ("__ips__", "gain")  # with the prepared columns: the same rows
-    if cache in ev.prepared.extra:
-        return ev.prepared.extra[cache]
+    return ev.cache.get("ips row gains", lambda: _row_gains(ev))
+
+
+def _row_gains(ev: EvaluationView) -> np.ndarray:
     opts = ev.options
     extra = ev.prepared.extra
     prop = opts.propensity
@@ -116,19 +116,17 @@ def row_gains(ev: EvaluationView) -> np.ndarray:
                 "unknown_position", opts.position, int((~found).sum()),
                 examples=[int(v) if float(v).is_integer() else float(v) for v in missing[:3]],
             )
-    gain = np.where(ev.labels.rel, 1.0 / np.maximum(p, opts.clip), 0.0)
-    ev.prepared.extra[cache] = gain
-    return gain
-
-
-#: Summed IPS gain of every tie block of a ranking (per score column, shared by its metrics).
-_BLOCK_GAINS: weakref.WeakKeyDictionary[Ranking, np.ndarray] = weakref.WeakKeyDictionary()
+    return np.where(ev.labels.rel, 1.0 / np.maximum(p, opts.clip), 0.0)
 
 
 def _block_gains(x: KernelInput) -> np.ndarray:
+    """Summed IPS gain of every tie block of the score column's ranking, once per column (its
+    metrics and the SNIPS factor share it)."""
+    return x.se.cache.get(("ips block gains", None if x.part is None else x.part.lo), lambda: _sum_block_gains(x))
+
+
+def _sum_block_gains(x: KernelInput) -> np.ndarray:
     rk = x.rk
-    if rk in _BLOCK_GAINS:
-        return _BLOCK_GAINS[rk]
     gain = row_gains(x.ev)
     se, groups = x.se, x.ev.prepared.groups
     if se.order is None or se.rank is None or groups is None:  # pragma: no cover - grouped metrics keep them
@@ -149,7 +147,6 @@ def _block_gains(x: KernelInput) -> np.ndarray:
     out = np.bincount(block.reshape(-1), weights=gain, minlength=rk.n_blocks)
     if out.shape[0] != rk.n_blocks:  # pragma: no cover - internal invariant
         raise RuntimeError("IPS block gains and the ranking disagree on the blocks")
-    _BLOCK_GAINS[rk] = out
     return out
 
 

@@ -12,16 +12,16 @@ reads: the records (:mod:`..evaluation.records`) sit a layer above and are passe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
 import numpy as np
 
 from ..inputs.options import Options
 from ..inputs.prepare import Labels, Prepared
 from ..kernels.calibration import RowInput, RowSums
-from ..kernels.ranked import Ideal, Part, Selection
+from ..kernels.ranked import Part, Selection
 from ..ranking.tie_blocks import Ranking
 
 __all__ = [
@@ -35,6 +35,8 @@ __all__ = [
 #: ``"pooled"`` (the calibration metrics) pools the rows of every group: each group adds its row
 #: sums, none is skipped.
 Eligibility = Literal["pairs", "relevant", "rows", "pooled"]
+
+T = TypeVar("T")
 
 @dataclass(frozen=True)
 class NameParam:
@@ -225,16 +227,24 @@ def grade_limit(specs: Sequence[MetricSpec]) -> tuple[float, tuple[str, ...]] | 
     return limit, tuple(dict.fromkeys(s.name for s in limited if s.info.max_label == limit))
 
 
+class CacheView(Protocol):
+    """What a kernel reads of an evaluation's cache (:class:`~..evaluation.records.Cache`): an
+    entry made by ``make`` the first time its key is asked for."""
+
+    def get(self, key: Hashable, make: Callable[[], T]) -> T: ...
+
+
 class EvaluationView(Protocol):
     """What a kernel reads of the evaluation (:class:`~..evaluation.records.Evaluation`, a layer
     above: passed in, not imported): the options, the labels, the prepared columns, and the
-    per-evaluation arrays it computes once (``group_stats``, ``ideal``)."""
+    evaluation's cache (what it computes once: the ideal DCG, the IPS gain of every row)."""
 
     options: Options
     labels: Labels
     prepared: Prepared
-    group_stats: dict[str, np.ndarray]
-    ideal: Ideal | None
+
+    @property
+    def cache(self) -> CacheView: ...
 
 
 class ScoreView(Protocol):
@@ -243,6 +253,9 @@ class ScoreView(Protocol):
 
     order: np.ndarray | None
     rank: np.ndarray | None
+
+    @property
+    def cache(self) -> CacheView: ...  # the score column's own entries (the IPS gain of each tie block)
 
 
 @dataclass(frozen=True)
