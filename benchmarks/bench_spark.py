@@ -139,8 +139,8 @@ def child_spark(path: str, repeats: int, reference: bool, fraction: float = 1.0)
         times.append(time.perf_counter() - t)
     out["spark_s"] = float(np.median(times))
     out["driver_peak_above_base_mb"] = (_vm("VmHWM") - base) / 2**20
-    out["collected_bytes"] = int(prs._LAST.get("collected_bytes", -1))
-    out["buckets"] = int(prs._LAST.get("buckets", -1))
+    out["collected_bytes"] = int(prs.LAST_CALL.get("collected_bytes", -1))
+    out["buckets"] = int(prs.LAST_CALL.get("buckets", -1))
     out["spark"] = _table_json(rep)
 
     if reference:

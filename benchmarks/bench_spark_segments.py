@@ -8,7 +8,7 @@ A report of two models over the default metrics (``auc``, ``gauc``, ``mrr``, ``n
 ``by=`` a segment column (constant within a user) and ``ci=0.95`` (1,000 hashed replicates,
 clustered DeLong for ``auc``), on a ``local[2]`` session, against pandas in this process. Prints
 the median wall times, their ratio, the largest difference between the tables and the bytes of
-summaries the driver collected (``engines.spark.session._LAST``): a bucket's replicate sums are
+summaries the driver collected (``engines.spark.session.LAST_CALL``): a bucket's replicate sums are
 segments x replicates x items x 2 floats (192 MB at 2,000 segments and 6 items) unless reduced on
 the executors. The load average is printed before and after.
 """
@@ -43,7 +43,7 @@ def main() -> None:
 
     import pandas_rankeval as pre
     import pandas_rankeval.spark as prs
-    from pandas_rankeval.engines.spark.session import _LAST, local_session
+    from pandas_rankeval.engines.spark.session import LAST_CALL, local_session
 
     df = make_frame(args.rows, args.segments, users=args.users)
     kw = dict(group="user", label="click", scores=["model_a", "model_b"], by="segment", ci=0.95, n_boot=args.n_boot)
@@ -66,7 +66,7 @@ def main() -> None:
     tp, want = timed(lambda: pre.report(df, **kw))
     ts, got = timed(lambda: prs.report(sdf, buckets=args.buckets, **kw))
     print(f"  pandas {tp:7.2f} s  spark {ts:7.2f} s  ratio {ts / tp:5.2f}x  max diff {max_diff(got, want):.1e}  "
-          f"collected {_LAST.get('collected_bytes', 0) / 1e6:,.1f} MB")
+          f"collected {LAST_CALL.get('collected_bytes', 0) / 1e6:,.1f} MB")
     print(f"load average at end: {os.getloadavg()}")
 
 

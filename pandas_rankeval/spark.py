@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from ._alias import FORWARDED, forward_all
 from .engines.spark import ROWS_PER_BUCKET, local_session
-from .engines.spark.session import _LAST, _fn  # noqa: F401 - read by benchmarks and tests
+from .engines.spark.session import LAST_CALL, functions_of  # noqa: F401 - read by benchmarks and tests
 
 __all__ = ["local_session", *FORWARDED]
 

@@ -33,7 +33,7 @@ except ImportError:  # tests/ imported as a package
 
 import pandas_rankeval as pre
 import pandas_rankeval.spark as prs
-from pandas_rankeval.inference.studentized import _se, studentized_interval
+from pandas_rankeval.inference.studentized import replicate_se, studentized_interval
 
 dd = pytest.importorskip("dask.dataframe")
 import dask  # noqa: E402
@@ -131,9 +131,9 @@ def test_06_standard_error_made_of_rounding_is_zero():
     num, den = w * v, w
     gram = np.array([[(num * num).sum(), (num * den).sum(), (den * den).sum()]])
     r = np.array([[num.sum() / den.sum()]])
-    assert _se(r, np.array([1.0]), np.array([[den.sum()]]), gram)[0] == 0.0
+    assert replicate_se(r, np.array([1.0]), np.array([[den.sum()]]), gram)[0] == 0.0
     reps = np.array([[0.1], [0.3], [0.2], [0.25]])
-    se_reps = np.array([[0.0], [0.1], [0.1], [0.1]])  # what _se gives a replicate of one value
+    se_reps = np.array([[0.0], [0.1], [0.1], [0.1]])  # what replicate_se gives a replicate of one value
     lo, hi = studentized_interval(np.array([0.2]), np.array([0.05]), reps, se_reps, 0.5, bounds=(0.0, 1.0))
     assert (lo[0], hi[0]) == pytest.approx(tuple(np.quantile(reps[:, 0], [0.25, 0.75])))
 
@@ -185,7 +185,7 @@ def test_03_04_11_spark_errors_before_any_job(spark):
     column names; an array key; a weight Series with a repeated key. No job runs."""
     df = pd.DataFrame({"u": [1, 1, 2, 2], "y": [1, 0, 1, 0], "s": [0.3, 0.2, 0.1, 0.4], "count": [1, 2, 3, 4]})
     sdf = spark.createDataFrame(df)
-    F = prs._fn(sdf)
+    F = prs.functions_of(sdf)
     before = _jobs(spark)
     kw = dict(group="u", label="y", score="s")
     with pytest.raises(ValueError, match=r"'weight' parameter of gauc is 'count', which is both a weight name"):

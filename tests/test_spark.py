@@ -148,7 +148,7 @@ def _with_missing(spark, frame):
     """The frame with, in Spark, a null and two NaN scores (s_cont) and one null label."""
     df = frame.reset_index().rename(columns={"index": "rid"})
     sdf = spark.createDataFrame(df)
-    F = prs._fn(sdf)
+    F = prs.functions_of(sdf)
     s = F.col("s_cont")
     s = F.when(F.col("rid") == 3, F.lit(None)).when(F.col("rid").isin(5, 8), F.lit(float("nan"))).otherwise(s)
     y = F.when(F.col("rid") == 8, F.lit(None)).otherwise(F.col("y"))
@@ -167,7 +167,7 @@ def _pandas_with_missing(frame):
 
 def test_missing_values_nulls_and_nan_are_counted(spark, frame):
     sdf, kept = _with_missing(spark, frame)
-    F = prs._fn(sdf)
+    F = prs.functions_of(sdf)
     counts = sdf.agg(F.sum(F.col("s_cont").isNull().cast("int")), F.sum(F.isnan("s_cont").cast("int"))).first()
     assert (counts[0], counts[1]) == (1, 2)  # Spark holds both kinds
     with pytest.raises(ValueError, match=r"Column 'y' has 1 missing value \(NULL or NaN\) \(also missing values in \['s_cont'\]\)"):
@@ -299,14 +299,14 @@ def test_many_segments_reduce_their_replicates_on_the_executors(spark, frame, sd
     bucket's summary is cut into shards of segments, each shard reduced to intervals and
     p-values on an executor; pandas' tables, and the driver collects far less than one
     bucket's replicate sums (segments x replicates x items x 2 floats)."""
-    from pandas_rankeval.engines.spark.session import _LAST
+    from pandas_rankeval.engines.spark.session import LAST_CALL
 
     kw = dict(group="g", label="grade", scores=["s_cont", "s_tie"], metrics=["gauc", "mrr"], n_boot=199, seed=5,
               by="g")
     got = prs.report(sdf, ci=0.9, buckets=4, **kw)
     n_segments = frame["g"].nunique()
     one_bucket = (n_segments // 4) * 199 * 4 * 2 * 8  # a quarter of the segments' replicate sums
-    assert _LAST["collected_bytes"] < one_bucket / 4, (_LAST["collected_bytes"], one_bucket)
+    assert LAST_CALL["collected_bytes"] < one_bucket / 4, (LAST_CALL["collected_bytes"], one_bucket)
     _same_table(got, pre.report(frame, ci=0.9, **kw))
     got = prs.compare(sdf, baseline="s_cont", method="randomization", buckets=4, **kw)
     want = pre.compare(frame, baseline="s_cont", method="randomization", **kw)
@@ -385,7 +385,7 @@ def test_labels_read_as_pandas_reads_them(spark, frame):
     df = frame.assign(flag=frame["y"].astype(bool), fy=frame["grade"].astype(float))
     df.loc[df.index[::9], "fy"] = np.nan  # NaN labels (missing for pandas)
     sdf = spark.createDataFrame(df)
-    sdf = sdf.withColumn("fy", prs._fn(sdf).when(sdf["g"] % 5 == 0, None).otherwise(sdf["fy"]))  # and nulls
+    sdf = sdf.withColumn("fy", prs.functions_of(sdf).when(sdf["g"] % 5 == 0, None).otherwise(sdf["fy"]))  # and nulls
     pdf = sdf.toPandas()  # the same rows, nulls read back as NaN
     kw = dict(metrics=["auc", "gauc", "mrr", "ndcg@5"], scores=["s_tie", "s_int"])
     graded, flag, omit = (dict(label="grade", threshold=1.5), dict(label="flag", threshold=0.5),

@@ -60,15 +60,15 @@ def _check_columns(
 
     ``flags`` names the option that asked for each column (``--group``, ``--score``...): a
     missing column is reported by its option, with the nearest name of the file."""
-    from pandas_rankeval.core.inputs.options import WEIGHT_NAMES, _WEIGHT_MEANINGS
+    from pandas_rankeval.core.inputs.options import WEIGHT_NAMES, WEIGHT_MEANINGS
     from pandas_rankeval.core.inputs.validation import check_columns, closest_name
 
     names = list(available)
     if weight is not None and weight in WEIGHT_NAMES and weight in names:
         raise CLIError(
-            f"--weight {weight} is ambiguous: it is a weight name ({_WEIGHT_MEANINGS[weight][0]}) and "
+            f"--weight {weight} is ambiguous: it is a weight name ({WEIGHT_MEANINGS[weight][0]}) and "
             f"{path} has a column {weight!r}. To weigh groups by that column's per-group sum, rename "
-            f"the column and pass the new name; for {_WEIGHT_MEANINGS[weight][0]}, drop or rename the "
+            f"the column and pass the new name; for {WEIGHT_MEANINGS[weight][0]}, drop or rename the "
             "column (or omit --weight for the defaults: count for gauc, uniform for list metrics)"
         )
     if weight is not None and weight not in WEIGHT_NAMES and weight not in names:

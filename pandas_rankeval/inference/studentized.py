@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["StudentizedStratum", "studentized_fallback", "studentized_interval"]
+__all__ = ["StudentizedStratum", "replicate_se", "studentized_fallback", "studentized_interval"]
 
 #: A statistic: a list of (item index in the stratum, sign).
 Target = Sequence[tuple[int, float]]
@@ -102,7 +102,7 @@ class StudentizedStratum:
             if plan is None:
                 continue
             js, signs, dens, gram_cols = plan
-            se[:, k] = _se(base[:, js], np.array(signs), sums[:, dens], sums[:, gram_cols])
+            se[:, k] = replicate_se(base[:, js], np.array(signs), sums[:, dens], sums[:, gram_cols])
         return np.concatenate([base, se], axis=1)
 
     def point(self) -> np.ndarray:
@@ -115,7 +115,7 @@ class StudentizedStratum:
 _VAR_RTOL = 1024 * np.finfo(np.float64).eps
 
 
-def _se(ratios: np.ndarray, signs: np.ndarray, dens: np.ndarray, gram: np.ndarray) -> np.ndarray:
+def replicate_se(ratios: np.ndarray, signs: np.ndarray, dens: np.ndarray, gram: np.ndarray) -> np.ndarray:
     """Delta-method standard error of ``sum_k s_k R_k`` per replicate.
 
     ``ratios`` and ``dens`` are (b, K); ``gram`` the upper triangle (row-major) of
@@ -152,7 +152,7 @@ def studentized_fallback(se: np.ndarray, reps: np.ndarray, se_reps: np.ndarray) 
     """Per column: the bootstrap-t interval is not defined, the percentile one is used.
 
     That is when the estimate's standard error, or that of a replicate with a defined
-    statistic, is not positive up to rounding (:func:`_se`): its t-statistic would be
+    statistic, is not positive up to rounding (:func:`replicate_se`): its t-statistic would be
     infinite, or made of rounding. A replicate that drew only groups of one value has
     ``se* = 0``; with few groups that happens often. Columns without any standard error
     (global AUC) are not counted here: they take the percentile interval anyway.

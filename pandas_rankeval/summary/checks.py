@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..core.inputs.options import check_weight_name
 from ..core.inputs.prepare import label_levels
-from ..core.evaluation.reductions import STATS_GIVEN, _as_weights, series_weights
+from ..core.evaluation.reductions import STATS_GIVEN, as_weights, series_weights
 from ..core.inputs.validation import InputProblem, call_user, check_columns, duplicate_column_error, numeric_values
 from .plan import Plan
 
@@ -211,7 +211,7 @@ def weights_once(plan: Plan, counts: pd.DataFrame, count: str) -> Plan:
     out = call_user(plan.options.weight, stats, "weight", func, STATS_GIVEN)  # type: ignore[arg-type]
     if isinstance(out, pd.Series):
         out = out.reindex(stats.index)
-    w = _as_weights(out, f"The 'weight' callable of {func}").reshape(-1)
+    w = as_weights(out, f"The 'weight' callable of {func}").reshape(-1)
     if w.shape[0] != stats.shape[0]:
         raise ValueError(
             f"The 'weight' callable of {func} returned {w.shape[0]:,} values for "

@@ -17,7 +17,7 @@ from ..core.evaluation.result import Coverage
 from ..core.inputs.validation import PROBLEM_ORDER, InputProblem, first_keys, missing_values_error, problem_message
 from ..inference.delong import delong_from_moments
 from .auc_counts import _auc_value
-from .plan import _C, Plan
+from .plan import COUNTER_INDEX, Plan
 from .summary import REPLICATE_FIELDS, RESULT_FIELDS, SegmentFields, Summary, _seg_zero, by_name, field_total
 
 
@@ -72,12 +72,12 @@ def raise_input_errors(summary: Summary, plan: Plan) -> None:
             )
         raise ValueError(f"{plan.func} got an empty DataFrame (0 rows); there is nothing to evaluate.")
     if plan.options.empty == "error":
-        tot = _totals(summary, plan)
+        tot = table_totals(summary, plan)
         n_groups = summary.total("n_groups")
         for j, (score, name) in enumerate(plan.items):
             if score != plan.scores[0]:
                 break
-            n_empty = int(tot["counts"][j, _C["n_empty"]])
+            n_empty = int(tot["counts"][j, COUNTER_INDEX["n_empty"]])
             if n_empty:
                 raise ValueError(
                     f"{name}: {n_empty:,} of {n_groups:,} groups have no relevant row. "
@@ -85,7 +85,7 @@ def raise_input_errors(summary: Summary, plan: Plan) -> None:
                 )
 
 
-def _totals(summary: Summary, plan: Plan) -> dict[str, Any]:
+def table_totals(summary: Summary, plan: Plan) -> dict[str, Any]:
     """The sum of every segment (the whole table), without the replicate sums (never needed)."""
     n_items, n_boot, n_pairs = summary.shape
     tot = _seg_zero(n_items, n_boot, n_pairs, plan.monte_carlo)
@@ -144,23 +144,23 @@ def _coverage(seg: dict[str, Any], j: int, n_dropped: int) -> Coverage:
     return Coverage(
         n_rows=n_rows,
         n_groups=seg["n_groups"],
-        n_used=int(c[_C["n_used"]]),
-        n_only_pos=int(c[_C["n_only_pos"]]),
-        n_only_neg=int(c[_C["n_only_neg"]]),
-        n_filtered=int(c[_C["n_filtered"]]),
-        n_empty=int(c[_C["n_empty"]]),
-        rows_skipped_share=float(int(c[_C["rows_skipped"]]) / max(n_rows, 1)),
-        positives_skipped_share=float(int(c[_C["pos_skipped"]]) / total_pos) if total_pos else 0.0,
+        n_used=int(c[COUNTER_INDEX["n_used"]]),
+        n_only_pos=int(c[COUNTER_INDEX["n_only_pos"]]),
+        n_only_neg=int(c[COUNTER_INDEX["n_only_neg"]]),
+        n_filtered=int(c[COUNTER_INDEX["n_filtered"]]),
+        n_empty=int(c[COUNTER_INDEX["n_empty"]]),
+        rows_skipped_share=float(int(c[COUNTER_INDEX["rows_skipped"]]) / max(n_rows, 1)),
+        positives_skipped_share=float(int(c[COUNTER_INDEX["pos_skipped"]]) / total_pos) if total_pos else 0.0,
         n_dropped=n_dropped,
-        n_zero_weight=int(c[_C["n_zero_weight"]]),
-        rows_filtered_share=float(int(c[_C["rows_filtered"]]) / max(n_rows, 1)) if c[_C["n_filtered"]] else 0.0,
+        n_zero_weight=int(c[COUNTER_INDEX["n_zero_weight"]]),
+        rows_filtered_share=float(int(c[COUNTER_INDEX["rows_filtered"]]) / max(n_rows, 1)) if c[COUNTER_INDEX["n_filtered"]] else 0.0,
         positives_filtered_share=(
-            float(int(c[_C["pos_filtered"]]) / total_pos) if (total_pos and c[_C["n_filtered"]]) else 0.0
+            float(int(c[COUNTER_INDEX["pos_filtered"]]) / total_pos) if (total_pos and c[COUNTER_INDEX["n_filtered"]]) else 0.0
         ),
     )
 
 
-def _auc_coverage(summary: Summary, plan: Plan) -> Coverage:
+def auc_coverage(summary: Summary, plan: Plan) -> Coverage:
     """Coverage of global AUC over the whole table (every row pooled)."""
     n_rows = summary.n_rows
     npos = summary.total("n_pos")
@@ -186,14 +186,14 @@ def _auc_coverage(summary: Summary, plan: Plan) -> Coverage:
 
 def _whole_table(summary: Summary, plan: Plan) -> dict[str, Any]:
     """The sum of every segment, with the table's totals."""
-    tot = _totals(summary, plan)
+    tot = table_totals(summary, plan)
     tot["n_groups"] = summary.total("n_groups")
     tot["n_rows"] = summary.n_rows
     tot["n_pos"] = summary.total("n_pos")
     return tot
 
 
-def _metric_coverage(summary: Summary, plan: Plan, score: Hashable) -> dict[str, tuple[float, Coverage]]:
+def metric_coverage(summary: Summary, plan: Plan, score: Hashable) -> dict[str, tuple[float, Coverage]]:
     """Whole-table (value, coverage) of every metric of one score column, for footers and warnings.
 
     Global AUC's value is only used to decide the warning: NaN exactly when it has no pair.
@@ -202,7 +202,7 @@ def _metric_coverage(summary: Summary, plan: Plan, score: Hashable) -> dict[str,
     out: dict[str, tuple[float, Coverage]] = {}
     for name in plan.metrics:
         if name == "auc":
-            cov = _auc_coverage(summary, plan)
+            cov = auc_coverage(summary, plan)
             out[name] = (1.0 if cov.n_used else math.nan, cov)
             continue
         j = plan.items.index((score, name))
@@ -211,7 +211,7 @@ def _metric_coverage(summary: Summary, plan: Plan, score: Hashable) -> dict[str,
     return out
 
 
-def _segment_order(keys: list[tuple]) -> list[tuple]:
+def segment_order(keys: list[tuple]) -> list[tuple]:
     """Segments in key order (country "de" before "fr"); keys that do not compare keep their order."""
     try:
         return sorted(keys)
@@ -219,7 +219,7 @@ def _segment_order(keys: list[tuple]) -> list[tuple]:
         return list(keys)
 
 
-def _auc_lookup(auc: dict | None, key: tuple, score: Hashable, plan: Plan) -> float:
+def auc_lookup(auc: dict | None, key: tuple, score: Hashable, plan: Plan) -> float:
     if auc is None:
         raise ValueError(f"{plan.func}: global AUC was asked for, but no AUC counts were given to finalize")
     for k in ((key, score), (key[0] if len(key) == 1 else key, score)):
@@ -230,7 +230,7 @@ def _auc_lookup(auc: dict | None, key: tuple, score: Hashable, plan: Plan) -> fl
     raise ValueError(f"{plan.func}: no global AUC counts for segment {key!r} and score {score!r}")
 
 
-def _auc_reps(auc_boot: dict | None, key: tuple, score: Hashable, plan: Plan) -> np.ndarray:
+def auc_replicates(auc_boot: dict | None, key: tuple, score: Hashable, plan: Plan) -> np.ndarray:
     if auc_boot is not None:
         for k in ((key, score), (key[0] if len(key) == 1 else key, score)):
             if k in auc_boot:
@@ -263,7 +263,7 @@ def fallback_note(names: list[str]) -> str:
     )
 
 
-def _delong_of(
+def delong_of(
     delong: dict | None, key: tuple, plan: Plan, seg: SegmentFields | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """AUCs of the plan's scores and their clustered-DeLong covariance in one segment."""

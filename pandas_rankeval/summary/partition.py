@@ -25,7 +25,7 @@ from ..core.evaluation.reductions import row_groups
 from ..core.inputs.validation import InputProblem, internal_error, missing_mask
 from ..inference.hashing import key_hash
 from ..inference.pvalues import HIST_K, TOP_K, signflip_sums, signflip_terms
-from .plan import _C, COUNTERS, Plan
+from .plan import COUNTER_INDEX, COUNTERS, Plan
 from .problems import _count_problems, mixed_by_counts, problem_counts
 from .replicate_sums import _replicate_sums
 from .summary import Summary, _plain, _seg_zero, _shape, empty_summary
@@ -152,9 +152,9 @@ def summarize_evaluation(
             sums[:, j, 0] = fsum(wv)
         sums[:, j, 1] = sum_wu
         c = counts[:, j]
-        c[:, _C["n_used"]] = n_used
-        c[:, _C["rows_skipped"]] = rows_skipped
-        c[:, _C["pos_skipped"]] = pos_skipped
+        c[:, COUNTER_INDEX["n_used"]] = n_used
+        c[:, COUNTER_INDEX["rows_skipped"]] = rows_skipped
+        c[:, COUNTER_INDEX["pos_skipped"]] = pos_skipped
         rule = gv.spec.info.eligibility
         if rule not in label_only:  # the same for every score column: labels (and weights) only
             e = eligibility(rule, n, npos, opts)
@@ -169,9 +169,9 @@ def summarize_evaluation(
             }
         lo = label_only[rule]
         for k in ("n_only_pos", "n_only_neg", "n_filtered", "rows_filtered", "pos_filtered", "n_empty"):
-            c[:, _C[k]] = lo[k]
+            c[:, COUNTER_INDEX[k]] = lo[k]
         if rule == "pairs":
-            c[:, _C["n_zero_weight"]] = count(lo["eligible"] & skipped)  # a class weighs 0 in total
+            c[:, COUNTER_INDEX["n_zero_weight"]] = count(lo["eligible"] & skipped)  # a class weighs 0 in total
         if n_boot:
             num_cols.append(wv)
             den_cols.append(wu)

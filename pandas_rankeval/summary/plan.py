@@ -20,7 +20,7 @@ from ..core.inputs.options import WEIGHT_NAMES, Options, WeightLike
 from ..core.metrics.registry import MetricSpec, check_sample_weight, parse_metrics
 from ..core.inputs.validation import as_columns, check_column_name, check_compare_scores, check_option
 
-__all__ = ["Plan", "compare_pairs", "make_plan", "resolve_resample", "COUNTERS"]
+__all__ = ["Plan", "compare_pairs", "make_plan", "resolve_resample", "COUNTERS", "COUNTER_INDEX"]
 
 
 #: Counters per (segment, item), exact int64: groups used, skipped per reason, rows and
@@ -29,7 +29,7 @@ COUNTERS = (
     "n_used", "n_only_pos", "n_only_neg", "n_filtered", "n_empty", "n_zero_weight",
     "rows_skipped", "pos_skipped", "rows_filtered", "pos_filtered",
 )
-_C = {name: i for i, name in enumerate(COUNTERS)}
+COUNTER_INDEX = {name: i for i, name in enumerate(COUNTERS)}
 
 KINDS = ("metric", "report", "compare", "per_group")
 RESAMPLES = ("poisson", "multinomial")

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..inference.bootstrap import bootstrap_pvalues, percentile_interval
-from ..inference.studentized import _se, studentized_fallback, studentized_interval
+from ..inference.studentized import replicate_se, studentized_fallback, studentized_interval
 from .finalize import _ratio, item_bounds, item_values
 from .plan import Plan
 from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary, by_name
@@ -76,7 +76,7 @@ def _standard_errors(
     signs = np.array([1.0] if jb is None else [1.0, -1.0])
     n_t, k = js.shape
     q = gram.shape[-1]
-    se0 = _se(
+    se0 = replicate_se(
         _ratio(sums[:, js, 0], sums[:, js, 1]).reshape(-1, k), signs, sums[:, js, 1].reshape(-1, k),
         gram.reshape(-1, q),
     ).reshape(n_seg, n_t)
@@ -84,7 +84,7 @@ def _standard_errors(
     step = max(1, _CHUNK // max(1, n_boot * n_t))
     for a in range(0, n_seg, step):  # chunks of segments, not one segment at a time
         b = boot[a : a + step][:, :, js]  # (s, B, T, k, 2)
-        se_r[a : a + step] = _se(
+        se_r[a : a + step] = replicate_se(
             _ratio(b[..., 0], b[..., 1]).reshape(-1, k), signs, b[..., 1].reshape(-1, k),
             boot_gram[a : a + step].reshape(-1, q),
         ).reshape(-1, n_boot, n_t)

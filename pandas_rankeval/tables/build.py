@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.evaluation.records import GroupValues, warn_if_needed
 from ..core.evaluation.result import MetricResult
-from ..summary.finalize import _auc_coverage, _auc_lookup, _metric_coverage, raise_input_errors
+from ..summary.finalize import auc_coverage, auc_lookup, metric_coverage, raise_input_errors
 from ..summary.plan import Plan
 from ..summary.summary import Summary
 from .compare import compare_table
@@ -65,10 +65,10 @@ def _finalize_metric(summary: Summary, plan: Plan, auc: dict | None) -> MetricRe
     spec = plan.all_specs[0]
     score = plan.scores[0]
     if not spec.info.grouped:
-        value = _auc_lookup(auc, (), score, plan)
-        cov = _auc_coverage(summary, plan)
+        value = auc_lookup(auc, (), score, plan)
+        cov = auc_coverage(summary, plan)
     else:
-        value, cov = _metric_coverage(summary, plan, score)[spec.name]
+        value, cov = metric_coverage(summary, plan, score)[spec.name]
     empty = np.zeros(0)
     warn_if_needed(GroupValues(spec, empty, empty, empty, value, cov), plan.func)
     return MetricResult(value, metric=spec.name, coverage=cov, params=plan.options.params(spec))

@@ -17,7 +17,7 @@ from ..core.metrics.registry import nan_reason
 from ..core.evaluation.result import warn_once
 from ..core.inputs.validation import internal_error
 from ..summary.finalize import (
-    _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _segment_order, _totals, ci_method, fallback_note,
+    auc_lookup, auc_replicates, delong_of, metric_coverage, segment_order, table_totals, ci_method, fallback_note,
     item_values,
 )
 from ..summary.plan import Plan, compare_pairs
@@ -197,13 +197,13 @@ def compare_table(
     rows = [(m, b, n) for m, b in compare_pairs(plan.scores, plan.baseline) for n in names]
     no_delong = delong_unavailable(plan.options.ties)
     analytic = [n for n in names if pooled[n]] if plan.auc_method == "delong" and no_delong is None else []
-    tot = _totals(summary, plan)
+    tot = table_totals(summary, plan)
     pair_index = {(m, b, n): p for p, (m, b, n) in enumerate(plan.flip_pairs)}
     boot_only = {s.name for s in plan.all_specs if not s.info.reading.signflip}  # no per-group difference to flip (ECE)
     flip_ok = {
         k for k, p in pair_index.items() if tot["flip_mismatch"][p] == 0 and k[2] not in boot_only
     } if plan.method != "bootstrap" else set()
-    keys = _segment_order(list(summary.segments)) if plan.by else [()]
+    keys = segment_order(list(summary.segments)) if plan.by else [()]
     item_j = {item: j for j, item in enumerate(plan.items)}
     blocks = []
     sf_rows: list[int] = []  # rows (over all segments) tested by the analytic sign-flip test
@@ -223,7 +223,7 @@ def compare_table(
         used = np.zeros(n_rows, dtype=np.int64)
         point = item_values(plan, seg["sums"]) if seg["sums"].size else np.zeros(0)
         if analytic:
-            a, cov = _delong_of(delong, key, plan, seg)
+            a, cov = delong_of(delong, key, plan, seg)
         for i, (m, b, n) in enumerate(rows):
             if pooled[n]:
                 used[i] = seg["n_groups"]  # global AUC pools the rows of every group
@@ -234,10 +234,10 @@ def compare_table(
                     dl_rows.append(s_idx * n_rows + i)
                     dl_var.append(cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb])
                     continue
-                base[i] = _auc_lookup(auc, key, b, plan)
-                value[i] = _auc_lookup(auc, key, m, plan)
+                base[i] = auc_lookup(auc, key, b, plan)
+                value[i] = auc_lookup(auc, key, m, plan)
                 diff[i] = value[i] - base[i]
-                d_rep = _auc_reps(auc_boot, key, m, plan) - _auc_reps(auc_boot, key, b, plan)
+                d_rep = auc_replicates(auc_boot, key, m, plan) - auc_replicates(auc_boot, key, b, plan)
                 lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci, bounds=(-1.0, 1.0))  # type: ignore[arg-type]
                 lo[i], hi[i] = lo_i[0], hi_i[0]
                 p[i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None], value[i], base[i])[0]
@@ -279,7 +279,7 @@ def compare_table(
                 and (m, b, n) not in flip_ok and n not in boot_only]
     if fallback:
         tests["bootstrap_fallback"] = fallback
-    first = _metric_coverage(summary, plan, plan.baseline if plan.baseline is not None else plan.scores[0])
+    first = metric_coverage(summary, plan, plan.baseline if plan.baseline is not None else plan.scores[0])
     boot_names = [n for n in names if n not in analytic]
     ci_words = _compare_ci_method(plan, analytic, boot_names) + (fallback_note(list(stud_fallback)) if stud_fallback else "")
     out.attrs = table_attrs(  # type: ignore[assignment]  # stubs narrower than runtime

@@ -14,7 +14,7 @@ from ..core.metrics.registry import nan_reason, parse_metric
 from ..core.evaluation.result import warn_once
 from ..core.inputs.validation import internal_error
 from ..summary.finalize import (
-    _C, _auc_lookup, _auc_reps, _delong_of, _metric_coverage, _segment_order, ci_method, fallback_note, item_values,
+    COUNTER_INDEX, auc_lookup, auc_replicates, delong_of, metric_coverage, segment_order, ci_method, fallback_note, item_values,
 )
 from ..summary.plan import Plan
 from ..summary.replicates import replicate_results
@@ -61,7 +61,7 @@ def report_table(
     group_names = [n for n in names if specs[n].info.grouped]
     gauc_names = [n for n in names if specs[n].info.eligibility == "pairs"]
     has_list = any(specs[n].info.eligibility == "relevant" for n in names)
-    keys = _segment_order(list(summary.keys)) if plan.by else [()]
+    keys = segment_order(list(summary.keys)) if plan.by else [()]
     if any(k not in summary.index for k in keys):  # pragma: no cover - every key comes from the summary
         raise internal_error("a segment without a summary")
     scores = list(plan.scores)
@@ -73,7 +73,7 @@ def report_table(
     values: dict[str, np.ndarray] = {}  # metric -> (segments, models)
     for n in names:
         if n == "auc":
-            values[n] = np.array([[_auc_lookup(auc, k, s, plan) for s in scores] for k in keys], dtype=np.float64)
+            values[n] = np.array([[auc_lookup(auc, k, s, plan) for s in scores] for k in keys], dtype=np.float64)
         else:
             values[n] = point[:, [item_j[(s, n)] for s in scores]]
 
@@ -87,8 +87,8 @@ def report_table(
     columns["n_rows"] = per_model(n_rows)
     if gauc_names:
         cnt = data["counts"][pos][:, [item_j[(s, gauc_names[0])] for s in scores], :]  # (segments, models, counters)
-        columns["gauc_groups_used"] = cnt[:, :, _C["n_used"]].reshape(-1)
-        columns["gauc_rows_skipped"] = (cnt[:, :, _C["rows_skipped"]] / np.maximum(n_rows, 1)[:, None]).reshape(-1)
+        columns["gauc_groups_used"] = cnt[:, :, COUNTER_INDEX["n_used"]].reshape(-1)
+        columns["gauc_rows_skipped"] = (cnt[:, :, COUNTER_INDEX["rows_skipped"]] / np.maximum(n_rows, 1)[:, None]).reshape(-1)
     if has_list:
         columns["groups_no_relevant"] = per_model(data["n_nopos"][pos])
     if summary.n_dropped:
@@ -116,7 +116,7 @@ def report_table(
             table.attrs["ci"]["percentile_fallback"] = list(fallback)
     table.attrs["params"] = {n: plan.options.params(specs[n]) for n in names}
     table.attrs["graded_rows"] = summary.total("n_graded")
-    first = _metric_coverage(summary, plan, plan.scores[0])
+    first = metric_coverage(summary, plan, plan.scores[0])
     table.attrs["coverage"] = {n: first[n][1].as_dict() for n in names}
     table = as_result_table(table, "report")
     # which groups a metric uses depends on the labels only: one warning covers every model
@@ -143,11 +143,11 @@ def _intervals(
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for n, v in values.items():
         if n == "auc" and plan.auc_delong:
-            var = np.array([np.diag(_delong_of(delong, k, plan, summary.segments[k])[1]) for k in keys])
+            var = np.array([np.diag(delong_of(delong, k, plan, summary.segments[k])[1]) for k in keys])
             lo, hi = normal_interval(v.reshape(-1), var.reshape(-1), ci, clip=(0.0, 1.0))
             lo, hi = lo.reshape(n_seg, n_mod), hi.reshape(n_seg, n_mod)
         elif n == "auc":  # the hashed bootstrap replicates of global AUC, from the engine
-            r = np.stack([np.stack([_auc_reps(auc_boot, k, s, plan) for s in scores], axis=1) for k in keys])
+            r = np.stack([np.stack([auc_replicates(auc_boot, k, s, plan) for s in scores], axis=1) for k in keys])
             flat = np.moveaxis(r, 1, 0).reshape(r.shape[1], n_seg * n_mod)
             lo_f, hi_f = percentile_interval(flat, ci, bounds=(0.0, 1.0))
             lo, hi = lo_f.reshape(n_seg, n_mod), hi_f.reshape(n_seg, n_mod)

@@ -85,7 +85,7 @@ def _weights(
         out = call_user(weight, stats, "weight", func, STATS_GIVEN)  # type: ignore[arg-type]
         if isinstance(out, pd.Series):
             out = out.reindex(ev.keys)
-        w = _as_weights(out, f"The 'weight' callable of {func}").reshape(-1)
+        w = as_weights(out, f"The 'weight' callable of {func}").reshape(-1)
         if w.shape[0] != rk.n_groups:
             raise ValueError(
                 f"The 'weight' callable of {func} returned {w.shape[0]:,} values for "
@@ -112,10 +112,10 @@ def series_weights(weight: pd.Series, keys: pd.Index, func: str) -> np.ndarray:
     if missing:
         lacking = [k.item() if isinstance(k, np.generic) else k for k in keys[np.asarray(aligned.isna())]]
         raise InputProblem("weight_missing", func, missing, of=len(keys), examples=first_keys(lacking))
-    return _as_weights(aligned, f"The 'weight' Series of {func}")
+    return as_weights(aligned, f"The 'weight' Series of {func}")
 
 
-def _as_weights(values: Any, what: str) -> np.ndarray:
+def as_weights(values: Any, what: str) -> np.ndarray:
     """Per-group weights as float64, or an error that says what was not a number."""
     try:
         return np.asarray(values, dtype=np.float64)

@@ -18,7 +18,10 @@ import pandas as pd
 from .propensity import check_clip, check_propensity, check_snips
 from .validation import check_column_name, check_min_count, check_option
 
-__all__ = ["OPTIONS", "OptionDef", "Options", "WeightLike", "WEIGHT_NAMES", "check_weight_name", "check_weight_series", "options_of"]
+__all__ = [
+    "OPTIONS", "OptionDef", "Options", "WeightLike", "WEIGHT_MEANINGS", "WEIGHT_NAMES", "check_weight_name",
+    "check_weight_series", "options_of",
+]
 
 TIES = ("expected", "pessimistic", "optimistic")
 EMPTY = ("zero", "skip", "error")
@@ -295,7 +298,7 @@ def check_weight_series(weight: pd.Series, func: str) -> None:
 
 
 #: What each weight name means, and a callable that asks for it without the name.
-_WEIGHT_MEANINGS = {
+WEIGHT_MEANINGS = {
     "count": ("the rows of each group", "weight=lambda stats: stats['n']"),
     "clicks": ("the relevant rows of each group", "weight=lambda stats: stats['positives']"),
     "log1p": ("log(1 + rows) of each group", "weight=lambda stats: np.log1p(stats['n'])"),
@@ -304,7 +307,7 @@ _WEIGHT_MEANINGS = {
 
 
 def _ambiguous_weight(name: str, func: str, gcols: Sequence[Hashable] | None) -> str:
-    meaning, ask = _WEIGHT_MEANINGS[name]
+    meaning, ask = WEIGHT_MEANINGS[name]
     key = (gcols[0] if len(gcols) == 1 else list(gcols)) if gcols else "group"
     return (
         f"The 'weight' parameter of {func} is {name!r}, which is both a weight name ({meaning}) "

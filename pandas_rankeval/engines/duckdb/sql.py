@@ -29,7 +29,7 @@ from ...core.inputs.options import WEIGHT_NAMES
 from ...summary.driver import Scan
 from ...summary.problems import label_checks
 from ...summary.ranges import RangeColumns
-from ..polars.convert import _base, is_float, is_numeric
+from ..polars.convert import dtype_class, is_float, is_numeric
 from ..polars.lazy import relevant_rule
 
 __all__ = ["auc_pass", "bucket_batches", "keep_sql", "polars_frame", "q", "relevant_sql", "scan"]
@@ -119,11 +119,11 @@ def scan(rel: Any, plan: Any, schema: Any, exact: dict[Hashable, str] | None = N
     if isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES:
         weights.append(o.weight)
     for w in weights:
-        if is_numeric(schema[str(w)]) and _base(schema[str(w)]) is not pl.Boolean:
+        if is_numeric(schema[str(w)]) and dtype_class(schema[str(w)]) is not pl.Boolean:
             wc = f"CAST({q(w)} AS DOUBLE)"
             kinds.append((len(aggs), ("bad_weight", w)))
             aggs.append(f"count_if({kept} AND (isinf({wc}) OR {wc} < 0))")
-    checks = label_checks(plan, is_numeric(ldt) and _base(ldt) is not pl.Boolean)
+    checks = label_checks(plan, is_numeric(ldt) and dtype_class(ldt) is not pl.Boolean)
     if checks.negative:
         kinds.append((len(aggs), ("negative_label", label)))
         aggs.append(f"count_if({kept} AND CAST({q(label)} AS DOUBLE) < 0)")
@@ -206,7 +206,7 @@ def refuse_merged_keys(column: Hashable, plan: Any, n_exact: int, n_double: int)
 def score_key(column: Hashable, dtype: Any) -> str:
     """The score as the order key pandas ranks: floats and decimals (HUGEINT too: pandas reads them
     as float64) as DOUBLE with -0.0 as 0.0; integers exact; booleans as 0/1."""
-    base = _base(dtype)
+    base = dtype_class(dtype)
     c = q(column)
     if base in (pl.Float32, pl.Float64, pl.Decimal):
         return f"(CAST({c} AS DOUBLE) + 0.0)"
@@ -281,7 +281,7 @@ def column_sql(column: Hashable, plan: Any, schema: Any) -> str:
 def _tiebreak_codes(plan: Any, schema: Any) -> bool:
     tb = plan.options.tiebreak
     return (tb is not None and tb not in {*plan.group, *plan.by, plan.label, *plan.scores}
-            and _base(schema[str(tb)]) in (pl.Enum, pl.Categorical))
+            and dtype_class(schema[str(tb)]) in (pl.Enum, pl.Categorical))
 
 
 def bucket_sql(group: list[Hashable], schema: Any, n: int) -> str:

@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 
 from ...summary.ranges import RangeColumns
-from .convert import _base, to_pandas
+from .convert import dtype_class, to_pandas
 
 __all__ = ["auc_pass", "join_placements", "map_ranges", "place_ranges", "range_frame", "score_key"]
 
@@ -32,7 +32,7 @@ _SEED = 0x5EED
 
 def score_key(c: pl.Expr, dtype: Any) -> pl.Expr:
     """The score as the order key pandas ranks (floats as float64, -0.0 as 0.0; integers exact)."""
-    base = _base(dtype)
+    base = dtype_class(dtype)
     if base in (pl.Float32, pl.Float64):
         return c.cast(pl.Float64) + 0.0
     if base is pl.Boolean:

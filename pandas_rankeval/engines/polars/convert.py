@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-__all__ = ["is_float", "is_numeric", "pandas_dtype", "schema_frame", "to_pandas"]
+__all__ = ["dtype_class", "is_float", "is_numeric", "pandas_dtype", "schema_frame", "to_pandas"]
 
 _NUMPY = {
     pl.Int8: np.int8, pl.Int16: np.int16, pl.Int32: np.int32, pl.Int64: np.int64,
@@ -40,24 +40,24 @@ _NULLABLE = {
 }
 
 
-def _base(dtype: Any) -> Any:
+def dtype_class(dtype: Any) -> Any:
     """The dtype's class (``Datetime("us")`` -> ``Datetime``)."""
     return dtype.base_type() if hasattr(dtype, "base_type") else dtype
 
 
 def is_float(dtype: Any) -> bool:
     """A float column: NaN is missing there too (pandas cannot tell NaN from null)."""
-    return _base(dtype) in (pl.Float32, pl.Float64)
+    return dtype_class(dtype) in (pl.Float32, pl.Float64)
 
 
 def is_numeric(dtype: Any) -> bool:
     """Numeric or bool in pandas' eyes (what a label, score or weight may be)."""
-    return _base(dtype) in _NUMPY or _base(dtype) is pl.Boolean
+    return dtype_class(dtype) in _NUMPY or dtype_class(dtype) is pl.Boolean
 
 
 def pandas_dtype(dtype: Any) -> Any:
     """The dtype pandas gives a column of this polars dtype (``DataFrame.to_pandas``)."""
-    base = _base(dtype)
+    base = dtype_class(dtype)
     if base in _NUMPY:
         return np.dtype(_NUMPY[base])
     if base is pl.Boolean:
@@ -87,18 +87,18 @@ def schema_frame(schema: Any, source: str = "polars") -> pd.DataFrame:
     out.attrs["source"] = source
     # Decimal columns with no fraction digits: their fix is an integer cast (exact to 2**63), not
     # a float one (rounds above 2**53)
-    out.attrs["whole_decimals"] = [name for name, dt in schema.items() if _base(dt) is pl.Decimal and not dt.scale]
+    out.attrs["whole_decimals"] = [name for name, dt in schema.items() if dtype_class(dt) is pl.Decimal and not dt.scale]
     # dates, times and durations, with their unit ("" for Date and Time): their fix reads the
     # integer they are stored as (exact), not a cast to float (DuckDB has none; float rounds ns)
     out.attrs["temporal"] = {name: getattr(dt, "time_unit", None) or "" for name, dt in schema.items()
-                             if _base(dt) in (pl.Date, pl.Datetime, pl.Duration, pl.Time)}
+                             if dtype_class(dt) in (pl.Date, pl.Datetime, pl.Duration, pl.Time)}
     return out
 
 
 def _column(s: pl.Series) -> Any:
     """One polars column as a pandas Series (zero-copy where Arrow allows)."""
     dtype = s.dtype
-    base = _base(dtype)
+    base = dtype_class(dtype)
     nulls = s.null_count()
     if base is pl.Decimal:
         return s.to_pandas()  # decimal.Decimal objects: exact, as in pandas

@@ -40,7 +40,7 @@ from ...core.inputs.prepare import relevance_rule
 from ...summary.driver import Scan
 from ...summary.problems import label_checks
 from .auc import auc_pass, join_placements, map_ranges, place_ranges, score_key
-from .convert import _base, is_float, is_numeric, pandas_dtype, to_pandas
+from .convert import dtype_class, is_float, is_numeric, pandas_dtype, to_pandas
 
 __all__ = ["LazySource", "Names", "buckets", "keep_expr", "relevant_expr", "relevant_rule", "safe_columns", "scan"]
 
@@ -89,7 +89,7 @@ def safe_columns(lf: pl.LazyFrame, plan: Any) -> tuple[pl.LazyFrame, Names]:
     tb = plan.options.tiebreak
     schema = lf.collect_schema()
     other = {*plan.group, *plan.by, plan.label, *plan.scores}
-    if tb is not None and tb not in other and _base(schema[str(tb)]) is pl.Categorical:
+    if tb is not None and tb not in other and dtype_class(schema[str(tb)]) is pl.Categorical:
         # a Categorical ranks by its categories' order (pandas' codes, as an eager frame converts
         # them), not lexically nor by each bucket's own order: its physical codes say that order
         exprs[cols.index(tb)] = pl.nth(position[str(tb)]).to_physical().alias(safe[tb])
@@ -132,11 +132,11 @@ def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
     if isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES:
         weights.append(o.weight)
     for j, w in enumerate(weights):
-        if is_numeric(names.dtype(w)) and _base(names.dtype(w)) is not pl.Boolean:
+        if is_numeric(names.dtype(w)) and dtype_class(names.dtype(w)) is not pl.Boolean:
             wc = names.col(w).cast(pl.Float64)
             aggs.append((kept & (wc.is_infinite() | (wc < 0))).sum().alias(f"w{j}"))
             kinds.append((f"w{j}", ("bad_weight", w)))
-    checks = label_checks(plan, is_numeric(ldt) and _base(ldt) is not pl.Boolean)
+    checks = label_checks(plan, is_numeric(ldt) and dtype_class(ldt) is not pl.Boolean)
     if checks.negative:
         aggs.append((kept & (pl.col(label).cast(pl.Float64) < 0)).sum().alias("neg"))
         kinds.append(("neg", ("negative_label", plan.label)))

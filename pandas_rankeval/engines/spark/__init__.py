@@ -98,7 +98,7 @@ from .frames import (
     weight_columns,
     with_bucket,
 )
-from .session import _LAST, _collect, _quiet, local_session
+from .session import LAST_CALL, _collect, _quiet, local_session
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame as SparkDataFrame
@@ -215,7 +215,7 @@ def _scan_plan(sdf: Any, plan: Any) -> tuple[Frame, Scan]:
     comes before negative labels)."""
     opts = plan.options
     fr = checked_frame(sdf, plan)  # before any job
-    _LAST.clear()
+    LAST_CALL.clear()
     numeric = type(fr.types[plan.label]).__name__ != "BooleanType"  # the schema checks refused the rest
     found = scan(
         fr, columns=plan.columns, label=plan.label, checks=label_checks(plan, numeric),
@@ -333,7 +333,7 @@ class SparkSource(SparkTables):
         parts = []
         for r in rows:
             b = bytes(r["summary"])
-            _LAST["collected_bytes"] = _LAST.get("collected_bytes", 0) + len(b)
+            LAST_CALL["collected_bytes"] = LAST_CALL.get("collected_bytes", 0) + len(b)
             parts.append(Summary.from_bytes(b))
         return Summary.sum(parts) if parts else empty_summary(plan)
 
@@ -371,7 +371,7 @@ def run(sdf: Any, plan: Any, options: dict[str, Any]) -> tuple[Any, dict[str, An
     fr, found = _scan_plan(sdf, plan)
     plan = _early(drop_missing(fr, found), plan, found)  # before any bucket; a weight callable once
     n = n_buckets(sdf, found.n_rows, options["rows_per_bucket"], options["buckets"])
-    _LAST["buckets"] = n
+    LAST_CALL["buckets"] = n
     persisted: list[Any] = []
     try:
         return _compute(drop_missing(fr, found), plan, found, n, plan.auc_placements, persisted)

@@ -24,7 +24,7 @@ import pandas as pd
 from pandas_rankeval.summary.ranges import RangeColumns
 
 from .frames import Frame, as_pandas_input
-from .session import _LAST, _collect, _quiet
+from .session import LAST_CALL, _collect, _quiet
 
 __all__ = ["_auc_counts", "join_placements", "map_ranges", "place_ranges"]
 
@@ -95,7 +95,7 @@ def map_ranges(ranged: Any, fn: Callable[[pd.DataFrame], Any]) -> list[Any]:
     with _quiet():
         rows = _collect(ranged.mapInPandas(run, "blob binary"))
     blobs = [bytes(r["blob"]) for r in rows]
-    _LAST["collected_bytes"] = _LAST.get("collected_bytes", 0) + sum(len(b) for b in blobs)
+    LAST_CALL["collected_bytes"] = LAST_CALL.get("collected_bytes", 0) + sum(len(b) for b in blobs)
     return [pickle.loads(b) for b in blobs]
 
 

@@ -24,7 +24,7 @@ import pandas as pd
 from pandas_rankeval.core.inputs.prepare import relevance_rule
 from pandas_rankeval.summary.problems import LabelChecks
 
-from .session import _collect, _fn, _parallelism
+from .session import _collect, functions_of, _parallelism
 
 __all__ = [
     "Frame", "Scan", "as_pandas_input", "checked_frame", "drop_missing", "fresh_name", "n_buckets",
@@ -100,7 +100,7 @@ class Frame:
         self.types: dict[Hashable, Any] = {c: fields[pos[c]].dataType for c in self.columns}
         self.user_columns = set(names)
         self.sdf = sdf.toDF(*internal).select(*[self.name[c] for c in self.columns])
-        self.F = _fn(sdf)
+        self.F = functions_of(sdf)
         self._cols: dict[Hashable, Any] = {}  # shared with with_sdf's copies: same names
 
     def col(self, c: Hashable) -> Any:

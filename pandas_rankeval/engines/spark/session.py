@@ -15,10 +15,10 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     SparkSession = Any
 
-__all__ = ["local_session"]
+__all__ = ["LAST_CALL", "functions_of", "local_session"]
 
 #: What the last call did (buckets, bytes collected to the driver): for benchmarks and tests.
-_LAST: dict[str, int] = {}
+LAST_CALL: dict[str, int] = {}
 _PANDAS3_WARNING = "PySpark does not yet fully support pandas"
 
 
@@ -92,7 +92,7 @@ def _quiet() -> Iterator[None]:
         yield
 
 
-def _fn(sdf: Any) -> Any:
+def functions_of(sdf: Any) -> Any:
     """``pyspark.sql.functions`` for the kind of session the frame belongs to (a process may
     hold a classic session and a Spark Connect one; their Column types do not mix)."""
     _require_spark()

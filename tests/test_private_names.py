@@ -1,0 +1,87 @@
+"""What crosses a folder of the package has a public name: no module imports a private name (one
+leading underscore) from a module of another folder (``tables/`` from ``summary/``,
+``engines/duckdb/`` from ``engines/polars/``), so renaming a private never breaks another folder. Checked on
+the source with ``ast``; imports inside functions count.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "pandas_rankeval"
+
+
+def _folder(module: str) -> str:
+    """The folder of a dotted module name: ``pandas_rankeval.engines.duckdb.sql`` ->
+    ``pandas_rankeval/engines/duckdb``; a package is its own folder."""
+    parts = module.split(".")
+    return "/".join(parts if PACKAGE.parent.joinpath(*parts).is_dir() else parts[:-1])
+
+
+def _is_module(dotted: str) -> bool:
+    path = PACKAGE.parent.joinpath(*dotted.split("."))
+    return path.is_dir() or path.with_suffix(".py").exists()
+
+
+def module_of(path: Path) -> tuple[str, bool]:
+    """The dotted name of a file of the package, and whether it is a package's ``__init__``."""
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    return ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts), rel.name == "__init__"
+
+
+def private_imports(source: str, me: str, is_package: bool = False) -> list[tuple[int, str, str]]:
+    """``(line, module, name)`` of every private name the source of module ``me`` imports from a
+    module of another folder."""
+    package = me if is_package else me.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package.split(".")[: len(package.split(".")) - node.level + 1]
+            module = ".".join([*base, *([node.module] if node.module else [])])
+        else:
+            module = node.module or ""
+        if not module.startswith("pandas_rankeval"):
+            continue
+        for alias in node.names:
+            name = alias.name
+            private = name.startswith("_") and not name.startswith("__")
+            # from a package import _module: the module's folder is the package
+            target = f"{module}.{name}" if _is_module(f"{module}.{name}") else module
+            if private and _folder(target) != _folder(me):
+                out.append((node.lineno, module, name))
+    return sorted(out)
+
+
+def test_the_checker_finds_a_private_import():
+    """The checker itself: a module of tables/ importing a private of summary/ (relative or
+    absolute, inside a function too) is found; a public name and a private of its own folder are
+    not."""
+    source = (
+        "from ..summary.finalize import _ratio, item_values\n"
+        "from .report import _private\n"
+        "def f():\n    from pandas_rankeval.engines.polars import convert, _x\n"
+        "from ..engines.polars import _lazy\n"  # not a module: a name of the package
+    )
+    assert private_imports(source, "pandas_rankeval.tables.probe") == [
+        (1, "pandas_rankeval.summary.finalize", "_ratio"), (4, "pandas_rankeval.engines.polars", "_x"),
+        (5, "pandas_rankeval.engines.polars", "_lazy"),
+    ]
+    assert private_imports("from ..polars.convert import _base\n", "pandas_rankeval.engines.duckdb.sql") == [
+        (1, "pandas_rankeval.engines.polars.convert", "_base"),
+    ]
+    assert private_imports("from .lazy import _x\nfrom . import _y\n", "pandas_rankeval.engines.polars.auc") == []
+
+
+def test_no_private_name_crosses_a_folder():
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}: {module}.{name}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for line, module, name in private_imports(path.read_text(encoding="utf-8"), *module_of(path))
+        # plotting.py's style helpers (counterfactual/plots.py): plotting becomes a package with
+        # public helpers in the import-circle work of issue 42, which lands separately
+        if module != "pandas_rankeval.plotting"
+    ]
+    assert not found, "\n".join(found)
