@@ -168,6 +168,20 @@ METRIC_CASES = [
 ]
 
 
+def _registered_without_a_case() -> list[tuple[str, str, dict[str, Any]]]:
+    """A ranking metric of the registry that has no case above gets one with its defaults, so a new
+    metric is checked on every engine with no edit here (the counterfactual metrics need a click
+    log's positions: tests/test_ips.py; the calibration metrics: test_calibration_metrics below)."""
+    from pandas_rankeval.core.registry import METRICS
+
+    named = {n for n, _, _ in METRIC_CASES}
+    return [(m.function, "multi", {}) for m in METRICS.values()
+            if m.function not in named and m.kernel is not None and "propensity" not in m.options]
+
+
+METRIC_CASES += _registered_without_a_case()
+
+
 def _frame_and_kw(case: str) -> tuple[pd.DataFrame, dict[str, Any]]:
     keys = case if case in ("str", "int", "multi") else "str"
     df = make_frame(keys, seed=len(case), nulls=case.startswith("nulls"))

@@ -127,6 +127,20 @@ def test_throwaway_metric_is_published_everywhere_with_its_options(throwaway, tm
         runner.run(test)
     assert runner.tries == 4 and runner.failures == 0  # its example runs
 
+    # every engine, with no engine code: polars (eager and lazy), DuckDB, Dask
+    import dask
+    import dask.dataframe as dd
+    import duckdb
+    import polars as pl
+
+    frames = [pl.from_pandas(df), pl.from_pandas(df).lazy(), duckdb.connect().from_df(df),
+              dd.from_pandas(df, npartitions=3, sort=False)]
+    with dask.config.set({"scheduler": "synchronous"}):
+        for frame in frames:
+            other = func(frame, score="a", **kw, engine_options={"buckets": 3} if not isinstance(frame, dd.DataFrame) else None)
+            assert float(other) == pytest.approx(float(got), abs=1e-12), type(frame)
+            assert other.coverage == got.coverage
+
     # the accessor
     assert float(df.rank.dcg_throwaway(score="a", **kw)) == float(got)
     assert float(df.rankeval.dcg_throwaway(score="a", **kw)) == float(got)
