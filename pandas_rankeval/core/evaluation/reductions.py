@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
