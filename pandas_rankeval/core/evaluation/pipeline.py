@@ -202,8 +202,8 @@ def _needs_order(ev: Evaluation, keep_order: bool) -> bool:
 def _group_stats(ev: Evaluation, se: ScoreEvaluation) -> None:
     """Every group's counts, from the first ranked score column (the same for every column)."""
     rk = se.table if se.table is not None else se.ranking
-    if rk is not None and not ev.group_stats:
-        ev.group_stats.update(code=rk.code, n=rk.n, positives=rk.npos, negatives=rk.nneg)
+    if rk is not None:
+        ev.cache.get("group stats", lambda: {"code": rk.code, "n": rk.n, "positives": rk.npos, "negatives": rk.nneg})
 
 
 def _score_metrics(ev: Evaluation, se: ScoreEvaluation, keep_order: bool) -> ScoreEvaluation:

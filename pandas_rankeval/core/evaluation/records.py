@@ -136,26 +136,32 @@ class Evaluation:
     cache: Cache = field(default_factory=Cache)  # what every score column shares, made once
     _keys: pd.Index | None = None
 
-    def _count_groups(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    def _group_codes(self) -> Any:
         groups = self.prepared.encode_groups()
         if groups is None:
             raise internal_error("per-group arrays need group codes")
-        uniq, inv = np.unique(groups.codes, return_inverse=True)
-        inv = inv.reshape(-1)
+        return groups
+
+    def _count_groups(self) -> dict[str, np.ndarray]:
+        """The per-group counts when no ranking gave them (the first ranked score column does:
+        ``evaluate._group_stats``), each row's group with them."""
+        uniq, inv = np.unique(self._group_codes().codes, return_inverse=True)
+        inv = self.cache.get("row groups", lambda: inv.reshape(-1))
         n = np.bincount(inv, minlength=uniq.shape[0]).astype(np.int64)
         npos = np.bincount(inv, weights=self.labels.rel, minlength=uniq.shape[0]).astype(np.int64)
-        return {"code": uniq, "n": n, "positives": npos, "negatives": n - npos}, inv
+        return {"code": uniq, "n": n, "positives": npos, "negatives": n - npos}
 
     @property
     def group_stats(self) -> dict[str, np.ndarray]:
         """Per group, by ascending code (the order of every per-group array): ``code``, ``n``,
-        ``positives``, ``negatives``; counted once, when first asked for."""
-        return self.cache.get("group counts", self._count_groups)[0]
+        ``positives``, ``negatives``; once per evaluation, from the first ranking or counted."""
+        return self.cache.get("group stats", self._count_groups)
 
     @property
     def row_groups(self) -> np.ndarray:
-        """Per row, the index of its group in the per-group arrays (counted with them)."""
-        return self.cache.get("group counts", self._count_groups)[1]
+        """Per row, the index of its group in the per-group arrays (once per evaluation)."""
+        code = self.group_stats["code"]  # counting the groups keeps each row's group too
+        return self.cache.get("row groups", lambda: np.searchsorted(np.asarray(code), self._group_codes().codes))
 
     @property
     def keys(self) -> pd.Index:
