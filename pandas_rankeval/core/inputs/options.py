@@ -111,7 +111,7 @@ class OptionDef:
     kind: str = ""
     text: str = ""
     #: its type in the public functions' signatures, as source text (a choice: the Literal of its
-    #: values, from ``choices``); the names it uses are those of :mod:`pandas_rankeval.api.metrics`
+    #: values, from ``choices``); the names it uses are those of ``pandas_rankeval.api.publish.TYPES``
     annotation: str = ""
 
     @property
