@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 import pandas_rankeval as pre
-from pandas_rankeval.core.evaluate import evaluate, evaluate_score, prepare_evaluation
-from pandas_rankeval.core.options import Options
-from pandas_rankeval.core.registry import parse_metrics
+from pandas_rankeval.core.evaluation.pipeline import evaluate, evaluate_score, prepare_evaluation
+from pandas_rankeval.core.inputs.options import Options
+from pandas_rankeval.core.metrics.registry import parse_metrics
 
 
 def _frame(seed: int = 3) -> pd.DataFrame:

@@ -80,8 +80,5 @@ def test_no_private_name_crosses_a_folder():
         f"{path.relative_to(PACKAGE.parent)}:{line}: {module}.{name}"
         for path in sorted(PACKAGE.rglob("*.py"))
         for line, module, name in private_imports(path.read_text(encoding="utf-8"), *module_of(path))
-        # plotting.py's style helpers (counterfactual/plots.py): plotting becomes a package with
-        # public helpers in the import-circle work of issue 42, which lands separately
-        if module != "pandas_rankeval.plotting"
     ]
     assert not found, "\n".join(found)

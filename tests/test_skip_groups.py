@@ -188,11 +188,11 @@ def test_group_counts_and_kept_runs_in_ranges_of_rows(dense):
     of kept groups out ascending, with exactly the rows of its groups (rows past one chunk), on
     three threads (the caller and two workers)."""
     from pandas_rankeval.core.skipping.group_count import count_groups, kept_rows, run_bounds
-    from pandas_rankeval.core.ranking.numeric import _CHUNK
+    from pandas_rankeval.core.ranking.numeric import CHUNK_ROWS
     from pandas_rankeval.core.threads import Workers
 
     rng = np.random.default_rng(11)
-    n = 2 * _CHUNK + 123
+    n = 2 * CHUNK_ROWS + 123
     codes = rng.integers(0, 3000 if dense else 2**29, 3000)[rng.integers(0, 3000, n)].astype(np.int32)
     n_codes = 3000 if dense else 2**29
     rel = rng.random(n) < 0.1
@@ -216,10 +216,10 @@ def test_group_counts_and_kept_runs_in_ranges_of_rows(dense):
 
 
 def test_chunked_helpers_equal_numpy():
-    from pandas_rankeval.core.ranking.numeric import _CHUNK, cumsum_into, flip_negative_floats, or_positions
+    from pandas_rankeval.core.ranking.numeric import CHUNK_ROWS, cumsum_into, flip_negative_floats, or_positions
 
     rng = np.random.default_rng(12)
-    n = 2 * _CHUNK + 77
+    n = 2 * CHUNK_ROWS + 77
     flags = rng.random(n) < 0.5
     out = np.empty(n, dtype=np.int64)
     cumsum_into(flags, out)

@@ -12,9 +12,9 @@ import numpy as np
 
 from ..ranking.int_sort import sort_values
 from ..ranking.numeric import (
-    _bits,
-    _exclusive_within,
-    _starts_of_runs,
+    bit_width,
+    exclusive_within,
+    starts_of_runs,
     cumulative_discount,
     harmonic,
     log_factorial,
@@ -77,11 +77,11 @@ class Ideal:
 
 def build_ideal(codes: np.ndarray, n_codes: int, level: np.ndarray, n_levels: int) -> Ideal:
     """Count rows per (group, label level), levels in descending order within a group."""
-    lbits = _bits(n_levels - 1)
+    lbits = bit_width(n_levels - 1)
     key = codes.astype(np.int64) << lbits
     key |= (n_levels - 1) - level.astype(np.int64)
     sort_values(key)
-    start = _starts_of_runs(key[1:] != key[:-1])
+    start = starts_of_runs(key[1:] != key[:-1])
     ck = key[start]
     size = np.diff(np.append(start, key.shape[0]))
     del key
@@ -92,7 +92,7 @@ def build_ideal(codes: np.ndarray, n_codes: int, level: np.ndarray, n_levels: in
     first = np.flatnonzero(gchange)
     group = np.cumsum(gchange) - 1
     ncells = np.diff(np.append(first, ck.shape[0]))
-    offset = _exclusive_within(size, first, ncells)
+    offset = exclusive_within(size, first, ncells)
     lev = (n_levels - 1) - (ck & ((1 << lbits) - 1))
     return Ideal(group=group, size=size, offset=offset, level=lev, first=first)
 
@@ -110,7 +110,7 @@ def auc_per_group(rk: Ranking) -> tuple[np.ndarray, np.ndarray]:
     """
     if rk.wpos is not None and rk.wneg is not None:
         pos, neg = rk.pos, rk.neg
-        before = _exclusive_within(neg, rk.first, rk.nblocks)
+        before = exclusive_within(neg, rk.first, rk.nblocks)
         below = np.repeat(rk.wneg, rk.nblocks) - before - neg
         return rk.group_sum(pos * (below + 0.5 * neg)), rk.wpos * rk.wneg
     if rk.rel is not None:
@@ -338,7 +338,7 @@ def ap_per_group(rk: Ranking, k: int | None) -> np.ndarray:
     p = rk.pos.astype(np.float64)
     m = rk.offset
     s = _cut(rk, k)
-    above = _exclusive_within(p, rk.first, rk.nblocks)
+    above = exclusive_within(p, rk.first, rk.nblocks)
     h = harmonic(m + s) - harmonic(m)
     a = (p / t) * (above + 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .int_sort import sort_values
-from .numeric import _starts_of_runs
+from .numeric import starts_of_runs
 from .score_sort import Ties
 from .sorting import sortable
 from ..threads import Workers, row_ranges, run_tasks
@@ -38,7 +38,7 @@ def global_auc(
         neg_before = np.arange(n, dtype=np.int64) - np.cumsum(rel_o, dtype=np.int64) + rel_o
         npos = int(rel_o.sum(dtype=np.int64))
         return float(np.dot(rel_o.astype(np.float64), neg_before)), float(npos), float(n - npos)
-    starts = _starts_of_runs(rank[1:] != rank[:-1])
+    starts = starts_of_runs(rank[1:] != rank[:-1])
     if sample_weight is None:
         pos = np.add.reduceat(rel_o.astype(np.float64), starts)
         size = np.diff(np.append(starts, n)).astype(np.float64)
@@ -82,7 +82,7 @@ def global_auc_by(
     if not n:
         z = np.zeros(n_segments)
         return z, z.copy(), z.copy()
-    starts = _starts_of_runs((r[1:] != r[:-1]) | (sg[1:] != sg[:-1]))
+    starts = starts_of_runs((r[1:] != r[:-1]) | (sg[1:] != sg[:-1]))
     rel_o = rel[o]
     if sample_weight is None:
         pos = np.add.reduceat(rel_o.astype(np.float64), starts)
@@ -93,7 +93,7 @@ def global_auc_by(
         neg = np.add.reduceat(np.where(rel_o, 0.0, w_o), starts)
     block_seg = sg[starts]
     cum = np.cumsum(neg)
-    first = _starts_of_runs(block_seg[1:] != block_seg[:-1])  # each segment's first block
+    first = starts_of_runs(block_seg[1:] != block_seg[:-1])  # each segment's first block
     seg_start = np.repeat(cum[first] - neg[first], np.diff(np.append(first, block_seg.shape[0])))
     below = cum - neg - seg_start  # the segment's negatives before each block
     u = np.bincount(block_seg, weights=pos * (below + 0.5 * neg), minlength=n_segments)

@@ -21,7 +21,7 @@ import numpy as np
 
 from .int_sort import sort_values
 from ..skipping.group_count import index_dtype
-from .numeric import _CHUNK, _bits, _starts_of_runs, or_positions
+from .numeric import CHUNK_ROWS, bit_width, starts_of_runs, or_positions
 from .tie_blocks import Ranking, _from_sorted
 from .sorting import _REFINE_AT_MOST, _ordered_key, shared_neighbours
 
@@ -66,11 +66,11 @@ def rank_groups(
     if key is None:
         return None
     lo, hi = int(key.min()), int(key.max())
-    gbits, lbits, ibits = _bits(n_groups - 1), _bits(n_levels - 1), _bits(n - 1)
+    gbits, lbits, ibits = bit_width(n_groups - 1), bit_width(n_levels - 1), bit_width(n - 1)
     room = 63 - gbits - lbits - ibits
     if room < _MIN_SCORE_BITS:
         return None
-    shift = max(_bits(hi - lo) - room, 0)
+    shift = max(bit_width(hi - lo) - room, 0)
     # the distance below the best score (0 for the best), its kept bits, in uint64 arithmetic (the
     # span may exceed the int64 range)
     packed = key.view(np.uint64)
@@ -78,11 +78,11 @@ def rank_groups(
     if shift:
         packed >>= np.uint64(shift)
     packed = packed.view(np.int64)  # < 2**room: the fields below fit beside it
-    for c0 in range(0, n, _CHUNK):  # chunk by chunk: no temporary as long as the rows
-        part = packed[c0 : c0 + _CHUNK]
-        part |= group[c0 : c0 + _CHUNK].astype(np.int64) << room
+    for c0 in range(0, n, CHUNK_ROWS):  # chunk by chunk: no temporary as long as the rows
+        part = packed[c0 : c0 + CHUNK_ROWS]
+        part |= group[c0 : c0 + CHUNK_ROWS].astype(np.int64) << room
         part <<= lbits
-        part |= level[c0 : c0 + _CHUNK]
+        part |= level[c0 : c0 + CHUNK_ROWS]
     packed <<= ibits
     or_positions(packed)
     sort_values(packed)
@@ -115,7 +115,7 @@ def rank_groups(
         gkey = packed >> room
         bstart = None
     else:
-        bstart = _starts_of_runs(change)
+        bstart = starts_of_runs(change)
         gkey = packed[bstart] >> room
     del packed, change
     return _from_sorted(lev, bstart, gkey, n_levels, rel_level, gains, None, count_levels, block_levels)

@@ -10,7 +10,10 @@ import math
 
 import numpy as np
 
-__all__ = ["cumulative_discount", "cumsum_into", "flip_negative_floats", "harmonic", "log_factorial", "or_positions"]
+__all__ = [
+    "CHUNK_ROWS", "bit_width", "cumulative_discount", "cumsum_into", "exclusive_within", "flip_negative_floats", "harmonic",
+    "log_factorial", "or_positions", "starts_of_runs",
+]
 
 _SMALL = 256
 _LOG_FACT_SMALL = np.array([math.lgamma(i + 1.0) for i in range(_SMALL)])
@@ -67,14 +70,14 @@ def cumulative_discount(upto: int) -> np.ndarray:
     return d
 
 
-def _starts_of_runs(change: np.ndarray) -> np.ndarray:
+def starts_of_runs(change: np.ndarray) -> np.ndarray:
     """Start positions of runs given ``change[i] = a[i+1] != a[i]``."""
     starts = np.flatnonzero(change)
     starts += 1
     return np.concatenate(([0], starts))
 
 
-def _exclusive_within(x: np.ndarray, gfirst: np.ndarray, nblocks: np.ndarray) -> np.ndarray:
+def exclusive_within(x: np.ndarray, gfirst: np.ndarray, nblocks: np.ndarray) -> np.ndarray:
     """Exclusive cumulative sum of a per-block array, restarted at every group."""
     c = np.cumsum(x)
     c -= x
@@ -82,19 +85,19 @@ def _exclusive_within(x: np.ndarray, gfirst: np.ndarray, nblocks: np.ndarray) ->
 
 
 
-def _bits(x: int) -> int:
+def bit_width(x: int) -> int:
     return max(int(x).bit_length(), 1)
 
 
 #: Rows per chunk of the in-place helpers below: their temporaries stay this small.
-_CHUNK = 1 << 16
+CHUNK_ROWS = 1 << 16
 
 
 def or_positions(a: np.ndarray) -> None:
     """``a |= arange(len(a))`` in place, chunk by chunk: no temporary as long as ``a``."""
     n = a.shape[0]
-    for lo in range(0, n, _CHUNK):
-        hi = min(lo + _CHUNK, n)
+    for lo in range(0, n, CHUNK_ROWS):
+        hi = min(lo + CHUNK_ROWS, n)
         a[lo:hi] |= np.arange(lo, hi, dtype=a.dtype)
 
 
@@ -102,8 +105,8 @@ def cumsum_into(flags: np.ndarray, out: np.ndarray) -> None:
     """``np.cumsum(flags, out=out)`` chunk by chunk: numpy casts a whole bool input to the output's
     dtype first (a temporary of 8 bytes a row for int64); integers, so the sums are the same."""
     carry = 0
-    for lo in range(0, flags.shape[0], _CHUNK):
-        hi = min(lo + _CHUNK, flags.shape[0])
+    for lo in range(0, flags.shape[0], CHUNK_ROWS):
+        hi = min(lo + CHUNK_ROWS, flags.shape[0])
         part = out[lo:hi]
         np.cumsum(flags[lo:hi], out=part)
         if carry:
@@ -116,8 +119,8 @@ def flip_negative_floats(bits: np.ndarray) -> None:
     (negative floats then order as integers), chunk by chunk."""
     low = np.iinfo(bits.dtype).max
     top = 8 * bits.dtype.itemsize - 1
-    for lo in range(0, bits.shape[0], _CHUNK):
-        b = bits[lo : lo + _CHUNK]
+    for lo in range(0, bits.shape[0], CHUNK_ROWS):
+        b = bits[lo : lo + CHUNK_ROWS]
         flip = b >> top  # -1 for negative floats, 0 otherwise
         flip &= low
         b ^= flip

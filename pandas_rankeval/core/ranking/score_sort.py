@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 
 from .int_sort import sort_values
-from .numeric import _bits, cumsum_into, or_positions
+from .numeric import bit_width, cumsum_into, or_positions
 from .sorting import sort_order
 from ..threads import Workers, threads_for
 
@@ -92,9 +92,9 @@ def _refine_ties(
     r = np.empty(n, dtype=np.int64)
     r[0] = 0
     cumsum_into(new, r[1:])
-    widths = [_bits(int(f.max())) for f in fields]
-    ibits = _bits(n - 1)
-    if _bits(int(r[-1])) + sum(widths) + ibits <= 63:
+    widths = [bit_width(int(f.max())) for f in fields]
+    ibits = bit_width(n - 1)
+    if bit_width(int(r[-1])) + sum(widths) + ibits <= 63:
         key = r
         for f, w in zip(fields, widths):
             key <<= w

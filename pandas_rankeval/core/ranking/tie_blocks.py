@@ -35,14 +35,14 @@ import numpy as np
 # the stages before this one, under the names their callers have always used (``ranking.score_rank``)
 from .global_auc import global_auc, global_auc_by, global_auc_by_search, global_auc_of_sorted
 from .int_sort import sort_values
-from .numeric import _CHUNK, _bits, _exclusive_within, _starts_of_runs, cumulative_discount, harmonic, log_factorial
+from .numeric import CHUNK_ROWS, bit_width, exclusive_within, starts_of_runs, cumulative_discount, harmonic, log_factorial
 from .score_sort import Ties, _refine_ties, score_rank
 
 __all__ = [
     "Ranking", "Ties", "build_ranking", "cumulative_discount", "global_auc", "global_auc_by", "global_auc_by_search",
     "global_auc_of_sorted", "harmonic", "log_factorial", "score_rank",
 ]
-__all__ += ["_bits", "_exclusive_within", "_refine_ties", "_starts_of_runs"]  # private, for kernels and tests
+__all__ += ["bit_width", "exclusive_within", "_refine_ties", "starts_of_runs"]  # _refine_ties: private, for tests
 
 
 # --------------------------------------------------------------------------- #
@@ -255,17 +255,17 @@ def build_ranking(
         eight bytes a row).
     """
     n = codes.shape[0]
-    rbits = _bits(int(rank[0]) if n else 0)
-    lbits = _bits(n_levels - 1)
-    cbits = _bits(n_codes - 1)
+    rbits = bit_width(int(rank[0]) if n else 0)
+    lbits = bit_width(n_levels - 1)
+    cbits = bit_width(n_codes - 1)
     tie_free = n > 0 and int(rank[0]) == n - 1
     wsorted = None
     if sample_weight is None and cbits + rbits + lbits <= 63:
         if consume and rank.dtype == np.int64:
             key = rank  # the caller's rank becomes the key: filled chunk by chunk, no temporary
-            for lo in range(0, n, _CHUNK):
-                part = key[lo : lo + _CHUNK]
-                o = order[lo : lo + _CHUNK]
+            for lo in range(0, n, CHUNK_ROWS):
+                part = key[lo : lo + CHUNK_ROWS]
+                o = order[lo : lo + CHUNK_ROWS]
                 part |= codes[o].astype(np.int64) << rbits
                 part <<= lbits
                 part |= level[o]
@@ -285,7 +285,7 @@ def build_ranking(
             gkey = key
             gkey >>= rbits
         else:
-            bstart = _starts_of_runs(key[1:] != key[:-1])
+            bstart = starts_of_runs(key[1:] != key[:-1])
             gkey = key[bstart] >> rbits
         del key
     else:
@@ -301,7 +301,7 @@ def build_ranking(
             gkey = c_s
         else:
             change = (c_s[1:] != c_s[:-1]) | (r_s[1:] != r_s[:-1])
-            bstart = _starts_of_runs(change)
+            bstart = starts_of_runs(change)
             gkey = c_s[bstart]
         del codes_o, perm, r_s
     return _from_sorted(lev, bstart, gkey, n_levels, rel_level, gains, wsorted, count_levels, block_levels)

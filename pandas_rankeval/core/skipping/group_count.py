@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ranking.int_sort import sort_values
-from ..ranking.numeric import _CHUNK, _bits, _starts_of_runs, or_positions
+from ..ranking.numeric import CHUNK_ROWS, bit_width, starts_of_runs, or_positions
 from ..threads import Workers, row_ranges, run_tasks
 
 __all__ = ["Counts", "count_groups", "index_dtype", "kept_rows", "run_bounds"]
@@ -59,7 +59,7 @@ def _count_sorted(codes: np.ndarray, n_codes: int, rel: np.ndarray) -> tuple[np.
     The sort puts a group's rows together, its relevant rows last: the runs of ``(code,
     relevant)`` give both counts with no pass over the rows beyond the run starts."""
     m = codes.shape[0]
-    ibits = _bits(m - 1)
+    ibits = bit_width(m - 1)
     if codes.dtype == np.int32 and n_codes <= 2**30:  # (code, relevant) packed in 32 bits first
         head = np.left_shift(codes, 1)
         head |= rel
@@ -75,7 +75,7 @@ def _count_sorted(codes: np.ndarray, n_codes: int, rel: np.ndarray) -> tuple[np.
     idx = np.empty(m, dtype=index_dtype(m))
     np.bitwise_and(key, (1 << ibits) - 1, out=idx, casting="unsafe")
     key >>= ibits  # (code, relevant) of every row, in order
-    starts = _starts_of_runs(key[1:] != key[:-1])
+    starts = starts_of_runs(key[1:] != key[:-1])
     head = key[starts]
     del key
     lengths = np.diff(np.append(starts, m))
@@ -100,7 +100,7 @@ def count_groups(
     n_rows = codes.shape[0]
     if n_codes <= 4 * n_rows + 1024:  # dense codes: count by code
         return _count_dense(codes, n_codes, rel)
-    if _bits(n_codes - 1) + 1 + _bits(n_rows - 1) > 63:  # pragma: no cover - prepare() keeps sparse codes within 55 bits
+    if bit_width(n_codes - 1) + 1 + bit_width(n_rows - 1) > 63:  # pragma: no cover - prepare() keeps sparse codes within 55 bits
         return None
     ranges = row_ranges(n_rows, n_parts if workers is not None else 1)
     parts = run_tasks(workers, lambda r: _count_sorted(codes[r[0] : r[1]], n_codes, rel[r[0] : r[1]]), ranges)
@@ -187,8 +187,8 @@ def kept_rows(
     def run(r: int) -> None:
         lo, hi = bounds[r]
         at = ends[r - 1] if r else 0
-        for c0 in range(0, n_rows, _CHUNK):
-            chunk = per_row[c0 : c0 + _CHUNK]
+        for c0 in range(0, n_rows, CHUNK_ROWS):
+            chunk = per_row[c0 : c0 + CHUNK_ROWS]
             pos = np.flatnonzero((chunk >= lo) & (chunk < hi))  # -1: not kept
             m = pos.shape[0]
             row_group[at : at + m] = chunk[pos]
