@@ -172,7 +172,7 @@ def _registered_without_a_case() -> list[tuple[str, str, dict[str, Any]]]:
     """A ranking metric of the registry that has no case above gets one with its defaults, so a new
     metric is checked on every engine with no edit here (the counterfactual metrics need a click
     log's positions: tests/test_ips.py; the calibration metrics: test_calibration_metrics below)."""
-    from pandas_rankeval.core.registry import METRICS
+    from pandas_rankeval.core.metrics.registry import METRICS
 
     named = {n for n, _, _ in METRIC_CASES}
     return [(m.function, "multi", {}) for m in METRICS.values()
