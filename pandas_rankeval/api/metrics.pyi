@@ -184,11 +184,18 @@ def gauc(
     ...     neg = n - pos
     ...     below = round(auc * neg)
     ...     scores = np.r_[np.full(pos, below - 0.5), np.arange(neg)]
-    ...     return pd.DataFrame({"user": uid, "click": [1] * pos + [0] * neg, "score": scores})
+    ...     return pd.DataFrame(
+    ...         {"user": uid, "click": [1] * pos + [0] * neg, "score": scores}
+    ...     )
     >>> df = pd.concat([user("A", 80, 10, 0.7), user("B", 20, 5, 0.6)])
     >>> pre.gauc(df, group="user", label="click", score="score")
     0.68
-    >>> round(pre.gauc(df, group="user", label="click", score="score", weight="uniform"), 4)
+    >>> round(
+    ...     pre.gauc(
+    ...         df, group="user", label="click", score="score", weight="uniform"
+    ...     ),
+    ...     4,
+    ... )
     0.65
     >>> print(pre.gauc(df, group="user", label="click", score="score").coverage)
     2 of 2 groups used
@@ -367,7 +374,10 @@ def ndcg(
     >>> df = pd.DataFrame({"q": [1, 1, 1], "rel": [0, 1, 2], "score": [3, 2, 1]})
     >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear"), 4)
     0.6199
-    >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear", k=2), 4)
+    >>> round(
+    ...     pre.ndcg(df, group="q", label="rel", score="score", gain="linear", k=2),
+    ...     4,
+    ... )
     0.2398
     """
 
@@ -450,7 +460,9 @@ def average_precision(
 
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> df = pd.DataFrame(
+    ...     {"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]}
+    ... )
     >>> round(pre.average_precision(df, group="q", label="rel", score="score"), 3)
     0.756
     """
@@ -528,8 +540,13 @@ def precision(
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
-    >>> [round(pre.precision(df, group="q", label="rel", score="score", k=k), 2) for k in (1, 3, 5)]
+    >>> df = pd.DataFrame(
+    ...     {"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]}
+    ... )
+    >>> [
+    ...     round(pre.precision(df, group="q", label="rel", score="score", k=k), 2)
+    ...     for k in (1, 3, 5)
+    ... ]
     [1.0, 0.67, 0.6]
     """
 
@@ -605,7 +622,9 @@ def recall(
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> df = pd.DataFrame(
+    ...     {"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]}
+    ... )
     >>> round(pre.recall(df, group="q", label="rel", score="score", k=3), 4)
     0.6667
     """
@@ -684,7 +703,9 @@ def hit_rate(
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> df = pd.DataFrame(
+    ...     {"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]}
+    ... )
     >>> pre.hit_rate(df, group="q", label="rel", score="score", k=1)
     1.0
     """
@@ -856,7 +877,8 @@ def err(
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
     >>> df = pd.DataFrame({"q": 1, "grade": [4, 0, 2], "score": [3, 2, 1]})
-    >>> round(pre.err(df, group="q", label="grade", score="score"), 6)  # 15/16 + (1/16)(3/16)/3
+    >>> # 15/16 + (1/16)(3/16)/3
+    >>> round(pre.err(df, group="q", label="grade", score="score"), 6)
     0.941406
     """
 
@@ -986,9 +1008,23 @@ def ips_dcg(
     >>> df = pd.DataFrame({"s": 1, "pos": [1, 2, 3], "click": [0, 0, 1],
     ...                    "old": [3, 2, 1], "new": [2, 1, 3]})
     >>> prop = pd.Series([1.0, 0.5, 0.25], index=[1, 2, 3])
-    >>> pre.ips_dcg(df, group="s", label="click", score="new", position="pos", propensity=prop)
+    >>> pre.ips_dcg(
+    ...     df,
+    ...     group="s",
+    ...     label="click",
+    ...     score="new",
+    ...     position="pos",
+    ...     propensity=prop,
+    ... )
     4.0
-    >>> pre.ips_dcg(df, group="s", label="click", score="old", position="pos", propensity=prop)
+    >>> pre.ips_dcg(
+    ...     df,
+    ...     group="s",
+    ...     label="click",
+    ...     score="old",
+    ...     position="pos",
+    ...     propensity=prop,
+    ... )
     2.0
     """
 
@@ -1116,7 +1152,15 @@ def ips_precision(
     >>> df = pd.DataFrame({"s": 1, "pos": [1, 2, 3], "click": [0, 0, 1],
     ...                    "old": [3, 2, 1], "new": [2, 1, 3]})
     >>> prop = pd.Series([1.0, 0.5, 0.25], index=[1, 2, 3])
-    >>> pre.ips_precision(df, group="s", label="click", score="new", position="pos", propensity=prop, k=2)
+    >>> pre.ips_precision(
+    ...     df,
+    ...     group="s",
+    ...     label="click",
+    ...     score="new",
+    ...     position="pos",
+    ...     propensity=prop,
+    ...     k=2,
+    ... )
     2.0
     """
 
@@ -1249,10 +1293,26 @@ def ips_hit_rate(
     >>> df = pd.DataFrame({"s": 1, "pos": [1, 2, 3], "click": [0, 0, 1],
     ...                    "old": [3, 2, 1], "new": [2, 1, 3]})
     >>> prop = pd.Series([1.0, 0.5, 0.25], index=[1, 2, 3])
-    >>> pre.ips_hit_rate(df, group="s", label="click", score="new", position="pos", propensity=prop, k=1)
+    >>> pre.ips_hit_rate(
+    ...     df,
+    ...     group="s",
+    ...     label="click",
+    ...     score="new",
+    ...     position="pos",
+    ...     propensity=prop,
+    ...     k=1,
+    ... )
     4.0
-    >>> pre.ips_hit_rate(df, group="s", label="click", score="new", position="pos", propensity=prop, k=1,
-    ...                  snips=True)
+    >>> pre.ips_hit_rate(
+    ...     df,
+    ...     group="s",
+    ...     label="click",
+    ...     score="new",
+    ...     position="pos",
+    ...     propensity=prop,
+    ...     k=1,
+    ...     snips=True,
+    ... )
     1.0
     """
 
@@ -1317,7 +1377,8 @@ def logloss(
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"user": [1, 1, 2, 2], "click": [1, 0, 0, 1], "p": [0.8, 0.4, 0.2, 0.5]})
+    >>> df = pd.DataFrame({"user": [1, 1, 2, 2], "click": [1, 0, 0, 1],
+    ...                    "p": [0.8, 0.4, 0.2, 0.5]})
     >>> round(pre.logloss(df, group="user", label="click", score="p"), 4)
     0.4126
     """
@@ -1384,7 +1445,8 @@ def ne(
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"user": [1, 1, 2, 2], "click": [1, 0, 0, 1], "p": [0.8, 0.4, 0.2, 0.5]})
+    >>> df = pd.DataFrame({"user": [1, 1, 2, 2], "click": [1, 0, 0, 1],
+    ...                    "p": [0.8, 0.4, 0.2, 0.5]})
     >>> round(pre.ne(df, group="user", label="click", score="p"), 4)
     0.5952
     """
@@ -1450,7 +1512,8 @@ def pcoc(
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"user": [1, 1, 2, 2], "click": [1, 0, 0, 1], "p": [0.8, 0.4, 0.2, 0.5]})
+    >>> df = pd.DataFrame({"user": [1, 1, 2, 2], "click": [1, 0, 0, 1],
+    ...                    "p": [0.8, 0.4, 0.2, 0.5]})
     >>> round(pre.pcoc(df, group="user", label="click", score="p"), 4)
     0.95
     """
@@ -1521,7 +1584,8 @@ def ece(
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"user": [1, 1, 2, 2], "click": [1, 0, 0, 1], "p": [0.8, 0.4, 0.2, 0.5]})
+    >>> df = pd.DataFrame({"user": [1, 1, 2, 2], "click": [1, 0, 0, 1],
+    ...                    "p": [0.8, 0.4, 0.2, 0.5]})
     >>> round(pre.ece(df, group="user", label="click", score="p", bins=2), 4)
     0.075
     """

@@ -367,7 +367,8 @@ _ERR_DOC = """Expected reciprocal rank (Chapelle et al. 2009): the expected inve
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
     >>> df = pd.DataFrame({"q": 1, "grade": [4, 0, 2], "score": [3, 2, 1]})
-    >>> round(pre.err(df, group="q", label="grade", score="score"), 6)  # 15/16 + (1/16)(3/16)/3
+    >>> # 15/16 + (1/16)(3/16)/3
+    >>> round(pre.err(df, group="q", label="grade", score="score"), 6)
     0.941406
     """
 
@@ -413,7 +414,8 @@ def _cal_doc(summary: str, extra: str, ret: str, notes: str, example: str) -> st
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({{"user": [1, 1, 2, 2], "click": [1, 0, 0, 1], "p": [0.8, 0.4, 0.2, 0.5]}})
+    >>> df = pd.DataFrame({{"user": [1, 1, 2, 2], "click": [1, 0, 0, 1],
+    ...                    "p": [0.8, 0.4, 0.2, 0.5]}})
 {example}
     """
 
@@ -595,11 +597,18 @@ _GAUC_DOC = """Group AUC: the weighted mean of the per-group AUC (the DIN paper'
     ...     neg = n - pos
     ...     below = round(auc * neg)
     ...     scores = np.r_[np.full(pos, below - 0.5), np.arange(neg)]
-    ...     return pd.DataFrame({"user": uid, "click": [1] * pos + [0] * neg, "score": scores})
+    ...     return pd.DataFrame(
+    ...         {"user": uid, "click": [1] * pos + [0] * neg, "score": scores}
+    ...     )
     >>> df = pd.concat([user("A", 80, 10, 0.7), user("B", 20, 5, 0.6)])
     >>> pre.gauc(df, group="user", label="click", score="score")
     0.68
-    >>> round(pre.gauc(df, group="user", label="click", score="score", weight="uniform"), 4)
+    >>> round(
+    ...     pre.gauc(
+    ...         df, group="user", label="click", score="score", weight="uniform"
+    ...     ),
+    ...     4,
+    ... )
     0.65
     >>> print(pre.gauc(df, group="user", label="click", score="score").coverage)
     2 of 2 groups used
@@ -684,7 +693,10 @@ _NDCG_DOC = """Normalized discounted cumulative gain at k (NDCG@k), graded label
     >>> df = pd.DataFrame({"q": [1, 1, 1], "rel": [0, 1, 2], "score": [3, 2, 1]})
     >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear"), 4)
     0.6199
-    >>> round(pre.ndcg(df, group="q", label="rel", score="score", gain="linear", k=2), 4)
+    >>> round(
+    ...     pre.ndcg(df, group="q", label="rel", score="score", gain="linear", k=2),
+    ...     4,
+    ... )
     0.2398
     """
 
@@ -716,7 +728,9 @@ _AVERAGE_PRECISION_DOC = """Mean average precision (MAP, MAP@k): the mean over g
 
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> df = pd.DataFrame(
+    ...     {"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]}
+    ... )
     >>> round(pre.average_precision(df, group="q", label="rel", score="score"), 3)
     0.756
     """
@@ -744,8 +758,13 @@ _PRECISION_DOC = """Precision at k: relevant rows among the first k, divided by 
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
-    >>> [round(pre.precision(df, group="q", label="rel", score="score", k=k), 2) for k in (1, 3, 5)]
+    >>> df = pd.DataFrame(
+    ...     {"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]}
+    ... )
+    >>> [
+    ...     round(pre.precision(df, group="q", label="rel", score="score", k=k), 2)
+    ...     for k in (1, 3, 5)
+    ... ]
     [1.0, 0.67, 0.6]
     """
 
@@ -771,7 +790,9 @@ _RECALL_DOC = """Recall at k: relevant rows among the first k, divided by the gr
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> df = pd.DataFrame(
+    ...     {"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]}
+    ... )
     >>> round(pre.recall(df, group="q", label="rel", score="score", k=3), 4)
     0.6667
     """
@@ -800,7 +821,9 @@ _HIT_RATE_DOC = """Hit rate at k: the share of groups with a relevant row among 
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]})
+    >>> df = pd.DataFrame(
+    ...     {"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]}
+    ... )
     >>> pre.hit_rate(df, group="q", label="rel", score="score", k=1)
     1.0
     """
@@ -832,9 +855,23 @@ _IPS_DCG_DOC = """Inverse-propensity DCG@k of a new score column on a click log 
     Examples
     --------
 {ips_example}
-    >>> pre.ips_dcg(df, group="s", label="click", score="new", position="pos", propensity=prop)
+    >>> pre.ips_dcg(
+    ...     df,
+    ...     group="s",
+    ...     label="click",
+    ...     score="new",
+    ...     position="pos",
+    ...     propensity=prop,
+    ... )
     4.0
-    >>> pre.ips_dcg(df, group="s", label="click", score="old", position="pos", propensity=prop)
+    >>> pre.ips_dcg(
+    ...     df,
+    ...     group="s",
+    ...     label="click",
+    ...     score="old",
+    ...     position="pos",
+    ...     propensity=prop,
+    ... )
     2.0
     """
 
@@ -863,7 +900,15 @@ _IPS_PRECISION_DOC = """Inverse-propensity precision@k: IPS-weighted clicks in t
     Examples
     --------
 {ips_example}
-    >>> pre.ips_precision(df, group="s", label="click", score="new", position="pos", propensity=prop, k=2)
+    >>> pre.ips_precision(
+    ...     df,
+    ...     group="s",
+    ...     label="click",
+    ...     score="new",
+    ...     position="pos",
+    ...     propensity=prop,
+    ...     k=2,
+    ... )
     2.0
     """
 
@@ -897,10 +942,26 @@ _IPS_HIT_RATE_DOC = """Inverse-propensity hit rate@k: the IPS estimate of the cl
     Examples
     --------
 {ips_example}
-    >>> pre.ips_hit_rate(df, group="s", label="click", score="new", position="pos", propensity=prop, k=1)
+    >>> pre.ips_hit_rate(
+    ...     df,
+    ...     group="s",
+    ...     label="click",
+    ...     score="new",
+    ...     position="pos",
+    ...     propensity=prop,
+    ...     k=1,
+    ... )
     4.0
-    >>> pre.ips_hit_rate(df, group="s", label="click", score="new", position="pos", propensity=prop, k=1,
-    ...                  snips=True)
+    >>> pre.ips_hit_rate(
+    ...     df,
+    ...     group="s",
+    ...     label="click",
+    ...     score="new",
+    ...     position="pos",
+    ...     propensity=prop,
+    ...     k=1,
+    ...     snips=True,
+    ... )
     1.0
     """
 
