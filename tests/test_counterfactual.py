@@ -158,6 +158,83 @@ def test_em_equals_the_likelihood_maximum() -> None:
     np.testing.assert_allclose(t["propensity"], mle, rtol=1e-3)
 
 
+def _pbm_logit_mle(x: np.ndarray, position: np.ndarray, click: np.ndarray, c: float = 1.0) -> np.ndarray:
+    """The penalized likelihood maximum of P(click) = p_k sigmoid(b0 + x b) (the objective of
+    regression EM with scikit-learn's default LogisticRegression: an L2 penalty |b|^2 / (2 C), the
+    intercept free) by scipy's L-BFGS-B over logit p_k and b, with its gradient, apart from the EM."""
+    from scipy.optimize import minimize
+
+    pos = np.unique(position, return_inverse=True)[1].reshape(-1)
+    n_pos, x1, y = pos.max() + 1, np.c_[np.ones(len(x)), x], click.astype(float)
+    pen = np.r_[0.0, np.full(x.shape[1], 1.0 / c)]
+
+    def nll(v: np.ndarray) -> tuple[float, np.ndarray]:
+        p, s = 1 / (1 + np.exp(-v[:n_pos])), 1 / (1 + np.exp(-(x1 @ v[n_pos:])))
+        q = p[pos] * s
+        d = y / q - (1 - y) / (1 - q)  # d loglik / d q per row
+        gp = np.bincount(pos, weights=d * s, minlength=n_pos) * p * (1 - p)
+        gb = x1.T @ (d * p[pos] * s * (1 - s)) - pen * v[n_pos:]
+        value = (y * np.log(q) + (1 - y) * np.log1p(-q)).sum() - 0.5 * (pen * v[n_pos:] ** 2).sum()
+        return -float(value), -np.r_[gp, gb]
+
+    res = minimize(nll, np.zeros(n_pos + x1.shape[1]), jac=True, method="L-BFGS-B",
+                   options={"maxiter": 100000, "ftol": 1e-15, "gtol": 1e-10})
+    p = 1 / (1 + np.exp(-res.x[:n_pos]))
+    return p / p[0]
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.05])
+def test_regression_em_equals_the_penalized_likelihood_maximum(noise: float) -> None:
+    # issue 41 item 3 (cost): the M-steps refitted LogisticRegression by lbfgs to its default tol=1e-4 from
+    # the last fit; the EM stopped where the inexact fits stopped moving, 1e-3 from the maximum on a 1e5-row
+    # log. Now the default fits exactly (Newton on the posteriors); noise 0: features repeat (rows merged),
+    # 0.05: every row distinct.
+    log = make_click_log(1500, n_queries=200, n_docs=10, seed=3)
+    log["x1"] += np.random.default_rng(1).normal(0.0, noise, len(log))
+    t = pre.propensities(log, **KW, features=["x1", "x2"], n_boot=0)
+    mle = _pbm_logit_mle(log[["x1", "x2"]].to_numpy(), log["position"].to_numpy(), log["click"].to_numpy())
+    np.testing.assert_allclose(t["propensity"], mle, rtol=1e-4)
+    assert t.attrs["converged"]
+
+
+def test_regression_em_default_equals_scikit_learn_refits_to_their_precision() -> None:
+    # the previous code path (scikit-learn's LogisticRegression refitted on every row twice, any model that
+    # SoftLogit does not fit takes it), with its solver's tolerance tightened, reaches the same maximum;
+    # a LogisticRegression passed with a C of its own takes the fast path with that C.
+    from sklearn.linear_model import LogisticRegression
+
+    class Refitted(LogisticRegression):  # not LogisticRegression itself: refitted as given
+        pass
+
+    log = make_click_log(800, n_queries=100, seed=4)
+    fast = pre.propensities(log, **KW, features=["x1", "x2"], n_boot=0)
+    slow = pre.propensities(log, **KW, features=["x1", "x2"], n_boot=0,
+                            relevance_model=Refitted(tol=1e-10, max_iter=1000, warm_start=True))
+    assert "Refitted of ['x1', 'x2']" in slow.footer()[1]
+    np.testing.assert_allclose(fast["propensity"], slow["propensity"], rtol=1e-4)
+    strong = pre.propensities(log, **KW, features=["x1", "x2"], n_boot=0, relevance_model=LogisticRegression(C=0.01))
+    mle = _pbm_logit_mle(log[["x1", "x2"]].to_numpy(), log["position"].to_numpy(), log["click"].to_numpy(), c=0.01)
+    np.testing.assert_allclose(strong["propensity"], mle, rtol=1e-4)
+
+
+def test_regression_em_replicates_warm_start_equal_cold_starts() -> None:
+    # each replicate's EM starts at the whole log's estimate and coefficients; from the point estimate's
+    # own start instead it reaches the same maximum: the same replicates (so interval) to 1e-4 relative
+    from pandas_rankeval.counterfactual.propensity import _features_path
+    from pandas_rankeval.inference.hashing import poisson_weights
+
+    log = make_click_log(400, n_queries=40, seed=5)
+    x, y = log[["x1", "x2"]].to_numpy(), log["click"].to_numpy(dtype=float)
+    pos, gcode = log["position"].to_numpy() - 1, log["session"].to_numpy()
+    weights = poisson_weights(np.arange(400, dtype=np.uint64), 7, 10)
+    warm = _features_path(x, y, pos, 5, gcode, weights, None, 3000, 1e-7)
+    cold = _features_path(x, y, pos, 5, gcode, weights, None, 3000, 1e-7, cold_replicates=True)
+    assert warm[3].all and cold[3].all
+    np.testing.assert_array_equal(warm[0], cold[0])
+    assert np.ptp(warm[1][1:], axis=1).min() > 0.01  # replicates that differ
+    np.testing.assert_allclose(warm[1], cold[1], rtol=1e-4)
+
+
 def test_harvest_two_positions_is_the_ratio_of_summed_click_rates() -> None:
     log = make_click_log(800, n_queries=15, n_docs=4, depth=2, n_rankers=2, shuffle=0.0, seed=5)
     t = pre.propensities(log, **KW, item=ITEM, ranker="ranker", n_boot=0)

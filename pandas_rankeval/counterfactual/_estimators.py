@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["em_items", "em_features", "harvest", "components", "reduce_sorted", "start_theta"]
+__all__ = ["em_items", "em_features", "harvest", "components", "reduce_sorted", "start_theta", "SoftLogit"]
 
 #: Probabilities are kept in [EPS, 1 - EPS] inside the E-step (0 and 1 make it 0 / 0).
 EPS = 1e-9
@@ -146,16 +146,85 @@ def em_items(
     return theta, gamma, it, done
 
 
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * z))  # no overflow for any z
+
+
+class SoftLogit:
+    """L2-penalized logistic regression on soft labels, by Newton's method from its last fit.
+
+    Fitting it to posterior probabilities ``rel`` with weights ``w`` maximizes
+    sum w (rel z - log(1 + e^z)) - |coef|^2 / (2 C), z = intercept + x coef: the objective of
+    scikit-learn's ``LogisticRegression(C=C)`` (L2 penalty, intercept not penalized) fitted to each
+    row twice (label 1 with weight w rel, label 0 with weight w (1 - rel)), which regression EM
+    did in every M-step, without the copies and to full precision: the objective is strictly
+    concave, Newton's method converges quadratically, and started at the last fit (the M-steps
+    of consecutive EM updates move the coefficients little) it needs two or three steps.
+    """
+
+    def __init__(self, x: np.ndarray, c: float = 1.0, beta: np.ndarray | None = None) -> None:
+        self.x1 = np.c_[np.ones(len(x)), x]
+        self.c = c
+        self.penalty = np.r_[0.0, np.full(x.shape[1], 1.0 / c)]
+        self.beta = np.zeros(self.x1.shape[1]) if beta is None else beta.copy()
+        self.n_steps = 0
+
+    def subset(self, keep: np.ndarray) -> SoftLogit:
+        """The same model (its current coefficients) on the rows ``keep`` only."""
+        out = SoftLogit.__new__(SoftLogit)
+        out.x1, out.c, out.penalty, out.beta, out.n_steps = self.x1[keep], self.c, self.penalty, self.beta.copy(), 0
+        return out
+
+    def _objective(self, z: np.ndarray, rel: np.ndarray, w: np.ndarray, beta: np.ndarray) -> float:
+        softplus = np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z)))  # log(1 + e^z), faster than logaddexp
+        return float(np.dot(w, rel * z - softplus) - 0.5 * np.dot(self.penalty, beta * beta))
+
+    def fit_predict(self, rel: np.ndarray, w: np.ndarray, *, max_steps: int = 100, tol: float = 1e-9) -> np.ndarray:
+        """Fit to ``rel`` (weights ``w``) from the current coefficients; the fitted probabilities.
+        Stops after a Newton step whose largest change is below ``tol`` (the error left is
+        about its square); a step that would lower the objective is halved."""
+        x1, beta = self.x1, self.beta
+        z = x1 @ beta
+        value = self._objective(z, rel, w, beta)
+        for _ in range(max_steps):
+            p = _sigmoid(z)
+            grad = x1.T @ (w * (rel - p)) - self.penalty * beta
+            hess = (x1.T * (w * p * (1.0 - p))) @ x1 + np.diag(self.penalty)
+            try:
+                step = np.linalg.solve(hess, grad)
+            except np.linalg.LinAlgError:
+                step = np.linalg.lstsq(hess, grad, rcond=None)[0]
+            self.n_steps += 1
+            t = 1.0
+            while True:
+                new = beta + t * step
+                z_new = x1 @ new
+                value_new = self._objective(z_new, rel, w, new)
+                if value_new >= value - 1e-12 * abs(value) or t < 1e-8:
+                    break
+                t *= 0.5
+            size = float(np.max(np.abs(new - beta), initial=0.0))
+            beta, z, value = new, z_new, value_new
+            if size < tol:
+                break
+        self.beta = beta
+        return _sigmoid(z)
+
+
 def em_features(
     x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, weights: np.ndarray, model: Any,
     *, max_iter: int, tol: float, theta0: np.ndarray | None = None, gamma0: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """Regression EM (Wang et al. 2018): the relevance of a row is a classifier of its features,
-    refitted in each M-step on the posterior probability of relevance (each row twice: label 1
-    with weight w * r, label 0 with weight w * (1 - r)), accelerated by SQUAREM (each iteration
-    three EM updates, as in :func:`em_items`). One replicate (row weights ``weights``).
-    ``model`` is refitted in place in every M-step (with ``warm_start`` it starts from its last
-    fit). Returns theta (positions), the rows' relevance, iterations, converged."""
+    refitted in each M-step on the posterior probability of relevance, accelerated by SQUAREM
+    (each iteration three EM updates, as in :func:`em_items`). One replicate (row weights
+    ``weights``: rows may stand for several identical impressions).
+
+    ``model`` is a :class:`SoftLogit` (fitted to the posteriors directly, from its last
+    coefficients), or a scikit-learn classifier refitted in place in every M-step on each row
+    twice (label 1 with weight w * r, label 0 with weight w * (1 - r); with ``warm_start`` it
+    starts from its last fit). Returns theta (positions), the rows' relevance, iterations,
+    converged."""
     keep = weights > 0
     x, y, pos, w = x[keep], y[keep], pos[keep], weights[keep]
     n_at_pos = np.bincount(pos, weights=w, minlength=n_pos)
@@ -168,24 +237,35 @@ def em_features(
         gamma = np.full(len(y), float(np.clip(np.average(y, weights=w) / max(np.average(theta[pos], weights=w), 1e-300), 0.01, 0.99)))
     else:
         gamma = gamma0[keep].copy()
-    xx = np.concatenate([x, x])
-    yy = np.r_[np.ones(len(y)), np.zeros(len(y))]
+    if isinstance(model, SoftLogit):
+        soft = model if keep.all() else model.subset(keep)
+
+        def fit(rel: np.ndarray) -> np.ndarray:
+            return soft.fit_predict(rel, w)
+    else:
+        xx = np.concatenate([x, x])
+        yy = np.r_[np.ones(len(y)), np.zeros(len(y))]
+
+        def fit(rel: np.ndarray) -> np.ndarray:
+            model.fit(xx, yy, sample_weight=np.r_[w * rel, w * (1.0 - rel)])
+            classes = list(getattr(model, "classes_", [0.0, 1.0]))
+            return np.asarray(model.predict_proba(x)[:, classes.index(1.0)])
+
+    clicked = y > 0
 
     def update(theta: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         t = np.clip(theta[pos], EPS, 1 - EPS)
         g = np.clip(gamma, EPS, 1 - EPS)
         denom = 1.0 - t * g
-        seen = np.where(y > 0, 1.0, t * (1.0 - g) / denom)
-        rel = np.where(y > 0, 1.0, (1.0 - t) * g / denom)
+        seen = np.where(clicked, 1.0, t * (1.0 - g) / denom)
+        rel = np.where(clicked, 1.0, (1.0 - t) * g / denom)
         with np.errstate(invalid="ignore", divide="ignore"):
             theta_new = np.bincount(pos, weights=w * seen, minlength=n_pos) / n_at_pos
-        model.fit(xx, yy, sample_weight=np.r_[w * rel, w * (1.0 - rel)])
-        classes = list(getattr(model, "classes_", [0.0, 1.0]))
-        return np.where(np.isfinite(theta_new), theta_new, theta), model.predict_proba(x)[:, classes.index(1.0)]
+        return np.where(np.isfinite(theta_new), theta_new, theta), fit(rel)
 
     def loglik(theta: np.ndarray, gamma: np.ndarray) -> float:
         q = np.clip(theta[pos] * gamma, EPS, 1 - EPS)
-        return float((w * np.where(y > 0, np.log(q), np.log1p(-q))).sum())
+        return float((w * np.where(clicked, np.log(q), np.log1p(-q))).sum())
 
     # SQUAREM over (p, the rows' relevances), as in em_items: the scale of p is weakly identified
     # (by the shape of the relevance model only), along which plain EM crawls

@@ -23,7 +23,7 @@ from pandas_rankeval.core.inputs.validation import (
 from pandas_rankeval.inference.bootstrap import check_level, percentile_interval
 from pandas_rankeval.inference.hashing import key_hash, poisson_weights, seed_to_int
 
-from ._estimators import components, em_features, em_items, harvest, pairs_within
+from ._estimators import SoftLogit, components, em_features, em_items, harvest, pairs_within
 from .tables import PropensityTable, make_table
 
 __all__ = ["propensities", "MIN_GROUPS", "MIN_IMPRESSIONS_PER_ITEM", "PropensityWarning"]
@@ -527,22 +527,69 @@ def _harvest_path(icode: np.ndarray, rcode: np.ndarray, y: np.ndarray, pos: np.n
     return est[:, 0], reps, note
 
 
+def _soft_logit_c(model: Any) -> float | None:
+    """The C of a relevance model that :class:`SoftLogit` fits exactly (the default, or a
+    scikit-learn ``LogisticRegression`` with an intercept, an L2 penalty or none, no class
+    weights); None for any other model (refitted as given)."""
+    if model is None:
+        return 1.0
+    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
+
+    if type(model) is not LogisticRegression:
+        return None
+    params = model.get_params()
+    l2 = params.get("penalty") in ("deprecated", "l2") and params.get("l1_ratio") in (None, 0, 0.0)
+    if params.get("penalty") is None or params.get("penalty") == "none":  # no penalty (older scikit-learn)
+        return float("inf")
+    ok = l2 and params.get("fit_intercept") and params.get("class_weight") is None
+    c = params.get("C")
+    return float(c) if ok and isinstance(c, numbers.Real) and c > 0 else None
+
+
 def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gcode: np.ndarray, weights: np.ndarray,
-                   relevance_model: Any, max_iter: int, tol: float) -> tuple[np.ndarray, np.ndarray, int, _Convergence]:
-    from sklearn.base import clone  # type: ignore[import-untyped]
+                   relevance_model: Any, max_iter: int, tol: float,
+                   cold_replicates: bool = False) -> tuple[np.ndarray, np.ndarray, int, _Convergence]:
+    """Regression EM and one EM per bootstrap replicate, each started at the whole log's estimate
+    and model (``cold_replicates``: from the same start as the point estimate instead; for tests).
 
-    if relevance_model is None:
-        from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
+    A logistic relevance model (the default) is fitted by :class:`SoftLogit` on the distinct
+    (features, position, click) rows, each weighted by its count (the likelihood is the same);
+    any other model is refitted as given on every row."""
+    c = _soft_logit_c(relevance_model)
+    if c is None:
+        for attr in ("fit", "predict_proba"):
+            if not hasattr(relevance_model, attr):
+                raise TypeError(
+                    f"The 'relevance_model' parameter of {_FUNC} must be a classifier with fit(X, y, sample_weight=...) "
+                    f"and predict_proba; {type(relevance_model).__name__} has no {attr}()."
+                )
+        return _features_generic(x, y, pos, n_pos, gcode, weights, relevance_model, max_iter, tol, cold_replicates)
+    rows = np.c_[x, pos, y]
+    cells, inverse = np.unique(rows, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    xc, pc, yc = cells[:, :-2], cells[:, -2].astype(np.int64), cells[:, -1]
+    counts = np.bincount(inverse, minlength=len(cells)).astype(float)
+    model = SoftLogit(xc, c)
+    theta, gamma, it, conv_point = em_features(xc, yc, pc, n_pos, counts, model, max_iter=max_iter, tol=tol)
+    point = theta / theta[0]
+    reps = np.full((n_pos, weights.shape[1]), np.nan)
+    failed = 0
+    for r in range(weights.shape[1]):  # one EM per replicate, started at the whole log's estimate and model
+        wc = np.bincount(inverse, weights=weights[gcode, r], minlength=len(cells))
+        start = {} if cold_replicates else {"theta0": theta, "gamma0": gamma}
+        tb, _, it_b, conv_b = em_features(xc, yc, pc, n_pos, wc, SoftLogit(xc, c, None if cold_replicates else model.beta),
+                                          max_iter=max_iter, tol=tol, **start)
+        reps[:, r] = tb / tb[0]
+        failed, it = failed + (not conv_b), max(it, it_b)
+    return point, reps, it, _Convergence(conv_point, failed, weights.shape[1])
 
-        relevance_model = LogisticRegression(max_iter=200, warm_start=True)
-    for attr in ("fit", "predict_proba"):
-        if not hasattr(relevance_model, attr):
-            raise TypeError(
-                f"The 'relevance_model' parameter of {_FUNC} must be a classifier with fit(X, y, sample_weight=...) "
-                f"and predict_proba; {type(relevance_model).__name__} has no {attr}()."
-            )
 
+def _features_generic(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gcode: np.ndarray,
+                      weights: np.ndarray, relevance_model: Any, max_iter: int, tol: float,
+                      cold_replicates: bool) -> tuple[np.ndarray, np.ndarray, int, _Convergence]:
     import copy
+
+    from sklearn.base import clone  # type: ignore[import-untyped]
 
     model = clone(relevance_model)
     theta, gamma, it, conv_point = em_features(x, y, pos, n_pos, np.ones(len(y)), model, max_iter=max_iter, tol=tol)
@@ -550,8 +597,10 @@ def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gc
     reps = np.full((n_pos, weights.shape[1]), np.nan)
     failed = 0
     for r in range(weights.shape[1]):  # one EM per replicate, started at the whole log's estimate and model
-        tb, _, it_b, conv_b = em_features(x, y, pos, n_pos, weights[gcode, r], copy.deepcopy(model), max_iter=max_iter,
-                                          tol=tol, theta0=theta, gamma0=gamma)
+        start = {} if cold_replicates else {"theta0": theta, "gamma0": gamma}
+        tb, _, it_b, conv_b = em_features(x, y, pos, n_pos, weights[gcode, r],
+                                          clone(relevance_model) if cold_replicates else copy.deepcopy(model),
+                                          max_iter=max_iter, tol=tol, **start)
         reps[:, r] = tb / tb[0]
         failed, it = failed + (not conv_b), max(it, it_b)
     return point, reps, it, _Convergence(conv_point, failed, weights.shape[1])
