@@ -24,6 +24,18 @@ coverage of the 95% percentile interval, and the mean relative error of the esti
 impressions per item make the per-item relevances incidental parameters: the likelihood, and
 its bootstrap more so, are biased, and the interval stops covering (propensities warns below
 pandas_rankeval.counterfactual.propensity.MIN_IMPRESSIONS_PER_ITEM).
+
+    python benchmarks/sim_propensities.py --regression-em [--logs 25] [--sessions 2500] [--n-boot 40]
+
+Regression EM (features=["x1", "x2"], the default logistic relevance model, which is the model
+make_click_log draws from) on logs of 200 queries x 10 documents: coverage of the interval and
+CPU seconds per log.
+
+    python benchmarks/sim_propensities.py --regression-em-cost 100000 1000000 [--n-boot 20] [--distinct]
+
+CPU seconds (time.process_time) and wall seconds of one regression EM call with n_boot=0 and with
+--n-boot replicates, per number of rows; --distinct adds noise to x1 so that no two rows share
+their features (no merging of identical rows).
 """
 
 from __future__ import annotations
@@ -96,6 +108,38 @@ def run_sparse(per_item: float, n_logs: int, n_boot: int, n_rows: int = 30_000) 
           f"{np.round(np.mean(errors, axis=0), 3).tolist()}; {np.median(seconds):.1f} s per log (median)")
 
 
+def run_regression(n_logs: int, n_sessions: int, n_boot: int) -> None:
+    hits, seconds = [], []
+    for s in range(n_logs):
+        log = make_click_log(n_sessions, n_queries=200, n_docs=10, seed=30_000 + s)
+        truth = np.asarray(log.attrs["examination"])[1:]
+        c0 = time.process_time()
+        t = pre.propensities(log, group="session", position="position", label="click", features=["x1", "x2"],
+                             n_boot=n_boot, seed=s)
+        seconds.append(time.process_time() - c0)
+        lo, hi = t["propensity_low"].to_numpy()[1:], t["propensity_high"].to_numpy()[1:]
+        hits.append((lo <= truth) & (truth <= hi))
+    h = np.array(hits)
+    per_pos = " ".join(f"p{k + 2}={v:.3f}" for k, v in enumerate(h.mean(axis=0)))
+    print(f"regression EM {n_logs} logs x {n_sessions} sessions, n_boot={n_boot}: coverage {h.mean():.3f} over "
+          f"{h.size} intervals (se {np.sqrt(0.95 * 0.05 / h.size):.4f}; {per_pos}); "
+          f"{np.median(seconds):.2f} CPU s per log (median)")
+
+
+def run_cost(rows: list[int], n_boot: int, distinct: bool) -> None:
+    for n in rows:
+        log = make_click_log(n // 5, n_queries=200, seed=3)
+        if distinct:
+            log["x1"] += np.random.default_rng(0).normal(0.0, 0.05, len(log))
+        for nb in (0, n_boot):
+            w0, c0, l0 = time.perf_counter(), time.process_time(), os.getloadavg()[0]
+            t = pre.propensities(log, group="session", position="position", label="click", features=["x1", "x2"],
+                                 n_boot=nb, ci=0.95 if nb >= 20 or nb == 0 else 0.5)
+            print(f"{len(log):,} rows{' (distinct features)' if distinct else ''}, n_boot={nb}: "
+                  f"{time.process_time() - c0:.1f} CPU s, {time.perf_counter() - w0:.1f} wall s, "
+                  f"{t.attrs['n_iter']} iterations at most, load {l0:.1f}-{os.getloadavg()[0]:.1f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--logs", type=int, default=200)
@@ -103,9 +147,17 @@ def main() -> None:
     parser.add_argument("--n-boot", type=int, default=200)
     parser.add_argument("--sparse", type=float, nargs="*", default=None, metavar="PER_ITEM",
                         help="instead: EM coverage on uniform-random logs with these impressions per item")
+    parser.add_argument("--regression-em", action="store_true", help="instead: regression EM coverage")
+    parser.add_argument("--regression-em-cost", type=int, nargs="*", default=None, metavar="ROWS",
+                        help="instead: CPU seconds of regression EM at these numbers of rows")
+    parser.add_argument("--distinct", action="store_true", help="with --regression-em-cost: no two rows alike")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f}")
-    if args.sparse:
+    if args.regression_em_cost:
+        run_cost(args.regression_em_cost, args.n_boot, args.distinct)
+    elif args.regression_em:
+        run_regression(args.logs, args.sessions, args.n_boot)
+    elif args.sparse:
         for per_item in args.sparse:
             run_sparse(per_item, args.logs, args.n_boot)
     else:
