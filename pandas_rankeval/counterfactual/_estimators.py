@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["em_items", "em_features", "harvest", "components", "reduce_sorted", "start_theta", "SoftLogit"]
+__all__ = ["em_items", "em_features", "harvest", "components", "reduce_sorted", "start_theta", "SoftLogit", "scoring_features"]
 
 #: Probabilities are kept in [EPS, 1 - EPS] inside the E-step (0 and 1 make it 0 / 0).
 EPS = 1e-9
@@ -294,6 +294,67 @@ def em_features(
     full = np.full(len(keep), np.nan)
     full[keep] = gamma
     return theta, full, it, converged
+
+
+def scoring_features(
+    model: SoftLogit, y: np.ndarray, pos: np.ndarray, n_pos: int, weights: np.ndarray, theta0: np.ndarray,
+    *, max_iter: int, tol: float,
+) -> tuple[np.ndarray, int, bool]:
+    """The maximum that :func:`em_features` reaches with a :class:`SoftLogit` model, by Fisher
+    scoring on (p, coefficients) from (``theta0``, ``model.beta``): for bootstrap replicates,
+    started at the whole log's estimate, where EM crawls along the weakly identified scale of p
+    (hundreds of iterations) and scoring needs ten to twenty, each one pass over the rows.
+
+    The likelihood is the same (clicks ~ Bernoulli(p_k sigmoid(x b)), the L2 penalty of the
+    model); p stays in (0, 1] (a p at 1 whose gradient points out is held there); each step is
+    halved until the likelihood does not drop; it stops by the rule of the EM (no p_k / p_1 and
+    no identified relevance r p_1 moved by ``tol``). Returns theta (positions, not normalized),
+    iterations, converged.
+    """
+    keep = weights > 0
+    x1, y, pos, w = model.x1[keep], y[keep], pos[keep], weights[keep]
+    penalty, clicked = model.penalty, y > 0
+    d = x1.shape[1]
+    seen = np.bincount(pos, weights=w, minlength=n_pos) > 0
+    p, b = np.where(seen, theta0, 1.0), model.beta.copy()
+
+    def value(p: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        s = _sigmoid(x1 @ b)
+        q = np.clip(p[pos] * s, EPS, 1 - EPS)
+        return float(np.dot(w, np.where(clicked, np.log(q), np.log1p(-q))) - 0.5 * np.dot(penalty, b * b)), s, q
+
+    val, s, q = value(p, b)
+    last = np.r_[p / p[0], s * p[0]]
+    for it in range(1, max_iter + 1):
+        ds, pk = s * (1.0 - s), p[pos]
+        r = w * np.where(clicked, 1.0 / q, -1.0 / (1.0 - q))  # d loglik / d q
+        fw = w / (q * (1.0 - q))                                 # Fisher weight of q
+        grad = np.r_[np.bincount(pos, weights=r * s, minlength=n_pos), x1.T @ (r * pk * ds) - penalty * b]
+        a = fw * s * pk * ds
+        fisher = np.zeros((n_pos + d, n_pos + d))
+        fisher[:n_pos, :n_pos] = np.diag(np.bincount(pos, weights=fw * s * s, minlength=n_pos))
+        fisher[:n_pos, n_pos:] = np.stack([np.bincount(pos, weights=a * x1[:, j], minlength=n_pos) for j in range(d)], axis=1)
+        fisher[n_pos:, :n_pos] = fisher[:n_pos, n_pos:].T
+        fisher[n_pos:, n_pos:] = (x1.T * (fw * (pk * ds) ** 2)) @ x1 + np.diag(penalty)
+        free = np.r_[seen & ~((p >= 1.0 - 1e-12) & (grad[:n_pos] > 0)), np.ones(d, dtype=bool)]
+        step = np.zeros(n_pos + d)
+        try:
+            step[free] = np.linalg.solve(fisher[np.ix_(free, free)], grad[free])
+        except np.linalg.LinAlgError:
+            step[free] = np.linalg.lstsq(fisher[np.ix_(free, free)], grad[free], rcond=None)[0]
+        t = 1.0
+        while True:
+            p_new, b_new = np.clip(p + t * step[:n_pos], EPS, 1.0), b + t * step[n_pos:]
+            val_new, s_new, q_new = value(p_new, b_new)
+            if val_new >= val - 1e-12 * abs(val) or t < 1e-6:
+                break
+            t *= 0.5
+        p, b, val, s, q = p_new, b_new, val_new, s_new, q_new
+        now = np.r_[p / p[0], s * p[0]]
+        if np.abs(now - last).max(initial=0.0) < tol:
+            return np.where(seen, p, np.nan), it, True
+        last = now
+    return np.where(seen, p, np.nan), max_iter, False
 
 
 def pairs_within(cell_item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

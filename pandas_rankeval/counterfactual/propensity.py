@@ -23,7 +23,7 @@ from pandas_rankeval.core.inputs.validation import (
 from pandas_rankeval.inference.bootstrap import check_level, percentile_interval
 from pandas_rankeval.inference.hashing import key_hash, poisson_weights, seed_to_int
 
-from ._estimators import SoftLogit, components, em_features, em_items, harvest, pairs_within
+from ._estimators import SoftLogit, components, em_features, em_items, harvest, pairs_within, scoring_features
 from .tables import PropensityTable, make_table
 
 __all__ = ["propensities", "MIN_GROUPS", "MIN_IMPRESSIONS_PER_ITEM", "PropensityWarning"]
@@ -557,12 +557,15 @@ def _soft_logit_c(model: Any) -> float | None:
 def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gcode: np.ndarray, weights: np.ndarray,
                    relevance_model: Any, max_iter: int, tol: float,
                    cold_replicates: bool = False) -> tuple[np.ndarray, np.ndarray, int, _Convergence]:
-    """Regression EM and one EM per bootstrap replicate, each started at the whole log's estimate
-    and model (``cold_replicates``: from the same start as the point estimate instead; for tests).
+    """Regression EM on the whole log, and the same maximum for every bootstrap replicate.
 
     A logistic relevance model (the default) is fitted by :class:`SoftLogit` on the distinct
-    (features, position, click) rows, each weighted by its count (the likelihood is the same);
-    any other model is refitted as given on every row."""
+    (features, position, click) rows, each weighted by its count (the likelihood is the same), and
+    each replicate's maximum is found by Fisher scoring started at the whole log's estimate
+    (:func:`scoring_features`); a replicate where it does not converge gets a cold EM
+    (``cold_replicates``: every replicate gets a cold EM, from the point estimate's start; for
+    tests). Any other model is refitted as given on every row, and each replicate runs EM from the
+    whole log's estimate and model."""
     c = _soft_logit_c(relevance_model)
     if c is None:
         for attr in ("fit", "predict_proba"):
@@ -582,11 +585,13 @@ def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gc
     point = theta / theta[0]
     reps = np.full((n_pos, weights.shape[1]), np.nan)
     failed = 0
-    for r in range(weights.shape[1]):  # one EM per replicate, started at the whole log's estimate and model
+    for r in range(weights.shape[1]):  # each replicate: scoring from the whole log's estimate, else EM
         wc = np.bincount(inverse, weights=weights[gcode, r], minlength=len(cells))
-        start = {} if cold_replicates else {"theta0": theta, "gamma0": gamma}
-        tb, _, it_b, conv_b = em_features(xc, yc, pc, n_pos, wc, SoftLogit(xc, c, None if cold_replicates else model.beta),
-                                          max_iter=max_iter, tol=tol, **start)
+        conv_b = False
+        if not cold_replicates:
+            tb, it_b, conv_b = scoring_features(model, yc, pc, n_pos, wc, theta, max_iter=max_iter, tol=tol)
+        if not conv_b:
+            tb, _, it_b, conv_b = em_features(xc, yc, pc, n_pos, wc, SoftLogit(xc, c), max_iter=max_iter, tol=tol)
         reps[:, r] = tb / tb[0]
         failed, it = failed + (not conv_b), max(it, it_b)
     return point, reps, it, _Convergence(conv_point, failed, weights.shape[1])
