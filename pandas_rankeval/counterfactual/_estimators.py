@@ -299,7 +299,7 @@ def em_features(
 def scoring_features(
     model: SoftLogit, y: np.ndarray, pos: np.ndarray, n_pos: int, weights: np.ndarray, theta0: np.ndarray,
     *, max_iter: int, tol: float,
-) -> tuple[np.ndarray, int, bool]:
+) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """The maximum that :func:`em_features` reaches with a :class:`SoftLogit` model, by Fisher
     scoring on (p, coefficients) from (``theta0``, ``model.beta``): for bootstrap replicates,
     started at the whole log's estimate, where EM crawls along the weakly identified scale of p
@@ -309,7 +309,7 @@ def scoring_features(
     model); p stays in (0, 1] (a p at 1 whose gradient points out is held there); each step is
     halved until the likelihood does not drop; it stops by the rule of the EM (no p_k / p_1 and
     no identified relevance r p_1 moved by ``tol``). Returns theta (positions, not normalized),
-    iterations, converged.
+    the coefficients, iterations, converged.
     """
     keep = weights > 0
     x1, y, pos, w = model.x1[keep], y[keep], pos[keep], weights[keep]
@@ -352,9 +352,9 @@ def scoring_features(
         p, b, val, s, q = p_new, b_new, val_new, s_new, q_new
         now = np.r_[p / p[0], s * p[0]]
         if np.abs(now - last).max(initial=0.0) < tol:
-            return np.where(seen, p, np.nan), it, True
+            return np.where(seen, p, np.nan), b, it, True
         last = now
-    return np.where(seen, p, np.nan), max_iter, False
+    return np.where(seen, p, np.nan), b, max_iter, False
 
 
 def pairs_within(cell_item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -37,6 +37,9 @@ MIN_GROUPS = 10
 #: truth in 22% of positions, at 15 in 94%, at 25 in all (benchmarks/sim_propensities.py --sparse).
 MIN_IMPRESSIONS_PER_ITEM = 20
 _METHODS = ("auto", "em", "harvest")
+#: Regression EM with a logistic model: EM iterations before Fisher scoring takes over (EM brings the
+#: estimate into the maximum's basin; scoring converges in 10-20 steps where EM needs hundreds).
+_EM_FIRST = 30
 
 
 class PropensityWarning(UserWarning):
@@ -581,7 +584,19 @@ def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gc
     xc, pc, yc = cells[:, :-2], cells[:, -2].astype(np.int64), cells[:, -1]
     counts = np.bincount(inverse, minlength=len(cells)).astype(float)
     model = SoftLogit(xc, c)
-    theta, gamma, it, conv_point = em_features(xc, yc, pc, n_pos, counts, model, max_iter=max_iter, tol=tol)
+    # EM into the maximum's basin (at most _EM_FIRST iterations), then Fisher scoring to it; EM again from
+    # there if scoring does not converge (EM crawls along the weakly identified scale of p: hundreds of
+    # iterations, more than max_iter=500 on some logs of 12,500 rows)
+    theta, gamma, it, conv_point = em_features(xc, yc, pc, n_pos, counts, model, max_iter=min(max_iter, _EM_FIRST), tol=tol)
+    if not conv_point and it < max_iter:
+        polished, beta, it_s, conv_point = scoring_features(model, yc, pc, n_pos, counts, theta, max_iter=max_iter - it,
+                                                            tol=tol)
+        if conv_point:
+            theta, model.beta, it = polished, beta, it + it_s
+        else:
+            theta, gamma, it_e, conv_point = em_features(xc, yc, pc, n_pos, counts, model, max_iter=max_iter - it,
+                                                         tol=tol, theta0=theta, gamma0=gamma)
+            it += it_e
     point = theta / theta[0]
     reps = np.full((n_pos, weights.shape[1]), np.nan)
     failed = 0
@@ -589,7 +604,7 @@ def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gc
         wc = np.bincount(inverse, weights=weights[gcode, r], minlength=len(cells))
         conv_b = False
         if not cold_replicates:
-            tb, it_b, conv_b = scoring_features(model, yc, pc, n_pos, wc, theta, max_iter=max_iter, tol=tol)
+            tb, _, it_b, conv_b = scoring_features(model, yc, pc, n_pos, wc, theta, max_iter=max_iter, tol=tol)
         if not conv_b:
             tb, _, it_b, conv_b = em_features(xc, yc, pc, n_pos, wc, SoftLogit(xc, c), max_iter=max_iter, tol=tol)
         reps[:, r] = tb / tb[0]
