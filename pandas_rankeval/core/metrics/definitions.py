@@ -593,7 +593,7 @@ _GAUC_DOC = """Group AUC: the weighted mean of the per-group AUC (the DIN paper'
     >>> import numpy as np, pandas as pd
     >>> import pandas_rankeval as pre
     >>> def user(uid, n, pos, auc):
-    ...     # pos positives above a fraction auc of the negatives, in one tie-free list
+    ...     # pos positives above a share auc of the negatives, tie-free
     ...     neg = n - pos
     ...     below = round(auc * neg)
     ...     scores = np.r_[np.full(pos, below - 0.5), np.arange(neg)]
