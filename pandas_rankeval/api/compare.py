@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Literal
 
 from pandas_rankeval.core.inputs.options import WeightLike
@@ -49,6 +49,7 @@ def compare(
     gain: Literal["exp2", "linear"] = "exp2",
     denominator: Literal["relevant", "min_k"] = "relevant",
     empty: Literal["zero", "skip", "error"] = "zero",
+    retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
     nan_policy: Literal["raise", "omit"] = "raise",
     progress: bool = False,
     position: Hashable | None = None,
@@ -146,7 +147,7 @@ def compare(
         that ``(1 - ci) / (2m)`` asks of ``n_boot`` replicates. The marks still come from
         the paired tests, so near the edge an interval and a mark can disagree; the
         simultaneous intervals make that rare (``benchmarks/sim_ci_adjust.py``).
-    weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, sample_weight, gain, denominator, empty, nan_policy :
+    weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, sample_weight, gain, denominator, empty, nan_policy, retrieved :
         As in :func:`report`.
     progress : bool, default=False
         Show a progress bar (needs tqdm; pandas and polars frames).
@@ -316,7 +317,7 @@ def compare(
         n_boot=n_boot, seed=seed, method=method, auc_method=auc_method, ci_method=ci_method,
         resample=resample, alpha=alpha, adjust=adjust, family=family, ci_adjust=ci_adjust, weight=weight, min_size=min_size,
         min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, sample_weight=sample_weight, gain=gain,
-        denominator=denominator, empty=empty, nan_policy=nan_policy, progress=progress,
+        denominator=denominator, empty=empty, retrieved=retrieved, nan_policy=nan_policy, progress=progress,
         position=position, propensity=propensity, clip=clip, snips=snips,
     )
     if overall:

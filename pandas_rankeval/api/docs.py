@@ -52,6 +52,8 @@ _LIST_ORDER = "\n".join(OPTIONS[name].param_doc() for name in ("weight", "ties",
 
 _LIST_EMPTY = OPTIONS["empty"].param_doc()
 
+_LIST_RETRIEVED = OPTIONS["retrieved"].param_doc()
+
 PARAMS: dict[str, str] = {
     "overall": """    overall : bool, default=False
         With ``by``: the whole table's rows too, under the segment ``"(all)"`` (last), exactly
@@ -67,7 +69,11 @@ PARAMS: dict[str, str] = {
         Click or graded relevance.""",
     # per_group and report: the options of the metrics, described where each metric is
     "metric_options": """    min_size, min_pos, min_neg, ties, tiebreak, threshold, sample_weight, gain, denominator, empty, nan_policy :
-        As in the single-metric functions.""",
+        As in the single-metric functions.
+    retrieved : column, optional
+        Booleans: rows where it is False (judged documents a run did not retrieve) are never
+        ranked but count in the relevant rows and the ideal DCG of the list metrics (see
+        :func:`read_trec`). AUC and the calibration metrics refuse it.""",
     # the list metrics (mrr, ndcg, average_precision, precision, recall, hit_rate): before k
     "list_label": _LIST_LABEL,
     "list_score": _LIST_SCORE,
@@ -132,6 +138,14 @@ PARAMS: dict[str, str] = {
     >>> df = pd.DataFrame({"s": 1, "pos": [1, 2, 3], "click": [0, 0, 1],
     ...                    "old": [3, 2, 1], "new": [2, 1, 3]})
     >>> prop = pd.Series([1.0, 0.5, 0.25], index=[1, 2, 3])""",
+    # the list metrics of a ranking (not the IPS ones): rows outside it too
+    "list_retrieved": _LIST_RETRIEVED,
+    "ranked_params": f"""{_LIST_ORDER}
+{_THRESHOLD}
+{_LIST_EMPTY}
+{_LIST_RETRIEVED}
+{_NAN_POLICY}
+{_ENGINE_OPTIONS}""",
 }
 
 

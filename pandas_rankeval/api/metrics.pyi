@@ -1,6 +1,6 @@
 """Generated from the metric registry by ``python -m pandas_rankeval.api``: do not edit."""
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from typing import Any, Literal
 
 from pandas_rankeval.api.dispatch import EngineOptions, GroupLike, PropensityLike
@@ -215,6 +215,7 @@ def mrr(
     threshold: float | None = None,
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
+    retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
     engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Mean reciprocal rank of the first relevant row (MRR, MRR@k).
@@ -248,6 +249,11 @@ def mrr(
         metric, NDCG included: a group is empty when no row is relevant by the
         rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
         group is not empty; its NDCG is 1 when no row gains anything).
+    retrieved : column or dict, optional
+        Booleans: rows where it is False (say, relevant documents a run did not
+        retrieve) are never ranked and never count in precision, MRR or hit rate, but
+        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
+        gives each score column its own column (runs that retrieved different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -303,6 +309,7 @@ def ndcg(
     threshold: float | None = None,
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
+    retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
     engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Normalized discounted cumulative gain at k (NDCG@k), graded labels welcome.
@@ -343,6 +350,11 @@ def ndcg(
         metric, NDCG included: a group is empty when no row is relevant by the
         rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
         group is not empty; its NDCG is 1 when no row gains anything).
+    retrieved : column or dict, optional
+        Booleans: rows where it is False (say, relevant documents a run did not
+        retrieve) are never ranked and never count in precision, MRR or hit rate, but
+        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
+        gives each score column its own column (runs that retrieved different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -396,6 +408,7 @@ def average_precision(
     threshold: float | None = None,
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
+    retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
     engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Mean average precision (MAP, MAP@k): the mean over groups of AP@k.
@@ -432,6 +445,11 @@ def average_precision(
         metric, NDCG included: a group is empty when no row is relevant by the
         rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
         group is not empty; its NDCG is 1 when no row gains anything).
+    retrieved : column or dict, optional
+        Booleans: rows where it is False (say, relevant documents a run did not
+        retrieve) are never ranked and never count in precision, MRR or hit rate, but
+        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
+        gives each score column its own column (runs that retrieved different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -481,6 +499,7 @@ def precision(
     threshold: float | None = None,
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
+    retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
     engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Precision at k: relevant rows among the first k, divided by k.
@@ -514,6 +533,11 @@ def precision(
         metric, NDCG included: a group is empty when no row is relevant by the
         rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
         group is not empty; its NDCG is 1 when no row gains anything).
+    retrieved : column or dict, optional
+        Booleans: rows where it is False (say, relevant documents a run did not
+        retrieve) are never ranked and never count in precision, MRR or hit rate, but
+        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
+        gives each score column its own column (runs that retrieved different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -564,6 +588,7 @@ def recall(
     threshold: float | None = None,
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
+    retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
     engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Recall at k: relevant rows among the first k, divided by the group's relevant rows.
@@ -597,6 +622,11 @@ def recall(
         metric, NDCG included: a group is empty when no row is relevant by the
         rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
         group is not empty; its NDCG is 1 when no row gains anything).
+    retrieved : column or dict, optional
+        Booleans: rows where it is False (say, relevant documents a run did not
+        retrieve) are never ranked and never count in precision, MRR or hit rate, but
+        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
+        gives each score column its own column (runs that retrieved different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -643,6 +673,7 @@ def hit_rate(
     threshold: float | None = None,
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
+    retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
     engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Hit rate at k: the share of groups with a relevant row among the first k.
@@ -676,6 +707,11 @@ def hit_rate(
         metric, NDCG included: a group is empty when no row is relevant by the
         rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
         group is not empty; its NDCG is 1 when no row gains anything).
+    retrieved : column or dict, optional
+        Booleans: rows where it is False (say, relevant documents a run did not
+        retrieve) are never ranked and never count in precision, MRR or hit rate, but
+        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
+        gives each score column its own column (runs that retrieved different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -724,6 +760,7 @@ def rbp(
     threshold: float | None = None,
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
+    retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
     engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Rank-biased precision (Moffat & Zobel 2008) with persistence p: the expected rate of
@@ -758,6 +795,11 @@ def rbp(
         metric, NDCG included: a group is empty when no row is relevant by the
         rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
         group is not empty; its NDCG is 1 when no row gains anything).
+    retrieved : column or dict, optional
+        Booleans: rows where it is False (say, relevant documents a run did not
+        retrieve) are never ranked and never count in precision, MRR or hit rate, but
+        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
+        gives each score column its own column (runs that retrieved different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -805,6 +847,7 @@ def err(
     threshold: float | None = None,
     empty: Literal["zero", "skip", "error"] = "zero",
     nan_policy: Literal["raise", "omit"] = "raise",
+    retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
     engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Expected reciprocal rank (Chapelle et al. 2009): the expected inverse rank at which a
@@ -839,6 +882,11 @@ def err(
         metric, NDCG included: a group is empty when no row is relevant by the
         rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
         group is not empty; its NDCG is 1 when no row gains anything).
+    retrieved : column or dict, optional
+        Booleans: rows where it is False (say, relevant documents a run did not
+        retrieve) are never ranked and never count in precision, MRR or hit rate, but
+        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
+        gives each score column its own column (runs that retrieved different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional

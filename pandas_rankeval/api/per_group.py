@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Literal
 
 from pandas_rankeval.core.inputs.options import WeightLike
@@ -40,6 +40,7 @@ def per_group(
     gain: Literal["exp2", "linear"] = "exp2",
     denominator: Literal["relevant", "min_k"] = "relevant",
     empty: Empty = "zero",
+    retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
     nan_policy: NanPolicy = "raise",
     position: Hashable | None = None,
     propensity: Any = None,
@@ -151,7 +152,7 @@ def per_group(
         df, "per_group", engine_options, kind="per_group",
         scores=score if scores is None else scores, per_model_columns=scores is not None, metrics=names,
         group=group, label=label, weight=weight, min_size=min_size, min_pos=min_pos, min_neg=min_neg,
-        ties=ties, tiebreak=tiebreak, threshold=threshold, sample_weight=sample_weight, gain=gain, denominator=denominator, empty=empty,
+        ties=ties, tiebreak=tiebreak, threshold=threshold, sample_weight=sample_weight, gain=gain, denominator=denominator, empty=empty, retrieved=retrieved,
         nan_policy=nan_policy,
         position=position, propensity=propensity, clip=clip, snips=snips,
     )

@@ -22,7 +22,7 @@ Type checkers and IDEs read the same signatures and docstrings from ``api/metric
 from __future__ import annotations
 
 import linecache
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,7 +36,7 @@ from .docs import fill_doc
 #: The names the signatures' annotations use, as :func:`function_source` writes them (the stub
 #: imports the same names).
 TYPES: dict[str, Any] = {
-    "Any": Any, "Hashable": Hashable, "Literal": Literal, "WeightLike": WeightLike, "GroupLike": GroupLike,
+    "Any": Any, "Hashable": Hashable, "Mapping": Mapping, "Literal": Literal, "WeightLike": WeightLike, "GroupLike": GroupLike,
     "EngineOptions": EngineOptions, "PropensityLike": PropensityLike, "MetricResult": MetricResult,
 }
 
@@ -128,7 +128,7 @@ def stub() -> str:
     head = [
         '"""Generated from the metric registry by ``python -m pandas_rankeval.api``: do not edit."""',
         "",
-        "from collections.abc import Hashable",
+        "from collections.abc import Hashable, Mapping",
         "from typing import Any, Literal",
         "",
         "from pandas_rankeval.api.dispatch import EngineOptions, GroupLike, PropensityLike",

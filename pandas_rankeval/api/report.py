@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Literal
 
 from pandas_rankeval.core.inputs.options import WeightLike
@@ -42,6 +42,7 @@ def report(
     gain: Literal["exp2", "linear"] = "exp2",
     denominator: Literal["relevant", "min_k"] = "relevant",
     empty: Literal["zero", "skip", "error"] = "zero",
+    retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
     nan_policy: Literal["raise", "omit"] = "raise",
     progress: bool = False,
     position: Hashable | None = None,
@@ -200,7 +201,7 @@ def report(
         group=group, label=label, scores=scores, metrics=metrics, weight=weight, ci=ci,
         auc_method=auc_method, ci_method=ci_method, n_boot=n_boot, seed=seed, resample=resample,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak,
-        threshold=threshold, sample_weight=sample_weight, gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
+        threshold=threshold, sample_weight=sample_weight, gain=gain, denominator=denominator, empty=empty, retrieved=retrieved, nan_policy=nan_policy,
         progress=progress,
         position=position, propensity=propensity, clip=clip, snips=snips,
     )

@@ -192,6 +192,7 @@ def make_plan(
     propensity: Any = None,
     clip: float = 0.01,
     snips: bool = False,
+    retrieved: Any = None,
 ) -> Plan:
     """Check every parameter (no data touched) and decide what each partition computes.
 
@@ -225,8 +226,17 @@ def make_plan(
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
         gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
         sample_weight=sample_weight, max_fpr=max_fpr, engine=engine, progress=progress,
-        position=position, propensity=propensity, clip=clip, snips=snips,
+        position=position, propensity=propensity, clip=clip, snips=snips, retrieved=retrieved,
     ).check()
+    from ..core.inputs.retrieved import check_retrieved_metrics, retrieved_columns
+
+    check_retrieved_metrics(retrieved, [s.name for s in specs_all if "retrieved" not in s.info.options], func)
+    if isinstance(opts.retrieved, dict) and set(opts.retrieved) - set(score_cols):
+        raise ValueError(
+            f"The 'retrieved' parameter of {func} maps {sorted(map(str, set(opts.retrieved) - set(score_cols)))} "
+            f"to columns, which are not score columns of this call ({list(score_cols)}); map each score column "
+            "to its retrieved column."
+        )
     check_ips_options(opts, any("propensity" in s.info.options for s in specs_all), func)
     check_sample_weight(sample_weight, specs_all, func)
     if any(s.info.grouped for s in specs_all) and not gcols:
@@ -290,7 +300,7 @@ def make_plan(
         numeric_extra.append(weight)
     columns = list(dict.fromkeys([
         *gcols, label, *score_cols, *numeric_extra, *([tiebreak] if tiebreak is not None else []), *by_cols,
-        *ips_columns(opts),
+        *ips_columns(opts), *retrieved_columns(opts.retrieved, score_cols).values(),
     ]))
     seed_repr = seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed)
     return Plan(

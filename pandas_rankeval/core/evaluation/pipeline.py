@@ -27,6 +27,8 @@ from .kept import evaluate_kept
 from ..metrics.metric import MetricSpec, grade_limit
 from ..inputs.options import Options, check_weight_name
 from ..inputs.prepare import label_levels, prepare
+from ..inputs.retrieved import apply_retrieved, check_retrieved_metrics, outside_key, retrieved_columns, score_level
+from ..kernels.ranked import add_unranked
 from .reductions import _calibration_metric, _global_auc, _group_metric, search_global_auc
 from ..metrics.registry import check_sample_weight
 from ..threads import Workers, threads_for
@@ -42,7 +44,7 @@ def _sort_one(ev: Evaluation, score_name: Hashable) -> ScoreEvaluation:
     prep = ev.prepared
     tb = prep.extra.get(opts.tiebreak) if opts.tiebreak is not None else None
     order, rank = tie_blocks.score_rank(
-        prep.scores[score_name], ties=opts.ties, level=ev.labels.level, tiebreak=tb  # type: ignore[arg-type]
+        prep.scores[score_name], ties=opts.ties, level=score_level(prep, ev.labels, score_name), tiebreak=tb  # type: ignore[arg-type]
     )
     return ScoreEvaluation(score_name, {}, order=order, rank=rank)
 
@@ -61,7 +63,7 @@ def _group_one(ev: Evaluation, se: ScoreEvaluation) -> ScoreEvaluation:
         groups.n_codes,
         se.order,
         se.rank,
-        ev.labels.level,
+        score_level(prep, ev.labels, se.score),
         ev.labels.n_levels,
         ev.labels.rel_level,
         gains=gains(ev) if graded else None,
@@ -69,6 +71,10 @@ def _group_one(ev: Evaluation, se: ScoreEvaluation) -> ScoreEvaluation:
         count_levels=graded,
         block_levels=any(s.info.block_levels for s in ev.specs),
     )
+    outside = prep.extra.get(outside_key(se.score))
+    if outside is not None:  # rows outside the ranking count in the group totals
+        add_unranked(se.ranking, groups.codes, groups.n_codes, outside, ev.labels.level,
+                     ev.labels.rel_level, ev.labels.n_levels)
     return se
 
 
@@ -87,6 +93,7 @@ def prepare_evaluation(
     opts = options.check()
     func = opts.func
     check_sample_weight(opts.sample_weight, list(specs))  # an option error: before any column is read
+    check_retrieved_metrics(opts.retrieved, [s.name for s in specs if "retrieved" not in s.info.options], func)
     gcols = as_columns(group, "group", func, df) if group is not None else None
     need_groups = any(s.info.grouped for s in specs)
     if need_groups and gcols is None:
@@ -112,7 +119,7 @@ def prepare_evaluation(
         key_extra=[opts.tiebreak] if opts.tiebreak is not None else [],
         segment=by,
         nan_policy=opts.nan_policy,
-        raw_extra=ips_columns(opts),
+        raw_extra=[*ips_columns(opts), *dict.fromkeys(retrieved_columns(opts.retrieved, list(scores)).values())],
     )
     if by and gcols is not None:  # segments are attributes of whole groups: checked before any work
         from ..inputs.segments import check_segments_constant
@@ -152,6 +159,8 @@ def prepare_evaluation(
             bad_scores = check_probabilities(arr)
             if bad_scores is not None:
                 raise probability_error(name, *bad_scores, calibration)
+    if opts.retrieved is not None:  # rows outside the ranking: ranked last, gaining nothing
+        apply_retrieved(prep, labels, opts.retrieved, func, opts.threshold)
     prep.y = None  # the levels hold all the metrics need; free the float copy
     ev = Evaluation(prep, labels, opts, list(specs), {})
     if any("propensity" in s.info.options for s in specs):

@@ -15,6 +15,7 @@ from typing import Any, Protocol, Union
 import numpy as np
 import pandas as pd
 
+from .retrieved import check_retrieved
 from .propensity import check_clip, check_propensity, check_snips
 from .validation import check_column_name, check_min_count, check_option
 
@@ -163,6 +164,13 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
     _opt("threshold", None, _check_threshold, "A row is relevant when its label is >= threshold (default: "
          "> 0).", "when_set", kind="float, optional", annotation="float | None",
          text="Relevant when ``label >= threshold`` instead of ``label > 0``."),
+    _opt("retrieved", None, check_retrieved, "A column of booleans (or a mapping of score columns to such columns): rows where it is False (judged documents "
+         "a run did not retrieve) are never ranked, but count in the group's relevant rows (recall's and AP's "
+         "denominators) and in NDCG's ideal DCG.", "when_set", kind="column or dict, optional", annotation="Hashable | Mapping[Hashable, Hashable] | None",
+         text="Booleans: rows where it is False (say, relevant documents a run did not\n"
+         "retrieve) are never ranked and never count in precision, MRR or hit rate, but\n"
+         "count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict\n"
+         "gives each score column its own column (runs that retrieved different rows)."),
     _opt("min_size", None, check_min_count, "GAUC leaves out groups with fewer rows.", "when_set",
          annotation="int | None"),
     _opt("min_pos", None, check_min_count, "GAUC leaves out groups with fewer relevant rows.", "when_set",
@@ -233,6 +241,7 @@ class Options:
     propensity: Any = None  # after check: None, a column name, a PropensityLookup or a callable
     clip: float = 0.01
     snips: bool = False
+    retrieved: Any = None  # None, a column, or {score column: column}
 
     def check(self) -> Options:
         for name in _CHECK_ORDER:
@@ -263,7 +272,7 @@ class Options:
 #: The order of the checks (and so of the first error a call with several bad options meets).
 _CHECK_ORDER = (
     "ties", "empty", "gain", "denominator", "engine", "nan_policy", "min_size", "min_pos", "min_neg",
-    "threshold", "max_fpr", "sample_weight", "tiebreak", "weight", "progress",
+    "threshold", "max_fpr", "sample_weight", "tiebreak", "retrieved", "weight", "progress",
     "position", "propensity", "clip", "snips",
 )
 

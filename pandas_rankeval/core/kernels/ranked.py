@@ -25,6 +25,7 @@ __all__ = [
     "Ideal",
     "Part",
     "Selection",
+    "add_unranked",
     "ap_per_group",
     "auc_per_group",
     "build_ideal",
@@ -95,6 +96,28 @@ def build_ideal(codes: np.ndarray, n_codes: int, level: np.ndarray, n_levels: in
     offset = exclusive_within(size, first, ncells)
     lev = (n_levels - 1) - (ck & ((1 << lbits) - 1))
     return Ideal(group=group, size=size, offset=offset, level=lev, first=first)
+
+
+def add_unranked(
+    rk: Ranking, codes: np.ndarray, n_codes: int, outside: np.ndarray, level: np.ndarray, rel_level: int, n_levels: int
+) -> None:
+    """Give the ranking's group totals the rows outside it (``retrieved=False``; see
+    :mod:`~..inputs.retrieved`): they were ranked last at the lowest label level, so the ranked
+    terms are those of the retrieved rows alone; here each group's relevant rows (``npos``, the
+    denominators of recall and AP, and the empty-group rule) and its rows per label level (NDCG's
+    ideal DCG) become those of all its rows, from one count per group of the outside rows' true
+    levels (no call per group)."""
+    c = codes[outside].astype(np.int64)
+    lv = level[outside].astype(np.int64)
+    extra = np.bincount(c[lv >= rel_level], minlength=n_codes)[rk.code]
+    rk.npos = rk.ranked_npos + extra
+    rk.nneg = rk.n - rk.npos
+    if rk.level_counts is not None:  # (groups x levels) of the ranked rows: the outside rows were at level 0
+        cells = np.bincount(c * n_levels + lv, minlength=n_codes * n_levels).reshape(n_codes, n_levels)[rk.code]
+        counts = rk.level_counts.astype(np.int64, copy=True)
+        counts[:, 0] -= cells.sum(axis=1)
+        counts += cells
+        rk.level_counts = counts
 
 
 # --------------------------------------------------------------------------- #

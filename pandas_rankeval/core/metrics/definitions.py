@@ -296,6 +296,8 @@ def _idcg(ev: EvaluationView, rk: Ranking, k: int | None, part: Part | None) -> 
 # --------------------------------------------------------------------------- #
 #: The options every list metric takes (NDCG adds ``gain``, MAP ``denominator``).
 _LIST = ("weight", "ties", "tiebreak", "threshold", "empty", "nan_policy")
+#: The list metrics of a ranking of rows, which take rows outside it (``retrieved``; not IPS).
+_RANKED = (*_LIST, "retrieved")
 _NO_PARAM = NameParam("cutoff", "none")
 _CUTOFF = NameParam("cutoff", "optional")
 _CUTOFF_REQUIRED = NameParam("cutoff", "required", 10)
@@ -309,7 +311,7 @@ _RBP_DOC = """Rank-biased precision (Moffat & Zobel 2008) with persistence p: th
 {list_params}
     p : float in (0, 1), default=0.8
         Persistence: the chance of reading on to the next row; the metric name is ``"rbp@0.8"``.
-{common_params}
+{ranked_params}
 
     Returns
     -------
@@ -340,7 +342,7 @@ _ERR_DOC = """Expected reciprocal rank (Chapelle et al. 2009): the expected inve
 {list_params}
     k : int or None, default=None
         Only the first k rows count (``"err@10"``); None is the whole list (``"err"``).
-{common_params}
+{ranked_params}
 
     Returns
     -------
@@ -622,7 +624,7 @@ _MRR_DOC = """Mean reciprocal rank of the first relevant row (MRR, MRR@k).
 {list_params}
     k : int or None, default=None
         Only the first k rows count: RR is 0 when no relevant row is among them.
-{common_params}
+{ranked_params}
 
     Returns
     -------
@@ -672,6 +674,7 @@ _NDCG_DOC = """Normalized discounted cumulative gain at k (NDCG@k), graded label
         For NDCG, rows with a label below ``threshold`` gain nothing (graded labels
         at or above it keep their gain).
 {list_empty}
+{list_retrieved}
 {nan_policy}
 {engine_options}
 
@@ -711,7 +714,7 @@ _AVERAGE_PRECISION_DOC = """Mean average precision (MAP, MAP@k): the mean over g
     denominator : {{"relevant", "min_k"}}, default="relevant"
         Divide by all relevant rows of the group (trec_eval, ranx) or by
         ``min(relevant rows, k)`` (Spark, RecBole).
-{common_params}
+{ranked_params}
 
     Returns
     -------
@@ -743,7 +746,7 @@ _PRECISION_DOC = """Precision at k: relevant rows among the first k, divided by 
 {list_params}
     k : int, default=10
         The cutoff; a group shorter than k still divides by k (trec_eval).
-{common_params}
+{ranked_params}
 
     Returns
     -------
@@ -776,7 +779,7 @@ _RECALL_DOC = """Recall at k: relevant rows among the first k, divided by the gr
 {list_params}
     k : int, default=10
         The cutoff.
-{common_params}
+{ranked_params}
 
     Returns
     -------
@@ -805,7 +808,7 @@ _HIT_RATE_DOC = """Hit rate at k: the share of groups with a relevant row among 
 {list_params}
     k : int, default=10
         The cutoff.
-{common_params}
+{ranked_params}
 
     Returns
     -------
@@ -990,46 +993,46 @@ DEFINITIONS: tuple[Metric, ...] = (
     ),
     Metric(
         name="mrr", function="mrr", summary="mean reciprocal rank of the first relevant row", doc=_MRR_DOC,
-        param=_CUTOFF, eligibility="relevant", options=_LIST,
+        param=_CUTOFF, eligibility="relevant", options=_RANKED,
         kernel=Kernel(values=rr_values), cut=Cut(skip_groups=True, top_rows=True, select=rr_select),
     ),
     Metric(
         name="ndcg", function="ndcg", summary="normalized discounted cumulative gain", doc=_NDCG_DOC,
-        param=_CUTOFF, eligibility="relevant", options=("gain", *_LIST),
+        param=_CUTOFF, eligibility="relevant", options=("gain", *_RANKED),
         kernel=Kernel(values=ndcg_values, graded=True), cut=_TOP,
     ),
     Metric(
         name="map", function="average_precision", aliases=("map", "mean_average_precision", "map_"),
         summary="mean average precision", doc=_AVERAGE_PRECISION_DOC,
-        param=_CUTOFF, eligibility="relevant", options=("denominator", *_LIST),
+        param=_CUTOFF, eligibility="relevant", options=("denominator", *_RANKED),
         kernel=Kernel(values=ap_values), cut=_TOP,
     ),
     Metric(
         name="precision", function="precision", summary="relevant rows in the top k / k", doc=_PRECISION_DOC,
-        param=_CUTOFF_REQUIRED, eligibility="relevant", options=_LIST,
+        param=_CUTOFF_REQUIRED, eligibility="relevant", options=_RANKED,
         kernel=Kernel(values=precision_values), cut=_TOP,
     ),
     Metric(
         name="recall", function="recall", summary="relevant rows in the top k / relevant rows", doc=_RECALL_DOC,
-        param=_CUTOFF_REQUIRED, eligibility="relevant", options=_LIST,
+        param=_CUTOFF_REQUIRED, eligibility="relevant", options=_RANKED,
         kernel=Kernel(values=recall_values), cut=_TOP,
     ),
     Metric(
         name="hit_rate", function="hit_rate", summary="share of groups with a relevant row in the top k",
-        doc=_HIT_RATE_DOC, param=_CUTOFF_REQUIRED, eligibility="relevant", options=_LIST,
+        doc=_HIT_RATE_DOC, param=_CUTOFF_REQUIRED, eligibility="relevant", options=_RANKED,
         kernel=Kernel(values=hit_rate_values), cut=Cut(skip_groups=True, top_rows=True, select=hit_rate_select),
     ),
     Metric(
         name="rbp", function="rbp",
         summary="rank-biased precision: (1 - p) sum of p^(rank - 1) over the relevant rows", doc=_RBP_DOC,
-        param=NameParam("persistence", "required", 0.8), eligibility="relevant", options=_LIST,
+        param=NameParam("persistence", "required", 0.8), eligibility="relevant", options=_RANKED,
         kernel=Kernel(values=rbp_values), cut=_TOP,
     ),
     Metric(
         name="err", function="err",
         summary="expected reciprocal rank: sum of R / rank over the rows, R = (2^label - 1) / 16 "
         "times the chance that no row above stopped the reader", doc=_ERR_DOC,
-        param=_CUTOFF, eligibility="relevant", options=_LIST,
+        param=_CUTOFF, eligibility="relevant", options=_RANKED,
         kernel=Kernel(values=err_values, graded=True, block_levels=True, max_label=ERR_MAX_GRADE),
     ),
     # counterfactual metrics of a click log (core/metrics/ips.py): a click weighs 1 / max(propensity, clip)

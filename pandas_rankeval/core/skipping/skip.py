@@ -115,6 +115,7 @@ def can_skip(opts: Options, specs: list[MetricSpec], keep_order: bool) -> bool:
         and opts.engine != "sklearn"
         and opts.max_fpr is None
         and opts.tiebreak is None
+        and opts.retrieved is None
         and opts.ties == "expected"
     )
 
