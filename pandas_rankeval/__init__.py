@@ -27,6 +27,7 @@ from .api.metrics import *  # noqa: F403 - every metric's function, written from
 from .api.per_group import per_group as per_group
 from .api.report import report as report
 from .counterfactual import launch_agreement as launch_agreement, propensities as propensities
+from .trec import read_trec as read_trec
 
 
 __version__ = "0.1.0"
@@ -49,6 +50,7 @@ __all__ = [
     *_TABLE_FUNCTIONS,
     "propensities",
     "launch_agreement",
+    "read_trec",
     "datasets",
     "metric_names",
     "MetricResult",
