@@ -1,0 +1,358 @@
+"""Per-group sufficient statistics as Ibis expressions: one row per group, exact under ties.
+
+The warehouse engine sends these expressions to the table's own backend (DuckDB, Postgres,
+BigQuery, Snowflake, ClickHouse, Trino, ...) and receives one row per group; the per-group metric
+values, the averages over groups, the intervals and the tests then run on the client from that
+table (:func:`group_values`), so the client holds memory proportional to the groups, never to
+the rows.
+
+How the SQL stays exact and portable
+------------------------------------
+Rows of a group are ranked by score, highest first. A *block* is the rows of one group that
+share a score (the tie block of the metric contract). Every expected value of the contract is a
+function of each block's start ``m`` (rows above it), size ``t``, relevant rows ``p`` and sums
+over the positions it occupies:
+
+1. **Rows** (one select over the kept rows): ``pos = ROW_NUMBER() OVER (PARTITION BY group ORDER BY
+   score DESC)``. Inside a block the numbers are dealt in an order the backend chooses, but a
+   block always occupies the positions ``m+1 .. m+t``, so every sum over a block of a function of
+   ``pos`` (discounts, ``1/pos``, "within the cutoff") does not depend on it. ``m`` is
+   ``MIN(pos)`` over the block and ``j = pos - m`` numbers the block's rows ``1..t`` (the
+   expansion of the expected reciprocal rank and of the hit probability): the terms use ``j``,
+   ``m``, ``t`` and ``p``, never the row's own label. ``RANK()`` is not used: ClickHouse ranks
+   peers as rows under the explicit ``ROWS`` frame Ibis writes.
+2. **Blocks** (``GROUP BY group, score``): counts, relevant rows, summed gains and weights, and
+   the position sums of step 1.
+3. **Cumulative sums over blocks** (``ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW``,
+   partition by group, ordered by score descending): blocks have distinct scores within a group,
+   so the order is total and the sum does not depend on row order. No ``RANGE`` frame, no default
+   frame, no reliance on where NULLs sort (missing values are removed or refused before).
+4. **Groups** (``GROUP BY group``): the sums the metrics need.
+
+Integers are cast to DOUBLE before any product or division (a pair count ``P * N`` passes 2**63 at
+about 6e9 rows per class); doubles are exact for counts below 2**53.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Stat", "global_auc_counts", "group_stats", "group_values", "stat_columns"]
+
+#: Metrics the builder computes, by the registry's name.
+SUPPORTED = ("auc", "gauc", "mrr", "ndcg", "dcg", "map", "precision", "recall", "hit_rate", "rbp")
+
+_LN2 = math.log(2.0)
+_LOG_FACT = [math.lgamma(i + 1.0) for i in range(16)]
+
+
+@dataclass(frozen=True)
+class Stat:
+    """One metric of a call: the registry's name and its parameter (a cutoff k, None for the whole
+    list, or RBP's persistence)."""
+
+    name: str
+    k: Any = None
+
+    @property
+    def label(self) -> str:
+        return self.name if self.k is None else f"{self.name}@{self.k}"
+
+
+def _f(x: Any) -> Any:
+    """An Ibis value as DOUBLE."""
+    return x.cast("float64")
+
+
+def _lit(v: float) -> Any:
+    import ibis
+
+    return ibis.literal(float(v), type="float64")
+
+
+def _log_factorial(x: Any) -> Any:
+    """log(x!) of a non-negative integer expression, in SQL: exact constants below 16, Stirling's
+    series to z**-9 above (z = x + 1 >= 17: the first omitted term is below 1e-16)."""
+    import ibis
+
+    z = _f(x) + 1
+    zi = 1.0 / z
+    zi2 = zi * zi
+    series = ((z - 0.5) * z.ln() - z + 0.5 * math.log(2.0 * math.pi)
+              + zi * (1.0 / 12 - zi2 * (1.0 / 360 - zi2 * (1.0 / 1260 - zi2 * (1.0 / 1680 - zi2 / 1188)))))
+    cases = ibis.cases(*[(x == i, _lit(v)) for i, v in enumerate(_LOG_FACT)], else_=series)
+    return cases
+
+
+def _relevant(t: Any, label: str, relevance: tuple[str, Any]) -> Any:
+    import ibis
+
+    op, bound = relevance
+    col = t[label]
+    if op == "never":
+        return ibis.literal(False)
+    if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)):
+        col, bound = _f(col), _lit(bound)
+    return col > bound if op == ">" else col >= bound
+
+
+def _needs(stats: Sequence[Stat]) -> set[str]:
+    names = {s.name for s in stats}
+    return names
+
+
+def group_stats(
+    t: Any,
+    *,
+    group: Sequence[Hashable],
+    label: Hashable,
+    score: Hashable,
+    stats: Sequence[Stat],
+    sample_weight: Hashable | None = None,
+    relevance: tuple[str, Any] = (">", 0.0),
+    gain: str = "exp2",
+    graded_gain: bool = True,
+    prefix: str = "__rk_",
+) -> Any:
+    """One row per group of ``t`` (an ``ibis.Table`` of the kept rows) with the sufficient
+    statistics of ``stats`` (see :func:`stat_columns`).
+
+    Parameters
+    ----------
+    t : ibis.Table
+        The rows to evaluate, missing values already removed.
+    group : list of column names
+    label, score : column names
+    stats : list of Stat
+    sample_weight : column name, optional
+        Per-row weights of AUC's pairs (``w_i * w_j``).
+    relevance : (op, bound)
+        A row is relevant when ``label op bound`` (:func:`pandas_rankeval.core.prepare.relevance_rule`).
+    gain : {"exp2", "linear"}
+        NDCG's gain of a label; rows that are not relevant gain 0 when ``graded_gain`` is False
+        (a relevance threshold was given).
+    """
+    import ibis
+
+    group = [str(c) for c in group]
+    label, score = str(label), str(score)
+    P = prefix
+    names = _needs(stats)
+    ks_pos = sorted({s.k for s in stats if s.name in ("ndcg", "dcg", "map", "precision", "recall")},
+                    key=lambda k: (k is None, k or 0))
+    ks_first = sorted({s.k for s in stats if s.name in ("mrr", "hit_rate")}, key=lambda k: (k is None, k or 0))
+    ks_ideal = sorted({s.k for s in stats if s.name == "ndcg"}, key=lambda k: (k is None, k or 0))
+    persist = sorted({float(s.k) for s in stats if s.name == "rbp"})
+
+    rel = _relevant(t, label, relevance)
+    cols: dict[str, Any] = {f"{P}rel": ibis.ifelse(rel, 1, 0)}
+    if sample_weight is not None:
+        cols[f"{P}w"] = _f(t[str(sample_weight)])
+    if ks_pos and ({"ndcg", "dcg"} & names):
+        lab = _f(t[label])
+        g = (_lit(2.0) ** lab - 1.0) if gain == "exp2" else lab
+        if not graded_gain:
+            g = ibis.ifelse(rel, g, _lit(0.0))
+        cols[f"{P}gain"] = g
+    x = t.mutate(**cols)
+    w_group = ibis.window(group_by=[x[c] for c in group], order_by=[ibis.desc(x[score])])
+    need_rows = bool(ks_pos or ks_first or ks_ideal)
+    if need_rows:
+        row_cols: dict[str, Any] = {f"{P}pos": ibis.row_number().over(w_group) + 1}
+        if ks_ideal:
+            w_ideal = ibis.window(group_by=[x[c] for c in group], order_by=[ibis.desc(x[label])])
+            row_cols[f"{P}ipos"] = ibis.row_number().over(w_ideal) + 1
+        x = x.mutate(**row_cols)
+        w_block = ibis.window(group_by=[x[c] for c in [*group, score]])
+        x = x.mutate(**{f"{P}m": x[f"{P}pos"].min().over(w_block) - 1})
+        if ks_first:
+            x = x.mutate(**{f"{P}t": x[f"{P}pos"].count().over(w_block), f"{P}p": x[f"{P}rel"].sum().over(w_block)})
+    # ------------------------------------------------------------------ blocks
+    aggs: dict[str, Any] = {f"{P}b_t": x.count(), f"{P}b_p": x[f"{P}rel"].sum()}
+    if sample_weight is not None:
+        aggs[f"{P}b_wp"] = ibis.ifelse(x[f"{P}rel"] == 1, x[f"{P}w"], _lit(0.0)).sum()
+        aggs[f"{P}b_wn"] = ibis.ifelse(x[f"{P}rel"] == 1, _lit(0.0), x[f"{P}w"]).sum()
+    if need_rows:
+        aggs[f"{P}b_m"] = x[f"{P}m"].min()
+        pos = x[f"{P}pos"]
+        for k in ks_pos:
+            within = pos <= k if k is not None else pos > 0
+            tag = _tag(k)
+            aggs[f"{P}b_s{tag}"] = ibis.ifelse(within, 1, 0).sum()
+            aggs[f"{P}b_inv{tag}"] = ibis.ifelse(within, 1.0 / _f(pos), _lit(0.0)).sum()
+            aggs[f"{P}b_disc{tag}"] = ibis.ifelse(within, _LN2 / _f(pos + 1).ln(), _lit(0.0)).sum()
+        for k in ks_ideal:
+            within = x[f"{P}ipos"] <= k if k is not None else x[f"{P}ipos"] > 0
+            aggs[f"{P}b_idcg{_tag(k)}"] = ibis.ifelse(within, x[f"{P}gain"] * (_LN2 / _f(x[f"{P}ipos"] + 1).ln()), _lit(0.0)).sum()
+        if ks_first:
+            m, tt, pp = x[f"{P}m"], x[f"{P}t"], x[f"{P}p"]
+            j = pos - m
+            for k in ks_first:
+                tag = _tag(k)
+                if "mrr" in names:
+                    ok = (pp > 0) & (j <= tt - pp + 1)
+                    if k is not None:
+                        ok = ok & (m + j <= k)
+                    # C(t-j, p-1) / C(t, p), in logs; the guard keeps the arguments >= 0
+                    jj = ibis.ifelse(ok, j, 1)
+                    ppp = ibis.ifelse(ok, pp, 1)
+                    logc = (_log_factorial(tt - jj) - _log_factorial(ppp - 1) - _log_factorial(tt - jj - ppp + 1)
+                            - _log_factorial(tt) + _log_factorial(ppp) + _log_factorial(tt - ppp))
+                    aggs[f"{P}b_rr{tag}"] = ibis.ifelse(ok, logc.exp() / _f(m + j), _lit(0.0)).sum()
+                if "hit_rate" in names and k is not None:
+                    r = ibis.greatest(ibis.least(k - m, tt), 0)
+                    big = ibis.greatest(r, pp)
+                    ok = (pp > 0) & (tt - pp >= r) & (j <= ibis.least(r, pp))
+                    # log C(t-p, r) / C(t, r) = sum_{i < min(r, p)} log((t - i - max(r, p)) / (t - i))
+                    num = ibis.ifelse(ok, tt - j + 1 - big, 1)
+                    den = ibis.ifelse(ok, tt - j + 1, 1)
+                    aggs[f"{P}b_hitlog{tag}"] = ibis.ifelse(ok, _f(num).ln() - _f(den).ln(), _lit(0.0)).sum()
+                    aggs[f"{P}b_hitsure{tag}"] = ibis.ifelse((pp > 0) & (tt - pp < r), 1, 0).max()
+    if ks_pos and ({"ndcg", "dcg"} & names):
+        aggs[f"{P}b_gain"] = x[f"{P}gain"].sum()
+    b = x.group_by([*group, score]).aggregate(**aggs)
+    # ------------------------------------------------------------------ cumulative over blocks
+    w_cum = ibis.window(group_by=[b[c] for c in group], order_by=[ibis.desc(b[score])], rows=(None, 0))
+    cum: dict[str, Any] = {f"{P}b_cum_p": _f(b[f"{P}b_p"]).sum().over(w_cum)}
+    if sample_weight is not None:
+        cum[f"{P}b_cum_wn"] = b[f"{P}b_wn"].sum().over(w_cum)
+    else:
+        cum[f"{P}b_cum_wn"] = _f(b[f"{P}b_t"] - b[f"{P}b_p"]).sum().over(w_cum)
+    b = b.mutate(**cum)
+    tf, pf = _f(b[f"{P}b_t"]), _f(b[f"{P}b_p"])
+    wp = b[f"{P}b_wp"] if sample_weight is not None else pf
+    wn = b[f"{P}b_wn"] if sample_weight is not None else tf - pf
+    above = b[f"{P}b_cum_p"] - pf
+    first = (b[f"{P}b_p"] > 0) & (above == 0)
+    out: dict[str, Any] = {f"{P}s_n": b[f"{P}b_t"].sum(), f"{P}s_positives": b[f"{P}b_p"].sum()}
+    if sample_weight is not None:
+        out[f"{P}s_wpos"] = b[f"{P}b_wp"].sum()
+        out[f"{P}s_wneg"] = b[f"{P}b_wn"].sum()
+    if {"auc", "gauc"} & names:
+        out[f"{P}s_auc_below"] = (wp * b[f"{P}b_cum_wn"]).sum()
+        out[f"{P}s_auc_tied"] = (wp * wn).sum()
+    for k in ks_pos:
+        tag = _tag(k)
+        s = _f(b[f"{P}b_s{tag}"])
+        if {"ndcg", "dcg"} & names:
+            out[f"{P}s_dcg{tag}"] = (b[f"{P}b_gain"] / tf * b[f"{P}b_disc{tag}"]).sum()
+        if "map" in names:
+            h = b[f"{P}b_inv{tag}"]
+            mm = _f(b[f"{P}b_m"])
+            a = pf / tf * (above + 1.0)
+            c = ibis.ifelse(b[f"{P}b_t"] > 1, pf / tf * (pf - 1.0) / ibis.greatest(tf - 1.0, _lit(1.0)), _lit(0.0))
+            out[f"{P}s_ap{tag}"] = (a * h + c * (s - (mm + 1.0) * h)).sum()
+        if {"precision", "recall"} & names:
+            out[f"{P}s_hits{tag}"] = (pf * s / tf).sum()
+    for k in ks_ideal:
+        out[f"{P}s_idcg{_tag(k)}"] = b[f"{P}b_idcg{_tag(k)}"].sum()
+    for k in ks_first:
+        tag = _tag(k)
+        if "mrr" in names:
+            out[f"{P}s_rr{tag}"] = ibis.ifelse(first, b[f"{P}b_rr{tag}"], _lit(0.0)).sum()
+        if "hit_rate" in names and k is not None:
+            miss = ibis.ifelse(b[f"{P}b_hitsure{tag}"] == 1, _lit(0.0), b[f"{P}b_hitlog{tag}"].exp())
+            out[f"{P}s_hit{tag}"] = ibis.ifelse(first, 1.0 - miss, _lit(0.0)).sum()
+    for q in persist:
+        out[f"{P}s_rbp{_tag(q)}"] = (pf / tf * _lit(q) ** _f(b[f"{P}b_m"]) * (1.0 - _lit(q) ** tf)).sum()
+    g = b.group_by(group).aggregate(**out)
+    return g.mutate(**{c: _f(g[c]) for c in g.columns if c.startswith(f"{P}s_") and c not in (f"{P}s_n", f"{P}s_positives")})
+
+
+def _tag(k: Any) -> str:
+    return "" if k is None else f"@{k}"
+
+
+def stat_columns(stats: Sequence[Stat]) -> list[str]:
+    """The statistic columns of :func:`group_stats` that ``stats`` read (besides n, positives)."""
+    out: list[str] = []
+    for s in stats:
+        tag = _tag(s.k)
+        out += {"auc": ["auc_below", "auc_tied"], "gauc": ["auc_below", "auc_tied"], "mrr": [f"rr{tag}"],
+                "ndcg": [f"dcg{tag}", f"idcg{tag}"], "dcg": [f"dcg{tag}"], "map": [f"ap{tag}"],
+                "precision": [f"hits{tag}"], "recall": [f"hits{tag}"], "hit_rate": [f"hit{tag}"],
+                "rbp": [f"rbp{tag}"]}[s.name]
+    return list(dict.fromkeys(out))
+
+
+def group_values(
+    table: pd.DataFrame,
+    stats: Sequence[Stat],
+    *,
+    ties: str = "expected",
+    denominator: str = "relevant",
+    empty: str = "zero",
+    weighted: bool = False,
+    prefix: str = "__rk_",
+) -> pd.DataFrame:
+    """Every group's metric values from the rows of :func:`group_stats` (vectorized, on the client).
+
+    ``auc`` is NaN where the group has one class only (or a class of total weight 0); the list
+    metrics of a group with no relevant row are 0 (``empty="zero"``) or NaN (``"skip"``).
+    """
+    table = table.rename(columns=lambda c: c[len(prefix) + 2:] if str(c).startswith(prefix + "s_") else c)
+    n = table["n"].to_numpy(dtype=np.float64)
+    pos = table["positives"].to_numpy(dtype=np.float64)
+    if weighted:
+        wp, wn = table["wpos"].to_numpy(dtype=np.float64), table["wneg"].to_numpy(dtype=np.float64)
+    else:
+        wp, wn = pos, n - pos
+    out = {}
+    has = pos > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for s in stats:
+            tag = _tag(s.k)
+            if s.name in ("auc", "gauc"):
+                credit = {"expected": 0.5, "pessimistic": 0.0, "optimistic": 1.0}[ties]
+                below = table["auc_below"].to_numpy(dtype=np.float64)
+                tied = table["auc_tied"].to_numpy(dtype=np.float64)
+                u = wp * wn - below + credit * tied
+                v = np.where((wp > 0) & (wn > 0), u / (wp * wn), np.nan)
+                out["auc"] = v
+                continue
+            if s.name == "mrr":
+                v = table[f"rr{tag}"].to_numpy(dtype=np.float64)
+            elif s.name == "ndcg":
+                dcg = table[f"dcg{tag}"].to_numpy(dtype=np.float64)
+                ideal = table[f"idcg{tag}"].to_numpy(dtype=np.float64)
+                v = np.where(ideal > 0, dcg / ideal, 1.0)
+            elif s.name == "dcg":
+                v = table[f"dcg{tag}"].to_numpy(dtype=np.float64)
+            elif s.name == "map":
+                d = pos if (denominator == "relevant" or s.k is None) else np.minimum(pos, s.k)
+                v = table[f"ap{tag}"].to_numpy(dtype=np.float64) / d
+            elif s.name == "precision":
+                v = table[f"hits{tag}"].to_numpy(dtype=np.float64) / float(s.k)
+            elif s.name == "recall":
+                v = table[f"hits{tag}"].to_numpy(dtype=np.float64) / pos
+            elif s.name == "hit_rate":
+                v = table[f"hit{tag}"].to_numpy(dtype=np.float64)
+            elif s.name == "rbp":
+                v = table[f"rbp{tag}"].to_numpy(dtype=np.float64)
+            else:  # pragma: no cover - the caller checks the names
+                raise ValueError(s.name)
+            if s.name != "dcg":
+                v = np.where(has, v, 0.0 if empty == "zero" else np.nan)
+            out[s.label] = v
+    return pd.DataFrame(out, index=table.index)
+
+
+def global_auc_counts(t: Any, *, label: Hashable, score: Hashable, sample_weight: Hashable | None = None,
+                      relevance: tuple[str, Any] = (">", 0.0)) -> Any:
+    """One row per distinct score: relevant and non-relevant rows (and their weights), for the
+    exact chaining of global AUC on the client (:mod:`pandas_rankeval.summary.auc_counts`)."""
+    import ibis
+
+    rel = _relevant(t, str(label), relevance)
+    aggs: dict[str, Any] = {"pos": ibis.ifelse(rel, 1, 0).sum(), "neg": ibis.ifelse(rel, 0, 1).sum()}
+    if sample_weight is not None:
+        w = _f(t[str(sample_weight)])
+        aggs["wpos"] = ibis.ifelse(rel, w, _lit(0.0)).sum()
+        aggs["wneg"] = ibis.ifelse(rel, _lit(0.0), w).sum()
+    return t.group_by(str(score)).aggregate(**aggs)
