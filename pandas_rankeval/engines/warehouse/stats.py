@@ -90,6 +90,47 @@ def _log_factorial(x: Any) -> Any:
     return cases
 
 
+def _first_block_terms(x: Any, P: str, w_block: Any, ks: list[Any], names: set[str]) -> Any:
+    """Row terms of the expected reciprocal rank and of the hit probability of a block (``t``
+    rows, ``p`` relevant, ``m`` above it), each row numbered ``j = 1..t`` in the block.
+
+    RR: the first relevant row is the block's j-th with probability C(t-j, p-1) / C(t, p),
+    j <= t - p + 1, in logs: lf(t-j) - lf(t-j-p+1) - lf(t) + lf(t-p) + log(p). Hit@k: the block
+    cut after r = clip(k - m, 0, t) rows misses all p relevant rows with probability
+    C(t-p, r) / C(t, r) = prod_{i < min(r, p)} (t - i - max(r, p)) / (t - i): row j holds the
+    factor i = j - 1. Intermediate columns keep the SQL short (each is written once).
+    """
+    import ibis
+
+    x = x.mutate(**{f"{P}t": x[f"{P}pos"].count().over(w_block).cast("int64"),
+                    f"{P}p": x[f"{P}rel"].sum().over(w_block).cast("int64")})
+    x = x.mutate(**{f"{P}j": x[f"{P}pos"] - x[f"{P}m"]})
+    t, p, j, m = x[f"{P}t"], x[f"{P}p"], x[f"{P}j"], x[f"{P}m"]
+    cols: dict[str, Any] = {}
+    if "mrr" in names:
+        ok = (p > 0) & (j <= t - p + 1)
+        cols[f"{P}ok"] = ok
+        cols[f"{P}a"] = ibis.ifelse(ok, t - j, 0)
+        cols[f"{P}b"] = ibis.ifelse(ok, t - j - p + 1, 0)
+        cols[f"{P}c"] = ibis.ifelse(ok, t - p, 0)
+    for k in ks:
+        if "hit_rate" in names and k is not None:
+            r = ibis.greatest(ibis.least(k - m, t), 0)
+            big = ibis.greatest(r, p)
+            ok = (p > 0) & (t - p >= r) & (j <= ibis.least(r, p))
+            num = ibis.ifelse(ok, t - j + 1 - big, 1)
+            den = ibis.ifelse(ok, t - j + 1, 1)
+            cols[f"{P}hitlog@{k}"] = ibis.ifelse(ok, _f(num).ln() - _f(den).ln(), _lit(0.0))
+            cols[f"{P}hitsure@{k}"] = ibis.ifelse((p > 0) & (t - p < r), 1, 0)
+    x = x.mutate(**cols)
+    if "mrr" in names:
+        lf = {c: _log_factorial(x[f"{P}{c}"]) for c in "abc"}
+        x = x.mutate(**{f"{P}l{c}": v for c, v in lf.items()}, **{f"{P}lt": _log_factorial(x[f"{P}t"])})
+        logc = x[f"{P}la"] - x[f"{P}lb"] - x[f"{P}lt"] + x[f"{P}lc"] + _f(ibis.greatest(x[f"{P}p"], 1)).ln()
+        x = x.mutate(**{f"{P}rr": ibis.ifelse(x[f"{P}ok"], logc.exp() / _f(x[f"{P}m"] + x[f"{P}j"]), _lit(0.0))})
+    return x
+
+
 def _relevant(t: Any, label: str, relevance: tuple[str, Any]) -> Any:
     import ibis
 
@@ -164,15 +205,15 @@ def group_stats(
     w_group = ibis.window(group_by=[x[c] for c in group], order_by=[ibis.desc(x[score])])
     need_rows = bool(ks_pos or ks_first or ks_ideal)
     if need_rows:
-        row_cols: dict[str, Any] = {f"{P}pos": ibis.row_number().over(w_group) + 1}
+        row_cols: dict[str, Any] = {f"{P}pos": (ibis.row_number().over(w_group) + 1).cast("int64")}
         if ks_ideal:
             w_ideal = ibis.window(group_by=[x[c] for c in group], order_by=[ibis.desc(x[label])])
-            row_cols[f"{P}ipos"] = ibis.row_number().over(w_ideal) + 1
+            row_cols[f"{P}ipos"] = (ibis.row_number().over(w_ideal) + 1).cast("int64")
         x = x.mutate(**row_cols)
         w_block = ibis.window(group_by=[x[c] for c in [*group, score]])
         x = x.mutate(**{f"{P}m": x[f"{P}pos"].min().over(w_block) - 1})
         if ks_first:
-            x = x.mutate(**{f"{P}t": x[f"{P}pos"].count().over(w_block), f"{P}p": x[f"{P}rel"].sum().over(w_block)})
+            x = _first_block_terms(x, P, w_block, ks_first, names)
     # ------------------------------------------------------------------ blocks
     aggs: dict[str, Any] = {f"{P}b_t": x.count(), f"{P}b_p": x[f"{P}rel"].sum()}
     if sample_weight is not None:
@@ -191,35 +232,23 @@ def group_stats(
             within = x[f"{P}ipos"] <= k if k is not None else x[f"{P}ipos"] > 0
             aggs[f"{P}b_idcg{_tag(k)}"] = ibis.ifelse(within, x[f"{P}gain"] * (_LN2 / _f(x[f"{P}ipos"] + 1).ln()), _lit(0.0)).sum()
         if ks_first:
-            m, tt, pp = x[f"{P}m"], x[f"{P}t"], x[f"{P}p"]
-            j = pos - m
+            m, j = x[f"{P}m"], x[f"{P}j"]
             for k in ks_first:
                 tag = _tag(k)
                 if "mrr" in names:
-                    ok = (pp > 0) & (j <= tt - pp + 1)
-                    if k is not None:
-                        ok = ok & (m + j <= k)
-                    # C(t-j, p-1) / C(t, p), in logs; the guard keeps the arguments >= 0
-                    jj = ibis.ifelse(ok, j, 1)
-                    ppp = ibis.ifelse(ok, pp, 1)
-                    logc = (_log_factorial(tt - jj) - _log_factorial(ppp - 1) - _log_factorial(tt - jj - ppp + 1)
-                            - _log_factorial(tt) + _log_factorial(ppp) + _log_factorial(tt - ppp))
-                    aggs[f"{P}b_rr{tag}"] = ibis.ifelse(ok, logc.exp() / _f(m + j), _lit(0.0)).sum()
+                    term = x[f"{P}rr"]
+                    aggs[f"{P}b_rr{tag}"] = (term if k is None else ibis.ifelse(m + j <= k, term, _lit(0.0))).sum()
                 if "hit_rate" in names and k is not None:
-                    r = ibis.greatest(ibis.least(k - m, tt), 0)
-                    big = ibis.greatest(r, pp)
-                    ok = (pp > 0) & (tt - pp >= r) & (j <= ibis.least(r, pp))
-                    # log C(t-p, r) / C(t, r) = sum_{i < min(r, p)} log((t - i - max(r, p)) / (t - i))
-                    num = ibis.ifelse(ok, tt - j + 1 - big, 1)
-                    den = ibis.ifelse(ok, tt - j + 1, 1)
-                    aggs[f"{P}b_hitlog{tag}"] = ibis.ifelse(ok, _f(num).ln() - _f(den).ln(), _lit(0.0)).sum()
-                    aggs[f"{P}b_hitsure{tag}"] = ibis.ifelse((pp > 0) & (tt - pp < r), 1, 0).max()
+                    aggs[f"{P}b_hitlog{tag}"] = x[f"{P}hitlog{tag}"].sum()
+                    aggs[f"{P}b_hitsure{tag}"] = x[f"{P}hitsure{tag}"].max()
     if ks_pos and ({"ndcg", "dcg"} & names):
         aggs[f"{P}b_gain"] = x[f"{P}gain"].sum()
     b = x.group_by([*group, score]).aggregate(**aggs)
     # ------------------------------------------------------------------ cumulative over blocks
     w_cum = ibis.window(group_by=[b[c] for c in group], order_by=[ibis.desc(b[score])], rows=(None, 0))
     cum: dict[str, Any] = {f"{P}b_cum_p": _f(b[f"{P}b_p"]).sum().over(w_cum)}
+    if persist:
+        cum[f"{P}b_cum_t"] = _f(b[f"{P}b_t"]).sum().over(w_cum)
     if sample_weight is not None:
         cum[f"{P}b_cum_wn"] = b[f"{P}b_wn"].sum().over(w_cum)
     else:
@@ -260,7 +289,7 @@ def group_stats(
             miss = ibis.ifelse(b[f"{P}b_hitsure{tag}"] == 1, _lit(0.0), b[f"{P}b_hitlog{tag}"].exp())
             out[f"{P}s_hit{tag}"] = ibis.ifelse(first, 1.0 - miss, _lit(0.0)).sum()
     for q in persist:
-        out[f"{P}s_rbp{_tag(q)}"] = (pf / tf * _lit(q) ** _f(b[f"{P}b_m"]) * (1.0 - _lit(q) ** tf)).sum()
+        out[f"{P}s_rbp{_tag(q)}"] = (pf / tf * _lit(q) ** (b[f"{P}b_cum_t"] - tf) * (1.0 - _lit(q) ** tf)).sum()
     g = b.group_by(group).aggregate(**out)
     return g.mutate(**{c: _f(g[c]) for c in g.columns if c.startswith(f"{P}s_") and c not in (f"{P}s_n", f"{P}s_positives")})
 
