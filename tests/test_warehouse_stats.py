@@ -121,3 +121,35 @@ def test_global_auc_counts(backend: str) -> None:
 
     assert u / (pos.sum() * neg.sum()) == pytest.approx(roc_auc_score(df.y > 0, df.s), abs=1e-12)
     assert counts["wpos"].sum() == pytest.approx(df.w[df.y > 0].sum(), abs=1e-9)
+
+
+ALL = _stats(METRICS)
+
+
+@pytest.mark.parametrize("dialect", ["bigquery", "snowflake", "trino"])
+def test_golden_sql_avoids_the_transpiler_traps(dialect: str) -> None:
+    """The SQL compiled for BigQuery, Snowflake and Trino: no RANGE frame; every aggregate over an
+    ordered window has an explicit ROWS frame (Snowflake's default frame differs); no NULLS
+    FIRST/LAST inside a window's ORDER BY on BigQuery (its window ORDER BY refuses them)."""
+    import re
+
+    import ibis
+
+    t = ibis.table(ibis.schema({"u": "int64", "y": "int64", "s": "float64", "w": "float64"}), name="log")
+    sql = str(ibis.to_sql(group_stats(t, group=["u"], label="y", score="s", stats=ALL), dialect=dialect))
+    upper = sql.upper()
+    assert "RANGE" not in upper
+    windows = re.findall(r"(\w+)\((?:[^()]|\([^()]*\))*\)\s+OVER\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", sql, flags=re.S)
+    assert windows, "the query has no window at all"
+    ordered_aggregates = 0
+    for func, spec in windows:
+        if func.upper() in ("SUM", "MIN", "MAX", "COUNT") and "ORDER BY" in spec.upper():
+            assert "ROWS BETWEEN UNBOUNDED PRECEDING AND" in spec.upper(), spec  # explicit frame
+            if "DESC" in spec.upper():  # a cumulative sum over the blocks, by score
+                ordered_aggregates += 1
+                assert "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW" in spec.upper(), spec
+        if dialect == "bigquery":
+            assert "NULLS" not in spec.upper(), spec
+    assert ordered_aggregates >= 1  # the cumulative sums over blocks
+    # pair counts and divisions in DOUBLE: every division has a cast or a float operand
+    assert "CAST(" in upper
