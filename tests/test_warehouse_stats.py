@@ -153,3 +153,45 @@ def test_golden_sql_avoids_the_transpiler_traps(dialect: str) -> None:
     assert ordered_aggregates >= 1  # the cumulative sums over blocks
     # pair counts and divisions in DOUBLE: every division has a cast or a float operand
     assert "CAST(" in upper
+
+
+def _scan_error(backend: str, df: pd.DataFrame, func: str, metrics: list[str], **kw) -> str:
+    from pandas_rankeval.engines.warehouse.checks import has_nan, scan_expr, scan_from_row
+    from pandas_rankeval.summary.driver import raise_scan_errors
+    from pandas_rankeval.summary.plan import make_plan
+
+    r = runner(backend)
+    t = r.table(df)
+    plan = make_plan(func, kind="report", group="u", label="y", scores="s", metrics=metrics, df=df.iloc[:0], **kw)
+    expr, how = scan_expr(t, plan, df.iloc[:0], nan=has_nan(t))
+    found = scan_from_row(r.execute(expr).iloc[0], how, plan)
+    with pytest.raises(ValueError) as err:
+        raise_scan_errors(found, plan)
+    return str(err.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_checks_one_query_pandas_messages(backend: str) -> None:
+    """One aggregate query answers pandas' bad-input errors, with whole-table counts and the same
+    message as the pandas engine."""
+    df = _table(6)
+    bad = df.copy()
+    bad.loc[[3, 10, 11], "s"] = np.nan
+    with pytest.raises(ValueError) as ref:
+        pre.report(bad, group="u", label="y", scores="s", metrics=["gauc", "ndcg@3"])
+    assert _scan_error(backend, bad, "report", ["gauc", "ndcg@3"]) == str(ref.value)
+    neg = df.copy()
+    neg.loc[[5, 6], "y"] = -1
+    with pytest.raises(ValueError) as ref:
+        pre.report(neg, group="u", label="y", scores="s", metrics=["ndcg@3"])
+    assert _scan_error(backend, neg, "report", ["ndcg@3"]) == str(ref.value)
+    w = df.copy()
+    w.loc[[1, 2, 4], "w"] = -0.5
+    with pytest.raises(ValueError) as ref:
+        pre.report(w, group="u", label="y", scores="s", metrics=["gauc"], sample_weight="w")
+    assert _scan_error(backend, w, "report", ["gauc"], sample_weight="w") == str(ref.value)
+    inf = df.astype({"y": float})
+    inf.loc[[7], "y"] = np.inf
+    with pytest.raises(ValueError) as ref:
+        pre.report(inf.astype({"y": float}), group="u", label="y", scores="s", metrics=["gauc"])
+    assert _scan_error(backend, inf.astype({"y": float}), "report", ["gauc"]) == str(ref.value)

@@ -1,0 +1,142 @@
+"""The checks of a warehouse call: ONE aggregate query over the table, before any metric query.
+
+Whole-table counts of what pandas refuses or drops: rows, missing values per column (NULL, or NaN
+in a float column where the backend has NaN), rows with any missing value, infinite labels,
+negative labels and labels above a metric's top grade (graded metrics), the largest label
+(``gain="exp2"`` overflow), negative or infinite weights, and the distinct group keys (for
+``empty="error"``, the groups with a relevant row). The answer is a
+:class:`pandas_rankeval.summary.driver.Scan`, from which the summary layer raises pandas' own
+messages (:func:`pandas_rankeval.summary.driver.raise_checked`). Missing columns and text scores
+are answered from the schema alone, before this query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import pandas as pd
+
+from ...core.options import WEIGHT_NAMES
+from ...summary.driver import Scan
+from ...summary.problems import label_checks
+
+__all__ = ["scan_expr", "scan_from_row", "has_nan"]
+
+#: Backends whose floats hold no NaN (SQLite stores NaN as NULL).
+_NO_NAN = ("sqlite",)
+
+
+def has_nan(t: Any) -> bool:
+    """Whether the table's backend stores NaN (an unbound table: assume it does)."""
+    try:
+        return str(t.get_backend().name) not in _NO_NAN
+    except Exception:  # an unbound table (compiled with ibis.to_sql)
+        return True
+
+
+def _is_float(dtype: Any) -> bool:
+    return bool(pd.api.types.is_float_dtype(dtype))
+
+
+def _numeric(dtype: Any) -> bool:
+    return bool(pd.api.types.is_numeric_dtype(dtype)) and not pd.api.types.is_bool_dtype(dtype)
+
+
+def _isinf(c: Any, nan: bool) -> Any:
+    """``c`` is +-inf (SQLite, which has no NaN, has no ``isinf`` rule either: compared instead)."""
+    import ibis
+
+    if nan:
+        return c.isinf()
+    return (c == ibis.literal(float("inf"), "float64")) | (c == ibis.literal(float("-inf"), "float64"))
+
+
+def missing_expr(t: Any, column: Hashable, dtype: Any, nan: bool) -> Any:
+    """A row's value of ``column`` is missing, as pandas reads it (NULL, or NaN in a float column)."""
+    c = t[str(column)]
+    return (c.isnull() | c.isnan()) if (nan and _is_float(dtype)) else c.isnull()
+
+
+def keep_expr(t: Any, plan: Any, schema: pd.DataFrame, nan: bool) -> Any:
+    """The rows pandas keeps: no missing value in any column the plan reads."""
+    import ibis
+
+    cols = list(dict.fromkeys(plan.columns))
+    if not cols:
+        return ibis.literal(True)
+    out = ~missing_expr(t, cols[0], schema[cols[0]].dtype, nan)
+    for c in cols[1:]:
+        out = out & ~missing_expr(t, c, schema[c].dtype, nan)
+    return out
+
+
+def scan_expr(t: Any, plan: Any, schema: pd.DataFrame, *, nan: bool = True,
+              relevant: Any = None) -> tuple[Any, dict[str, Any]]:
+    """The one aggregate expression of the checks, and how to read its row (for :func:`scan_from_row`).
+
+    ``relevant`` (an Ibis boolean of ``t``) is needed only for ``empty="error"``.
+    """
+    import ibis
+
+    cols = [str(c) for c in dict.fromkeys(plan.columns)]
+    miss = {c: missing_expr(t, c, schema[c].dtype, nan) for c in cols}
+    kept = keep_expr(t, plan, schema, nan)
+
+    def count_if(cond: Any) -> Any:
+        return ibis.ifelse(cond, 1, 0).sum().cast("int64")
+
+    aggs: dict[str, Any] = {"rows": t.count().cast("int64")}
+    any_miss = ~kept
+    aggs["dropped"] = count_if(any_miss)
+    for i, c in enumerate(cols):
+        aggs[f"miss{i}"] = count_if(miss[c])
+    label, o = str(plan.label), plan.options
+    ldt = schema[label].dtype
+    kinds: dict[str, tuple] = {}
+    lab = t[label]
+    if _is_float(ldt):
+        kinds["inf_label"] = ("infinite_label", plan.label)
+        aggs["inf_label"] = count_if(kept & _isinf(lab, nan))
+    weights = [o.sample_weight] if o.sample_weight is not None else []
+    if isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES:
+        weights.append(o.weight)
+    for i, w in enumerate(weights):
+        if _numeric(schema[str(w)].dtype):
+            wc = t[str(w)].cast("float64")
+            kinds[f"bad_w{i}"] = ("bad_weight", w)
+            bad = (wc < 0) | _isinf(wc, nan) if _is_float(schema[str(w)].dtype) else wc < 0
+            aggs[f"bad_w{i}"] = count_if(kept & bad)
+    checks = label_checks(plan, _numeric(ldt))
+    if checks.negative:
+        kinds["neg_label"] = ("negative_label", plan.label)
+        aggs["neg_label"] = count_if(kept & (lab.cast("float64") < 0))
+    if checks.grade is not None:
+        kinds["grade"] = ("label_grade", (plan.label, *checks.grade))
+        aggs["grade"] = count_if(kept & (lab.cast("float64") > float(checks.grade[0])))
+    if checks.top:
+        aggs["label_max"] = ibis.ifelse(kept, lab, ibis.null()).max()
+    if plan.group and len(plan.group) == 1:
+        g = t[str(plan.group[0])]
+        aggs["groups"] = ibis.ifelse(kept, g, ibis.null()).nunique().cast("int64")
+        if relevant is not None:
+            aggs["with_relevant"] = ibis.ifelse(kept & relevant, g, ibis.null()).nunique().cast("int64")
+    return t.aggregate(**aggs), {"columns": cols, "kinds": kinds}
+
+
+def scan_from_row(row: pd.Series, how: dict[str, Any], plan: Any) -> Scan:
+    """The :class:`Scan` of the aggregate's one row."""
+    cols = how["columns"]
+    missing = {plan_col: int(row[f"miss{i}"]) for i, plan_col in enumerate(dict.fromkeys(plan.columns))
+               if int(row[f"miss{i}"])}
+    problems = {kind: int(row[k]) for k, kind in how["kinds"].items() if int(row[k])}
+    top = row.get("label_max")
+    if top is not None and pd.isna(top):
+        top = None
+    out = Scan(int(row["rows"]), missing, int(row["dropped"]) if missing else 0, problems, label_max=top)
+    if "groups" in row:
+        out.n_groups = int(row["groups"])
+    if "with_relevant" in row:
+        out.n_with_relevant = int(row["with_relevant"])
+    del cols
+    return out
