@@ -195,3 +195,11 @@ def test_checks_one_query_pandas_messages(backend: str) -> None:
     with pytest.raises(ValueError) as ref:
         pre.report(inf.astype({"y": float}), group="u", label="y", scores="s", metrics=["gauc"])
     assert _scan_error(backend, inf.astype({"y": float}), "report", ["gauc"]) == str(ref.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_calibration_per_group(backend: str) -> None:
+    df = _table(7)
+    metrics = ["logloss", "ne", "pcoc", "ece@10", "ece@4", "gauc"]
+    got = _run(backend, df, ["u"], metrics, relevance=(">=", 1), sample_weight="w")
+    _compare(got, _reference(df, ["u"], metrics, threshold=1, sample_weight="w"), [m for m in metrics if m != "gauc"])

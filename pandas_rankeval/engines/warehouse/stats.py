@@ -43,10 +43,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Stat", "global_auc_counts", "group_stats", "group_values", "stat_columns"]
+__all__ = ["CALIBRATION", "SUPPORTED", "Stat", "global_auc_counts", "group_stats", "group_values"]
 
 #: Metrics the builder computes, by the registry's name.
-SUPPORTED = ("auc", "gauc", "mrr", "ndcg", "dcg", "map", "precision", "recall", "hit_rate", "rbp")
+SUPPORTED = ("auc", "gauc", "mrr", "ndcg", "dcg", "map", "precision", "recall", "hit_rate", "rbp",
+             "logloss", "ne", "pcoc", "ece")
+#: The calibration metrics: row sums per group, no sort.
+CALIBRATION = ("logloss", "ne", "pcoc", "ece")
+#: Probabilities are clipped to [EPS, 1 - EPS] inside the logs (as :data:`pandas_rankeval.core.calibration.EPS`).
+EPS = 1e-15
 
 _LN2 = math.log(2.0)
 _LOG_FACT = [math.lgamma(i + 1.0) for i in range(16)]
@@ -129,6 +134,33 @@ def _first_block_terms(x: Any, P: str, w_block: Any, ks: list[Any], names: set[s
         logc = x[f"{P}la"] - x[f"{P}lb"] - x[f"{P}lt"] + x[f"{P}lc"] + _f(ibis.greatest(x[f"{P}p"], 1)).ln()
         x = x.mutate(**{f"{P}rr": ibis.ifelse(x[f"{P}ok"], logc.exp() / _f(x[f"{P}m"] + x[f"{P}j"]), _lit(0.0))})
     return x
+
+
+def _calibration_sums(x: Any, P: str, score: str, weighted: bool, stats: Sequence[Stat]) -> dict[str, Any]:
+    """Row sums of the calibration metrics per block (added per group later): sum w, sum w y,
+    sum w p, sum w l (l: the log loss of the row, p clipped to [EPS, 1 - EPS]) and, per ECE bin
+    b of B, sum w (p - y) and sum w over the rows of the bin (bins as
+    :func:`pandas_rankeval.core.calibration.ece_bins`: an edge belongs to the bin below it)."""
+    import ibis
+
+    p = _f(x[score])
+    y = x[f"{P}rel"] == 1
+    w = x[f"{P}w"] if weighted else _lit(1.0)
+    q = ibis.greatest(ibis.least(p, _lit(1.0 - EPS)), _lit(EPS))
+    loss = ibis.ifelse(y, -q.ln(), -(1.0 - q).ln())
+    yf = ibis.ifelse(y, _lit(1.0), _lit(0.0))
+    out = {f"{P}b_cal_w": w.sum(), f"{P}b_cal_wy": (w * yf).sum(), f"{P}b_cal_wp": (w * p).sum(),
+           f"{P}b_cal_wl": (w * loss).sum()}
+    for bins in sorted({int(s.k or 10) for s in stats if s.name == "ece"}):
+        edges = np.linspace(0.0, 1.0, bins + 1)[1:-1]
+        index = ibis.literal(0)
+        for e in edges:
+            index = index + ibis.ifelse(p > _lit(e), 1, 0)
+        for b in range(bins):
+            inside = index == b
+            out[f"{P}b_cal_ece{bins}_d{b}"] = ibis.ifelse(inside, w * (p - yf), _lit(0.0)).sum()
+            out[f"{P}b_cal_ece{bins}_w{b}"] = ibis.ifelse(inside, w, _lit(0.0)).sum()
+    return out
 
 
 def _relevant(t: Any, label: str, relevance: tuple[str, Any]) -> Any:
@@ -243,6 +275,8 @@ def group_stats(
                     aggs[f"{P}b_hitsure{tag}"] = x[f"{P}hitsure{tag}"].max()
     if ks_pos and ({"ndcg", "dcg"} & names):
         aggs[f"{P}b_gain"] = x[f"{P}gain"].sum()
+    if set(CALIBRATION) & names:
+        aggs.update(_calibration_sums(x, P, score, sample_weight is not None, stats))
     b = x.group_by([*group, score]).aggregate(**aggs)
     # ------------------------------------------------------------------ cumulative over blocks
     w_cum = ibis.window(group_by=[b[c] for c in group], order_by=[ibis.desc(b[score])], rows=(None, 0))
@@ -288,6 +322,8 @@ def group_stats(
         if "hit_rate" in names and k is not None:
             miss = ibis.ifelse(b[f"{P}b_hitsure{tag}"] == 1, _lit(0.0), b[f"{P}b_hitlog{tag}"].exp())
             out[f"{P}s_hit{tag}"] = ibis.ifelse(first, 1.0 - miss, _lit(0.0)).sum()
+    for c in [c for c in b.columns if c.startswith(f"{P}b_cal_")]:
+        out[f"{P}s_{c[len(P) + 2:]}"] = b[c].sum()
     for q in persist:
         out[f"{P}s_rbp{_tag(q)}"] = (pf / tf * _lit(q) ** (b[f"{P}b_cum_t"] - tf) * (1.0 - _lit(q) ** tf)).sum()
     g = b.group_by(group).aggregate(**out)
@@ -296,18 +332,6 @@ def group_stats(
 
 def _tag(k: Any) -> str:
     return "" if k is None else f"@{k}"
-
-
-def stat_columns(stats: Sequence[Stat]) -> list[str]:
-    """The statistic columns of :func:`group_stats` that ``stats`` read (besides n, positives)."""
-    out: list[str] = []
-    for s in stats:
-        tag = _tag(s.k)
-        out += {"auc": ["auc_below", "auc_tied"], "gauc": ["auc_below", "auc_tied"], "mrr": [f"rr{tag}"],
-                "ndcg": [f"dcg{tag}", f"idcg{tag}"], "dcg": [f"dcg{tag}"], "map": [f"ap{tag}"],
-                "precision": [f"hits{tag}"], "recall": [f"hits{tag}"], "hit_rate": [f"hit{tag}"],
-                "rbp": [f"rbp{tag}"]}[s.name]
-    return list(dict.fromkeys(out))
 
 
 def group_values(
@@ -345,6 +369,9 @@ def group_values(
                 v = np.where((wp > 0) & (wn > 0), u / (wp * wn), np.nan)
                 out["auc"] = v
                 continue
+            if s.name in CALIBRATION:
+                out[s.label] = _calibration_value(table, s)
+                continue
             if s.name == "mrr":
                 v = table[f"rr{tag}"].to_numpy(dtype=np.float64)
             elif s.name == "ndcg":
@@ -370,6 +397,31 @@ def group_values(
                 v = np.where(has, v, 0.0 if empty == "zero" else np.nan)
             out[s.label] = v
     return pd.DataFrame(out, index=table.index)
+
+
+def _calibration_value(table: pd.DataFrame, s: Stat) -> np.ndarray:
+    """A group's own calibration value from its row sums (NaN where it is undefined)."""
+    from ...core.calibration import binary_entropy
+
+    def col(c: str) -> np.ndarray:
+        return table[f"cal_{c}"].to_numpy(dtype=np.float64)
+
+    def ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = np.full(a.shape, np.nan)
+        np.divide(a, b, out=out, where=b > 0)
+        return out
+
+    w = col("w")
+    if s.name == "logloss":
+        return ratio(col("wl"), w)
+    if s.name == "ne":
+        return ratio(col("wl"), w) / binary_entropy(ratio(col("wy"), w))
+    if s.name == "pcoc":
+        return ratio(col("wp"), col("wy"))
+    bins = int(s.k or 10)
+    d = sum(np.abs(col(f"ece{bins}_d{b}")) for b in range(bins))
+    total = sum(col(f"ece{bins}_w{b}") for b in range(bins))
+    return ratio(np.asarray(d, dtype=np.float64), np.asarray(total, dtype=np.float64))
 
 
 def global_auc_counts(t: Any, *, label: Hashable, score: Hashable, sample_weight: Hashable | None = None,
