@@ -60,7 +60,9 @@ def _compare(got: pd.DataFrame, ref: pd.DataFrame, columns: list[str]) -> None:
 def _run(backend: str, df: pd.DataFrame, group: list[str], metrics: list[str], **kw) -> pd.DataFrame:
     r = runner(backend)
     stats = _stats(metrics)
-    opts = {k: kw.pop(k) for k in ("empty", "denominator", "ties") if k in kw}
+    opts = {k: kw.pop(k) for k in ("empty", "denominator") if k in kw}
+    if "ties" in kw:
+        opts["ties"] = kw["ties"]
     expr = group_stats(r.table(df), group=group, label="y", score="s", stats=stats, **kw)
     table = r.execute(expr).set_index(group).sort_index()
     assert len(table) == df.groupby(group).ngroups
@@ -95,10 +97,16 @@ def test_two_keys_threshold_weights_linear_gain(backend: str) -> None:
 
 
 @pytest.mark.parametrize("ties", ["pessimistic", "optimistic"])
-def test_auc_tie_rules(ties: str) -> None:
+@pytest.mark.parametrize("backend", ["duckdb", "clickhouse"])
+def test_tie_rules_and_tiebreak(ties: str, backend: str) -> None:
+    """pessimistic / optimistic: inside a tie the rows sorted by label (ascending / descending), as
+    pandas sorts them; a tie-break column orders equal scores, the ties left follow ``ties``."""
     df = _table(3)
-    got = _run("duckdb", df, ["u"], ["gauc"], ties=ties)
-    _compare(got, _reference(df, ["u"], ["gauc"], ties=ties), ["auc"])
+    df["pos"] = np.random.default_rng(8).integers(0, 3, len(df))  # leaves ties within (score, pos)
+    got = _run(backend, df, ["u"], METRICS, ties=ties)
+    _compare(got, _reference(df, ["u"], METRICS, ties=ties), list(got.columns))
+    got = _run(backend, df, ["u"], METRICS, tiebreak="pos")
+    _compare(got, _reference(df, ["u"], METRICS, tiebreak="pos"), list(got.columns))
 
 
 def test_empty_skip_and_min_k_denominator() -> None:

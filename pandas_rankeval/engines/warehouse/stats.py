@@ -191,6 +191,8 @@ def group_stats(
     relevance: tuple[str, Any] = (">", 0.0),
     gain: str = "exp2",
     graded_gain: bool = True,
+    ties: str = "expected",
+    tiebreak: Hashable | None = None,
     prefix: str = "__rk_",
 ) -> Any:
     """One row per group of ``t`` (an ``ibis.Table`` of the kept rows) with the sufficient
@@ -210,6 +212,14 @@ def group_stats(
     gain : {"exp2", "linear"}
         NDCG's gain of a label; rows that are not relevant gain 0 when ``graded_gain`` is False
         (a relevance threshold was given).
+    ties : {"expected", "pessimistic", "optimistic"}
+        Inside a tie, the expected value over its orderings; or the rows sorted by label
+        ascending (pessimistic) or descending (optimistic), as the pandas engine sorts them.
+    tiebreak : column name, optional
+        Rows of equal score ordered by this column, ascending (ties that remain: by ``ties``).
+
+    The blocks are the rows of equal (score[, tiebreak][, label]): the order of the blocks of a
+    group is total, and inside a block every row has the same label where ``ties`` sorts by it.
     """
     import ibis
 
@@ -234,7 +244,18 @@ def group_stats(
             g = ibis.ifelse(rel, g, _lit(0.0))
         cols[f"{P}gain"] = g
     x = t.mutate(**cols)
-    w_group = ibis.window(group_by=[x[c] for c in group], order_by=[ibis.desc(x[score])])
+    keys = list(dict.fromkeys([score, *([str(tiebreak)] if tiebreak is not None else []),
+                               *([label] if ties != "expected" else [])]))
+
+    def order(tab: Any) -> list[Any]:
+        out = [ibis.desc(tab[score])]
+        if tiebreak is not None and str(tiebreak) != score:
+            out.append(ibis.asc(tab[str(tiebreak)]))
+        if ties != "expected" and label not in (score, str(tiebreak)):
+            out.append(ibis.asc(tab[label]) if ties == "pessimistic" else ibis.desc(tab[label]))
+        return out
+
+    w_group = ibis.window(group_by=[x[c] for c in group], order_by=order(x))
     need_rows = bool(ks_pos or ks_first or ks_ideal)
     if need_rows:
         row_cols: dict[str, Any] = {f"{P}pos": (ibis.row_number().over(w_group) + 1).cast("int64")}
@@ -242,7 +263,7 @@ def group_stats(
             w_ideal = ibis.window(group_by=[x[c] for c in group], order_by=[ibis.desc(x[label])])
             row_cols[f"{P}ipos"] = (ibis.row_number().over(w_ideal) + 1).cast("int64")
         x = x.mutate(**row_cols)
-        w_block = ibis.window(group_by=[x[c] for c in [*group, score]])
+        w_block = ibis.window(group_by=[x[c] for c in [*group, *keys]])
         x = x.mutate(**{f"{P}m": x[f"{P}pos"].min().over(w_block) - 1})
         if ks_first:
             x = _first_block_terms(x, P, w_block, ks_first, names)
@@ -277,9 +298,9 @@ def group_stats(
         aggs[f"{P}b_gain"] = x[f"{P}gain"].sum()
     if set(CALIBRATION) & names:
         aggs.update(_calibration_sums(x, P, score, sample_weight is not None, stats))
-    b = x.group_by([*group, score]).aggregate(**aggs)
+    b = x.group_by([*group, *keys]).aggregate(**aggs)
     # ------------------------------------------------------------------ cumulative over blocks
-    w_cum = ibis.window(group_by=[b[c] for c in group], order_by=[ibis.desc(b[score])], rows=(None, 0))
+    w_cum = ibis.window(group_by=[b[c] for c in group], order_by=order(b), rows=(None, 0))
     cum: dict[str, Any] = {f"{P}b_cum_p": _f(b[f"{P}b_p"]).sum().over(w_cum)}
     if persist:
         cum[f"{P}b_cum_t"] = _f(b[f"{P}b_t"]).sum().over(w_cum)
