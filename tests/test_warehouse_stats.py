@@ -211,3 +211,15 @@ def test_calibration_per_group(backend: str) -> None:
     metrics = ["logloss", "ne", "pcoc", "ece@10", "ece@4", "gauc"]
     got = _run(backend, df, ["u"], metrics, relevance=(">=", 1), sample_weight="w")
     _compare(got, _reference(df, ["u"], metrics, threshold=1, sample_weight="w"), [m for m in metrics if m != "gauc"])
+
+
+def test_column_sums_and_graded_rows() -> None:
+    df = _table(9)
+    r = runner("postgres")
+    expr = group_stats(r.table(df), group=["u"], label="y", score="s", stats=[Stat("gauc")], sums=["w"],
+                       graded_rows=True)
+    got = r.execute(expr).set_index("u").sort_index()
+    np.testing.assert_allclose(got["__rk_s_sum0"], df.groupby("u")["w"].sum(), rtol=0, atol=1e-12)
+    graded = (~df.y.isin([0, 1])).groupby(df.u).sum()
+    assert got["__rk_s_graded"].tolist() == graded.tolist()
+    assert got["__rk_s_n"].tolist() == df.groupby("u").size().tolist()

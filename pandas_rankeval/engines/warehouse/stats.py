@@ -193,6 +193,8 @@ def group_stats(
     graded_gain: bool = True,
     ties: str = "expected",
     tiebreak: Hashable | None = None,
+    sums: Sequence[Hashable] = (),
+    graded_rows: bool = False,
     prefix: str = "__rk_",
 ) -> Any:
     """One row per group of ``t`` (an ``ibis.Table`` of the kept rows) with the sufficient
@@ -217,6 +219,10 @@ def group_stats(
         ascending (pessimistic) or descending (optimistic), as the pandas engine sorts them.
     tiebreak : column name, optional
         Rows of equal score ordered by this column, ascending (ties that remain: by ``ties``).
+    sums : list of column names
+        Columns summed per group (``<prefix>s_sum<i>``: a weight option that names a column).
+    graded_rows : bool
+        Count the rows whose label is neither 0 nor 1 per group (``<prefix>s_graded``).
 
     The blocks are the rows of equal (score[, tiebreak][, label]): the order of the blocks of a
     group is total, and inside a block every row has the same label where ``ties`` sorts by it.
@@ -296,6 +302,11 @@ def group_stats(
                     aggs[f"{P}b_hitsure{tag}"] = x[f"{P}hitsure{tag}"].max()
     if ks_pos and ({"ndcg", "dcg"} & names):
         aggs[f"{P}b_gain"] = x[f"{P}gain"].sum()
+    for i, c in enumerate(sums):
+        aggs[f"{P}b_sum{i}"] = _f(x[str(c)]).sum()
+    if graded_rows:
+        lab = _f(x[label])
+        aggs[f"{P}b_graded"] = ibis.ifelse((lab != 0) & (lab != 1), 1, 0).sum()
     if set(CALIBRATION) & names:
         aggs.update(_calibration_sums(x, P, score, sample_weight is not None, stats))
     b = x.group_by([*group, *keys]).aggregate(**aggs)
@@ -343,12 +354,13 @@ def group_stats(
         if "hit_rate" in names and k is not None:
             miss = ibis.ifelse(b[f"{P}b_hitsure{tag}"] == 1, _lit(0.0), b[f"{P}b_hitlog{tag}"].exp())
             out[f"{P}s_hit{tag}"] = ibis.ifelse(first, 1.0 - miss, _lit(0.0)).sum()
-    for c in [c for c in b.columns if c.startswith(f"{P}b_cal_")]:
+    for c in [c for c in b.columns if c.startswith((f"{P}b_cal_", f"{P}b_sum", f"{P}b_graded"))]:
         out[f"{P}s_{c[len(P) + 2:]}"] = b[c].sum()
     for q in persist:
         out[f"{P}s_rbp{_tag(q)}"] = (pf / tf * _lit(q) ** (b[f"{P}b_cum_t"] - tf) * (1.0 - _lit(q) ** tf)).sum()
     g = b.group_by(group).aggregate(**out)
-    return g.mutate(**{c: _f(g[c]) for c in g.columns if c.startswith(f"{P}s_") and c not in (f"{P}s_n", f"{P}s_positives")})
+    ints = (f"{P}s_n", f"{P}s_positives", f"{P}s_graded")
+    return g.mutate(**{c: _f(g[c]) if c not in ints else g[c].cast("int64") for c in g.columns if c.startswith(f"{P}s_")})
 
 
 def _tag(k: Any) -> str:
