@@ -223,3 +223,27 @@ def test_column_sums_and_graded_rows() -> None:
     graded = (~df.y.isin([0, 1])).groupby(df.u).sum()
     assert got["__rk_s_graded"].tolist() == graded.tolist()
     assert got["__rk_s_n"].tolist() == df.groupby("u").size().tolist()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_checks_count_groups(backend: str) -> None:
+    """The scan's distinct keys: groups, groups with a relevant row, (group, segment) pairs; one
+    and two key columns."""
+    import ibis
+
+    from pandas_rankeval.engines.warehouse.checks import has_nan, scan_expr, scan_from_row
+    from pandas_rankeval.summary.plan import make_plan
+
+    df = _table(10)
+    df["seg"] = df["u"] % 3
+    r = runner(backend)
+    t = r.table(df)
+    for group in (["u"], ["u", "v"]):
+        plan = make_plan("report", kind="report", group=group, label="y", scores="s", metrics=["mrr"], by="seg",
+                         empty="error", df=df.iloc[:0])
+        expr, how = scan_expr(t, plan, df.iloc[:0], nan=has_nan(t), relevant=t.y > 0)
+        found = scan_from_row(r.execute(expr).iloc[0], how, plan)
+        assert found.n_groups == df.groupby(group).ngroups
+        assert found.n_with_relevant == df[df.y > 0].groupby(group).ngroups
+        assert found.n_pairs == df.groupby([*group, "seg"]).ngroups
+    assert isinstance(ibis.to_sql(expr, dialect="bigquery"), str)

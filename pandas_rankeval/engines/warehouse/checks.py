@@ -116,12 +116,27 @@ def scan_expr(t: Any, plan: Any, schema: pd.DataFrame, *, nan: bool = True,
         aggs["grade"] = count_if(kept & (lab.cast("float64") > float(checks.grade[0])))
     if checks.top:
         aggs["label_max"] = ibis.ifelse(kept, lab, ibis.null()).max()
-    if plan.group and len(plan.group) == 1:
-        g = t[str(plan.group[0])]
-        aggs["groups"] = ibis.ifelse(kept, g, ibis.null()).nunique().cast("int64")
+    scalars: dict[str, Any] = {}
+
+    def distinct(columns: list[str], where: Any, name: str) -> None:
+        """Distinct keys of ``columns`` among the rows ``where``: in the aggregate for one column,
+        else a scalar subquery of the same statement (only when a check compares it)."""
+        if len(columns) == 1:
+            aggs[name] = ibis.ifelse(where, t[columns[0]], ibis.null()).nunique().cast("int64")
+        else:
+            scalars[name] = t.filter(where).select(*columns).distinct().count().as_scalar()
+
+    if plan.group:
+        group = [str(c) for c in plan.group]
+        distinct(group, kept, "groups")
         if relevant is not None:
-            aggs["with_relevant"] = ibis.ifelse(kept & relevant, g, ibis.null()).nunique().cast("int64")
-    return t.aggregate(**aggs), {"columns": cols, "kinds": kinds}
+            distinct(group, kept & relevant, "with_relevant")
+        if plan.by:
+            distinct(list(dict.fromkeys([*group, *(str(c) for c in plan.by)])), kept, "pairs")
+    out = t.aggregate(**aggs)
+    if scalars:
+        out = out.mutate(**scalars)
+    return out, {"columns": cols, "kinds": kinds}
 
 
 def scan_from_row(row: pd.Series, how: dict[str, Any], plan: Any) -> Scan:
@@ -138,5 +153,7 @@ def scan_from_row(row: pd.Series, how: dict[str, Any], plan: Any) -> Scan:
         out.n_groups = int(row["groups"])
     if "with_relevant" in row:
         out.n_with_relevant = int(row["with_relevant"])
+    if "pairs" in row:
+        out.n_pairs = int(row["pairs"])
     del cols
     return out
