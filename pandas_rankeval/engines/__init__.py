@@ -22,10 +22,11 @@ ENGINES: dict[str, tuple[str, str]] = {
     "dask": ("pandas_rankeval.engines.dask", "a Dask DataFrame"),
     "pyspark": ("pandas_rankeval.engines.spark", "a Spark DataFrame (classic or Connect)"),
     "duckdb": ("pandas_rankeval.engines.duckdb", "a DuckDB relation"),
+    "ibis": ("pandas_rankeval.engines.warehouse", "an Ibis table"),
 }
 
 #: Class names that are frames (a Series or an Index of any library is not).
-_FRAMES = ("DataFrame", "LazyFrame", "DuckDBPyRelation")
+_FRAMES = ("DataFrame", "LazyFrame", "DuckDBPyRelation", "Table")
 
 #: Module roots that are another name of an engine's library (Dask 2024-2025 ships its
 #: DataFrame from the separate ``dask_expr`` package).
@@ -64,7 +65,7 @@ def engine_for(frame: Any, func: str) -> Engine:
     >>> engine_for([1, 2], "gauc")
     Traceback (most recent call last):
     ...
-    TypeError: gauc expects a pandas DataFrame (or a polars DataFrame or LazyFrame, a Dask DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation) as its first argument; got list.
+    TypeError: gauc expects a pandas DataFrame (or a polars DataFrame or LazyFrame, a Dask DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation, an Ibis table) as its first argument; got list.
     """
     kind = frame_kind(frame)
     if kind is not None:

@@ -168,6 +168,8 @@ def _relevant(t: Any, label: str, relevance: tuple[str, Any]) -> Any:
 
     op, bound = relevance
     col = t[label]
+    if op == "bool":  # a bool label is its own relevance
+        return col
     if op == "never":
         return ibis.literal(False)
     if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)):
@@ -244,7 +246,7 @@ def group_stats(
     if sample_weight is not None:
         cols[f"{P}w"] = _f(t[str(sample_weight)])
     if ks_pos and ({"ndcg", "dcg"} & names):
-        lab = _f(t[label])
+        lab = ibis.ifelse(t[label], _lit(1.0), _lit(0.0)) if t[label].type().is_boolean() else _f(t[label])
         g = (_lit(2.0) ** lab - 1.0) if gain == "exp2" else lab
         if not graded_gain:
             g = ibis.ifelse(rel, g, _lit(0.0))
@@ -304,7 +306,7 @@ def group_stats(
         aggs[f"{P}b_gain"] = x[f"{P}gain"].sum()
     for i, c in enumerate(sums):
         aggs[f"{P}b_sum{i}"] = _f(x[str(c)]).sum()
-    if graded_rows:
+    if graded_rows and not x[label].type().is_boolean():
         lab = _f(x[label])
         aggs[f"{P}b_graded"] = ibis.ifelse((lab != 0) & (lab != 1), 1, 0).sum()
     if set(CALIBRATION) & names:

@@ -1,0 +1,232 @@
+"""The passes of a warehouse call: refusals (no query), the checks (one query), the per-group
+statistics (one query per score column), global AUC (one query per score column)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...core.coverage import empty_error
+from ...core.prepare import relevance_rule
+from ...summary.driver import Scan, mixed_by, raise_scan_errors
+from ...summary.plan import Plan
+from ..base import internal_prefix
+from . import NAME, SUPPORTED, check_options, execute, schema
+from .checks import has_nan, keep_expr, scan_expr, scan_from_row
+from .groups import Groups, metric_values, read_groups, stat_of
+from .stats import global_auc_counts, group_stats
+
+__all__ = ["Call", "per_group", "prepare_call", "refuse", "run"]
+
+
+def refuse(plan: Plan) -> None:
+    """What the warehouse does not compute, refused by name before any query."""
+    f = f"{plan.func} on an {NAME} table"
+    other = [s.name for s in plan.specs if s.kind not in SUPPORTED]
+    if other:
+        raise ValueError(
+            f"{f}: {', '.join(map(repr, other))} {'is' if len(other) == 1 else 'are'} not computed in SQL "
+            f"(the warehouse computes {', '.join(SUPPORTED)}). Evaluate {'it' if len(other) == 1 else 'them'} on a "
+            "pandas sample (ibis: table.filter(...).to_pandas()) or on a DuckDB, polars, Dask or Spark frame."
+        )
+    if plan.has_auc and plan.auc_placements:
+        what = "compare" if plan.kind == "compare" else "ci (an interval)"
+        raise ValueError(
+            f"{f}: the clustered DeLong {what} of global 'auc' needs every row's placement among the "
+            "other class, which the warehouse does not send back. Leave 'auc' out of metrics (GAUC and the "
+            "list metrics get their intervals from the group bootstrap), or evaluate global AUC's interval "
+            "on a DuckDB, Dask or Spark frame."
+        )
+    if plan.has_auc and plan.options.engine == "sklearn":
+        raise ValueError(f"{f}: engine='sklearn' calls scikit-learn on the rows; use the default engine='numpy'.")
+
+
+def _relevant(t: Any, plan: Plan, dtype: Any) -> tuple[Any, tuple[str, Any]]:
+    """The relevance rule of the label as an Ibis boolean, and as ``(op, bound)`` for the SQL builder."""
+    import ibis
+
+    label = t[str(plan.label)]
+    if pd.api.types.is_bool_dtype(dtype):
+        return label, ("bool", None)
+    op, bound = relevance_rule(dtype, plan.options.threshold)
+    if op == "never":
+        return ibis.literal(False), (op, bound)
+    if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)):
+        col, b = label.cast("float64"), ibis.literal(float(bound), "float64")
+    else:
+        col, b = label, bound
+    return (col > b if op == ">" else col >= b), (op, bound)
+
+
+class _Tables:
+    """The two small aggregates the early checks may ask for (a segment that varies in a group)."""
+
+    def __init__(self, t: Any, keep: Any, options: dict[str, Any]) -> None:
+        self.t, self.keep, self.options = t, keep, options
+
+    def _rows(self, keep: bool) -> Any:
+        return self.t.filter(self.keep) if keep else self.t
+
+    def distinct_rows(self, columns: list[Hashable], keep: bool) -> pd.DataFrame:
+        cols = [str(c) for c in columns]
+        out = execute(self._rows(keep).select(*cols).distinct().order_by(cols), self.options)
+        return out.set_axis(columns, axis=1)
+
+    def count_rows(self, keys: list[Hashable], keep: bool, count: str) -> pd.DataFrame:
+        t = self._rows(keep)
+        return execute(t.group_by([str(k) for k in keys]).aggregate(**{count: t.count()}), self.options)
+
+    def free(self, name: str) -> str:
+        while name in self.t.columns:
+            name += "_"
+        return name
+
+
+@dataclass
+class Call:
+    """One checked call: the table of the kept rows and how its SQL reads the plan."""
+
+    plan: Plan
+    table: Any  # the kept rows
+    found: Scan
+    prefix: str
+    relevance: tuple[str, Any]
+    weight_column: Hashable | None
+    options: dict[str, Any]
+
+
+def prepare_call(t: Any, plan: Plan, options: dict[str, Any] | None) -> Call:
+    """Refusals (no query), then the checks' one aggregate query and every error it answers."""
+    opts = check_options(dict(options or {}), plan.func)
+    refuse(plan)
+    pschema = schema(t)
+    nan = has_nan(t) if opts["execute"] is None else opts["dialect"] != "sqlite"
+    rel, relevance = _relevant(t, plan, pschema[str(plan.label)].dtype)
+    empty = plan.options.empty == "error" and any(s.info.eligibility == "relevant" for s in plan.specs)
+    expr, how = scan_expr(t, plan, pschema, nan=nan, relevant=rel if empty else None)
+    found = scan_from_row(execute(expr, opts).iloc[0], how, plan)
+    keep = keep_expr(t, plan, pschema, nan)
+    mixed_by(_Tables(t, keep, opts), plan, found)
+    raise_scan_errors(found, plan)
+    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
+    if found.n_with_relevant is not None and lists and found.n_groups > found.n_with_relevant:
+        raise empty_error(lists[0].name, found.n_groups - found.n_with_relevant, found.n_groups)
+    w = plan.options.weight
+    weight_column = w if isinstance(w, str) and w in pschema.columns else None
+    kept = t.filter(keep) if found.n_dropped else t
+    return Call(plan, kept, found, internal_prefix(t.columns), relevance, weight_column, opts)
+
+
+def group_tables(call: Call) -> tuple[Groups, dict[Hashable, pd.DataFrame]]:
+    """One query per score column: every group's statistics, in key order."""
+    plan, o = call.plan, call.plan.options
+    keys = list(dict.fromkeys([*plan.group, *plan.by]))
+    stats = [stat_of(s) for s in plan.specs]
+    sums = [call.weight_column] if call.weight_column is not None else []
+    graded = any(s.info.graded for s in plan.specs)
+    groups: Groups | None = None
+    tables: dict[Hashable, pd.DataFrame] = {}
+    for score in plan.scores:
+        expr = group_stats(call.table, group=keys, label=plan.label, score=score, stats=stats,
+                           sample_weight=o.sample_weight, relevance=call.relevance, gain=o.gain,
+                           graded_gain=o.threshold is None, ties=o.ties, tiebreak=o.tiebreak, sums=sums,
+                           graded_rows=graded, prefix=call.prefix)
+        g, table = read_groups(execute(expr, call.options), keys, call.prefix, sums=sums,
+                               n_dropped=call.found.n_dropped)
+        groups = groups if groups is not None else g
+        tables[score] = table
+    if groups is None:  # pragma: no cover - a plan has at least one score column
+        raise RuntimeError("no score column")
+    return groups, tables
+
+
+def auc_counts(call: Call) -> dict[Any, Any]:
+    """Global AUC per (segment key, score column): one query per score column, the counts per
+    distinct score (and segment) chained exactly on the client."""
+    from ...summary.auc_counts import auc_counts_sorted, chain_auc
+
+    plan, o = call.plan, call.plan.options
+    out: dict[Any, Any] = {}
+    by = [str(c) for c in plan.by]
+    for score in plan.scores:
+        keys = [*by, str(score), *([str(o.tiebreak)] if o.tiebreak is not None else [])]
+        expr = global_auc_counts(call.table, label=plan.label, score=keys, sample_weight=o.sample_weight,
+                                 relevance=call.relevance)
+        counts = execute(expr, call.options)
+        asc = [True] * (len(by) + 1) + ([False] if o.tiebreak is not None else [])
+        counts = counts.sort_values(keys, ascending=asc, kind="stable")
+        pos_col, neg_col = ("wpos", "wneg") if o.sample_weight is not None else ("pos", "neg")
+        segments = counts.groupby(by, sort=False) if by else [((), counts)]
+        for seg, part in segments:
+            seg_key = seg if isinstance(seg, tuple) else (seg,)
+            pos = part[pos_col].to_numpy()
+            neg = part[neg_col].to_numpy()
+            if o.sample_weight is None:
+                pos, neg = pos.astype(np.int64), neg.astype(np.int64)
+            else:
+                pos, neg = pos.astype(np.float64), neg.astype(np.float64)
+            # with a tie-break, the distinct keys are (score, tie-break) pairs: ties only within a pair
+            out[(tuple(seg_key) if by else (), score)] = chain_auc([auc_counts_sorted(pos, neg)])
+    return out
+
+
+def values_by_score(call: Call, groups: Groups, tables: dict[Hashable, pd.DataFrame]) -> dict[Hashable, dict[str, Any]]:
+    """Per score column, per summary item name: its GroupValues."""
+    memo: dict[Any, np.ndarray] = {}
+    out: dict[Hashable, dict[str, Any]] = {}
+    for score, table in tables.items():
+        metrics: dict[str, Any] = {}
+        for spec in call.plan.specs:
+            for name, gv in zip(spec.item_names, metric_values(groups, table, spec, call.plan.options, call.prefix, memo)):
+                metrics[name] = gv
+        out[score] = metrics
+    return out
+
+
+def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> Any:
+    """Every group's metrics, as the pandas engine's table (indexed by the group key): ``n``,
+    ``positives``, one column per metric and ``weight``."""
+    from ...display.table import as_result_table
+    from ...tables.per_group import _columns, _metric_names
+
+    call = prepare_call(frame, plan, options)
+    groups, tables = group_tables(call)
+    values = values_by_score(call, groups, tables)
+    out = pd.DataFrame({"n": groups.n, "positives": groups.npos}, index=groups.keys)
+    names = _metric_names(plan)
+    columns = _columns(plan)
+    for model, named in zip(plan.scores, columns.values()):
+        for spec, name in zip(plan.specs, names):
+            out[named[name]] = values[model][spec.name].values
+    first = values[plan.scores[0]]
+    ranked = [spec for spec in plan.specs if spec.info.needs_ranking]
+    if ranked:
+        out["weight"] = first[ranked[0].name].weights
+    else:
+        t = tables[plan.scores[0]]
+        out["weight"] = t[f"{call.prefix}s_cal_w"].to_numpy(dtype=np.float64)
+    opts = plan.options
+    out.attrs["params"] = {name: opts.params(spec) for spec, name in zip(plan.specs, names)}
+    out.attrs["coverage"] = {name: first[spec.name].coverage.as_dict() for spec, name in zip(plan.specs, names)}
+    if plan.per_model_columns:
+        out.attrs["models"] = columns
+    return as_result_table(out, "per_group")
+
+
+def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    """The summary of the table (from every group's values) and the global-AUC counts."""
+    from ...summary.partition import summarize_groups  # type: ignore[attr-defined]
+
+    call = prepare_call(frame, plan, options)
+    extras: dict[str, Any] = {}
+    if plan.has_auc:
+        extras["auc"] = auc_counts(call)
+    if not plan.group:
+        raise NotImplementedError
+    groups, tables = group_tables(call)
+    values = values_by_score(call, groups, tables)
+    return summarize_groups(groups, values, plan), extras
