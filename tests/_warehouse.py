@@ -99,6 +99,18 @@ class Runner:
         self.session.query(f"CREATE TABLE rk.{name} ENGINE = Memory AS SELECT * FROM Python(rk_frame)")
         return ibis.table(schema, name=name)
 
+    def sql(self, sql: str) -> pd.DataFrame:
+        """One SQL string run by DataFusion or chdb (the ``execute`` engine option)."""
+        if self.name == "datafusion":
+            return self.ctx.sql(sql).to_pandas()
+        return self.session.query(sql, "DataFrame")
+
+    def engine_options(self) -> dict[str, Any] | None:
+        """The engine options that run the compiled SQL where no Ibis backend holds the table."""
+        if self.name in ("datafusion", "clickhouse"):
+            return {"execute": self.sql, "dialect": self.name}
+        return None
+
     def execute(self, expr: Any) -> pd.DataFrame:
         import ibis
 

@@ -219,9 +219,9 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
 
 def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     """The summary of the table (from every group's values) and the global-AUC counts."""
+    call = prepare_call(frame, plan, options)
     from ...summary.partition import summarize_groups  # type: ignore[attr-defined]
 
-    call = prepare_call(frame, plan, options)
     extras: dict[str, Any] = {}
     if plan.has_auc:
         extras["auc"] = auc_counts(call)

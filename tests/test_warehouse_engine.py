@@ -1,0 +1,90 @@
+"""The public functions on an ``ibis.Table`` (the warehouse engine), against pandas on the same rows,
+on DuckDB, SQLite, Postgres, DataFusion and ClickHouse (chdb); what each call sends."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("ibis")
+
+import pandas_rankeval as pre  # noqa: E402
+from pandas_rankeval.engines import warehouse  # noqa: E402
+
+try:
+    from tests._warehouse import BACKENDS, runner
+    from tests.test_warehouse_stats import _table
+except ImportError:
+    from _warehouse import BACKENDS, runner
+    from test_warehouse_stats import _table
+
+METRICS = ["gauc", "mrr@3", "ndcg", "ndcg@3", "map", "precision@2", "recall@2", "hit_rate@2", "rbp@0.8"]
+
+
+def _sent(fn) -> tuple[int, object]:
+    """The queries a call sends (the engine's counter), and its result or the error it raised."""
+    before = next(warehouse.QUERIES)
+    try:
+        out: object = fn()
+    except (ValueError, TypeError, KeyError) as exc:
+        out = exc
+    return next(warehouse.QUERIES) - before - 1, out
+
+
+def _frame(x) -> pd.DataFrame:
+    return pd.DataFrame(x).sort_index()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_per_group_equals_pandas(backend: str) -> None:
+    df = _table(21)
+    df["s2"] = np.round(df["s"] * 0.7 + 0.1 * (df["u"] % 3), 2)
+    r = runner(backend)
+    t = r.table(df)
+    kw = dict(group="u", label="y", scores=["s", "s2"], metrics=METRICS)
+    n, got = _sent(lambda: pre.per_group(t, **kw, engine_options=r.engine_options()))
+    assert not isinstance(got, Exception), got
+    ref = pre.per_group(df, **kw)
+    a, b = _frame(got), _frame(ref)
+    assert list(a.columns) == list(b.columns) and a.index.equals(b.index)
+    np.testing.assert_allclose(a.to_numpy(float), b.to_numpy(float), rtol=0, atol=1e-12, equal_nan=True)
+    assert got.attrs["coverage"] == ref.attrs["coverage"]
+    assert n == 1 + 2  # the checks, then one query per score column
+
+
+def test_refused_by_name_before_any_query() -> None:
+    df = _table(22)
+    t = runner("duckdb").table(df)
+    kw = dict(group="u", label="y", score="s")
+    for call, words in [
+        (lambda: pre.per_group(t, **kw, metrics=["err@5"]), "'err@5' is not computed in SQL"),
+        (lambda: pre.auc(t, label="y", score="s", max_fpr=0.2), "max_fpr"),
+        (lambda: pre.report(t, group="u", label="y", scores="s", metrics=["auc"], ci=0.9), "DeLong"),
+        (lambda: pre.report(t, group="u", label="y", scores="s", metrics=["gauc"], ci=0.9, resample="multinomial"),
+         "multinomial"),
+        (lambda: pre.gauc(t, group="uu", label="y", score="s"), "Did you mean 'u'?"),
+    ]:
+        n, err = _sent(call)
+        assert isinstance(err, (ValueError, KeyError)), err
+        assert words in str(err)
+        assert n == 0
+
+
+@pytest.mark.parametrize("backend", ["duckdb", "postgres", "clickhouse"])
+def test_bad_input_fails_at_the_checks_query(backend: str) -> None:
+    df = _table(23)
+    df.loc[[2, 9], "s"] = np.nan
+    r = runner(backend)
+    t = r.table(df)
+    n, err = _sent(lambda: pre.per_group(t, group="u", label="y", score="s", metrics=["mrr"],
+                                         engine_options=r.engine_options()))
+    with pytest.raises(ValueError) as ref:
+        pre.per_group(df, group="u", label="y", score="s", metrics=["mrr"])
+    assert str(err) == str(ref.value)
+    assert n == 1  # the checks' one aggregate, no metric query
+    n, got = _sent(lambda: pre.per_group(t, group="u", label="y", score="s", metrics=["mrr"], nan_policy="omit",
+                                         engine_options=r.engine_options()))
+    ref2 = pre.per_group(df, group="u", label="y", score="s", metrics=["mrr"], nan_policy="omit")
+    np.testing.assert_allclose(_frame(got)["mrr"], _frame(ref2)["mrr"], rtol=0, atol=1e-12)
+    assert n == 2
