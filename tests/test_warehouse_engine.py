@@ -88,3 +88,16 @@ def test_bad_input_fails_at_the_checks_query(backend: str) -> None:
     ref2 = pre.per_group(df, group="u", label="y", score="s", metrics=["mrr"], nan_policy="omit")
     np.testing.assert_allclose(_frame(got)["mrr"], _frame(ref2)["mrr"], rtol=0, atol=1e-12)
     assert n == 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_global_auc_equals_pandas(backend: str) -> None:
+    df = _table(24)
+    r = runner(backend)
+    t = r.table(df)
+    for kw in ({}, {"sample_weight": "w"}, {"ties": "pessimistic"}, {"threshold": 2}):
+        n, got = _sent(lambda: pre.auc(t, label="y", score="s", engine_options=r.engine_options(), **kw))
+        ref = pre.auc(df, label="y", score="s", **kw)
+        assert float(got) == pytest.approx(float(ref), abs=1e-12), kw
+        assert got.coverage.as_dict() == ref.coverage.as_dict()
+        assert n == 2  # the checks, the counts per distinct score

@@ -144,19 +144,22 @@ def group_tables(call: Call) -> tuple[Groups, dict[Hashable, pd.DataFrame]]:
     return groups, tables
 
 
-def auc_counts(call: Call) -> dict[Any, Any]:
+def auc_counts(call: Call) -> tuple[dict[Any, Any], dict[str, float]]:
     """Global AUC per (segment key, score column): one query per score column, the counts per
     distinct score (and segment) chained exactly on the client."""
     from ...summary.auc_counts import auc_counts_sorted, chain_auc
 
     plan, o = call.plan, call.plan.options
     out: dict[Any, Any] = {}
+    totals = {"pos": 0.0, "neg": 0.0, "wpos": 0.0, "wneg": 0.0}
     by = [str(c) for c in plan.by]
     for score in plan.scores:
         keys = [*by, str(score), *([str(o.tiebreak)] if o.tiebreak is not None else [])]
         expr = global_auc_counts(call.table, label=plan.label, score=keys, sample_weight=o.sample_weight,
                                  relevance=call.relevance)
         counts = execute(expr, call.options)
+        if score == plan.scores[0]:
+            totals = {c: counts[c].sum() for c in counts.columns if c in totals}
         asc = [True] * (len(by) + 1) + ([False] if o.tiebreak is not None else [])
         counts = counts.sort_values(keys, ascending=asc, kind="stable")
         pos_col, neg_col = ("wpos", "wneg") if o.sample_weight is not None else ("pos", "neg")
@@ -171,7 +174,7 @@ def auc_counts(call: Call) -> dict[Any, Any]:
                 pos, neg = pos.astype(np.float64), neg.astype(np.float64)
             # with a tie-break, the distinct keys are (score, tie-break) pairs: ties only within a pair
             out[(tuple(seg_key) if by else (), score)] = chain_auc([auc_counts_sorted(pos, neg)])
-    return out
+    return out, totals
 
 
 def values_by_score(call: Call, groups: Groups, tables: dict[Hashable, pd.DataFrame]) -> dict[Hashable, dict[str, Any]]:
@@ -219,14 +222,20 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
 
 def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     """The summary of the table (from every group's values) and the global-AUC counts."""
-    call = prepare_call(frame, plan, options)
-    from ...summary.partition import summarize_groups  # type: ignore[attr-defined]
+    from ...summary.partition import summary_of_counts
 
+    call = prepare_call(frame, plan, options)
     extras: dict[str, Any] = {}
     if plan.has_auc:
-        extras["auc"] = auc_counts(call)
-    if not plan.group:
-        raise NotImplementedError
+        extras["auc"], totals = auc_counts(call)
+        if not plan.group:  # global AUC alone: the rows and their classes, from the same counts
+            weighted = plan.options.sample_weight is not None
+            summary = summary_of_counts(
+                plan, n_rows=int(totals["pos"] + totals["neg"]), n_pos=int(totals["pos"]),
+                missing=call.found.missing, n_dropped=call.found.n_dropped,
+                sw_pos=float(totals["wpos"]) if weighted else None, sw_neg=float(totals["wneg"]) if weighted else None)
+            return summary, extras
+    from ...summary.partition import summarize_groups  # type: ignore[attr-defined]
     groups, tables = group_tables(call)
     values = values_by_score(call, groups, tables)
     return summarize_groups(groups, values, plan), extras

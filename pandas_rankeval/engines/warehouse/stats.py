@@ -459,10 +459,11 @@ def _calibration_value(table: pd.DataFrame, s: Stat) -> np.ndarray:
     return ratio(np.asarray(d, dtype=np.float64), np.asarray(total, dtype=np.float64))
 
 
-def global_auc_counts(t: Any, *, label: Hashable, score: Hashable, sample_weight: Hashable | None = None,
-                      relevance: tuple[str, Any] = (">", 0.0)) -> Any:
+def global_auc_counts(t: Any, *, label: Hashable, score: Hashable | Sequence[Hashable],
+                      sample_weight: Hashable | None = None, relevance: tuple[str, Any] = (">", 0.0)) -> Any:
     """One row per distinct score: relevant and non-relevant rows (and their weights), for the
-    exact chaining of global AUC on the client (:mod:`pandas_rankeval.summary.auc_counts`)."""
+    exact chaining of global AUC on the client (:mod:`pandas_rankeval.summary.auc_counts`).
+    ``score`` may be a list of key columns: segments, the score, a tie-break."""
     import ibis
 
     rel = _relevant(t, str(label), relevance)
@@ -471,4 +472,5 @@ def global_auc_counts(t: Any, *, label: Hashable, score: Hashable, sample_weight
         w = _f(t[str(sample_weight)])
         aggs["wpos"] = ibis.ifelse(rel, w, _lit(0.0)).sum()
         aggs["wneg"] = ibis.ifelse(rel, _lit(0.0), w).sum()
-    return t.group_by(str(score)).aggregate(**aggs)
+    keys = [str(score)] if isinstance(score, (str, int, float)) else [str(c) for c in score]
+    return t.group_by(keys).aggregate(**aggs)
