@@ -101,3 +101,60 @@ def test_global_auc_equals_pandas(backend: str) -> None:
         assert float(got) == pytest.approx(float(ref), abs=1e-12), kw
         assert got.coverage.as_dict() == ref.coverage.as_dict()
         assert n == 2  # the checks, the counts per distinct score
+
+
+def _close(a, b) -> None:
+    a, b = pd.DataFrame(a), pd.DataFrame(b)
+    assert list(a.columns) == list(b.columns) and a.index.equals(b.index)
+    for c in a.columns:
+        x, y = a[c], b[c]
+        if pd.api.types.is_numeric_dtype(x) and pd.api.types.is_numeric_dtype(y):
+            np.testing.assert_allclose(x.to_numpy(float), y.to_numpy(float), rtol=0, atol=1e-12, equal_nan=True,
+                                       err_msg=str(c))
+        else:
+            assert x.tolist() == y.tolist(), c
+
+
+@pytest.mark.parametrize("backend", ["duckdb", "postgres", "clickhouse"])
+def test_report_with_intervals_equals_pandas(backend: str) -> None:
+    df = _table(25)
+    df["s2"] = np.round(df["s"] * 0.7 + 0.1 * (df["u"] % 3), 2)
+    r = runner(backend)
+    t = r.table(df)
+    kw = dict(group="u", label="y", scores=["s", "s2"], metrics=["gauc", "mrr", "ndcg@3", "map@2"], ci=0.9,
+              n_boot=200, seed=3)
+    n, got = _sent(lambda: pre.report(t, **kw, engine_options=r.engine_options()))
+    assert not isinstance(got, Exception), got
+    _close(got, pre.report(df, **kw))
+    assert n == 1 + 2
+
+
+@pytest.mark.parametrize("backend", ["duckdb", "sqlite"])
+def test_compare_and_segments_equal_pandas(backend: str) -> None:
+    df = _table(26)
+    df["s2"] = np.round(df["s"] * 0.7 + 0.1 * (df["u"] % 3), 2)
+    df["seg"] = np.where(df["u"] % 2 == 0, "even", "odd")
+    r = runner(backend)
+    t = r.table(df)
+    kw = dict(group="u", label="y", scores=["s", "s2"], metrics=["gauc", "mrr@3", "ndcg"], seed=5)
+    _close(pre.compare(t, **kw, engine_options=r.engine_options()), pre.compare(df, **kw))
+    kw = dict(group="u", label="y", scores=["s", "s2"], metrics=["gauc", "mrr@3"], method="randomization",
+              n_boot=300, seed=5)
+    _close(pre.compare(t, **kw, engine_options=r.engine_options()), pre.compare(df, **kw))
+    kw = dict(group="u", label="y", scores=["s", "s2"], metrics=["auc", "gauc", "ndcg"], by="seg")
+    _close(pre.report(t, **kw, engine_options=r.engine_options()), pre.report(df, **kw))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_metric_functions_equal_pandas(backend: str) -> None:
+    df = _table(27)
+    r = runner(backend)
+    t = r.table(df)
+    eo = r.engine_options()
+    for fn, kw in [(pre.gauc, {"weight": "w"}), (pre.mrr, {"k": 3}), (pre.ndcg, {"k": 3, "gain": "linear"}),
+                   (pre.map, {}), (pre.precision, {"k": 2}), (pre.recall, {"k": 2}), (pre.hit_rate, {"k": 2}),
+                   (pre.rbp, {"p": 0.7}), (pre.gauc, {"sample_weight": "w", "min_size": 3})]:
+        got = fn(t, group="u", label="y", score="s", engine_options=eo, **kw)
+        ref = fn(df, group="u", label="y", score="s", **kw)
+        assert float(got) == pytest.approx(float(ref), abs=1e-12, nan_ok=True), fn.__name__
+        assert got.coverage.as_dict() == pytest.approx(ref.coverage.as_dict(), abs=1e-15), fn.__name__

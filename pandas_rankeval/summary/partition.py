@@ -30,7 +30,7 @@ from .problems import _count_problems, mixed_by_counts, problem_counts
 from .replicate_sums import _replicate_sums
 from .summary import Summary, _plain, _seg_zero, _shape, empty_summary
 
-__all__ = ["summarize", "summarize_evaluation", "summary_of_auc", "summary_of_counts"]
+__all__ = ["GroupInputs", "summarize", "summarize_evaluation", "summarize_groups", "summary_of_auc", "summary_of_counts"]
 
 
 def _segment_keys(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, list[tuple]]:
@@ -74,6 +74,27 @@ def _class_weights(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, np.ndarray] 
     return wpos, wneg
 
 
+@dataclasses.dataclass
+class GroupInputs:
+    """What a summary reads of one partition of whole groups, one entry per group (in one order):
+    its rows and relevant rows, its segment, each (score, metric item)'s
+    :class:`~pandas_rankeval.core.evaluation.GroupValues`, the sample weight of each class, the
+    rows whose label is graded; and the group keys (hashed for the bootstrap's draws). The pandas
+    pipeline makes them from an :class:`Evaluation`; the warehouse engine from the per-group table
+    its SQL returns."""
+
+    n: np.ndarray  # int64
+    npos: np.ndarray  # int64
+    seg_index: np.ndarray  # int64: the index of each group's segment in seg_keys
+    seg_keys: list[tuple]
+    metrics: Mapping[Hashable, Mapping[str, Any]]  # score -> item name -> GroupValues
+    keys: Any  # a callable that gives the group keys (pd.Index), asked for only to hash them
+    n_rows: int
+    n_dropped: int
+    class_w: tuple[np.ndarray, np.ndarray] | None = None  # summed sample weight of each class
+    graded: np.ndarray | None = None  # rows whose label is neither 0 nor 1 (graded plans)
+
+
 def summarize_evaluation(
     ev: Evaluation,
     plan: Plan,
@@ -93,10 +114,29 @@ def summarize_evaluation(
     if not plan.group:
         return _rows_only(ev, plan, missing, n_dropped)
     stats = ev.group_stats
-    n = np.asarray(stats["n"], dtype=np.int64)
-    npos = np.asarray(stats["positives"], dtype=np.int64)
-    n_all = n.shape[0]
     seg_index, seg_keys = _segment_keys(ev, plan)
+    inputs = GroupInputs(
+        n=np.asarray(stats["n"], dtype=np.int64), npos=np.asarray(stats["positives"], dtype=np.int64),
+        seg_index=seg_index, seg_keys=seg_keys, metrics={s: ev.scores[s].metrics for s in plan.scores},
+        keys=lambda: ev.keys, n_rows=ev.prepared.n_rows,
+        n_dropped=ev.prepared.n_dropped if n_dropped is None else n_dropped,
+        class_w=_class_weights(ev, plan),
+        graded=_graded_rows(ev) if any(spec.info.graded for spec in plan.specs) else None,
+    )
+    return summarize_groups(inputs, plan, missing=missing, key_hashes=key_hashes)
+
+
+def summarize_groups(
+    g: GroupInputs,
+    plan: Plan,
+    *,
+    missing: dict[Hashable, int] | None = None,
+    key_hashes: np.ndarray | None = None,
+) -> Summary:
+    """The summary of one partition of whole groups from its :class:`GroupInputs`."""
+    n, npos = g.n, g.npos
+    n_all = n.shape[0]
+    seg_index, seg_keys = g.seg_index, g.seg_keys
     n_seg = len(seg_keys)
     items = plan.items
     n_items, n_boot, n_pairs = _shape(plan)
@@ -131,7 +171,7 @@ def summarize_evaluation(
     # arrays (the memo holds them, so that their ids stay theirs)
     memo: dict[tuple[int, int], tuple[Any, ...]] = {}
     for j, (score, name) in enumerate(items):
-        gv = ev.scores[score].metrics[name]
+        gv = g.metrics[score][name]
         used = np.asarray(gv.used, dtype=bool)
         w = np.asarray(gv.weights, dtype=np.float64)
         v = np.asarray(gv.values, dtype=np.float64)
@@ -213,12 +253,12 @@ def summarize_evaluation(
         if flips and n_boot:
             wd_cols.append(wd)
 
-    class_w = _class_weights(ev, plan)
+    class_w = g.class_w
     seg_n = count(np.ones(n_all, dtype=bool))
     seg_rows = count(np.ones(n_all, dtype=bool), n)
     seg_pos = count(np.ones(n_all, dtype=bool), npos)
     seg_nopos = count(npos == 0)
-    graded = _graded_rows(ev) if any(spec.info.graded for spec in plan.specs) else None
+    graded = g.graded
     seg_graded = count(np.ones(n_all, dtype=bool), graded) if graded is not None else np.zeros(n_seg, dtype=np.int64)
     if class_w is not None:
         sw_pos, sw_neg = fsum(class_w[0]), fsum(class_w[1])
@@ -240,7 +280,7 @@ def summarize_evaluation(
     boot = flip_reps = boot_gram = None
     if n_boot and n_all:
         if key_hashes is None and plan.resample == "poisson":
-            key_hashes = key_hash(ev.keys)
+            key_hashes = key_hash(g.keys())
         acc, where, flip_reps = _replicate_sums(
             plan, key_hashes, seg_index, n_seg, num_cols + den_cols + gram_cols, wd_cols, n_pairs if flips else 0
         )
@@ -249,8 +289,7 @@ def summarize_evaluation(
         if targets:
             boot_gram = acc[:, :, where[2 * n_items :]].reshape(n_seg, n_boot, len(targets), q)
 
-    if n_dropped is None:
-        n_dropped = ev.prepared.n_dropped
+    n_dropped = g.n_dropped
     # the segments stacked: one array per field, the segment first (no loop over segments)
     zero = _seg_zero(n_items, n_boot, n_pairs, flips)
     given: dict[str, np.ndarray | None] = {
@@ -268,7 +307,7 @@ def summarize_evaluation(
         if v is None and z is not None:  # nothing drawn (or no pair): the layout's own values
             v = np.broadcast_to(np.asarray(z), (n_seg, *np.shape(z))).copy()
         data[name] = v
-    return Summary(None, dict(missing or {}), n_dropped, ev.prepared.n_rows, (n_items, n_boot, n_pairs),
+    return Summary(None, dict(missing or {}), n_dropped, g.n_rows, (n_items, n_boot, n_pairs),
                    keys=list(seg_keys), data=data)
 
 

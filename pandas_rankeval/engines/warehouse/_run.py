@@ -235,7 +235,37 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
                 missing=call.found.missing, n_dropped=call.found.n_dropped,
                 sw_pos=float(totals["wpos"]) if weighted else None, sw_neg=float(totals["wneg"]) if weighted else None)
             return summary, extras
-    from ...summary.partition import summarize_groups  # type: ignore[attr-defined]
+    from ...summary.partition import GroupInputs, summarize_groups
+
     groups, tables = group_tables(call)
     values = values_by_score(call, groups, tables)
-    return summarize_groups(groups, values, plan), extras
+    seg_index, seg_keys = _segments(groups, plan)
+    keys = _group_keys(groups, plan)
+    class_w = (groups.wpos, groups.wneg) if groups.wpos is not None and groups.wneg is not None else None
+    inputs = GroupInputs(n=groups.n, npos=groups.npos, seg_index=seg_index, seg_keys=seg_keys, metrics=values,
+                         keys=lambda: keys, n_rows=groups.n_rows, n_dropped=call.found.n_dropped,
+                         class_w=class_w, graded=groups.graded)
+    return summarize_groups(inputs, plan, missing=call.found.missing), extras
+
+
+def _group_keys(groups: Groups, plan: Plan) -> pd.Index:
+    """The group keys alone (the table's rows are keyed by group and segment)."""
+    keys = groups.keys
+    extra = [c for c in plan.by if c not in plan.group]
+    if not extra:
+        return keys
+    keys = keys.droplevel(extra)  # type: ignore[attr-defined]
+    return keys
+
+
+def _segments(groups: Groups, plan: Plan) -> tuple[np.ndarray, list[tuple]]:
+    """Each group's segment (its ``by`` values, constant within the group: checked by the scan)."""
+    from ...summary.summary import _plain
+
+    if not plan.by:
+        return np.zeros(groups.n_groups, dtype=np.int64), [()]
+    frame = groups.keys.to_frame(index=False)[list(plan.by)]
+    seg = pd.MultiIndex.from_frame(frame)
+    codes, levels = pd.factorize(seg, sort=True)
+    keys = [tuple(_plain(v) for v in (k if isinstance(k, tuple) else (k,))) for k in levels]
+    return np.asarray(codes, dtype=np.int64), keys
