@@ -158,3 +158,15 @@ def test_metric_functions_equal_pandas(backend: str) -> None:
         ref = fn(df, group="u", label="y", score="s", **kw)
         assert float(got) == pytest.approx(float(ref), abs=1e-12, nan_ok=True), fn.__name__
         assert got.coverage.as_dict() == pytest.approx(ref.coverage.as_dict(), abs=1e-15), fn.__name__
+
+
+def test_evaluator_update_takes_ibis_tables() -> None:
+    df = _table(28)
+    r = runner("duckdb")
+    kw = dict(group="u", label="y", scores="s", metrics=["gauc", "mrr", "ndcg@3"], ci=0.9, n_boot=100, seed=1)
+    ev = pre.Evaluator(**kw)
+    ev.update(r.table(df[df.u % 2 == 0]))
+    ev.update(r.table(df[df.u % 2 == 1]))
+    _close(ev.result(), pre.report(df, **kw))
+    with pytest.raises(ValueError, match="update"):
+        ev.update(r.table(df[df.u == 2]))

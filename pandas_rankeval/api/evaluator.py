@@ -63,6 +63,8 @@ def _distinct_keys(frame: Any, group: list[Hashable]) -> pd.DataFrame:
         return frame.select(*cols).distinct().toPandas()
     if kind == "dask":
         return frame[cols].drop_duplicates().compute()
+    if kind == "ibis":  # an Ibis table: the warehouse answers
+        return frame.select(*cols).distinct().execute().set_axis(group, axis=1)  # type: ignore[no-any-return]
     import polars as pl
 
     from ..engines.polars.convert import to_pandas
