@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("ibis")
 
 import pandas_rankeval as pre  # noqa: E402
-from pandas_rankeval.engines.warehouse.stats import Stat, global_auc_counts, group_stats, group_values  # noqa: E402
+from pandas_rankeval.engines.warehouse.stats import Stat, group_stats, group_values, score_counts  # noqa: E402
 
 try:
     from tests._warehouse import BACKENDS, runner
@@ -117,18 +117,21 @@ def test_empty_skip_and_min_k_denominator() -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_global_auc_counts(backend: str) -> None:
+def test_score_counts(backend: str) -> None:
+    """Rows and summed weights per distinct (score, label): Mann-Whitney from them equals sklearn."""
     df = _table(5)
     r = runner(backend)
-    counts = r.execute(global_auc_counts(r.table(df), label="y", score="s", sample_weight="w"))
-    counts = counts.sort_values("s")
-    pos, neg = counts["pos"].to_numpy(dtype=float), counts["neg"].to_numpy(dtype=float)
-    below = np.cumsum(neg) - neg
-    u = (pos * below).sum() + 0.5 * (pos * neg).sum()
+    counts = r.execute(score_counts(r.table(df), keys=["s", "y"], sample_weight="w"))
+    rel = counts["y"] > 0
+    pos = counts[rel].groupby("s")["n"].sum()
+    neg = counts[~rel].groupby("s")["n"].sum()
+    both = pd.concat([pos.rename("p"), neg.rename("q")], axis=1).fillna(0).sort_index()
+    p, q = both["p"].to_numpy(float), both["q"].to_numpy(float)
+    u = (p * (np.cumsum(q) - q)).sum() + 0.5 * (p * q).sum()
     from sklearn.metrics import roc_auc_score
 
-    assert u / (pos.sum() * neg.sum()) == pytest.approx(roc_auc_score(df.y > 0, df.s), abs=1e-12)
-    assert counts["wpos"].sum() == pytest.approx(df.w[df.y > 0].sum(), abs=1e-9)
+    assert u / (p.sum() * q.sum()) == pytest.approx(roc_auc_score(df.y > 0, df.s), abs=1e-12)
+    assert counts.loc[rel, "w"].sum() == pytest.approx(df.w[df.y > 0].sum(), abs=1e-9)
 
 
 ALL = _stats(METRICS)

@@ -3,22 +3,22 @@ statistics (one query per score column), global AUC (one query per score column)
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ...core.coverage import empty_error
 from ...core.prepare import relevance_rule
-from ...summary.driver import Scan, mixed_by, raise_scan_errors
+from ...summary.driver import Scan, raise_checked
+from ...summary.ranges import RangeColumns
 from ...summary.plan import Plan
 from ..base import internal_prefix
 from . import NAME, SUPPORTED, check_options, execute, schema
 from .checks import has_nan, keep_expr, scan_expr, scan_from_row
 from .groups import Groups, metric_values, read_groups, stat_of
-from .stats import global_auc_counts, group_stats
+from .stats import group_stats, score_counts
 
 __all__ = ["Call", "per_group", "prepare_call", "refuse", "run"]
 
@@ -110,11 +110,9 @@ def prepare_call(t: Any, plan: Plan, options: dict[str, Any] | None) -> Call:
     expr, how = scan_expr(t, plan, pschema, nan=nan, relevant=rel if empty else None)
     found = scan_from_row(execute(expr, opts).iloc[0], how, plan)
     keep = keep_expr(t, plan, pschema, nan)
-    mixed_by(_Tables(t, keep, opts), plan, found)
-    raise_scan_errors(found, plan)
-    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
-    if found.n_with_relevant is not None and lists and found.n_groups > found.n_with_relevant:
-        raise empty_error(lists[0].name, found.n_groups - found.n_with_relevant, found.n_groups)
+    # a by= that varies in a group, pandas' errors from the whole-table counts, empty='error', a weight
+    # Series or callable checked on the whole table's group statistics (one small query)
+    plan = raise_checked(_Tables(t, keep, opts), plan, found)
     w = plan.options.weight
     weight_column = w if isinstance(w, str) and w in pschema.columns else None
     kept = t.filter(keep) if found.n_dropped else t
@@ -144,37 +142,41 @@ def group_tables(call: Call) -> tuple[Groups, dict[Hashable, pd.DataFrame]]:
     return groups, tables
 
 
-def auc_counts(call: Call) -> tuple[dict[Any, Any], dict[str, float]]:
-    """Global AUC per (segment key, score column): one query per score column, the counts per
-    distinct score (and segment) chained exactly on the client."""
-    from ...summary.auc_counts import auc_counts_sorted, chain_auc
+class _Source(_Tables):
+    """The primitives of the driver's global-AUC pass (:class:`pandas_rankeval.summary.ranges.Ranges`):
+    one query per score column counts the rows per distinct (segment, score, tie-break, label); the
+    table of each score column is one range."""
 
-    plan, o = call.plan, call.plan.options
-    out: dict[Any, Any] = {}
-    totals = {"pos": 0.0, "neg": 0.0, "wpos": 0.0, "wneg": 0.0}
-    by = [str(c) for c in plan.by]
-    for score in plan.scores:
-        keys = [*by, str(score), *([str(o.tiebreak)] if o.tiebreak is not None else [])]
-        expr = global_auc_counts(call.table, label=plan.label, score=keys, sample_weight=o.sample_weight,
-                                 relevance=call.relevance)
-        counts = execute(expr, call.options)
-        if score == plan.scores[0]:
-            totals = {c: counts[c].sum() for c in counts.columns if c in totals}
-        asc = [True] * (len(by) + 1) + ([False] if o.tiebreak is not None else [])
-        counts = counts.sort_values(keys, ascending=asc, kind="stable")
-        pos_col, neg_col = ("wpos", "wneg") if o.sample_weight is not None else ("pos", "neg")
-        segments = counts.groupby(by, sort=False) if by else [((), counts)]
-        for seg, part in segments:
-            seg_key = seg if isinstance(seg, tuple) else (seg,)
-            pos = part[pos_col].to_numpy()
-            neg = part[neg_col].to_numpy()
-            if o.sample_weight is None:
-                pos, neg = pos.astype(np.int64), neg.astype(np.int64)
-            else:
-                pos, neg = pos.astype(np.float64), neg.astype(np.float64)
-            # with a tie-break, the distinct keys are (score, tie-break) pairs: ties only within a pair
-            out[(tuple(seg_key) if by else (), score)] = chain_auc([auc_counts_sorted(pos, neg)])
-    return out, totals
+    def __init__(self, call: Call) -> None:
+        super().__init__(call.table, None, call.options)
+        self.call = call
+
+    def score_ranges(self, plan: Plan, keep: bool, n_rows: int, placements: bool) -> tuple[RangeColumns, Any]:
+        p = self.call.prefix
+        o = plan.options
+        by = tuple(str(c) for c in plan.by)
+        tb = str(o.tiebreak) if o.tiebreak is not None else None
+        label = str(plan.label)
+        cols = RangeColumns(f"{p}sid", f"{p}range", by, f"{p}key", tb, label, f"{p}n",
+                            f"{p}w" if o.sample_weight is not None else None)
+        tables = []
+        for i, score in enumerate(plan.scores):
+            col = self.t[str(score)]
+            # the score as pandas ties it: a float's -0.0 with 0.0
+            t = self.t.mutate(**{cols.key: col + 0.0 if col.type().is_floating() else col})
+            keys = list(dict.fromkeys([*by, cols.key, *([tb] if tb is not None else []), label]))
+            expr = score_counts(t, keys=keys, sample_weight=o.sample_weight, n=cols.n, w=cols.w or f"{p}w")
+            frame = execute(expr, self.options)
+            frame[cols.sid] = i
+            frame[cols.range] = 0
+            tables.append(frame)
+        return cols, tables
+
+    def map_ranges(self, ranges: Any, fn: Callable[[pd.DataFrame], Any]) -> list[Any]:
+        return [fn(frame) for frame in ranges]
+
+    def place_ranges(self, ranges: Any, fn: Any, names: dict[int, str]) -> dict[int, Any]:  # pragma: no cover
+        raise RuntimeError("DeLong placements are refused before any query")
 
 
 def values_by_score(call: Call, groups: Groups, tables: dict[Hashable, pd.DataFrame]) -> dict[Hashable, dict[str, Any]]:
@@ -222,19 +224,17 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
 
 def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     """The summary of the table (from every group's values) and the global-AUC counts."""
-    from ...summary.partition import summary_of_counts
+    from ...summary.partition import summary_of_auc
+    from ...summary.ranges import auc_ranges
 
     call = prepare_call(frame, plan, options)
     extras: dict[str, Any] = {}
     if plan.has_auc:
-        extras["auc"], totals = auc_counts(call)
+        counted = auc_ranges(_Source(call), plan, False, call.found.n_rows - call.found.n_dropped, False, call.prefix)
+        extras["auc"] = counted.auc
         if not plan.group:  # global AUC alone: the rows and their classes, from the same counts
-            weighted = plan.options.sample_weight is not None
-            summary = summary_of_counts(
-                plan, n_rows=int(totals["pos"] + totals["neg"]), n_pos=int(totals["pos"]),
-                missing=call.found.missing, n_dropped=call.found.n_dropped,
-                sw_pos=float(totals["wpos"]) if weighted else None, sw_neg=float(totals["wneg"]) if weighted else None)
-            return summary, extras
+            return summary_of_auc(plan, counted.auc, n_rows=counted.n_rows, n_pos=counted.n_pos,
+                                  missing=call.found.missing, n_dropped=call.found.n_dropped), extras
     from ...summary.partition import GroupInputs, summarize_groups
 
     groups, tables = group_tables(call)

@@ -121,7 +121,7 @@ def metric_values(groups: Groups, stats: pd.DataFrame, spec: Any, opts: Any, pre
                   weights: dict[Any, np.ndarray] | None = None) -> list[Any]:
     """The ``GroupValues`` of one metric of one score column (several for a calibration metric of
     several components: ``ne``, ``ece@B``), as the pandas pipeline makes them."""
-    from ...core.coverage import eligibility, empty_error
+    from ...core.coverage import eligibility
     from ...core.evaluation import GroupValues
     from ...core.reductions import _coverage, _mean
 
@@ -154,9 +154,7 @@ def metric_values(groups: Groups, stats: pd.DataFrame, spec: Any, opts: Any, pre
             return _mean(values, w, used), cov
 
         return [GroupValues(spec, values, used, w, finish=finish_pairs)]
-    n_empty = int(elig.empty.sum())
-    if n_empty and opts.empty == "error":
-        raise empty_error(spec.name, n_empty, groups.n_groups)
+    n_empty = int(elig.empty.sum())  # empty='error' raised at the checks (whole-table counts)
     used = elig.used
 
     def finish_list() -> tuple[float, Any]:

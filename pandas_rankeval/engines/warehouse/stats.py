@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["CALIBRATION", "SUPPORTED", "Stat", "global_auc_counts", "group_stats", "group_values"]
+__all__ = ["CALIBRATION", "SUPPORTED", "Stat", "group_stats", "group_values", "score_counts"]
 
 #: Metrics the builder computes, by the registry's name.
 SUPPORTED = ("auc", "gauc", "mrr", "ndcg", "dcg", "map", "precision", "recall", "hit_rate", "rbp",
@@ -459,18 +459,12 @@ def _calibration_value(table: pd.DataFrame, s: Stat) -> np.ndarray:
     return ratio(np.asarray(d, dtype=np.float64), np.asarray(total, dtype=np.float64))
 
 
-def global_auc_counts(t: Any, *, label: Hashable, score: Hashable | Sequence[Hashable],
-                      sample_weight: Hashable | None = None, relevance: tuple[str, Any] = (">", 0.0)) -> Any:
-    """One row per distinct score: relevant and non-relevant rows (and their weights), for the
-    exact chaining of global AUC on the client (:mod:`pandas_rankeval.summary.auc_counts`).
-    ``score`` may be a list of key columns: segments, the score, a tie-break."""
-    import ibis
-
-    rel = _relevant(t, str(label), relevance)
-    aggs: dict[str, Any] = {"pos": ibis.ifelse(rel, 1, 0).sum(), "neg": ibis.ifelse(rel, 0, 1).sum()}
+def score_counts(t: Any, *, keys: Sequence[Hashable], sample_weight: Hashable | None = None,
+                 n: str = "n", w: str = "w") -> Any:
+    """Rows (and summed sample weights) per distinct ``keys`` (segments, the score, a tie-break,
+    the label): the table global AUC is chained from, exactly, on the client
+    (:func:`pandas_rankeval.summary.ranges.auc_ranges`). One row per distinct score and label."""
+    aggs: dict[str, Any] = {n: t.count()}
     if sample_weight is not None:
-        w = _f(t[str(sample_weight)])
-        aggs["wpos"] = ibis.ifelse(rel, w, _lit(0.0)).sum()
-        aggs["wneg"] = ibis.ifelse(rel, _lit(0.0), w).sum()
-    keys = [str(score)] if isinstance(score, (str, int, float)) else [str(c) for c in score]
-    return t.group_by(keys).aggregate(**aggs)
+        aggs[w] = _f(t[str(sample_weight)]).sum()
+    return t.group_by([str(c) for c in keys]).aggregate(**aggs)
