@@ -171,3 +171,64 @@ def test_evaluator_update_takes_ibis_tables() -> None:
     _close(ev.result(), pre.report(df, **kw))
     with pytest.raises(ValueError, match="update"):
         ev.update(r.table(df[df.u == 2]))
+
+
+# --------------------------------------------------------------------------- #
+# The engine-parity cases (tests/test_engine_parity.py) on an Ibis table of DuckDB
+# --------------------------------------------------------------------------- #
+try:
+    from tests import test_engine_parity as P
+except ImportError:
+    import test_engine_parity as P
+
+
+def _ibis(df: pd.DataFrame):
+    return runner("duckdb").table(df)
+
+
+@pytest.mark.parametrize("name,case,options", P.METRIC_CASES, ids=[f"{n}-{c}" for n, c, _ in P.METRIC_CASES])
+def test_parity_metric_cases(name, case, options):
+    df, kw = P._frame_and_kw(case)
+    if name == "auc":
+        kw.pop("group")
+    kw |= dict(score="a", **options)
+    if name == "err":  # not computed in SQL: refused by name, before any query
+        n, err = _sent(lambda: getattr(pre, name)(_ibis(df), **kw))
+        assert isinstance(err, ValueError) and "not computed in SQL" in str(err) and n == 0
+        return
+    if kw.get("nan_policy") == "raise":
+        with pytest.raises(ValueError) as want:
+            getattr(pre, name)(df, **kw)
+        with pytest.raises(ValueError) as got:
+            getattr(pre, name)(_ibis(df), **kw)
+        assert str(got.value) == str(want.value)
+        return
+    P.assert_same(getattr(pre, name)(_ibis(df), **kw), getattr(pre, name)(df, **kw))
+
+
+@pytest.mark.parametrize("case", ["str", "multi"])
+def test_parity_per_group_cases(case):
+    df, kw = P._frame_and_kw(case)
+    models = {"score": "a"} if case == "str" else {"scores": ["a", "b"]}
+    kw |= dict(**models, metrics=["auc", "mrr@3", "ndcg@5", "map"], weight="clicks")
+    P.assert_same(pd.DataFrame(pre.per_group(_ibis(df), **kw)).sort_index(), pd.DataFrame(pre.per_group(df, **kw)).sort_index())
+
+
+@pytest.mark.parametrize("case,options", P.REPORT_CASES, ids=[c for c, _ in P.REPORT_CASES])
+def test_parity_report_cases(case, options):
+    df, kw = P._frame_and_kw(case)
+    kw |= dict(scores=["a", "b"], **options)
+    if "err@3" in kw["metrics"]:
+        kw["metrics"] = [m for m in kw["metrics"] if m != "err@3"]
+    if kw.get("ci") and "auc" in kw["metrics"]:  # global AUC's DeLong interval: refused
+        n, err = _sent(lambda: pre.report(_ibis(df), **kw))
+        assert isinstance(err, ValueError) and "DeLong" in str(err) and n == 0
+        kw["metrics"] = [m for m in kw["metrics"] if m != "auc"]
+    P.assert_same(pre.report(_ibis(df), **kw), pre.report(df, **kw))
+
+
+def test_parity_compare_studentized():
+    case, options = P.COMPARE_CASES[1]
+    df, kw = P._frame_and_kw(case)
+    kw |= dict(scores=["a", "b"], baseline="a", **options)
+    P.assert_same(pre.compare(_ibis(df), **kw), pre.compare(df, **kw))
