@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from . import dask, duckdb, pandas, polars, spark
+    from . import dask, duckdb, pandas, polars, spark, warehouse
     from .base import Engine
 
     _pandas: Engine = pandas
@@ -18,3 +18,4 @@ if TYPE_CHECKING:
     _dask: Engine = dask
     _spark: Engine = spark
     _duckdb: Engine = duckdb
+    _warehouse: Engine = warehouse
