@@ -126,7 +126,7 @@ def scan_expr(t: Any, plan: Any, schema: pd.DataFrame, *, nan: bool = True,
         else:
             scalars[name] = t.filter(where).select(*columns).distinct().count().as_scalar()
 
-    if plan.group:
+    if plan.group and (relevant is not None or plan.by):  # only where a check compares them
         group = [str(c) for c in plan.group]
         distinct(group, kept, "groups")
         if relevant is not None:
