@@ -232,3 +232,26 @@ def test_parity_compare_studentized():
     df, kw = P._frame_and_kw(case)
     kw |= dict(scores=["a", "b"], baseline="a", **options)
     P.assert_same(pre.compare(_ibis(df), **kw), pre.compare(df, **kw))
+
+
+def test_early_errors_and_their_queries() -> None:
+    """empty='error' fails at the checks query (one query); a weight callable is called once, on
+    every group's statistics (one more small query); a by= that varies in a group: pandas' error."""
+    df = _table(29)
+    t = runner("duckdb").table(df)
+    kw = dict(group="u", label="y", score="s")
+    n, err = _sent(lambda: pre.mrr(t, empty="error", **kw))
+    with pytest.raises(ValueError) as ref:
+        pre.mrr(df, empty="error", **kw)
+    assert str(err) == str(ref.value) and n == 1
+    share = lambda st: st["n"] / st["n"].sum()  # noqa: E731 - looks at every group at once
+    n, got = _sent(lambda: pre.gauc(t, weight=share, **kw))
+    assert float(got) == pytest.approx(float(pre.gauc(df, weight=share, **kw)), abs=1e-12)
+    assert n == 1 + 1 + 1  # checks, the groups' statistics for the callable, the groups
+    mixed = df.assign(seg=np.arange(len(df)) % 2)
+    n, err = _sent(lambda: pre.report(runner("duckdb").table(mixed), group="u", label="y", scores="s",
+                                      metrics=["gauc"], by="seg"))
+    with pytest.raises(ValueError) as ref:
+        pre.report(mixed, group="u", label="y", scores="s", metrics=["gauc"], by="seg")
+    assert isinstance(err, ValueError) and str(err) == str(ref.value)
+    assert n == 2  # the checks, the distinct (group, segment) pairs for the example
