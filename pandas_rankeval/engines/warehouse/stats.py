@@ -177,11 +177,6 @@ def _relevant(t: Any, label: str, relevance: tuple[str, Any]) -> Any:
     return col > bound if op == ">" else col >= bound
 
 
-def _needs(stats: Sequence[Stat]) -> set[str]:
-    names = {s.name for s in stats}
-    return names
-
-
 def group_stats(
     t: Any,
     *,
@@ -229,140 +224,201 @@ def group_stats(
     The blocks are the rows of equal (score[, tiebreak][, label]): the order of the blocks of a
     group is total, and inside a block every row has the same label where ``ties`` sorts by it.
     """
-    import ibis
-
-    group = [str(c) for c in group]
-    label, score = str(label), str(score)
+    b = _Build(group=[str(c) for c in group], label=str(label), score=str(score), stats=list(stats),
+               sample_weight=sample_weight, ties=ties, tiebreak=None if tiebreak is None else str(tiebreak),
+               P=prefix)
+    x = b.rows(t, relevance, gain, graded_gain)
+    blocks = b.cumulative(x.group_by([*b.group, *b.keys]).aggregate(**b.block_sums(x, sums, graded_rows)))
+    g = blocks.group_by(b.group).aggregate(**b.group_sums(blocks))
     P = prefix
-    names = _needs(stats)
-    ks_pos = sorted({s.k for s in stats if s.name in ("ndcg", "dcg", "map", "precision", "recall")},
-                    key=lambda k: (k is None, k or 0))
-    ks_first = sorted({s.k for s in stats if s.name in ("mrr", "hit_rate")}, key=lambda k: (k is None, k or 0))
-    ks_ideal = sorted({s.k for s in stats if s.name == "ndcg"}, key=lambda k: (k is None, k or 0))
-    persist = sorted({float(s.k) for s in stats if s.name == "rbp"})
+    ints = (f"{P}s_n", f"{P}s_positives", f"{P}s_graded")
+    return g.mutate(**{c: _f(g[c]) if c not in ints else g[c].cast("int64") for c in g.columns if c.startswith(f"{P}s_")})
 
-    rel = _relevant(t, label, relevance)
-    cols: dict[str, Any] = {f"{P}rel": ibis.ifelse(rel, 1, 0)}
-    if sample_weight is not None:
-        cols[f"{P}w"] = _f(t[str(sample_weight)])
-    if ks_pos and ({"ndcg", "dcg"} & names):
-        lab = ibis.ifelse(t[label], _lit(1.0), _lit(0.0)) if t[label].type().is_boolean() else _f(t[label])
-        g = (_lit(2.0) ** lab - 1.0) if gain == "exp2" else lab
-        if not graded_gain:
-            g = ibis.ifelse(rel, g, _lit(0.0))
-        cols[f"{P}gain"] = g
-    x = t.mutate(**cols)
-    keys = list(dict.fromkeys([score, *([str(tiebreak)] if tiebreak is not None else []),
-                               *([label] if ties != "expected" else [])]))
 
-    def order(tab: Any) -> list[Any]:
-        out = [ibis.desc(tab[score])]
-        if tiebreak is not None and str(tiebreak) != score:
-            out.append(ibis.asc(tab[str(tiebreak)]))
-        if ties != "expected" and label not in (score, str(tiebreak)):
-            out.append(ibis.asc(tab[label]) if ties == "pessimistic" else ibis.desc(tab[label]))
+def _ks(stats: Sequence[Stat], names: tuple[str, ...]) -> list[Any]:
+    """The distinct parameters of the metrics ``names``, None (the whole list) last."""
+    return sorted({s.k for s in stats if s.name in names}, key=lambda k: (k is None, k or 0))
+
+
+@dataclass
+class _Build:
+    """The stages of :func:`group_stats`: rows, blocks, cumulative sums over blocks, groups."""
+
+    group: list[str]
+    label: str
+    score: str
+    stats: list[Stat]
+    sample_weight: Hashable | None
+    ties: str
+    tiebreak: str | None
+    P: str
+
+    def __post_init__(self) -> None:
+        self.names = {s.name for s in self.stats}
+        self.ks_pos = _ks(self.stats, ("ndcg", "dcg", "map", "precision", "recall"))
+        self.ks_first = _ks(self.stats, ("mrr", "hit_rate"))
+        self.ks_ideal = _ks(self.stats, ("ndcg",))
+        self.persist = sorted({float(s.k) for s in self.stats if s.name == "rbp"})
+        self.gains = bool(self.ks_pos) and bool({"ndcg", "dcg"} & self.names)
+        self.need_rows = bool(self.ks_pos or self.ks_first or self.ks_ideal)
+        self.keys = list(dict.fromkeys([self.score, *([self.tiebreak] if self.tiebreak is not None else []),
+                                        *([self.label] if self.ties != "expected" else [])]))
+
+    def order(self, tab: Any) -> list[Any]:
+        """Score descending, then the tie-break ascending, then (a tie rule) the label."""
+        import ibis
+
+        out = [ibis.desc(tab[self.score])]
+        if self.tiebreak is not None and self.tiebreak != self.score:
+            out.append(ibis.asc(tab[self.tiebreak]))
+        if self.ties != "expected" and self.label not in (self.score, self.tiebreak):
+            out.append(ibis.asc(tab[self.label]) if self.ties == "pessimistic" else ibis.desc(tab[self.label]))
         return out
 
-    w_group = ibis.window(group_by=[x[c] for c in group], order_by=order(x))
-    need_rows = bool(ks_pos or ks_first or ks_ideal)
-    if need_rows:
-        row_cols: dict[str, Any] = {f"{P}pos": (ibis.row_number().over(w_group) + 1).cast("int64")}
-        if ks_ideal:
-            w_ideal = ibis.window(group_by=[x[c] for c in group], order_by=[ibis.desc(x[label])])
+    def rows(self, t: Any, relevance: tuple[str, Any], gain: str, graded_gain: bool) -> Any:
+        """The kept rows with relevance, weight, gain, and (list metrics) each row's position
+        ``pos``, its ideal position ``ipos`` and its block's start ``m``."""
+        import ibis
+
+        P, label = self.P, self.label
+        rel = _relevant(t, label, relevance)
+        cols: dict[str, Any] = {f"{P}rel": ibis.ifelse(rel, 1, 0)}
+        if self.sample_weight is not None:
+            cols[f"{P}w"] = _f(t[str(self.sample_weight)])
+        if self.gains:
+            lab = ibis.ifelse(t[label], _lit(1.0), _lit(0.0)) if t[label].type().is_boolean() else _f(t[label])
+            g = (_lit(2.0) ** lab - 1.0) if gain == "exp2" else lab
+            cols[f"{P}gain"] = g if graded_gain else ibis.ifelse(rel, g, _lit(0.0))
+        x = t.mutate(**cols)
+        if not self.need_rows:
+            return x
+        by = [x[c] for c in self.group]
+        row_cols: dict[str, Any] = {
+            f"{P}pos": (ibis.row_number().over(ibis.window(group_by=by, order_by=self.order(x))) + 1).cast("int64")}
+        if self.ks_ideal:
+            w_ideal = ibis.window(group_by=by, order_by=[ibis.desc(x[label])])
             row_cols[f"{P}ipos"] = (ibis.row_number().over(w_ideal) + 1).cast("int64")
         x = x.mutate(**row_cols)
-        w_block = ibis.window(group_by=[x[c] for c in [*group, *keys]])
+        w_block = ibis.window(group_by=[x[c] for c in [*self.group, *self.keys]])
         x = x.mutate(**{f"{P}m": x[f"{P}pos"].min().over(w_block) - 1})
-        if ks_first:
-            x = _first_block_terms(x, P, w_block, ks_first, names)
-    # ------------------------------------------------------------------ blocks
-    aggs: dict[str, Any] = {f"{P}b_t": x.count(), f"{P}b_p": x[f"{P}rel"].sum()}
-    if sample_weight is not None:
-        aggs[f"{P}b_wp"] = ibis.ifelse(x[f"{P}rel"] == 1, x[f"{P}w"], _lit(0.0)).sum()
-        aggs[f"{P}b_wn"] = ibis.ifelse(x[f"{P}rel"] == 1, _lit(0.0), x[f"{P}w"]).sum()
-    if need_rows:
-        aggs[f"{P}b_m"] = x[f"{P}m"].min()
+        if self.ks_first:
+            x = _first_block_terms(x, P, w_block, self.ks_first, self.names)
+        return x
+
+    def block_sums(self, x: Any, sums: Sequence[Hashable], graded_rows: bool) -> dict[str, Any]:
+        """Per block: rows, relevant rows, class weights, the position sums, the row sums."""
+        import ibis
+
+        P = self.P
+        aggs: dict[str, Any] = {f"{P}b_t": x.count(), f"{P}b_p": x[f"{P}rel"].sum()}
+        if self.sample_weight is not None:
+            aggs[f"{P}b_wp"] = ibis.ifelse(x[f"{P}rel"] == 1, x[f"{P}w"], _lit(0.0)).sum()
+            aggs[f"{P}b_wn"] = ibis.ifelse(x[f"{P}rel"] == 1, _lit(0.0), x[f"{P}w"]).sum()
+        if self.need_rows:
+            aggs.update(self._position_sums(x))
+        if self.gains:
+            aggs[f"{P}b_gain"] = x[f"{P}gain"].sum()
+        for i, c in enumerate(sums):
+            aggs[f"{P}b_sum{i}"] = _f(x[str(c)]).sum()
+        if graded_rows and not x[self.label].type().is_boolean():
+            lab = _f(x[self.label])
+            aggs[f"{P}b_graded"] = ibis.ifelse((lab != 0) & (lab != 1), 1, 0).sum()
+        if set(CALIBRATION) & self.names:
+            aggs.update(_calibration_sums(x, P, self.score, self.sample_weight is not None, self.stats))
+        return aggs
+
+    def _position_sums(self, x: Any) -> dict[str, Any]:
+        """Sums over a block's positions (they do not depend on the order ROW_NUMBER deals them in)."""
+        import ibis
+
+        P = self.P
         pos = x[f"{P}pos"]
-        for k in ks_pos:
+        aggs: dict[str, Any] = {f"{P}b_m": x[f"{P}m"].min()}
+        for k in self.ks_pos:
             within = pos <= k if k is not None else pos > 0
             tag = _tag(k)
             aggs[f"{P}b_s{tag}"] = ibis.ifelse(within, 1, 0).sum()
             aggs[f"{P}b_inv{tag}"] = ibis.ifelse(within, 1.0 / _f(pos), _lit(0.0)).sum()
             aggs[f"{P}b_disc{tag}"] = ibis.ifelse(within, _LN2 / _f(pos + 1).ln(), _lit(0.0)).sum()
-        for k in ks_ideal:
-            within = x[f"{P}ipos"] <= k if k is not None else x[f"{P}ipos"] > 0
-            aggs[f"{P}b_idcg{_tag(k)}"] = ibis.ifelse(within, x[f"{P}gain"] * (_LN2 / _f(x[f"{P}ipos"] + 1).ln()), _lit(0.0)).sum()
-        if ks_first:
-            m, j = x[f"{P}m"], x[f"{P}j"]
-            for k in ks_first:
-                tag = _tag(k)
-                if "mrr" in names:
-                    term = x[f"{P}rr"]
-                    aggs[f"{P}b_rr{tag}"] = (term if k is None else ibis.ifelse(m + j <= k, term, _lit(0.0))).sum()
-                if "hit_rate" in names and k is not None:
-                    aggs[f"{P}b_hitlog{tag}"] = x[f"{P}hitlog{tag}"].sum()
-                    aggs[f"{P}b_hitsure{tag}"] = x[f"{P}hitsure{tag}"].max()
-    if ks_pos and ({"ndcg", "dcg"} & names):
-        aggs[f"{P}b_gain"] = x[f"{P}gain"].sum()
-    for i, c in enumerate(sums):
-        aggs[f"{P}b_sum{i}"] = _f(x[str(c)]).sum()
-    if graded_rows and not x[label].type().is_boolean():
-        lab = _f(x[label])
-        aggs[f"{P}b_graded"] = ibis.ifelse((lab != 0) & (lab != 1), 1, 0).sum()
-    if set(CALIBRATION) & names:
-        aggs.update(_calibration_sums(x, P, score, sample_weight is not None, stats))
-    b = x.group_by([*group, *keys]).aggregate(**aggs)
-    # ------------------------------------------------------------------ cumulative over blocks
-    w_cum = ibis.window(group_by=[b[c] for c in group], order_by=order(b), rows=(None, 0))
-    cum: dict[str, Any] = {f"{P}b_cum_p": _f(b[f"{P}b_p"]).sum().over(w_cum)}
-    if persist:
-        cum[f"{P}b_cum_t"] = _f(b[f"{P}b_t"]).sum().over(w_cum)
-    if sample_weight is not None:
-        cum[f"{P}b_cum_wn"] = b[f"{P}b_wn"].sum().over(w_cum)
-    else:
-        cum[f"{P}b_cum_wn"] = _f(b[f"{P}b_t"] - b[f"{P}b_p"]).sum().over(w_cum)
-    b = b.mutate(**cum)
-    tf, pf = _f(b[f"{P}b_t"]), _f(b[f"{P}b_p"])
-    wp = b[f"{P}b_wp"] if sample_weight is not None else pf
-    wn = b[f"{P}b_wn"] if sample_weight is not None else tf - pf
-    above = b[f"{P}b_cum_p"] - pf
-    first = (b[f"{P}b_p"] > 0) & (above == 0)
-    out: dict[str, Any] = {f"{P}s_n": b[f"{P}b_t"].sum(), f"{P}s_positives": b[f"{P}b_p"].sum()}
-    if sample_weight is not None:
-        out[f"{P}s_wpos"] = b[f"{P}b_wp"].sum()
-        out[f"{P}s_wneg"] = b[f"{P}b_wn"].sum()
-    if {"auc", "gauc"} & names:
-        out[f"{P}s_auc_below"] = (wp * b[f"{P}b_cum_wn"]).sum()
-        out[f"{P}s_auc_tied"] = (wp * wn).sum()
-    for k in ks_pos:
-        tag = _tag(k)
-        s = _f(b[f"{P}b_s{tag}"])
-        if {"ndcg", "dcg"} & names:
-            out[f"{P}s_dcg{tag}"] = (b[f"{P}b_gain"] / tf * b[f"{P}b_disc{tag}"]).sum()
-        if "map" in names:
-            h = b[f"{P}b_inv{tag}"]
-            mm = _f(b[f"{P}b_m"])
-            a = pf / tf * (above + 1.0)
-            c = ibis.ifelse(b[f"{P}b_t"] > 1, pf / tf * (pf - 1.0) / ibis.greatest(tf - 1.0, _lit(1.0)), _lit(0.0))
-            out[f"{P}s_ap{tag}"] = (a * h + c * (s - (mm + 1.0) * h)).sum()
-        if {"precision", "recall"} & names:
-            out[f"{P}s_hits{tag}"] = (pf * s / tf).sum()
-    for k in ks_ideal:
-        out[f"{P}s_idcg{_tag(k)}"] = b[f"{P}b_idcg{_tag(k)}"].sum()
-    for k in ks_first:
-        tag = _tag(k)
-        if "mrr" in names:
-            out[f"{P}s_rr{tag}"] = ibis.ifelse(first, b[f"{P}b_rr{tag}"], _lit(0.0)).sum()
-        if "hit_rate" in names and k is not None:
-            miss = ibis.ifelse(b[f"{P}b_hitsure{tag}"] == 1, _lit(0.0), b[f"{P}b_hitlog{tag}"].exp())
-            out[f"{P}s_hit{tag}"] = ibis.ifelse(first, 1.0 - miss, _lit(0.0)).sum()
-    for c in [c for c in b.columns if c.startswith((f"{P}b_cal_", f"{P}b_sum", f"{P}b_graded"))]:
-        out[f"{P}s_{c[len(P) + 2:]}"] = b[c].sum()
-    for q in persist:
-        out[f"{P}s_rbp{_tag(q)}"] = (pf / tf * _lit(q) ** (b[f"{P}b_cum_t"] - tf) * (1.0 - _lit(q) ** tf)).sum()
-    g = b.group_by(group).aggregate(**out)
-    ints = (f"{P}s_n", f"{P}s_positives", f"{P}s_graded")
-    return g.mutate(**{c: _f(g[c]) if c not in ints else g[c].cast("int64") for c in g.columns if c.startswith(f"{P}s_")})
+        for k in self.ks_ideal:
+            ipos = x[f"{P}ipos"]
+            within = ipos <= k if k is not None else ipos > 0
+            aggs[f"{P}b_idcg{_tag(k)}"] = ibis.ifelse(within, x[f"{P}gain"] * (_LN2 / _f(ipos + 1).ln()), _lit(0.0)).sum()
+        for k in self.ks_first:
+            tag = _tag(k)
+            if "mrr" in self.names:
+                term, at = x[f"{P}rr"], x[f"{P}m"] + x[f"{P}j"]
+                aggs[f"{P}b_rr{tag}"] = (term if k is None else ibis.ifelse(at <= k, term, _lit(0.0))).sum()
+            if "hit_rate" in self.names and k is not None:
+                aggs[f"{P}b_hitlog{tag}"] = x[f"{P}hitlog{tag}"].sum()
+                aggs[f"{P}b_hitsure{tag}"] = x[f"{P}hitsure{tag}"].max()
+        return aggs
+
+    def cumulative(self, b: Any) -> Any:
+        """Relevant rows, rows and non-relevant weight at or above each block, by an explicit
+        ``ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`` frame over the blocks in rank order."""
+        import ibis
+
+        P = self.P
+        w_cum = ibis.window(group_by=[b[c] for c in self.group], order_by=self.order(b), rows=(None, 0))
+        cum: dict[str, Any] = {f"{P}b_cum_p": _f(b[f"{P}b_p"]).sum().over(w_cum)}
+        if self.persist:
+            cum[f"{P}b_cum_t"] = _f(b[f"{P}b_t"]).sum().over(w_cum)
+        if self.sample_weight is not None:
+            cum[f"{P}b_cum_wn"] = b[f"{P}b_wn"].sum().over(w_cum)
+        else:
+            cum[f"{P}b_cum_wn"] = _f(b[f"{P}b_t"] - b[f"{P}b_p"]).sum().over(w_cum)
+        return b.mutate(**cum)
+
+    def group_sums(self, b: Any) -> dict[str, Any]:
+        """Per group: the sums every requested metric is finished from (:func:`group_values`)."""
+        P = self.P
+        tf, pf = _f(b[f"{P}b_t"]), _f(b[f"{P}b_p"])
+        out: dict[str, Any] = {f"{P}s_n": b[f"{P}b_t"].sum(), f"{P}s_positives": b[f"{P}b_p"].sum()}
+        if self.sample_weight is not None:
+            out[f"{P}s_wpos"] = b[f"{P}b_wp"].sum()
+            out[f"{P}s_wneg"] = b[f"{P}b_wn"].sum()
+        if {"auc", "gauc"} & self.names:
+            wp = b[f"{P}b_wp"] if self.sample_weight is not None else pf
+            wn = b[f"{P}b_wn"] if self.sample_weight is not None else tf - pf
+            out[f"{P}s_auc_below"] = (wp * b[f"{P}b_cum_wn"]).sum()
+            out[f"{P}s_auc_tied"] = (wp * wn).sum()
+        out.update(self._list_sums(b, tf, pf))
+        for c in [c for c in b.columns if c.startswith((f"{P}b_cal_", f"{P}b_sum", f"{P}b_graded"))]:
+            out[f"{P}s_{c[len(P) + 2:]}"] = b[c].sum()
+        for q in self.persist:  # RBP: the block's share of (1 - p) p^(i - 1) over its positions, closed form
+            out[f"{P}s_rbp{_tag(q)}"] = (pf / tf * _lit(q) ** (b[f"{P}b_cum_t"] - tf) * (1.0 - _lit(q) ** tf)).sum()
+        return out
+
+    def _list_sums(self, b: Any, tf: Any, pf: Any) -> dict[str, Any]:
+        """DCG, AP and hits at each cutoff, IDCG, the first relevant block's RR and hit probability."""
+        import ibis
+
+        P, names, out = self.P, self.names, {}
+        above = b[f"{P}b_cum_p"] - pf
+        first = (b[f"{P}b_p"] > 0) & (above == 0)
+        for k in self.ks_pos:
+            tag = _tag(k)
+            s = _f(b[f"{P}b_s{tag}"])
+            if self.gains:
+                out[f"{P}s_dcg{tag}"] = (b[f"{P}b_gain"] / tf * b[f"{P}b_disc{tag}"]).sum()
+            if "map" in names:  # McSherry & Najork: sum_{s<=S} (p/t)(R + 1 + (s-1)(p-1)/(t-1))/(m + s)
+                h = b[f"{P}b_inv{tag}"]
+                a = pf / tf * (above + 1.0)
+                c = ibis.ifelse(b[f"{P}b_t"] > 1, pf / tf * (pf - 1.0) / ibis.greatest(tf - 1.0, _lit(1.0)), _lit(0.0))
+                out[f"{P}s_ap{tag}"] = (a * h + c * (s - (_f(b[f"{P}b_m"]) + 1.0) * h)).sum()
+            if {"precision", "recall"} & names:
+                out[f"{P}s_hits{tag}"] = (pf * s / tf).sum()
+        for k in self.ks_ideal:
+            out[f"{P}s_idcg{_tag(k)}"] = b[f"{P}b_idcg{_tag(k)}"].sum()
+        for k in self.ks_first:
+            tag = _tag(k)
+            if "mrr" in names:
+                out[f"{P}s_rr{tag}"] = ibis.ifelse(first, b[f"{P}b_rr{tag}"], _lit(0.0)).sum()
+            if "hit_rate" in names and k is not None:
+                miss = ibis.ifelse(b[f"{P}b_hitsure{tag}"] == 1, _lit(0.0), b[f"{P}b_hitlog{tag}"].exp())
+                out[f"{P}s_hit{tag}"] = ibis.ifelse(first, 1.0 - miss, _lit(0.0)).sum()
+        return out
 
 
 def _tag(k: Any) -> str:
