@@ -255,3 +255,18 @@ def test_early_errors_and_their_queries() -> None:
         pre.report(mixed, group="u", label="y", scores="s", metrics=["gauc"], by="seg")
     assert isinstance(err, ValueError) and str(err) == str(ref.value)
     assert n == 2  # the checks, the distinct (group, segment) pairs for the example
+
+
+def test_pyspark_through_ibis(spark) -> None:
+    """PySpark through Ibis's pyspark backend (the tests' SparkSession): per_group and a report
+    with intervals equal pandas."""
+    import ibis
+
+    df = _table(30)
+    con = ibis.pyspark.connect(spark)
+    spark.createDataFrame(df).createOrReplaceTempView("rk_warehouse_imp")
+    t = con.table("rk_warehouse_imp")
+    kw = dict(group="u", label="y", scores="s", metrics=["auc", "gauc", "mrr@3", "ndcg", "map", "hit_rate@2"])
+    _close(pre.report(t, **kw), pre.report(df, **kw))
+    kw = dict(group="u", label="y", score="s", metrics=["gauc", "ndcg@3", "recall@2"], weight="w")
+    P.assert_same(pd.DataFrame(pre.per_group(t, **kw)).sort_index(), pd.DataFrame(pre.per_group(df, **kw)).sort_index())
