@@ -143,7 +143,9 @@ def test_compare_and_segments_equal_pandas(backend: str) -> None:
               n_boot=300, seed=5)
     _close(pre.compare(t, **kw, engine_options=r.engine_options()), pre.compare(df, **kw))
     kw = dict(group="u", label="y", scores=["s", "s2"], metrics=["auc", "gauc", "ndcg"], by="seg")
-    _close(pre.report(t, **kw, engine_options=r.engine_options()), pre.report(df, **kw))
+    n, got = _sent(lambda: pre.report(t, **kw, engine_options=r.engine_options()))
+    _close(got, pre.report(df, **kw))
+    assert n == 1 + 2 + 2  # the checks; global AUC's counts, then the groups, per score column
 
 
 @pytest.mark.parametrize("backend", ["duckdb", "clickhouse"])
