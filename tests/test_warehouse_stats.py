@@ -145,8 +145,18 @@ def test_golden_sql_avoids_the_transpiler_traps(dialect: str) -> None:
 
     import ibis
 
+    from pandas_rankeval.engines.warehouse.checks import scan_expr
+    from pandas_rankeval.summary.plan import make_plan
+
     t = ibis.table(ibis.schema({"u": "int64", "y": "int64", "s": "float64", "w": "float64"}), name="log")
-    sql = str(ibis.to_sql(group_stats(t, group=["u"], label="y", score="s", stats=ALL), dialect=dialect))
+    exprs = [group_stats(t, group=["u"], label="y", score="s", stats=ALL, sample_weight="w", tiebreak="w"),
+             group_stats(t, group=["u"], label="y", score="s", stats=_stats(["logloss", "ece@5"]), relevance=(">=", 1)),
+             score_counts(t, keys=["s", "y"], sample_weight="w")]
+    frame = pd.DataFrame({"u": [1], "y": [1], "s": [0.5], "w": [1.0]}).iloc[:0]
+    plan = make_plan("report", kind="report", group="u", label="y", scores="s", metrics=["gauc", "logloss"],
+                     empty="error", sample_weight="w", df=frame)
+    exprs.append(scan_expr(t, plan, frame, relevant=t.y > 0)[0])
+    sql = "\n".join(str(ibis.to_sql(e, dialect=dialect)) for e in exprs)
     upper = sql.upper()
     assert "RANGE" not in upper
     windows = re.findall(r"(\w+)\((?:[^()]|\([^()]*\))*\)\s+OVER\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", sql, flags=re.S)
@@ -213,6 +223,8 @@ def test_calibration_per_group(backend: str) -> None:
     metrics = ["logloss", "ne", "pcoc", "ece@10", "ece@4", "gauc"]
     got = _run(backend, df, ["u"], metrics, relevance=(">=", 1), sample_weight="w")
     _compare(got, _reference(df, ["u"], metrics, threshold=1, sample_weight="w"), [m for m in metrics if m != "gauc"])
+    got = _run(backend, df, ["u"], metrics[:4], relevance=(">=", 1))
+    _compare(got, _reference(df, ["u"], metrics[:4], threshold=1), metrics[:4])
 
 
 def test_column_sums_and_graded_rows() -> None:

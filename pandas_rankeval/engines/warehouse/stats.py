@@ -145,7 +145,7 @@ def _calibration_sums(x: Any, P: str, score: str, weighted: bool, stats: Sequenc
 
     p = _f(x[score])
     y = x[f"{P}rel"] == 1
-    w = x[f"{P}w"] if weighted else _lit(1.0)
+    w = x[f"{P}w"] if weighted else _f(x[f"{P}rel"] * 0 + 1)  # a column of ones: sums count the rows
     q = ibis.greatest(ibis.least(p, _lit(1.0 - EPS)), _lit(EPS))
     loss = ibis.ifelse(y, -q.ln(), -(1.0 - q).ln())
     yf = ibis.ifelse(y, _lit(1.0), _lit(0.0))
