@@ -122,8 +122,8 @@ def test_report_with_intervals_equals_pandas(backend: str) -> None:
     df["s2"] = np.round(df["s"] * 0.7 + 0.1 * (df["u"] % 3), 2)
     r = runner(backend)
     t = r.table(df)
-    kw = dict(group="u", label="y", scores=["s", "s2"], metrics=["gauc", "mrr", "ndcg@3", "map@2"], ci=0.9,
-              n_boot=200, seed=3)
+    kw = dict(group="u", label="y", scores=["s", "s2"], metrics=["gauc", "mrr", "ndcg@3", "map@2", "ne", "ece@4"],
+              ci=0.9, n_boot=200, seed=3, threshold=1)
     n, got = _sent(lambda: pre.report(t, **kw, engine_options=r.engine_options()))
     assert not isinstance(got, Exception), got
     _close(got, pre.report(df, **kw))
@@ -156,7 +156,9 @@ def test_metric_functions_equal_pandas(backend: str) -> None:
     eo = r.engine_options()
     for fn, kw in [(pre.gauc, {"weight": "w"}), (pre.mrr, {"k": 3}), (pre.ndcg, {"k": 3, "gain": "linear"}),
                    (pre.map, {}), (pre.precision, {"k": 2}), (pre.recall, {"k": 2}), (pre.hit_rate, {"k": 2}),
-                   (pre.rbp, {"p": 0.7}), (pre.gauc, {"sample_weight": "w", "min_size": 3})]:
+                   (pre.rbp, {"p": 0.7}), (pre.gauc, {"sample_weight": "w", "min_size": 3}),
+                   (pre.logloss, {"threshold": 1}), (pre.ne, {"threshold": 1, "sample_weight": "w"}),
+                   (pre.pcoc, {"threshold": 2}), (pre.ece, {"threshold": 1, "bins": 4})]:
         got = fn(t, group="u", label="y", score="s", engine_options=eo, **kw)
         ref = fn(df, group="u", label="y", score="s", **kw)
         assert float(got) == pytest.approx(float(ref), abs=1e-12, nan_ok=True), fn.__name__
