@@ -274,3 +274,17 @@ def test_pyspark_through_ibis(spark) -> None:
     _close(pre.report(t, **kw), pre.report(df, **kw))
     kw = dict(group="u", label="y", score="s", metrics=["gauc", "ndcg@3", "recall@2"], weight="w")
     P.assert_same(pd.DataFrame(pre.per_group(t, **kw)).sort_index(), pd.DataFrame(pre.per_group(df, **kw)).sort_index())
+
+
+@pytest.mark.parametrize("backend", ["duckdb", "sqlite", "clickhouse"])
+def test_calibration_bad_input_messages(backend: str) -> None:
+    """Scores outside [0, 1] and labels other than 0/1: pandas' messages, before any metric query."""
+    df = _table(31)
+    r = runner(backend)
+    for frame, kw in [(df.assign(s=df.s * 1.5), {"threshold": 1}), (df, {})]:
+        n, err = _sent(lambda: pre.logloss(r.table(frame), group="u", label="y", score="s",
+                                           engine_options=r.engine_options(), **kw))
+        with pytest.raises(ValueError) as ref:
+            pre.logloss(frame, group="u", label="y", score="s", **kw)
+        assert str(err) == str(ref.value)
+        assert n == (1 if kw else 2)  # the checks (and the examples of the labels)

@@ -16,7 +16,7 @@ from ...summary.ranges import RangeColumns
 from ...summary.plan import Plan
 from ..base import internal_prefix
 from . import NAME, SUPPORTED, check_options, execute, schema
-from .checks import has_nan, keep_expr, scan_expr, scan_from_row
+from .checks import has_nan, keep_expr, label_examples, scan_expr, scan_from_row
 from .groups import Groups, metric_values, read_groups, stat_of
 from .stats import group_stats, score_counts
 
@@ -108,7 +108,11 @@ def prepare_call(t: Any, plan: Plan, options: dict[str, Any] | None) -> Call:
     rel, relevance = _relevant(t, plan, pschema[str(plan.label)].dtype)
     empty = plan.options.empty == "error" and any(s.info.eligibility == "relevant" for s in plan.specs)
     expr, how = scan_expr(t, plan, pschema, nan=nan, relevant=rel if empty else None)
-    found = scan_from_row(execute(expr, opts).iloc[0], how, plan)
+    row = execute(expr, opts).iloc[0]
+    examples = None
+    if "binary_bad" in row and int(row["binary_bad"]):  # the error names a few such labels: one small query
+        examples = execute(label_examples(t, plan, pschema, nan), opts)["v"].tolist()
+    found = scan_from_row(row, how, plan, examples)
     keep = keep_expr(t, plan, pschema, nan)
     # a by= that varies in a group, pandas' errors from the whole-table counts, empty='error', a weight
     # Series or callable checked on the whole table's group statistics (one small query)

@@ -21,7 +21,7 @@ from ...core.options import WEIGHT_NAMES
 from ...summary.driver import Scan
 from ...summary.problems import label_checks
 
-__all__ = ["scan_expr", "scan_from_row", "has_nan"]
+__all__ = ["has_nan", "keep_expr", "label_examples", "scan_expr", "scan_from_row"]
 
 #: Backends whose floats hold no NaN (SQLite stores NaN as NULL).
 _NO_NAN = ("sqlite",)
@@ -116,6 +116,16 @@ def scan_expr(t: Any, plan: Any, schema: pd.DataFrame, *, nan: bool = True,
         aggs["grade"] = count_if(kept & (lab.cast("float64") > float(checks.grade[0])))
     if checks.top:
         aggs["label_max"] = ibis.ifelse(kept, lab, ibis.null()).max()
+    cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
+    if checks.binary:  # the calibration metrics' 0/1 labels (the examples: one more query, on error only)
+        lf = lab.cast("float64")
+        aggs["binary_bad"] = count_if(kept & (lf != 0) & (lf != 1))
+    probability = [str(c) for c in plan.scores if cal and _numeric(schema[str(c)].dtype)]
+    for i, c in enumerate(probability):  # probabilities: the count outside [0, 1] and the range seen
+        sc = t[c].cast("float64")
+        aggs[f"prob_bad{i}"] = count_if(kept & ~((sc >= 0) & (sc <= 1)))
+        aggs[f"prob_min{i}"] = ibis.ifelse(kept, sc, ibis.null()).min()
+        aggs[f"prob_max{i}"] = ibis.ifelse(kept, sc, ibis.null()).max()
     scalars: dict[str, Any] = {}
 
     def distinct(columns: list[str], where: Any, name: str) -> None:
@@ -136,15 +146,32 @@ def scan_expr(t: Any, plan: Any, schema: pd.DataFrame, *, nan: bool = True,
     out = t.aggregate(**aggs)
     if scalars:
         out = out.mutate(**scalars)
-    return out, {"columns": cols, "kinds": kinds}
+    return out, {"columns": cols, "kinds": kinds, "calibration": cal, "probability": probability}
 
 
-def scan_from_row(row: pd.Series, how: dict[str, Any], plan: Any) -> Scan:
-    """The :class:`Scan` of the aggregate's one row."""
+def label_examples(t: Any, plan: Any, schema: pd.DataFrame, nan: bool) -> Any:
+    """The three smallest kept labels other than 0 and 1 (the calibration metrics' error names them)."""
+    lab = t[str(plan.label)].cast("float64")
+    rows = t.filter(keep_expr(t, plan, schema, nan) & (lab != 0) & (lab != 1))
+    return rows.select(v=rows[str(plan.label)].cast("float64")).distinct().order_by("v").limit(3)
+
+
+def scan_from_row(row: pd.Series, how: dict[str, Any], plan: Any, examples: list[float] | None = None) -> Scan:
+    """The :class:`Scan` of the aggregate's one row (``examples``: :func:`label_examples`, read
+    only when the row counts labels other than 0 and 1)."""
     cols = how["columns"]
     missing = {plan_col: int(row[f"miss{i}"]) for i, plan_col in enumerate(dict.fromkeys(plan.columns))
                if int(row[f"miss{i}"])}
     problems = {kind: int(row[k]) for k, kind in how["kinds"].items() if int(row[k])}
+    cal = how.get("calibration", ())
+    if "binary_bad" in row and int(row["binary_bad"]):
+        problems[("binary_label", (plan.label, cal))] = int(row["binary_bad"])
+        problems.update({("binary_label:example", float(v)): 1 for v in examples or []})
+    for i, c in enumerate(how.get("probability", [])):
+        if int(row[f"prob_bad{i}"]):
+            score = next(s for s in plan.scores if str(s) == c)
+            problems[("probability", (score, cal))] = int(row[f"prob_bad{i}"])
+            problems[("probability:range", (score, float(row[f"prob_min{i}"]), float(row[f"prob_max{i}"])))] = 1
     top = row.get("label_max")
     if top is not None and pd.isna(top):
         top = None
