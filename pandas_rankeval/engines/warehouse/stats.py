@@ -95,7 +95,7 @@ def _log_factorial(x: Any) -> Any:
     return cases
 
 
-def _first_block_terms(x: Any, P: str, w_block: Any, ks: list[Any], names: set[str]) -> Any:
+def _first_block_terms(x: Any, P: str, ks: list[Any], names: set[str]) -> Any:
     """Row terms of the expected reciprocal rank and of the hit probability of a block (``t``
     rows, ``p`` relevant, ``m`` above it), each row numbered ``j = 1..t`` in the block.
 
@@ -107,8 +107,6 @@ def _first_block_terms(x: Any, P: str, w_block: Any, ks: list[Any], names: set[s
     """
     import ibis
 
-    x = x.mutate(**{f"{P}t": x[f"{P}pos"].count().over(w_block).cast("int64"),
-                    f"{P}p": x[f"{P}rel"].sum().over(w_block).cast("int64")})
     x = x.mutate(**{f"{P}j": x[f"{P}pos"] - x[f"{P}m"]})
     t, p, j, m = x[f"{P}t"], x[f"{P}p"], x[f"{P}j"], x[f"{P}m"]
     cols: dict[str, Any] = {}
@@ -129,10 +127,13 @@ def _first_block_terms(x: Any, P: str, w_block: Any, ks: list[Any], names: set[s
             cols[f"{P}hitsure@{k}"] = ibis.ifelse((p > 0) & (t - p < r), 1, 0)
     x = x.mutate(**cols)
     if "mrr" in names:
-        lf = {c: _log_factorial(x[f"{P}{c}"]) for c in "abc"}
-        x = x.mutate(**{f"{P}l{c}": v for c, v in lf.items()}, **{f"{P}lt": _log_factorial(x[f"{P}t"])})
-        logc = x[f"{P}la"] - x[f"{P}lb"] - x[f"{P}lt"] + x[f"{P}lc"] + _f(ibis.greatest(x[f"{P}p"], 1)).ln()
-        x = x.mutate(**{f"{P}rr": ibis.ifelse(x[f"{P}ok"], logc.exp() / _f(x[f"{P}m"] + x[f"{P}j"]), _lit(0.0))})
+        # evaluated only where needed (a CASE's branch runs on its rows): one relevant row in the
+        # block (the usual click) has the first relevant row at each of its t places with chance 1/t
+        tt, pp = x[f"{P}t"], x[f"{P}p"]
+        logc = (_log_factorial(x[f"{P}a"]) - _log_factorial(x[f"{P}b"]) - _log_factorial(tt)
+                + _log_factorial(x[f"{P}c"]) + _f(ibis.greatest(pp, 1)).ln())
+        chance = ibis.ifelse(pp == 1, 1.0 / _f(tt), logc.exp())
+        x = x.mutate(**{f"{P}rr": ibis.ifelse(x[f"{P}ok"], chance / _f(x[f"{P}m"] + x[f"{P}j"]), _lit(0.0))})
     return x
 
 
@@ -299,10 +300,12 @@ class _Build:
             w_ideal = ibis.window(group_by=by, order_by=[ibis.desc(x[label])])
             row_cols[f"{P}ipos"] = (ibis.row_number().over(w_ideal) + 1).cast("int64")
         x = x.mutate(**row_cols)
-        w_block = ibis.window(group_by=[x[c] for c in [*self.group, *self.keys]])
-        x = x.mutate(**{f"{P}m": x[f"{P}pos"].min().over(w_block) - 1})
-        if self.ks_first:
-            x = _first_block_terms(x, P, w_block, self.ks_first, self.names)
+        if self.ks_first:  # each row's block: its start m, rows t, relevant rows p (MRR and hit@K's terms)
+            w_block = ibis.window(group_by=[x[c] for c in [*self.group, *self.keys]])
+            x = x.mutate(**{f"{P}m": x[f"{P}pos"].min().over(w_block) - 1,
+                            f"{P}t": x[f"{P}pos"].count().over(w_block).cast("int64"),
+                            f"{P}p": x[f"{P}rel"].sum().over(w_block).cast("int64")})
+            x = _first_block_terms(x, P, self.ks_first, self.names)
         return x
 
     def block_sums(self, x: Any, sums: Sequence[Hashable], graded_rows: bool) -> dict[str, Any]:
@@ -333,7 +336,7 @@ class _Build:
 
         P = self.P
         pos = x[f"{P}pos"]
-        aggs: dict[str, Any] = {f"{P}b_m": x[f"{P}m"].min()}
+        aggs: dict[str, Any] = {f"{P}b_m": pos.min() - 1}  # the block's start: rows above it
         for k in self.ks_pos:
             within = pos <= k if k is not None else pos > 0
             tag = _tag(k)
