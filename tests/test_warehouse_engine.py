@@ -288,3 +288,15 @@ def test_calibration_bad_input_messages(backend: str) -> None:
             pre.logloss(frame, group="u", label="y", score="s", **kw)
         assert str(err) == str(ref.value)
         assert n == (1 if kw else 2)  # the checks (and the examples of the labels)
+
+
+def test_engine_options_checked_before_any_query() -> None:
+    df = _table(32)
+    t = runner("duckdb").table(df)
+    kw = dict(group="u", label="y", score="s")
+    for opts, exc, words in [({"execute": 3, "dialect": "duckdb"}, TypeError, "must be a callable"),
+                             ({"execute": print}, ValueError, "go together"),
+                             ({"buckets": 2}, ValueError, "takes only 'execute', 'dialect'")]:
+        n, err = _sent(lambda: pre.gauc(t, engine_options=opts, **kw))
+        assert isinstance(err, exc) and words in str(err), err
+        assert n == 0
