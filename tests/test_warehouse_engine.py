@@ -300,3 +300,11 @@ def test_engine_options_checked_before_any_query() -> None:
         n, err = _sent(lambda: pre.gauc(t, engine_options=opts, **kw))
         assert isinstance(err, exc) and words in str(err), err
         assert n == 0
+
+
+def test_per_group_calibration_only_weighs_rows() -> None:
+    df = _table(33)
+    t = runner("sqlite").table(df)
+    for kw in ({}, {"sample_weight": "w"}):
+        kw = dict(group="u", label="y", score="s", metrics=["logloss", "pcoc"], threshold=1, **kw)
+        P.assert_same(pd.DataFrame(pre.per_group(t, **kw)).sort_index(), pd.DataFrame(pre.per_group(df, **kw)).sort_index())

@@ -15,7 +15,7 @@ from ..core.evaluation.reductions import row_groups
 from ..display.table import ResultTable, as_result_table
 from ..summary.plan import Plan
 
-__all__ = ["check_flat_names", "display_names", "output_names", "per_group_table"]
+__all__ = ["check_flat_names", "display_names", "output_names", "per_group_of_values", "per_group_table"]
 
 
 def _metric_names(plan: Plan) -> list[str]:
@@ -113,21 +113,41 @@ def per_group_table(df: pd.DataFrame, plan: Plan) -> ResultTable:
     """
     opts = plan.options
     ev = evaluate(df, group=plan.group, label=plan.label, scores=plan.scores, specs=plan.specs, options=opts)
-    first = ev.scores[plan.scores[0]]
-    out = pd.DataFrame({"n": ev.group_stats["n"], "positives": ev.group_stats["positives"]}, index=ev.keys)
+    ranked = any(spec.info.needs_ranking for spec in plan.specs)
+    return per_group_of_values(ev.keys, ev.group_stats["n"], ev.group_stats["positives"],
+                               {s: ev.scores[s].metrics for s in plan.scores}, plan,
+                               row_weights=None if ranked else _row_weights(ev, plan))
+
+
+def per_group_of_values(
+    keys: pd.Index,
+    n: np.ndarray,
+    positives: np.ndarray,
+    values: dict,
+    plan: Plan,
+    *,
+    row_weights: np.ndarray | None = None,
+) -> ResultTable:
+    """The per-group table from every group's values, however they were computed (the pandas
+    pipeline's evaluation, or the warehouse's SQL): ``values`` maps each score column to its
+    metrics' :class:`~pandas_rankeval.core.evaluation.GroupValues` by name; ``row_weights`` (each
+    group's rows, or summed sample weights) is the ``weight`` column of a table of calibration
+    metrics only."""
+    opts = plan.options
+    first = values[plan.scores[0]]
+    out = pd.DataFrame({"n": n, "positives": positives}, index=keys)
     names = _metric_names(plan)
     columns = _columns(plan)
     for model, named in zip(plan.scores, columns.values()):
-        se = ev.scores[model]
         for spec, name in zip(plan.specs, names):
-            out[named[name]] = se.metrics[spec.name].values
+            out[named[name]] = values[model][spec.name].values
     ranked = [spec for spec in plan.specs if spec.info.needs_ranking]
     if ranked:
-        out["weight"] = first.metrics[ranked[0].name].weights  # depends on the labels only: one column
+        out["weight"] = first[ranked[0].name].weights  # depends on the labels only: one column
     else:  # calibration metrics only: a group weighs its rows (their sample weights) in the pooled value
-        out["weight"] = _row_weights(ev, plan)
+        out["weight"] = row_weights
     out.attrs["params"] = {name: opts.params(spec) for spec, name in zip(plan.specs, names)}
-    out.attrs["coverage"] = {name: first.metrics[spec.name].coverage.as_dict() for spec, name in zip(plan.specs, names)}
+    out.attrs["coverage"] = {name: first[spec.name].coverage.as_dict() for spec, name in zip(plan.specs, names)}
     if plan.per_model_columns:
         out.attrs["models"] = columns
     return as_result_table(out, "per_group")

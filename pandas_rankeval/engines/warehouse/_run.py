@@ -199,31 +199,15 @@ def values_by_score(call: Call, groups: Groups, tables: dict[Hashable, pd.DataFr
 def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> Any:
     """Every group's metrics, as the pandas engine's table (indexed by the group key): ``n``,
     ``positives``, one column per metric and ``weight``."""
-    from ...display.table import as_result_table
-    from ...tables.per_group import _columns, _metric_names
+    from ...tables.per_group import per_group_of_values
 
     call = prepare_call(frame, plan, options)
     groups, tables = group_tables(call)
     values = values_by_score(call, groups, tables)
-    out = pd.DataFrame({"n": groups.n, "positives": groups.npos}, index=groups.keys)
-    names = _metric_names(plan)
-    columns = _columns(plan)
-    for model, named in zip(plan.scores, columns.values()):
-        for spec, name in zip(plan.specs, names):
-            out[named[name]] = values[model][spec.name].values
-    first = values[plan.scores[0]]
-    ranked = [spec for spec in plan.specs if spec.info.needs_ranking]
-    if ranked:
-        out["weight"] = first[ranked[0].name].weights
-    else:
-        t = tables[plan.scores[0]]
-        out["weight"] = t[f"{call.prefix}s_cal_w"].to_numpy(dtype=np.float64)
-    opts = plan.options
-    out.attrs["params"] = {name: opts.params(spec) for spec, name in zip(plan.specs, names)}
-    out.attrs["coverage"] = {name: first[spec.name].coverage.as_dict() for spec, name in zip(plan.specs, names)}
-    if plan.per_model_columns:
-        out.attrs["models"] = columns
-    return as_result_table(out, "per_group")
+    row_weights = None
+    if not any(spec.info.needs_ranking for spec in plan.specs):  # calibration only: each group's rows (weights)
+        row_weights = tables[plan.scores[0]][f"{call.prefix}s_cal_w"].to_numpy(dtype=np.float64)
+    return per_group_of_values(groups.keys, groups.n, groups.npos, values, plan, row_weights=row_weights)
 
 
 def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
