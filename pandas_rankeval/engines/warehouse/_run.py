@@ -248,12 +248,12 @@ def _group_keys(groups: Groups, plan: Plan) -> pd.Index:
 
 def _segments(groups: Groups, plan: Plan) -> tuple[np.ndarray, list[tuple]]:
     """Each group's segment (its ``by`` values, constant within the group: checked by the scan)."""
-    from ...summary.summary import _plain
-
     if not plan.by:
         return np.zeros(groups.n_groups, dtype=np.int64), [()]
     frame = groups.keys.to_frame(index=False)[list(plan.by)]
     seg = pd.MultiIndex.from_frame(frame)
     codes, levels = pd.factorize(seg, sort=True)
-    keys = [tuple(_plain(v) for v in (k if isinstance(k, tuple) else (k,))) for k in levels]
+    # plain Python values, as the summary keys segments (numpy scalars unwrapped)
+    keys = [tuple(v.item() if isinstance(v, np.generic) else v for v in (k if isinstance(k, tuple) else (k,)))
+            for k in levels]
     return np.asarray(codes, dtype=np.int64), keys
