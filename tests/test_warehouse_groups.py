@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("ibis")
 
-from pandas_rankeval.core.evaluate import evaluate  # noqa: E402
+from pandas_rankeval.core.evaluation.pipeline import evaluate  # noqa: E402
 from pandas_rankeval.engines.warehouse.groups import metric_values, read_groups, stat_of  # noqa: E402
 from pandas_rankeval.engines.warehouse.stats import group_stats  # noqa: E402
 from pandas_rankeval.summary.plan import make_plan  # noqa: E402

@@ -10,12 +10,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.prepare import relevance_rule
+from ...core.inputs.prepare import relevance_rule
 from ...summary.driver import Scan, raise_checked
 from ...summary.ranges import RangeColumns
 from ...summary.plan import Plan
 from ..base import internal_prefix
-from . import NAME, SUPPORTED, check_options, execute, schema
+from .queries import NAME, SUPPORTED, check_options, execute, schema
 from .checks import has_nan, keep_expr, label_examples, scan_expr, scan_from_row
 from .groups import Groups, metric_values, read_groups, stat_of
 from .stats import group_stats, score_counts

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from ...core.options import WEIGHT_NAMES
+from ...core.inputs.options import WEIGHT_NAMES
 from ...summary.driver import Scan
 from ...summary.problems import label_checks
 

@@ -82,8 +82,8 @@ def read_groups(table: pd.DataFrame, group: Sequence[Hashable], prefix: str, *, 
 
 def weights_of(weight: Any, groups: Groups, func: str) -> np.ndarray:
     """Per-group weights of a ``weight=`` option, checked as the pandas engine checks them."""
-    from ...core.reductions import _as_weights, series_weights
-    from ...core.validation import InputProblem
+    from ...core.evaluation.reductions import _as_weights, series_weights
+    from ...core.inputs.validation import InputProblem
 
     n = groups.n.astype(np.float64)
     if isinstance(weight, str):
@@ -121,9 +121,9 @@ def metric_values(groups: Groups, stats: pd.DataFrame, spec: Any, opts: Any, pre
                   weights: dict[Any, np.ndarray] | None = None) -> list[Any]:
     """The ``GroupValues`` of one metric of one score column (several for a calibration metric of
     several components: ``ne``, ``ece@B``), as the pandas pipeline makes them."""
-    from ...core.coverage import eligibility
-    from ...core.evaluation import GroupValues
-    from ...core.reductions import _coverage, _mean
+    from ...core.metrics.coverage import eligibility
+    from ...core.evaluation.records import GroupValues
+    from ...core.evaluation.reductions import _coverage, _mean
 
     st = stat_of(spec)
     renamed = stats.rename(columns=lambda c: c[len(prefix) + 2:] if str(c).startswith(prefix + "s_") else c)
@@ -167,8 +167,8 @@ def metric_values(groups: Groups, stats: pd.DataFrame, spec: Any, opts: Any, pre
 def _calibration_values(groups: Groups, t: pd.DataFrame, spec: Any, opts: Any) -> list[Any]:
     """A calibration metric's GroupValues: its value over pooled rows, each group's own value, one
     (numerator, denominator) pair per component (the pandas engine's ``_calibration_metric``)."""
-    from ...core.evaluation import GroupValues
-    from ...core.result import Coverage
+    from ...core.evaluation.records import GroupValues
+    from ...core.evaluation.result import Coverage
 
     def col(c: str) -> np.ndarray:
         return t[f"cal_{c}"].to_numpy(dtype=np.float64)

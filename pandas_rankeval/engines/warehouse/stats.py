@@ -495,7 +495,7 @@ def group_values(
 
 def _calibration_value(table: pd.DataFrame, s: Stat) -> np.ndarray:
     """A group's own calibration value from its row sums (NaN where it is undefined)."""
-    from ...core.calibration import binary_entropy
+    from ...core.kernels.calibration import binary_entropy
 
     def col(c: str) -> np.ndarray:
         return table[f"cal_{c}"].to_numpy(dtype=np.float64)

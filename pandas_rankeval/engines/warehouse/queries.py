@@ -1,0 +1,96 @@
+"""The warehouse engine's questions that need no metric: the schema, the options, and every query
+sent (counted)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .stats import SUPPORTED
+
+__all__ = ["NAME", "OPTIONS", "QUERIES", "SUPPORTED", "check_options", "distinct", "execute", "partitioned", "schema"]
+
+NAME = "Ibis"
+#: ``engine_options`` of an Ibis table: ``execute`` (a callable that runs one SQL string and returns
+#: a pandas DataFrame, for a table that no Ibis connection holds) with ``dialect`` (the SQL dialect
+#: ``ibis.to_sql`` compiles for, for example ``"clickhouse"``).
+OPTIONS: tuple[str, ...] = ("execute", "dialect")
+#: Every query the engine sends, counted (the tests read it): see the docs' "what each call sends".
+QUERIES = itertools.count()
+
+
+def _pandas_dtype(dtype: Any) -> Any:
+    """The pandas dtype a column of this Ibis type reads as (decimals as float64, as pandas reads them)."""
+    if dtype.is_decimal():
+        return np.dtype(np.float64)
+    if dtype.is_string():
+        return pd.StringDtype(na_value=np.nan)
+    try:
+        return dtype.to_pandas()
+    except Exception:  # noqa: BLE001 - a type pandas has no dtype for: object, as pandas reads it
+        return np.dtype(object)
+
+
+def schema(frame: Any) -> pd.DataFrame:
+    """An empty pandas frame with the table's columns and the dtypes pandas reads them as (no query).
+
+    Examples
+    --------
+    >>> import ibis
+    >>> t = ibis.table({"u": "int64", "y": "int8", "s": "float64", "q": "string", "d": "decimal(9, 2)"}, name="t")
+    >>> [str(d) for d in schema(t).dtypes]
+    ['int64', 'int8', 'float64', 'str', 'float64']
+    """
+    s = frame.schema()
+    return pd.DataFrame({name: pd.Series([], dtype=_pandas_dtype(dt)) for name, dt in s.items()})
+
+
+def partitioned(frame: Any) -> bool:
+    """A warehouse table is never in one place: the options that need every row are refused."""
+    return True
+
+
+def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
+    """``execute`` (a callable ``sql -> pandas.DataFrame`` or None) and ``dialect`` (a string, needed
+    with ``execute``).
+
+    Examples
+    --------
+    >>> check_options({}, "gauc")
+    {'execute': None, 'dialect': None}
+    """
+    execute, dialect = options.get("execute"), options.get("dialect")
+    if execute is not None and not callable(execute):
+        raise TypeError(f"The 'execute' engine option of {func} must be a callable (sql -> DataFrame) or None; "
+                        f"got {type(execute).__name__}.")
+    if (execute is None) != (dialect is None):
+        raise ValueError(f"The 'execute' and 'dialect' engine options of {func} go together: 'execute' runs the "
+                         "SQL that ibis.to_sql compiles for 'dialect' (for example dialect='clickhouse').")
+    if dialect is not None and not isinstance(dialect, str):
+        raise TypeError(f"The 'dialect' engine option of {func} must be a str; got {type(dialect).__name__}.")
+    return {"execute": execute, "dialect": dialect}
+
+
+def execute(expr: Any, options: dict[str, Any]) -> pd.DataFrame:
+    """One query: through ``options["execute"]`` (the SQL for ``options["dialect"]``) or the
+    table's own Ibis connection. Counted in :data:`QUERIES`."""
+    next(QUERIES)
+    run_sql: Callable[[str], pd.DataFrame] | None = options.get("execute")
+    if run_sql is not None:
+        import ibis
+
+        return run_sql(str(ibis.to_sql(expr, dialect=options["dialect"])))
+    return expr.execute()  # type: ignore[no-any-return]
+
+
+def distinct(frame: Any, column: Any) -> list[Any]:
+    """The distinct non-missing values of a column (one ``SELECT DISTINCT``)."""
+    c = frame[str(column)]
+    out = execute(frame.filter(c.notnull()).select(c).distinct(), {})
+    return out.iloc[:, 0].tolist()
+
+
