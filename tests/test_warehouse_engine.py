@@ -175,6 +175,9 @@ def test_evaluator_update_takes_ibis_tables() -> None:
     _close(ev.result(), pre.report(df, **kw))
     with pytest.raises(ValueError, match="update"):
         ev.update(r.table(df[df.u == 2]))
+    kw = dict(group="u", label="y", scores="s", metrics=["auc", "gauc"], sample_weight="w")
+    ev = pre.Evaluator(**kw).update(r.table(df[df.u < 30])).update(r.table(df[df.u >= 30]))
+    _close(ev.result(), pre.report(df, **kw))
 
 
 # --------------------------------------------------------------------------- #

@@ -41,6 +41,8 @@ def _chunk_columns(frame: Any, columns: list[Hashable]) -> pd.DataFrame:
         return frame.select(*cols).toPandas()
     if kind == "dask":
         return frame[cols].compute()
+    if kind == "ibis":  # an Ibis table: the columns pulled from the warehouse
+        return frame.select(*cols).execute().set_axis(columns, axis=1)  # type: ignore[no-any-return]
     import polars as pl
 
     from ..engines.polars.convert import to_pandas
