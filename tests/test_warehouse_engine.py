@@ -265,8 +265,8 @@ def test_early_errors_and_their_queries() -> None:
 
 
 def test_pyspark_through_ibis(spark) -> None:
-    """PySpark through Ibis's pyspark backend (the tests' SparkSession): per_group and a report
-    with intervals equal pandas."""
+    """PySpark through Ibis's pyspark backend (the tests' SparkSession): a report equals pandas'
+    (one call: Spark jobs are slow; the SQL is the one every other backend runs)."""
     import ibis
 
     df = _table(30)
@@ -275,8 +275,6 @@ def test_pyspark_through_ibis(spark) -> None:
     t = con.table("rk_warehouse_imp")
     kw = dict(group="u", label="y", scores="s", metrics=["auc", "gauc", "mrr@3", "ndcg", "map", "hit_rate@2"])
     _close(pre.report(t, **kw), pre.report(df, **kw))
-    kw = dict(group="u", label="y", score="s", metrics=["gauc", "ndcg@3", "recall@2"], weight="w")
-    P.assert_same(pd.DataFrame(pre.per_group(t, **kw)).sort_index(), pd.DataFrame(pre.per_group(df, **kw)).sort_index())
 
 
 @pytest.mark.parametrize("backend", ["duckdb", "sqlite", "clickhouse"])
