@@ -41,8 +41,8 @@ def pg_url() -> str:
 def _ibis_schema(df: pd.DataFrame) -> Any:
     import ibis
 
-    return ibis.schema({str(c): ("float64" if df[c].dtype.kind == "f" else "int64" if df[c].dtype.kind in "iub"
-                                 else "string") for c in df.columns})
+    kinds = {"f": "float64", "i": "int64", "u": "int64", "b": "boolean"}
+    return ibis.schema({str(c): kinds.get(df[c].dtype.kind, "string") for c in df.columns})
 
 
 class Runner:

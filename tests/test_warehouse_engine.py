@@ -309,3 +309,15 @@ def test_per_group_calibration_only_weighs_rows() -> None:
     for kw in ({}, {"sample_weight": "w"}):
         kw = dict(group="u", label="y", score="s", metrics=["logloss", "pcoc"], threshold=1, **kw)
         P.assert_same(pd.DataFrame(pre.per_group(t, **kw)).sort_index(), pd.DataFrame(pre.per_group(df, **kw)).sort_index())
+
+
+@pytest.mark.parametrize("backend", ["postgres", "clickhouse"])
+def test_bool_and_float_labels(backend: str) -> None:
+    """A bool label is its own relevance (Postgres has no CAST(bool AS DOUBLE)); a float label."""
+    df = _table(34)
+    r = runner(backend)
+    m = ["auc", "gauc", "mrr", "ndcg@3"]
+    for lab in (df.y > 0, df.y.astype(float)):
+        d = df.assign(y=lab)
+        kw = dict(group="u", label="y", scores="s", metrics=m)
+        _close(pre.report(r.table(d), **kw, engine_options=r.engine_options()), pre.report(d, **kw))
