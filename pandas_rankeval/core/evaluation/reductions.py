@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -51,44 +52,65 @@ def _weights(
     rk: Ranking | GroupTable,
     func: str,
 ) -> np.ndarray:
-    """Per-group weights for one of the weight options, checked."""
-    n = rk.n.astype(np.float64)
+    """Per-group weights for one of the weight options, checked (:func:`weights_of` over the
+    ranking's groups)."""
+
+    def column(name: str) -> np.ndarray | None:
+        """A weight column's sum over each group's rows (None: no such column)."""
+        if name not in ev.prepared.extra:
+            return None
+        groups = ev.prepared.groups
+        if groups is None:
+            raise internal_error("weights by column need group codes")
+        values = ev.prepared.extra[name]
+        if groups.n_codes <= 4 * values.shape[0] + 1024:
+            return np.bincount(groups.codes, weights=values, minlength=groups.n_codes)[rk.code]  # type: ignore[no-any-return]
+        # sparse codes: sum by hashing, then line up with the ranking's groups
+        sums = pd.Series(values).groupby(groups.codes).sum()
+        return sums.reindex(rk.code).to_numpy(dtype=np.float64)
+
+    return weights_of(weight, rk.n, rk.npos, lambda: ev.keys, func, column)
+
+
+def weights_of(
+    weight: WeightLike,
+    n: np.ndarray,
+    npos: np.ndarray,
+    keys: Callable[[], pd.Index],
+    func: str,
+    column: Callable[[str], np.ndarray | None],
+) -> np.ndarray:
+    """Per-group weights of a ``weight=`` option, checked, from each group's rows ``n`` and relevant
+    rows ``npos``; ``keys()`` gives the group keys (asked for by a Series or a callable only) and
+    ``column(name)`` a weight column's per-group sums (None when there is no such column). The
+    pandas pipeline and the warehouse engine (whose SQL sums the column) both read this."""
+    nf = np.asarray(n).astype(np.float64)
     if isinstance(weight, str):
         if weight == "count":
-            w = n
-        elif weight == "clicks":
-            w = rk.npos.astype(np.float64)
-        elif weight == "log1p":
-            w = np.log1p(n)
-        elif weight == "uniform":
-            w = np.ones_like(n)
-        elif weight in ev.prepared.extra:
-            groups = ev.prepared.groups
-            if groups is None:
-                raise internal_error("weights by column need group codes")
-            values = ev.prepared.extra[weight]
-            if groups.n_codes <= 4 * values.shape[0] + 1024:
-                w = np.bincount(groups.codes, weights=values, minlength=groups.n_codes)[rk.code]
-            else:  # sparse codes: sum by hashing, then line up with the ranking's groups
-                sums = pd.Series(values).groupby(groups.codes).sum()
-                w = sums.reindex(rk.code).to_numpy(dtype=np.float64)
-        else:  # pragma: no cover - resolved in evaluate()
+            return nf
+        if weight == "clicks":
+            return np.asarray(npos).astype(np.float64)
+        if weight == "log1p":
+            return np.log1p(nf)
+        if weight == "uniform":
+            return np.ones_like(nf)
+        w = column(weight)
+        if w is None:  # pragma: no cover - resolved in evaluate()
             raise ValueError(f"unknown weight {weight!r}")
         return w
     if isinstance(weight, pd.Series):
-        w = series_weights(weight, ev.keys, func)
+        w = series_weights(weight, keys(), func)
     else:  # callable
-        stats = pd.DataFrame(
-            {"n": rk.n, "positives": rk.npos, "negatives": rk.nneg}, index=ev.keys
-        )
+        index = keys()
+        stats = pd.DataFrame({"n": n, "positives": npos, "negatives": np.asarray(n) - np.asarray(npos)}, index=index)
         out = call_user(weight, stats, "weight", func, STATS_GIVEN)  # type: ignore[arg-type]
         if isinstance(out, pd.Series):
-            out = out.reindex(ev.keys)
+            out = out.reindex(index)
         w = as_weights(out, f"The 'weight' callable of {func}").reshape(-1)
-        if w.shape[0] != rk.n_groups:
+        if w.shape[0] != nf.shape[0]:
             raise ValueError(
                 f"The 'weight' callable of {func} returned {w.shape[0]:,} values for "
-                f"{rk.n_groups:,} groups; return one weight per row of the statistics frame."
+                f"{nf.shape[0]:,} groups; return one weight per row of the statistics frame."
             )
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
@@ -267,25 +289,7 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
 
     n_rows, n_dropped = ev.prepared.n_rows, ev.prepared.n_dropped
     if metric.eligibility == "pairs":
-        values = kernel()
-        used = elig.used
-
-        def finish_pairs() -> tuple[float, Coverage]:
-            cov = _coverage(
-                full,  # type: ignore[arg-type]
-                used,
-                n_rows=n_rows,
-                n_dropped=n_dropped,
-                only_pos=int(elig.only_pos.sum()),
-                only_neg=int(elig.only_neg.sum()),
-                filtered=int(elig.filtered.sum()),
-                zero_weight=int(elig.zero_weight.sum()),
-                filtered_mask=elig.filtered,
-            )
-            return _mean(values, weights, used), cov
-
-        return GroupValues(spec, values, used, weights, finish=finish_pairs)
-
+        return group_values_of(spec, kernel(), weights, elig, full, opts, n_rows=n_rows, n_dropped=n_dropped)
     # list metrics: one rule for every one of them, NDCG included. A row is relevant when
     # its label is > 0 (or >= threshold); a group is empty when it has no relevant row.
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -298,18 +302,63 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
                 values, weights = values / factor, weights * factor
     empty = elig.empty
     n_empty = ev.cache.get(("n_empty", metric.eligibility), lambda: int(empty.sum()))
+    # kernel() expanded the kept groups' values into a new array: filled in place
+    return group_values_of(spec, values, weights, elig, full, opts, n_rows=n_rows, n_dropped=n_dropped,
+                           n_empty=n_empty, in_place=table is not None)
+
+
+def group_values_of(
+    spec: MetricSpec,
+    values: np.ndarray,
+    weights: np.ndarray,
+    elig: Any,
+    full: Any,
+    opts: Any,
+    *,
+    n_rows: int,
+    n_dropped: int,
+    n_empty: int | None = None,
+    in_place: bool = False,
+) -> GroupValues:
+    """A group metric's :class:`GroupValues` from its per-group ``values`` (NaN where not eligible
+    for a pair metric), its group ``weights`` and its eligibility ``elig``
+    (:func:`~pandas_rankeval.core.metrics.coverage.eligibility`); ``full`` has every group's
+    ``n``, ``npos`` and ``n_groups``. A list metric's empty groups score by ``opts.empty`` (0, NaN
+    or the error). The mean and the coverage are made on first read. One definition for the
+    pandas pipeline and the warehouse engine (whose SQL computes the values)."""
+    if spec.info.eligibility == "pairs":
+        used = elig.used
+
+        def finish_pairs() -> tuple[float, Coverage]:
+            cov = _coverage(
+                full,
+                used,
+                n_rows=n_rows,
+                n_dropped=n_dropped,
+                only_pos=int(elig.only_pos.sum()),
+                only_neg=int(elig.only_neg.sum()),
+                filtered=int(elig.filtered.sum()),
+                zero_weight=int(elig.zero_weight.sum()),
+                filtered_mask=elig.filtered,
+            )
+            return _mean(values, weights, used), cov
+
+        return GroupValues(spec, values, used, weights, finish=finish_pairs)
+    empty = elig.empty
+    if n_empty is None:
+        n_empty = int(empty.sum())
     if n_empty and opts.empty == "error":
         raise empty_error(spec.name, n_empty, full.n_groups)
     used = elig.used
     if n_empty:
         fill = np.nan if opts.empty == "skip" else 0.0
-        if table is not None:  # kernel() expanded the kept groups' values into a new array
+        if in_place:
             np.copyto(values, fill, where=empty)
         else:
             values = np.where(empty, fill, values)
 
     def finish_list() -> tuple[float, Coverage]:
-        cov = _coverage(full, used, n_rows=n_rows, n_dropped=n_dropped, empty=n_empty)  # type: ignore[arg-type]
+        cov = _coverage(full, used, n_rows=n_rows, n_dropped=n_dropped, empty=n_empty)
         return _mean(values, weights, used), cov
 
     return GroupValues(spec, values, used, weights, finish=finish_list)
@@ -371,20 +420,32 @@ def _calibration_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, s
         order = se.calibration_order = canonical_order(gi, int(n.shape[0]), p, y, sw)
     x = RowInput(gi[order], int(n.shape[0]), p[order], y[order], None if sw is None else sw[order], spec.k)
     rs = metric.pooled.rows(x)
-    totals = np.stack([rs.num.sum(axis=1), rs.den.sum(axis=1)], axis=-1)  # (parts, 2)
+    return calibration_values_of(spec, rs.num, rs.den, rs.values, n_rows=ev.prepared.n_rows,
+                                 n_dropped=ev.prepared.n_dropped)
+
+
+def calibration_values_of(spec: MetricSpec, num: np.ndarray, den: np.ndarray, own: np.ndarray, *,
+                          n_rows: int, n_dropped: int) -> list[GroupValues]:
+    """A calibration metric's GroupValues from its components' per-group sums ``num`` / ``den``
+    (components x groups) and each group's own value ``own``: the pooled value, then one
+    GroupValues per extra component (``ne#1``, ``ece@10#1``...). One definition for the pandas
+    pipeline and the warehouse engine (whose SQL sums the rows)."""
+    metric = spec.info
+    totals = np.stack([num.sum(axis=1), den.sum(axis=1)], axis=-1)  # (parts, 2)
     if metric.pooled.combine is None:
         value = float(totals[0, 0] / totals[0, 1]) if totals[0, 1] > 0 else math.nan
     else:
         value = float(metric.pooled.combine(totals))
-    used = np.ones(n.shape[0], dtype=bool)
+    n_groups = int(num.shape[1])
+    used = np.ones(n_groups, dtype=bool)
     cov = Coverage(
-        n_rows=ev.prepared.n_rows, n_groups=int(n.shape[0]), n_used=int(n.shape[0]), n_only_pos=0, n_only_neg=0,
+        n_rows=n_rows, n_groups=n_groups, n_used=n_groups, n_only_pos=0, n_only_neg=0,
         n_filtered=0, n_empty=0, rows_skipped_share=0.0, positives_skipped_share=0.0,
-        n_dropped=ev.prepared.n_dropped,
+        n_dropped=n_dropped,
     )
-    out = [GroupValues(spec, rs.values, used, rs.den[0], value, cov, numer=rs.num[0])]
-    for i in range(1, rs.num.shape[0]):
+    out = [GroupValues(spec, own, used, den[0], value, cov, numer=num[0])]
+    for i in range(1, num.shape[0]):
         with np.errstate(invalid="ignore", divide="ignore"):
-            part = np.where(rs.den[i] > 0, rs.num[i] / np.where(rs.den[i] > 0, rs.den[i], 1.0), np.nan)
-        out.append(GroupValues(spec, part, used, rs.den[i], math.nan, cov, numer=rs.num[i]))
+            part = np.where(den[i] > 0, num[i] / np.where(den[i] > 0, den[i], 1.0), np.nan)
+        out.append(GroupValues(spec, part, used, den[i], math.nan, cov, numer=num[i]))
     return out

@@ -10,7 +10,6 @@ group.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -81,94 +80,45 @@ def read_groups(table: pd.DataFrame, group: Sequence[Hashable], prefix: str, *, 
 
 
 def weights_of(weight: Any, groups: Groups, func: str) -> np.ndarray:
-    """Per-group weights of a ``weight=`` option, checked as the pandas engine checks them."""
-    from ...core.evaluation.reductions import _as_weights, series_weights
-    from ...core.inputs.validation import InputProblem
+    """Per-group weights of a ``weight=`` option (the pandas pipeline's one definition, with a weight
+    column's per-group sums from the SQL)."""
+    from ...core.evaluation.reductions import weights_of as core_weights
 
-    n = groups.n.astype(np.float64)
-    if isinstance(weight, str):
-        if weight == "count":
-            w = n
-        elif weight == "clicks":
-            w = groups.npos.astype(np.float64)
-        elif weight == "log1p":
-            w = np.log1p(n)
-        elif weight == "uniform":
-            w = np.ones_like(n)
-        else:
-            w = groups.sums[weight]
-    elif isinstance(weight, pd.Series):
-        w = series_weights(weight, groups.keys, func)
-    else:
-        stats = pd.DataFrame({"n": groups.n, "positives": groups.npos, "negatives": groups.n - groups.npos},
-                             index=groups.keys)
-        out = weight(stats)
-        if isinstance(out, pd.Series):
-            out = out.reindex(groups.keys)
-        w = _as_weights(out, f"The 'weight' callable of {func}").reshape(-1)
-        if w.shape[0] != groups.n_groups:
-            raise ValueError(
-                f"The 'weight' callable of {func} returned {w.shape[0]:,} values for "
-                f"{groups.n_groups:,} groups; return one weight per row of the statistics frame."
-            )
-    bad = ~np.isfinite(w) | (w < 0)
-    if bad.any():
-        raise InputProblem("group_weight", func, int(bad.sum()))
-    return w
+    return core_weights(weight, groups.n, groups.npos, lambda: groups.keys, func, groups.sums.get)
 
 
 def metric_values(groups: Groups, stats: pd.DataFrame, spec: Any, opts: Any, prefix: str,
                   weights: dict[Any, np.ndarray] | None = None) -> list[Any]:
     """The ``GroupValues`` of one metric of one score column (several for a calibration metric of
-    several components: ``ne``, ``ece@B``), as the pandas pipeline makes them."""
+    several components: ``ne``, ``ece@B``), by the pandas pipeline's own assembly
+    (:func:`~pandas_rankeval.core.evaluation.reductions.group_values_of`) from the SQL's values."""
+    from ...core.evaluation.reductions import group_values_of
     from ...core.metrics.coverage import eligibility
-    from ...core.evaluation.records import GroupValues
-    from ...core.evaluation.reductions import _coverage, _mean
 
-    st = stat_of(spec)
     renamed = stats.rename(columns=lambda c: c[len(prefix) + 2:] if str(c).startswith(prefix + "s_") else c)
-    full = groups.counts()
     if spec.kind in CALIBRATION:
-        return _calibration_values(groups, renamed, spec, opts)
-    info = spec.info
-    elig = eligibility(info.eligibility, groups.n, groups.npos, opts, wpos=groups.wpos, wneg=groups.wneg)
+        return _calibration_values(groups, renamed, spec)
+    elig = eligibility(spec.info.eligibility, groups.n, groups.npos, opts, wpos=groups.wpos, wneg=groups.wneg)
     key = opts.weight_for(spec)
     memo = weights if weights is not None else {}
     wkey = key if isinstance(key, str) else id(key)
     if wkey not in memo:
         memo[wkey] = weights_of(key, groups, opts.func)
-    w = memo[wkey]
-    vals = group_values(renamed, [st], ties=opts.ties if opts.tiebreak is None else "expected",
-                        denominator=opts.denominator, empty="zero" if opts.empty != "skip" else "skip",
+    # the SQL's values: AUC over both classes (NaN where a class is missing), the list metrics with
+    # a group without relevant row at 0 (its rule's value is set by group_values_of)
+    vals = group_values(renamed, [stat_of(spec)], ties=opts.ties, denominator=opts.denominator,
                         weighted=groups.wpos is not None, prefix="")
     values = vals.iloc[:, 0].to_numpy(dtype=np.float64)
-    n_rows, n_dropped = groups.n_rows, groups.n_dropped
-    if info.eligibility == "pairs":
-        used = elig.used
-        values = np.where(used, values, np.nan)
-
-        def finish_pairs() -> tuple[float, Any]:
-            cov = _coverage(full, used, n_rows=n_rows, n_dropped=n_dropped, only_pos=int(elig.only_pos.sum()),
-                            only_neg=int(elig.only_neg.sum()), filtered=int(elig.filtered.sum()),
-                            zero_weight=int(elig.zero_weight.sum()), filtered_mask=elig.filtered)
-            return _mean(values, w, used), cov
-
-        return [GroupValues(spec, values, used, w, finish=finish_pairs)]
-    n_empty = int(elig.empty.sum())  # empty='error' raised at the checks (whole-table counts)
-    used = elig.used
-
-    def finish_list() -> tuple[float, Any]:
-        cov = _coverage(full, used, n_rows=n_rows, n_dropped=n_dropped, empty=n_empty)
-        return _mean(values, w, used), cov
-
-    return [GroupValues(spec, values, used, w, finish=finish_list)]
+    if spec.info.eligibility == "pairs":
+        values = np.where(elig.used, values, np.nan)
+    return [group_values_of(spec, values, memo[wkey], elig, groups.counts(), opts, n_rows=groups.n_rows,
+                            n_dropped=groups.n_dropped)]
 
 
-def _calibration_values(groups: Groups, t: pd.DataFrame, spec: Any, opts: Any) -> list[Any]:
-    """A calibration metric's GroupValues: its value over pooled rows, each group's own value, one
-    (numerator, denominator) pair per component (the pandas engine's ``_calibration_metric``)."""
-    from ...core.evaluation.records import GroupValues
-    from ...core.evaluation.result import Coverage
+def _calibration_values(groups: Groups, t: pd.DataFrame, spec: Any) -> list[Any]:
+    """A calibration metric's GroupValues from the SQL's row sums (one (numerator, denominator)
+    pair per component) by the pandas pipeline's assembly."""
+    from ...core.evaluation.reductions import calibration_values_of
 
     def col(c: str) -> np.ndarray:
         return t[f"cal_{c}"].to_numpy(dtype=np.float64)
@@ -182,23 +132,6 @@ def _calibration_values(groups: Groups, t: pd.DataFrame, spec: Any, opts: Any) -
     else:
         bins = int(spec.k or 10)
         parts = [(col(f"ece{bins}_d{b}"), col(f"ece{bins}_w{b}")) for b in range(bins)]
-    num = np.stack([p[0] for p in parts])
-    den = np.stack([p[1] for p in parts])
     own = group_values(t, [stat_of(spec)], prefix="").iloc[:, 0].to_numpy(dtype=np.float64)
-    totals = np.stack([num.sum(axis=1), den.sum(axis=1)], axis=-1)
-    combine = spec.info.combine
-    if combine is None:
-        value = float(totals[0, 0] / totals[0, 1]) if totals[0, 1] > 0 else math.nan
-    else:
-        value = float(combine(totals))
-    n_groups = groups.n_groups
-    used = np.ones(n_groups, dtype=bool)
-    cov = Coverage(n_rows=groups.n_rows, n_groups=n_groups, n_used=n_groups, n_only_pos=0, n_only_neg=0,
-                   n_filtered=0, n_empty=0, rows_skipped_share=0.0, positives_skipped_share=0.0,
-                   n_dropped=groups.n_dropped)
-    out = [GroupValues(spec, own, used, den[0], value, cov, numer=num[0])]
-    for i in range(1, num.shape[0]):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            part = np.where(den[i] > 0, num[i] / np.where(den[i] > 0, den[i], 1.0), np.nan)
-        out.append(GroupValues(spec, part, used, den[i], math.nan, cov, numer=num[i]))
-    return out
+    return calibration_values_of(spec, np.stack([p[0] for p in parts]), np.stack([p[1] for p in parts]), own,
+                                 n_rows=groups.n_rows, n_dropped=groups.n_dropped)
