@@ -264,6 +264,7 @@ def test_early_errors_and_their_queries() -> None:
     assert n == 2  # the checks, the distinct (group, segment) pairs for the example
 
 
+@pytest.mark.slow  # Spark jobs of seconds each: in .ci/run's slow run, not the default one
 def test_pyspark_through_ibis(spark) -> None:
     """PySpark through Ibis's pyspark backend (the tests' SparkSession): a report equals pandas'
     (one call: Spark jobs are slow; the SQL is the one every other backend runs)."""
