@@ -19,8 +19,9 @@ __all__ = ["PARAMS", "fill_doc"]
 #: The first parameter of every public function.
 _FRAME = """    df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12)."""
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12)."""
 
 #: The last parameter of every public function.
 _ENGINE_OPTIONS = """    engine_options : dict, optional
@@ -30,7 +31,9 @@ _ENGINE_OPTIONS = """    engine_options : dict, optional
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation)."""
 

@@ -92,7 +92,8 @@ def per_group(
         per partition of whole groups and never collected: a lazy Dask DataFrame (indexed by
         the key with one group column; with several, the keys are columns), a lazy Spark
         DataFrame, a polars DataFrame (the key columns first, in their own dtypes; rows
-        unordered), a pandas frame for a DuckDB relation. Where the keys are columns (all but
+        unordered), a pandas frame for a DuckDB relation, the pandas table (indexed by the key)
+        for an Ibis table. Where the keys are columns (all but
         pandas and a one-key Dask frame), a key column named like a column of the table
         (``n``, ``positives``, a metric, ``weight``) raises before any work: rename it first.
 
