@@ -84,7 +84,7 @@ def test_every_metric_equals_pandas(backend: str) -> None:
     assert df.duplicated(["u", "s"]).mean() > 0.5
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ["sqlite", "postgres", "clickhouse"])
 def test_two_keys_threshold_weights_linear_gain(backend: str) -> None:
     df = _table(2)
     metrics = ["gauc", "mrr@2", "ndcg@4", "map", "precision@2", "hit_rate@2"]
@@ -115,7 +115,7 @@ def test_empty_skip_and_min_k_denominator() -> None:
     _compare(got, _reference(df, ["u"], metrics, empty="skip", denominator="min_k"), list(got.columns))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ["duckdb", "datafusion"])
 def test_score_counts(backend: str) -> None:
     """Rows and summed weights per distinct (score, label): Mann-Whitney from them equals sklearn."""
     df = _table(5)
@@ -239,7 +239,7 @@ def test_column_sums_and_graded_rows() -> None:
     assert got["__rk_s_n"].tolist() == df.groupby("u").size().tolist()
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ["sqlite", "postgres", "clickhouse"])
 def test_checks_count_groups(backend: str) -> None:
     """The scan's distinct keys: groups, groups with a relevant row, (group, segment) pairs; one
     and two key columns."""
