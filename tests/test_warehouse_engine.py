@@ -322,3 +322,21 @@ def test_bool_and_float_labels(backend: str) -> None:
         d = df.assign(y=lab)
         kw = dict(group="u", label="y", scores="s", metrics=m)
         _close(pre.report(r.table(d), **kw, engine_options=r.engine_options()), pre.report(d, **kw))
+
+
+@pytest.mark.parametrize("backend", ["duckdb", "postgres", "clickhouse"])
+def test_negative_zero_keys_and_scores(backend: str) -> None:
+    """-0.0 and 0.0 are one group key and one tied score, as in pandas."""
+    rng = np.random.default_rng(35)
+    n = 200
+    df = pd.DataFrame({"u": rng.choice([-0.0, 0.0, 1.5, 2.5], n), "y": rng.integers(0, 2, n),
+                       "s": rng.choice([-0.0, 0.0, 0.5, -0.5], n), "w": rng.random(n)})
+    r = runner(backend)
+    kw = dict(group="u", label="y", scores="s", metrics=["gauc", "mrr", "ndcg@2"], ci=0.9, n_boot=50)
+    _close(pre.report(r.table(df), group="u", label="y", scores="s", metrics=["auc"], engine_options=r.engine_options()),
+           pre.report(df, group="u", label="y", scores="s", metrics=["auc"]))
+    _close(pre.report(r.table(df), **kw, engine_options=r.engine_options()), pre.report(df, **kw))
+    pg = dict(group="u", label="y", score="s", metrics=["gauc", "mrr"])
+    got = pd.DataFrame(pre.per_group(r.table(df), **pg, engine_options=r.engine_options())).sort_index()
+    assert got.index.tolist() == [0.0, 1.5, 2.5] and not np.signbit(got.index.to_numpy()).any()
+    P.assert_same(got, pd.DataFrame(pre.per_group(df, **pg)).sort_index())

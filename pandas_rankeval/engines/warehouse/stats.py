@@ -282,6 +282,10 @@ class _Build:
         import ibis
 
         P, label = self.P, self.label
+        # float keys and scores as pandas groups and ties them: -0.0 with 0.0 (-0.0 + 0.0 is 0.0)
+        floats = {c: t[c] + 0.0 for c in dict.fromkeys([*self.group, *self.keys])
+                  if c != label and t[c].type().is_floating()}
+        t = t.mutate(**floats) if floats else t
         rel = _relevant(t, label, relevance)
         cols: dict[str, Any] = {f"{P}rel": ibis.ifelse(rel, 1, 0)}
         if self.sample_weight is not None:
