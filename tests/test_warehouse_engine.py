@@ -340,3 +340,12 @@ def test_negative_zero_keys_and_scores(backend: str) -> None:
     got = pd.DataFrame(pre.per_group(r.table(df), **pg, engine_options=r.engine_options())).sort_index()
     assert got.index.tolist() == [0.0, 1.5, 2.5] and not np.signbit(got.index.to_numpy()).any()
     P.assert_same(got, pd.DataFrame(pre.per_group(df, **pg)).sort_index())
+
+
+def test_negative_zero_key_is_one_group_in_the_checks() -> None:
+    """empty='error' compares the scan's distinct keys: -0.0 and 0.0 are one key there too
+    (ClickHouse's COUNT(DISTINCT) counts them apart)."""
+    df = pd.DataFrame({"u": [-0.0, 0.0, 1.0, 1.0], "y": [1, 0, 1, 0], "s": [0.1, 0.2, 0.3, 0.4]})
+    r = runner("clickhouse")
+    got = pre.mrr(r.table(df), group="u", label="y", score="s", empty="error", engine_options=r.engine_options())
+    assert float(got) == pytest.approx(float(pre.mrr(df, group="u", label="y", score="s", empty="error")), abs=1e-12)

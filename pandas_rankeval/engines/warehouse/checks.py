@@ -128,13 +128,17 @@ def scan_expr(t: Any, plan: Any, schema: pd.DataFrame, *, nan: bool = True,
         aggs[f"prob_max{i}"] = ibis.ifelse(kept, sc, ibis.null()).max()
     scalars: dict[str, Any] = {}
 
+    def key(c: str) -> Any:
+        """A key column as pandas groups it (a float's -0.0 with 0.0)."""
+        return t[c] + 0.0 if t[c].type().is_floating() else t[c]
+
     def distinct(columns: list[str], where: Any, name: str) -> None:
         """Distinct keys of ``columns`` among the rows ``where``: in the aggregate for one column,
         else a scalar subquery of the same statement (only when a check compares it)."""
         if len(columns) == 1:
-            aggs[name] = ibis.ifelse(where, t[columns[0]], ibis.null()).nunique().cast("int64")
+            aggs[name] = ibis.ifelse(where, key(columns[0]), ibis.null()).nunique().cast("int64")
         else:
-            scalars[name] = t.filter(where).select(*columns).distinct().count().as_scalar()
+            scalars[name] = t.filter(where).select(**{c: key(c) for c in columns}).distinct().count().as_scalar()
 
     if plan.group and (relevant is not None or plan.by):  # only where a check compares them
         group = [str(c) for c in plan.group]
