@@ -349,3 +349,13 @@ def test_negative_zero_key_is_one_group_in_the_checks() -> None:
     r = runner("clickhouse")
     got = pre.mrr(r.table(df), group="u", label="y", score="s", empty="error", engine_options=r.engine_options())
     assert float(got) == pytest.approx(float(pre.mrr(df, group="u", label="y", score="s", empty="error")), abs=1e-12)
+
+
+def test_negative_zero_key_with_a_weight_callable() -> None:
+    """A weight callable sees one group for -0.0 and 0.0, as on pandas."""
+    df = pd.DataFrame({"u": [-0.0, 0.0, 1.0, 1.0, 2.0, 2.0], "y": [1, 0, 1, 0, 0, 1],
+                       "s": [0.1, 0.2, 0.3, 0.4, 0.9, 0.1]})
+    r = runner("clickhouse")
+    share = lambda st: st["n"] / st["n"].sum()  # noqa: E731
+    got = pre.gauc(r.table(df), group="u", label="y", score="s", weight=share, engine_options=r.engine_options())
+    assert float(got) == pytest.approx(float(pre.gauc(df, group="u", label="y", score="s", weight=share)), abs=1e-12)

@@ -71,14 +71,18 @@ class _Tables:
     def _rows(self, keep: bool) -> Any:
         return self.t.filter(self.keep) if keep else self.t
 
+    def _keys(self, t: Any, columns: list[Hashable]) -> dict[str, Any]:
+        """Key columns as pandas groups them (a float's -0.0 with 0.0)."""
+        return {str(c): t[str(c)] + 0.0 if t[str(c)].type().is_floating() else t[str(c)] for c in columns}
+
     def distinct_rows(self, columns: list[Hashable], keep: bool) -> pd.DataFrame:
-        cols = [str(c) for c in columns]
-        out = execute(self._rows(keep).select(*cols).distinct().order_by(cols), self.options)
+        t = self._rows(keep)
+        out = execute(t.select(**self._keys(t, columns)).distinct().order_by([str(c) for c in columns]), self.options)
         return out.set_axis(columns, axis=1)
 
     def count_rows(self, keys: list[Hashable], keep: bool, count: str) -> pd.DataFrame:
         t = self._rows(keep)
-        return execute(t.group_by([str(k) for k in keys]).aggregate(**{count: t.count()}), self.options)
+        return execute(t.group_by(**self._keys(t, keys)).aggregate(**{count: t.count()}), self.options)
 
     def free(self, name: str) -> str:
         while name in self.t.columns:
