@@ -29,8 +29,9 @@ def auc(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     label : column
         Relevance: bool, 0/1 or graded; a row is relevant when its label is > 0
         (or >= ``threshold``).
@@ -60,7 +61,9 @@ def auc(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -112,8 +115,9 @@ def gauc(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label, score : column
@@ -156,7 +160,9 @@ def gauc(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -224,8 +230,9 @@ def mrr(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -263,7 +270,9 @@ def mrr(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -318,8 +327,9 @@ def ndcg(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -364,7 +374,9 @@ def ndcg(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -417,8 +429,9 @@ def average_precision(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -459,7 +472,9 @@ def average_precision(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -508,8 +523,9 @@ def precision(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -547,7 +563,9 @@ def precision(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -597,8 +615,9 @@ def recall(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -636,7 +655,9 @@ def recall(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -682,8 +703,9 @@ def hit_rate(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -721,7 +743,9 @@ def hit_rate(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -770,8 +794,9 @@ def rbp(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -809,7 +834,9 @@ def rbp(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -857,8 +884,9 @@ def err(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -896,7 +924,9 @@ def err(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -956,8 +986,9 @@ def ips_dcg(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -1007,7 +1038,9 @@ def ips_dcg(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -1102,8 +1135,9 @@ def ips_precision(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -1153,7 +1187,9 @@ def ips_precision(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -1238,8 +1274,9 @@ def ips_hit_rate(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -1289,7 +1326,9 @@ def ips_hit_rate(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -1382,8 +1421,9 @@ def logloss(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session: the unit of the group bootstrap and of ``per_group``. The
         value pools the rows of every group (a group adds its row sums; none is skipped).
@@ -1406,7 +1446,9 @@ def logloss(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -1449,8 +1491,9 @@ def ne(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session: the unit of the group bootstrap and of ``per_group``. The
         value pools the rows of every group (a group adds its row sums; none is skipped).
@@ -1473,7 +1516,9 @@ def ne(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -1517,8 +1562,9 @@ def pcoc(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session: the unit of the group bootstrap and of ``per_group``. The
         value pools the rows of every group (a group adds its row sums; none is skipped).
@@ -1541,7 +1587,9 @@ def pcoc(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -1585,8 +1633,9 @@ def ece(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session: the unit of the group bootstrap and of ``per_group``. The
         value pools the rows of every group (a group adds its row sums; none is skipped).
@@ -1611,7 +1660,9 @@ def ece(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 

@@ -430,12 +430,14 @@ def calibration_values_of(spec: MetricSpec, num: np.ndarray, den: np.ndarray, ow
     (components x groups) and each group's own value ``own``: the pooled value, then one
     GroupValues per extra component (``ne#1``, ``ece@10#1``...). One definition for the pandas
     pipeline and the warehouse engine (whose SQL sums the rows)."""
-    metric = spec.info
+    pooled = spec.info.pooled
+    if pooled is None:  # pragma: no cover - the caller checks
+        raise internal_error(f"{spec.name} has no row sums")
     totals = np.stack([num.sum(axis=1), den.sum(axis=1)], axis=-1)  # (parts, 2)
-    if metric.pooled.combine is None:
+    if pooled.combine is None:
         value = float(totals[0, 0] / totals[0, 1]) if totals[0, 1] > 0 else math.nan
     else:
-        value = float(metric.pooled.combine(totals))
+        value = float(pooled.combine(totals))
     n_groups = int(num.shape[1])
     used = np.ones(n_groups, dtype=bool)
     cov = Coverage(
