@@ -55,6 +55,7 @@ def test_per_group_equals_pandas(backend: str) -> None:
 
 def test_refused_by_name_before_any_query() -> None:
     df = _table(22)
+    df["r"] = np.arange(len(df)) % 4 != 0
     t = runner("duckdb").table(df)
     kw = dict(group="u", label="y", score="s")
     for call, words in [
@@ -64,6 +65,7 @@ def test_refused_by_name_before_any_query() -> None:
         (lambda: pre.report(t, group="u", label="y", scores="s", metrics=["gauc"], ci=0.9, resample="multinomial"),
          "multinomial"),
         (lambda: pre.gauc(t, group="uu", label="y", score="s"), "Did you mean 'u'?"),
+        (lambda: pre.map(t, group="u", label="y", score="s", retrieved="r"), "retrieved= (rows outside"),
     ]:
         n, err = _sent(call)
         assert isinstance(err, (ValueError, KeyError)), err

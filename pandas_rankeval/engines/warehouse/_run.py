@@ -41,6 +41,12 @@ def refuse(plan: Plan) -> None:
             "list metrics get their intervals from the group bootstrap), or evaluate global AUC's interval "
             "on a DuckDB, Dask or Spark frame."
         )
+    if plan.options.retrieved is not None:
+        raise ValueError(
+            f"{f}: retrieved= (rows outside the ranking that count in the denominators and the ideal "
+            "DCG) is not computed in SQL. Evaluate it on a pandas sample (ibis: "
+            "table.filter(...).to_pandas()) or on a DuckDB, polars, Dask or Spark frame."
+        )
     if plan.has_auc and plan.options.engine == "sklearn":
         raise ValueError(f"{f}: engine='sklearn' calls scikit-learn on the rows; use the default engine='numpy'.")
 
