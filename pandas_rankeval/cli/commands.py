@@ -13,6 +13,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,18 +70,39 @@ def _want_progress(flag: bool | None) -> bool:
     return True if flag else bool(getattr(sys.stderr, "isatty", lambda: False)())
 
 
+_COMPARE_ONLY = ("method", "alpha", "adjust", "family", "ci_adjust")
+_LIBRARY_OPTIONS = ("ties", "tiebreak", "threshold", "nan_policy", "empty", "gain", "min_size", "min_pos", "min_neg",
+                    "auc_method", "ci_method", "position", "clip", "snips")
+
+
+@dataclass
+class _EvalCall:
+    """What ``eval``'s checks decided: the columns to read, how to read them, what to call."""
+
+    metrics: list[str]
+    group: list[Hashable]
+    scores: list[Hashable]
+    by: list[Hashable]
+    comparing: bool
+    propensity: Any
+    columns: list[Hashable]
+    text_columns: list[Hashable]
+    flags: dict[Hashable, str]
+    fmt: str
+    sep: str | None
+
+
 def _eval(args: argparse.Namespace) -> int:
-    import pandas_rankeval as pre
+    """``eval``: check the options, read the table, call the library, write the result."""
+    call = _check_eval(args)
+    started = time.perf_counter()
+    df = _read_eval_table(args, call)
+    result = _call_library(args, call, df, started)
+    return _write_result(args, call.fmt, result)
 
-    metrics = resolve_metrics(args.metrics, args.k)
-    group = list(args.group)
-    scores = list(dict.fromkeys(args.score))
-    by = list(args.by or [])
-    if getattr(args, "overall", False) and not by:
-        raise CLIError("--overall adds the whole table to a table by segment: give --by COL too")
-    weight = args.weight
-    from pandas_rankeval.core.inputs.options import WEIGHT_NAMES
 
+def _check_scores(args: argparse.Namespace, scores: list[Hashable]) -> list[Hashable]:
+    """--baseline / --all-pairs against the --score columns; the baseline leads the list."""
     if args.baseline is not None and args.all_pairs:
         raise CLIError("--baseline and --all-pairs exclude each other: pick one baseline, or compare every pair")
     if args.baseline is not None:
@@ -90,16 +112,11 @@ def _eval(args: argparse.Namespace) -> int:
             raise CLIError("--baseline needs at least one other --score column to compare with it")
     if args.all_pairs and len(scores) < 2:
         raise CLIError(f"--all-pairs needs at least two --score columns; got {len(scores)}")
-    comparing = args.baseline is not None or args.all_pairs
-    columns: list[Hashable] = [*group, args.label, *scores, *by]
-    if weight is not None and weight not in WEIGHT_NAMES:
-        columns.append(weight)  # a column of per-row amounts summed per group
-    if args.tiebreak is not None:
-        columns.append(args.tiebreak)
-    propensity = _propensity(args.propensity)
-    ips_columns = [c for c in (args.position, propensity) if isinstance(c, str)]
-    columns += [c for c in ips_columns if c not in columns]
-    fmt = _output_format(args)
+    return scores
+
+
+def _check_view(args: argparse.Namespace, comparing: bool) -> None:
+    """--view against the other options, and --output's directory."""
     if args.view == "summary" and not comparing:
         raise CLIError(
             "--view summary needs --baseline or --all-pairs (a comparison); for a report use --view compact or full"
@@ -109,18 +126,19 @@ def _eval(args: argparse.Namespace) -> int:
                                        ("--ci", args.ci)) if value]
         if used:
             raise CLIError(f"--view groups shows one row per group; {', '.join(used)} do not apply to it")
-
     if args.output:
         parent = Path(args.output).resolve().parent
         if not parent.is_dir():
             raise CLIError(f"cannot write {args.output}: the directory {parent} does not exist")
-    # keys are read as text ("007" and "7" are two users) unless a column also plays a numeric
-    # role (--label click --by click): then it is read as numbers, as that role needs
-    numeric_roles = {args.label, *scores, *([weight] if weight is not None and weight not in WEIGHT_NAMES else []),
-                     *ips_columns}
-    text_columns = [c for c in [*group, *by] if c not in numeric_roles]
-    started = time.perf_counter()
-    sep = {"\\t": "\t", "tab": "\t"}.get(args.sep, args.sep) if args.sep else None
+    if not comparing and args.view != "groups":
+        for name in _COMPARE_ONLY:
+            if getattr(args, name) is not None:
+                raise CLIError(f"--{name} applies to --baseline / --all-pairs comparisons only")
+
+
+def _column_flags(args: argparse.Namespace, group: list[Hashable], scores: list[Hashable], by: list[Hashable],
+                  propensity: Any) -> dict[Hashable, str]:
+    """Each column read -> the option(s) that named it, for the reader's messages."""
     flags: dict[Hashable, str] = {}
     for flag, names in (("--group", group), ("--label", [args.label]), ("--score", scores), ("--by", by),
                         ("--tiebreak", [args.tiebreak] if args.tiebreak is not None else []),
@@ -130,25 +148,83 @@ def _eval(args: argparse.Namespace) -> int:
             flags[name] = f"{flags[name]}/{flag}" if name in flags and flag not in flags[name] else flags.get(name, flag)
     if args.baseline is not None:
         flags[args.baseline] = "--baseline" if args.baseline not in args.score else flags[args.baseline]
-    df = read_table(
-        args.file, columns, fmt=args.input_format, text_columns=text_columns, weight=weight, sep=sep, flags=flags
+    return flags
+
+
+def _weight_column(weight: Any) -> list[Hashable]:
+    """--weight as a column to read: none when it names a weighting (``uniform``...)."""
+    from pandas_rankeval.core.inputs.options import WEIGHT_NAMES
+
+    return [weight] if weight is not None and weight not in WEIGHT_NAMES else []
+
+
+def _check_eval(args: argparse.Namespace) -> _EvalCall:
+    """Stage 1 of ``eval``: every option checked before the table is read."""
+    metrics = resolve_metrics(args.metrics, args.k)
+    group = list(args.group)
+    by = list(args.by or [])
+    if getattr(args, "overall", False) and not by:
+        raise CLIError("--overall adds the whole table to a table by segment: give --by COL too")
+    scores = _check_scores(args, list(dict.fromkeys(args.score)))
+    comparing = args.baseline is not None or args.all_pairs
+    weight_column = _weight_column(args.weight)
+    columns: list[Hashable] = [*group, args.label, *scores, *by, *weight_column]
+    if args.tiebreak is not None:
+        columns.append(args.tiebreak)
+    propensity = _propensity(args.propensity)
+    ips_columns = [c for c in (args.position, propensity) if isinstance(c, str)]
+    columns += [c for c in ips_columns if c not in columns]
+    fmt = _output_format(args)
+    _check_view(args, comparing)
+    # keys are read as text ("007" and "7" are two users) unless a column also plays a numeric
+    # role (--label click --by click): then it is read as numbers, as that role needs
+    numeric_roles = {args.label, *scores, *weight_column, *ips_columns}
+    return _EvalCall(
+        metrics=metrics, group=group, scores=scores, by=by, comparing=comparing, propensity=propensity,
+        columns=columns, text_columns=[c for c in [*group, *by] if c not in numeric_roles],
+        flags=_column_flags(args, group, scores, by, propensity), fmt=fmt,
+        sep={"\\t": "\t", "tab": "\t"}.get(args.sep, args.sep) if args.sep else None,
     )
-    roles: dict[Hashable, str] = {args.label: "--label", **{s: "--score" for s in scores}}
-    if weight is not None and weight not in WEIGHT_NAMES:
+
+
+def _read_eval_table(args: argparse.Namespace, call: _EvalCall) -> pd.DataFrame:
+    """Stage 2 of ``eval``: the table's columns, read and checked (labels, scores, weights)."""
+    df = read_table(
+        args.file, call.columns, fmt=args.input_format, text_columns=call.text_columns, weight=args.weight,
+        sep=call.sep, flags=call.flags,
+    )
+    roles: dict[Hashable, str] = {args.label: "--label", **{s: "--score" for s in call.scores}}
+    for weight in _weight_column(args.weight):
         roles[weight] = "--weight"
-    df = check_values(df, roles, args.file, _input_format(args.file, args.input_format), args.nan_policy)
-    common: dict[str, Any] = dict(group=group if len(group) > 1 else group[0], label=args.label, metrics=metrics)
+    return check_values(df, roles, args.file, _input_format(args.file, args.input_format), args.nan_policy)
+
+
+def _library_options(args: argparse.Namespace, call: _EvalCall) -> dict[str, Any]:
+    """The options every call of ``eval`` passes on as given (the ones the user set)."""
     options: dict[str, Any] = {}
-    if weight is not None:
-        options["weight"] = weight
-    for name in ("ties", "tiebreak", "threshold", "nan_policy", "empty", "gain", "min_size", "min_pos", "min_neg",
-                 "auc_method", "ci_method", "position", "clip", "snips"):
+    if args.weight is not None:
+        options["weight"] = args.weight
+    for name in _LIBRARY_OPTIONS:
         value = getattr(args, name)
         if value is not None:
             options[name] = value
-    if propensity is not None:
-        options["propensity"] = propensity
+    if call.propensity is not None:
+        options["propensity"] = call.propensity
+    return options
 
+
+def _segments(args: argparse.Namespace, by: list[Hashable]) -> dict[str, Any]:
+    """``by=`` and ``overall=`` when --by is given."""
+    return {"by": by if len(by) > 1 else by[0], "overall": bool(args.overall)} if by else {}
+
+
+def _call_library(args: argparse.Namespace, call: _EvalCall, df: pd.DataFrame, started: float) -> Any:
+    """Stage 3 of ``eval``: one call of per_group, compare or report; its view."""
+    import pandas_rankeval as pre
+
+    common: dict[str, Any] = dict(group=call.group if len(call.group) > 1 else call.group[0], label=args.label,
+                                  metrics=call.metrics, scores=call.scores)
+    options = _library_options(args, call)
     progress = _want_progress(args.progress)
     if progress:  # long inputs: say what happened so far before the bar starts
         print(
@@ -158,37 +234,31 @@ def _eval(args: argparse.Namespace) -> int:
     with _warnings_to_stderr():
         if args.view == "groups":
             grouped = {k: v for k, v in options.items() if k not in ("auc_method", "ci_method")}
-            result = pre.per_group(df, **common, scores=scores, **grouped)
-        elif comparing:
+            result = pre.per_group(df, **common, **grouped)
+        elif call.comparing:
             kwargs: dict[str, Any] = dict(
-                common, scores=scores, baseline=args.baseline, n_boot=args.n_boot, seed=args.seed, progress=progress
+                common, baseline=args.baseline, n_boot=args.n_boot, seed=args.seed, progress=progress
             )
             if args.ci is not None:
                 kwargs["ci"] = args.ci
-            for name in ("method", "alpha", "adjust", "family", "ci_adjust"):
-                if getattr(args, name) is not None:
-                    options[name] = getattr(args, name)
-            if by:
-                options["by"] = by if len(by) > 1 else by[0]
-                options["overall"] = bool(args.overall)
+            options.update({name: getattr(args, name) for name in _COMPARE_ONLY if getattr(args, name) is not None})
+            options.update(_segments(args, call.by))
             kwargs.update(_supported(pre.compare, options, "--baseline"))
             result = pre.compare(df, **kwargs)
         else:
-            for name in ("method", "alpha", "adjust", "family", "ci_adjust"):
-                if getattr(args, name) is not None:
-                    raise CLIError(f"--{name} applies to --baseline / --all-pairs comparisons only")
-            kwargs = dict(common, scores=scores, **options)
-            if by:
-                kwargs["by"] = by if len(by) > 1 else by[0]
-                kwargs["overall"] = bool(args.overall)
+            kwargs = dict(common, **options, **_segments(args, call.by))
             if args.ci is not None:
                 kwargs.update(ci=args.ci, n_boot=args.n_boot, seed=args.seed, progress=progress)
             result = pre.report(df, **kwargs)
-
     if args.view == "compact":
-        result = result.compact()
-    elif args.view == "summary":
-        result = result.summary()
+        return result.compact()
+    if args.view == "summary":
+        return result.summary()
+    return result
+
+
+def _write_result(args: argparse.Namespace, fmt: str, result: Any) -> int:
+    """Stage 4 of ``eval``: the result to stdout or to --output, in the chosen format."""
     try:
         if fmt == "parquet":
             _display.write_parquet(result, args.output, spell=as_flags)
@@ -207,7 +277,6 @@ def _eval(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CLIError(f"cannot write {args.output}: {exc.strerror or _one_line(exc)}") from None
     return 0
-
 
 
 def _supported(func: Callable[..., Any], options: dict[str, Any], context: str) -> dict[str, Any]:
