@@ -142,53 +142,81 @@ def read_table(
     kind = _input_format(path, fmt)
     wanted = list(dict.fromkeys(columns))
     shown = "<stdin>" if path == "-" else path
+    _check_path(path)
+    if kind == "parquet":
+        return _read_parquet(path, wanted, shown, weight, flags)
+    sep = sep if sep else ("\t" if kind == "tsv" else ",")
+    what = "TSV" if kind == "tsv" else "CSV"
+    if path != "-" and not path.lower().endswith(_COMPRESSED_SUFFIXES):
+        _check_text_head(path, shown, what)
+    try:
+        return _parse_csv(path, sep, wanted, set(text_columns), shown, what, weight, flags)
+    except CLIError:
+        raise
+    except Exception as exc:
+        raise _csv_error(exc, shown, what) from None
+
+
+def _check_path(path: str) -> None:
+    """A path that names a file (``-``: stdin)."""
     if path != "-":
         p = Path(path)
         if not p.exists():
             raise CLIError(f"cannot read {path}: no such file")
         if p.is_dir():
             raise CLIError(f"cannot read {path}: it is a directory")
-    if kind == "parquet":
-        _require_pyarrow()
-        import pyarrow.parquet as pq
 
-        try:
-            names = pq.read_schema(path).names
-        except Exception as exc:  # ArrowInvalid, OSError, ...
-            raise CLIError(f"cannot read {shown} as Parquet: {_one_line(exc)}") from None
-        _check_columns(names, wanted, shown, weight, flags)
-        try:
-            return pd.read_parquet(path, columns=wanted)  # type: ignore[arg-type]  # stubs narrower than runtime
-        except Exception as exc:
-            raise CLIError(f"cannot read {shown} as Parquet: {_one_line(exc)}") from None
 
-    sep = sep if sep else ("\t" if kind == "tsv" else ",")
-    what = "TSV" if kind == "tsv" else "CSV"
-    if path != "-" and not path.lower().endswith(_COMPRESSED_SUFFIXES):
-        try:
-            with open(path, "rb") as fh:
-                head = fh.read(8192)
-        except OSError as exc:
-            raise CLIError(f"cannot read {shown}: {exc.strerror or _one_line(exc)}") from None
-        if head.startswith(b"PAR1"):
-            raise CLIError(
-                f"cannot read {shown} as {what}: it is a Parquet file; "
-                "name it .parquet or pass --input-format parquet"
-            )
-        if b"\x00" in head:
-            raise CLIError(f"cannot read {shown} as {what}: it is a binary file, not text")
-    text = set(text_columns)
+def _read_parquet(
+    path: str, wanted: list[Hashable], shown: str, weight: str | None, flags: Mapping[Hashable, str] | None
+) -> pd.DataFrame:
+    """The ``wanted`` columns of a Parquet file, its schema checked first."""
+    _require_pyarrow()
+    import pyarrow.parquet as pq
+
     try:
-        if path == "-":
-            data: Any = io.StringIO(sys.stdin.read())
-            header = pd.read_csv(data, sep=sep, nrows=0).columns
-            data.seek(0)
-        else:
-            data = path
-            header = pd.read_csv(path, sep=sep, nrows=0).columns
-        _check_columns(header, wanted, shown, weight, flags)  # type: ignore[arg-type]  # stubs narrower than runtime
-        # every column is parsed (usecols would let a row with extra fields through), and
-        # index_col=False: a row longer than the header never becomes an index silently
+        names = pq.read_schema(path).names
+    except Exception as exc:  # ArrowInvalid, OSError, ...
+        raise CLIError(f"cannot read {shown} as Parquet: {_one_line(exc)}") from None
+    _check_columns(names, wanted, shown, weight, flags)
+    try:
+        return pd.read_parquet(path, columns=wanted)  # type: ignore[arg-type]  # stubs narrower than runtime
+    except Exception as exc:
+        raise CLIError(f"cannot read {shown} as Parquet: {_one_line(exc)}") from None
+
+
+def _check_text_head(path: str, shown: str, what: str) -> None:
+    """The first 8 KiB of a file read as CSV / TSV: not a Parquet file, not binary."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8192)
+    except OSError as exc:
+        raise CLIError(f"cannot read {shown}: {exc.strerror or _one_line(exc)}") from None
+    if head.startswith(b"PAR1"):
+        raise CLIError(
+            f"cannot read {shown} as {what}: it is a Parquet file; "
+            "name it .parquet or pass --input-format parquet"
+        )
+    if b"\x00" in head:
+        raise CLIError(f"cannot read {shown} as {what}: it is a binary file, not text")
+
+
+def _parse_csv(
+    path: str, sep: str, wanted: list[Hashable], text: set[Hashable], shown: str, what: str,
+    weight: str | None, flags: Mapping[Hashable, str] | None,
+) -> pd.DataFrame:
+    """The header checked, then every column parsed; the ``wanted`` ones returned."""
+    if path == "-":
+        data: Any = io.StringIO(sys.stdin.read())
+        header = pd.read_csv(data, sep=sep, nrows=0).columns
+        data.seek(0)
+    else:
+        data = path
+        header = pd.read_csv(path, sep=sep, nrows=0).columns
+    _check_columns(header, wanted, shown, weight, flags)  # type: ignore[arg-type]  # stubs narrower than runtime
+    # every column is parsed (usecols would let a row with extra fields through), and
+    # index_col=False: a row longer than the header never becomes an index silently
+    try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
             frame = pd.read_csv(
@@ -198,30 +226,31 @@ def read_table(
                 dtype={c: str for c in wanted if c in text},
                 low_memory=False,
             )
-        return canonical_keys(frame[wanted], [c for c in wanted if c in text])
-    except CLIError:
-        raise
     except pd.errors.ParserWarning:
         raise CLIError(
             f"cannot read {shown} as {what}: its rows have more fields than its header "
             f"({len(header)} names); fix the header or the rows"
         ) from None
-    except pd.errors.ParserError as exc:
-        text = _one_line(exc)  # type: ignore[assignment]  # stubs narrower than runtime
+    return canonical_keys(frame[wanted], [c for c in wanted if c in text])
+
+
+def _csv_error(exc: Exception, shown: str, what: str) -> CLIError:
+    """The error of a CSV / TSV that pandas could not read, in the reader's words."""
+    if isinstance(exc, pd.errors.ParserError):
+        text = _one_line(exc)
         if "Expected" in text and "fields" in text:
-            text += " (a row has more fields than the header)"  # type: ignore[operator]  # stubs narrower than runtime
-        raise CLIError(f"cannot read {shown} as {what}: {text}") from None
-    except pd.errors.EmptyDataError:
-        raise CLIError(f"cannot read {shown}: the file is empty") from None
-    except UnicodeDecodeError:
-        raise CLIError(
+            text += " (a row has more fields than the header)"
+        return CLIError(f"cannot read {shown} as {what}: {text}")
+    if isinstance(exc, pd.errors.EmptyDataError):
+        return CLIError(f"cannot read {shown}: the file is empty")
+    if isinstance(exc, UnicodeDecodeError):
+        return CLIError(
             f"cannot read {shown} as {what}: it is not UTF-8 text"
             " (a Parquet file needs a .parquet name or --input-format parquet)"
-        ) from None
-    except PermissionError:
-        raise CLIError(f"cannot read {shown}: permission denied") from None
-    except Exception as exc:  # ParserError, OSError, ...
-        raise CLIError(f"cannot read {shown} as {what}: {_one_line(exc)}") from None
+        )
+    if isinstance(exc, PermissionError):
+        return CLIError(f"cannot read {shown}: permission denied")
+    return CLIError(f"cannot read {shown} as {what}: {_one_line(exc)}")  # ParserError, OSError, ...
 
 
 _CANONICAL_INT = r"-?(?:0|[1-9][0-9]{0,17})"
