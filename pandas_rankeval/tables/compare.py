@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -188,102 +189,203 @@ def tests_of(plan_method: str, names: list[str], pooled: dict[str, bool], analyt
     return tests
 
 
+_BLOCK_COLUMNS = ("baseline_value", "value", "diff", "ci_low", "ci_high", "p_value", "groups_used")
+
+
+@dataclass
+class _Pairs:
+    """What every row of the compare table reads: the rows (model, baseline, metric) and the
+    plan's decisions about them."""
+
+    plan: Plan
+    rows: list[tuple[Hashable, Hashable, str]]
+    pooled: dict[str, bool]
+    analytic: list[str]
+    pair_index: dict[tuple[Hashable, Hashable, str], int]
+    item_j: dict[Any, int]
+    flip_ok: set[tuple[Hashable, Hashable, str]]
+    replicates: Any
+    auc: dict | None
+    auc_boot: dict | None
+    delong: dict | None
+
+
+@dataclass
+class _Deferred:
+    """The rows whose test runs once for the whole table (vectorized), gathered segment by segment."""
+
+    dl_rows: list[int] = field(default_factory=list)  # rows (over all segments) of global AUC's clustered DeLong
+    dl_var: list[float] = field(default_factory=list)
+    sf_rows: list[int] = field(default_factory=list)  # rows (over all segments) of the analytic sign-flip test
+    sf_args: list[list[Any]] = field(default_factory=lambda: [[], [], [], [], [], []])
+    sf_hist: list[np.ndarray] = field(default_factory=list)
+    stud_fallback: dict[str, None] = field(default_factory=dict)  # bootstrap-t intervals that fell back to percentile
+
+
 def compare_table(
     summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None, delong: dict | None
 ) -> Any:
     names = list(plan.metrics)
-    pooled = {s.name: not s.info.grouped for s in plan.all_specs}
-    all_pairs = plan.baseline is None
-    rows = [(m, b, n) for m, b in compare_pairs(plan.scores, plan.baseline) for n in names]
     no_delong = delong_unavailable(plan.options.ties)
-    analytic = [n for n in names if pooled[n]] if plan.auc_method == "delong" and no_delong is None else []
+    pairs = _pairs_of(summary, plan, auc, auc_boot, delong, no_delong)
+    keys = segment_order(list(summary.segments)) if plan.by else [()]
+    deferred = _Deferred()
+    blocks = [_segment_block(pairs, deferred, summary, s_idx, key) for s_idx, key in enumerate(keys)]
+    data = {c: np.concatenate([blk[c] for blk in blocks]) for c in _BLOCK_COLUMNS}
+    _run_deferred_tests(data, deferred, plan)
+    out = finish_table(data, pairs.rows, keys, list(plan.by), all_pairs=plan.baseline is None, adjust=plan.adjust,
+                       family=plan.family, alpha=plan.alpha, ci=plan.ci, ci_adjust=plan.ci_adjust)
+    return _with_attrs(out, summary, pairs, deferred, no_delong)
+
+
+def _pairs_of(
+    summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None, delong: dict | None, no_delong: str | None
+) -> _Pairs:
+    """The table's rows and which test each can take (analytic DeLong, sign flips, bootstrap)."""
+    names = list(plan.metrics)
+    pooled = {s.name: not s.info.grouped for s in plan.all_specs}
     tot = table_totals(summary, plan)
     pair_index = {(m, b, n): p for p, (m, b, n) in enumerate(plan.flip_pairs)}
-    boot_only = {s.name for s in plan.all_specs if not s.info.reading.signflip}  # no per-group difference to flip (ECE)
+    boot_only = _boot_only(plan)
     flip_ok = {
         k for k, p in pair_index.items() if tot["flip_mismatch"][p] == 0 and k[2] not in boot_only
     } if plan.method != "bootstrap" else set()
-    keys = segment_order(list(summary.segments)) if plan.by else [()]
-    item_j = {item: j for j, item in enumerate(plan.items)}
-    blocks = []
-    sf_rows: list[int] = []  # rows (over all segments) tested by the analytic sign-flip test
-    sf_args: list[list[Any]] = [[], [], [], [], [], []]
-    sf_hist: list[np.ndarray] = []
-    dl_rows: list[int] = []  # rows (over all segments) of global AUC's clustered-DeLong test
-    dl_var: list[float] = []
-    stud_fallback: dict[str, None] = {}  # model/metric whose bootstrap-t interval fell back to percentile
     rr = replicate_results(summary, plan)  # every pair's interval and p-values per segment
     if rr is None and plan.flip_pairs:  # pragma: no cover - compare always has replicate sums
         raise internal_error("compare needs bootstrap sums")
-    for s_idx, key in enumerate(keys):
-        seg = summary.segments[key]
-        sp = summary.index[key]
-        n_rows = len(rows)
-        base, value, diff, lo, hi, p = (np.full(n_rows, np.nan) for _ in range(6))
-        used = np.zeros(n_rows, dtype=np.int64)
-        point = item_values(plan, seg["sums"]) if seg["sums"].size else np.zeros(0)
-        if analytic:
-            a, cov = delong_of(delong, key, plan, seg)
-        for i, (m, b, n) in enumerate(rows):
-            if pooled[n]:
-                used[i] = seg["n_groups"]  # global AUC pools the rows of every group
-                jm, jb = plan.scores.index(m), plan.scores.index(b)
-                if analytic:  # the interval and z-test of every such row at once, below
-                    base[i], value[i] = a[jb], a[jm]
-                    diff[i] = a[jm] - a[jb]
-                    dl_rows.append(s_idx * n_rows + i)
-                    dl_var.append(cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb])
-                    continue
-                base[i] = auc_lookup(auc, key, b, plan)
-                value[i] = auc_lookup(auc, key, m, plan)
-                diff[i] = value[i] - base[i]
-                d_rep = auc_replicates(auc_boot, key, m, plan) - auc_replicates(auc_boot, key, b, plan)
-                lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci, bounds=(-1.0, 1.0))  # type: ignore[arg-type]
-                lo[i], hi[i] = lo_i[0], hi_i[0]
-                p[i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None], value[i], base[i])[0]
-                continue
-            k = pair_index[(m, b, n)]
-            used[i] = int(seg["pair_used"][k])
-            base[i], value[i] = point[item_j[(b, n)]], point[item_j[(m, n)]]
-            diff[i] = value[i] - base[i]
-            lo[i], hi[i] = rr["rep_lo"][sp, k], rr["rep_hi"][sp, k]  # type: ignore[index]
-            p[i] = rr["rep_pboot"][sp, k]  # type: ignore[index]
-            if plan.ci_method == "studentized" and rr["rep_fell"][sp, k]:  # type: ignore[index]
-                stud_fallback.setdefault(f"{m}/{n}" if plan.baseline is not None else f"{m}-{b}/{n}", None)
-            if (m, b, n) not in flip_ok:
-                continue
-            if plan.method == "randomization" and rr["rep_prand"] is not None:  # type: ignore[index]
-                p[i] = rr["rep_prand"][sp, k]  # type: ignore[index]
-            elif plan.method == "auto":
-                sf_rows.append(s_idx * n_rows + i)
-                for lst, v in zip(sf_args, (seg["sf_n"][k], seg["sf_s"][k, 0], seg["sf_s"][k, 1], seg["sf_s"][k, 2],
-                                            seg["sf_top"][k], seg["sf_min"][k])):
-                    lst.append(v)
-                sf_hist.append(seg["sf_hist"][k])
-        blocks.append((base, value, diff, lo, hi, p, used))
-    columns = ("baseline_value", "value", "diff", "ci_low", "ci_high", "p_value", "groups_used")
-    data = {c: np.concatenate([blk[i] for blk in blocks]) for i, c in enumerate(columns)}
-    if dl_rows:  # every clustered-DeLong interval and z-test of the table in one vectorized call
-        idx, var = np.array(dl_rows), np.array(dl_var)
+    return _Pairs(
+        plan=plan,
+        rows=[(m, b, n) for m, b in compare_pairs(plan.scores, plan.baseline) for n in names],
+        pooled=pooled,
+        analytic=[n for n in names if pooled[n]] if plan.auc_method == "delong" and no_delong is None else [],
+        pair_index=pair_index,
+        item_j={item: j for j, item in enumerate(plan.items)},
+        flip_ok=flip_ok,
+        replicates=rr,
+        auc=auc,
+        auc_boot=auc_boot,
+        delong=delong,
+    )
+
+
+def _boot_only(plan: Plan) -> set[str]:
+    """The metrics with no per-group difference to flip (ECE): tested by the bootstrap only."""
+    return {s.name for s in plan.all_specs if not s.info.reading.signflip}
+
+
+def _segment_block(pairs: _Pairs, deferred: _Deferred, summary: Summary, s_idx: int, key: Any) -> dict[str, np.ndarray]:
+    """One segment's rows: values, differences, intervals and p-values (the vectorized tests deferred)."""
+    plan = pairs.plan
+    seg = summary.segments[key]
+    sp = summary.index[key]
+    n_rows = len(pairs.rows)
+    block = {c: np.full(n_rows, np.nan) for c in _BLOCK_COLUMNS[:-1]}
+    block["groups_used"] = np.zeros(n_rows, dtype=np.int64)
+    point = item_values(plan, seg["sums"]) if seg["sums"].size else np.zeros(0)
+    delong_auc = delong_of(pairs.delong, key, plan, seg) if pairs.analytic else None
+    for i in range(n_rows):
+        if pairs.pooled[pairs.rows[i][2]]:
+            _pooled_row(pairs, deferred, block, i, s_idx * n_rows + i, key, seg, delong_auc)
+        else:
+            _paired_row(pairs, deferred, block, i, s_idx * n_rows + i, seg, sp, point)
+    return block
+
+
+def _pooled_row(
+    pairs: _Pairs, deferred: _Deferred, block: dict[str, np.ndarray], i: int, row: int, key: Any, seg: Any,
+    delong_auc: Any,
+) -> None:
+    """A row of global AUC: clustered DeLong (deferred), else the paired bootstrap of the pooled AUC."""
+    plan = pairs.plan
+    m, b, _ = pairs.rows[i]
+    base, value, diff = block["baseline_value"], block["value"], block["diff"]
+    block["groups_used"][i] = seg["n_groups"]  # global AUC pools the rows of every group
+    jm, jb = plan.scores.index(m), plan.scores.index(b)
+    if delong_auc is not None:  # the interval and z-test of every such row at once, below
+        a, cov = delong_auc
+        base[i], value[i] = a[jb], a[jm]
+        diff[i] = a[jm] - a[jb]
+        deferred.dl_rows.append(row)
+        deferred.dl_var.append(cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb])
+        return
+    base[i] = auc_lookup(pairs.auc, key, b, plan)
+    value[i] = auc_lookup(pairs.auc, key, m, plan)
+    diff[i] = value[i] - base[i]
+    d_rep = auc_replicates(pairs.auc_boot, key, m, plan) - auc_replicates(pairs.auc_boot, key, b, plan)
+    lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci, bounds=(-1.0, 1.0))  # type: ignore[arg-type]
+    block["ci_low"][i], block["ci_high"][i] = lo_i[0], hi_i[0]
+    block["p_value"][i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None], value[i], base[i])[0]
+
+
+def _paired_row(
+    pairs: _Pairs, deferred: _Deferred, block: dict[str, np.ndarray], i: int, row: int, seg: Any, sp: int,
+    point: np.ndarray,
+) -> None:
+    """A row of a per-group metric: the bootstrap's interval and p-value, then the randomization
+    test's p-value or the analytic sign flip (deferred) where the pair allows it."""
+    plan, rr = pairs.plan, pairs.replicates
+    m, b, n = pairs.rows[i]
+    k = pairs.pair_index[(m, b, n)]
+    block["groups_used"][i] = int(seg["pair_used"][k])
+    block["baseline_value"][i], block["value"][i] = point[pairs.item_j[(b, n)]], point[pairs.item_j[(m, n)]]
+    block["diff"][i] = block["value"][i] - block["baseline_value"][i]
+    block["ci_low"][i], block["ci_high"][i] = rr["rep_lo"][sp, k], rr["rep_hi"][sp, k]
+    block["p_value"][i] = rr["rep_pboot"][sp, k]
+    if plan.ci_method == "studentized" and rr["rep_fell"][sp, k]:
+        deferred.stud_fallback.setdefault(f"{m}/{n}" if plan.baseline is not None else f"{m}-{b}/{n}", None)
+    if (m, b, n) not in pairs.flip_ok:
+        return
+    if plan.method == "randomization" and rr["rep_prand"] is not None:
+        block["p_value"][i] = rr["rep_prand"][sp, k]
+    elif plan.method == "auto":
+        deferred.sf_rows.append(row)
+        for lst, v in zip(deferred.sf_args, (seg["sf_n"][k], seg["sf_s"][k, 0], seg["sf_s"][k, 1], seg["sf_s"][k, 2],
+                                             seg["sf_top"][k], seg["sf_min"][k])):
+            lst.append(v)
+        deferred.sf_hist.append(seg["sf_hist"][k])
+
+
+def _run_deferred_tests(data: dict[str, np.ndarray], deferred: _Deferred, plan: Plan) -> None:
+    """Every clustered-DeLong interval and z-test, and every analytic sign-flip p-value, of the
+    table in one vectorized call each; no p-value where the difference is not finite."""
+    if deferred.dl_rows:
+        idx, var = np.array(deferred.dl_rows), np.array(deferred.dl_var)
         data["ci_low"][idx], data["ci_high"][idx] = normal_interval(data["diff"][idx], var, plan.ci)  # type: ignore[arg-type]
         data["p_value"][idx] = z_test(data["diff"][idx], var)
-    if sf_rows:  # every analytic p-value of the table in one vectorized call
-        data["p_value"][np.array(sf_rows)] = signflip_pvalues(*(np.array(a) for a in sf_args), hist=np.array(sf_hist))
+    if deferred.sf_rows:
+        data["p_value"][np.array(deferred.sf_rows)] = signflip_pvalues(
+            *(np.array(a) for a in deferred.sf_args), hist=np.array(deferred.sf_hist)
+        )
     data["p_value"] = np.where(np.isfinite(data["diff"]), data["p_value"], np.nan)
-    out = finish_table(data, rows, keys, list(plan.by), all_pairs=all_pairs, adjust=plan.adjust,
-                       family=plan.family, alpha=plan.alpha, ci=plan.ci, ci_adjust=plan.ci_adjust)
-    tests = tests_of(plan.method, names, pooled, analytic, plan.auc_method, no_delong)
-    tests.update({n: delong_words(DELONG_TEST, plan.options.sample_weight) for n in analytic})
+
+
+def _tests_words(pairs: _Pairs, no_delong: str | None) -> dict[str, Any]:
+    """The footer's test of each metric, and the rows that fell back to the bootstrap."""
+    plan = pairs.plan
+    names = list(plan.metrics)
+    boot_only = _boot_only(plan)
+    tests = tests_of(plan.method, names, pairs.pooled, pairs.analytic, plan.auc_method, no_delong)
+    tests.update({n: delong_words(DELONG_TEST, plan.options.sample_weight) for n in pairs.analytic})
     tests.update({n: BOOTSTRAP for n in boot_only})
-    fallback = [f"{m}/{n}" for m, b, n in rows if not pooled[n] and plan.method != "bootstrap"
-                and (m, b, n) not in flip_ok and n not in boot_only]
+    fallback = [f"{m}/{n}" for m, b, n in pairs.rows if not pairs.pooled[n] and plan.method != "bootstrap"
+                and (m, b, n) not in pairs.flip_ok and n not in boot_only]
     if fallback:
         tests["bootstrap_fallback"] = fallback
+    return tests
+
+
+def _with_attrs(out: Any, summary: Summary, pairs: _Pairs, deferred: _Deferred, no_delong: str | None) -> Any:
+    """The table's ``attrs`` (tests, interval, coverage, directions), the coverage warning, the result table."""
+    plan = pairs.plan
+    names = list(plan.metrics)
+    stud_fallback = deferred.stud_fallback
     first = metric_coverage(summary, plan, plan.baseline if plan.baseline is not None else plan.scores[0])
-    boot_names = [n for n in names if n not in analytic]
-    ci_words = _compare_ci_method(plan, analytic, boot_names) + (fallback_note(list(stud_fallback)) if stud_fallback else "")
+    boot_names = [n for n in names if n not in pairs.analytic]
+    ci_words = _compare_ci_method(plan, pairs.analytic, boot_names) + (
+        fallback_note(list(stud_fallback)) if stud_fallback else ""
+    )
     out.attrs = table_attrs(  # type: ignore[assignment]  # stubs narrower than runtime
-        plan.baseline, plan.scores, tests, ci_words, plan.ci, plan.n_boot,
+        plan.baseline, plan.scores, _tests_words(pairs, no_delong), ci_words, plan.ci, plan.n_boot,
         plan.seed_repr, plan.alpha, plan.adjust, plan.family, len(out),
         names, {s.name: plan.options.params(s) for s in plan.all_specs},
         {n: first[n][1].as_dict() for n in names},
