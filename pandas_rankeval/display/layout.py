@@ -173,77 +173,120 @@ def to_text(shown: Shown, width: int | None = DEFAULT_WIDTH, footer: str = "shor
     """The table as terminal text: parts at group boundaries that fit ``width`` (None or 0: one
     part, however wide), then the footer (``"short"``, ``"full"`` or ``"none"``) wrapped at
     ``width``; ``hint`` is added under a short footer when details were left out."""
+    grid = _measure(shown)
+    if width:
+        _fit_to_width(grid, shown.repeat, width)
+    lead_width = sum(len(SEP) + grid.group_width(g) for g in grid.lead)
+    parts = _parts(grid.index_width + lead_width, [grid.group_width(g) for g in grid.groups], width)
+    text = "\n\n".join(_part_text(grid, shown, part) for part in parts)
+    if shown.total is not None:
+        text += f"\n\n[{shown.total[0]:,} rows x {shown.total[1]:,} columns]"
+    return text + _footer_text(shown, footer, width, hint) + "\n"
+
+
+@dataclass
+class _Grid:
+    """The cells of a shown table as text and the widths of its columns (row labels first)."""
+
+    two: bool  # two header rows (a group label above the column labels)
+    top: list[str]
+    sub: list[str]
+    cells: list[list[str]]
+    idx: list[list[str]]
+    names: list[str]
+    idx_w: list[int]
+    col_w: list[int]
+    groups: list[list[int]]
+    index_width: int = 0
+    lead: list[list[int]] = field(default_factory=list)  # groups repeated in every part
+
+    def group_width(self, g: list[int]) -> int:
+        return sum(self.col_w[j] for j in g) + len(SEP) * (len(g) - 1)
+
+    def narrow_index(self) -> None:
+        """The widest row-label column one character narrower."""
+        k = self.idx_w.index(max(self.idx_w))
+        self.idx_w[k] -= 1
+        self.index_width -= 1
+
+
+def _measure(shown: Shown) -> _Grid:
+    """Every cell as text and each column's width (a group label wider than its columns widens
+    the group's last column)."""
     frame = shown.frame
     two = isinstance(frame.columns, pd.MultiIndex)
-    top = [_label(c[0]) for c in frame.columns] if two else [""] * frame.shape[1]
     sub = [_label(c[1]) if two else _label(c) for c in frame.columns]
     cells = [[str(v) for v in frame.iloc[:, j]] for j in range(frame.shape[1])]
     idx = index_rows(frame.index)
     names = _index_names(frame.index)
     if not any(names) and not isinstance(frame.index, pd.MultiIndex):
         names = [""]
-    idx_w = [max([len(n), *(len(v) for v in col)]) for n, col in zip(names, idx)]
-    col_w = [max([len(sub[j]), *(len(v) for v in cells[j])]) for j in range(frame.shape[1])]
-    groups = shown.groups
-    for g in groups:  # a group label wider than its columns widens the group's last column
-        span = sum(col_w[j] for j in g) + len(SEP) * (len(g) - 1)
-        if two and len(top[g[0]]) > span:
-            col_w[g[-1]] += len(top[g[0]]) - span
+    grid = _Grid(
+        two=two,
+        top=[_label(c[0]) for c in frame.columns] if two else [""] * frame.shape[1],
+        sub=sub,
+        cells=cells,
+        idx=idx,
+        names=names,
+        idx_w=[max([len(n), *(len(v) for v in col)]) for n, col in zip(names, idx)],
+        col_w=[max([len(sub[j]), *(len(v) for v in cells[j])]) for j in range(frame.shape[1])],
+        groups=shown.groups,
+    )
+    for g in grid.groups:
+        span = grid.group_width(g)
+        if two and len(grid.top[g[0]]) > span:
+            grid.col_w[g[-1]] += len(grid.top[g[0]]) - span
+    grid.index_width = sum(grid.idx_w) + len(SEP) * (len(grid.idx_w) - 1)
+    return grid
 
-    def group_width(g: list[int]) -> int:
-        return sum(col_w[j] for j in g) + len(SEP) * (len(g) - 1)
 
-    index_width = sum(idx_w) + len(SEP) * (len(idx_w) - 1)
-    lead: list[list[int]] = []
-    if width and 0 < shown.repeat < len(groups):
+def _fit_to_width(grid: _Grid, repeat: int, width: int) -> None:
+    """Row labels give way (ellipsis) before a group is split; the leading ``repeat`` groups go
+    into every part when they fit; a group wider than the screen goes column by column."""
+    groups = grid.groups
+    if 0 < repeat < len(groups):
         # the leading groups go with the row labels into every part, if the row labels can give
         # way enough for them and the widest other group; else they are groups like the others
-        lead_w = sum(len(SEP) + group_width(g) for g in groups[: shown.repeat])
-        widest = max(group_width(g) for g in groups[shown.repeat:])
-        give = sum(max(w - 6, 0) for w in idx_w)
-        if index_width - give + lead_w + len(SEP) + widest <= width:
-            lead, groups = groups[: shown.repeat], groups[shown.repeat:]
-            while index_width + lead_w + len(SEP) + widest > width:
-                k = idx_w.index(max(idx_w))
-                idx_w[k] -= 1
-                index_width -= 1
-    if width:
-        widest = max([group_width(g) for g in groups] or [0])
-        # row labels give way (ellipsis) before a group is ever split
-        while index_width + len(SEP) + widest > width and max(idx_w, default=0) > 6:
-            k = idx_w.index(max(idx_w))
-            idx_w[k] -= 1
-            index_width -= 1
-        too_wide = [g for g in groups if index_width + len(SEP) + group_width(g) > width]
-        if too_wide:  # one group wider than the screen: its columns go one by one (last resort)
-            groups = [part for g in groups for part in ([[j] for j in g] if g in too_wide else [g])]
-    lead_width = sum(len(SEP) + group_width(g) for g in lead)
-    parts = _parts(index_width + lead_width, [group_width(g) for g in groups], width)
+        lead_w = sum(len(SEP) + grid.group_width(g) for g in groups[:repeat])
+        widest = max(grid.group_width(g) for g in groups[repeat:])
+        give = sum(max(w - 6, 0) for w in grid.idx_w)
+        if grid.index_width - give + lead_w + len(SEP) + widest <= width:
+            grid.lead, grid.groups = groups[:repeat], groups[repeat:]
+            while grid.index_width + lead_w + len(SEP) + widest > width:
+                grid.narrow_index()
+    widest = max([grid.group_width(g) for g in grid.groups] or [0])
+    # row labels give way (ellipsis) before a group is ever split
+    while grid.index_width + len(SEP) + widest > width and max(grid.idx_w, default=0) > 6:
+        grid.narrow_index()
+    too_wide = [g for g in grid.groups if grid.index_width + len(SEP) + grid.group_width(g) > width]
+    if too_wide:  # one group wider than the screen: its columns go one by one (last resort)
+        grid.groups = [part for g in grid.groups for part in ([[j] for j in g] if g in too_wide else [g])]
 
-    blocks: list[str] = []
-    for part in parts:
-        shown_groups = [*lead, *(groups[k] for k in part)]
-        cols = [j for g in shown_groups for j in g]
-        lines: list[str] = []
-        if two:
-            head = " " * index_width
-            for g in shown_groups:
-                head += SEP + _fit(top[g[0]], group_width(g)).center(group_width(g))
-            lines.append(head.rstrip())
-        label = SEP.join(_fit(n, w).ljust(w) for n, w in zip(names, idx_w))
-        lines.append((label + "".join(SEP + _fit(sub[j], col_w[j]).rjust(col_w[j]) for j in cols)).rstrip())
-        for r in range(frame.shape[0]):
-            if shown.gap is not None and r == shown.gap:
-                lines.append(SEP.join("...".ljust(w) for w in idx_w).rstrip())
-            row = SEP.join(_fit(col[r], w).ljust(w) for col, w in zip(idx, idx_w))
-            lines.append((row + "".join(SEP + cells[j][r].rjust(col_w[j]) for j in cols)).rstrip())
-        blocks.append("\n".join(lines))
-    text = "\n\n".join(blocks)
-    if shown.total is not None:
-        text += f"\n\n[{shown.total[0]:,} rows x {shown.total[1]:,} columns]"
+
+def _part_text(grid: _Grid, shown: Shown, part: list[int]) -> str:
+    """One part of the table: the repeated groups and the part's groups, next to the row labels."""
+    shown_groups = [*grid.lead, *(grid.groups[k] for k in part)]
+    cols = [j for g in shown_groups for j in g]
+    col_w, idx_w = grid.col_w, grid.idx_w
+    lines: list[str] = []
+    if grid.two:
+        head = " " * grid.index_width
+        for g in shown_groups:
+            head += SEP + _fit(grid.top[g[0]], grid.group_width(g)).center(grid.group_width(g))
+        lines.append(head.rstrip())
+    label = SEP.join(_fit(n, w).ljust(w) for n, w in zip(grid.names, idx_w))
+    lines.append((label + "".join(SEP + _fit(grid.sub[j], col_w[j]).rjust(col_w[j]) for j in cols)).rstrip())
+    for r in range(shown.frame.shape[0]):
+        if shown.gap is not None and r == shown.gap:
+            lines.append(SEP.join("...".ljust(w) for w in idx_w).rstrip())
+        row = SEP.join(_fit(col[r], w).ljust(w) for col, w in zip(grid.idx, idx_w))
+        lines.append((row + "".join(SEP + grid.cells[j][r].rjust(col_w[j]) for j in cols)).rstrip())
+    return "\n".join(lines)
+
+
+def _footer_text(shown: Shown, footer: str, width: int | None, hint: str | None) -> str:
+    """The footer's lines (``"short"``, ``"full"`` or ``"none"``), wrapped, after a blank line."""
     chosen = {"short": shown.short, "full": shown.lines, "none": []}[footer]
     if footer == "short" and shown.details and hint:
         chosen = [*chosen, hint]
-    if chosen:
-        text += "\n\n" + "\n".join(wrap_footer(chosen, width))
-    return text + "\n"
+    return "\n\n" + "\n".join(wrap_footer(chosen, width)) if chosen else ""
