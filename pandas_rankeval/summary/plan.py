@@ -228,81 +228,27 @@ def make_plan(
         sample_weight=sample_weight, max_fpr=max_fpr, engine=engine, progress=progress,
         position=position, propensity=propensity, clip=clip, snips=snips, retrieved=retrieved,
     ).check()
-    from ..core.inputs.retrieved import check_retrieved_metrics, retrieved_columns
-
-    check_retrieved_metrics(retrieved, [s.name for s in specs_all if "retrieved" not in s.info.options], func)
-    if isinstance(opts.retrieved, dict) and set(opts.retrieved) - set(score_cols):
-        raise ValueError(
-            f"The 'retrieved' parameter of {func} maps {sorted(map(str, set(opts.retrieved) - set(score_cols)))} "
-            f"to columns, which are not score columns of this call ({list(score_cols)}); map each score column "
-            "to its retrieved column."
-        )
-    check_ips_options(opts, any("propensity" in s.info.options for s in specs_all), func)
-    check_sample_weight(sample_weight, specs_all, func)
-    if any(s.info.grouped for s in specs_all) and not gcols:
-        raise ValueError(
-            f"{func} needs the 'group' parameter (the user, query or session column) for "
-            f"{[s.name for s in specs_all if s.info.grouped]}."
-        )
-    resample = resolve_resample(resample, ci_method, func)
-    combined = [s.name for s in specs_all if s.info.pooled is not None and s.info.pooled.combine is not None]
-    if combined and ci_method == "studentized" and (kind == "compare" or ci is not None):
-        raise ValueError(
-            f"The 'ci_method' parameter of {func} is 'studentized', whose standard error is that of a ratio of "
-            f"sums; {combined} are not such ratios. Pass ci_method='percentile' for them."
-        )
-    check_option(auc_method, "auc_method", func, ("delong", "bootstrap"))
-    check_option(ci_method, "ci_method", func, ("percentile", "studentized"))
-    flip_pairs: list[tuple[Hashable, Hashable, str]] = []
-    seed_int: int | None = None
-    streams: tuple[Any, ...] = ()
+    _check_retrieved(func, retrieved, opts, specs_all, score_cols)
+    resample = _check_metric_options(
+        func, kind, specs_all, opts, gcols, sample_weight, resample, ci, ci_method, auc_method
+    )
     from pandas_rankeval.inference.delong import delong_unavailable
 
     delong_auc = auc_method == "delong" and delong_unavailable(ties) is None
+    flip_pairs: list[tuple[Hashable, Hashable, str]] = []
     if kind == "report" and ci is not None:
         from pandas_rankeval.inference.bootstrap import check_level
 
         ci = check_level(ci, "ci", func)
     if kind == "compare":
-        from pandas_rankeval.inference.bootstrap import check_level
-
-        check_compare_scores(score_cols, baseline, func)
-        ci = check_level(0.95 if ci is None else ci, "ci", func)  # compare's default level
-        alpha = check_level(alpha, "alpha", func)
-        check_option(method, "method", func, METHODS)
-        check_option(adjust, "adjust", func, ADJUSTMENTS)
-        check_option(family, "family", func, FAMILIES)
-        check_option(ci_adjust, "ci_adjust", func, CI_ADJUSTMENTS)
-        if method == "randomization" and not delong_auc and any(not s.info.grouped for s in specs_all):
-            raise ValueError(
-                "Global AUC has no group-level randomization test (it is not a sum over groups); "
-                "use auc_method='delong' (needs ties='expected'), method='auto' (a paired bootstrap "
-                "test for 'auc') or method='bootstrap'."
-            )
-        # every (model, baseline, group metric) tested by sign flips unless method="bootstrap"
-        flip_pairs = [(m, b, s.name) for m, b in compare_pairs(score_cols, baseline) for s in specs_all if s.info.grouped]
-    if kind == "compare" or ci is not None:
-        from pandas_rankeval.core.inputs.validation import check_n_boot_for_level, check_seed
-
-        n_boot = _check_n_boot(n_boot, func)
-        check_seed(seed, func)
-        if any(not (delong_auc and not s.info.grouped) for s in specs_all):  # a metric is bootstrapped
-            check_n_boot_for_level(n_boot, ci, func)  # type: ignore[arg-type]
-        if resample == "poisson":
-            seed_int = seed_to_int(seed, func)
-        else:  # the classic bootstrap's streams, spawned once per call as it always was
-            streams = tuple(np.random.default_rng(seed).spawn(2))
-    # every column a partition reads, in the order of the missing-value check of pandas
-    numeric_extra: list[Hashable] = []
-    if sample_weight is not None:
-        numeric_extra.append(sample_weight)
-    if isinstance(weight, str) and weight not in WEIGHT_NAMES:
-        numeric_extra.append(weight)
-    columns = list(dict.fromkeys([
-        *gcols, label, *score_cols, *numeric_extra, *([tiebreak] if tiebreak is not None else []), *by_cols,
-        *ips_columns(opts), *retrieved_columns(opts.retrieved, score_cols).values(),
-    ]))
-    seed_repr = seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed)
+        ci, alpha, flip_pairs = _check_compare(
+            func, specs_all, score_cols, baseline, ci, alpha, method, adjust, family, ci_adjust, delong_auc
+        )
+    bootstrapped = kind == "compare" or ci is not None
+    seed_int: int | None = None
+    streams: tuple[Any, ...] = ()
+    if bootstrapped:
+        n_boot, seed_int, streams = _bootstrap_draws(func, specs_all, n_boot, seed, ci, resample, delong_auc)
     return Plan(
         func=func,
         kind=kind,
@@ -313,11 +259,11 @@ def make_plan(
         options=opts,
         metrics=tuple(s.name for s in specs_all),
         by=by_cols,
-        columns=columns,
+        columns=_columns_read(gcols, label, score_cols, by_cols, sample_weight, weight, tiebreak, opts),
         ci=ci,
-        n_boot=int(n_boot) if (kind == "compare" or ci is not None) else 0,
+        n_boot=int(n_boot) if bootstrapped else 0,
         seed=seed_int if seed_int is not None else seed,
-        seed_repr=seed_repr,
+        seed_repr=seed if isinstance(seed, (int, np.integer)) or seed is None else repr(seed),
         resample=resample,
         flip_pairs=tuple(flip_pairs),
         baseline=baseline,
@@ -332,6 +278,106 @@ def make_plan(
         streams=streams,
         per_model_columns=per_model_columns,
     )
+
+
+def _check_retrieved(func: str, retrieved: Any, opts: Options, specs_all: Sequence[MetricSpec],
+                     score_cols: list[Hashable]) -> None:
+    """retrieved=: only for the metrics that take it, and a dict maps score columns of the call."""
+    from ..core.inputs.retrieved import check_retrieved_metrics
+
+    check_retrieved_metrics(retrieved, [s.name for s in specs_all if "retrieved" not in s.info.options], func)
+    if isinstance(opts.retrieved, dict) and set(opts.retrieved) - set(score_cols):
+        raise ValueError(
+            f"The 'retrieved' parameter of {func} maps {sorted(map(str, set(opts.retrieved) - set(score_cols)))} "
+            f"to columns, which are not score columns of this call ({list(score_cols)}); map each score column "
+            "to its retrieved column."
+        )
+
+
+def _check_metric_options(
+    func: str, kind: str, specs_all: list[MetricSpec], opts: Options, gcols: list[Hashable],
+    sample_weight: Hashable | None, resample: str | None, ci: float | None, ci_method: str, auc_method: str,
+) -> str:
+    """The options against the metrics asked for (IPS, sample weights, a group column, a
+    studentized interval of a ratio); the resampling scheme, resolved."""
+    check_ips_options(opts, any("propensity" in s.info.options for s in specs_all), func)
+    check_sample_weight(sample_weight, specs_all, func)
+    if any(s.info.grouped for s in specs_all) and not gcols:
+        raise ValueError(
+            f"{func} needs the 'group' parameter (the user, query or session column) for "
+            f"{[s.name for s in specs_all if s.info.grouped]}."
+        )
+    resolved = resolve_resample(resample, ci_method, func)
+    combined = [s.name for s in specs_all if s.info.pooled is not None and s.info.pooled.combine is not None]
+    if combined and ci_method == "studentized" and (kind == "compare" or ci is not None):
+        raise ValueError(
+            f"The 'ci_method' parameter of {func} is 'studentized', whose standard error is that of a ratio of "
+            f"sums; {combined} are not such ratios. Pass ci_method='percentile' for them."
+        )
+    check_option(auc_method, "auc_method", func, ("delong", "bootstrap"))
+    check_option(ci_method, "ci_method", func, ("percentile", "studentized"))
+    return resolved
+
+
+def _check_compare(
+    func: str, specs_all: list[MetricSpec], score_cols: list[Hashable], baseline: Hashable | None,
+    ci: float | None, alpha: float, method: str, adjust: str, family: str, ci_adjust: str, delong_auc: bool,
+) -> tuple[float, float, list[tuple[Hashable, Hashable, str]]]:
+    """compare's options: the level (0.95 by default), alpha, the test and adjustments; the
+    (model, baseline, group metric) triples tested by sign flips."""
+    from pandas_rankeval.inference.bootstrap import check_level
+
+    check_compare_scores(score_cols, baseline, func)
+    level = check_level(0.95 if ci is None else ci, "ci", func)  # compare's default level
+    alpha = check_level(alpha, "alpha", func)
+    check_option(method, "method", func, METHODS)
+    check_option(adjust, "adjust", func, ADJUSTMENTS)
+    check_option(family, "family", func, FAMILIES)
+    check_option(ci_adjust, "ci_adjust", func, CI_ADJUSTMENTS)
+    if method == "randomization" and not delong_auc and any(not s.info.grouped for s in specs_all):
+        raise ValueError(
+            "Global AUC has no group-level randomization test (it is not a sum over groups); "
+            "use auc_method='delong' (needs ties='expected'), method='auto' (a paired bootstrap "
+            "test for 'auc') or method='bootstrap'."
+        )
+    # every (model, baseline, group metric) tested by sign flips unless method="bootstrap"
+    flip_pairs = [(m, b, s.name) for m, b in compare_pairs(score_cols, baseline) for s in specs_all if s.info.grouped]
+    return level, alpha, flip_pairs
+
+
+def _bootstrap_draws(
+    func: str, specs_all: list[MetricSpec], n_boot: Any, seed: Any, ci: float | None, resample: str,
+    delong_auc: bool,
+) -> tuple[int, int | None, tuple[Any, ...]]:
+    """n_boot and seed checked; the hashed bootstrap's integer seed, or the classic bootstrap's streams."""
+    from pandas_rankeval.core.inputs.validation import check_n_boot_for_level, check_seed
+
+    n_boot = _check_n_boot(n_boot, func)
+    check_seed(seed, func)
+    if any(not (delong_auc and not s.info.grouped) for s in specs_all):  # a metric is bootstrapped
+        check_n_boot_for_level(n_boot, ci, func)  # type: ignore[arg-type]
+    if resample == "poisson":
+        return n_boot, seed_to_int(seed, func), ()
+    # the classic bootstrap's streams, spawned once per call as it always was
+    return n_boot, None, tuple(np.random.default_rng(seed).spawn(2))
+
+
+def _columns_read(
+    gcols: list[Hashable], label: Hashable, score_cols: list[Hashable], by_cols: list[Hashable],
+    sample_weight: Hashable | None, weight: WeightLike, tiebreak: Hashable | None, opts: Options,
+) -> list[Hashable]:
+    """Every column a partition reads, in the order of the missing-value check of pandas."""
+    from ..core.inputs.retrieved import retrieved_columns
+
+    numeric_extra: list[Hashable] = []
+    if sample_weight is not None:
+        numeric_extra.append(sample_weight)
+    if isinstance(weight, str) and weight not in WEIGHT_NAMES:
+        numeric_extra.append(weight)
+    return list(dict.fromkeys([
+        *gcols, label, *score_cols, *numeric_extra, *([tiebreak] if tiebreak is not None else []), *by_cols,
+        *ips_columns(opts), *retrieved_columns(opts.retrieved, score_cols).values(),
+    ]))
 
 
 def compare_pairs(scores: Sequence[Hashable], baseline: Hashable | None) -> list[tuple[Hashable, Hashable]]:
