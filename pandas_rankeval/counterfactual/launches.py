@@ -179,15 +179,7 @@ def launch_agreement(
     'based on 12 launches; intervals are wide'
     """
     launches = check_frame(launches, _FUNC)
-    if isinstance(offline, (str, bytes)) or not isinstance(offline, Sequence) or not offline:
-        raise TypeError(f"The 'offline' parameter of {_FUNC} must be a non-empty list of columns (one per offline metric). Got {offline!r} instead.")
-    offline = list(offline)
-    if len(set(offline)) != len(offline):
-        raise ValueError(f"The 'offline' parameter of {_FUNC} names a column more than once: {offline!r}.")
-    online = check_column_name(online, "online", _FUNC, launches)
-    if online in offline:
-        raise ValueError(f"The 'online' column {online!r} of {_FUNC} is also in offline={offline!r}.")
-    se_col = check_column_name(online_se, "online_se", _FUNC, launches) if online_se is not None else None
+    offline, online, se_col = _check_launch_columns(launches, offline, online, online_se)
     rank_by = check_option(rank_by, "rank_by", _FUNC, ("sign", "tau"))
     nan_policy = check_option(nan_policy, "nan_policy", _FUNC, ("raise", "omit"))
     if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, numbers.Integral) or n_boot < 1:
@@ -200,6 +192,58 @@ def launch_agreement(
     if one_sided:
         raise ValueError(f"{_FUNC} got only one end of the offline interval of {one_sided}: give both offline_low and offline_high.")
     used = [*offline, online, *lows.values(), *highs.values(), *([se_col] if se_col is not None else [])]
+    values = _read_lifts(launches, used, nan_policy)
+    n_all = len(launches)
+    if n_all < 2:
+        raise ValueError(f"{_FUNC} needs at least 2 launches to measure agreement; got {n_all}.")
+    z = NormalDist().inv_cdf(0.5 + ci / 2)
+    rng = np.random.default_rng(seed)
+    boot = rng.multinomial(n_all, np.full(n_all, 1.0 / n_all), size=n_boot).astype(np.float64)
+    rows: dict[Hashable, dict[str, Any]] = {}
+    reps: dict[Hashable, dict[str, np.ndarray]] = {}
+    points: dict[str, list[list[float]]] = {}
+    decisive = bool(lows) or se_col is not None
+    y = values[online]
+    for m in offline:
+        rows[m], reps[m], points[str(m)] = _metric_agreement(m, values[m], y, boot, ci)
+        if decisive:
+            rows[m].update(_decisive(values, m, y, lows, highs, se_col, z))
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "metric"
+    key = "sign_agreement" if rank_by == "sign" else "kendall_tau"
+    score = table[key].astype(float)
+    best = None if score.isna().all() else score.idxmax()
+    table["best"] = table.index == best
+    short = _short_footer(table, reps, best, key, rank_by, ci, y, online)
+    undefined = [str(m) for m in offline if not np.isfinite(rows[m]["kendall_tau"])]
+    details = [
+        f"kendall_tau undefined (NaN) for {undefined}: every offline or every online lift is the same" if undefined else "",
+        f"sign_agreement_low/high: {ci:.0%} Wilson interval; kendall_tau (tau-b) and slope (online on offline, "
+        f"through the origin): {ci:.0%} percentile intervals of {n_boot:,} bootstrap replicates over launches (seed {seed})",
+        _decisive_words(decisive, bool(lows), se_col, z),
+    ]
+    return make_table(AgreementTable, table, "launch_agreement", short, details, best=best, rank_by=rank_by,
+                      online=str(online), points=points, n_boot=n_boot, ci=ci)
+
+
+def _check_launch_columns(
+    launches: pd.DataFrame, offline: Any, online: Hashable, online_se: Hashable | None
+) -> tuple[list[Hashable], Hashable, Hashable | None]:
+    """offline: a non-empty list of distinct columns; online: another column; online_se: a column or None."""
+    if isinstance(offline, (str, bytes)) or not isinstance(offline, Sequence) or not offline:
+        raise TypeError(f"The 'offline' parameter of {_FUNC} must be a non-empty list of columns (one per offline metric). Got {offline!r} instead.")
+    offline = list(offline)
+    if len(set(offline)) != len(offline):
+        raise ValueError(f"The 'offline' parameter of {_FUNC} names a column more than once: {offline!r}.")
+    online = check_column_name(online, "online", _FUNC, launches)
+    if online in offline:
+        raise ValueError(f"The 'online' column {online!r} of {_FUNC} is also in offline={offline!r}.")
+    se_col = check_column_name(online_se, "online_se", _FUNC, launches) if online_se is not None else None
+    return offline, online, se_col
+
+
+def _read_lifts(launches: pd.DataFrame, used: list[Hashable], nan_policy: str) -> dict[Hashable, np.ndarray]:
+    """The ``used`` columns as float64: numeric, finite, and without missing values unless nan_policy='omit'."""
     check_columns(launches, used)
     for c in used:
         if not pd.api.types.is_numeric_dtype(launches[c].dtype) or pd.api.types.is_bool_dtype(launches[c].dtype):
@@ -216,61 +260,65 @@ def launch_agreement(
             f"{_FUNC}: {n_bad:,} of {len(launches):,} launches have missing values (per column: {missing}). Pass "
             "nan_policy='omit' to use, for each metric, the launches where it and the online lift are known, or fill them."
         )
-    n_all = len(launches)
-    if n_all < 2:
-        raise ValueError(f"{_FUNC} needs at least 2 launches to measure agreement; got {n_all}.")
-    y = values[online]
-    z = NormalDist().inv_cdf(0.5 + ci / 2)
-    rng = np.random.default_rng(seed)
-    boot = rng.multinomial(n_all, np.full(n_all, 1.0 / n_all), size=n_boot).astype(np.float64)
-    rows: dict[Hashable, dict[str, Any]] = {}
-    reps: dict[Hashable, dict[str, np.ndarray]] = {}
-    points: dict[str, list[list[float]]] = {}
-    decisive = bool(lows) or se_col is not None
-    for m in offline:
-        x = values[m]
-        ok = ~np.isnan(x) & ~np.isnan(y)
-        n = int(ok.sum())
-        if n < 2:
-            raise ValueError(f"{_FUNC}: metric {m!r} has {n} launch{'es' if n != 1 else ''} with both lifts known; it needs at least 2.")
-        xs, ys = np.where(ok, x, 0.0), np.where(ok, y, 0.0)
-        agree = ((np.sign(xs) * np.sign(ys)) > 0).astype(np.float64)
-        k = float(agree[ok].sum())
-        lo, hi = wilson_interval(k, n, ci)
-        w = boot * ok
-        tau = float(kendall_tau_b(x[ok], y[ok])[0])
-        tau_reps = np.concatenate([kendall_tau_b(xs, ys, w[i:i + 256]) for i in range(0, n_boot, 256)])
-        slope_reps = _slope(xs, ys, w)
-        t_lo, t_hi = percentile_interval(tau_reps[:, None], ci, bounds=(-1.0, 1.0))
-        s_lo, s_hi = percentile_interval(slope_reps[:, None], ci)
-        slope = float(_slope(xs, ys, ok[None, :].astype(float))[0])
-        if n < MIN_BOOT_LAUNCHES:
-            t_lo = t_hi = s_lo = s_hi = np.array([np.nan])
-        row: dict[str, Any] = {
-            "n_launches": n, "sign_agreement": k / n, "sign_agreement_low": lo, "sign_agreement_high": hi,
-            "kendall_tau": tau, "kendall_tau_low": float(t_lo[0]) if np.isfinite(tau) else np.nan,
-            "kendall_tau_high": float(t_hi[0]) if np.isfinite(tau) else np.nan,
-            "slope": slope, "slope_low": float(s_lo[0]), "slope_high": float(s_hi[0]),
-        }
-        if decisive:
-            sure = ok.copy()
-            if m in lows:
-                lo_m, hi_m = values[lows[m]], values[highs[m]]
-                sure &= ~np.isnan(lo_m) & ~np.isnan(hi_m) & ((lo_m > 0) | (hi_m < 0))
-            if se_col is not None:
-                se = values[se_col]
-                sure &= ~np.isnan(se) & (np.abs(ys) > z * np.where(np.isnan(se), np.inf, se))
-            row["n_decisive"] = int(sure.sum())
-            row["decisive_agreement"] = float(agree[sure].mean()) if sure.any() else np.nan
-        rows[m] = row
-        reps[m] = {"sign": _weighted_share(agree, w), "tau": tau_reps}
-        points[str(m)] = [x[ok].tolist(), y[ok].tolist()]
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    table.index.name = "metric"
-    key = "sign_agreement" if rank_by == "sign" else "kendall_tau"
-    score = table[key].astype(float)
-    best = None if score.isna().all() else score.idxmax()
-    table["best"] = table.index == best
+    return values
+
+
+def _metric_agreement(
+    m: Hashable, x: np.ndarray, y: np.ndarray, boot: np.ndarray, ci: float
+) -> tuple[dict[str, Any], dict[str, np.ndarray], list[list[float]]]:
+    """One offline metric against the online lift: sign agreement (Wilson), Kendall's tau and the
+    slope (bootstrap intervals over launches); its replicates and its points."""
+    n_boot = boot.shape[0]
+    ok = ~np.isnan(x) & ~np.isnan(y)
+    n = int(ok.sum())
+    if n < 2:
+        raise ValueError(f"{_FUNC}: metric {m!r} has {n} launch{'es' if n != 1 else ''} with both lifts known; it needs at least 2.")
+    xs, ys = np.where(ok, x, 0.0), np.where(ok, y, 0.0)
+    agree = ((np.sign(xs) * np.sign(ys)) > 0).astype(np.float64)
+    k = float(agree[ok].sum())
+    lo, hi = wilson_interval(k, n, ci)
+    w = boot * ok
+    tau = float(kendall_tau_b(x[ok], y[ok])[0])
+    tau_reps = np.concatenate([kendall_tau_b(xs, ys, w[i:i + 256]) for i in range(0, n_boot, 256)])
+    slope_reps = _slope(xs, ys, w)
+    t_lo, t_hi = percentile_interval(tau_reps[:, None], ci, bounds=(-1.0, 1.0))
+    s_lo, s_hi = percentile_interval(slope_reps[:, None], ci)
+    slope = float(_slope(xs, ys, ok[None, :].astype(float))[0])
+    if n < MIN_BOOT_LAUNCHES:
+        t_lo = t_hi = s_lo = s_hi = np.array([np.nan])
+    row: dict[str, Any] = {
+        "n_launches": n, "sign_agreement": k / n, "sign_agreement_low": lo, "sign_agreement_high": hi,
+        "kendall_tau": tau, "kendall_tau_low": float(t_lo[0]) if np.isfinite(tau) else np.nan,
+        "kendall_tau_high": float(t_hi[0]) if np.isfinite(tau) else np.nan,
+        "slope": slope, "slope_low": float(s_lo[0]), "slope_high": float(s_hi[0]),
+    }
+    return row, {"sign": _weighted_share(agree, w), "tau": tau_reps}, [x[ok].tolist(), y[ok].tolist()]
+
+
+def _decisive(
+    values: dict[Hashable, np.ndarray], m: Hashable, y: np.ndarray, lows: dict, highs: dict,
+    se_col: Hashable | None, z: float,
+) -> dict[str, Any]:
+    """The sign agreement on the launches where the offline interval excludes 0 and the online
+    lift is more than z * se from 0."""
+    x = values[m]
+    ok = ~np.isnan(x) & ~np.isnan(y)
+    xs, ys = np.where(ok, x, 0.0), np.where(ok, y, 0.0)
+    agree = ((np.sign(xs) * np.sign(ys)) > 0).astype(np.float64)
+    sure = ok.copy()
+    if m in lows:
+        lo_m, hi_m = values[lows[m]], values[highs[m]]
+        sure &= ~np.isnan(lo_m) & ~np.isnan(hi_m) & ((lo_m > 0) | (hi_m < 0))
+    if se_col is not None:
+        se = values[se_col]
+        sure &= ~np.isnan(se) & (np.abs(ys) > z * np.where(np.isnan(se), np.inf, se))
+    return {"n_decisive": int(sure.sum()), "decisive_agreement": float(agree[sure].mean()) if sure.any() else np.nan}
+
+
+def _short_footer(table: pd.DataFrame, reps: dict[Hashable, dict[str, np.ndarray]], best: Hashable | None, key: str,
+                  rank_by: str, ci: float, y: np.ndarray, online: Hashable) -> list[str]:
+    """How many launches, which metric is best and how clearly, and a warning when every launch
+    moved the online lift the same way."""
     n_min, n_max = int(table["n_launches"].min()), int(table["n_launches"].max())
     count = f"{n_min:,}" if n_min == n_max else f"{n_min:,} to {n_max:,}"
     short = [f"based on {count} launches" + ("; intervals are wide" if n_max < FEW_LAUNCHES else "")]
@@ -282,16 +330,17 @@ def launch_agreement(
             f"every launch moved {online!r} the same way ({'+' if same[0] > 0 else '-' if same[0] < 0 else '0'}): sign "
             "agreement cannot tell a metric that tracks the online result from one that always moves that way"
         )
-    undefined = [str(m) for m in offline if not np.isfinite(rows[m]["kendall_tau"])]
-    details = [
-        f"kendall_tau undefined (NaN) for {undefined}: every offline or every online lift is the same" if undefined else "",
-        f"sign_agreement_low/high: {ci:.0%} Wilson interval; kendall_tau (tau-b) and slope (online on offline, "
-        f"through the origin): {ci:.0%} percentile intervals of {n_boot:,} bootstrap replicates over launches (seed {seed})",
-        (f"decisive: launches where the offline interval excludes 0{' and |online| > ' + format(z, '.2f') + ' x ' + repr(se_col) if se_col is not None else ''}"
-         if decisive and lows else f"decisive: launches where |online| > {z:.2f} x {se_col!r}" if decisive else ""),
-    ]
-    return make_table(AgreementTable, table, "launch_agreement", short, details, best=best, rank_by=rank_by,
-                      online=str(online), points=points, n_boot=n_boot, ci=ci)
+    return short
+
+
+def _decisive_words(decisive: bool, intervals: bool, se_col: Hashable | None, z: float) -> str:
+    """The footer's line on what counts as a decisive launch ("" without intervals or se)."""
+    if not decisive:
+        return ""
+    if intervals:
+        return ("decisive: launches where the offline interval excludes 0"
+                f"{' and |online| > ' + format(z, '.2f') + ' x ' + repr(se_col) if se_col is not None else ''}")
+    return f"decisive: launches where |online| > {z:.2f} x {se_col!r}"
 
 
 def _verdict(table: pd.DataFrame, reps: dict[Hashable, dict[str, np.ndarray]], best: Hashable, key: str,
