@@ -29,7 +29,8 @@ from ...core.inputs.options import WEIGHT_NAMES
 from ...summary.driver import Scan
 from ...summary.problems import label_checks
 from ...summary.ranges import RangeColumns
-from ..polars.convert import dtype_class, is_float, is_numeric
+from ...summary.scan_counts import ScanCount, ScanCounts, read_counts, scan_counts
+from ..polars.convert import _base, is_float, is_numeric
 from ..polars.lazy import relevant_rule
 
 __all__ = ["auc_pass", "bucket_batches", "keep_sql", "polars_frame", "q", "relevant_sql", "scan"]
@@ -97,67 +98,85 @@ def relevant_sql(plan: Any, schema: Any) -> str:
     return f"CAST({q(plan.label)} AS DOUBLE) {op} CAST('{bound!r}' AS DOUBLE)"
 
 
+#: Each operation of the shared scan (:data:`pandas_rankeval.summary.scan_counts.OPS`) in SQL:
+#: ``{c}`` the quoted column, ``{d}`` it as DOUBLE, ``{m}`` it is missing, ``{kept}`` the row is
+#: kept, ``{any}`` the row has a missing value.
+_SQL = {
+    "rows": "count(*)",
+    "dropped": "count_if({any})",
+    "missing": "count_if({m})",
+    "infinite": "count_if({kept} AND isinf({c}))",
+    "bad_weight": "count_if({kept} AND (isinf({d}) OR {d} < 0))",
+    "negative": "count_if({kept} AND {d} < 0)",
+    "above": "count_if({kept} AND {d} > {bound!r})",
+    "max": "max({c}) FILTER (WHERE {kept})",
+    "not_binary": "count_if({kept} AND {d} <> 0 AND {d} <> 1)",
+    "not_binary_examples": "list_sort(list_distinct(list({d}) FILTER (WHERE {kept} AND {d} <> 0 AND {d} <> 1)))[1:3]",
+    "outside_unit": "count_if({kept} AND NOT ({d} >= 0 AND {d} <= 1))",
+    "min_double": "min({d}) FILTER (WHERE {kept})",
+    "max_double": "max({d}) FILTER (WHERE {kept})",
+}
+
+
+def _numeric(dtype: Any) -> bool:
+    """A numeric column that is not boolean (a label or weight that can be checked)."""
+    return is_numeric(dtype) and dtype_class(dtype) is not pl.Boolean
+
+
+def scan_spec(plan: Any, schema: Any) -> ScanCounts:
+    """The shared scan's aggregates for this relation's dtypes."""
+    ldt = schema[str(plan.label)]
+    o = plan.options
+    weights = [o.sample_weight] if o.sample_weight is not None else []
+    if isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES:
+        weights.append(o.weight)
+    cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
+    return scan_counts(
+        plan.columns, plan.label, label_float=is_float(ldt), checks=label_checks(plan, _numeric(ldt)),
+        weights=[w for w in weights if _numeric(schema[str(w)])], calibration=cal,
+        scores=[c for c in plan.scores if is_numeric(schema[str(c)])],
+    )
+
+
+def _count_sql(count: ScanCount, schema: Any, kept: str, any_miss: str) -> str:
+    """One aggregate of the shared scan as SQL."""
+    if count.column is None:
+        return _SQL[count.op].format(kept=kept, any=any_miss)
+    c = q(count.column)
+    m = _missing(count.column, schema[str(count.column)]) if count.op == "missing" else ""
+    return _SQL[count.op].format(c=c, d=f"CAST({c} AS DOUBLE)", m=m, kept=kept, any=any_miss, bound=count.bound)
+
+
+def _group_sql(plan: Any, schema: Any, kept: str) -> list[str]:
+    """Distinct group keys, groups with a relevant row (empty='error') and (group, segment) pairs."""
+    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
+    empty = bool(lists) and plan.options.empty == "error"
+    # exact when an early check compares it; otherwise only the bucket count's cap reads it (an
+    # estimate, a fifth of the exact count's time: the numbers never depend on the buckets)
+    distinct = "count(DISTINCT {})" if empty or plan.by else "approx_count_distinct({})"
+    return [
+        distinct.format(_key(plan.group, schema)) + f" FILTER (WHERE {kept})",
+        f"count(DISTINCT {_key(plan.group, schema)}) FILTER (WHERE {kept} AND {relevant_sql(plan, schema)})"
+        if empty else "NULL",
+        f"count(DISTINCT {_key([*plan.group, *plan.by], schema)}) FILTER (WHERE {kept})" if plan.by else "NULL",
+    ]
+
+
 def scan(rel: Any, plan: Any, schema: Any, exact: dict[Hashable, str] | None = None) -> Scan:
-    """One aggregate query: rows, missing values and refused values, whole-table counts.
+    """One aggregate query: rows, missing values and refused values, whole-table counts (the
+    shared scan, :mod:`pandas_rankeval.summary.scan_counts`, in SQL).
 
     ``exact`` maps a key column that pandas reads as float64 (``DECIMAL``, ``HUGEINT``) to the
     relation's column holding its exact values: the keys that become equal as float64 are counted,
     and refused (:func:`refuse_merged_keys`) before any other check.
     """
-    cols = list(dict.fromkeys(plan.columns))
-    miss = [_missing(c, schema[str(c)]) for c in cols]
-    any_miss = "(" + " OR ".join(miss) + ")"
+    spec = scan_spec(plan, schema)
+    any_miss = "(" + " OR ".join(_missing(c, schema[str(c)]) for c in spec.columns) + ")"
     kept = f"NOT {any_miss}"
-    aggs = ["count(*)", f"count_if({any_miss})"] + [f"count_if({m})" for m in miss]
-    label, o = plan.label, plan.options
-    ldt = schema[str(label)]
-    kinds: list[tuple[int, tuple]] = []
-    if is_float(ldt):
-        kinds.append((len(aggs), ("infinite_label", label)))
-        aggs.append(f"count_if({kept} AND isinf({q(label)}))")
-    weights = [o.sample_weight] if o.sample_weight is not None else []
-    if isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES:
-        weights.append(o.weight)
-    for w in weights:
-        if is_numeric(schema[str(w)]) and dtype_class(schema[str(w)]) is not pl.Boolean:
-            wc = f"CAST({q(w)} AS DOUBLE)"
-            kinds.append((len(aggs), ("bad_weight", w)))
-            aggs.append(f"count_if({kept} AND (isinf({wc}) OR {wc} < 0))")
-    checks = label_checks(plan, is_numeric(ldt) and dtype_class(ldt) is not pl.Boolean)
-    if checks.negative:
-        kinds.append((len(aggs), ("negative_label", label)))
-        aggs.append(f"count_if({kept} AND CAST({q(label)} AS DOUBLE) < 0)")
-    if checks.grade is not None:
-        kinds.append((len(aggs), ("label_grade", (label, *checks.grade))))
-        aggs.append(f"count_if({kept} AND CAST({q(label)} AS DOUBLE) > {checks.grade[0]!r})")
-    top = None
-    if checks.top:
-        top = len(aggs)
-        aggs.append(f"max({q(label)}) FILTER (WHERE {kept})")
-    cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
-    cal_at = len(aggs)
-    cal_label = bool(checks.binary)
-    if cal_label:  # the calibration metrics' 0/1 labels: the count and the first three others
-        lc = f"CAST({q(label)} AS DOUBLE)"
-        other = f"{kept} AND {lc} <> 0 AND {lc} <> 1"
-        aggs += [f"count_if({other})", f"list_sort(list_distinct(list({lc}) FILTER (WHERE {other})))[1:3]"]
-    cal_scores = [c for c in plan.scores if cal and is_numeric(schema[str(c)])]
-    for c in cal_scores:  # probabilities: the count outside [0, 1] and the range seen
-        sc = f"CAST({q(c)} AS DOUBLE)"
-        aggs += [f"count_if({kept} AND NOT ({sc} >= 0 AND {sc} <= 1))", f"min({sc}) FILTER (WHERE {kept})",
-                 f"max({sc}) FILTER (WHERE {kept})"]
+    aggs = [_count_sql(count, schema, kept, any_miss) for count in spec.counts]
     at = len(aggs)
-    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
     if plan.group:
-        empty = bool(lists) and o.empty == "error"
-        # exact when an early check compares it; otherwise only the bucket count's cap reads it (an
-        # estimate, a fifth of the exact count's time: the numbers never depend on the buckets)
-        distinct = "count(DISTINCT {})" if empty or plan.by else "approx_count_distinct({})"
-        aggs.append(distinct.format(_key(plan.group, schema)) + f" FILTER (WHERE {kept})")
-        aggs.append(f"count(DISTINCT {_key(plan.group, schema)}) FILTER (WHERE {kept} AND {relevant_sql(plan, schema)})"
-                    if empty else "NULL")
-        aggs.append(f"count(DISTINCT {_key([*plan.group, *plan.by], schema)}) FILTER (WHERE {kept})"
-                    if plan.by else "NULL")
+        aggs += _group_sql(plan, schema, kept)
     exact_at = len(aggs)
     for x in (exact or {}).values():  # distinct exact keys, and distinct keys as pandas reads them
         aggs += [f"count(DISTINCT {q(x)}) FILTER (WHERE {kept})",
@@ -165,20 +184,11 @@ def scan(rel: Any, plan: Any, schema: Any, exact: dict[Hashable, str] | None = N
     row = query(rel, f"SELECT {', '.join(aggs)} FROM {_SRC}").fetchall()[0]
     for i, c in enumerate(exact or {}):
         refuse_merged_keys(c, plan, int(row[exact_at + 2 * i]), int(row[exact_at + 2 * i + 1]))
-    missing = {c: int(row[2 + i]) for i, c in enumerate(cols) if row[2 + i]}
-    problems = {kind: int(row[j]) for j, kind in kinds if row[j]}
-    j = cal_at
-    if cal_label:
-        if row[j]:
-            problems[("binary_label", (label, cal))] = int(row[j])
-            problems.update({("binary_label:example", float(v)): 1 for v in row[j + 1] or []})
-        j += 2
-    for c in cal_scores:
-        if row[j]:
-            problems[("probability", (c, cal))] = int(row[j])
-            problems[("probability:range", (c, float(row[j + 1]), float(row[j + 2])))] = 1
-        j += 3
-    out = Scan(int(row[0]), missing, int(row[1]) if missing else 0, problems, label_max=None if top is None else row[top])
+    named = {count.name: row[i] for i, count in enumerate(spec.counts)}
+    missing, problems = read_counts(spec, named)
+    missing = {c: n for c, n in missing.items() if n}
+    out = Scan(int(named["rows"]), missing, int(named["dropped"]) if missing else 0, problems,
+               label_max=named.get("top"))
     if plan.group:
         out.n_groups = int(row[at])
         out.n_with_relevant = None if row[at + 1] is None else int(row[at + 1])
