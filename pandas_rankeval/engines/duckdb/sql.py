@@ -30,7 +30,7 @@ from ...summary.driver import Scan
 from ...summary.problems import label_checks
 from ...summary.ranges import RangeColumns
 from ...summary.scan_counts import ScanCount, ScanCounts, read_counts, scan_counts
-from ..polars.convert import _base, is_float, is_numeric
+from ..polars.convert import dtype_class, is_float, is_numeric
 from ..polars.lazy import relevant_rule
 
 __all__ = ["auc_pass", "bucket_batches", "keep_sql", "polars_frame", "q", "relevant_sql", "scan"]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,7 @@ import polars as pl
 from ...core.inputs.options import WEIGHT_NAMES
 from ...core.inputs.prepare import relevance_rule
 from ...summary.driver import Scan
+from ...summary.scan_counts import ScanCount, ScanCounts, read_counts, scan_counts
 from ...summary.problems import label_checks
 from .auc import auc_pass, join_placements, map_ranges, place_ranges, score_key
 from .convert import dtype_class, is_float, is_numeric, pandas_dtype, to_pandas
@@ -111,68 +112,74 @@ def keep_expr(plan: Any, names: Names) -> pl.Expr:
     return keep
 
 
-def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
-    """One streaming aggregation: rows, missing values, refused values and distinct group keys,
-    whole-table counts."""
-    cols = list(dict.fromkeys(plan.columns))
-    miss = [_missing(names, c) for c in cols]
-    any_miss = pl.any_horizontal(miss)
-    kept = ~any_miss
-    aggs = [pl.len().alias("rows"), any_miss.sum().alias("dropped")]
-    aggs += [m.sum().alias(f"m{i}") for i, m in enumerate(miss)]
-    if plan.group:
-        aggs.append(_key(plan.group, names).filter(kept).n_unique().alias("groups"))
-    label, o = names[plan.label], plan.options
+def _numeric(dtype: Any) -> bool:
+    """A numeric column that is not boolean (a label or weight that can be checked)."""
+    return is_numeric(dtype) and dtype_class(dtype) is not pl.Boolean
+
+
+def scan_spec(plan: Any, names: Names) -> ScanCounts:
+    """The shared scan's aggregates for this frame's dtypes."""
     ldt = names.dtype(plan.label)
-    kinds: list[tuple[str, tuple]] = []
-    if is_float(ldt):
-        aggs.append((kept & pl.col(label).is_infinite()).sum().alias("p0"))
-        kinds.append(("p0", ("infinite_label", plan.label)))
+    o = plan.options
     weights = [o.sample_weight] if o.sample_weight is not None else []
     if isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES:
         weights.append(o.weight)
-    for j, w in enumerate(weights):
-        if is_numeric(names.dtype(w)) and dtype_class(names.dtype(w)) is not pl.Boolean:
-            wc = names.col(w).cast(pl.Float64)
-            aggs.append((kept & (wc.is_infinite() | (wc < 0))).sum().alias(f"w{j}"))
-            kinds.append((f"w{j}", ("bad_weight", w)))
-    checks = label_checks(plan, is_numeric(ldt) and dtype_class(ldt) is not pl.Boolean)
-    if checks.negative:
-        aggs.append((kept & (pl.col(label).cast(pl.Float64) < 0)).sum().alias("neg"))
-        kinds.append(("neg", ("negative_label", plan.label)))
     cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
-    cal_label = bool(checks.binary)
-    if cal_label:  # the calibration metrics' 0/1 labels: the count and the first three others
-        lc = pl.col(label).cast(pl.Float64)
-        other = kept & (lc != 0) & (lc != 1)
-        aggs += [other.sum().alias("bl"), lc.filter(other).unique().sort().head(3).implode().alias("blx")]
-    cal_scores = [j for j, c in enumerate(plan.scores) if cal and is_numeric(names.dtype(c))]
-    for j in cal_scores:  # probabilities: the count outside [0, 1] and the range seen
-        sc = names.col(plan.scores[j]).cast(pl.Float64)
-        aggs += [(kept & ~((sc >= 0) & (sc <= 1))).sum().alias(f"pb{j}"),
-                 sc.filter(kept).min().alias(f"plo{j}"), sc.filter(kept).max().alias(f"phi{j}")]
-    lists = [s for s in plan.specs if s.info.eligibility == "relevant"]
-    rel = relevant_expr(names, plan)
-    if checks.grade is not None:
-        aggs.append((kept & (pl.col(label).cast(pl.Float64) > checks.grade[0])).sum().alias("grade"))
-        kinds.append(("grade", ("label_grade", (plan.label, *checks.grade))))
-    if checks.top:
-        aggs.append(pl.col(label).filter(kept).max().alias("top"))  # exact: an integer stays an integer
-    if plan.group and lists and o.empty == "error":
-        aggs.append(_key(plan.group, names).filter(kept & rel).n_unique().alias("with_rel"))
-    if plan.group and plan.by:
-        aggs.append(_key([*plan.group, *plan.by], names).filter(kept).n_unique().alias("pairs"))
-    row = lf.select(aggs).collect(engine="streaming").row(0, named=True)
-    missing = {c: int(row[f"m{i}"]) for i, c in enumerate(cols) if row[f"m{i}"]}
-    problems = {kind: int(row[name]) for name, kind in kinds if row[name]}
-    if cal_label and row["bl"]:
-        problems[("binary_label", (plan.label, cal))] = int(row["bl"])
-        problems.update({("binary_label:example", float(v)): 1 for v in row["blx"]})
-    for j in cal_scores:
-        if row[f"pb{j}"]:
-            c = plan.scores[j]
-            problems[("probability", (c, cal))] = int(row[f"pb{j}"])
-            problems[("probability:range", (c, float(row[f"plo{j}"]), float(row[f"phi{j}"])))] = 1
+    return scan_counts(
+        plan.columns, plan.label, label_float=is_float(ldt), checks=label_checks(plan, _numeric(ldt)),
+        weights=[w for w in weights if _numeric(names.dtype(w))], calibration=cal,
+        scores=[c for c in plan.scores if is_numeric(names.dtype(c))],
+    )
+
+
+#: Each operation of the shared scan (:data:`pandas_rankeval.summary.scan_counts.OPS`) as a polars
+#: expression of (the column, it as Float64, the row is kept, the row has a missing value, the bound).
+_EXPRS: dict[str, Callable[..., pl.Expr]] = {
+    "rows": lambda c, d, kept, miss, bound: pl.len(),
+    "dropped": lambda c, d, kept, miss, bound: miss.sum(),
+    "infinite": lambda c, d, kept, miss, bound: (kept & c.is_infinite()).sum(),
+    "bad_weight": lambda c, d, kept, miss, bound: (kept & (d.is_infinite() | (d < 0))).sum(),
+    "negative": lambda c, d, kept, miss, bound: (kept & (d < 0)).sum(),
+    "above": lambda c, d, kept, miss, bound: (kept & (d > bound)).sum(),
+    "max": lambda c, d, kept, miss, bound: c.filter(kept).max(),  # exact: an integer stays an integer
+    "not_binary": lambda c, d, kept, miss, bound: (kept & (d != 0) & (d != 1)).sum(),
+    "not_binary_examples": lambda c, d, kept, miss, bound: d.filter(kept & (d != 0) & (d != 1)).unique().sort().head(3).implode(),
+    "outside_unit": lambda c, d, kept, miss, bound: (kept & ~((d >= 0) & (d <= 1))).sum(),
+    "min_double": lambda c, d, kept, miss, bound: d.filter(kept).min(),
+    "max_double": lambda c, d, kept, miss, bound: d.filter(kept).max(),
+}
+
+
+def _count_expr(count: ScanCount, names: Names, kept: pl.Expr, any_miss: pl.Expr) -> pl.Expr:
+    """One aggregate of the shared scan as a polars expression, named by the count."""
+    if count.op == "missing":
+        return _missing(names, count.column).sum().alias(count.name)
+    c = names.col(count.column) if count.column is not None else pl.lit(None)
+    return _EXPRS[count.op](c, c.cast(pl.Float64), kept, any_miss, count.bound).alias(count.name)
+
+
+def _group_exprs(plan: Any, names: Names, kept: pl.Expr) -> list[pl.Expr]:
+    """Distinct group keys, groups with a relevant row (empty='error'), (group, segment) pairs."""
+    if not plan.group:
+        return []
+    out = [_key(plan.group, names).filter(kept).n_unique().alias("groups")]
+    if any(s.info.eligibility == "relevant" for s in plan.specs) and plan.options.empty == "error":
+        out.append(_key(plan.group, names).filter(kept & relevant_expr(names, plan)).n_unique().alias("with_rel"))
+    if plan.by:
+        out.append(_key([*plan.group, *plan.by], names).filter(kept).n_unique().alias("pairs"))
+    return out
+
+
+def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
+    """One streaming aggregation: rows, missing values, refused values and distinct group keys,
+    whole-table counts (the shared scan, :mod:`pandas_rankeval.summary.scan_counts`, in polars)."""
+    spec = scan_spec(plan, names)
+    any_miss = pl.any_horizontal([_missing(names, c) for c in spec.columns])
+    kept = ~any_miss
+    aggs = [_count_expr(count, names, kept, any_miss) for count in spec.counts]
+    row = lf.select(aggs + _group_exprs(plan, names, kept)).collect(engine="streaming").row(0, named=True)
+    missing, problems = read_counts(spec, row)
+    missing = {c: n for c, n in missing.items() if n}
     groups = int(row["groups"]) if plan.group else 0
     out = Scan(int(row["rows"]), missing, int(row["dropped"]) if missing else 0, problems, groups)
     out.label_max = row.get("top")
