@@ -23,6 +23,7 @@ import pandas as pd
 
 from pandas_rankeval.core.inputs.prepare import relevance_rule
 from pandas_rankeval.summary.problems import LabelChecks
+from pandas_rankeval.summary.scan_counts import ScanCount, read_counts, scan_counts
 
 from .session import _collect, functions_of, _parallelism
 
@@ -210,66 +211,54 @@ def scan(
     metric's top grade, labels other than 0/1 for the calibration metrics; negative or infinite
     weights; for the ``calibration`` metrics ``scores`` outside [0, 1]), as whole-table counts,
     and the largest kept label when the checks ask for it: the driver raises pandas' errors from
-    them, in pandas' order (:func:`pandas_rankeval.summary.driver.raise_checked`)."""
-    F = fr.F
-    cols = list(dict.fromkeys(columns))
-    miss = [_missing_expr(fr, c) for c in cols]
+    them, in pandas' order (:func:`pandas_rankeval.summary.driver.raise_checked`). The aggregates
+    are the shared scan's (:mod:`pandas_rankeval.summary.scan_counts`) as Spark columns."""
+    spec = scan_counts(columns, label, label_float=_is_float(fr.types[label]), checks=checks, weights=weights,
+                       calibration=calibration, scores=scores)
+    miss = [_missing_expr(fr, c) for c in spec.columns]
     any_miss = miss[0]
     for m in miss[1:]:
         any_miss = any_miss | m
-    kept = ~any_miss
-
-    def count(cond: Any, name: str) -> Any:
-        return F.sum(F.when(cond, 1).otherwise(0)).cast("long").alias(name)
-
-    aggs = [F.count(F.lit(1)).alias("rows"), count(any_miss, "dropped")]
-    aggs += [count(m, f"m{i}") for i, m in enumerate(miss)]
-    y = fr.col(label)
-    if _is_float(fr.types[label]):
-        aggs.append(count(kept & (F.abs(y) == float("inf")), "inf_label"))
-    if checks.negative:
-        aggs.append(count(kept & (y.cast("double") < 0), "neg_label"))
-    if checks.grade is not None:
-        aggs.append(count(kept & (y.cast("double") > checks.grade[0]), "grade"))
-    if checks.top:
-        aggs.append(F.max(F.when(kept, y)).alias("top"))  # an integer label stays an integer
-    for j, w in enumerate(weights):
-        wc = fr.col(w).cast("double")
-        aggs.append(count(kept & ((F.abs(wc) == float("inf")) | (wc < 0)), f"bad_w{j}"))
-    cal_label = bool(checks.binary)
-    if cal_label:  # the calibration metrics' 0/1 labels: the count and the first three others
-        yd = y.cast("double")
-        other = kept & (yd != 0) & (yd != 1)
-        aggs += [count(other, "cal_bl"), F.slice(F.array_sort(F.collect_set(F.when(other, yd))), 1, 3).alias("cal_blx")]
-    for j, c in enumerate(scores if calibration else ()):  # probabilities: count outside [0, 1], range seen
-        sc = fr.col(c).cast("double")
-        aggs += [count(kept & ~((sc >= 0) & (sc <= 1)), f"cal_pb{j}"),
-                 F.min(F.when(kept, sc)).alias(f"cal_plo{j}"), F.max(F.when(kept, sc)).alias(f"cal_phi{j}")]
+    aggs = [_count_column(fr, count, ~any_miss, any_miss) for count in spec.counts]
     row = _collect(fr.sdf.agg(*aggs))[0].asDict()
-    n_rows = int(row["rows"])
-    missing = {c: int(row[f"m{i}"] or 0) for i, c in enumerate(cols)}
+    missing, problems = read_counts(spec, row)
     n_dropped = int(row["dropped"] or 0) if any(missing.values()) else 0
-    problems: dict[tuple, int] = {}
-    if row.get("inf_label"):
-        problems[("infinite_label", label)] = int(row["inf_label"])
-    for j, w in enumerate(weights):
-        if row[f"bad_w{j}"]:
-            problems.setdefault(("bad_weight", w), int(row[f"bad_w{j}"]))
-    if row.get("neg_label"):
-        problems[("negative_label", label)] = int(row["neg_label"])
-    if checks.grade is not None and row["grade"]:
-        problems[("label_grade", (label, *checks.grade))] = int(row["grade"])
-    if cal_label and row["cal_bl"]:
-        problems[("binary_label", (label, checks.binary))] = int(row["cal_bl"])
-        problems.update({("binary_label:example", float(v)): 1 for v in row["cal_blx"] or []})
-    for j, c in enumerate(scores if calibration else ()):
-        if row[f"cal_pb{j}"]:
-            problems[("probability", (c, calibration))] = int(row[f"cal_pb{j}"])
-            problems[("probability:range", (c, float(row[f"cal_plo{j}"]), float(row[f"cal_phi{j}"])))] = 1
-    counts = Scan(n_rows - n_dropped, missing, n_dropped)
+    counts = Scan(int(row["rows"]) - n_dropped, missing, n_dropped)
     counts.problems = problems
     counts.label_max = row.get("top")
     return counts
+
+
+def _count_column(fr: Frame, count: ScanCount, kept: Any, any_miss: Any) -> Any:
+    """One aggregate of the shared scan as a Spark column, named by the count."""
+    F = fr.F
+    if count.op == "rows":
+        return F.count(F.lit(1)).alias(count.name)
+    if count.op == "dropped":
+        return _count_if(F, any_miss, count.name)
+    if count.op == "missing":
+        return _count_if(F, _missing_expr(fr, count.column), count.name)
+    c = fr.col(count.column)
+    d = c.cast("double")
+    exprs = {
+        "infinite": lambda: _count_if(F, kept & (F.abs(c) == float("inf")), count.name),
+        "bad_weight": lambda: _count_if(F, kept & ((F.abs(d) == float("inf")) | (d < 0)), count.name),
+        "negative": lambda: _count_if(F, kept & (d < 0), count.name),
+        "above": lambda: _count_if(F, kept & (d > count.bound), count.name),
+        "max": lambda: F.max(F.when(kept, c)).alias(count.name),  # an integer label stays an integer
+        "not_binary": lambda: _count_if(F, kept & (d != 0) & (d != 1), count.name),
+        "not_binary_examples": lambda: F.slice(
+            F.array_sort(F.collect_set(F.when(kept & (d != 0) & (d != 1), d))), 1, 3).alias(count.name),
+        "outside_unit": lambda: _count_if(F, kept & ~((d >= 0) & (d <= 1)), count.name),
+        "min_double": lambda: F.min(F.when(kept, d)).alias(count.name),
+        "max_double": lambda: F.max(F.when(kept, d)).alias(count.name),
+    }
+    return exprs[count.op]()
+
+
+def _count_if(F: Any, cond: Any, name: str) -> Any:
+    """The rows where ``cond`` holds, as a long."""
+    return F.sum(F.when(cond, 1).otherwise(0)).cast("long").alias(name)
 
 
 def drop_missing(fr: Frame, scan_: Scan) -> Frame:
