@@ -22,15 +22,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pandas_rankeval"
 LIMIT = 25
 
 PENDING: dict[str, int] = {
-    "tables/compare.py::compare_table": 58,
-    "display/layout.py::to_text": 57,
-    "counterfactual/launches.py::launch_agreement": 53,
-    "summary/plan.py::make_plan": 53,
-    "engines/duckdb/sql.py::scan": 48,
     "plotting/group_auc.py::plot_group_auc": 44,
     "summary/finalize.py::raise_input_errors": 44,
-    "summary/partition.py::summarize_evaluation": 44,
-    "engines/polars/lazy.py::scan": 42,
     "counterfactual/propensity.py::propensities": 40,
     "plotting/comparison.py::plot_comparison": 39,
     "core/inputs/prepare.py::prepare": 38,
@@ -40,7 +33,6 @@ PENDING: dict[str, int] = {
     "core/evaluation/pipeline.py::prepare_evaluation": 34,
     "display/html.py::to_markdown": 32,
     "core/metrics/registry.py::parse_metric": 30,
-    "engines/spark/frames.py::scan": 29,
     "core/evaluation/kept.py::_evaluate_kept": 28,
     "core/ranking/tie_blocks.py::_from_sorted": 28,
     "plotting/comparison.py::_forest": 26,
