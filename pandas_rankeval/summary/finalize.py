@@ -30,41 +30,17 @@ _GROUP_PROBLEMS = ("group_weight", "weight_missing", "mixed_by")
 # finalize
 # --------------------------------------------------------------------------- #
 def raise_input_errors(summary: Summary, plan: Plan) -> None:
-    bad = {c: int(summary.missing[c]) for c in plan.columns if summary.missing.get(c)}
-    for c, k in summary.missing.items():  # columns outside the plan's list, if any
-        if k and c not in bad:
-            bad[c] = int(k)
+    """The whole table's input errors, in pandas' order: missing values, the values pandas
+    refuses (the first kind in :data:`PROBLEM_ORDER`), no row left, groups with no relevant row
+    under ``empty='error'``."""
+    bad = _missing_columns(summary, plan)
     if bad and plan.options.nan_policy == "raise":
         raise missing_values_error(bad)
     if summary.n_rows == 0 and summary.n_dropped and not summary.problems:
         raise ValueError(
             f"{plan.func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
         )
-    probs = summary.problems
-    found = [(k, w) for k, w in probs if k in PROBLEM_ORDER and k != "exp2_label"]
-    tops = [w[1] for k, w in probs if k == "exp2_label"]  # one key per partition: its largest label
-    exp2 = exp2_overflow(plan.label, max(tops), plan.options.threshold) if tops else None
-    if exp2 is not None:
-        found.append(("exp2_label", plan.label))
-    if found:
-        kind, where = min(found, key=lambda kw: PROBLEM_ORDER.index(kw[0]))
-        if exp2 is not None and kind == "exp2_label":
-            raise exp2
-        of, examples = 0, []
-        if kind in ("weight_missing", "mixed_by"):  # groups in the partitions that found it, and in the others
-            of = int(probs.get((kind + ":of", where), 0)) + summary.total("n_groups")
-        if kind in ("weight_missing", "mixed_by", "unknown_position"):
-            examples = first_keys([k for (name, k) in probs if name == kind + ":example"])
-        elif kind == "binary_label":  # the labels seen, from every partition
-            examples = sorted({k for (name, k) in probs if name == kind + ":example"})
-        elif kind == "label_grade":  # the largest label, from every partition
-            examples = [max(k for (name, k) in probs if name == kind + ":example")]
-        elif kind == "probability":  # the range seen, from every partition
-            seen = [k for (name, k) in probs if name == kind + ":range" and k[0] == where[0]]
-            examples = [min(k[1] for k in seen), max(k[2] for k in seen)]
-        if kind in _GROUP_PROBLEMS:  # pandas raises these as InputProblem (a ValueError): the same class here
-            raise InputProblem(kind, where, int(probs[(kind, where)]), of=of, examples=examples)
-        raise ValueError(problem_message(kind, where, int(probs[(kind, where)]), of=of, examples=examples))
+    _raise_first_problem(summary, plan)
     if summary.n_rows == 0:
         if summary.n_dropped:
             raise ValueError(
@@ -72,17 +48,68 @@ def raise_input_errors(summary: Summary, plan: Plan) -> None:
             )
         raise ValueError(f"{plan.func} got an empty DataFrame (0 rows); there is nothing to evaluate.")
     if plan.options.empty == "error":
-        tot = table_totals(summary, plan)
-        n_groups = summary.total("n_groups")
-        for j, (score, name) in enumerate(plan.items):
-            if score != plan.scores[0]:
-                break
-            n_empty = int(tot["counts"][j, COUNTER_INDEX["n_empty"]])
-            if n_empty:
-                raise ValueError(
-                    f"{name}: {n_empty:,} of {n_groups:,} groups have no relevant row. "
-                    "Pass empty='zero' to score them 0 or empty='skip' to leave them out."
-                )
+        _raise_empty_groups(summary, plan)
+
+
+def _missing_columns(summary: Summary, plan: Plan) -> dict[Hashable, int]:
+    """Missing values per column: the plan's columns in its order, then any other."""
+    bad = {c: int(summary.missing[c]) for c in plan.columns if summary.missing.get(c)}
+    for c, k in summary.missing.items():  # columns outside the plan's list, if any
+        if k and c not in bad:
+            bad[c] = int(k)
+    return bad
+
+
+def _raise_first_problem(summary: Summary, plan: Plan) -> None:
+    """The first problem of the values in pandas' order, with its counts and examples from every
+    partition (an exp2 overflow from the largest label of every partition)."""
+    probs = summary.problems
+    found = [(k, w) for k, w in probs if k in PROBLEM_ORDER and k != "exp2_label"]
+    tops = [w[1] for k, w in probs if k == "exp2_label"]  # one key per partition: its largest label
+    exp2 = exp2_overflow(plan.label, max(tops), plan.options.threshold) if tops else None
+    if exp2 is not None:
+        found.append(("exp2_label", plan.label))
+    if not found:
+        return
+    kind, where = min(found, key=lambda kw: PROBLEM_ORDER.index(kw[0]))
+    if exp2 is not None and kind == "exp2_label":
+        raise exp2
+    of = 0
+    if kind in ("weight_missing", "mixed_by"):  # groups in the partitions that found it, and in the others
+        of = int(probs.get((kind + ":of", where), 0)) + summary.total("n_groups")
+    examples = _problem_examples(probs, kind, where)
+    if kind in _GROUP_PROBLEMS:  # pandas raises these as InputProblem (a ValueError): the same class here
+        raise InputProblem(kind, where, int(probs[(kind, where)]), of=of, examples=examples)
+    raise ValueError(problem_message(kind, where, int(probs[(kind, where)]), of=of, examples=examples))
+
+
+def _problem_examples(probs: dict[tuple, int], kind: str, where: Any) -> list[Any]:
+    """A problem's examples gathered from every partition."""
+    if kind in ("weight_missing", "mixed_by", "unknown_position"):
+        return first_keys([k for (name, k) in probs if name == kind + ":example"])
+    if kind == "binary_label":  # the labels seen, from every partition
+        return sorted({k for (name, k) in probs if name == kind + ":example"})
+    if kind == "label_grade":  # the largest label, from every partition
+        return [max(k for (name, k) in probs if name == kind + ":example")]
+    if kind == "probability":  # the range seen, from every partition
+        seen = [k for (name, k) in probs if name == kind + ":range" and k[0] == where[0]]
+        return [min(k[1] for k in seen), max(k[2] for k in seen)]
+    return []
+
+
+def _raise_empty_groups(summary: Summary, plan: Plan) -> None:
+    """empty='error': the first metric (of the first score) with groups that have no relevant row."""
+    tot = table_totals(summary, plan)
+    n_groups = summary.total("n_groups")
+    for j, (score, name) in enumerate(plan.items):
+        if score != plan.scores[0]:
+            break
+        n_empty = int(tot["counts"][j, COUNTER_INDEX["n_empty"]])
+        if n_empty:
+            raise ValueError(
+                f"{name}: {n_empty:,} of {n_groups:,} groups have no relevant row. "
+                "Pass empty='zero' to score them 0 or empty='skip' to leave them out."
+            )
 
 
 def table_totals(summary: Summary, plan: Plan) -> dict[str, Any]:
