@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -153,6 +154,63 @@ def plot_group_auc(
     """
     from pandas_rankeval.api.per_group import per_group  # the one call that computes (imported when drawing)
 
+    _check_bins(bins, quantiles)
+    scores = list(score) if isinstance(score, (list, tuple)) else [score]
+    table = per_group(
+        df, group=group, label=label, scores=scores, metrics=["auc"], weight=weight,
+        min_size=min_size, ties=ties, threshold=threshold, nan_policy=nan_policy,  # type: ignore[arg-type]
+    )
+    several = len(scores) > 1
+    marks = _Marks(
+        points=(not several) if points is None else bool(points),
+        bands=(not several) if bands is None else bool(bands),
+        quantiles=quantiles, min_per_bin=min_per_bin, size_by_weight=size_by_weight, logx=logx, several=several,
+        wname=weight if isinstance(weight, str) else "custom", scatter_kw=scatter_kw,
+    )
+    ax = prepare_axes(ax, (9.0, 5.0))
+    columns = table.attrs["models"]
+    n_all = table["n"].to_numpy(dtype=float)
+    w_all = table["weight"].to_numpy(dtype=float)
+    edges, size_range = _size_edges(table, [columns[str(s)]["auc"] for s in scores], n_all, bins, logx)
+    model_handles, sparse_any = [], False
+    for i, (s, color) in enumerate(zip(scores, model_colors(len(scores)))):
+        auc = table[columns[str(s)]["auc"]].to_numpy(dtype=float)
+        ok = np.isfinite(auc)
+        handle, sparse = _draw_model(ax, marks, s, n_all[ok], auc[ok], w_all[ok], edges, color,
+                                     MARKERS[i % len(MARKERS)])
+        model_handles.append(handle)
+        sparse_any = sparse_any or sparse
+    ax.axhline(0.5, color="grey", linestyle=":", linewidth=1, label="chance (0.5)")
+    if logx:
+        ax.set_xscale("log")
+        if size_range is not None:
+            _integer_ticks(ax, *size_range)
+    if marks.points:  # single groups span [0, 1]; means alone get the room they need
+        ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel("group size (rows)")
+    ax.set_ylabel("per-group AUC")
+    ax.set_title(title if title is not None else "Per-group AUC by group size")
+    _legend(ax, marks, model_handles, sparse_any)
+    return ax
+
+
+@dataclass
+class _Marks:
+    """What plot_group_auc draws for each model, and how."""
+
+    points: bool
+    bands: bool
+    quantiles: tuple[float, float] | None
+    min_per_bin: int
+    size_by_weight: bool
+    logx: bool
+    several: bool
+    wname: str
+    scatter_kw: dict[str, Any]
+
+
+def _check_bins(bins: Any, quantiles: Any) -> None:
+    """bins: an int >= 1; quantiles: None or (low, high) with 0 <= low < high <= 1."""
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
         raise ValueError(f"The 'bins' parameter of plot_group_auc must be an int in the range [1, inf). Got {bins!r} instead.")
     if quantiles is not None:
@@ -162,107 +220,89 @@ def plot_group_auc(
                 "The 'quantiles' parameter of plot_group_auc must be a pair (low, high) with "
                 f"0 <= low < high <= 1, or None. Got {quantiles!r} instead."
             )
-    scores = list(score) if isinstance(score, (list, tuple)) else [score]
-    table = per_group(
-        df, group=group, label=label, scores=scores, metrics=["auc"], weight=weight,
-        min_size=min_size, ties=ties, threshold=threshold, nan_policy=nan_policy,  # type: ignore[arg-type]
-    )
-    several = len(scores) > 1
-    points = (not several) if points is None else bool(points)
-    bands = (not several) if bands is None else bool(bands)
-    ax = prepare_axes(ax, (9.0, 5.0))
-    colors = model_colors(len(scores))
-    columns = table.attrs["models"]
-    n_all = table["n"].to_numpy(dtype=float)
-    w_all = table["weight"].to_numpy(dtype=float)
-    defined = np.zeros(len(table), dtype=bool)
-    for s in scores:
-        defined |= table[columns[str(s)]["auc"]].notna().to_numpy()
-    sizes_all = n_all[defined]
-    if sizes_all.size:
-        lo_n, hi_n = float(sizes_all.min()), float(sizes_all.max())
-        if hi_n <= lo_n:
-            edges = np.array([lo_n, lo_n + 1])
-        elif logx:
-            edges = np.geomspace(lo_n, hi_n * (1 + 1e-9), bins + 1)
-        else:
-            edges = np.linspace(lo_n, hi_n + 1e-9, bins + 1)
-    else:
-        edges = np.array([1.0, 2.0])
 
+
+def _size_edges(table: pd.DataFrame, auc_columns: list[Any], n_all: np.ndarray, bins: int,
+                logx: bool) -> tuple[np.ndarray, tuple[float, float] | None]:
+    """The size bins' edges over the groups with an AUC for some model (log-spaced with
+    ``logx``), and the range of their sizes (None: no such group)."""
+    defined = np.zeros(len(table), dtype=bool)
+    for c in auc_columns:
+        defined |= table[c].notna().to_numpy()
+    sizes_all = n_all[defined]
+    if not sizes_all.size:
+        return np.array([1.0, 2.0]), None
+    lo_n, hi_n = float(sizes_all.min()), float(sizes_all.max())
+    if hi_n <= lo_n:
+        return np.array([lo_n, lo_n + 1]), (lo_n, hi_n)
+    if logx:
+        return np.geomspace(lo_n, hi_n * (1 + 1e-9), bins + 1), (lo_n, hi_n)
+    return np.linspace(lo_n, hi_n + 1e-9, bins + 1), (lo_n, hi_n)
+
+
+def _draw_model(ax: Axes, marks: _Marks, s: Hashable, n: np.ndarray, a: np.ndarray, w: np.ndarray,
+                edges: np.ndarray, color: Any, marker: str) -> tuple[Any, bool]:
+    """One model's points, mean line, band, sparse bins and GAUC line; its legend handle, and
+    whether it drew sparse bins."""
+    from matplotlib.lines import Line2D
+
+    prefix = f"{s}: " if marks.several else ""
+    if marks.points and n.size:
+        sized = marks.size_by_weight and w.size and float(w.max()) > float(w.min())
+        area = 4 + 156 * (w / float(w.max())) if sized else 10.0
+        what = f"groups ({n.size:,})" + (f", area ∝ weight ({marks.wname})" if sized else "")
+        kw = {"s": area, "alpha": 0.3, "linewidths": 0, "color": color, "marker": marker, "label": f"{prefix}{what}"}
+        kw.update(marks.scatter_kw)
+        ax.scatter(n, a, **kw)
+    quantiles = marks.quantiles
+    binned = _bins(n, a, edges, marks.logx, marks.min_per_bin, quantiles if marks.bands else None)
+    if binned["x"]:
+        ax.plot(binned["x"], binned["mean"], marker=marker, color=color, linewidth=2, label=f"{s}: mean by size")
+        if marks.bands and quantiles is not None:
+            band = f"{quantiles[0]:.0%}-{quantiles[1]:.0%} of groups by size"
+            ax.fill_between(
+                binned["x"], binned["low"], binned["high"], facecolor=color, alpha=0.08 if marks.several else 0.15,
+                edgecolor=color, linewidth=1.0 if marks.several else 0.0, label=f"{prefix}{band}",
+            )
+    sparse = bool(binned["sparse_x"] and (binned["x"] or marks.points))
+    if sparse:
+        ax.plot(
+            binned["sparse_x"], binned["sparse_y"], linestyle="none", marker=marker, markersize=8,
+            markerfacecolor="white", markeredgecolor=color, markeredgewidth=1.5,
+            label=f"{prefix}mean of bins with < {marks.min_per_bin} groups",
+        )
+    total = float(w.sum())
+    g = float(np.dot(w, a) / total) if total > 0 else float("nan")
+    if total > 0:
+        ax.axhline(g, color=color, linestyle="--", linewidth=1.2, label=f"{s}: GAUC ({marks.wname}) {g:.3f}")
+    return Line2D([], [], color=color, marker=marker, linewidth=2, label=f"{s} (GAUC {g:.3f})"), sparse
+
+
+def _legend(ax: Axes, marks: _Marks, model_handles: list[Any], sparse_any: bool) -> None:
+    """The legend outside the data: with several models one entry per model, then one per kind of mark."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    wname = weight if isinstance(weight, str) else "custom"
-    model_handles, sparse_any = [], False
-    for i, (s, color) in enumerate(zip(scores, colors)):
-        auc = table[columns[str(s)]["auc"]].to_numpy(dtype=float)
-        ok = np.isfinite(auc)
-        n, a, w = n_all[ok], auc[ok], w_all[ok]
-        marker = MARKERS[i % len(MARKERS)]
-        prefix = f"{s}: " if several else ""
-        if points and n.size:
-            sized = size_by_weight and w.size and float(w.max()) > float(w.min())
-            area = 4 + 156 * (w / float(w.max())) if sized else 10.0
-            what = f"groups ({n.size:,})" + (f", area ∝ weight ({wname})" if sized else "")
-            kw = {"s": area, "alpha": 0.3, "linewidths": 0, "color": color, "marker": marker, "label": f"{prefix}{what}"}
-            kw.update(scatter_kw)
-            ax.scatter(n, a, **kw)
-        binned = _bins(n, a, edges, logx, min_per_bin, quantiles if bands else None)
-        if binned["x"]:
-            ax.plot(binned["x"], binned["mean"], marker=marker, color=color, linewidth=2, label=f"{s}: mean by size")
-            if bands and quantiles is not None:
-                band = f"{quantiles[0]:.0%}-{quantiles[1]:.0%} of groups by size"
-                ax.fill_between(
-                    binned["x"], binned["low"], binned["high"], facecolor=color, alpha=0.08 if several else 0.15,
-                    edgecolor=color, linewidth=1.0 if several else 0.0, label=f"{prefix}{band}",
-                )
-        if binned["sparse_x"] and (binned["x"] or points):
-            sparse_any = True
-            ax.plot(
-                binned["sparse_x"], binned["sparse_y"], linestyle="none", marker=marker, markersize=8,
-                markerfacecolor="white", markeredgecolor=color, markeredgewidth=1.5,
-                label=f"{prefix}mean of bins with < {min_per_bin} groups",
-            )
-        total = float(w.sum())
-        g = float(np.dot(w, a) / total) if total > 0 else float("nan")
-        if total > 0:
-            ax.axhline(g, color=color, linestyle="--", linewidth=1.2, label=f"{s}: GAUC ({wname}) {g:.3f}")
-        model_handles.append(Line2D([], [], color=color, marker=marker, linewidth=2, label=f"{s} (GAUC {g:.3f})"))
-
-    ax.axhline(0.5, color="grey", linestyle=":", linewidth=1, label="chance (0.5)")
-    if logx:
-        ax.set_xscale("log")
-        if sizes_all.size:
-            _integer_ticks(ax, float(sizes_all.min()), float(sizes_all.max()))
-    if points:  # single groups span [0, 1]; means alone get the room they need
-        ax.set_ylim(-0.03, 1.03)
-    ax.set_xlabel("group size (rows)")
-    ax.set_ylabel("per-group AUC")
-    ax.set_title(title if title is not None else "Per-group AUC by group size")
+    wname, quantiles = marks.wname, marks.quantiles
     note = "GAUC weights groups by rows:\nbig groups count more" if wname == "count" else f"GAUC weight: {wname}"
-    if several:  # one entry per model, then one per kind of mark
-        keys = [
-            Line2D([], [], color=GREY, marker="o", linewidth=2, label="mean of a size bin"),
-            Line2D([], [], color=GREY, linestyle="--", linewidth=1.2, label=f"GAUC ({wname})"),
-            Line2D([], [], color="grey", linestyle=":", linewidth=1, label="chance (0.5)"),
-        ]
-        if sparse_any:
-            keys.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", markeredgecolor=GREY,
-                               markersize=8, label=f"bins with < {min_per_bin} groups"))
-        if bands and quantiles is not None:
-            keys.append(Patch(facecolor=GREY, alpha=0.15, label=f"{quantiles[0]:.0%}-{quantiles[1]:.0%} of groups"))  # type: ignore[arg-type]  # stubs narrower than runtime
-        if points:
-            keys.append(Line2D([], [], linestyle="none", marker="o", color=GREY, alpha=0.4, label="a group"))
-        legend = ax.legend(handles=[*model_handles, *keys], loc="upper left", bbox_to_anchor=(1.02, 1.0),
-                           borderaxespad=0.0, fontsize="small", title=note, title_fontsize="small",
-                           alignment="left")
-    else:
+    if not marks.several:
         legend = ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small",
                            title=note, title_fontsize="small", alignment="left")
         for handle in getattr(legend, "legend_handles", []):
             if hasattr(handle, "set_sizes"):
                 handle.set_sizes([30])  # legend markers at one size, whatever the weights
-    return ax
-
-
+        return
+    keys = [
+        Line2D([], [], color=GREY, marker="o", linewidth=2, label="mean of a size bin"),
+        Line2D([], [], color=GREY, linestyle="--", linewidth=1.2, label=f"GAUC ({wname})"),
+        Line2D([], [], color="grey", linestyle=":", linewidth=1, label="chance (0.5)"),
+    ]
+    if sparse_any:
+        keys.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", markeredgecolor=GREY,
+                           markersize=8, label=f"bins with < {marks.min_per_bin} groups"))
+    if marks.bands and quantiles is not None:
+        keys.append(Patch(facecolor=GREY, alpha=0.15, label=f"{quantiles[0]:.0%}-{quantiles[1]:.0%} of groups"))  # type: ignore[arg-type]  # stubs narrower than runtime
+    if marks.points:
+        keys.append(Line2D([], [], linestyle="none", marker="o", color=GREY, alpha=0.4, label="a group"))
+    ax.legend(handles=[*model_handles, *keys], loc="upper left", bbox_to_anchor=(1.02, 1.0),
+              borderaxespad=0.0, fontsize="small", title=note, title_fontsize="small", alignment="left")
