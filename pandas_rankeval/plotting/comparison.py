@@ -4,6 +4,7 @@ p-value, one panel per metric."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -185,31 +186,9 @@ def _forest(ax: Any, t: pd.DataFrame, rows: list[tuple[str, int | None, str]], r
             diff[k], y[k], xerr=[[max(diff[k] - low[k], 0)], [max(high[k] - diff[k], 0)]], fmt="none",
             ecolor=cols[k], elinewidth=1.5, capsize=3, label="_ci",
         )
-    one_style = len({str(c) for c in cols}) == 1 and len(set(marks)) == 1
-    if one_style:
-        if sig.any():
-            ax.scatter(diff[sig], y[sig], s=40, marker=marks[0], color=cols[0], edgecolors=cols[0], zorder=3,
-                       label="significant")
-        if (~sig).any():
-            ax.scatter(diff[~sig], y[~sig], s=40, marker=marks[0], facecolors="white", edgecolors=cols[0], zorder=3,
-                       label="not significant" if "significant" in sub.columns else "difference")
-    else:
-        for k in range(len(sub)):  # type: ignore[assignment]  # stubs narrower than runtime
-            ax.scatter([diff[k]], [y[k]], s=45, marker=marks[k], zorder=3, edgecolors=cols[k],
-                       facecolors=cols[k] if sig[k] else "white", label="_row")
+    _points(ax, diff, y, sig, cols, marks, "significant" in sub.columns)
     ax.axvline(0.0, color="grey", linestyle="--", linewidth=1)
-    ax.set_yticks(ys)
-    # many rows on a short axes: labels shrink to their row's height rather than overprint
-    row_pt = ax.figure.get_figheight() * ax.get_position().height * 72 / max(n_rows, 1)
-    size = min(float(matplotlib_rc("ytick.labelsize")), max(0.8 * row_pt, 4.0))
-    ax.set_yticklabels([label for label, _, _ in rows], fontsize=size)
-    for tick, (_, _, kind) in zip(ax.get_yticklabels(), rows):
-        if kind == "segment":
-            tick.set_fontweight("bold")
-    heads = ys[~at]
-    for h in heads:  # a faint rule under each segment header
-        ax.axhline(h - 0.5, color="#dddddd", linewidth=0.8, zorder=0)
-    ax.set_ylim(-0.7, n_rows - 0.3)
+    size = _row_labels(ax, rows, ys, at)
     if rel:
         ax.xaxis.set_major_formatter(lambda v, _pos: f"{v:+.0f}%")
     pcol, _ = _p_column(sub)
@@ -219,6 +198,40 @@ def _forest(ax: Any, t: pd.DataFrame, rows: list[tuple[str, int | None, str]], r
             if np.isfinite(p):
                 ax.text(1.01, yy, p_text(p), transform=transform, va="center", ha="left",
                         fontsize=min(size, float(matplotlib_rc("font.size")) * 0.833))
+
+
+def _points(ax: Any, diff: np.ndarray, y: np.ndarray, sig: np.ndarray, cols: list[Any], marks: list[str],
+            has_sig: bool) -> None:
+    """The differences: filled when significant, hollow otherwise (two collections when every
+    row has one style, else one point per row)."""
+    if len({str(c) for c in cols}) == 1 and len(set(marks)) == 1:
+        if sig.any():
+            ax.scatter(diff[sig], y[sig], s=40, marker=marks[0], color=cols[0], edgecolors=cols[0], zorder=3,
+                       label="significant")
+        if (~sig).any():
+            ax.scatter(diff[~sig], y[~sig], s=40, marker=marks[0], facecolors="white", edgecolors=cols[0], zorder=3,
+                       label="not significant" if has_sig else "difference")
+        return
+    for k in range(len(diff)):
+        ax.scatter([diff[k]], [y[k]], s=45, marker=marks[k], zorder=3, edgecolors=cols[k],
+                   facecolors=cols[k] if sig[k] else "white", label="_row")
+
+
+def _row_labels(ax: Any, rows: list[tuple[str, int | None, str]], ys: np.ndarray, at: np.ndarray) -> float:
+    """The rows' labels (segment headers bold, a faint rule under each); their font size."""
+    n_rows = len(rows)
+    ax.set_yticks(ys)
+    # many rows on a short axes: labels shrink to their row's height rather than overprint
+    row_pt = ax.figure.get_figheight() * ax.get_position().height * 72 / max(n_rows, 1)
+    size = min(float(matplotlib_rc("ytick.labelsize")), max(0.8 * row_pt, 4.0))
+    ax.set_yticklabels([label for label, _, _ in rows], fontsize=size)
+    for tick, (_, _, kind) in zip(ax.get_yticklabels(), rows):
+        if kind == "segment":
+            tick.set_fontweight("bold")
+    for h in ys[~at]:  # a faint rule under each segment header
+        ax.axhline(h - 0.5, color="#dddddd", linewidth=0.8, zorder=0)
+    ax.set_ylim(-0.7, n_rows - 0.3)
+    return size
 
 
 def plot_comparison(
@@ -297,15 +310,7 @@ def plot_comparison(
     ['auc', 'gauc']
     """
     _check_table(compare_table)
-    if intervals not in ("marks", "table"):
-        raise ValueError(f"The 'intervals' parameter of plot_comparison must be 'marks' or 'table'; got {intervals!r}.")
-    t = _pairs_as_models(compare_table)
-    if intervals == "marks":
-        t = t.copy()
-        t["ci_low"], t["ci_high"], bars = agreeing_intervals(t)
-    else:
-        bars = "bars: the table's intervals" + (", simultaneous (Bonferroni)" if t.attrs.get("ci_adjust") == "bonferroni"
-                                                else ", each at its own level (not adjusted like the marks)")
+    t, bars = _bar_intervals(_pairs_as_models(compare_table), intervals)
     base_col = "baseline_value" if "baseline_value" in t.columns else None
     if relative and base_col is None:
         raise ValueError("plot_comparison(relative=True) needs the 'baseline_value' column of a compare() table.")
@@ -317,13 +322,56 @@ def plot_comparison(
     xlabel = "difference (first model - second)" if all_pairs else f"difference to {against}"
     names = list(t.index.names)
     require_matplotlib()
+    style = _row_styles(t)
+    unit = " (% of the second model's value)" if all_pairs else " (% of the baseline's value)"
+    if ax is not None or "metric" not in names or len(names) == 1:
+        rel = bool(base_col is not None and ax is not None) if relative is None else bool(relative)
+        ax = prepare_axes(ax, (8.0, 0.28 * len(t) + 2.0))
+        one_metric = "metric" in names and t.index.get_level_values("metric").nunique() == 1
+        _forest(ax, t, _layout_rows(t, per_metric=one_metric), rel, annotate, style.colors, style.markers, base_col)
+        ax.set_xlabel(f"{xlabel}{unit if rel else ''}\n{bars}")
+        ax.set_title(title if title is not None else heading)
+        if len(style.handles) > 2 or "significant" in t.columns:
+            legend_right_of_texts(ax, style.handles if style.n_models > 1 else None)
+        return ax
+    rel = bool(relative)
+    fig, axes = _metric_panels(t, style, rel, annotate, base_col)
+    axes[-1].set_xlabel(f"{xlabel}{unit if rel else ''}\n{bars}")
+    _legend_above(fig, style.handles, title if title is not None else heading)
+    return axes
+
+
+def _bar_intervals(t: pd.DataFrame, intervals: str) -> tuple[pd.DataFrame, str]:
+    """The bars: the intervals that agree with the marks (``"marks"``) or the table's own
+    (``"table"``); the x label's word on them."""
+    if intervals not in ("marks", "table"):
+        raise ValueError(f"The 'intervals' parameter of plot_comparison must be 'marks' or 'table'; got {intervals!r}.")
+    if intervals == "marks":
+        t = t.copy()
+        t["ci_low"], t["ci_high"], bars = agreeing_intervals(t)
+        return t, bars
+    return t, "bars: the table's intervals" + (", simultaneous (Bonferroni)" if t.attrs.get("ci_adjust") == "bonferroni"
+                                               else ", each at its own level (not adjusted like the marks)")
+
+
+@dataclass
+class _RowStyles:
+    """Each row's colour and marker (one per model, or per pair), and the legend's handles."""
+
+    colors: list[Any]
+    markers: list[str]
+    handles: list[Any]
+    n_models: int
+
+
+def _row_styles(t: pd.DataFrame) -> _RowStyles:
+    """A colour and a marker per model; the legend: the models, then filled = significant."""
     from matplotlib.lines import Line2D
 
+    names = list(t.index.names)
     models = list(dict.fromkeys(t.index.get_level_values("model"))) if "model" in names else [None]
     palette = dict(zip(models, model_colors(max(len(models), 1))))
     model_of = list(t.index.get_level_values("model")) if "model" in names else [None] * len(t)
-    colors = [palette[m] for m in model_of]
-    markers = [MARKERS[models.index(m) % len(MARKERS)] for m in model_of]
     _, how = _p_column(t)
     handles = [
         Line2D([], [], linestyle="none", marker=MARKERS[i % len(MARKERS)], color=palette[m], label=str(m))
@@ -335,23 +383,19 @@ def plot_comparison(
             Line2D([], [], linestyle="none", marker="o", color="grey", label=sig_name),
             Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", color="grey", label="not significant"),
         ]
-    unit = " (% of the second model's value)" if all_pairs else " (% of the baseline's value)"
+    return _RowStyles(
+        colors=[palette[m] for m in model_of],
+        markers=[MARKERS[models.index(m) % len(MARKERS)] for m in model_of],
+        handles=handles,
+        n_models=len(models),
+    )
 
-    if ax is not None or "metric" not in names or len(names) == 1:
-        rel = bool(base_col is not None and ax is not None) if relative is None else bool(relative)
-        ax = prepare_axes(ax, (8.0, 0.28 * len(t) + 2.0))
-        one_metric = "metric" in names and t.index.get_level_values("metric").nunique() == 1
-        rows = _layout_rows(t, per_metric=one_metric)
-        _forest(ax, t, rows, rel, annotate, colors, markers, base_col)
-        ax.set_xlabel(f"{xlabel}{unit if rel else ''}\n{bars}")
-        ax.set_title(title if title is not None else heading)
-        if len(handles) > 2 or "significant" in t.columns:
-            legend_right_of_texts(ax, handles if len(models) > 1 else None)
-        return ax
 
+def _metric_panels(t: pd.DataFrame, style: _RowStyles, rel: bool, annotate: bool,
+                   base_col: str | None) -> tuple[Any, Any]:
+    """One panel per metric, top to bottom in the table's order, each its own x axis."""
     import matplotlib.pyplot as plt
 
-    rel = bool(relative)
     metrics = list(dict.fromkeys(t.index.get_level_values("metric")))
     level = t.index.get_level_values("metric")
     panels = [(m, np.flatnonzero(np.asarray(level == m))) for m in metrics]
@@ -363,20 +407,21 @@ def plot_comparison(
     axes = axes[:, 0]
     for panel, (metric, pos) in zip(axes, panels):
         sub = t.iloc[pos]
-        _forest(panel, sub, _layout_rows(sub, per_metric=True), rel, annotate, [colors[i] for i in pos],
-                [markers[i] for i in pos], base_col)
+        _forest(panel, sub, _layout_rows(sub, per_metric=True), rel, annotate, [style.colors[i] for i in pos],
+                [style.markers[i] for i in pos], base_col)
         panel.set_title(_metric_heading(metric), loc="left", fontsize="medium", fontweight="bold")
-    axes[-1].set_xlabel(f"{xlabel}{unit if rel else ''}\n{bars}")
-    # the title heads the legend: one block above the panels, as many columns as the width holds
-    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # stubs narrower than runtime
+    return fig, axes
+
+
+def _legend_above(fig: Any, handles: list[Any], title: str) -> None:
+    """The title heads the legend: one block above the panels, as many columns as the width holds."""
+    renderer = fig.canvas.get_renderer()
     for ncol in range(min(len(handles), 6), 0, -1):
         legend = fig.legend(handles=handles, loc="outside upper left", ncol=ncol, fontsize="small", frameon=False,
-                            title=title if title is not None else heading,
-                            title_fontproperties={"size": "large"}, alignment="left")
+                            title=title, title_fontproperties={"size": "large"}, alignment="left")
         if ncol == 1 or legend.get_window_extent(renderer).width <= 0.97 * fig.bbox.width:
             break
         legend.remove()
-    return axes
 
 
 def _metric_heading(metric: Any) -> str:
