@@ -57,50 +57,20 @@ def report_table(
     """
     names = list(plan.metrics)
     specs = {s.name: s for s in plan.all_specs}
-    item_j = {item: j for j, item in enumerate(plan.items)}
-    group_names = [n for n in names if specs[n].info.grouped]
-    gauc_names = [n for n in names if specs[n].info.eligibility == "pairs"]
-    has_list = any(specs[n].info.eligibility == "relevant" for n in names)
     keys = segment_order(list(summary.keys)) if plan.by else [()]
     if any(k not in summary.index for k in keys):  # pragma: no cover - every key comes from the summary
         raise internal_error("a segment without a summary")
-    scores = list(plan.scores)
-    n_seg, n_mod = len(keys), len(scores)
     pos = np.array([summary.index[k] for k in keys], dtype=np.int64)
-    data = summary.data
-    sums = data["sums"][pos]  # (segments, items, 2)
-    point = item_values(plan, sums)
-    values: dict[str, np.ndarray] = {}  # metric -> (segments, models)
-    for n in names:
-        if n == "auc":
-            values[n] = np.array([[auc_lookup(auc, k, s, plan) for s in scores] for k in keys], dtype=np.float64)
-        else:
-            values[n] = point[:, [item_j[(s, n)] for s in scores]]
-
-    def per_model(v: np.ndarray) -> np.ndarray:  # a per-segment column, once per model
-        return np.repeat(v, n_mod)
-
-    n_rows = data["n_rows"][pos]
+    values = _point_values(summary, plan, keys, pos, auc)
     columns: dict[str, np.ndarray] = {n: values[n].reshape(-1) for n in names}
-    if group_names or plan.by:
-        columns["n_groups"] = per_model(data["n_groups"][pos])
-    columns["n_rows"] = per_model(n_rows)
-    if gauc_names:
-        cnt = data["counts"][pos][:, [item_j[(s, gauc_names[0])] for s in scores], :]  # (segments, models, counters)
-        columns["gauc_groups_used"] = cnt[:, :, COUNTER_INDEX["n_used"]].reshape(-1)
-        columns["gauc_rows_skipped"] = (cnt[:, :, COUNTER_INDEX["rows_skipped"]] / np.maximum(n_rows, 1)[:, None]).reshape(-1)
-    if has_list:
-        columns["groups_no_relevant"] = per_model(data["n_nopos"][pos])
-    if summary.n_dropped:
-        columns["rows_dropped"] = np.full(n_seg * n_mod, summary.n_dropped, dtype=np.int64)
-
+    columns.update(_count_columns(summary, plan, pos))
     fallback: dict[str, None] = {}  # model/metric whose bootstrap-t interval fell back to percentile
     intervals: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     if plan.ci is not None:
         intervals = _intervals(summary, plan, keys, pos, values, auc_boot, delong, fallback)
-
     if plan.by:
-        idx: pd.Index = pd.MultiIndex.from_tuples([(*k, s) for k in keys for s in scores], names=[*plan.by, "model"])
+        idx: pd.Index = pd.MultiIndex.from_tuples([(*k, s) for k in keys for s in plan.scores],
+                                                  names=[*plan.by, "model"])
     else:
         idx = pd.Index(plan.scores, name="model", tupleize_cols=False)  # tuple names stay names
     ordered: dict[str, np.ndarray] = {}
@@ -122,6 +92,49 @@ def report_table(
     # which groups a metric uses depends on the labels only: one warning covers every model
     warn_once(plan.func, [(n, first[n][0], first[n][1], nan_reason(n)) for n in names])
     return table
+
+
+def _point_values(
+    summary: Summary, plan: Plan, keys: list[tuple], pos: np.ndarray, auc: dict | None
+) -> dict[str, np.ndarray]:
+    """Every metric's value per (segment, model): global AUC from the engine's counts, the others
+    from the summed items."""
+    item_j = {item: j for j, item in enumerate(plan.items)}
+    scores = list(plan.scores)
+    point = item_values(plan, summary.data["sums"][pos])  # sums: (segments, items, 2)
+    values: dict[str, np.ndarray] = {}  # metric -> (segments, models)
+    for n in plan.metrics:
+        if n == "auc":
+            values[n] = np.array([[auc_lookup(auc, k, s, plan) for s in scores] for k in keys], dtype=np.float64)
+        else:
+            values[n] = point[:, [item_j[(s, n)] for s in scores]]
+    return values
+
+
+def _count_columns(summary: Summary, plan: Plan, pos: np.ndarray) -> dict[str, np.ndarray]:
+    """The coverage columns per (segment, model): groups, rows, GAUC's groups used and rows
+    skipped, groups without a relevant row, rows dropped."""
+    names = list(plan.metrics)
+    specs = {s.name: s for s in plan.all_specs}
+    item_j = {item: j for j, item in enumerate(plan.items)}
+    gauc_names = [n for n in names if specs[n].info.eligibility == "pairs"]
+    scores = list(plan.scores)
+    n_mod = len(scores)
+    data = summary.data
+    n_rows = data["n_rows"][pos]
+    columns: dict[str, np.ndarray] = {}
+    if any(specs[n].info.grouped for n in names) or plan.by:
+        columns["n_groups"] = np.repeat(data["n_groups"][pos], n_mod)  # a per-segment column, once per model
+    columns["n_rows"] = np.repeat(n_rows, n_mod)
+    if gauc_names:
+        cnt = data["counts"][pos][:, [item_j[(s, gauc_names[0])] for s in scores], :]  # (segments, models, counters)
+        columns["gauc_groups_used"] = cnt[:, :, COUNTER_INDEX["n_used"]].reshape(-1)
+        columns["gauc_rows_skipped"] = (cnt[:, :, COUNTER_INDEX["rows_skipped"]] / np.maximum(n_rows, 1)[:, None]).reshape(-1)
+    if any(specs[n].info.eligibility == "relevant" for n in names):
+        columns["groups_no_relevant"] = np.repeat(data["n_nopos"][pos], n_mod)
+    if summary.n_dropped:
+        columns["rows_dropped"] = np.full(len(pos) * n_mod, summary.n_dropped, dtype=np.int64)
+    return columns
 
 
 def _intervals(
