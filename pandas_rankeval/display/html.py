@@ -79,6 +79,30 @@ def _table_html(shown: Shown) -> str:
     two = isinstance(frame.columns, pd.MultiIndex)
     # a rule left of each column group, when columns come in groups (not one rule per column)
     starts = {g[0] for g in shown.groups[1:]} if two or any(len(g) > 1 for g in shown.groups) else set()
+    rows = _header_rows_html(shown, starts)
+    nidx = frame.index.nlevels
+    labels = index_rows(frame.index, sparse=False)
+    body: list[str] = []
+    values = frame.to_numpy()
+    for r in range(frame.shape[0]):
+        if shown.gap is not None and r == shown.gap:
+            body.append(f'<tr><td colspan="{nidx + frame.shape[1]}" style="{_CELL}text-align:left">…</td></tr>')
+        cells = "".join(_index_cell_html(labels, r, level, frame.shape[0], shown.gap) for level in range(nidx))
+        for j in range(frame.shape[1]):
+            rule = _GROUP_RULE if j in starts else ""
+            cells += f'<td style="{_TD}{rule}">{_cell_html(str(values[r, j]))}</td>'
+        body.append(f"<tr>{cells}</tr>")
+    table = (
+        '<table class="rankeval" style="border-collapse:collapse;border:none;margin:0">'
+        f"<thead>{''.join(rows)}</thead><tbody>{''.join(body)}</tbody></table>"
+    )
+    return f'<div style="overflow-x:auto">{table}</div>'
+
+
+def _header_rows_html(shown: Shown, starts: set[int]) -> list[str]:
+    """The header: the column groups' labels (two header rows), then the index and column names."""
+    frame = shown.frame
+    two = isinstance(frame.columns, pd.MultiIndex)
     nidx = frame.index.nlevels
     names = [("" if n is None else str(n)) for n in frame.index.names]
     rows: list[str] = []
@@ -98,35 +122,25 @@ def _table_html(shown: Shown) -> str:
         f'<th style="{_TH_HEAD}{_GROUP_RULE if j in starts else ""}">{html.escape(s)}</th>' for j, s in enumerate(sub)
     )
     rows.append(f"<tr>{head}</tr>")
-    labels = index_rows(frame.index, sparse=False)
-    body: list[str] = []
-    values = frame.to_numpy()
-    for r in range(frame.shape[0]):
-        if shown.gap is not None and r == shown.gap:
-            body.append(f'<tr><td colspan="{nidx + frame.shape[1]}" style="{_CELL}text-align:left">…</td></tr>')
-        cells = ""
-        for level in range(nidx):
-            key = tuple(col[r] for col in labels[: level + 1])
-            prev = tuple(col[r - 1] for col in labels[: level + 1]) if r else None
-            if level < nidx - 1 and key == prev and not (shown.gap is not None and r == shown.gap):
-                continue  # the outer label spans the rows it heads
-            span = 1
-            if level < nidx - 1:
-                while r + span < frame.shape[0] and tuple(col[r + span] for col in labels[: level + 1]) == key and not (
-                    shown.gap is not None and r + span == shown.gap
-                ):
-                    span += 1
-            attr = f' rowspan="{span}"' if span > 1 else ""
-            cells += f'<th{attr} style="{_TH_INDEX}">{html.escape(labels[level][r])}</th>'
-        for j in range(frame.shape[1]):
-            rule = _GROUP_RULE if j in starts else ""
-            cells += f'<td style="{_TD}{rule}">{_cell_html(str(values[r, j]))}</td>'
-        body.append(f"<tr>{cells}</tr>")
-    table = (
-        '<table class="rankeval" style="border-collapse:collapse;border:none;margin:0">'
-        f"<thead>{''.join(rows)}</thead><tbody>{''.join(body)}</tbody></table>"
-    )
-    return f'<div style="overflow-x:auto">{table}</div>'
+    return rows
+
+
+def _index_cell_html(labels: list[list[str]], r: int, level: int, n_rows: int, gap: int | None) -> str:
+    """Row ``r``'s label at index ``level``: an outer label spans the rows it heads (not across
+    the gap), so it is written on its first row only."""
+    nidx = len(labels)
+    key = tuple(col[r] for col in labels[: level + 1])
+    prev = tuple(col[r - 1] for col in labels[: level + 1]) if r else None
+    if level < nidx - 1 and key == prev and not (gap is not None and r == gap):
+        return ""  # the outer label spans the rows it heads
+    span = 1
+    if level < nidx - 1:
+        while r + span < n_rows and tuple(col[r + span] for col in labels[: level + 1]) == key and not (
+            gap is not None and r + span == gap
+        ):
+            span += 1
+    attr = f' rowspan="{span}"' if span > 1 else ""
+    return f'<th{attr} style="{_TH_INDEX}">{html.escape(labels[level][r])}</th>'
 
 
 _NUM = r"[-+]?[\d,]*\.?\d+(e[-+]?\d+)?%?"
@@ -147,23 +161,9 @@ def to_markdown(shown: Shown, footer: str = "full") -> str:
     - coverage: 4 rows
     <BLANKLINE>
     """
-    frame = shown.frame
-    if isinstance(frame.columns, pd.MultiIndex):
-        header_cols = [" ".join(str(x) for x in c if str(x)) for c in frame.columns]
-    else:
-        header_cols = [str(c) for c in frame.columns]
-    named = any(n is not None for n in frame.index.names)
-    labels = index_rows(frame.index, sparse=False) if named else []
-    header = [*(str(n) for n in frame.index.names), *header_cols] if named else header_cols
-
-    def esc(text: str) -> str:
-        return str(text).replace("|", "\\|").replace("\n", " ")
-
-    body = [[*(col[r] for col in labels), *map(str, frame.iloc[r])] for r in range(frame.shape[0])]
-    body = [[esc(c) for c in row] for row in body]
-    header = [esc(c) for c in header]
+    header, body, n_labels = _md_cells(shown.frame)
     right = [bool(body) and all(_NUMBER.match(row[i].strip()) for row in body) for i in range(len(header))]
-    right = [r and i >= len(labels) for i, r in enumerate(right)]
+    right = [r and i >= n_labels for i, r in enumerate(right)]
     widths = [max([3, len(header[i]), *(len(row[i]) for row in body)]) for i in range(len(header))]
 
     def line(cells: list[str]) -> str:
@@ -173,10 +173,35 @@ def to_markdown(shown: Shown, footer: str = "full") -> str:
     out = "\n".join([line(header), rule, *(line(row) for row in body)])
     if shown.total is not None:
         out += f"\n\n{shown.total[0]:,} rows x {shown.total[1]:,} columns"
+    return out + _md_footer(shown, footer) + "\n"
+
+
+def _md_cells(frame: pd.DataFrame) -> tuple[list[str], list[list[str]], int]:
+    """The header and the rows of a pipe table as escaped text (the index's labels first, when
+    it is named); how many of the columns are labels."""
+    if isinstance(frame.columns, pd.MultiIndex):
+        header_cols = [" ".join(str(x) for x in c if str(x)) for c in frame.columns]
+    else:
+        header_cols = [str(c) for c in frame.columns]
+    named = any(n is not None for n in frame.index.names)
+    labels = index_rows(frame.index, sparse=False) if named else []
+    header = [*(str(n) for n in frame.index.names), *header_cols] if named else header_cols
+    body = [[*(col[r] for col in labels), *map(str, frame.iloc[r])] for r in range(frame.shape[0])]
+    return [_md_escape(c) for c in header], [[_md_escape(c) for c in row] for row in body], len(labels)
+
+
+def _md_escape(text: str) -> str:
+    """A cell's text inside a pipe table (``|`` escaped, on one line)."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _md_footer(shown: Shown, footer: str) -> str:
+    """The short lines as a list, the details in a ``<details>`` block (``"full"`` only)."""
     short = shown.short if footer != "none" else []
     details = shown.details if footer == "full" else []
+    out = ""
     if short:
         out += "\n\n" + "\n".join(f"- {line_}" for line_ in short)
     if details:
         out += "\n\n<details><summary>details</summary>\n\n" + "\n".join(f"- {d}" for d in details) + "\n\n</details>"
-    return out + "\n"
+    return out
