@@ -160,41 +160,12 @@ def _segment_sizes(df: pd.DataFrame, segs: list[Hashable]) -> str:
 def _coverage_line(df: pd.DataFrame, segs: list[Hashable], per_group: bool = False) -> str:
     """Rows and groups, the segment sizes, and what the AUC-type metrics leave out."""
     covs = _coverages(df)
-    grouped = [c for c in covs.values() if c.get("grouped", True)]
-    pooled = [c for c in covs.values() if not c.get("grouped", True)]
-    n_rows = max([int(c.get("n_rows", 0)) for c in covs.values()] or [0])
-    if not covs and "n_rows" in df.columns and len(df):
-        n_rows = int(df["n_rows"].iloc[0])
-    bits: list[str] = []
-    if grouped:
-        n_groups = int(grouped[0].get("n_groups", 0))
-        bits.append(f"{_count(n_rows, 'row')} in {_count(n_groups, 'group')}{_segment_sizes(df, segs)}")
-    elif n_rows:
-        bits.append(f"{_count(n_rows, 'row')}, pooled (no groups)" if pooled else _count(n_rows, "row"))
+    rows = _rows_bit(df, covs, segs)
+    bits = [rows] if rows else []
     for name, c in covs.items():
         if not c.get("grouped", True) or c.get("n_empty") or int(c.get("n_used", 0)) == int(c.get("n_groups", 0)):
             continue
-        one_class = int(c.get("n_only_pos", 0)) + int(c.get("n_only_neg", 0))
-        reasons = [
-            (n, what)
-            for n, what in (
-                (one_class, "with one class only"),
-                (int(c.get("n_filtered", 0) or 0), "filtered out"),
-                (int(c.get("n_zero_weight", 0) or 0), "with zero sample weight"),
-            )
-            if n
-        ]
-        share = c.get("rows_skipped_share")
-        held = f" ({float(share):.1%} of rows)" if share is not None and not is_missing(share) else ""
-        if per_group:
-            why = ", ".join(f"{_count(n, 'group')} {what}" for n, what in reasons)
-            bits.append(f"{name} is NaN for the {why}{held}")
-        elif reasons:
-            why = " and ".join(f"{n:,} {what}" for n, what in reasons)
-            verb = "is" if len(reasons) == 1 and reasons[0][0] == 1 else "are"
-            bits.append(f"{name} uses {_count(c['n_used'], 'group')}; {why} {verb} skipped{held}")
-        else:
-            bits.append(f"{name} uses {int(c['n_used']):,} of {_count(c.get('n_groups', 0), 'group')}{held}")
+        bits.append(_skipped_bit(name, c, per_group))
         if float(c.get("rows_filtered_share", 0)) > 0.1 or float(c.get("positives_filtered_share", 0)) > 0.1:
             bits.append(
                 f"the filters drop {float(c['rows_filtered_share']):.1%} of rows for {name} "
@@ -204,6 +175,45 @@ def _coverage_line(df: pd.DataFrame, segs: list[Hashable], per_group: bool = Fal
     if dropped:
         bits.append(f"{_count(dropped, 'row')} with missing values dropped")
     return ("coverage: " + "; ".join(bits)) if bits else ""
+
+
+def _rows_bit(df: pd.DataFrame, covs: dict[str, dict[str, Any]], segs: list[Hashable]) -> str:
+    """Rows and groups (with the segment sizes), or rows pooled without groups ("" when none)."""
+    grouped = [c for c in covs.values() if c.get("grouped", True)]
+    pooled = [c for c in covs.values() if not c.get("grouped", True)]
+    n_rows = max([int(c.get("n_rows", 0)) for c in covs.values()] or [0])
+    if not covs and "n_rows" in df.columns and len(df):
+        n_rows = int(df["n_rows"].iloc[0])
+    if grouped:
+        n_groups = int(grouped[0].get("n_groups", 0))
+        return f"{_count(n_rows, 'row')} in {_count(n_groups, 'group')}{_segment_sizes(df, segs)}"
+    if n_rows:
+        return f"{_count(n_rows, 'row')}, pooled (no groups)" if pooled else _count(n_rows, "row")
+    return ""
+
+
+def _skipped_bit(name: str, c: dict[str, Any], per_group: bool) -> str:
+    """The groups a metric leaves out, and why (one class only, filtered out, zero sample weight)."""
+    one_class = int(c.get("n_only_pos", 0)) + int(c.get("n_only_neg", 0))
+    reasons = [
+        (n, what)
+        for n, what in (
+            (one_class, "with one class only"),
+            (int(c.get("n_filtered", 0) or 0), "filtered out"),
+            (int(c.get("n_zero_weight", 0) or 0), "with zero sample weight"),
+        )
+        if n
+    ]
+    share = c.get("rows_skipped_share")
+    held = f" ({float(share):.1%} of rows)" if share is not None and not is_missing(share) else ""
+    if per_group:
+        why = ", ".join(f"{_count(n, 'group')} {what}" for n, what in reasons)
+        return f"{name} is NaN for the {why}{held}"
+    if reasons:
+        why = " and ".join(f"{n:,} {what}" for n, what in reasons)
+        verb = "is" if len(reasons) == 1 and reasons[0][0] == 1 else "are"
+        return f"{name} uses {_count(c['n_used'], 'group')}; {why} {verb} skipped{held}"
+    return f"{name} uses {int(c['n_used']):,} of {_count(c.get('n_groups', 0), 'group')}{held}"
 
 
 def _empty_line(df: pd.DataFrame, per_group: bool = False) -> str:
