@@ -297,53 +297,15 @@ def propensities(
     max_iter = _check_int(max_iter, "max_iter", 1)
     if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol > 0:
         raise ValueError(f"The 'tol' parameter of {_FUNC} must be a float > 0. Got {tol!r} instead.")
-    if method == "auto":
-        method = "harvest" if rcol is not None else "em"
-    if method == "harvest" and (rcol is None or not item_cols):
-        raise ValueError(
-            f"method='harvest' of {_FUNC} needs ranker= (the column of the logging ranker) and item= (the columns "
-            "that identify a shown item across groups): the natural experiments are items that two rankers showed "
-            "at different positions. Without several rankers, use method='em'."
-        )
-    if method == "em" and not item_cols and not feat_cols:
-        raise ValueError(
-            f"method='em' of {_FUNC} needs item= (the columns that identify a shown item across groups, such as "
-            "['query', 'doc']) when items repeat across groups, or features= (columns of a relevance model) when "
-            "they do not."
-        )
-    if method == "em" and item_cols and feat_cols:
-        raise ValueError(f"method='em' of {_FUNC} takes item= or features=, not both: one relevance per item, or a model of the features.")
+    method = _resolve_method(method, rcol, item_cols, feat_cols)
     columns = {"group": group_cols, "position": [pcol], "label": [lcol], "item": item_cols,
                "ranker": [rcol] if rcol is not None else [], "features": feat_cols}
     pos_raw, y = _check_input(df, columns)
-    if feat_cols:
-        for f in feat_cols:
-            if not pd.api.types.is_numeric_dtype(df[f].dtype):
-                raise TypeError(f"Column {f!r} (features) must be numeric; it has dtype {df[f].dtype}. Encode it first.")
-        x = df[feat_cols].to_numpy(dtype=np.float64)
-        bad = int((~np.isfinite(x)).any(axis=1).sum())
-        if bad:
-            raise ValueError(f"The features {feat_cols!r} of {_FUNC} have {bad:,} rows with an infinite value; make them finite.")
+    x = _feature_matrix(df, feat_cols) if feat_cols else None
 
     # --- what the log can identify ---------------------------------------------------------------
-    positions, pos = np.unique(pos_raw, return_inverse=True)
+    positions, pos = _check_positions(pos_raw, y, pcol, lcol)
     n_pos = len(positions)
-    if n_pos == 1:
-        raise ValueError(
-            f"Column {pcol!r} (position) holds one position only ({int(positions[0])}); propensities relative to "
-            "position 1 need a log with at least two positions."
-        )
-    if positions[0] != 1:
-        raise ValueError(
-            f"Column {pcol!r} (position) has no row at position 1 (the smallest is {int(positions[0])}); propensities "
-            "are relative to the top. If positions start elsewhere, shift them so that the top is 1."
-        )
-    clicks_below = int(y[pos > 0].sum())
-    if clicks_below == 0:
-        raise ValueError(
-            f"Column {lcol!r} (label) has no click below position 1 ({int((pos > 0).sum()):,} rows at positions "
-            f"2..{int(positions[-1])}, 0 clicks): the log cannot tell how much less they are examined. A longer log is needed."
-        )
     gcode, gkeys = _factorize(df, group_cols)
     n_groups = len(gkeys)
     if n_groups < MIN_GROUPS:
@@ -356,7 +318,7 @@ def propensities(
     weights = poisson_weights(key_hash(gkeys), seed_to_int(seed, _FUNC), n_boot) if n_boot else np.zeros((n_groups, 0))
 
     converged, n_iter, note = _Convergence(True, 0, n_boot), 0, ""
-    if method == "em" and feat_cols:
+    if method == "em" and x is not None:
         theta, reps, n_iter, converged = _features_path(x, y, pos, n_pos, gcode, weights, relevance_model, max_iter, tol)
         how = f"regression EM (Wang et al. 2018), relevance: {_model_name(relevance_model)} of {feat_cols!r}"
     else:
@@ -370,12 +332,7 @@ def propensities(
             theta, reps, note = _harvest_path(icode, rcode, y, pos, positions, gcode, weights)
             how = (f"intervention harvesting (Agarwal et al. 2019) over {len(rkeys):,} rankers of {rcol!r}, "
                    "weighted least squares of the log ratios")
-    low = high = np.full(n_pos, np.nan)
-    failed = 0
-    if n_boot:
-        failed = int((~np.isfinite(reps[1:])).any(axis=0).sum())
-        low, high = percentile_interval(reps.T, ci)
-        low, high = np.where(np.isfinite(theta), low, np.nan), np.where(np.isfinite(theta), high, np.nan)
+    low, high, failed = _replicate_interval(theta, reps, ci, n_boot)
     frame = pd.DataFrame(
         {"propensity": theta, "propensity_low": low, "propensity_high": high,
          "impressions": impressions.astype(np.int64), "clicks": clicks.astype(np.int64)},
@@ -399,6 +356,74 @@ def propensities(
     return make_table(PropensityTable, frame, "propensities", short, details, method=method, n_groups=n_groups,
                       n_boot=n_boot, ci=ci, seed=seed if isinstance(seed, int) else None, n_iter=n_iter,
                       converged=bool(converged.point), replicates_not_converged=converged.failed_reps)
+
+
+def _resolve_method(method: str, rcol: Hashable | None, item_cols: list[Hashable], feat_cols: list[Hashable]) -> str:
+    """``"auto"`` resolved (harvest with a ranker, else EM), and the columns each method needs."""
+    if method == "auto":
+        method = "harvest" if rcol is not None else "em"
+    if method == "harvest" and (rcol is None or not item_cols):
+        raise ValueError(
+            f"method='harvest' of {_FUNC} needs ranker= (the column of the logging ranker) and item= (the columns "
+            "that identify a shown item across groups): the natural experiments are items that two rankers showed "
+            "at different positions. Without several rankers, use method='em'."
+        )
+    if method == "em" and not item_cols and not feat_cols:
+        raise ValueError(
+            f"method='em' of {_FUNC} needs item= (the columns that identify a shown item across groups, such as "
+            "['query', 'doc']) when items repeat across groups, or features= (columns of a relevance model) when "
+            "they do not."
+        )
+    if method == "em" and item_cols and feat_cols:
+        raise ValueError(f"method='em' of {_FUNC} takes item= or features=, not both: one relevance per item, or a model of the features.")
+    return method
+
+
+def _feature_matrix(df: pd.DataFrame, feat_cols: list[Hashable]) -> np.ndarray:
+    """The relevance model's features: numeric columns, finite values."""
+    for f in feat_cols:
+        if not pd.api.types.is_numeric_dtype(df[f].dtype):
+            raise TypeError(f"Column {f!r} (features) must be numeric; it has dtype {df[f].dtype}. Encode it first.")
+    x = df[feat_cols].to_numpy(dtype=np.float64)
+    bad = int((~np.isfinite(x)).any(axis=1).sum())
+    if bad:
+        raise ValueError(f"The features {feat_cols!r} of {_FUNC} have {bad:,} rows with an infinite value; make them finite.")
+    return x
+
+
+def _check_positions(pos_raw: np.ndarray, y: np.ndarray, pcol: Hashable, lcol: Hashable) -> tuple[np.ndarray, np.ndarray]:
+    """The logged positions (ascending) and each row's index among them: at least two, position 1
+    among them, and a click below it."""
+    positions, pos = np.unique(pos_raw, return_inverse=True)
+    if len(positions) == 1:
+        raise ValueError(
+            f"Column {pcol!r} (position) holds one position only ({int(positions[0])}); propensities relative to "
+            "position 1 need a log with at least two positions."
+        )
+    if positions[0] != 1:
+        raise ValueError(
+            f"Column {pcol!r} (position) has no row at position 1 (the smallest is {int(positions[0])}); propensities "
+            "are relative to the top. If positions start elsewhere, shift them so that the top is 1."
+        )
+    clicks_below = int(y[pos > 0].sum())
+    if clicks_below == 0:
+        raise ValueError(
+            f"Column {lcol!r} (label) has no click below position 1 ({int((pos > 0).sum()):,} rows at positions "
+            f"2..{int(positions[-1])}, 0 clicks): the log cannot tell how much less they are examined. A longer log is needed."
+        )
+    return positions, pos
+
+
+def _replicate_interval(theta: np.ndarray, reps: np.ndarray, ci: float,
+                        n_boot: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The percentile interval of the replicates (NaN where the estimate is not finite, or
+    without replicates), and how many replicates could not place every position."""
+    n_pos = len(theta)
+    if not n_boot:
+        return np.full(n_pos, np.nan), np.full(n_pos, np.nan), 0
+    failed = int((~np.isfinite(reps[1:])).any(axis=0).sum())
+    low, high = percentile_interval(reps.T, ci)
+    return np.where(np.isfinite(theta), low, np.nan), np.where(np.isfinite(theta), high, np.nan), failed
 
 
 class _Convergence(NamedTuple):
