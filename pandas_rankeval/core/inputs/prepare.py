@@ -292,15 +292,7 @@ def prepare(
     """
     check_frame(df, func)
     gcols = list(group) if group is not None else []
-    check_column_name(label, "label", func, df)
-    for s in scores:
-        check_column_name(s, "scores", func, df)
-    repeated = [s for s in dict.fromkeys(scores) if list(scores).count(s) > 1]
-    if repeated:
-        raise ValueError(
-            f"The 'scores' parameter of {func} names a column more than once: {repeated!r}. "
-            "Name each score column once."
-        )
+    _check_named_columns(df, func, label, scores)
     # group keys (and segments) may be index levels, as in DataFrame.groupby: they become
     # columns of a new frame (the caller's frame is not touched)
     levels = [
@@ -311,23 +303,7 @@ def prepare(
         df = df.reset_index(level=levels)
     cols = [*gcols, label, *scores, *numeric_extra, *key_extra, *segment, *raw_extra]
     check_columns(df, cols)
-
-    # missing values, checked column by column so the message can name them
-    masks = {c: missing_mask(df[c]) for c in dict.fromkeys(cols)}
-    bad = {c: int(m.sum()) for c, m in masks.items() if m.any()}
-    keep = None
-    n_dropped = 0
-    if bad:
-        if nan_policy == "raise":
-            raise missing_values_error(bad)
-        keep = ~np.logical_or.reduce(list(masks.values()))
-        n_dropped = int(len(df) - keep.sum())
-        if not keep.any():
-            raise ValueError(
-                f"{func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
-            )
-        df = df.loc[keep]  # a new frame: the caller's frame is not touched
-
+    df, n_dropped = _drop_missing(df, func, cols, nan_policy)
     y = numeric_values(df[label], label, "label", keep_int=True)
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         count = int((~np.isfinite(y)).sum())
@@ -335,16 +311,68 @@ def prepare(
             f"Column {label!r} (label) has {count:,} infinite value{'s' if count != 1 else ''}; "
             "labels must be finite numbers or bools."
         )
-    score_arrays = {}
+    score_arrays = {s: _score_array(df[s], s) for s in scores}
+    extra = _extra_arrays(df, numeric_extra, raw_extra, key_extra)
+    groups = encode_groups(df, gcols) if gcols and not defer_groups else None
+    segments = encode_groups(df, list(segment)) if segment else None
+    return Prepared(
+        _pending=(df, gcols) if gcols and defer_groups else None,
+        segments=segments,
+        groups=groups,
+        y=y,
+        scores=score_arrays,
+        extra=extra,
+        n_rows=len(df),
+        n_dropped=n_dropped,
+    )
+
+
+def _check_named_columns(df: pd.DataFrame, func: str, label: Hashable, scores: Sequence[Hashable]) -> None:
+    """The label and score names are column names; no score column named twice."""
+    check_column_name(label, "label", func, df)
     for s in scores:
-        col = df[s]
-        arr = numeric_values(col, s, "score", keep_float32=True, keep_int64=True)
-        # a numpy float column's NaN were found by missing_mask above (dropped or raised); NaN
-        # produced by the conversion of another dtype cannot happen: guard anyway
-        checked = isinstance(col.dtype, np.dtype) and col.dtype.kind == "f"
-        if arr.dtype.kind == "f" and not checked and np.isnan(arr).any():
-            raise ValueError(f"Column {s!r} (score) has NaN values after conversion.")
-        score_arrays[s] = arr
+        check_column_name(s, "scores", func, df)
+    repeated = [s for s in dict.fromkeys(scores) if list(scores).count(s) > 1]
+    if repeated:
+        raise ValueError(
+            f"The 'scores' parameter of {func} names a column more than once: {repeated!r}. "
+            "Name each score column once."
+        )
+
+
+def _drop_missing(df: pd.DataFrame, func: str, cols: list[Hashable], nan_policy: str) -> tuple[pd.DataFrame, int]:
+    """Missing values, checked column by column so the message can name them: raised, or their
+    rows dropped (a new frame: the caller's frame is not touched); how many rows were dropped."""
+    masks = {c: missing_mask(df[c]) for c in dict.fromkeys(cols)}
+    bad = {c: int(m.sum()) for c, m in masks.items() if m.any()}
+    if not bad:
+        return df, 0
+    if nan_policy == "raise":
+        raise missing_values_error(bad)
+    keep = ~np.logical_or.reduce(list(masks.values()))
+    n_dropped = int(len(df) - keep.sum())
+    if not keep.any():
+        raise ValueError(
+            f"{func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
+        )
+    return df.loc[keep], n_dropped
+
+
+def _score_array(col: pd.Series, s: Hashable) -> np.ndarray:
+    """A score column as a numeric array (float32 and int64 kept)."""
+    arr = numeric_values(col, s, "score", keep_float32=True, keep_int64=True)
+    # a numpy float column's NaN were found by missing_mask above (dropped or raised); NaN
+    # produced by the conversion of another dtype cannot happen: guard anyway
+    checked = isinstance(col.dtype, np.dtype) and col.dtype.kind == "f"
+    if arr.dtype.kind == "f" and not checked and np.isnan(arr).any():
+        raise ValueError(f"Column {s!r} (score) has NaN values after conversion.")
+    return arr
+
+
+def _extra_arrays(df: pd.DataFrame, numeric_extra: Sequence[Hashable], raw_extra: Sequence[Hashable],
+                  key_extra: Sequence[Hashable]) -> dict[Hashable, np.ndarray]:
+    """Weights (finite, >= 0), the IPS metrics' raw columns (under their own key) and the
+    ordering columns (as int64 codes in sorted order)."""
     extra: dict[Hashable, np.ndarray] = {}
     for c in numeric_extra:
         arr = numeric_values(df[c], c, "weight")
@@ -360,15 +388,4 @@ def prepare(
     for c in key_extra:
         codes, _ = pd.factorize(df[c], sort=True)
         extra[c] = codes.astype(np.int64)
-    groups = encode_groups(df, gcols) if gcols and not defer_groups else None
-    segments = encode_groups(df, list(segment)) if segment else None
-    return Prepared(
-        _pending=(df, gcols) if gcols and defer_groups else None,
-        segments=segments,
-        groups=groups,
-        y=y,
-        scores=score_arrays,
-        extra=extra,
-        n_rows=len(df),
-        n_dropped=n_dropped,
-    )
+    return extra
