@@ -322,37 +322,15 @@ def _from_sorted(
     the tie blocks' first rows ``bstart`` (None: no tie, blocks are rows) and each block's group
     ``gkey`` (ascending), with the rows' sample weights ``wsorted`` when there are any."""
     n = lev.shape[0]
-    relrow = lev >= rel_level if rel_level else np.ones(lev.shape[0], dtype=bool)
     # binary labels (the usual clicks): the relevant rows are exactly those with a gain,
     # all with the same one, and every group's level counts are its (negatives, positives)
     binary = n_levels == 2 and rel_level == 1
     binary_gain = None
     if gains is not None and binary and gains[0] == 0 and wsorted is None:
         binary_gain = float(gains[1])
-    if bstart is None:  # blocks are rows
-        size = None
-        pos = relrow
-        neg = None
-        gain = gains[lev] if gains is not None and binary_gain is None else None
-        wpos_b = np.where(relrow, wsorted, 0.0) if wsorted is not None else None
-        wneg_b = np.where(relrow, 0.0, wsorted) if wsorted is not None else None
-    else:
-        size = np.diff(np.append(bstart, n))
-        pos = np.add.reduceat(relrow, bstart, dtype=np.int64)
-        neg = size - pos
-        gain = np.add.reduceat(gains[lev], bstart) if gains is not None else None
-        wpos_b = wneg_b = None
-        if wsorted is not None:
-            wpos_b = np.add.reduceat(np.where(relrow, wsorted, 0.0), bstart)
-            wneg_b = np.add.reduceat(np.where(relrow, 0.0, wsorted), bstart)
-    del relrow
+    size, pos, neg, gain, wpos_b, wneg_b = _block_sums(lev, bstart, rel_level, gains, binary_gain, wsorted)
     lev_blocks = None if not block_levels else lev.astype(np.int64) if bstart is None else np.stack(
         [np.add.reduceat(lev == v, bstart, dtype=np.int64) for v in range(n_levels)])
-    # the per-row levels are needed below only to count the levels of graded labels
-    count_graded = count_levels and not binary
-    if not count_graded:
-        del lev
-
     nb = gkey.shape[0]
     gchange = np.empty(nb, dtype=bool)
     gchange[0] = True
@@ -362,17 +340,7 @@ def _from_sorted(
     gstart = first if bstart is None else bstart[first]
     gsize = np.diff(np.append(gstart, n))
     npos = np.add.reduceat(pos, first, dtype=np.int64)
-    counts = None
-    n_groups = first.shape[0]
-    if count_levels and binary:
-        counts = np.column_stack([gsize - npos, npos])
-    elif count_graded:
-        if n_groups * n_levels <= 4 * n + 1024:
-            cell = np.repeat(np.arange(n_groups, dtype=np.int64) * n_levels, gsize)
-            cell += lev
-            counts = np.bincount(cell, minlength=n_groups * n_levels).reshape(n_groups, n_levels)
-            del cell
-        del lev
+    counts = _level_counts(lev, gsize, npos, n_levels, binary) if count_levels else None
     if wpos_b is not None and wneg_b is not None:
         pos, neg = wpos_b, wneg_b
     ranking = Ranking(
@@ -393,3 +361,41 @@ def _from_sorted(
         ranking.wpos = np.add.reduceat(wpos_b, first)
         ranking.wneg = np.add.reduceat(wneg_b, first)
     return ranking
+
+
+def _block_sums(
+    lev: np.ndarray, bstart: np.ndarray | None, rel_level: int, gains: np.ndarray | None,
+    binary_gain: float | None, wsorted: np.ndarray | None,
+) -> tuple[np.ndarray | None, ...]:
+    """Per tie block (a row when ``bstart`` is None): its size, relevant and other rows, summed
+    gain (none when every relevant row has the one ``binary_gain``), and relevant and other
+    sample weight."""
+    n = lev.shape[0]
+    relrow = lev >= rel_level if rel_level else np.ones(lev.shape[0], dtype=bool)
+    if bstart is None:  # blocks are rows
+        gain = gains[lev] if gains is not None and binary_gain is None else None
+        wpos_b = np.where(relrow, wsorted, 0.0) if wsorted is not None else None
+        wneg_b = np.where(relrow, 0.0, wsorted) if wsorted is not None else None
+        return None, relrow, None, gain, wpos_b, wneg_b
+    size = np.diff(np.append(bstart, n))
+    pos = np.add.reduceat(relrow, bstart, dtype=np.int64)
+    gain = np.add.reduceat(gains[lev], bstart) if gains is not None else None
+    wpos_b = wneg_b = None
+    if wsorted is not None:
+        wpos_b = np.add.reduceat(np.where(relrow, wsorted, 0.0), bstart)
+        wneg_b = np.add.reduceat(np.where(relrow, 0.0, wsorted), bstart)
+    return size, pos, size - pos, gain, wpos_b, wneg_b
+
+
+def _level_counts(lev: np.ndarray, gsize: np.ndarray, npos: np.ndarray, n_levels: int,
+                  binary: bool) -> np.ndarray | None:
+    """Every group's rows per label level: (negatives, positives) for binary labels; for graded
+    ones a bincount when the (groups x levels) table is not much larger than the rows, else None."""
+    if binary:
+        return np.column_stack([gsize - npos, npos])
+    n_groups = gsize.shape[0]
+    if n_groups * n_levels > 4 * lev.shape[0] + 1024:
+        return None
+    cell = np.repeat(np.arange(n_groups, dtype=np.int64) * n_levels, gsize)
+    cell += lev
+    return np.bincount(cell, minlength=n_groups * n_levels).reshape(n_groups, n_levels)
