@@ -196,22 +196,41 @@ def _evaluate_kept(
     if table is None:
         return None
     out = [ScoreEvaluation(name, {}, table=table) for name in names]
-    if select:  # each run of whole groups selected on its own thread; the groups' counts joined
-        runs = table.parts(threads)
-        rels = [part.level >= ev.labels.rel_level for part in runs]
-        picks = [(se, i) for se in out for i in range(len(runs))]
+    if select:
+        _select_runs(ev, table, out, threads, workers)
+    else:
+        _rank_parts(ev, table, out, threads, workers, from_parts)
+        for se in out:
+            if se.score in aucs:
+                se.auc_counts = aucs[se.score].counts()
+    return out
 
-        def pick(task: tuple[ScoreEvaluation, int]) -> Selection:
-            se, i = task
-            part = runs[i]
-            return select_first(scores[se.score][part.rows], rels[i], part.row_group, part.hi - part.lo)
 
-        chosen = run_tasks(workers, pick, picks)
-        for j, se in enumerate(out):
-            own = chosen[j * len(runs) : (j + 1) * len(runs)]
-            se.selection = own[0] if len(own) == 1 else Selection(
-                *(np.concatenate([getattr(s, f) for s in own]) for f in ("m", "t", "p")))
-        return out
+def _select_runs(ev: Evaluation, table: GroupTable, out: list[ScoreEvaluation], threads: int,
+                 workers: Workers | None) -> None:
+    """Each run of whole groups selected on its own thread (no sort); the groups' selections joined."""
+    scores = ev.prepared.scores
+    runs = table.parts(threads)
+    rels = [part.level >= ev.labels.rel_level for part in runs]
+    picks = [(se, i) for se in out for i in range(len(runs))]
+
+    def pick(task: tuple[ScoreEvaluation, int]) -> Selection:
+        se, i = task
+        part = runs[i]
+        return select_first(scores[se.score][part.rows], rels[i], part.row_group, part.hi - part.lo)
+
+    chosen = run_tasks(workers, pick, picks)
+    for j, se in enumerate(out):
+        own = chosen[j * len(runs) : (j + 1) * len(runs)]
+        se.selection = own[0] if len(own) == 1 else Selection(
+            *(np.concatenate([getattr(s, f) for s in own]) for f in ("m", "t", "p")))
+
+
+def _rank_parts(ev: Evaluation, table: GroupTable, out: list[ScoreEvaluation], threads: int, workers: Workers | None,
+                from_parts: bool) -> None:
+    """Each run of whole groups ranked on its own thread; with ``from_parts``, global AUC from
+    the parts' sorted classes and those of the rows not kept."""
+    scores = ev.prepared.scores
     parts = table.parts(threads)
     rest: np.ndarray | None = None
     if from_parts:  # the rows of the groups not kept: sorted by class for global AUC only
@@ -245,8 +264,5 @@ def _evaluate_kept(
 
     for se in out:
         se.parts = [(p, ranked[id(se), i]) for i, p in enumerate(parts)]
-        if se.score in aucs:
-            se.auc_counts = aucs[se.score].counts()
     if from_parts:
         run_tasks(workers, combine, out)
-    return out
