@@ -26,7 +26,7 @@ from ..metrics.ips import ips_columns, row_gains
 from .kept import evaluate_kept
 from ..metrics.metric import MetricSpec, grade_limit
 from ..inputs.options import Options, check_weight_name
-from ..inputs.prepare import label_levels, prepare
+from ..inputs.prepare import Labels, Prepared, label_levels, prepare
 from ..inputs.retrieved import apply_retrieved, check_retrieved_metrics, outside_key, retrieved_columns, score_level
 from ..kernels.ranked import add_unranked
 from .reductions import _calibration_metric, _global_auc, _group_metric, search_global_auc
@@ -125,10 +125,24 @@ def prepare_evaluation(
         from ..inputs.segments import check_segments_constant
 
         check_segments_constant(prep, by, gcols, func)
-    graded = any(s.info.graded for s in specs)
     y = prep.y
     if y is None:  # pragma: no cover - prepare() always fills it
         raise RuntimeError("prepare() returned no labels")
+    labels = _checked_levels(y, label, opts, specs)
+    _check_calibration_inputs(prep, y, label, opts, specs)
+    if opts.retrieved is not None:  # rows outside the ranking: ranked last, gaining nothing
+        apply_retrieved(prep, labels, opts.retrieved, func, opts.threshold)
+    prep.y = None  # the levels hold all the metrics need; free the float copy
+    ev = Evaluation(prep, labels, opts, list(specs), {})
+    if any("propensity" in s.info.options for s in specs):
+        row_gains(ev)  # the IPS metrics' positions and propensities checked before any sort
+    return ev
+
+
+def _checked_levels(y: np.ndarray, label: Hashable, opts: Options, specs: Sequence[MetricSpec]) -> Labels:
+    """The labels as levels, after the graded metrics' checks: no negative label, no relevant
+    label that overflows ``gain='exp2'``, none above a metric's top grade."""
+    graded = any(s.info.graded for s in specs)
     if graded and (y < 0).any():
         count = int((y < 0).sum())
         raise ValueError(
@@ -142,30 +156,31 @@ def prepare_evaluation(
     if limit is not None and labels.n_levels and labels.values[-1] > limit[0]:
         count = int((y > limit[0]).sum())
         raise ValueError(problem_message("label_grade", (label, *limit), count, examples=[labels.values[-1]]))
-    calibration = [s.name for s in specs if not s.info.needs_ranking]
-    if calibration:  # probabilities and clicks, checked before any sort
-        from ..kernels.calibration import (
-            check_binary_labels,
-            check_probabilities,
-            label_error,
-            probability_error,
-        )
+    return labels
 
-        if opts.threshold is None:
-            bad_labels = check_binary_labels(y)
-            if bad_labels is not None:
-                raise label_error(label, *bad_labels, calibration)
-        for name, arr in prep.scores.items():
-            bad_scores = check_probabilities(arr)
-            if bad_scores is not None:
-                raise probability_error(name, *bad_scores, calibration)
-    if opts.retrieved is not None:  # rows outside the ranking: ranked last, gaining nothing
-        apply_retrieved(prep, labels, opts.retrieved, func, opts.threshold)
-    prep.y = None  # the levels hold all the metrics need; free the float copy
-    ev = Evaluation(prep, labels, opts, list(specs), {})
-    if any("propensity" in s.info.options for s in specs):
-        row_gains(ev)  # the IPS metrics' positions and propensities checked before any sort
-    return ev
+
+def _check_calibration_inputs(prep: Prepared, y: np.ndarray, label: Hashable, opts: Options,
+                              specs: Sequence[MetricSpec]) -> None:
+    """The calibration metrics' inputs, before any sort: labels 0/1 (unless a threshold makes
+    them so) and scores that are probabilities."""
+    calibration = [s.name for s in specs if not s.info.needs_ranking]
+    if not calibration:
+        return
+    from ..kernels.calibration import (
+        check_binary_labels,
+        check_probabilities,
+        label_error,
+        probability_error,
+    )
+
+    if opts.threshold is None:
+        bad_labels = check_binary_labels(y)
+        if bad_labels is not None:
+            raise label_error(label, *bad_labels, calibration)
+    for name, arr in prep.scores.items():
+        bad_scores = check_probabilities(arr)
+        if bad_scores is not None:
+            raise probability_error(name, *bad_scores, calibration)
 
 
 def exp2_overflow(label: Hashable, top: Any, threshold: float | None) -> ValueError | None:
