@@ -22,20 +22,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pandas_rankeval"
 LIMIT = 25
 
 PENDING: dict[str, int] = {
-    "plotting/group_auc.py::plot_group_auc": 44,
-    "summary/finalize.py::raise_input_errors": 44,
-    "counterfactual/propensity.py::propensities": 40,
-    "plotting/comparison.py::plot_comparison": 39,
-    "core/inputs/prepare.py::prepare": 38,
-    "display/html.py::_table_html": 36,
-    "display/footer.py::_coverage_line": 35,
-    "tables/report.py::report_table": 35,
-    "core/evaluation/pipeline.py::prepare_evaluation": 34,
-    "display/html.py::to_markdown": 32,
     "core/metrics/registry.py::parse_metric": 30,
-    "core/evaluation/kept.py::_evaluate_kept": 28,
-    "core/ranking/tie_blocks.py::_from_sorted": 28,
-    "plotting/comparison.py::_forest": 26,
 }
 
 
