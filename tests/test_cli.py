@@ -409,6 +409,10 @@ def test_all_pairs_option_errors(csv_path: Path, capsys) -> None:
     assert_one_error_line(code, err, "--all-pairs needs at least two --score columns; got 1")
     code, _, err = run(["eval", csv_path, *GROUP, *SCORES, "--adjust", "bh"], capsys)
     assert_one_error_line(code, err, "--adjust applies to --baseline / --all-pairs comparisons only")
+    # an option error comes before the table is read: a file that does not exist is not opened
+    missing = str(Path(csv_path).with_name("no_such_table.csv"))
+    code, _, err = run(["eval", missing, *GROUP, *SCORES, "--method", "bootstrap"], capsys)
+    assert_one_error_line(code, err, "--method applies to --baseline / --all-pairs comparisons only")
 
 
 def test_help_and_version(capsys) -> None:
