@@ -295,7 +295,7 @@ def _check_retrieved(func: str, retrieved: Any, opts: Options, specs_all: Sequen
 
 
 def _check_metric_options(
-    func: str, kind: str, specs_all: list[MetricSpec], opts: Options, gcols: list[Hashable],
+    func: str, kind: str, specs_all: Sequence[MetricSpec], opts: Options, gcols: list[Hashable],
     sample_weight: Hashable | None, resample: str | None, ci: float | None, ci_method: str, auc_method: str,
 ) -> str:
     """The options against the metrics asked for (IPS, sample weights, a group column, a
@@ -320,7 +320,7 @@ def _check_metric_options(
 
 
 def _check_compare(
-    func: str, specs_all: list[MetricSpec], score_cols: list[Hashable], baseline: Hashable | None,
+    func: str, specs_all: Sequence[MetricSpec], score_cols: list[Hashable], baseline: Hashable | None,
     ci: float | None, alpha: float, method: str, adjust: str, family: str, ci_adjust: str, delong_auc: bool,
 ) -> tuple[float, float, list[tuple[Hashable, Hashable, str]]]:
     """compare's options: the level (0.95 by default), alpha, the test and adjustments; the
@@ -346,7 +346,7 @@ def _check_compare(
 
 
 def _bootstrap_draws(
-    func: str, specs_all: list[MetricSpec], n_boot: Any, seed: Any, ci: float | None, resample: str,
+    func: str, specs_all: Sequence[MetricSpec], n_boot: Any, seed: Any, ci: float | None, resample: str,
     delong_auc: bool,
 ) -> tuple[int, int | None, tuple[Any, ...]]:
     """n_boot and seed checked; the hashed bootstrap's integer seed, or the classic bootstrap's streams."""

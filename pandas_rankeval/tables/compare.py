@@ -225,7 +225,8 @@ class _Deferred:
 def compare_table(
     summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None, delong: dict | None
 ) -> Any:
-    names = list(plan.metrics)
+    """The compare table: per segment, pair and metric the paired difference, its interval and
+    p-value (the vectorized tests run once for the whole table), then the footer's ``attrs``."""
     no_delong = delong_unavailable(plan.options.ties)
     pairs = _pairs_of(summary, plan, auc, auc_boot, delong, no_delong)
     keys = segment_order(list(summary.segments)) if plan.by else [()]

@@ -366,7 +366,7 @@ def _from_sorted(
 def _block_sums(
     lev: np.ndarray, bstart: np.ndarray | None, rel_level: int, gains: np.ndarray | None,
     binary_gain: float | None, wsorted: np.ndarray | None,
-) -> tuple[np.ndarray | None, ...]:
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     """Per tie block (a row when ``bstart`` is None): its size, relevant and other rows, summed
     gain (none when every relevant row has the one ``binary_gain``), and relevant and other
     sample weight."""

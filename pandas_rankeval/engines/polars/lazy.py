@@ -38,8 +38,8 @@ import polars as pl
 from ...core.inputs.options import WEIGHT_NAMES
 from ...core.inputs.prepare import relevance_rule
 from ...summary.driver import Scan
-from ...summary.scan_counts import ScanCount, ScanCounts, read_counts, scan_counts
 from ...summary.problems import label_checks
+from ...summary.scan_counts import ScanCount, ScanCounts, read_counts, scan_counts
 from .auc import auc_pass, join_placements, map_ranges, place_ranges, score_key
 from .convert import dtype_class, is_float, is_numeric, pandas_dtype, to_pandas
 
