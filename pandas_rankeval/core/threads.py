@@ -30,6 +30,7 @@ from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from .inputs.validation import check_min_count
+from .reference import reference_mode
 
 __all__ = [
     "THREADS_FROM_ROWS", "Workers", "check_threads", "limit_threads", "one_blas_thread", "row_ranges", "run_tasks",
@@ -69,6 +70,8 @@ def threads_for(n_rows: int | None = None) -> int:
     ...     threads_for(1_000)
     3
     """
+    if reference_mode():  # the reference switch: one thread
+        return 1
     limit = _LIMIT.get()
     if limit is not None:
         return limit

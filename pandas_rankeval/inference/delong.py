@@ -399,6 +399,7 @@ def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable]
     Without segments the one key is ``()``. Needs ``evaluate(..., keep_order=True)``.
     """
     from pandas_rankeval.inference.bootstrap import _group_codes, groups_by_segment, row_groups
+    from pandas_rankeval.core.reference import reference_mode
     from pandas_rankeval.core.threads import Workers
     from pandas_rankeval.core.inputs.validation import internal_error
 
@@ -421,7 +422,7 @@ def segment_moments(ev: Any, scores: Sequence[Hashable], by_cols: list[Hashable]
     def one(sort: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         return group_placements(sort[0], sort[1], rel, rg, n_groups, seg_rows, sw)
 
-    if len(sorts) > 1 and rel.shape[0] >= 100_000:  # one score per thread: numpy releases the GIL
+    if len(sorts) > 1 and rel.shape[0] >= 100_000 and not reference_mode():  # one score per thread: numpy releases the GIL
         with Workers(min(2, len(sorts))) as workers:
             placed = workers.map(one, sorts)
     else:

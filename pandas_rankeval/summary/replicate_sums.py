@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.reference import reference_mode
 from ..core.threads import Workers, one_blas_thread, threads_for
 from ..core.inputs.validation import internal_error
 from ..inference.hashing import flip_bits, poisson_weights
@@ -199,6 +200,35 @@ def _hashed_sums(
     return boot, np.array(where, dtype=np.int64), reps
 
 
+def dense_sums(
+    plan: Plan,
+    key_hashes: np.ndarray,
+    seg_index: np.ndarray,
+    n_seg: int,
+    columns: list[np.ndarray],
+    wd_cols: list[np.ndarray],
+    n_flip: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The reference of :func:`_hashed_sums`: per segment, one dense product
+    ``poisson_weights(groups).T @ columns`` (and ``flip_bits(groups).T @ wd_cols``) over every
+    group of the segment, every column on its own (``where`` is the identity). No group left out,
+    no chunk, no thread; the sums agree with :func:`_hashed_sums`' to rounding (the products add
+    the groups in another order).
+    """
+    n_boot = plan.n_boot
+    seed = int(plan.seed)  # type: ignore[arg-type]
+    boot = np.zeros((n_seg, n_boot, len(columns)))
+    reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
+    for si, gi in enumerate(_groups_of_segments(seg_index, n_seg)):
+        idx = slice(None) if gi is None else gi
+        kh = key_hashes[idx]
+        if columns:
+            boot[si] = poisson_weights(kh, seed, n_boot).T @ np.column_stack([c[idx] for c in columns])
+        if reps is not None:
+            reps[si] = flip_bits(kh, seed, n_boot).T @ np.column_stack([c[idx] for c in wd_cols])
+    return boot, np.arange(len(columns), dtype=np.int64), reps
+
+
 def _add_by_segment(
     into: np.ndarray, segs: np.ndarray, first: np.ndarray, draws: np.ndarray, x: np.ndarray, work: dict
 ) -> None:
@@ -287,11 +317,13 @@ def _replicate_sums(
     distinct ones, and (n_boot x pairs) flip sums.
 
     ``resample="poisson"``: hashed draws (:func:`_hashed_sums`, any partitioning gives the same
-    sums, both cores used); ``"multinomial"`` (one partition): the plan's streams
-    (:func:`_stream_sums`).
+    sums, both cores used; :func:`dense_sums` under the reference switch); ``"multinomial"`` (one
+    partition): the plan's streams (:func:`_stream_sums`).
     """
     if plan.resample == "poisson":
         if key_hashes is None:
             raise internal_error("the hashed bootstrap needs the group keys' hashes")
+        if reference_mode():  # the reference switch: the dense products
+            return dense_sums(plan, key_hashes, seg_index, n_seg, columns, wd_cols, n_flip)
         return _hashed_sums(plan, key_hashes, seg_index, n_seg, columns, wd_cols, n_flip)
     return _stream_sums(plan, seg_index, n_seg, columns, wd_cols, n_flip)

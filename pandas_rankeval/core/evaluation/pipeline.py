@@ -31,6 +31,7 @@ from ..inputs.retrieved import apply_retrieved, check_retrieved_metrics, outside
 from ..kernels.ranked import add_unranked
 from .reductions import _calibration_metric, _global_auc, _group_metric, search_global_auc
 from ..metrics.registry import check_sample_weight
+from ..reference import reference_mode
 from ..threads import Workers, threads_for
 from ..inputs.validation import as_columns, internal_error, problem_message
 
@@ -212,10 +213,12 @@ def exp2_overflow_error(label: Hashable, top: float) -> ValueError:
 def _needs_order(ev: Evaluation, keep_order: bool) -> bool:
     """Whether a score needs its row order: global AUC alone looks scores up in the sorted
     negatives, unless the bootstrap or segments ask for the order (keep_order), or sample
-    weights, a tie-break column or max_fpr shape it."""
+    weights, a tie-break column or max_fpr shape it. Always under the reference switch: global AUC
+    read off the sort by score (:func:`~.global_auc.global_auc`), no search."""
     opts = ev.options
     return (
-        any(s.info.grouped and s.info.needs_ranking for s in ev.specs)
+        reference_mode()
+        or any(s.info.grouped and s.info.needs_ranking for s in ev.specs)
         or keep_order
         or opts.max_fpr is not None
         or opts.sample_weight is not None

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .int_sort import sort_values
+from ..reference import reference_mode
 from ..skipping.group_count import index_dtype
 from .numeric import CHUNK_ROWS, bit_width, starts_of_runs, or_positions
 from .tie_blocks import Ranking, _from_sorted
@@ -46,7 +47,8 @@ def rank_groups(
 ) -> Ranking | None:
     """The ranking of rows by (group, score descending) under the expected tie rule, from one int64
     sort; None when the scores have no int64 map (NaN) or the keys leave too few bits for them, or
-    too many rows need the second pass: the caller then ranks with two sorts.
+    too many rows need the second pass, or under the reference switch
+    (:func:`~.reference.reference_mode`): the caller then ranks with two sorts.
 
     The rows ranked are ``score[rows]`` (every row of ``score`` without ``rows``: the scores are
     gathered once, and read again only for the rows the second pass orders); ``group`` is every
@@ -60,7 +62,7 @@ def rank_groups(
     (False, [2, 2], [1, 1, 2])
     """
     n = score.shape[0] if rows is None else rows.shape[0]
-    if n == 0:
+    if n == 0 or reference_mode():
         return None
     key = _ordered_key(score if rows is None else score[rows])
     if key is None:

@@ -15,6 +15,7 @@ import numpy as np
 from .int_sort import sort_values
 from .numeric import bit_width, cumsum_into, or_positions
 from .sorting import sort_order
+from ..reference import reference_mode
 from ..threads import Workers, threads_for
 
 Ties = Literal["expected", "pessimistic", "optimistic"]
@@ -42,7 +43,8 @@ def score_rank(
     label level (relevant rows then sort after / before the others in a tie).
     """
     n = score.shape[0]
-    fast = sort_order(score)  # one int64 sort by value (no argsort), unless the scores need one
+    reference = reference_mode()  # the reference switch: a stable argsort, a lexsort for the ties
+    fast = None if reference else sort_order(score)  # one int64 sort by value, unless the scores need an argsort
     buffer: np.ndarray | None
     if fast is not None:
         order, new, buffer = fast
@@ -53,7 +55,7 @@ def score_rank(
             with Workers(2) as workers:
                 order, s = workers.map(lambda sort: sort(score), [np.argsort, np.sort])
         else:
-            order = np.argsort(score)
+            order = np.argsort(score, kind="stable" if reference else None)
             s = np.sort(score)
         new = s[1:] != s[:-1]
         # the sorted copy is not needed any more: its buffer becomes the rank when it fits
@@ -86,7 +88,7 @@ def _refine_ties(
 
     The dense score rank, the keys and the row's position are packed into one int64
     and sorted by value, which costs far less than a lexsort; beyond 63 bits a lexsort
-    does the same.
+    does the same (always, under the reference switch).
     """
     n = order.shape[0]
     r = np.empty(n, dtype=np.int64)
@@ -94,7 +96,7 @@ def _refine_ties(
     cumsum_into(new, r[1:])
     widths = [bit_width(int(f.max())) for f in fields]
     ibits = bit_width(n - 1)
-    if bit_width(int(r[-1])) + sum(widths) + ibits <= 63:
+    if bit_width(int(r[-1])) + sum(widths) + ibits <= 63 and not reference_mode():
         key = r
         for f, w in zip(fields, widths):
             key <<= w

@@ -25,6 +25,7 @@ from .group_count import count_groups, kept_rows, run_bounds
 from ..metrics.metric import MetricSpec
 from ..inputs.options import Options
 from ..kernels.ranked import Part, Selection
+from ..reference import reference_mode
 from ..threads import Workers
 
 __all__ = ["GroupTable", "Selection", "can_skip", "candidates", "group_table", "select_first"]
@@ -107,9 +108,12 @@ def can_skip(opts: Options, specs: list[MetricSpec], keep_order: bool) -> bool:
     engine, ``max_fpr``, a tie-break column and the non-default tie rules read every row (or
     depend on ties anywhere in the column): they keep the full sort. Global AUC itself needs no
     row order (the sorted non-relevant scores are searched, as when it is asked for alone).
+    Never under the reference switch (:func:`~.reference.reference_mode`): every group is ranked,
+    every row of it.
     """
     return (
-        all(s.info.cut.skip_groups for s in specs)
+        not reference_mode()
+        and all(s.info.cut.skip_groups for s in specs)
         and not keep_order
         and opts.sample_weight is None
         and opts.engine != "sklearn"
