@@ -1,7 +1,7 @@
 """Skipping the groups that cannot count, selecting instead of sorting, ranking in parts.
 
 Every number must be the one of a full sort of every row, to the last bit: the skip path is
-compared with the full path of the same checkout (``can_skip`` patched to say no), in one part
+compared with the full path of the same checkout (the reference switch: every fast path off), in one part
 and in several parts on threads, and MRR / hit rate under ties with the brute-force oracles.
 """
 
@@ -17,6 +17,7 @@ import pytest
 import pandas_rankeval as pre
 from pandas_rankeval.core.evaluation import pipeline as core_evaluate
 from pandas_rankeval.core.evaluation import kept
+from pandas_rankeval.core.reference import reference_paths
 from pandas_rankeval.core.skipping import skip
 
 try:
@@ -71,8 +72,7 @@ def _both(monkeypatch: pytest.MonkeyPatch, fn, parts: int = 1):
         m.setattr(kept, "group_table", counted)
         fast = fn()
         assert any(calls), "the call did not skip any group"
-    with monkeypatch.context() as m:
-        m.setattr(kept, "can_skip", lambda *a, **k: False)
+    with reference_paths():
         full = fn()
     return fast, full
 

@@ -591,55 +591,49 @@ def test_summary_data_is_a_typed_record_of_the_fields_table():
     assert as_data({}) == {}
 
 
-def test_bootstrap_draws_skip_groups_that_count_nowhere(monkeypatch):
+def test_bootstrap_draws_skip_groups_that_count_nowhere():
     """Issue 25: groups whose every replicate column is 0 (no metric uses them) are left out of the
     hashed draws; every group's draws come from its own key hash, so the intervals and p-values
-    equal the computation over every group (to rounding of the chunked sums)."""
-    from pandas_rankeval.summary import replicate_sums as R
+    equal the computation over every group (the reference switch: one dense product of every
+    group's draws), to rounding of the chunked sums."""
+    from pandas_rankeval.core.reference import reference_paths
 
     df = pre.datasets.make_impressions(n_users=300, seed=11)
     kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc"], ci=0.9, n_boot=50, seed=3)
-    seen = []
-    real = R._counting_groups
-    monkeypatch.setattr(R, "_counting_groups", lambda cols, n: seen.append((real(cols, n), n)) or real(cols, n))
+    classes = df.groupby("user_id")["click"].nunique()
+    assert 0 < (classes < 2).sum() < classes.shape[0]  # some groups have one class only: 0 in GAUC's columns
     fast = pre.report(df, **kw), pre.compare(df, baseline="model_a", method="bootstrap", **kw)
-    live, n = seen[0]
-    assert live is not None and 0 < live.shape[0] < n  # some groups have one class only: skipped
-    monkeypatch.setattr(R, "_counting_groups", lambda cols, n: None)
-    full = pre.report(df, **kw), pre.compare(df, baseline="model_a", method="bootstrap", **kw)
+    with reference_paths():
+        full = pre.report(df, **kw), pre.compare(df, baseline="model_a", method="bootstrap", **kw)
     for a, b in zip(fast, full):
         num = a.select_dtypes("number").columns
         np.testing.assert_allclose(a[num].to_numpy(float), b[num].to_numpy(float), rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("by", [None, "device"])
-def test_groups_nonzero_in_the_weights_only_multiply_those_alone(monkeypatch, by):
+def test_groups_nonzero_in_the_weights_only_multiply_those_alone(by):
     """Issue 25: under empty="zero" the groups with no relevant row are nonzero in the weight
     columns only; their draws are multiplied by those columns alone (after the other groups), and
     every interval and p-value (bootstrap and sign flips, one segment or big ones) equals the
-    full-width product to rounding."""
-    from pandas_rankeval.summary import replicate_sums as R
+    full-width product (the reference switch: one dense product of every group's draws) to
+    rounding. The chunks, the light groups and the segments' branches of the sums are checked
+    one by one against the dense product in tests/test_replicate_sums.py."""
+    from pandas_rankeval.core.reference import reference_paths
 
     df = pre.datasets.make_impressions(n_users=600, seed=11)
     df["device"] = np.where(df["user_id"] % 3 == 0, "phone", "desktop")  # two segments of >= 64 groups
     kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], metrics=["mrr", "ndcg@5", "gauc"],
               n_boot=40, seed=3, by=by)
-    monkeypatch.setattr(R, "_CHUNK_ELEMENTS", 4000)  # many chunks, heavy and light ones
-    seen = []
-    real = R._light_groups
-    monkeypatch.setattr(R, "_light_groups", lambda c, w, n: seen.append(real(c, w, n)) or seen[-1])
+    no_click = df.groupby("user_id")["click"].max() == 0
+    assert 0.25 <= no_click.mean() < 1  # groups with no relevant row: nonzero in MRR's weights only
 
     def calls():
         return (pre.report(df, ci=0.9, **kw), pre.compare(df, baseline="model_a", method="bootstrap", **kw),
                 pre.compare(df, baseline="model_a", method="randomization", **kw))
 
     fast = calls()
-    split = [x for x in seen if x is not None]
-    assert split, "no call took the split"
-    dense, light = split[0]
-    assert 0 < len(dense) and 0.25 * light.shape[0] <= light.sum() < light.shape[0]
-    monkeypatch.setattr(R, "_light_groups", lambda c, w, n: None)
-    full = calls()
+    with reference_paths():
+        full = calls()
     for a, b in zip(fast, full):
         num = a.select_dtypes("number").columns
         assert a[num].notna().to_numpy().sum() > 0
