@@ -178,7 +178,9 @@ def read_trec(
     --------
     >>> import io
     >>> import pandas_rankeval as pre
-    >>> run = io.StringIO("q1 Q0 d1 1 2.0 bm25\\nq1 Q0 d2 2 1.0 bm25\\nq2 Q0 d3 1 1.0 bm25\\n")
+    >>> run = io.StringIO(
+    ...     "q1 Q0 d1 1 2.0 bm25\\nq1 Q0 d2 2 1.0 bm25\\nq2 Q0 d3 1 1.0 bm25\\n"
+    ... )
     >>> qrels = io.StringIO("q1 0 d2 1\\nq1 0 d9 1\\nq2 0 d3 2\\n")
     >>> t = pre.read_trec(run, qrels)
     >>> t
