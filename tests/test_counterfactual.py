@@ -528,3 +528,27 @@ def test_em_warns_on_few_impressions_per_item() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", pre.counterfactual.PropensityWarning)
         pre.propensities(dense, group="session", position="position", label="click", item="item", n_boot=0)
+
+
+def test_launch_agreement_plot_takes_ax_as_every_plot_does() -> None:
+    """``ax=`` as on every plot of the package (one Axes per metric); ``axes=``, its former name,
+    warns and draws the same; both at once is refused."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pandas_rankeval.plotting.counterfactual import plot_launch_agreement
+
+    t = pre.launch_agreement(_launches(30), offline=["ndcg", "noise"], online="online", n_boot=50)
+    fig, panels = plt.subplots(1, 2)
+    got = plot_launch_agreement(t, ax=panels)
+    assert [a is b for a, b in zip(got, panels)] == [True, True]
+    assert got[0].get_xlabel() and got[0].get_ylabel() == "online (online)"
+    assert list(t.plot(ax=panels)) == list(panels)
+    with pytest.warns(DeprecationWarning, match="now ax="):
+        old = plot_launch_agreement(t, axes=panels)
+    assert [a.get_xlabel() for a in old] == [a.get_xlabel() for a in got]
+    with pytest.raises(TypeError, match="pass the Axes once"):
+        plot_launch_agreement(t, ax=panels, axes=panels)
+    plt.close("all")

@@ -53,11 +53,11 @@ class AgreementTable(ResultTable):
         """The offline metric that agrees best (None when no metric could be rated)."""
         return self.attrs.get("best")
 
-    def plot(self, axes: Any = None, *, title: str | None = None) -> Any:  # type: ignore[override]
+    def plot(self, ax: Any = None, *, title: str | None = None) -> Any:  # type: ignore[override]
         """Online against offline lift, one panel per metric (see :func:`plot_launch_agreement`)."""
         from ..plotting.counterfactual import plot_launch_agreement
 
-        return plot_launch_agreement(self, axes=axes, title=title)
+        return plot_launch_agreement(self, ax=ax, title=title)
 
 
 def make_table(cls: type[ResultTable], frame: pd.DataFrame, kind: str, short: list[str], details: list[str],

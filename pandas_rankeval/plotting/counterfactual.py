@@ -7,6 +7,8 @@ drawn. Each function returns what it drew on; legends sit outside the data, as i
 
 from __future__ import annotations
 
+import warnings
+
 from typing import Any
 
 import numpy as np
@@ -73,7 +75,9 @@ def plot_propensities(table: pd.DataFrame, ax: Any = None, *, clip: float | None
     return ax
 
 
-def plot_launch_agreement(table: pd.DataFrame, axes: Any = None, *, title: str | None = None) -> Any:
+def plot_launch_agreement(
+    table: pd.DataFrame, ax: Any = None, *, title: str | None = None, axes: Any = None
+) -> Any:
     """Online against offline lift, one panel per offline metric, with the fitted slope.
 
     Each launch is a point; points in the shaded quadrants are launches where the signs
@@ -84,10 +88,13 @@ def plot_launch_agreement(table: pd.DataFrame, axes: Any = None, *, title: str |
     ----------
     table : AgreementTable
         The result of :func:`pandas_rankeval.launch_agreement`.
-    axes : array of matplotlib Axes, optional
-        One per metric; default: a new figure with one row of panels.
+    ax : matplotlib Axes or array of Axes, optional
+        One per metric (as every plot of the package, ``ax=``); default: a new figure with one row
+        of panels.
     title : str, optional
         Default: "Offline vs online lift (<n> launches)".
+    axes : array of matplotlib Axes, optional
+        The former name of ``ax`` (deprecated: it warns and does the same).
 
     Returns
     -------
@@ -114,6 +121,13 @@ def plot_launch_agreement(table: pd.DataFrame, axes: Any = None, *, title: str |
     import matplotlib.pyplot as plt
 
     metrics = [str(m) for m in table.index]
+    if axes is not None:
+        if ax is not None:
+            raise TypeError("plot_launch_agreement: pass the Axes once, as ax= (axes= is its former name).")
+        warnings.warn("plot_launch_agreement(axes=) is now ax=, as in every plot of pandas_rankeval; "
+                      "axes= will be removed.", DeprecationWarning, stacklevel=2)
+    else:
+        axes = ax
     if axes is None:
         fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 4.0), squeeze=False, layout="constrained",
                                  sharey=True)
