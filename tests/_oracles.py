@@ -600,3 +600,26 @@ def list_metric_large(df, *, metric, group, label, score, k=None, gain="exp2",
     # P_g ("clicks", the callable's "positives") under the one relevance rule, NDCG included
     stats = group_stats(df, group, label, threshold)
     return weighted_mean(values, group_weights(df, group, weight, stats))
+
+
+# ----------------------------------------------------------------------------------------------
+# XAUC (continuous labels): every pair of rows
+# ----------------------------------------------------------------------------------------------
+def xauc_pairs(labels, scores, weights=None) -> tuple[float, float]:
+    """(credit, weight) over every unordered pair of rows with different labels: a pair weighs
+    w_i * w_j and earns its weight when the larger label has the larger score, half when the
+    scores tie, nothing otherwise. XAUC = credit / weight (undefined when weight is 0)."""
+    n = len(labels)
+    w = [1.0] * n if weights is None else list(weights)
+    credit = total = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            if labels[i] == labels[j]:
+                continue
+            pw = w[i] * w[j]
+            total += pw
+            if scores[i] == scores[j]:
+                credit += pw / 2
+            elif (labels[i] > labels[j]) == (scores[i] > scores[j]):
+                credit += pw
+    return credit, total
