@@ -38,6 +38,7 @@ def compare(
     adjust: Literal["holm", "bh", "none"] = "holm",
     family: Literal["table", "metric"] = "table",
     ci_adjust: Literal["none", "bonferroni"] = "none",
+    lift: Literal["relative", "relaimpr"] = "relative",
     weight: WeightLike = None,
     min_size: int | None = None,
     min_pos: int | None = None,
@@ -147,6 +148,18 @@ def compare(
         that ``(1 - ci) / (2m)`` asks of ``n_boot`` replicates. The marks still come from
         the paired tests, so near the edge an interval and a mark can disagree; the
         simultaneous intervals make that rare (``benchmarks/sim_ci_adjust.py``).
+    lift : {"relative", "relaimpr"}, default="relative"
+        What the ``lift`` column holds. ``"relative"``: ``diff / baseline_value``.
+        ``"relaimpr"``: RelaImpr (Zhou et al., KDD 2018, the DIN paper),
+        ``(value - 0.5) / (baseline_value - 0.5) - 1``, for the metrics whose random
+        ranking scores 0.5 (``auc``, ``gauc``, ``uauc``, ``wuauc``, ``xauc``, ``gxauc``);
+        the other metrics keep the relative lift. The table then has the lift's interval
+        too (``lift_low``, ``lift_high``): the lift computed on each of the same paired
+        bootstrap replicates as the interval of ``diff`` (percentile), and for global AUC
+        under clustered DeLong the delta method on the same covariance matrix. RelaImpr
+        is undefined (NaN, said in the footer) where the baseline's value is at most 0.5,
+        and its interval where a replicate's is; Bonferroni's ``ci_adjust`` leaves the
+        lift's interval at level ``ci``.
     weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, sample_weight, gain, denominator, empty, nan_policy, retrieved :
         As in :func:`report`.
     progress : bool, default=False
@@ -168,7 +181,8 @@ def compare(
         - ``baseline_value``, ``value``: the metric of the baseline and of the model.
         - ``diff``: ``value - baseline_value``.
         - ``lift``: the relative difference ``diff / baseline_value`` (a fraction; shown
-          in %), NaN when the baseline's value is 0.
+          in %), NaN when the baseline's value is 0; with ``lift="relaimpr"``, RelaImpr
+          on the AUC-type metrics, and its interval ``lift_low``, ``lift_high``.
         - ``ci_low``, ``ci_high``: the interval of ``diff``: the paired bootstrap
           (percentile, or studentized with ``ci_method="studentized"``) for group
           metrics; for global AUC the clustered DeLong normal interval (or the
@@ -315,7 +329,7 @@ def compare(
     kw: dict[str, Any] = dict(
         group=group, label=label, scores=scores, baseline=baseline, metrics=metrics, ci=ci,
         n_boot=n_boot, seed=seed, method=method, auc_method=auc_method, ci_method=ci_method,
-        resample=resample, alpha=alpha, adjust=adjust, family=family, ci_adjust=ci_adjust, weight=weight, min_size=min_size,
+        resample=resample, alpha=alpha, adjust=adjust, family=family, ci_adjust=ci_adjust, lift=lift, weight=weight, min_size=min_size,
         min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold, sample_weight=sample_weight, gain=gain,
         denominator=denominator, empty=empty, retrieved=retrieved, nan_policy=nan_policy, progress=progress,
         position=position, propensity=propensity, clip=clip, snips=snips,

@@ -45,7 +45,7 @@ def _error(message: str) -> None:
 _OPTION_NAMES = (
     "nan_policy", "method", "auc_method", "ci_method", "weight", "ties", "empty", "gain", "threshold", "tiebreak",
     "min_size", "min_pos", "min_neg", "alpha", "n_boot", "ci", "seed", "adjust", "family",
-    "ci_adjust", "position", "clip", "snips",
+    "ci_adjust", "lift", "position", "clip", "snips",
 )
 _KWARG = re.compile(r"\b(" + "|".join(_OPTION_NAMES) + r")=(?:'([^']*)'|([\w.+-]+))")
 

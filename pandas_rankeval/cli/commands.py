@@ -70,7 +70,7 @@ def _want_progress(flag: bool | None) -> bool:
     return True if flag else bool(getattr(sys.stderr, "isatty", lambda: False)())
 
 
-_COMPARE_ONLY = ("method", "alpha", "adjust", "family", "ci_adjust")
+_COMPARE_ONLY = ("method", "alpha", "adjust", "family", "ci_adjust", "lift")
 _LIBRARY_OPTIONS = ("ties", "tiebreak", "threshold", "nan_policy", "empty", "gain", "min_size", "min_pos", "min_neg",
                     "auc_method", "ci_method", "position", "clip", "snips")
 

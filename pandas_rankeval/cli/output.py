@@ -38,7 +38,7 @@ def render(df: pd.DataFrame, fmt: str, **meta: Any) -> str:
 #: ``--ci-adjust``); tests/test_usability.py checks each against the parser.
 FLAG_OPTIONS = (
     "adjust", "alpha", "auc_method", "ci", "ci_adjust", "ci_method", "clip", "empty", "family", "gain",
-    "method", "min_neg", "min_pos", "min_size", "n_boot", "nan_policy", "seed", "threshold", "tiebreak",
+    "lift", "method", "min_neg", "min_pos", "min_size", "n_boot", "nan_policy", "seed", "threshold", "tiebreak",
     "ties", "weight",
 )
 _PYTHON_OPTION = re.compile(r"\b(" + "|".join(FLAG_OPTIONS) + r")=('|\"|&#x27;|&#39;|&quot;)([^'\"\s&<]+)\2")

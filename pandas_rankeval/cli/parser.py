@@ -139,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--adjust", choices=("holm", "bh", "none"), help="with --baseline: multiple-testing adjustment (default holm; bh: false discovery rate)")
     ev.add_argument("--family", choices=("table", "metric"), help="with --baseline: the family of the adjustment, the whole table (default) or each metric")
     ev.add_argument("--ci-adjust", dest="ci_adjust", choices=("none", "bonferroni"), help="with --baseline: bonferroni makes the intervals simultaneous over the family (default none: each at --ci)")
+    ev.add_argument("--lift", choices=("relative", "relaimpr"), help="with --baseline: the lift column, diff / baseline (default relative) or RelaImpr on auc, gauc, uauc, wuauc, xauc, gxauc ((value - 0.5) / (baseline - 0.5) - 1, with its interval)")
     ev.add_argument("--auc-method", choices=("delong", "bootstrap"), help="interval and test of global auc: clustered DeLong (default) or the group bootstrap")
     ev.add_argument("--ci-method", choices=("percentile", "studentized"), help="bootstrap interval of the group metrics (default percentile)")
     ev.add_argument("--alpha", type=_level, metavar="A", help="with --baseline: level of the 'significant' column (default 0.05)")

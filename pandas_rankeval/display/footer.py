@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .formatting import DOWN, UP, is_missing
@@ -378,16 +379,68 @@ def _compare_columns_line(df: pd.DataFrame, view: str) -> str:
     seed = _seed(df.attrs)  # type: ignore[arg-type]  # stubs narrower than runtime
     level = _ci_level(df)
     base = _against(df)
+    relative = "" if df.attrs.get("lift") else f"; lift: diff / {base}'s value"
     if view == "compact":
-        text = f"{ci_head(df)}: value - {base}'s value, {level} interval: {method}; lift: diff / {base}'s value"
+        text = f"{ci_head(df)}: value - {base}'s value, {level} interval: {method}{relative}"
     elif view == "summary":
         return ""
     else:
+        lift = "lift = diff / baseline_value; " if not df.attrs.get("lift") else ""
         text = (
-            f"diff = value - baseline_value; lift = diff / baseline_value; ci_low, ci_high: {level} interval of diff, "
+            f"diff = value - baseline_value; {lift}ci_low, ci_high: {level} interval of diff, "
             f"{method}; groups_used: groups that both models' metric uses (auc: every group, rows pooled)"
         )
     return text + (f"; {seed}" if seed else "")
+
+
+def lift_line(df: pd.DataFrame, view: str) -> str:
+    """``lift="relaimpr"``: what the lift of each metric is, where its interval comes from, and
+    where RelaImpr is undefined (a baseline at most 0.5)."""
+    kinds = df.attrs.get("lift")
+    if not isinstance(kinds, dict) or not kinds:
+        return ""
+    base = _against(df)
+    rel = [m for m, k in kinds.items() if k == "relaimpr"]
+    plain = [m for m, k in kinds.items() if k != "relaimpr"]
+    parts = []
+    if rel:
+        parts.append(f"RelaImpr = (value - 0.5) / ({base}'s value - 0.5) - 1 ({', '.join(rel)})")
+    if plain:
+        parts.append(f"diff / {base}'s value ({', '.join(plain)})")
+    head = "(%)" if view == "summary" else "lift"
+    text = f"{head}: " + "; ".join(parts)
+    if view != "summary":
+        text += f"; its {_ci_level(df)} interval: the lift of each paired bootstrap replicate"
+        tests = df.attrs.get("test", {})
+        if isinstance(tests, dict) and any("DeLong" in str(tests.get(m, "")) for m in rel):
+            text += " (clustered DeLong: the delta method)"
+    undefined, no_interval = _undefined_relaimpr(df, rel)
+    if undefined:
+        text += f"; RelaImpr is undefined (NaN) where the baseline's value is at most 0.5: {undefined}"
+    if no_interval and view != "summary":
+        text += f"; no interval where a replicate's baseline is at most 0.5: {no_interval}"
+    return text
+
+
+def _undefined_relaimpr(df: pd.DataFrame, rel: list[str]) -> tuple[str, str]:
+    """The rows whose RelaImpr is undefined, and those whose interval is (a replicate's baseline
+    at most 0.5), each as one string."""
+    if "baseline_value" not in df.columns or "metric" not in df.index.names:
+        return "", ""
+    metric = df.index.get_level_values("metric").astype(str)
+    mine = np.isin(metric, rel)
+    base = pd.to_numeric(df["baseline_value"], errors="coerce").to_numpy()
+    bad = mine & ~(base > 0.5)
+    lost = mine & (base > 0.5) & np.isfinite(pd.to_numeric(df["lift"], errors="coerce").to_numpy())
+    if "lift_low" in df.columns:
+        lost &= np.isnan(pd.to_numeric(df["lift_low"], errors="coerce").to_numpy())
+    else:
+        lost &= False
+
+    def names(rows: np.ndarray) -> str:
+        return ", ".join(dict.fromkeys(" ".join(map(str, k)) if isinstance(k, tuple) else str(k) for k in df.index[rows]))
+
+    return names(bad), names(lost)
 
 
 def _tests_line(df: pd.DataFrame) -> str:
@@ -456,6 +509,6 @@ def footer_for(df: pd.DataFrame, view: str) -> Footer:
     segs = _segment_levels(df, ("model", "metric", "baseline"))
     sig, intervals = _significance_line(df, view), (_interval_line(df) if view != "summary" else "")
     head = f"{sig}; {intervals}" if sig and intervals else (sig or intervals)  # one item: what a mark and a bar mean
-    short = [head, _coverage_line(df, segs), _empty_line(df), _gain_line(df)]
+    short = [head, lift_line(df, view), _coverage_line(df, segs), _empty_line(df), _gain_line(df)]
     details = [_compare_columns_line(df, view), _tests_line(df), *_metric_coverage_lines(df), _choices_line(df)]
     return Footer(short, details)

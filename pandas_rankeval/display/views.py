@@ -94,7 +94,7 @@ def _report_frame(df: pd.DataFrame) -> tuple[pd.DataFrame, list[list[Hashable]]]
 
 _COMPARE_GROUPS = [
     ["baseline_value", "value"],
-    ["diff", "lift", "ci_low", "ci_high"],
+    ["diff", "lift", "lift_low", "lift_high", "ci_low", "ci_high"],
     ["p_value", "p_adj", "p_adjusted", "p_holm", "p_bh", "significant"],
 ]
 
@@ -107,7 +107,7 @@ def _compare_frame(df: pd.DataFrame) -> tuple[pd.DataFrame, list[list[Hashable]]
         col = df[c]
         if str(c).startswith("p_"):
             shown[c] = col.map(fmt_p)
-        elif c == "lift":
+        elif c in ("lift", "lift_low", "lift_high"):
             shown[c] = col.map(lambda v: fmt_share(v, signed=True))
         elif c in ("diff", "ci_low", "ci_high"):
             shown[c] = col.map(lambda v: fmt_metric(v, signed=True))
@@ -279,12 +279,25 @@ def _label(model: Any, base: Any, single: bool) -> str:
     return str(model) if single else f"{model} vs {base}"
 
 
+def fmt_share_interval(value: Any, low: Any, high: Any) -> str:
+    """A lift and its interval in one cell, in %.
+
+    >>> fmt_share_interval(0.2, 0.11, 0.29)
+    '+20.0% [+11.0%, +29.0%]'
+    """
+    head = fmt_share(value, signed=True)
+    if is_missing(low) or is_missing(high):
+        return head
+    return f"{head} [{fmt_share(low, signed=True)}, {fmt_share(high, signed=True)}]"
+
+
 def compact_compare(df: pd.DataFrame) -> pd.DataFrame:
     """Metrics as rows; the baseline's value, then per model its value, the difference with its
     interval, the lift and the adjusted p-value (▲ / ▼ where significant)."""
     segs, model, base, metric = _pairs(df)
     single = len(set(map(str, base))) == 1
     head = ci_head(df)
+    lift_level = head[len("diff ["):-len(" CI]")] if head.endswith(" CI]") else ""
     pcol, how = adjusted_p(df)
     short = {"Benjamini-Hochberg": "BH", "Benjamini-Yekutieli": "BY"}.get(how, how)
     p_label = f"p ({short})" if how != "unadjusted" else "p"
@@ -303,7 +316,9 @@ def compact_compare(df: pd.DataFrame) -> pd.DataFrame:
             columns.append(col)
         group = _label(model[i], base[i], single)
         cells = {"value": fmt_metric(r["value"]), head: fmt_interval(r["diff"], r.get("ci_low"), r.get("ci_high"), True)}
-        if "lift" in flat.columns:
+        if "lift_low" in flat.columns:  # lift="relaimpr": the lift with its interval
+            cells[f"lift [{lift_level} CI]"] = fmt_share_interval(r["lift"], r["lift_low"], r["lift_high"])
+        elif "lift" in flat.columns:
             cells["lift"] = fmt_share(r["lift"], signed=True)
         if pcol is not None:
             mark = _mark(df, r, metric[i])
@@ -349,6 +364,8 @@ def summary_of(df: pd.DataFrame) -> pd.DataFrame:
             rows.setdefault((*seg, f"{base[i]} (baseline)"), {})[str(metric[i])] = fmt_metric(r[bcol])
         mark = _mark(df, r, metric[i])
         value = fmt_metric(r["value"]) if single else fmt_metric(r["diff"], signed=True)
+        if "lift_low" in flat.columns and not is_missing(r["lift"]):  # lift="relaimpr": the lift beside
+            value += f" ({fmt_share(r['lift'], signed=True)})"
         if not single:  # every pair: each model's own value first, then the differences
             for who, col in ((base[i], bcol), (model[i], "value")):
                 if col is not None:

@@ -17,6 +17,7 @@ import pandas as pd
 from ..inference.hashing import seed_to_int
 from ..core.metrics.ips import check_ips_options, ips_columns
 from ..core.inputs.options import WEIGHT_NAMES, Options, WeightLike
+from ..core.metrics.relaimpr import LIFTS
 from ..core.metrics.registry import MetricSpec, check_sample_weight, parse_metrics
 from ..core.inputs.validation import as_columns, check_column_name, check_compare_scores, check_option
 
@@ -76,6 +77,7 @@ class Plan:
     adjust: str = "holm"
     family: str = "table"
     ci_adjust: str = "none"  # compare: "bonferroni" widens each interval to the family's level
+    lift: str = "relative"  # compare: "relaimpr" (RelaImpr on AUC-type metrics, with an interval)
     auc_method: str = "delong"
     ci_method: str = "percentile"
     placement_columns: tuple[Hashable, ...] = ()  # per score: each row's DeLong placement (engines)
@@ -171,6 +173,7 @@ def make_plan(
     adjust: str = "holm",
     family: str = "table",
     ci_adjust: str = "none",
+    lift: str = "relative",
     min_size: int | None = None,
     min_pos: int | None = None,
     min_neg: int | None = None,
@@ -244,6 +247,7 @@ def make_plan(
         ci, alpha, flip_pairs = _check_compare(
             func, specs_all, score_cols, baseline, ci, alpha, method, adjust, family, ci_adjust, delong_auc
         )
+        check_option(lift, "lift", func, LIFTS)
     bootstrapped = kind == "compare" or ci is not None
     seed_int: int | None = None
     streams: tuple[Any, ...] = ()
@@ -274,6 +278,7 @@ def make_plan(
         adjust=adjust,
         family=family,
         ci_adjust=ci_adjust,
+        lift=lift,
         placement_columns=tuple(placement_columns or ()),
         streams=streams,
         per_model_columns=per_model_columns,

@@ -9,7 +9,9 @@ paired difference of ``compare``):
 - ``rep_fell``: the bootstrap-t interval fell back to the percentile one (a replicate's standard
   error is 0 up to rounding);
 - ``rep_pboot`` (compare): the paired-bootstrap p-value of the difference;
-- ``rep_prand`` (compare, ``method="randomization"``): the hashed sign-flip p-value.
+- ``rep_prand`` (compare, ``method="randomization"``): the hashed sign-flip p-value;
+- ``rep_llo``, ``rep_lhi`` (compare, ``lift="relaimpr"``): the percentile interval of the lift
+  (RelaImpr, or the relative difference), the lift computed on each replicate.
 
 :func:`replicate_results` computes them for every segment at once (a few array operations over
 segments x replicates); :func:`reduce_replicates` puts them in a summary in place of the replicate
@@ -24,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.relaimpr import has_relaimpr, lift_values
 from ..inference.bootstrap import bootstrap_pvalues, percentile_interval
 from ..inference.studentized import replicate_se, studentized_fallback, studentized_interval
 from .finalize import _ratio, item_bounds, item_values
@@ -141,6 +144,8 @@ def _compute_block(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | N
         out.update(rep_lo=empty, rep_hi=empty.copy(), rep_fell=np.zeros((n_seg, n_t), dtype=bool))
         if plan.kind == "compare":
             out["rep_pboot"] = empty.copy()
+            if plan.lift == "relaimpr":
+                out["rep_llo"], out["rep_lhi"] = empty.copy(), empty.copy()
             if plan.monte_carlo and data.get("flip_reps") is not None:
                 out["rep_prand"] = empty.copy()
         return out
@@ -159,6 +164,14 @@ def _compute_block(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | N
     out["rep_fell"] = fell
     if plan.kind == "compare":
         out["rep_pboot"] = bootstrap_pvalues(stat, flat, point[:, jm], point[:, jb]).reshape(n_seg, n_t)
+        if plan.lift == "relaimpr":
+            kinds = np.array([has_relaimpr(n) for _, _, n in plan.flip_pairs], dtype=bool)
+            lift_reps = lift_values(reps[:, :, jm], reps[:, :, jb], kinds)  # (S, B, T)
+            llo, lhi = percentile_interval(np.moveaxis(lift_reps, 1, 0), ci)
+            # a replicate whose baseline is at most 0.5 has no RelaImpr: no interval then
+            crossed = kinds & np.any(reps[:, :, jb] <= 0.5, axis=1)
+            out["rep_llo"] = np.where(crossed, np.nan, llo.reshape(n_seg, n_t))
+            out["rep_lhi"] = np.where(crossed, np.nan, lhi.reshape(n_seg, n_t))
         if plan.monte_carlo and data.get("flip_reps") is not None:
             fr = data["flip_reps"]  # (S, B, pairs)
             out["rep_prand"] = flip_pvalues(

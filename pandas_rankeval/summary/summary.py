@@ -126,6 +126,8 @@ FIELDS: tuple[Field, ...] = (
         ("rep_lo", "per target: the interval's low end"), ("rep_hi", "per target: the interval's high end"),
         ("rep_fell", "per target: the studentized interval fell back to percentile"),
         ("rep_pboot", "per pair: the paired bootstrap p-value"), ("rep_prand", "per pair: the randomization p-value"),
+        ("rep_llo", "per pair (lift='relaimpr'): the lift's interval, low end"),
+        ("rep_lhi", "per pair (lift='relaimpr'): the lift's interval, high end"),
     )),
 )
 FIELD = {f.name: f for f in FIELDS}
@@ -178,6 +180,8 @@ class SummaryData(TypedDict, total=False):
     rep_fell: np.ndarray | None
     rep_pboot: np.ndarray | None
     rep_prand: np.ndarray | None
+    rep_llo: np.ndarray | None
+    rep_lhi: np.ndarray | None
 
 
 class SegmentFields(TypedDict, total=False):
@@ -212,6 +216,8 @@ class SegmentFields(TypedDict, total=False):
     rep_fell: np.ndarray | None
     rep_pboot: np.ndarray | None
     rep_prand: np.ndarray | None
+    rep_llo: np.ndarray | None
+    rep_lhi: np.ndarray | None
 
 
 def as_data(fields: Mapping[str, Any]) -> SummaryData:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,7 @@ from ..inference.bootstrap import bootstrap_pvalues, percentile_interval
 from ..inference.delong import METHOD, delong_unavailable, delong_words, normal_interval, z_test
 from ..inference.delong import TEST as DELONG_TEST
 from ..inference.pvalues import EXACT_MAX, MIX_K, adjust_pvalues, signflip_pvalues
+from ..core.metrics.relaimpr import delta_interval, has_relaimpr, lift_values
 from ..core.metrics.registry import nan_reason
 from ..core.evaluation.result import warn_once
 from ..core.inputs.validation import internal_error
@@ -42,10 +44,15 @@ RANDOMIZATION = "paired randomization test (Monte Carlo: random sign flips of th
 BOOTSTRAP = "paired bootstrap test over groups (centered replicates of the difference)"
 
 
-def columns_for(adjust: str) -> list[str]:
-    """compare's columns for an adjustment: ``p_holm`` (default), ``p_bh``, or none."""
+def columns_for(adjust: str, lift: str = "relative") -> list[str]:
+    """compare's columns for an adjustment: ``p_holm`` (default), ``p_bh``, or none; with
+    ``lift="relaimpr"`` the lift's interval (``lift_low``, ``lift_high``) after ``lift``."""
     col = ADJUSTED[adjust]
-    return [c if c != "p_holm" else col for c in COLUMNS if c != "p_holm" or col is not None]  # type: ignore[misc]
+    out = [c if c != "p_holm" else col for c in COLUMNS if c != "p_holm" or col is not None]
+    if lift == "relaimpr":
+        at = out.index("lift") + 1
+        out[at:at] = ["lift_low", "lift_high"]
+    return out  # type: ignore[return-value]
 
 
 def multiple_testing(adjust: str, family: str, metrics: Sequence[Any], n_rows: int) -> str:
@@ -155,15 +162,18 @@ def finish_table(
     alpha: float,
     ci: float | None = None,
     ci_adjust: str = "none",
+    lift: str = "relative",
 ) -> pd.DataFrame:
     """Lift, adjusted p-values, the significance flag and the index of a compare table.
 
     ``data`` holds the per-row columns (segments outer, ``rows`` inner); ``rows`` are
-    (model, baseline, metric). Shared by the summary path and the multinomial bootstrap.
+    (model, baseline, metric). With ``lift="relaimpr"`` the lift is RelaImpr on the AUC-type
+    metrics (:mod:`pandas_rankeval.core.metrics.relaimpr`) and ``data`` brings ``lift_low``,
+    ``lift_high``.
     """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data["lift"] = np.where(data["baseline_value"] != 0, data["diff"] / data["baseline_value"], np.nan)
     metric_of = np.array([str(n) for _ in keys for _, _, n in rows], dtype=object)
+    kinds = np.array([lift == "relaimpr" and has_relaimpr(n) for n in metric_of], dtype=bool)
+    data["lift"] = lift_values(data["value"], data["baseline_value"], kinds)
     apply_adjustment(data, metric_of, adjust=adjust, family=family, alpha=alpha, ci=ci, ci_adjust=ci_adjust)
     names = ["model", "baseline", "metric"] if all_pairs else ["model", "metric"]
     tuples = [
@@ -173,7 +183,34 @@ def finish_table(
         index: pd.Index = pd.MultiIndex.from_tuples(tuples, names=[*by, *names])
     else:
         index = pd.MultiIndex.from_tuples(tuples, names=names)
-    return pd.DataFrame(data, index=index)[columns_for(adjust)]
+    return pd.DataFrame(data, index=index)[columns_for(adjust, lift)]
+
+
+def _delong_lift(data: dict[str, np.ndarray], idx: np.ndarray, cov: list[tuple[float, float, float]],
+                 metrics: list[str], ci: float) -> None:
+    """The lift's interval of global AUC's clustered-DeLong rows ``idx``: the delta method on each
+    row's (var model, var baseline, covariance)."""
+    vm, vb, cv = (np.array(c) for c in zip(*cov))
+    kinds = np.array([has_relaimpr(m) for m in metrics], dtype=bool)
+    data["lift_low"][idx], data["lift_high"][idx] = delta_interval(
+        data["value"][idx], data["baseline_value"][idx], vm, vb, cv, kinds, ci,
+    )
+
+
+def _lift_interval(model_reps: np.ndarray, base_reps: np.ndarray, metric: str, ci: float) -> tuple[float, float]:
+    """Percentile interval of the lift over paired replicates of the two values (global AUC's
+    bootstrap); NaN when RelaImpr's baseline is at most 0.5 in a replicate."""
+    kind = has_relaimpr(metric)
+    if kind and np.any(base_reps <= 0.5):
+        return math.nan, math.nan
+    lo, hi = percentile_interval(lift_values(model_reps, base_reps, kind)[:, None], ci)
+    return float(lo[0]), float(hi[0])
+
+
+def lift_words(names: Sequence[str]) -> dict[str, str]:
+    """attrs["lift"] (``lift="relaimpr"``): each metric's lift, ``"relaimpr"`` or ``"relative"``
+    (the footer says which)."""
+    return {str(n): "relaimpr" if has_relaimpr(str(n)) else "relative" for n in names}
 
 
 def tests_of(plan_method: str, names: list[str], pooled: dict[str, bool], analytic: list[str], auc_method: str,
@@ -189,7 +226,9 @@ def tests_of(plan_method: str, names: list[str], pooled: dict[str, bool], analyt
     return tests
 
 
-_BLOCK_COLUMNS = ("baseline_value", "value", "diff", "ci_low", "ci_high", "p_value", "groups_used")
+#: The float columns of a segment's block, then its int column (``groups_used``, last).
+_BLOCK_COLUMNS = ("baseline_value", "value", "diff", "ci_low", "ci_high", "p_value", "lift_low", "lift_high",
+                  "groups_used")
 
 
 @dataclass
@@ -216,6 +255,7 @@ class _Deferred:
 
     dl_rows: list[int] = field(default_factory=list)  # rows (over all segments) of global AUC's clustered DeLong
     dl_var: list[float] = field(default_factory=list)
+    dl_cov: list[tuple[float, float, float]] = field(default_factory=list)  # (var model, var baseline, cov): the lift
     sf_rows: list[int] = field(default_factory=list)  # rows (over all segments) of the analytic sign-flip test
     sf_args: list[list[Any]] = field(default_factory=lambda: [[], [], [], [], [], []])
     sf_hist: list[np.ndarray] = field(default_factory=list)
@@ -235,7 +275,7 @@ def compare_table(
     data = {c: np.concatenate([blk[c] for blk in blocks]) for c in _BLOCK_COLUMNS}
     _run_deferred_tests(data, deferred, plan)
     out = finish_table(data, pairs.rows, keys, list(plan.by), all_pairs=plan.baseline is None, adjust=plan.adjust,
-                       family=plan.family, alpha=plan.alpha, ci=plan.ci, ci_adjust=plan.ci_adjust)
+                       family=plan.family, alpha=plan.alpha, ci=plan.ci, ci_adjust=plan.ci_adjust, lift=plan.lift)
     return _with_attrs(out, summary, pairs, deferred, no_delong)
 
 
@@ -308,6 +348,7 @@ def _pooled_row(
         diff[i] = a[jm] - a[jb]
         deferred.dl_rows.append(row)
         deferred.dl_var.append(cov[jm, jm] + cov[jb, jb] - 2.0 * cov[jm, jb])
+        deferred.dl_cov.append((cov[jm, jm], cov[jb, jb], cov[jm, jb]))
         return
     base[i] = auc_lookup(pairs.auc, key, b, plan)
     value[i] = auc_lookup(pairs.auc, key, m, plan)
@@ -316,6 +357,11 @@ def _pooled_row(
     lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci, bounds=(-1.0, 1.0))  # type: ignore[arg-type]
     block["ci_low"][i], block["ci_high"][i] = lo_i[0], hi_i[0]
     block["p_value"][i] = bootstrap_pvalues(np.array([diff[i]]), d_rep[:, None], value[i], base[i])[0]
+    if plan.lift == "relaimpr":
+        block["lift_low"][i], block["lift_high"][i] = _lift_interval(
+            auc_replicates(pairs.auc_boot, key, m, plan), auc_replicates(pairs.auc_boot, key, b, plan),
+            pairs.rows[i][2], plan.ci,  # type: ignore[arg-type]
+        )
 
 
 def _paired_row(
@@ -332,6 +378,8 @@ def _paired_row(
     block["diff"][i] = block["value"][i] - block["baseline_value"][i]
     block["ci_low"][i], block["ci_high"][i] = rr["rep_lo"][sp, k], rr["rep_hi"][sp, k]
     block["p_value"][i] = rr["rep_pboot"][sp, k]
+    if plan.lift == "relaimpr":
+        block["lift_low"][i], block["lift_high"][i] = rr["rep_llo"][sp, k], rr["rep_lhi"][sp, k]
     if plan.ci_method == "studentized" and rr["rep_fell"][sp, k]:
         deferred.stud_fallback.setdefault(f"{m}/{n}" if plan.baseline is not None else f"{m}-{b}/{n}", None)
     if (m, b, n) not in pairs.flip_ok:
@@ -353,6 +401,10 @@ def _run_deferred_tests(data: dict[str, np.ndarray], deferred: _Deferred, plan: 
         idx, var = np.array(deferred.dl_rows), np.array(deferred.dl_var)
         data["ci_low"][idx], data["ci_high"][idx] = normal_interval(data["diff"][idx], var, plan.ci)  # type: ignore[arg-type]
         data["p_value"][idx] = z_test(data["diff"][idx], var)
+        if plan.lift == "relaimpr":
+            names = list(plan.metrics)  # a segment's rows are (pair, metric), the metric innermost
+            metrics = [names[r % len(names)] for r in deferred.dl_rows]
+            _delong_lift(data, idx, deferred.dl_cov, metrics, plan.ci)  # type: ignore[arg-type]
     if deferred.sf_rows:
         data["p_value"][np.array(deferred.sf_rows)] = signflip_pvalues(
             *(np.array(a) for a in deferred.sf_args), hist=np.array(deferred.sf_hist)
@@ -395,6 +447,8 @@ def _with_attrs(out: Any, summary: Summary, pairs: _Pairs, deferred: _Deferred, 
         out.attrs["percentile_fallback"] = list(stud_fallback)
     out.attrs["graded_rows"] = summary.total("n_graded")
     out.attrs["ci_adjust"] = plan.ci_adjust
+    if plan.lift == "relaimpr":
+        out.attrs["lift"] = lift_words(names)
     directions = {s.name: s.info.reading.direction for s in plan.all_specs}
     if any(d != "higher" for d in directions.values()):  # which value is better, where not the higher
         out.attrs["direction"] = directions
