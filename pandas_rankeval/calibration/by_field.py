@@ -336,7 +336,7 @@ def calibration_by(
     stacked = np.concatenate([value_sums, all_sums]) if overall else value_sums
     if w is not None:
         frame["weight"] = stacked[:, _W]
-    frame["clicks"] = stacked[:, _Y]
+    frame["clicks"] = stacked[:, _Y] if w is not None else np.rint(stacked[:, _Y]).astype(np.int64)
     frame["predicted"] = stacked[:, _P]
     lo_hi: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     frce_ci = (np.nan, np.nan)
