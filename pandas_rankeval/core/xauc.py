@@ -145,6 +145,20 @@ def discordant_weight(v: np.ndarray, w: np.ndarray | None, g: np.ndarray, n_grou
     return _per_run(contrib, g, n_groups) if exact else np.bincount(g, weights=contrib, minlength=n_groups)
 
 
+def _dense(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense rank of each value (0-based, exact: integers compare as integers) and the count."""
+    uniq, inv = np.unique(x, return_inverse=True)
+    return inv.reshape(-1).astype(np.int64), int(uniq.shape[0])
+
+
+def _order(g: np.ndarray, ng: int, a: np.ndarray, na: int, b: np.ndarray, nb: int) -> np.ndarray:
+    """The row order by (g, a, b), dense int keys: one argsort of a combined int64 key when it
+    fits, else a lexsort."""
+    if ng * na * nb < 2**62:
+        return np.argsort((g * na + a) * nb + b, kind="stable")
+    return np.lexsort((b, a, g))
+
+
 def xauc_sums(
     y: np.ndarray,
     s: np.ndarray,
@@ -183,16 +197,18 @@ def xauc_sums(
     if n == 0:
         return np.zeros(n_groups), np.zeros(n_groups)
     wv = None if w is None else np.asarray(w, dtype=np.float64)
+    ry, ny = _dense(y)
+    rs, ns = _dense(s)
     # (group, label, score) order: the pairs of different labels, and the positions of the count
-    o1 = np.lexsort((s, y, group))
-    g1, y1 = group[o1], y[o1]
+    o1 = _order(group, n_groups, ry, ny, rs, ns)
+    g1, y1 = group[o1], ry[o1]
     w1 = None if wv is None else wv[o1]
     t2 = _pairs_apart(g1, _starts(g1), _starts(g1, y1), w1, n_groups)
     # (group, score, label) order: the pairs of tied scores and different labels; v ranks (group, score)
-    o2 = np.lexsort((y, s, group))
-    g2, s2 = group[o2], s[o2]
+    o2 = _order(group, n_groups, rs, ns, ry, ny)
+    g2, s2 = group[o2], rs[o2]
     gs = _starts(g2, s2)
-    s2x = _pairs_apart(g2, gs, _starts(g2, s2, y[o2]), None if wv is None else wv[o2], n_groups)
+    s2x = _pairs_apart(g2, gs, _starts(g2, s2, ry[o2]), None if wv is None else wv[o2], n_groups)
     first = np.zeros(n, dtype=np.int64)
     first[gs] = 1
     v = np.empty(n, dtype=np.int64)
