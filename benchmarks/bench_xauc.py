@@ -6,7 +6,7 @@
 For a table of n rows with a continuous label (watch time: lognormal, 30% zeros, so labels tie)
 and a score (label signal plus noise, rounded: scores tie), per n:
 
-* **exact** (:func:`pandas_rankeval.core.xauc.xauc_sums`): concordant pairs of different labels
+* **exact** (:func:`pandas_rankeval.core.kernels.xauc.xauc_sums`): concordant pairs of different labels
   over all such pairs, tied scores 1/2, in O(n log n); global and grouped (users of
   ``--group-size`` rows on average, mean of per-user XAUC weighted by rows);
 * **sampled** (TorchEasyRec's ``XAUC``, written here in numpy): ``ratio * n (n - 1) / 2`` pairs
@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pandas_rankeval.core.xauc import xauc_sums  # noqa: E402
+from pandas_rankeval.core.kernels.xauc import xauc_sums  # noqa: E402
 
 _CHUNK = 10_000_000
 

@@ -26,6 +26,7 @@ from .api import metrics as _api_metrics
 from .api.metrics import *  # noqa: F403 - every metric's function, written from the registry
 from .api.per_group import per_group as per_group
 from .api.report import report as report
+from .api.xauc import xauc as xauc
 from .calibration import calibration_by as calibration_by
 from .counterfactual import launch_agreement as launch_agreement, propensities as propensities
 from .trec import read_trec as read_trec
@@ -53,6 +54,7 @@ __all__ = [
     "launch_agreement",
     "read_trec",
     "calibration_by",
+    "xauc",
     "datasets",
     "metric_names",
     "MetricResult",

@@ -165,6 +165,11 @@ METRIC_CASES = [
     ("err", "multi", {"k": 4, "weight": "clicks", "threshold": 2}),
     ("err", "nulls-omit", {"ties": "pessimistic"}),
     ("rbp", "int", {"p": 0.6, "ties": "optimistic", "tiebreak": "tb", "weight": "clicks"}),
+    ("uauc", "str", {"sample_weight": "w", "ties": "pessimistic"}),
+    ("wuauc", "nulls-omit", {"min_size": 3}),
+    ("dcg", "multi", {"k": 4, "gain": "linear", "tiebreak": "tb"}),
+    ("gxauc", "int", {"sample_weight": "w", "weight": "uniform"}),
+    ("gxauc", "nulls-omit", {"min_size": 2}),
 ]
 
 
@@ -230,7 +235,7 @@ def test_per_group(engine, engine_frame, case):
 
 REPORT_CASES = [
     ("int", {"metrics": ["auc", "gauc", "mrr", "ndcg@5", "precision@2"], "by": "seg", "ci": 0.9, "n_boot": 60, "seed": 3}),
-    ("multi", {"metrics": ["gauc", "map@3", "hit_rate@2", "rbp@0.7", "err@3"], "ci": 0.8, "n_boot": 40,
+    ("multi", {"metrics": ["gauc", "map@3", "hit_rate@2", "rbp@0.7", "err@3", "gxauc", "dcg@3"], "ci": 0.8, "n_boot": 40,
                "ci_method": "studentized"}),
     ("nulls-omit", {"metrics": ["auc", "gauc", "recall@3"], "tiebreak": "tb"}),
 ]
@@ -245,7 +250,8 @@ def test_report(engine, engine_frame, case, options):
 
 
 COMPARE_CASES = [
-    ("str", {"metrics": ["auc", "gauc", "mrr", "ndcg@3", "rbp@0.8", "err"], "by": "seg", "n_boot": 60, "seed": 5}),
+    ("str", {"metrics": ["auc", "gauc", "mrr", "ndcg@3", "rbp@0.8", "err", "gxauc"], "by": "seg", "n_boot": 60, "seed": 5,
+             "lift": "relaimpr"}),
     ("int", {"metrics": ["gauc", "precision@2"], "method": "bootstrap", "ci_method": "studentized", "n_boot": 40}),
 ]
 

@@ -13,7 +13,7 @@ from scipy.special import ndtri
 from sklearn.metrics import roc_auc_score
 
 import pandas_rankeval as pre
-from pandas_rankeval.core.relaimpr import delta_interval, lift_values
+from pandas_rankeval.core.metrics.relaimpr import delta_interval, lift_values
 from pandas_rankeval.inference import hashing as H
 
 

@@ -7,7 +7,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from _oracles import xauc_pairs
-from pandas_rankeval.core.xauc import discordant_weight, xauc_sums
+from pandas_rankeval.core.kernels.xauc import discordant_weight, xauc_sums
 
 
 def _oracle(y, s, w, g, n_groups):

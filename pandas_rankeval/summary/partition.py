@@ -22,6 +22,7 @@ from ..core.metrics.coverage import eligibility
 from ..core.evaluation.pipeline import evaluate
 from ..core.evaluation.records import Evaluation, segment_of_groups
 from ..core.evaluation.reductions import row_groups
+from ..core.metrics.definitions import xauc_label_pairs
 from ..core.inputs.validation import InputProblem, internal_error, missing_mask
 from ..inference.hashing import key_hash
 from ..inference.pvalues import HIST_K, TOP_K, signflip_sums, signflip_terms
@@ -197,7 +198,7 @@ def summarize_groups(
         c[:, COUNTER_INDEX["pos_skipped"]] = pos_skipped
         rule = gv.spec.info.eligibility
         if rule not in label_only:  # the same for every score column: labels (and weights) only
-            e = eligibility(rule, n, npos, opts)
+            e = eligibility(rule, n, npos, opts, ordered=xauc_label_pairs(ev) if rule == "ordered" else None)
             label_only[rule] = {
                 "eligible": e.label_only,
                 "n_only_pos": count(e.only_pos),
@@ -210,7 +211,7 @@ def summarize_groups(
         lo = label_only[rule]
         for k in ("n_only_pos", "n_only_neg", "n_filtered", "rows_filtered", "pos_filtered", "n_empty"):
             c[:, COUNTER_INDEX[k]] = lo[k]
-        if rule == "pairs":
+        if rule in ("pairs", "ordered"):
             c[:, COUNTER_INDEX["n_zero_weight"]] = count(lo["eligible"] & skipped)  # a class weighs 0 in total
         if n_boot:
             num_cols.append(wv)

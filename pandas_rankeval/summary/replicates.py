@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.relaimpr import has_relaimpr, lift_values
+from ..core.metrics.relaimpr import has_relaimpr, lift_values
 from ..inference.bootstrap import bootstrap_pvalues, percentile_interval
 from ..inference.studentized import replicate_se, studentized_fallback, studentized_interval
 from .finalize import _ratio, item_bounds, item_values

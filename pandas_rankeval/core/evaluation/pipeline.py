@@ -150,7 +150,9 @@ def _checked_levels(y: np.ndarray, label: Hashable, opts: Options, specs: Sequen
             f"Column {label!r} has {count:,} negative label{'s' if count != 1 else ''}; NDCG needs "
             "labels >= 0 (graded relevance). Clip or shift them first."
         )
-    labels = label_levels(y, opts.threshold, graded)
+    # grouped XAUC reads the order of the labels (their levels), not only relevance; it is not
+    # graded (no gain, so none of NDCG's label checks)
+    labels = label_levels(y, opts.threshold, graded or any(s.info.eligibility == "ordered" for s in specs))
     if graded and opts.gain == "exp2" and labels.rel_level < labels.n_levels and labels.values[-1] >= 1024:
         raise exp2_overflow_error(label, float(labels.values[-1]))
     limit = grade_limit(specs)

@@ -19,6 +19,7 @@ import pandas as pd
 from ..ranking.tie_blocks import Ranking, global_auc, global_auc_by_search
 from ..metrics.coverage import eligibility, empty_error
 from ..metrics.metric import KernelInput
+from ..metrics.definitions import xauc_label_pairs
 from ..metrics.sklearn_auc import sklearn_scores
 from .records import Evaluation, GroupValues, ScoreEvaluation
 from ..ranking.int_sort import sort_values
@@ -269,7 +270,8 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
     weights = group_weights(ev, opts.weight_for(spec), full)
     # the group counts are the labels': each eligibility rule is worked out once per evaluation
     elig = ev.cache.get(("eligibility", metric.eligibility),
-                        lambda: eligibility(metric.eligibility, full.n, full.npos, opts, wpos=full.wpos, wneg=full.wneg))
+                        lambda: eligibility(metric.eligibility, full.n, full.npos, opts, wpos=full.wpos, wneg=full.wneg,
+                                            ordered=xauc_label_pairs(ev) if metric.eligibility == "ordered" else None))
 
     def kernel() -> np.ndarray:
         """The metric's per-group values; over the kept groups only when some were skipped (the
@@ -288,7 +290,7 @@ def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: 
         return table.expand(np.concatenate(values), np.nan)
 
     n_rows, n_dropped = ev.prepared.n_rows, ev.prepared.n_dropped
-    if metric.eligibility == "pairs":
+    if metric.eligibility in ("pairs", "ordered"):
         return group_values_of(spec, kernel(), weights, elig, full, opts, n_rows=n_rows, n_dropped=n_dropped)
     # list metrics: one rule for every one of them, NDCG included. A row is relevant when
     # its label is > 0 (or >= threshold); a group is empty when it has no relevant row.

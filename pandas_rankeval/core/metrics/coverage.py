@@ -10,6 +10,10 @@ weights the weight of each class) under a metric's eligibility rule (``Metric.el
 * ``"relevant"`` (the list metrics, NDCG included): a group with no relevant row is *empty*; it
   scores 0 (``empty="zero"``), is left out (``"skip"``) or raises (``"error"``).
 * ``"pooled"`` (the calibration metrics): every group is used; it adds its row sums.
+* ``"ordered"`` (grouped XAUC, continuous labels): a group enters when two of its rows have
+  different labels (``ordered``: per group, two labels at least, and with sample weights such a pair
+  of positive weight) and it passes ``min_size``. A group whose labels are all equal is counted as
+  *only negatives* (one class: no pair), one whose pairs weigh 0 as *zero weight*.
 
 The metric (:mod:`.reductions`), the per-partition summary (``summary/partition.py``) and
 ``per_group`` all read this one function.
@@ -51,6 +55,7 @@ def eligibility(
     *,
     wpos: np.ndarray | None = None,
     wneg: np.ndarray | None = None,
+    ordered: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Eligible:
     """The groups a metric with eligibility ``rule`` uses (see the module docstring).
 
@@ -85,6 +90,15 @@ def eligibility(
         empty = npos == 0
         used = ~empty if opts.empty == "skip" else np.ones(n.shape[0], dtype=bool)
         return Eligible(used=used, only_pos=none, only_neg=none, filtered=none, zero_weight=none, empty=empty)
+    if rule == "ordered":
+        if ordered is None:  # pragma: no cover - the callers pass the label pairs of the rule
+            raise ValueError("the 'ordered' rule needs each group's label pairs")
+        two, weighted = ordered
+        passes = n >= opts.min_size
+        label_ok = two & passes
+        used = label_ok & weighted
+        return Eligible(used=used, only_pos=none, only_neg=~two, filtered=two & ~passes,
+                        zero_weight=label_ok & ~used, empty=none)
     if rule == "pooled":  # the calibration metrics: every group adds its row sums
         return Eligible(used=np.ones(n.shape[0], dtype=bool), only_pos=none, only_neg=none, filtered=none,
                         zero_weight=none, empty=none)

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import ips
 from ..kernels.calibration import ece_combine, ece_rows, logloss_rows, ne_combine, ne_rows, pcoc_rows
+from ..kernels.xauc import label_pairs, xauc_sums
 from ..kernels.ranked import Part, Selection, ap_per_group, auc_per_group, build_ideal, dcg_per_group, hit_first_block, hit_per_group, hits_per_group, idcg_from_counts, idcg_per_group, rr_first_block, rr_per_group, sum_in_rank_order
 from ..ranking.tie_blocks import Ranking, log_factorial
 from .metric import Cut, EvaluationView, Kernel, KernelInput, Metric, NameParam, Pooled, Reading
@@ -36,6 +37,50 @@ def gauc_values(x: KernelInput) -> np.ndarray:
     u, pn = auc_per_group(x.rk)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(x.eligible, u / pn, np.nan)
+
+
+def _xauc_rows(ev: EvaluationView) -> tuple[np.ndarray, int]:
+    """Per row, the index of its group in the per-group arrays (ascending code), and the count."""
+
+    def make() -> tuple[np.ndarray, int]:
+        groups = ev.prepared.encode_groups()
+        if groups is None:  # pragma: no cover - grouped XAUC always has groups
+            raise RuntimeError("grouped XAUC needs group codes")
+        uniq, inv = np.unique(groups.codes, return_inverse=True)
+        return inv.reshape(-1), int(uniq.shape[0])
+
+    return ev.cache.get("xauc rows", make)
+
+
+def _sample_weight(ev: EvaluationView) -> np.ndarray | None:
+    sw = ev.options.sample_weight
+    return None if sw is None else ev.prepared.extra.get(sw)
+
+
+def xauc_label_pairs(ev: EvaluationView) -> tuple[np.ndarray, np.ndarray]:
+    """Per group: two different labels, and such a pair of positive weight (grouped XAUC's
+    ``"ordered"`` eligibility), from the labels alone: made once per evaluation."""
+
+    def make() -> tuple[np.ndarray, np.ndarray]:
+        rg, n_groups = _xauc_rows(ev)
+        return label_pairs(ev.labels.level, rg, n_groups, _sample_weight(ev))
+
+    return ev.cache.get("xauc label pairs", make)
+
+
+def gxauc_values(x: KernelInput) -> np.ndarray:
+    """Per-group XAUC (pairs of different labels ordered by score as by label, tied scores 1/2),
+    NaN outside the eligible groups. The labels are their levels (their order, exactly), the
+    scores compared as stored."""
+    rg, n_groups = _xauc_rows(x.ev)
+    num, den = xauc_sums(x.ev.labels.level, x.score, _sample_weight(x.ev), rg, n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(x.eligible & (den > 0), num / den, np.nan)
+
+
+def dcg_values(x: KernelInput) -> np.ndarray:
+    """Expected DCG@k (NDCG's gains, discounts and tie rule), not normalized."""
+    return dcg_per_group(x.rk, x.k)
 
 
 def rr_values(x: KernelInput) -> np.ndarray:
@@ -976,6 +1021,163 @@ _TOP = Cut(skip_groups=True, top_rows=True)
 #: How a counterfactual metric's value reads: a sum of inverse-propensity weights, not a ratio.
 _IPS_READING = Reading(fmt="number")
 
+#: The options of uauc and wuauc: gauc's, without its sklearn engine.
+_UAUC_OPTIONS = ("weight", "min_size", "min_pos", "min_neg", "sample_weight", "ties", "tiebreak", "threshold",
+                 "nan_policy")
+
+_GAUC_NAMED_PARAMS = """    Parameters
+    ----------
+{frame}
+{group}
+    label, score : column
+        Relevance (> 0 or >= ``threshold`` is relevant) and the model's score.
+    weight : {{"count", "clicks", "log1p", "uniform"}}, column, Series or callable, optional
+        Group weights, as :func:`gauc`; None (the default) is the metric's own (see Notes).
+    min_size, min_pos, min_neg : int, optional
+        Leave out groups with fewer rows / relevant rows / non-relevant rows.
+    sample_weight : column, optional
+        Per-row weights inside each group's AUC (pairs weigh ``w_i * w_j``).
+    ties : {{"expected", "pessimistic", "optimistic"}}, default="expected"
+        A tied pair counts 1/2, 0 or 1.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) first.
+    threshold : float, optional
+        Relevant when ``label >= threshold``.
+{nan_policy}
+{engine_options}"""
+
+_UAUC_NOTES = """    uauc = (1 / |G*|) sum_{{g in G*}} AUC_g and wuauc = sum_{{g in G*}} n_g AUC_g / sum_{{g in G*}} n_g
+    over the eligible users G* (a click and a non-click; with ``sample_weight``, both classes of
+    positive weight), as TorchRec's ``uauc.py`` defines its ``uauc`` and ``wuauc``. They are
+    :func:`gauc` with ``weight="uniform"`` and ``weight="count"``: the same eligibility, coverage,
+    intervals and tests. TorchRec weighs a user by its summed sample weight (w_pos + w_neg): with
+    ``sample_weight``, pass ``weight=<that column>`` for its wuauc. TorchRec also leaves out a user
+    whose nonzero predictions are all equal and orders tied scores by its sort; here a tied pair
+    counts 1/2 (the tie rule of :func:`gauc`), so the two agree on tie-free scores."""
+
+_UAUC_EXAMPLE = """    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({{"user": [1, 1, 1, 2, 2], "click": [1, 0, 0, 1, 0],
+    ...                    "score": [0.9, 0.95, 0.1, 0.3, 0.2]}})"""
+
+_UAUC_DOC = f"""UAUC (TorchRec's name): the unweighted mean of the per-user AUC, ``gauc(weight="uniform")``.
+
+{_GAUC_NAMED_PARAMS}
+
+    Returns
+    -------
+    uauc : MetricResult
+
+    Notes
+    -----
+{_UAUC_NOTES}
+
+    Examples
+    --------
+{_UAUC_EXAMPLE}
+    >>> pre.uauc(df, group="user", label="click", score="score")  # users at AUC 0.5 and 1
+    0.75
+    """
+
+_WUAUC_DOC = f"""WUAUC (TorchRec's name): the per-user AUC weighted by the user's rows, ``gauc(weight="count")``.
+
+{_GAUC_NAMED_PARAMS}
+
+    Returns
+    -------
+    wuauc : MetricResult
+
+    Notes
+    -----
+{_UAUC_NOTES}
+
+    Examples
+    --------
+{_UAUC_EXAMPLE}
+    >>> pre.wuauc(df, group="user", label="click", score="score")  # (3 * 0.5 + 2 * 1) / 5
+    0.7
+    """
+
+_DCG_DOC = """Discounted cumulative gain: NDCG's numerator, not normalized (DCG, DCG@k).
+
+    Parameters
+    ----------
+{list_params}
+    k : int or None, default=None
+        Only the first k rows count (``"dcg@10"``); None is the whole list (``"dcg"``).
+    gain : {{"exp2", "linear"}}, default="exp2"
+        The gain of a label: ``2^label - 1`` or the label itself, as :func:`ndcg`.
+{common_params}
+
+    Returns
+    -------
+    dcg : MetricResult
+
+    Notes
+    -----
+    DCG@k = sum_{{i <= k}} gain(label_(i)) / log2(i + 1), the gains, discounts and tie rule of
+    :func:`ndcg` (under ties the exact expectation: each row of a tied block gets the block's mean
+    gain times the block's summed discounts), without dividing by the ideal DCG. Jeunen et al.
+    (KDD 2024) show that normalizing can reverse the order of two models that unnormalized DCG,
+    the quantity an online reward tracks, gets right; it is also what :func:`ips_dcg` estimates
+    from a click log, so the two compare on the same rows. A group with no relevant row gains 0
+    (``empty="zero"``) or is left out (``"skip"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "rel": [3, 0, 1], "score": [3, 2, 1]})
+    >>> pre.dcg(df, group="q", label="rel", score="score")  # 7 / log2(2) + 1 / log2(4)
+    7.5
+    """
+
+_GXAUC_DOC = """Grouped XAUC: per group, the share of its pairs of rows with different labels ordered by
+    score as by label (tied scores 1/2), averaged over groups with GAUC's weights.
+
+    Parameters
+    ----------
+{frame}
+{group}
+    label : column
+        A numeric label such as watch time; only its order matters (any real values).
+    score : column
+        The model's score.
+    weight : {{"count", "clicks", "log1p", "uniform"}}, column, Series or callable, optional
+        Group weights, as :func:`gauc`; None (the default) is ``"count"`` (rows).
+    min_size : int, optional
+        Leave out groups with fewer rows.
+    sample_weight : column, optional
+        Per-row weights: a pair weighs ``w_i * w_j``.
+{nan_policy}
+{engine_options}
+
+    Returns
+    -------
+    gxauc : MetricResult
+        A float with ``.coverage``: groups whose labels are all equal have no pair and are
+        skipped (counted with the one-class groups).
+
+    Notes
+    -----
+    XAUC_g = (C_g + T_g / 2) / P_g over the pairs of rows of group g whose labels differ (P_g of
+    them, weight w_i * w_j each): C_g those whose larger label has the larger score, T_g those
+    whose scores tie (Zhan et al., Kuaishou, arXiv 2206.06003). Pairs of equal labels are not
+    pairs. Counted exactly in O(n log n) (a weighted inversion count), never sampled:
+    TorchEasyRec's ``XAUC`` samples pairs and counts tied scores (and tied labels) as wrong. With
+    0/1 labels it is :func:`gauc`. The mean over groups uses GAUC's weights; groups with one label
+    value are skipped, as one-class groups are by GAUC.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"user": [1, 1, 1, 2, 2], "watch": [3.0, 40.0, 12.0, 5.0, 5.0],
+    ...                    "score": [0.1, 0.9, 0.5, 0.3, 0.2]})
+    >>> pre.gxauc(df, group="user", label="watch", score="score")  # user 2: one label, skipped
+    1.0
+    """
+
 #: Every metric, in the order of the docs and the CLI's list.
 DEFINITIONS: tuple[Metric, ...] = (
     Metric(
@@ -1034,6 +1236,33 @@ DEFINITIONS: tuple[Metric, ...] = (
         "times the chance that no row above stopped the reader", doc=_ERR_DOC,
         param=_CUTOFF, eligibility="relevant", options=_RANKED,
         kernel=Kernel(values=err_values, graded=True, block_levels=True, max_label=ERR_MAX_GRADE),
+    ),
+    # the CTR sheet: TorchRec's names of gauc's weightings, unnormalized DCG, grouped XAUC
+    Metric(
+        name="uauc", function="uauc", doc=_UAUC_DOC,
+        summary="user AUC (TorchRec): the unweighted mean of per-user AUC, gauc(weight='uniform')",
+        eligibility="pairs", default_weight="uniform", options=_UAUC_OPTIONS,
+        kernel=Kernel(values=gauc_values), cut=_SKIP,
+    ),
+    Metric(
+        name="wuauc", function="wuauc", doc=_WUAUC_DOC,
+        summary="weighted user AUC (TorchRec): per-user AUC weighted by the user's rows, gauc(weight='count')",
+        eligibility="pairs", default_weight="count", options=_UAUC_OPTIONS,
+        kernel=Kernel(values=gauc_values), cut=_SKIP,
+    ),
+    Metric(
+        name="dcg", function="dcg", doc=_DCG_DOC,
+        summary="discounted cumulative gain, not normalized (NDCG's numerator)",
+        param=_CUTOFF, eligibility="relevant", options=("gain", *_LIST),
+        kernel=Kernel(values=dcg_values, graded=True), cut=_TOP,
+        reading=Reading(fmt="number", bounds=(0.0, math.inf)),
+    ),
+    Metric(
+        name="gxauc", function="gxauc", doc=_GXAUC_DOC,
+        summary="grouped XAUC: per-group share of pairs of different (continuous) labels ordered by score "
+        "as by label, tied scores 1/2",
+        eligibility="ordered", default_weight="count", options=("weight", "min_size", "sample_weight", "nan_policy"),
+        kernel=Kernel(values=gxauc_values),
     ),
     # counterfactual metrics of a click log (core/metrics/ips.py): a click weighs 1 / max(propensity, clip)
     Metric(

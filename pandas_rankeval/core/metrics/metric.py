@@ -33,8 +33,9 @@ __all__ = [
 #: and a non-relevant row (and passes the min_* filters); ``"relevant"`` needs a relevant row, the
 #: others are empty groups ruled by ``empty=``; ``"rows"`` is one number over all rows (global AUC);
 #: ``"pooled"`` (the calibration metrics) pools the rows of every group: each group adds its row
-#: sums, none is skipped.
-Eligibility = Literal["pairs", "relevant", "rows", "pooled"]
+#: sums, none is skipped; ``"ordered"`` (grouped XAUC) needs two different labels in the group (a
+#: pair of rows whose labels differ), and passes ``min_size``.
+Eligibility = Literal["pairs", "relevant", "rows", "pooled", "ordered"]
 
 T = TypeVar("T")
 

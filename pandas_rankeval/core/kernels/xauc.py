@@ -216,3 +216,24 @@ def xauc_sums(
     d = discordant_weight(v[o1], w1, g1, n_groups)
     num4 = 2 * t2 - 4 * d - s2x  # 4 C + 2 S = 4 (T - D - S) + 2 S (exact int64 without weights)
     return num4.astype(np.float64) / 4.0, t2.astype(np.float64) / 2.0
+
+
+def label_pairs(level: np.ndarray, row_group: np.ndarray, n_groups: int,
+                w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per group (the labels alone, the same for every score column): whether two of its rows have
+    different labels, and whether such pairs weigh more than 0 (always, without sample weights):
+    the ``ordered`` eligibility of grouped XAUC."""
+    n_levels = int(level.max()) + 1 if level.shape[0] else 1
+    order = _order(row_group.astype(np.int64), n_groups, level.astype(np.int64), n_levels,
+                   np.zeros(level.shape[0], dtype=np.int64), 1)
+    g, lv = row_group[order], level[order]
+    starts = _starts(g)
+    levels = _starts(g, lv)
+    n_levels_of = np.zeros(n_groups, dtype=np.int64)
+    if starts.shape[0]:  # the label runs of each group: from its first run to the next group's
+        n_levels_of[g[starts]] = np.diff(np.append(np.searchsorted(levels, starts), levels.shape[0]))
+    two = n_levels_of >= 2
+    if w is None or not starts.shape[0]:
+        return two, two
+    apart = _pairs_apart(g, starts, levels, np.asarray(w, dtype=np.float64)[order], n_groups)
+    return two, two & (apart > 0)
