@@ -14,8 +14,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.result import Coverage, MetricResult, warn_coverage
-from pandas_rankeval.core.validation import (
+from pandas_rankeval.core.evaluation.result import Coverage, MetricResult, warn_coverage
+from pandas_rankeval.core.inputs.validation import (
     check_columns, check_option, missing_mask, missing_values_error, numeric_values,
 )
 from pandas_rankeval.core.kernels.xauc import xauc_sums

@@ -3,7 +3,7 @@
 A CTR model can be calibrated overall and still over-predict on one device and under-predict on
 another: the errors cancel in the pooled PCOC. Per value z of a field (device, ad category,
 position; a field may vary within a user), the table gives the calibration metrics of the rows
-with that value (the pooled definitions of :mod:`pandas_rankeval.core.calibration`: PCOC, log
+with that value (the pooled definitions of :mod:`pandas_rankeval.core.kernels.calibration`: PCOC, log
 loss, NE, ECE@B), and the field-level relative calibration error (Pan et al., WWW 2020)::
 
     field_rce = sum_z N_z |sum_{i in z} (y_i - p_i)| / sum_{i in z} y_i  /  sum_z N_z
@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.calibration import (
+from pandas_rankeval.core.kernels.calibration import (
     binary_entropy, check_binary_labels, check_probabilities, ece_bins, label_error, probability_error, row_loss,
 )
-from pandas_rankeval.core.validation import (
+from pandas_rankeval.core.inputs.validation import (
     check_bins, check_columns, check_frame, check_option, check_seed, missing_mask, missing_values_error,
     numeric_values,
 )
@@ -66,7 +66,7 @@ class CalibrationByTable(ResultTable):
 
     def plot(self, ax: Any = None, *, title: str | None = None) -> Any:  # type: ignore[override]
         """PCOC per value with its interval, the line of perfect calibration at 1."""
-        from pandas_rankeval._field_calibration_plot import plot_calibration_by
+        from pandas_rankeval.plotting.field_calibration import plot_calibration_by
 
         return plot_calibration_by(self, ax=ax, title=title)
 

@@ -1,5 +1,6 @@
 """Plots: per-group AUC against group size, a forest plot of model comparisons, and the reliability
-diagram of predicted probabilities (:func:`plot_calibration`).
+diagram of predicted probabilities (:func:`plot_calibration`), PCOC per value of a field
+(:func:`plot_calibration_by`).
 
 matplotlib is an optional dependency (``pip install 'pandas_rankeval[plot]'``); it is imported
 when a plot is drawn, not when this module is imported. Every function returns what it drew on,
@@ -23,10 +24,12 @@ from __future__ import annotations
 from .._keywords import keyword_hints
 from .calibration import plot_calibration
 from .comparison import plot_comparison
+from .field_calibration import plot_calibration_by
 from .group_auc import plot_group_auc
 
 plot_calibration = keyword_hints(plot_calibration)
+plot_calibration_by = keyword_hints(plot_calibration_by)
 plot_comparison = keyword_hints(plot_comparison)
 plot_group_auc = keyword_hints(plot_group_auc)
 
-__all__ = ["plot_calibration", "plot_comparison", "plot_group_auc"]
+__all__ = ["plot_calibration", "plot_calibration_by", "plot_comparison", "plot_group_auc"]
