@@ -20,7 +20,7 @@ and a score (label signal plus noise, rounded: scores tie), per n:
   and the global sampled estimate with the pairs gathered by polars.
 
 Prints seconds and values. Machine note: run it on an idle machine (``uptime`` load below the
-core count); the numbers of docs/guide/ctr-metrics.md say where they came from.
+core count); the numbers of docs/guide/ctr.md say where they came from.
 """
 
 from __future__ import annotations
