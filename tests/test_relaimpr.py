@@ -144,3 +144,19 @@ def test_views_and_segments_show_the_lift(imp):
 def test_lift_option_is_checked(imp):
     with pytest.raises(ValueError, match="lift"):
         _compare(imp, metrics=["gauc"], n_boot=50, lift="ratio")
+
+
+def test_command_line_lift_relaimpr_equals_the_call(imp, tmp_path, capsys):
+    from pandas_rankeval.cli import main
+
+    path = tmp_path / "imp.csv"
+    imp.to_csv(path, index=False)
+    code = main([str(path), "--group", "user_id", "--label", "click", "--score", "model_a", "model_b",
+                 "--baseline", "model_a", "--metrics", "auc", "gauc", "--lift", "relaimpr", "--n-boot", "50",
+                 "--format", "csv"])
+    out = capsys.readouterr().out
+    assert code == 0
+    got = pd.read_csv(__import__("io").StringIO(out), comment="#")
+    want = _compare(pd.read_csv(path), metrics=["auc", "gauc"], n_boot=50)
+    np.testing.assert_allclose(got["lift"].to_numpy(float), want["lift"].to_numpy(float), rtol=1e-9)
+    np.testing.assert_allclose(got["lift_low"].to_numpy(float), want["lift_low"].to_numpy(float), rtol=1e-9)
