@@ -296,22 +296,7 @@ def calibration_by(
     if not isinstance(df, pd.DataFrame) and type(df).__module__.startswith("polars") and hasattr(df, "to_pandas"):
         df = df.to_pandas()  # a polars DataFrame: its columns once, as pandas reads them
     df = check_frame(df, _FUNC)
-    check_option(nan_policy, "nan_policy", _FUNC, ("raise", "omit"))
-    bins = check_bins(bins, _FUNC)
-    fcols = _as_list(field, "field")
-    gcols = _as_list(group, "group") if group is not None else []
-    if ci is not None:
-        ci = check_level(ci, "ci", _FUNC)
-        if not gcols:
-            raise ValueError(
-                f"{_FUNC}: intervals resample groups (users, requests), never rows; pass group=<column> "
-                "or ci=None."
-            )
-        if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-            raise ValueError(f"The 'n_boot' parameter of {_FUNC} must be an int in the range [1, inf). Got {n_boot!r} instead.")
-        check_seed(seed, _FUNC)
-    if not isinstance(overall, (bool, np.bool_)):
-        raise TypeError(f"The 'overall' parameter of {_FUNC} must be True or False; got {overall!r}.")
+    fcols, gcols, bins, ci = _check_options(field, group, bins, ci, n_boot, seed, overall, nan_policy)
     rows, n_dropped = _read(df, fcols, label, score, gcols, sample_weight, threshold, nan_policy)
     y, p, w = _checked_arrays(rows, label, score, sample_weight, threshold)
     value, keys = _codes(rows, fcols)
@@ -366,6 +351,28 @@ def calibration_by(
     _footer(table, fcols, frce, frce_ci, ci, n_boot, seed, len(gkeys) if gcols else 0, no_click, share,
             n_dropped, bins, sample_weight)
     return table
+
+
+def _check_options(field: Any, group: Any, bins: Any, ci: Any, n_boot: Any, seed: Any, overall: Any,
+                   nan_policy: Any) -> tuple[list[Hashable], list[Hashable], int, float | None]:
+    """Every option checked before the data is read: the field and group columns, bins, ci."""
+    check_option(nan_policy, "nan_policy", _FUNC, ("raise", "omit"))
+    bins = check_bins(bins, _FUNC)
+    fcols = _as_list(field, "field")
+    gcols = _as_list(group, "group") if group is not None else []
+    if ci is not None:
+        ci = check_level(ci, "ci", _FUNC)
+        if not gcols:
+            raise ValueError(
+                f"{_FUNC}: intervals resample groups (users, requests), never rows; pass group=<column> "
+                "or ci=None."
+            )
+        if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
+            raise ValueError(f"The 'n_boot' parameter of {_FUNC} must be an int in the range [1, inf). Got {n_boot!r} instead.")
+        check_seed(seed, _FUNC)
+    if not isinstance(overall, (bool, np.bool_)):
+        raise TypeError(f"The 'overall' parameter of {_FUNC} must be True or False; got {overall!r}.")
+    return fcols, gcols, bins, ci
 
 
 def _key_frame(keys: pd.Index, cols: list[Hashable]) -> Any:
