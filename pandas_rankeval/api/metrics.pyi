@@ -7,7 +7,7 @@ from pandas_rankeval.api.dispatch import EngineOptions, GroupLike, PropensityLik
 from pandas_rankeval.core.inputs.options import WeightLike
 from pandas_rankeval.core.evaluation.result import MetricResult
 
-__all__ = ["auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "hit_rate", "rbp", "err", "ips_dcg", "ips_precision", "ips_hit_rate", "logloss", "ne", "pcoc", "ece", "map", "mean_average_precision", "map_"]
+__all__ = ["auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "hit_rate", "rbp", "err", "uauc", "wuauc", "dcg", "gxauc", "ips_dcg", "ips_precision", "ips_hit_rate", "logloss", "ne", "pcoc", "ece", "map", "mean_average_precision", "map_"]
 
 
 def auc(
@@ -958,6 +958,325 @@ def err(
     >>> # 15/16 + (1/16)(3/16)/3
     >>> round(pre.err(df, group="q", label="grade", score="score"), 6)
     0.941406
+    """
+
+
+def uauc(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    weight: WeightLike = None,
+    min_size: int | None = None,
+    min_pos: int | None = None,
+    min_neg: int | None = None,
+    sample_weight: Hashable | None = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """UAUC (TorchRec's name): the unweighted mean of the per-user AUC, ``gauc(weight="uniform")``.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label, score : column
+        Relevance (> 0 or >= ``threshold`` is relevant) and the model's score.
+    weight : {"count", "clicks", "log1p", "uniform"}, column, Series or callable, optional
+        Group weights, as :func:`gauc`; None (the default) is the metric's own (see Notes).
+    min_size, min_pos, min_neg : int, optional
+        Leave out groups with fewer rows / relevant rows / non-relevant rows.
+    sample_weight : column, optional
+        Per-row weights inside each group's AUC (pairs weigh ``w_i * w_j``).
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        A tied pair counts 1/2, 0 or 1.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) first.
+    threshold : float, optional
+        Relevant when ``label >= threshold``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    uauc : MetricResult
+
+    Notes
+    -----
+    uauc = (1 / |G*|) sum_{g in G*} AUC_g and wuauc = sum_{g in G*} n_g AUC_g / sum_{g in G*} n_g
+    over the eligible users G* (a click and a non-click; with ``sample_weight``, both classes of
+    positive weight), as TorchRec's ``uauc.py`` defines its ``uauc`` and ``wuauc``. They are
+    :func:`gauc` with ``weight="uniform"`` and ``weight="count"``: the same eligibility, coverage,
+    intervals and tests. TorchRec weighs a user by its summed sample weight (w_pos + w_neg): with
+    ``sample_weight``, pass ``weight=<that column>`` for its wuauc. TorchRec also leaves out a user
+    whose nonzero predictions are all equal and orders tied scores by its sort; here a tied pair
+    counts 1/2 (the tie rule of :func:`gauc`), so the two agree on tie-free scores.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"user": [1, 1, 1, 2, 2], "click": [1, 0, 0, 1, 0],
+    ...                    "score": [0.9, 0.95, 0.1, 0.3, 0.2]})
+    >>> pre.uauc(df, group="user", label="click", score="score")  # users at AUC 0.5 and 1
+    0.75
+    """
+
+
+def wuauc(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    weight: WeightLike = None,
+    min_size: int | None = None,
+    min_pos: int | None = None,
+    min_neg: int | None = None,
+    sample_weight: Hashable | None = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """WUAUC (TorchRec's name): the per-user AUC weighted by the user's rows, ``gauc(weight="count")``.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label, score : column
+        Relevance (> 0 or >= ``threshold`` is relevant) and the model's score.
+    weight : {"count", "clicks", "log1p", "uniform"}, column, Series or callable, optional
+        Group weights, as :func:`gauc`; None (the default) is the metric's own (see Notes).
+    min_size, min_pos, min_neg : int, optional
+        Leave out groups with fewer rows / relevant rows / non-relevant rows.
+    sample_weight : column, optional
+        Per-row weights inside each group's AUC (pairs weigh ``w_i * w_j``).
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        A tied pair counts 1/2, 0 or 1.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) first.
+    threshold : float, optional
+        Relevant when ``label >= threshold``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    wuauc : MetricResult
+
+    Notes
+    -----
+    uauc = (1 / |G*|) sum_{g in G*} AUC_g and wuauc = sum_{g in G*} n_g AUC_g / sum_{g in G*} n_g
+    over the eligible users G* (a click and a non-click; with ``sample_weight``, both classes of
+    positive weight), as TorchRec's ``uauc.py`` defines its ``uauc`` and ``wuauc``. They are
+    :func:`gauc` with ``weight="uniform"`` and ``weight="count"``: the same eligibility, coverage,
+    intervals and tests. TorchRec weighs a user by its summed sample weight (w_pos + w_neg): with
+    ``sample_weight``, pass ``weight=<that column>`` for its wuauc. TorchRec also leaves out a user
+    whose nonzero predictions are all equal and orders tied scores by its sort; here a tied pair
+    counts 1/2 (the tie rule of :func:`gauc`), so the two agree on tie-free scores.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"user": [1, 1, 1, 2, 2], "click": [1, 0, 0, 1, 0],
+    ...                    "score": [0.9, 0.95, 0.1, 0.3, 0.2]})
+    >>> pre.wuauc(df, group="user", label="click", score="score")  # (3 * 0.5 + 2 * 1) / 5
+    0.7
+    """
+
+
+def dcg(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    k: int | None = None,
+    gain: Literal["exp2", "linear"] = "exp2",
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Discounted cumulative gain: NDCG's numerator, not normalized (DCG, DCG@k).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    k : int or None, default=None
+        Only the first k rows count (``"dcg@10"``); None is the whole list (``"dcg"``).
+    gain : {"exp2", "linear"}, default="exp2"
+        The gain of a label: ``2^label - 1`` or the label itself, as :func:`ndcg`.
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    dcg : MetricResult
+
+    Notes
+    -----
+    DCG@k = sum_{i <= k} gain(label_(i)) / log2(i + 1), the gains, discounts and tie rule of
+    :func:`ndcg` (under ties the exact expectation: each row of a tied block gets the block's mean
+    gain times the block's summed discounts), without dividing by the ideal DCG. Jeunen et al.
+    (KDD 2024) show that normalizing can reverse the order of two models that unnormalized DCG,
+    the quantity an online reward tracks, gets right; it is also what :func:`ips_dcg` estimates
+    from a click log, so the two compare on the same rows. A group with no relevant row gains 0
+    (``empty="zero"``) or is left out (``"skip"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"q": 1, "rel": [3, 0, 1], "score": [3, 2, 1]})
+    >>> pre.dcg(df, group="q", label="rel", score="score")  # 7 / log2(2) + 1 / log2(4)
+    7.5
+    """
+
+
+def gxauc(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    weight: WeightLike = None,
+    min_size: int | None = None,
+    sample_weight: Hashable | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Grouped XAUC: per group, the share of its pairs of rows with different labels ordered by
+    score as by label (tied scores 1/2), averaged over groups with GAUC's weights.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
+        imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        A numeric label such as watch time; only its order matters (any real values).
+    score : column
+        The model's score.
+    weight : {"count", "clicks", "log1p", "uniform"}, column, Series or callable, optional
+        Group weights, as :func:`gauc`; None (the default) is ``"count"`` (rows).
+    min_size : int, optional
+        Leave out groups with fewer rows.
+    sample_weight : column, optional
+        Per-row weights: a pair weighs ``w_i * w_j``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    gxauc : MetricResult
+        A float with ``.coverage``: groups whose labels are all equal have no pair and are
+        skipped (counted with the one-class groups).
+
+    Notes
+    -----
+    XAUC_g = (C_g + T_g / 2) / P_g over the pairs of rows of group g whose labels differ (P_g of
+    them, weight w_i * w_j each): C_g those whose larger label has the larger score, T_g those
+    whose scores tie (Zhan et al., Kuaishou, arXiv 2206.06003). Pairs of equal labels are not
+    pairs. Counted exactly in O(n log n) (a weighted inversion count), never sampled:
+    TorchEasyRec's ``XAUC`` samples pairs and counts tied scores (and tied labels) as wrong. With
+    0/1 labels it is :func:`gauc`. The mean over groups uses GAUC's weights; groups with one label
+    value are skipped, as one-class groups are by GAUC.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame({"user": [1, 1, 1, 2, 2], "watch": [3.0, 40.0, 12.0, 5.0, 5.0],
+    ...                    "score": [0.1, 0.9, 0.5, 0.3, 0.2]})
+    >>> pre.gxauc(df, group="user", label="watch", score="score")  # user 2: one label, skipped
+    1.0
     """
 
 
