@@ -40,7 +40,8 @@ from ._keywords import keyword_hints as _keyword_hints
 #: (``report(score=...)``: did you mean scores=?); one wrapper per function (``map`` is
 #: still ``average_precision``).
 _wrapped: dict[int, object] = {}
-for _name in dict.fromkeys([*_metric_functions(), *_TABLE_FUNCTIONS, "map", "propensities", "launch_agreement"]):
+for _name in dict.fromkeys([*_metric_functions(), *_TABLE_FUNCTIONS, "map", "propensities", "launch_agreement",
+                            "calibration_by", "xauc"]):
     _function = globals()[_name]
     if id(_function) not in _wrapped:
         _wrapped[id(_function)] = _keyword_hints(_function)
