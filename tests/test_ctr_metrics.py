@@ -154,7 +154,7 @@ def test_gxauc_skips_groups_of_one_label_with_coverage():
 
 
 def test_xauc_refuses_partitioned_frames_and_names_the_way():
-    with pytest.raises(TypeError, match="gxauc, which runs on every engine"):
+    with pytest.raises(TypeError, match="gxauc, which runs on pandas, polars, DuckDB, Dask and Spark"):
         pre.xauc({"y": [1]}, label="y", score="s")
     with pytest.raises(ValueError, match="Unknown metric 'xauc'. Did you mean 'gxauc'"):
         pre.report(_watch(0), group="g", label="y", scores="s", metrics=["xauc"])

@@ -984,8 +984,9 @@ def uauc(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label, score : column
@@ -1011,7 +1012,9 @@ def uauc(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -1064,8 +1067,9 @@ def wuauc(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label, score : column
@@ -1091,7 +1095,9 @@ def wuauc(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -1143,8 +1149,9 @@ def dcg(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -1179,7 +1186,9 @@ def dcg(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 
@@ -1226,8 +1235,9 @@ def gxauc(
     ----------
     df : DataFrame
         One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
-        DataFrame or a Spark DataFrame (classic or Connect). Each is evaluated by its own engine,
-        imported only when its frame arrives, with the same result (to 1e-12).
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
     group : column or list of columns
         The user, query or session.
     label : column
@@ -1249,7 +1259,9 @@ def gxauc(
         whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
         ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
-        on a worker thread or inside a Spark task; the numbers never depend on it). An option
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
         the frame's engine does not take raises (see
         the "Other frames" pages of the documentation).
 

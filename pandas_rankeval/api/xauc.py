@@ -3,7 +3,8 @@
 Unlike the group metrics it is not a sum over groups: every pair of rows counts, so it needs every
 row in one place. It reads a pandas or polars DataFrame (the exact count costs O(n log n): 1e6
 rows in about a second); a partitioned frame (Dask, Spark, a LazyFrame, DuckDB) is refused with the
-way to evaluate it. Grouped XAUC (``gxauc``) is a group metric and runs on every engine.
+way to evaluate it. Grouped XAUC (``gxauc``) is a group metric: pandas, polars, DuckDB, Dask and
+Spark frames (not the warehouse engine, which does not compute it in SQL).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def _as_pandas(df: Any) -> pd.DataFrame:
         f"xauc counts every pair of rows, so it reads a pandas or polars DataFrame; got {type(df).__name__}. "
         "Collect the label and score columns first (ddf[[label, score]].compute(), "
         "sdf.select(label, score).toPandas(), lf.select(label, score).collect()), or evaluate grouped "
-        "XAUC with gxauc, which runs on every engine."
+        "XAUC with gxauc, which runs on pandas, polars, DuckDB, Dask and Spark frames."
     )
 
 

@@ -94,6 +94,8 @@ class GroupInputs:
     n_dropped: int
     class_w: tuple[np.ndarray, np.ndarray] | None = None  # summed sample weight of each class
     graded: np.ndarray | None = None  # rows whose label is neither 0 nor 1 (graded plans)
+    #: per group: two different labels, and such a pair of positive weight (grouped XAUC's plans)
+    ordered: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def summarize_evaluation(
@@ -123,6 +125,7 @@ def summarize_evaluation(
         n_dropped=ev.prepared.n_dropped if n_dropped is None else n_dropped,
         class_w=_class_weights(ev, plan),
         graded=_graded_rows(ev) if any(spec.info.graded for spec in plan.specs) else None,
+        ordered=xauc_label_pairs(ev) if any(s.info.eligibility == "ordered" for s in plan.specs) else None,
     )
     return summarize_groups(inputs, plan, missing=missing, key_hashes=key_hashes)
 
@@ -198,7 +201,7 @@ def summarize_groups(
         c[:, COUNTER_INDEX["pos_skipped"]] = pos_skipped
         rule = gv.spec.info.eligibility
         if rule not in label_only:  # the same for every score column: labels (and weights) only
-            e = eligibility(rule, n, npos, opts, ordered=xauc_label_pairs(ev) if rule == "ordered" else None)
+            e = eligibility(rule, n, npos, opts, ordered=g.ordered)
             label_only[rule] = {
                 "eligible": e.label_only,
                 "n_only_pos": count(e.only_pos),

@@ -18,14 +18,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .stats import CALIBRATION, Stat, group_values
+from .stats import CALIBRATION, GAUC_NAMES, Stat, group_values
 
 __all__ = ["Groups", "read_groups", "stat_of", "metric_values"]
 
 
 def stat_of(spec: Any) -> Stat:
-    """The SQL builder's :class:`~.stats.Stat` of a parsed metric (``MetricSpec``)."""
-    return Stat(spec.kind, spec.k)
+    """The SQL builder's :class:`~.stats.Stat` of a parsed metric (``MetricSpec``): uauc and wuauc
+    read GAUC's per-group AUC (their weights are their own)."""
+    return Stat("gauc" if spec.kind in GAUC_NAMES else spec.kind, spec.k)
 
 
 @dataclass

@@ -46,8 +46,10 @@ import pandas as pd
 __all__ = ["CALIBRATION", "SUPPORTED", "Stat", "group_stats", "group_values", "score_counts"]
 
 #: Metrics the builder computes, by the registry's name.
-SUPPORTED = ("auc", "gauc", "mrr", "ndcg", "dcg", "map", "precision", "recall", "hit_rate", "rbp",
+SUPPORTED = ("auc", "gauc", "uauc", "wuauc", "mrr", "ndcg", "dcg", "map", "precision", "recall", "hit_rate", "rbp",
              "logloss", "ne", "pcoc", "ece")
+#: Other names of GAUC's per-group AUC (TorchRec's uauc and wuauc: the same values, their own weights).
+GAUC_NAMES = ("gauc", "uauc", "wuauc")
 #: The calibration metrics: row sums per group, no sort.
 CALIBRATION = ("logloss", "ne", "pcoc", "ece")
 #: Probabilities are clipped to [EPS, 1 - EPS] inside the logs (as :data:`pandas_rankeval.core.calibration.EPS`).
