@@ -347,6 +347,15 @@ def _mark(df: pd.DataFrame, r: pd.Series, metric: Any) -> str:
     return direction(r["diff"], r["significant"], side, r.get("value"), r.get("baseline_value"))
 
 
+def _summary_value(r: pd.Series, single: bool, with_lift: bool) -> str:
+    """A model's cell in summary(): its value (one baseline) or its difference (every pair), and
+    with ``lift="relaimpr"`` the lift beside it."""
+    value = fmt_metric(r["value"]) if single else fmt_metric(r["diff"], signed=True)
+    if with_lift and not is_missing(r["lift"]):
+        value += f" ({fmt_share(r['lift'], signed=True)})"
+    return value
+
+
 def summary_of(df: pd.DataFrame) -> pd.DataFrame:
     """Models x metrics, the baseline first, ▲ / ▼ where a model is significantly better / worse."""
     segs, model, base, metric = _pairs(df)
@@ -363,9 +372,7 @@ def summary_of(df: pd.DataFrame) -> pd.DataFrame:
         if single and bcol is not None:
             rows.setdefault((*seg, f"{base[i]} (baseline)"), {})[str(metric[i])] = fmt_metric(r[bcol])
         mark = _mark(df, r, metric[i])
-        value = fmt_metric(r["value"]) if single else fmt_metric(r["diff"], signed=True)
-        if "lift_low" in flat.columns and not is_missing(r["lift"]):  # lift="relaimpr": the lift beside
-            value += f" ({fmt_share(r['lift'], signed=True)})"
+        value = _summary_value(r, single, "lift_low" in flat.columns)
         if not single:  # every pair: each model's own value first, then the differences
             for who, col in ((base[i], bcol), (model[i], "value")):
                 if col is not None:
