@@ -1039,7 +1039,8 @@ def uauc(
     >>> import pandas_rankeval as pre
     >>> df = pd.DataFrame({"user": [1, 1, 1, 2, 2], "click": [1, 0, 0, 1, 0],
     ...                    "score": [0.9, 0.95, 0.1, 0.3, 0.2]})
-    >>> pre.uauc(df, group="user", label="click", score="score")  # users at AUC 0.5 and 1
+    >>> # users at AUC 0.5 and 1
+    >>> pre.uauc(df, group="user", label="click", score="score")
     0.75
     """
 
@@ -1122,7 +1123,8 @@ def wuauc(
     >>> import pandas_rankeval as pre
     >>> df = pd.DataFrame({"user": [1, 1, 1, 2, 2], "click": [1, 0, 0, 1, 0],
     ...                    "score": [0.9, 0.95, 0.1, 0.3, 0.2]})
-    >>> pre.wuauc(df, group="user", label="click", score="score")  # (3 * 0.5 + 2 * 1) / 5
+    >>> # (3 * 0.5 + 2 * 1) / 5
+    >>> pre.wuauc(df, group="user", label="click", score="score")
     0.7
     """
 
@@ -1211,7 +1213,8 @@ def dcg(
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
     >>> df = pd.DataFrame({"q": 1, "rel": [3, 0, 1], "score": [3, 2, 1]})
-    >>> pre.dcg(df, group="q", label="rel", score="score")  # 7 / log2(2) + 1 / log2(4)
+    >>> # 7 / log2(2) + 1 / log2(4)
+    >>> pre.dcg(df, group="q", label="rel", score="score")
     7.5
     """
 
@@ -1285,9 +1288,15 @@ def gxauc(
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"user": [1, 1, 1, 2, 2], "watch": [3.0, 40.0, 12.0, 5.0, 5.0],
-    ...                    "score": [0.1, 0.9, 0.5, 0.3, 0.2]})
-    >>> pre.gxauc(df, group="user", label="watch", score="score")  # user 2: one label, skipped
+    >>> df = pd.DataFrame(
+    ...     {
+    ...         "user": [1, 1, 1, 2, 2],
+    ...         "watch": [3.0, 40.0, 12.0, 5.0, 5.0],
+    ...         "score": [0.1, 0.9, 0.5, 0.3, 0.2],
+    ...     }
+    ... )
+    >>> # user 2: one label, skipped
+    >>> pre.gxauc(df, group="user", label="watch", score="score")
     1.0
     """
 

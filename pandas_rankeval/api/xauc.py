@@ -80,8 +80,11 @@ def xauc(
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"watch": [1.0, 2.0, 3.0, 3.0], "score": [0.1, 0.3, 0.2, 0.3]})
-    >>> pre.xauc(df, label="watch", score="score")  # 3 of 5 pairs ordered, 1 tied: 3.5 / 5
+    >>> df = pd.DataFrame(
+    ...     {"watch": [1.0, 2.0, 3.0, 3.0], "score": [0.1, 0.3, 0.2, 0.3]}
+    ... )
+    >>> # 3 of 5 pairs ordered, 1 tied: 3.5 / 5
+    >>> pre.xauc(df, label="watch", score="score")
     0.7
     """
     df = _as_pandas(df)

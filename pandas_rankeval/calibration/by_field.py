@@ -76,7 +76,13 @@ def field_rce(weight: np.ndarray, clicks: np.ndarray, predicted: np.ndarray) -> 
     weight-weighted mean of |clicks - predicted| / clicks over the values with a click (NaN when
     no value has one).
 
-    >>> float(field_rce(np.array([10.0, 30.0, 5.0]), np.array([2.0, 3.0, 0.0]), np.array([3.0, 2.4, 1.0])))
+    >>> float(
+    ...     field_rce(
+    ...         np.array([10.0, 30.0, 5.0]),
+    ...         np.array([2.0, 3.0, 0.0]),
+    ...         np.array([3.0, 2.4, 1.0]),
+    ...     )
+    ... )
     0.275
     """
     has = clicks > 0
@@ -285,9 +291,17 @@ def calibration_by(
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "device": ["ios", "web"] * 3,
-    ...                    "click": [1, 0, 0, 1, 1, 0], "p": [0.5, 0.2, 0.4, 0.3, 0.6, 0.1]})
-    >>> t = pre.calibration_by(df, field="device", label="click", score="p", group="user", ci=None)
+    >>> df = pd.DataFrame(
+    ...     {
+    ...         "user": [1, 1, 2, 2, 3, 3],
+    ...         "device": ["ios", "web"] * 3,
+    ...         "click": [1, 0, 0, 1, 1, 0],
+    ...         "p": [0.5, 0.2, 0.4, 0.3, 0.6, 0.1],
+    ...     }
+    ... )
+    >>> t = pre.calibration_by(
+    ...     df, field="device", label="click", score="p", group="user", ci=None
+    ... )
     >>> t["pcoc"].round(3).tolist()
     [0.75, 0.6, 0.7]
     >>> round(t.field_rce, 4)  # (3 |2 - 1.5| / 2 + 3 |1 - 0.6| / 1) / 6

@@ -38,7 +38,9 @@ def plot_calibration_by(table: Any, ax: Any = None, *, max_values: int = 30, tit
     >>> import pandas_rankeval as pre
     >>> from pandas_rankeval import plotting
     >>> df = pre.datasets.make_impressions(n_users=200).assign(p=0.07)
-    >>> t = pre.calibration_by(df, field="device", label="click", score="p", group="user_id", n_boot=50)
+    >>> t = pre.calibration_by(
+    ...     df, field="device", label="click", score="p", group="user_id", n_boot=50
+    ... )
     >>> ax = plotting.plot_calibration_by(t)  # doctest: +SKIP
     """
     if getattr(table, "attrs", {}).get("table") != "calibration_by":

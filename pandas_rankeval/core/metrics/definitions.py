@@ -1075,7 +1075,8 @@ _UAUC_DOC = f"""UAUC (TorchRec's name): the unweighted mean of the per-user AUC,
     Examples
     --------
 {_UAUC_EXAMPLE}
-    >>> pre.uauc(df, group="user", label="click", score="score")  # users at AUC 0.5 and 1
+    >>> # users at AUC 0.5 and 1
+    >>> pre.uauc(df, group="user", label="click", score="score")
     0.75
     """
 
@@ -1094,7 +1095,8 @@ _WUAUC_DOC = f"""WUAUC (TorchRec's name): the per-user AUC weighted by the user'
     Examples
     --------
 {_UAUC_EXAMPLE}
-    >>> pre.wuauc(df, group="user", label="click", score="score")  # (3 * 0.5 + 2 * 1) / 5
+    >>> # (3 * 0.5 + 2 * 1) / 5
+    >>> pre.wuauc(df, group="user", label="click", score="score")
     0.7
     """
 
@@ -1128,7 +1130,8 @@ _DCG_DOC = """Discounted cumulative gain: NDCG's numerator, not normalized (DCG,
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
     >>> df = pd.DataFrame({"q": 1, "rel": [3, 0, 1], "score": [3, 2, 1]})
-    >>> pre.dcg(df, group="q", label="rel", score="score")  # 7 / log2(2) + 1 / log2(4)
+    >>> # 7 / log2(2) + 1 / log2(4)
+    >>> pre.dcg(df, group="q", label="rel", score="score")
     7.5
     """
 
@@ -1172,9 +1175,15 @@ _GXAUC_DOC = """Grouped XAUC: per group, the share of its pairs of rows with dif
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"user": [1, 1, 1, 2, 2], "watch": [3.0, 40.0, 12.0, 5.0, 5.0],
-    ...                    "score": [0.1, 0.9, 0.5, 0.3, 0.2]})
-    >>> pre.gxauc(df, group="user", label="watch", score="score")  # user 2: one label, skipped
+    >>> df = pd.DataFrame(
+    ...     {
+    ...         "user": [1, 1, 1, 2, 2],
+    ...         "watch": [3.0, 40.0, 12.0, 5.0, 5.0],
+    ...         "score": [0.1, 0.9, 0.5, 0.3, 0.2],
+    ...     }
+    ... )
+    >>> # user 2: one label, skipped
+    >>> pre.gxauc(df, group="user", label="watch", score="score")
     1.0
     """
 
