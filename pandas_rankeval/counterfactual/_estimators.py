@@ -7,11 +7,13 @@ nothing loops over groups or items.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["em_items", "em_features", "harvest", "components", "reduce_sorted", "start_theta", "SoftLogit", "scoring_features"]
+__all__ = ["em_items", "em_features", "harvest", "components", "reduce_sorted", "start_theta", "SoftLogit", "scoring_features",
+           "squarem_step"]
 
 #: Probabilities are kept in [EPS, 1 - EPS] inside the E-step (0 and 1 make it 0 / 0).
 EPS = 1e-9
@@ -70,6 +72,34 @@ def _identified(theta: np.ndarray, gamma: np.ndarray) -> np.ndarray:
     return np.concatenate([_normalized(theta), gamma * theta[:1]])
 
 
+def squarem_step(
+    update: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    loglik: Callable[[np.ndarray, np.ndarray], Any],
+    theta: np.ndarray,
+    gamma: np.ndarray,
+    *,
+    axis: int | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One SQUAREM step (Varadhan and Roland 2008, scheme S3) of the EM map ``update`` over
+    (examination ``theta``, relevance ``gamma``): two EM steps, the extrapolation they imply (step
+    length at least 1), one EM step from it, kept where its likelihood is not below the two plain
+    steps'. ``axis=0`` runs independent problems side by side in the columns (each its own step
+    length and choice); ``axis=None`` one problem."""
+    t1, g1 = update(theta, gamma)
+    t2, g2 = update(t1, g1)
+    rt, rg = t1 - theta, g1 - gamma
+    vt, vg = t2 - 2 * t1 + theta, g2 - 2 * g1 + gamma
+    r_norm = np.sqrt((rt * rt).sum(axis=axis) + (rg * rg).sum(axis=axis))
+    v_norm = np.sqrt((vt * vt).sum(axis=axis) + (vg * vg).sum(axis=axis))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        alpha = np.minimum(-r_norm / v_norm, -1.0)
+    alpha = np.where(np.isfinite(alpha), alpha, -1.0)  # no curvature (v = 0): a plain step
+    ta, ga = update(np.clip(theta - 2 * alpha * rt + alpha * alpha * vt, EPS, 1 - EPS),
+                    np.clip(gamma - 2 * alpha * rg + alpha * alpha * vg, EPS, 1 - EPS))
+    better = loglik(ta, ga) >= loglik(t2, g2)
+    return np.where(better, ta, t2), np.where(better, ga, g2)
+
+
 def em_items(
     n: np.ndarray, c: np.ndarray, cell_pos: np.ndarray, cell_item: np.ndarray, n_pos: int, n_items: int,
     *, max_iter: int, tol: float, theta0: np.ndarray | None = None, gamma0: np.ndarray | None = None,
@@ -122,19 +152,7 @@ def em_items(
     done = np.zeros(n.shape[1], dtype=bool)
     it = 0
     for it in range(1, max_iter + 1):
-        t1, g1 = update(theta, gamma)
-        t2, g2 = update(t1, g1)
-        rt, rg = t1 - theta, g1 - gamma
-        vt, vg = t2 - 2 * t1 + theta, g2 - 2 * g1 + gamma
-        r_norm = np.sqrt((rt * rt).sum(axis=0) + (rg * rg).sum(axis=0))
-        v_norm = np.sqrt((vt * vt).sum(axis=0) + (vg * vg).sum(axis=0))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            alpha = np.minimum(-r_norm / v_norm, -1.0)
-        alpha = np.where(np.isfinite(alpha), alpha, -1.0)
-        ta, ga = update(np.clip(theta - 2 * alpha * rt + alpha * alpha * vt, EPS, 1 - EPS),
-                        np.clip(gamma - 2 * alpha * rg + alpha * alpha * vg, EPS, 1 - EPS))
-        better = loglik(ta, ga) >= loglik(t2, g2)
-        theta, gamma = np.where(better, ta, t2), np.where(better, ga, g2)
+        theta, gamma = squarem_step(update, loglik, theta, gamma, axis=0)
         now = _identified(theta, gamma)
         with np.errstate(invalid="ignore"):
             step = np.abs(now - last)
@@ -273,16 +291,7 @@ def em_features(
     converged = False
     it = 0
     for it in range(1, max_iter + 1):
-        t1, g1 = update(theta, gamma)
-        t2, g2 = update(t1, g1)
-        rt, rg = t1 - theta, g1 - gamma
-        vt, vg = t2 - 2 * t1 + theta, g2 - 2 * g1 + gamma
-        r_norm = np.sqrt((rt * rt).sum() + (rg * rg).sum())
-        v_norm = np.sqrt((vt * vt).sum() + (vg * vg).sum())
-        alpha = min(-r_norm / v_norm, -1.0) if v_norm > 0 else -1.0
-        ta, ga = update(np.clip(theta - 2 * alpha * rt + alpha * alpha * vt, EPS, 1 - EPS),
-                        np.clip(gamma - 2 * alpha * rg + alpha * alpha * vg, EPS, 1 - EPS))
-        theta, gamma = (ta, ga) if loglik(ta, ga) >= loglik(t2, g2) else (t2, g2)
+        theta, gamma = squarem_step(update, loglik, theta, gamma, axis=None)
         now = _identified(theta[:, None], gamma[:, None])
         with np.errstate(invalid="ignore"):
             step = np.abs(now - last)
