@@ -36,6 +36,9 @@ import sys
 import tempfile
 import time
 
+# the same Parquet table (the same hashed ids, clicks and scores) as the DuckDB engine's benchmark
+from bench_duckdb import load, write
+
 CHILD = r"""
 import json, resource, sys, time
 src, what = sys.argv[1], sys.argv[2]
@@ -102,28 +105,6 @@ wall = time.perf_counter() - t0
 print(json.dumps({"wall": wall, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "values": values, "pulled": pulled, "pulled_bytes": pulled_bytes}))
 """
-
-
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def write(directory: str, rows: int, groups: int, files: int) -> None:
-    import duckdb
-
-    per = rows // files
-    con = duckdb.connect()
-    for f in range(files):
-        con.execute(f"""
-            copy (
-                select (hash(i) % {groups})::BIGINT as u,
-                       ((hash(i * 31 + 7) % 1000) < 70 + (hash(hash(i) % {groups}) % 100))::TINYINT as click,
-                       round(((hash(i * 17 + 3) % 1000000) / 1e6)
-                             + 0.1 * ((hash(i * 31 + 7) % 1000) < 70 + (hash(hash(i) % {groups}) % 100))::INT, 3)
-                           as model
-                from range({f * per}, {(f + 1) * per}) t(i)
-            ) to '{directory}/part-{f:03d}.parquet' (format parquet)""")
-    con.close()
 
 
 def main() -> None:
