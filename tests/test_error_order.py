@@ -55,16 +55,18 @@ def _table(pair: tuple[str, str]) -> tuple[pd.DataFrame, dict[str, Any]]:
 
 
 def _first_error(frame: Any, kw: dict[str, Any]) -> tuple[type, str]:
+    frame, options = frame if isinstance(frame, tuple) else (frame, None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(ValueError) as info:
-            pre.report(frame, group="g", label="y", scores=["s"], **kw)
+            pre.report(frame, group="g", label="y", scores=["s"], engine_options=options, **kw)
     return type(info.value), str(info.value)
 
 
 ENGINES = {
     "polars": lambda d: pl.from_pandas(d),
-    "lazy": lambda d: pl.from_pandas(d).lazy(),
+    "lazy": lambda d: pl.from_pandas(d).lazy(),  # fits in memory: one collect, the eager path
+    "lazy-buckets": lambda d: (pl.from_pandas(d).lazy(), {"buckets": 2}),  # (frame, engine_options)
     "duckdb": lambda d: duckdb.from_df(d),
     "dask": lambda d: dd.from_pandas(d, npartitions=2),
 }
@@ -145,8 +147,9 @@ def test_a_missing_value_comes_before_a_group_weight_error(func: str, weight: st
     kw.update({"scores": ["s"]} if func == "report" else {"score": "s"})
 
     def error(frame: Any) -> str:
+        frame, options = frame if isinstance(frame, tuple) else (frame, None)
         with pytest.raises(ValueError) as info:
-            out = getattr(pre, func)(frame, **kw)
+            out = getattr(pre, func)(frame, engine_options=options, **kw)
             getattr(out, "compute", lambda: None)()
         return f"{type(info.value).__name__}: {info.value}"
 

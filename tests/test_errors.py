@@ -164,19 +164,21 @@ def test_weight_callable_of_the_wrong_length(df):
         pre.gauc(df, group="user_id", label="click", score="model_a", weight=lambda s: [1, 2, 3])
 
 
-@pytest.mark.parametrize("engine", ["pandas", "polars-lazy"])
+@pytest.mark.parametrize("engine", ["pandas", "polars-lazy", "polars-lazy-buckets"])
 def test_weight_callable_that_raises_is_named(df, engine):
     """Issue 41 (14): a weight callable's own error came out bare (a KeyError 'clicks' with no
     word of the weight): a ValueError names the parameter and what the callable got, raised from
     the callable's error (on pandas, which calls it per partition, and on a LazyFrame, which
     calls it once on the whole table's statistics)."""
     frame: object = df
-    if engine == "polars-lazy":
+    if engine.startswith("polars-lazy"):  # in memory (one collect, the eager path), or in buckets
         frame = pytest.importorskip("polars").from_pandas(df).lazy()
+    options = {"buckets": 2} if engine == "polars-lazy-buckets" else None
     with pytest.raises(ValueError, match=r"^The 'weight' callable of gauc raised KeyError: 'clicks' \(it was called "
                                          r"with the per-group statistics: a frame indexed by group key with columns "
                                          r"n, positives, negatives\)\. Fix the callable") as err:
-        pre.gauc(frame, group="user_id", label="click", score="model_a", weight=lambda st: st["clicks"])
+        pre.gauc(frame, group="user_id", label="click", score="model_a", weight=lambda st: st["clicks"],
+                 engine_options=options)
     assert isinstance(err.value.__cause__, KeyError) and err.value.__cause__.args == ("clicks",)
 
 

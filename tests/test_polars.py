@@ -5,7 +5,8 @@ Every test builds a small pandas frame, runs the pandas function on it as the or
 same function on a polars DataFrame and a LazyFrame of the same rows. LazyFrames run with tiny
 ``rows_per_bucket`` so that groups spread over several buckets and the global-AUC count cuts
 every score column into several ranges (40% of column ``t`` shares one score: its run of ties
-sits at a range boundary).
+sits at a range boundary); ``lazy-memory`` is a LazyFrame with the default options, which fits
+in memory: one collect, then the eager path.
 """
 
 from __future__ import annotations
@@ -61,7 +62,11 @@ def frame(seed: int = 0, n_groups: int = 120, keys: str = "int") -> pd.DataFrame
 
 def engines(df: pd.DataFrame) -> dict[str, tuple[Any, dict]]:
     p = pl.from_pandas(df)
-    return {"eager": (p, {}), "lazy": (p.lazy(), LAZY)}
+    return {"eager": (p, {}), "lazy": (p.lazy(), LAZY), "lazy-memory": (p.lazy(), {})}
+
+
+#: The eager frame, a LazyFrame in buckets and a LazyFrame that fits in memory.
+ENGINES = ["eager", "lazy", "lazy-memory"]
 
 
 KEYS = {"int": ("int", "q"), "str": ("str", "q"), "multi": ("int", ["q", "d"])}
@@ -91,7 +96,7 @@ def assert_result(got: Any, want: Any) -> None:
 # --------------------------------------------------------------------------- #
 # Every public function equals pandas
 # --------------------------------------------------------------------------- #
-@pytest.mark.parametrize("engine", ["eager", "lazy"])
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("keys", list(KEYS))
 def test_metrics_equal_pandas(engine: str, keys: str) -> None:
     kind, group = KEYS[keys]
@@ -113,7 +118,7 @@ def test_metrics_equal_pandas(engine: str, keys: str) -> None:
         assert_result(call(func, data, opts, **kw), getattr(pre, func)(df, **kw))
 
 
-@pytest.mark.parametrize("engine", ["eager", "lazy"])
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("keys", list(KEYS))
 def test_report_equals_pandas(engine: str, keys: str) -> None:
     kind, group = KEYS[keys]
@@ -138,7 +143,7 @@ def test_compare_equals_pandas(engine: str, keys: str) -> None:
     assert_table(call("compare", data, opts, **kw), pre.compare(df, **kw))
 
 
-@pytest.mark.parametrize("engine", ["eager", "lazy"])
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("keys", list(KEYS))
 def test_per_group_equals_pandas(engine: str, keys: str) -> None:
     kind, group = KEYS[keys]
@@ -223,7 +228,7 @@ def with_nulls(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-@pytest.mark.parametrize("engine", ["eager", "lazy"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_nulls_omit_equal_pandas(engine: str) -> None:
     df = with_nulls(frame(7))
     data, opts = engines(df)[engine]
@@ -289,7 +294,7 @@ def test_schema_errors_equal_pandas_without_reading(case: str) -> None:
 
 @pytest.mark.parametrize("case", ["null labels", "null keys", "nan scores", "infinite labels", "negative weights",
                                   "negative labels", "all rows missing"])
-@pytest.mark.parametrize("engine", ["eager", "lazy"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_value_errors_equal_pandas_before_any_bucket(case: str, engine: str, monkeypatch) -> None:
     df = frame(9)
     kw: dict[str, Any] = {"group": "q", "label": "rel", "scores": ["a", "b"], "metrics": ["auc", "gauc", "ndcg@5"]}
@@ -321,6 +326,8 @@ def test_value_errors_equal_pandas_before_any_bucket(case: str, engine: str, mon
     assert (got[0], got[1].replace("(null or NaN)", "(NaN/None)")) == want  # polars says null
     if engine == "lazy":  # one collect, of one row: the scan's aggregate; no bucket was read
         assert counter.heights == [1]
+    if engine == "lazy-memory":  # the row count, then the one collect of the eager path
+        assert counter.heights == [1, len(df)]
 
 
 # --------------------------------------------------------------------------- #
@@ -354,7 +361,11 @@ def test_eager_numeric_columns_are_not_copied() -> None:
 
 
 def test_check_options() -> None:
-    assert E.check_options({}, "gauc") == {"rows_per_bucket": 5_000_000, "buckets": None, "threads": None}
+    assert E.check_options({}, "gauc") == {"rows_per_bucket": None, "buckets": None, "threads": None,
+                                           "memory_budget": 2 * 1024**3}
+    with pytest.raises(ValueError, match=r"^The 'memory_budget' engine option of gauc must be an int in the range "
+                                         r"\[1, inf\)\. Got 0 instead\.$"):
+        E.check_options({"memory_budget": 0}, "gauc")
     with pytest.raises(ValueError, match="'threads' engine option of gauc"):
         E.check_options({"threads": 0}, "gauc")
     with pytest.raises(ValueError, match="'buckets' engine option of gauc"):
@@ -402,7 +413,7 @@ def test_import_registers_the_namespace_in_either_import_order() -> None:
     assert out == ["True", "True"]
 
 
-@pytest.mark.parametrize("engine", ["eager", "lazy"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_dtypes_equal_pandas(engine: str) -> None:
     """Bool labels, float32 and 64-bit integer scores (beyond 2**53), categorical keys, two
     segment columns and a per-group weight Series."""
@@ -418,3 +429,84 @@ def test_dtypes_equal_pandas(engine: str) -> None:
     kw = {"group": "cat", "label": "click", "scores": ["f32", "big", "a"], "metrics": ["auc", "gauc", "mrr"],
               "by": ["seg", "seg2"], "weight": w, "ci": 0.9, "n_boot": 40}
     assert_table(call("report", data, opts, **kw), pre.report(df, **kw))
+
+
+# --------------------------------------------------------------------------- #
+# A LazyFrame that fits in memory: one collect, the eager path (issue 46)
+# --------------------------------------------------------------------------- #
+def test_lazy_in_memory_is_the_eager_path_to_the_bit(monkeypatch) -> None:
+    """Issue 46: a LazyFrame within the memory budget paid a scan, a range pass per score and its
+    buckets (2.9x the eager call at 1e7 rows). Now: one row count and one collect of the plan's
+    columns, then the eager path: every number equal to pandas' and the eager frame's to the bit,
+    the input untouched."""
+    df = frame(13, keys="str")
+    p = pl.from_pandas(df)
+    lf = p.lazy().with_columns(pl.col("a") * 1.0)  # a plan, not just a frame in memory
+    before = lf.collect()
+    kw = {"group": "q", "label": "rel", "scores": ["a", "b", "t"], "metrics": METRICS, "by": "seg", "ci": 0.9,
+          "n_boot": 40, "seed": 3}
+    cmp = {"group": "q", "label": "rel", "scores": ["a", "t"], "baseline": "a", "metrics": ["auc", "gauc", "mrr"],
+           "n_boot": 40, "seed": 5}
+    calls = [("report", kw), ("compare", cmp), ("gauc", {"group": "q", "label": "rel", "score": "t"}),
+             ("auc", {"label": "rel", "score": "t", "sample_weight": "sw"})]
+    for func, kwargs in calls:
+        want = call(func, df, **kwargs)
+        counter = Collects(monkeypatch)
+        got = call(func, lf, **kwargs)
+        assert counter.heights == [1, len(df)], func  # the row count, the one collect
+        for other in (got, call(func, p, **kwargs)):
+            if isinstance(want, pre.MetricResult):
+                assert float(other) == float(want) and other.coverage.as_dict() == want.coverage.as_dict()
+            else:
+                pd.testing.assert_frame_equal(pd.DataFrame(other), pd.DataFrame(want), check_exact=True)
+        monkeypatch.undo()
+    pg = {"group": "q", "label": "rel", "scores": ["a", "b"], "metrics": ["auc", "mrr", "ndcg@5"]}
+    pd.testing.assert_frame_equal(call("per_group", lf, **pg).to_pandas(), call("per_group", p, **pg).to_pandas(),
+                                  check_exact=True)
+    assert lf.collect().equals(before)
+
+
+def _spy_buckets(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of buckets of every bucketed read of a LazyFrame."""
+    from pandas_rankeval.engines.polars import lazy
+
+    seen: list[int] = []
+    real = lazy.buckets
+
+    def spy(lf: Any, bucket: Any, n_buckets: int, tmp: str) -> Any:
+        seen.append(n_buckets)
+        return real(lf, bucket, n_buckets, tmp)
+
+    monkeypatch.setattr(lazy, "buckets", spy)
+    return seen
+
+
+def test_memory_budget_decides_one_collect_or_buckets(monkeypatch) -> None:
+    """The rule of engines/polars/memory.py: rows x the estimated bytes per row within
+    ``memory_budget``: one collect; one byte less: buckets that the budget holds (here 40 rows
+    each, so that groups and the ties of column ``t`` spread over buckets and ranges); ``buckets``
+    or ``rows_per_bucket`` given: buckets whatever the budget. Every way pandas' numbers."""
+    from pandas_rankeval.engines.polars.memory import row_bytes
+    from pandas_rankeval.summary import make_plan
+
+    df = frame(14)
+    lf = pl.from_pandas(df).lazy()
+    kw = {"group": "q", "label": "rel", "scores": ["t", "a"], "metrics": ["auc", "gauc", "mrr", "ndcg@5"]}
+    plan = make_plan("report", kind="report", df=E.schema(lf), **kw)
+    per_row = row_bytes(plan, lf.collect_schema())
+    want = pre.report(df, **kw)
+    n, n_groups = len(df), df["q"].nunique()
+
+    def expected(budget: int) -> list[int]:  # buckets of the rows the budget holds, never more than groups
+        return [min(-(-n // (budget // per_row)), n_groups)]
+
+    exact = n * per_row
+    cases = [({"memory_budget": exact}, []), ({"memory_budget": exact - 1}, expected(exact - 1)),
+             ({"memory_budget": 40 * per_row}, expected(40 * per_row)), ({"buckets": 3, "memory_budget": 10**12}, [3]),
+             ({"rows_per_bucket": 10**9}, [1])]
+    assert expected(exact - 1) == [2] and expected(40 * per_row)[0] > 10
+    for options, buckets in cases:
+        seen = _spy_buckets(monkeypatch)
+        assert_table(call("report", lf, options, **kw), want)
+        assert seen == buckets, options
+        monkeypatch.undo()

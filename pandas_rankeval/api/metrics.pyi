@@ -58,8 +58,11 @@ def auc(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -157,8 +160,11 @@ def gauc(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -267,8 +273,11 @@ def mrr(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -371,8 +380,11 @@ def ndcg(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -469,8 +481,11 @@ def average_precision(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -560,8 +575,11 @@ def precision(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -652,8 +670,11 @@ def recall(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -740,8 +761,11 @@ def hit_rate(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -831,8 +855,11 @@ def rbp(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -921,8 +948,11 @@ def err(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -1009,8 +1039,11 @@ def uauc(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -1093,8 +1126,11 @@ def wuauc(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -1185,8 +1221,11 @@ def dcg(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -1259,8 +1298,11 @@ def gxauc(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -1375,8 +1417,11 @@ def ips_dcg(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -1524,8 +1569,11 @@ def ips_precision(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -1663,8 +1711,11 @@ def ips_hit_rate(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -1783,8 +1834,11 @@ def logloss(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -1853,8 +1907,11 @@ def ne(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -1924,8 +1981,11 @@ def pcoc(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
@@ -1997,8 +2057,11 @@ def ece(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and

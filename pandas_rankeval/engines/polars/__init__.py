@@ -10,10 +10,14 @@ no metric, option or table logic:
   those) become a pandas frame column by column, numeric columns on polars' own buffers
   (:mod:`.convert`), and pandas' path runs on it (one evaluation, summarized as one partition,
   global AUC from its own sorts): every option pandas offers, the same numbers.
-- **run**, ``LazyFrame``: one streaming scan for the checks (:mod:`.lazy`), the exact global-AUC
-  counts per distinct score range by range (:mod:`.auc`), then whole groups bucket by bucket
-  (``hash(group key) % B``), one bucket in memory at a time. A Parquet dataset larger than the
-  memory pandas would need evaluates on one machine.
+- **run**, ``LazyFrame`` that fits in memory (:mod:`.memory`: its rows, counted by one
+  ``select(pl.len())`` query, times an estimate of the bytes per row, within ``memory_budget``,
+  default 2 GiB; no ``buckets`` or ``rows_per_bucket`` asked for): the plan's columns collected
+  once, then the eager path: the eager frame's numbers, errors and warnings.
+- **run**, any other ``LazyFrame``: one streaming scan for the checks (:mod:`.lazy`), the exact
+  global-AUC counts per distinct score range by range (:mod:`.auc`), then whole groups bucket by
+  bucket (``hash(group key) % B``), one bucket in memory at a time. A Parquet dataset larger than
+  the memory pandas would need evaluates on one machine.
 - **per_group**: every group's metrics as a polars DataFrame.
 
 Importing this module registers ``df.rankeval`` on polars DataFrames and LazyFrames
@@ -35,14 +39,19 @@ from ...summary.summary import Summary
 from ..base import option_count
 from .convert import schema_frame, to_pandas
 from .lazy import LazySource
+from .memory import (
+    MEMORY_BUDGET,
+    ROWS_PER_BUCKET,
+    bucket_options,
+    collect_columns,
+    fits_in_memory,
+)
 
-__all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
+__all__ = ["NAME", "OPTIONS", "ROWS_PER_BUCKET", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
 
 NAME = "polars"
 #: ``engine_options`` of a polars frame (a LazyFrame reads them; an eager frame is one partition).
-OPTIONS: tuple[str, ...] = ("rows_per_bucket", "buckets", "threads")
-#: Rows of one bucket of whole groups, and distinct scores of one range of the global-AUC count.
-ROWS_PER_BUCKET = 5_000_000
+OPTIONS: tuple[str, ...] = ("rows_per_bucket", "buckets", "threads", "memory_budget")
 
 
 def schema(frame: Any) -> pd.DataFrame:
@@ -64,16 +73,20 @@ def partitioned(frame: Any) -> bool:
 
 
 def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
-    """``rows_per_bucket`` (int >= 1, default 5,000,000) and ``buckets`` (int >= 1 or None).
+    """``rows_per_bucket`` and ``buckets`` (int >= 1 or None: either one asks a LazyFrame for
+    buckets), ``memory_budget`` (int >= 1, bytes, default 2 GiB: a LazyFrame estimated within it
+    is collected once, one above it is read in buckets that the budget holds, :mod:`.memory`) and
+    ``threads``.
 
     Examples
     --------
     >>> check_options({"buckets": 4}, "gauc")
-    {'rows_per_bucket': 5000000, 'buckets': 4, 'threads': None}
+    {'rows_per_bucket': None, 'buckets': 4, 'threads': None, 'memory_budget': 2147483648}
     """
-    return {"rows_per_bucket": option_count(options, "rows_per_bucket", func, ROWS_PER_BUCKET),
+    return {"rows_per_bucket": option_count(options, "rows_per_bucket", func),
             "buckets": option_count(options, "buckets", func),
-            "threads": check_threads(options.get("threads"), func)}
+            "threads": check_threads(options.get("threads"), func),
+            "memory_budget": option_count(options, "memory_budget", func, MEMORY_BUDGET)}
 
 
 def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[Summary, dict[str, Any]]:
@@ -94,7 +107,9 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     opts = check_options(dict(options or {}), plan.func)
     with limit_threads(opts["threads"]):  # the buckets of a LazyFrame are evaluated here, one by one
         if isinstance(frame, pl.LazyFrame):
-            return _run_lazy(frame, plan, opts)
+            if not fits_in_memory(frame, plan, opts):
+                return _run_lazy(frame, plan, opts)
+            frame = collect_columns(frame, plan.columns)  # one collect, then the eager path
         from .. import pandas as pandas_engine
 
         return pandas_engine.run(to_pandas(frame, plan.columns), plan, {"threads": opts["threads"]})  # type: ignore[no-any-return]
@@ -102,7 +117,8 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
 
 def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Summary, dict[str, Any]]:
     """Every pass of :mod:`pandas_rankeval.summary.driver` on the LazyFrame's primitives."""
-    return evaluate(LazySource(lf, plan, options["rows_per_bucket"]), plan, options)
+    options = bucket_options(options, plan, lf.collect_schema())
+    return evaluate(LazySource(lf, plan, options["range_rows"]), plan, options)
 
 
 def distinct(frame: Any, column: Any) -> list[Any]:
@@ -117,8 +133,9 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
     """Every group's metrics as a polars DataFrame: the group key column(s), ``n``, ``positives``,
     one column per metric and ``weight`` (:func:`pandas_rankeval.tables.per_group.per_group_table`).
 
-    An eager frame is one partition; a LazyFrame is read bucket by bucket of whole groups, after
-    the one scan that raises pandas' errors (rows come in bucket order, not sorted by key).
+    An eager frame is one partition, and so is a LazyFrame that fits in memory (:mod:`.memory`:
+    collected once); any other LazyFrame is read bucket by bucket of whole groups, after the one
+    scan that raises pandas' errors (rows come in bucket order, not sorted by key).
 
     Examples
     --------
@@ -142,10 +159,13 @@ def per_group(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> 
         table.attrs = {}
         return _as_polars(table, keys)
 
+    opts = check_options(dict(options or {}), plan.func)
+    if isinstance(frame, pl.LazyFrame) and fits_in_memory(frame, plan, opts):
+        frame = collect_columns(frame, cols)  # one collect, then the eager path
     if not isinstance(frame, pl.LazyFrame):
         return one(to_pandas(frame, cols))
-    opts = check_options(dict(options or {}), plan.func)
-    plan, parts = per_group_parts(LazySource(frame, plan, opts["rows_per_bucket"]), plan, opts)
+    opts = bucket_options(opts, plan, frame.collect_schema())
+    plan, parts = per_group_parts(LazySource(frame, plan, opts["range_rows"]), plan, opts)
     return pl.concat([one(p) for p in parts], how="vertical_relaxed")
 
 
