@@ -7,6 +7,9 @@ frame of ``bench.py`` (long-tailed group sizes, ~7% clicks, continuous scores):
 * ``np.argsort`` of one score column (the "one sort" floor);
 * ``pre.gauc``, ``pre.mrr``, ``pre.ndcg(k=10)`` and ``pre.report`` (8 metrics x 2 models) on a
   pandas and on a polars frame;
+* ``pre.gauc`` on a polars LazyFrame of the same rows (``df.lazy()``), against a GAUC hand-written
+  on the same LazyFrame for polars' streaming engine (one ``group_by`` computing each group's AUC
+  from ranks, one-class groups dropped, ``collect(engine="streaming")``);
 * the same metrics hand-written as polars expressions and as DuckDB SQL (a native DuckDB table).
 
 Every hand-written value is checked equal to the library's to 1e-9 (the script stops otherwise).
@@ -15,7 +18,8 @@ Wall time and process CPU time (all threads) are printed, with the load average 
 ``threads=1`` and the library on one thread (``engine_options={"threads": 1}``). ``--memory`` adds the
 peak extra memory of one ``pre.gauc`` call, each measure in a fresh process: the peak resident
 set above the frame (``VmHWM``, reset once the frame is built) and the peak of tracemalloc (numpy's
-buffers, without the pages the allocator keeps).
+buffers, without the pages the allocator keeps); and the peak resident set of ``pre.gauc`` on the
+LazyFrame and of the hand-written streaming GAUC (polars' buffers are not traced by tracemalloc).
 
 The hand-written MRR and NDCG use ordinal ranks: they are timed on a score column with no tie
 inside a group (checked), where they equal the library's expected-ties value.
@@ -79,6 +83,25 @@ def polars_gauc(pf: Any) -> float:
              * pl.col("n")).sum() / pl.col("n").sum()
         )
         .collect()
+    )
+    return float(out.item())
+
+
+def polars_gauc_streaming(lf: Any) -> float:
+    """GAUC by hand on a LazyFrame, for polars' streaming engine: each group's AUC from the ranks of
+    its scores (average ranks: exact under ties), groups with one class dropped after the
+    ``group_by``, the mean weighted by group size."""
+    import polars as pl
+
+    out = (
+        lf.group_by(G)
+        .agg(r=pl.col(A).rank("average").filter(pl.col(Y) == 1).sum(), P=pl.col(Y).sum(), n=pl.len())
+        .filter((pl.col("P") > 0) & (pl.col("P") < pl.col("n")))
+        .select(
+            (((pl.col("r") - pl.col("P") * (pl.col("P") + 1) / 2) / (pl.col("P") * (pl.col("n") - pl.col("P"))))
+             * pl.col("n")).sum() / pl.col("n").sum()
+        )
+        .collect(engine="streaming")
     )
     return float(out.item())
 
@@ -171,6 +194,7 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
     t0 = time.perf_counter()
     df = make_frame(rows, groups, string_keys=False)[[G, Y, A, B]]
     pf = pl.from_pandas(df)
+    lf = pf.lazy()
     con = duckdb.connect()
     if one_thread:
         con.execute("SET threads = 1")
@@ -189,6 +213,9 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
         "gauc/polars-frame": ("gauc", lambda: pre.gauc(pf, **kw)),
         "gauc/hand-polars": ("gauc", lambda: polars_gauc(pf)),
         "gauc/hand-duckdb": ("gauc", lambda: con.execute(SQL_GAUC).fetchone()[0]),  # type: ignore[index]
+        # the same rows as a LazyFrame: the library against a hand-written streaming GAUC on it
+        "gauc/polars-lazyframe": ("gauc-lazy", lambda: pre.gauc(lf, **kw)),
+        "gauc/hand-polars-streaming": ("gauc-lazy", lambda: polars_gauc_streaming(lf)),
         "mrr/pandas": ("mrr", lambda: pre.mrr(df, **kw)),
         "mrr/polars-frame": ("mrr", lambda: pre.mrr(pf, **kw)),
         "mrr/hand-polars": ("mrr", lambda: polars_mrr(pf)),
@@ -226,6 +253,10 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
             v = float(values[f"{metric}/{other}"])
             if abs(v - lib) > 1e-9:
                 raise SystemExit(f"value check failed: {metric}/{other} = {v!r}, library {lib!r}")
+    for other in ("polars-lazyframe", "hand-polars-streaming"):
+        v = float(values[f"gauc/{other}"])
+        if abs(v - float(values["gauc/pandas"])) > 1e-9:
+            raise SystemExit(f"value check failed: gauc/{other} = {v!r}, library {float(values['gauc/pandas'])!r}")
     rep_pd, rep_pl = values["report/pandas"], values["report/polars-frame"]
     print(f"# values checked equal to 1e-9 (gauc {float(values['gauc/pandas']):.6f}, "
           f"mrr {float(values['mrr/pandas']):.6f}, ndcg@10 {float(values['ndcg@10/pandas']):.6f}; "
@@ -243,14 +274,17 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
         ratio = f"{med[name] / min(hand):.2f}x" if hand and "hand" not in name else ""
         if metric == "report":
             ratio = f"{med[name] / med[name.replace('report/', 'gauc/')]:.2f}x one pre.gauc"
+        if name == "gauc/polars-lazyframe":  # against the hand-written streaming GAUC on the same LazyFrame
+            ratio = (f"{med[name] / med['gauc/hand-polars-streaming']:.2f}x streaming by hand, "
+                     f"{med[name] / med['gauc/polars-frame']:.2f}x the eager frame")
         print(f"| {name} | {1e3 * med[name]:.0f} | {1e3 * medc[name]:.0f} | {ratio} |")
     if memory:
-        del methods, values, df, pf, con
+        del methods, values, df, pf, lf, con
         print()
         # the resident set of one call is not steady (the worker threads' allocator arenas: 27 to
         # 46 bytes per row at 1e6 rows for the same code, fresh processes, loaded or not): the
         # median of 5 fresh processes, with their range; tracemalloc is steady, one process
-        for how, times in (("rss", 5), ("traced", 1)):
+        for how, times in (("rss", 5), ("traced", 1), ("rss-lazy", 3), ("rss-hand-lazy", 3)):
             cmd = [sys.executable, __file__, "--rows", str(rows), "--groups", str(groups), "--child-memory", how]
             if one_thread:
                 cmd.append("--child-one-thread")
@@ -268,18 +302,29 @@ def memory(rows: int, groups: int, how: str, one_thread: bool) -> None:
     """Peak extra memory of one ``pre.gauc`` call in this fresh process, above the frame: the peak
     resident set (``VmHWM`` of ``/proc/self/status``, reset after the frame is built and a small
     call has imported everything) or the peak of tracemalloc (which sees numpy's buffers, not the
-    allocator's retained pages)."""
+    allocator's retained pages). ``rss-lazy`` and ``rss-hand-lazy``: the peak resident set of
+    ``pre.gauc`` on a LazyFrame of the frame (``pl.from_pandas(df).lazy()``, built before the
+    reset) and of the hand-written streaming GAUC on it."""
     import gc
 
     df = make_frame(rows, groups, string_keys=False)[[G, Y, A, B]]
     kw: dict[str, Any] = {"group": G, "label": Y, "score": A}
     if one_thread:
         kw["engine_options"] = {"threads": 1}
+    what = "hand-written streaming GAUC" if how == "rss-hand-lazy" else "pre.gauc"
+    call: Callable[[Any], Any] = polars_gauc_streaming if how == "rss-hand-lazy" else lambda d: pre.gauc(d, **kw)
+    frame: Any = df
+    small: Any = df.iloc[:1000]
+    if how.endswith("lazy"):
+        import polars as pl
+
+        frame, small = pl.from_pandas(df).lazy(), pl.from_pandas(small).lazy()
+        what += " on a LazyFrame"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pre.gauc(df.iloc[:1000], **kw)
+        call(small)
         gc.collect()
-        if how == "rss":
+        if how.startswith("rss"):
             def status(key: str) -> int:
                 with open("/proc/self/status") as f:
                     return next(int(line.split()[1]) * 1024 for line in f if line.startswith(key))
@@ -287,15 +332,15 @@ def memory(rows: int, groups: int, how: str, one_thread: bool) -> None:
             with open("/proc/self/clear_refs", "w") as f:
                 f.write("5")  # the peak resident set starts again from the current one
             base = status("VmRSS:")
-            pre.gauc(df, **kw)
+            call(frame)
             peak = status("VmHWM:") - base
         else:
             tracemalloc.start()
-            pre.gauc(df, **kw)
+            call(frame)
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
-    name = {"rss": "RSS (VmHWM)", "traced": "tracemalloc"}[how]
-    print(f"peak extra memory of one pre.gauc, {name}, {'1 thread' if one_thread else 'default threads'}: "
+    name = "tracemalloc" if how == "traced" else "RSS (VmHWM)"
+    print(f"peak extra memory of one {what}, {name}, {'1 thread' if one_thread else 'default threads'}: "
           f"{peak / 1e6:.1f} MB ({peak / rows:.1f} bytes/row)", flush=True)
 
 
@@ -310,7 +355,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="then run everything again with numpy's AVX-512 sort off "
                          "(NPY_DISABLE_CPU_FEATURES='AVX512_ICL X86_V4'; for AMD Zen 4, see docs/guide/performance.md)")
     ap.add_argument("--child-one-thread", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--child-memory", choices=["rss", "traced"], help=argparse.SUPPRESS)
+    ap.add_argument("--child-memory", choices=["rss", "traced", "rss-lazy", "rss-hand-lazy"], help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     rows = int(float(args.rows))
     groups = int(float(args.groups)) if args.groups else max(1, rows // 10)
