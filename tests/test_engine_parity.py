@@ -318,12 +318,13 @@ def test_an_unsupported_frame_names_every_kind():
 # --------------------------------------------------------------------------- #
 # Issue 28: polars under hostile input, every case on pandas, eager and lazy polars
 # --------------------------------------------------------------------------- #
-POLARS = ["polars", "polars-lazy"]
+#: eager, a LazyFrame in buckets (OPTIONS) and a LazyFrame that fits in memory (one collect, the eager path)
+POLARS = ["polars", "polars-lazy", "polars-lazy-memory"]
 
 
 def _pl(engine: str, frame: Any) -> Any:
     """A polars frame as the engine takes it (eager, or lazy from memory)."""
-    return frame.lazy() if engine == "polars-lazy" else frame
+    return frame.lazy() if engine.startswith("polars-lazy") else frame
 
 
 def _outcome(fn: Callable[[], Any]) -> Any:
