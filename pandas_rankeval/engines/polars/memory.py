@@ -21,7 +21,7 @@ The rule, decided before any column is read:
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import polars as pl
@@ -111,7 +111,7 @@ def bucket_options(options: dict[str, Any], plan: Any, schema: Any) -> dict[str,
     return {**options, "rows_per_bucket": given or min(ROWS_PER_BUCKET, held), "range_rows": given or ROWS_PER_BUCKET}
 
 
-def collect_columns(lf: pl.LazyFrame, columns: list[Hashable]) -> pl.DataFrame:
+def collect_columns(lf: pl.LazyFrame, columns: Sequence[Hashable]) -> pl.DataFrame:
     """The named columns of ``lf``, collected once under their own names, each selected by position
     (``pl.nth``: a name is never read as a pattern such as ``"^s$"`` or ``"*"``)."""
     position = {name: i for i, name in enumerate(lf.collect_schema().names())}
