@@ -213,7 +213,10 @@ def test_lazy_over_parquet_with_ties_across_buckets_and_ranges(tmp_path) -> None
     lf = pl.scan_parquet(tmp_path / "*.parquet")
     kw = {"group": "q", "label": "rel", "scores": ["t", "a"], "metrics": ["auc", "gauc", "mrr"], "by": "seg", "ci": 0.9,
               "n_boot": 40}
-    for opts in ({"rows_per_bucket": 25}, {"buckets": 1}, {"buckets": 7, "rows_per_bucket": 10**9}):
+    # in memory (five files: columns of several chunks), buckets asked for, and the automatic buckets
+    # of a small memory_budget (~215 rows each by the estimate, 464 bytes a row here: a dozen buckets)
+    for opts in ({}, {"rows_per_bucket": 25}, {"buckets": 1}, {"buckets": 7, "rows_per_bucket": 10**9},
+                 {"memory_budget": 100_000}):
         assert_table(call("report", lf, opts, **kw), pre.report(df, **kw))
 
 
