@@ -162,6 +162,8 @@ METRIC_CASES = [
     ("precision", "multi", {"k": 2, "weight": "w"}),
     ("recall", "str", {"k": 3, "threshold": 2, "empty": "skip"}),
     ("hit_rate", "int", {"k": 1, "weight": "count"}),
+    ("r_precision", "multi", {"weight": "clicks", "ties": "pessimistic", "tiebreak": "tb"}),
+    ("r_precision", "nulls-omit", {"threshold": 2, "empty": "skip"}),
     ("err", "multi", {"k": 4, "weight": "clicks", "threshold": 2}),
     ("err", "nulls-omit", {"ties": "pessimistic"}),
     ("rbp", "int", {"p": 0.6, "ties": "optimistic", "tiebreak": "tb", "weight": "clicks"}),

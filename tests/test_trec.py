@@ -86,6 +86,7 @@ MEASURES = {
     "recall_10": ("recall@10", {}),
     "recip_rank": ("mrr", {}),
     "success_1": ("hit_rate@1", {}),
+    "Rprec": ("rprec", {}),
 }
 
 
@@ -128,7 +129,7 @@ def test_every_metric_equals_trec_eval_per_query_and_mean(measure):
     assert mean.loc["A", metric] == pytest.approx(np.mean([v[measure] for v in want.values()]), abs=1e-12)
 
 
-@pytest.mark.parametrize("measure", ["map", "P_2", "recall_10", "recip_rank"])
+@pytest.mark.parametrize("measure", ["map", "P_2", "recall_10", "recip_rank", "Rprec"])
 def test_relevance_level_is_the_threshold(measure):
     metric, options = MEASURES[measure]
     with pytest.warns(UserWarning):
@@ -236,6 +237,8 @@ def _oracle(metric: str, k, extra: list, gain: str = "linear"):
             return sum(x > 0 for x in top) / n_rel if n_rel else 0.0
         if metric == "mrr":
             return next((1.0 / (i + 1) for i, x in enumerate(top) if x > 0), 0.0)
+        if metric == "rprec":  # R counts the relevant documents not retrieved; they never rank
+            return sum(x > 0 for x in labels[:n_rel]) / n_rel if n_rel else 0.0
         if metric == "map":
             hits, s = 0, 0.0
             for i, x in enumerate(top):
@@ -254,7 +257,8 @@ def _oracle(metric: str, k, extra: list, gain: str = "linear"):
 
 @pytest.mark.parametrize("name,metric,k", [("map", "map", None), ("map@3", "map", 3), ("ndcg", "ndcg", None),
                                            ("ndcg@2", "ndcg", 2), ("precision@3", "precision", 3),
-                                           ("recall@2", "recall", 2), ("mrr", "mrr", None)])
+                                           ("recall@2", "recall", 2), ("mrr", "mrr", None),
+                                           ("rprec", "rprec", None)])
 def test_expected_value_under_ties_equals_brute_force(name, metric, k):
     with pytest.warns(UserWarning):
         table = pre.read_trec(io.StringIO(RUN_A), io.StringIO(QRELS))
@@ -285,14 +289,14 @@ def test_many_runs_in_one_table_equal_each_run_read_alone():
         both = pre.read_trec({"A": io.StringIO(RUN_A), "B": io.StringIO(RUN_B)}, io.StringIO(QRELS), tiebreak="docno",
                              complete=True)
     assert both.attrs["retrieved"] == {"A": "retrieved_A", "B": "retrieved_B"}
-    metrics = ["map", "ndcg@10", "recall@10", "precision@2", "mrr"]
+    metrics = ["map", "ndcg@10", "recall@10", "precision@2", "mrr", "rprec"]
     table = pre.report(both, group="qid", label="relevance", scores=["A", "B"], metrics=metrics,
                        retrieved=both.attrs["retrieved"])
     _, qrels = _dicts(RUN_A, QRELS)
     queries = sorted(qrels)
     for name, text in (("A", RUN_A), ("B", RUN_B)):
-        want = trec_eval(text, QRELS, ["map", "ndcg_cut_10", "recall_10", "P_2", "recip_rank"])
-        for metric, measure in zip(metrics, ["map", "ndcg_cut_10", "recall_10", "P_2", "recip_rank"]):
+        want = trec_eval(text, QRELS, ["map", "ndcg_cut_10", "recall_10", "P_2", "recip_rank", "Rprec"])
+        for metric, measure in zip(metrics, ["map", "ndcg_cut_10", "recall_10", "P_2", "recip_rank", "Rprec"]):
             if metric.startswith("ndcg"):
                 continue  # exp2 gain by default: checked with gain="linear" below
             mean = sum(want.get(q, {measure: 0.0})[measure] for q in queries) / len(queries)
@@ -357,13 +361,13 @@ def test_shipped_example_matches_trec_eval():
     run_text = (DATA / "trec_run.txt").read_text()
     qrels_text = (DATA / "trec_qrels.txt").read_text()
     table = pre.read_trec(DATA / "trec_run.txt", DATA / "trec_qrels.txt", tiebreak="docno")
-    want = trec_eval(run_text, qrels_text, ["map", "ndcg_cut_10", "P_5", "recall_10", "recip_rank"])
+    want = trec_eval(run_text, qrels_text, ["map", "ndcg_cut_10", "P_5", "recall_10", "recip_rank", "Rprec"])
     got = pre.report(table, group="qid", label="relevance", scores=table.attrs["runs"],
-                     metrics=["map", "ndcg@10", "precision@5", "recall@10", "mrr"], gain="linear",
+                     metrics=["map", "ndcg@10", "precision@5", "recall@10", "mrr", "rprec"], gain="linear",
                      retrieved=table.attrs["retrieved"])
     name = table.attrs["runs"][0]
-    for metric, measure in zip(["map", "ndcg@10", "precision@5", "recall@10", "mrr"],
-                               ["map", "ndcg_cut_10", "P_5", "recall_10", "recip_rank"]):
+    for metric, measure in zip(["map", "ndcg@10", "precision@5", "recall@10", "mrr", "rprec"],
+                               ["map", "ndcg_cut_10", "P_5", "recall_10", "recip_rank", "Rprec"]):
         mean = np.mean([v[measure] for v in want.values()])
         assert got.loc[name, metric] == pytest.approx(mean, abs=1e-12)
 
@@ -376,8 +380,8 @@ def test_engines_agree_with_pandas(engine, engine_frame):
     with pytest.warns(UserWarning):
         both = pre.read_trec({"A": io.StringIO(RUN_A), "B": io.StringIO(RUN_B)}, io.StringIO(QRELS), complete=True)
     df = pd.DataFrame(both)  # attrs dropped: the columns as an engine receives them
-    metrics = ["map", "ndcg@3", "recall@2", "mrr"] if engine == "spark" else [
-        "map", "ndcg", "ndcg@3", "recall@2", "precision@3", "mrr", "hit_rate@2", "err@3"]
+    metrics = ["map", "ndcg@3", "recall@2", "mrr", "rprec"] if engine == "spark" else [
+        "map", "ndcg", "ndcg@3", "recall@2", "precision@3", "mrr", "hit_rate@2", "err@3", "rprec"]
     kw = dict(group="qid", label="relevance", scores=["A", "B"], retrieved=dict(both.attrs["retrieved"]),
               metrics=metrics)
     got = pre.report(engine_frame(df), engine_options=OPTIONS.get(engine), **kw)

@@ -19,7 +19,7 @@ except ImportError:
     from _warehouse import BACKENDS, runner
     from test_warehouse_stats import _table
 
-METRICS = ["gauc", "mrr@3", "ndcg", "ndcg@3", "map", "precision@2", "recall@2", "hit_rate@2", "rbp@0.8"]
+METRICS = ["gauc", "mrr@3", "ndcg", "ndcg@3", "map", "precision@2", "recall@2", "hit_rate@2", "rbp@0.8", "rprec"]
 
 
 def _sent(fn) -> tuple[int, object]:
@@ -158,7 +158,7 @@ def test_metric_functions_equal_pandas(backend: str) -> None:
     eo = r.engine_options()
     for fn, kw in [(pre.gauc, {"weight": "w"}), (pre.mrr, {"k": 3}), (pre.ndcg, {"k": 3, "gain": "linear"}),
                    (pre.map, {}), (pre.precision, {"k": 2}), (pre.recall, {"k": 2}), (pre.hit_rate, {"k": 2}),
-                   (pre.rbp, {"p": 0.7}), (pre.gauc, {"sample_weight": "w", "min_size": 3}),
+                   (pre.rbp, {"p": 0.7}), (pre.r_precision, {"ties": "optimistic"}), (pre.gauc, {"sample_weight": "w", "min_size": 3}),
                    (pre.logloss, {"threshold": 1}), (pre.ne, {"threshold": 1, "sample_weight": "w"}),
                    (pre.pcoc, {"threshold": 2}), (pre.ece, {"threshold": 1, "bins": 4})]:
         got = fn(t, group="u", label="y", score="s", engine_options=eo, **kw)

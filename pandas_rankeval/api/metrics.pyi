@@ -7,7 +7,7 @@ from pandas_rankeval.api.dispatch import EngineOptions, GroupLike, PropensityLik
 from pandas_rankeval.core.inputs.options import WeightLike
 from pandas_rankeval.core.evaluation.result import MetricResult
 
-__all__ = ["auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "hit_rate", "rbp", "err", "uauc", "wuauc", "dcg", "gxauc", "ips_dcg", "ips_precision", "ips_hit_rate", "logloss", "ne", "pcoc", "ece", "map", "mean_average_precision", "map_"]
+__all__ = ["auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "r_precision", "hit_rate", "rbp", "err", "uauc", "wuauc", "dcg", "gxauc", "ips_dcg", "ips_precision", "ips_hit_rate", "logloss", "ne", "pcoc", "ece", "map", "mean_average_precision", "map_", "rprec"]
 
 
 def auc(
@@ -265,8 +265,9 @@ def mrr(
     retrieved : column or dict, optional
         Booleans: rows where it is False (say, relevant documents a run did not
         retrieve) are never ranked and never count in precision, MRR or hit rate, but
-        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
-        gives each score column its own column (runs that retrieved different rows).
+        count in the group's relevant rows (recall, AP, R-precision's R) and in NDCG's
+        ideal DCG. A dict gives each score column its own column (runs that retrieved
+        different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -372,8 +373,9 @@ def ndcg(
     retrieved : column or dict, optional
         Booleans: rows where it is False (say, relevant documents a run did not
         retrieve) are never ranked and never count in precision, MRR or hit rate, but
-        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
-        gives each score column its own column (runs that retrieved different rows).
+        count in the group's relevant rows (recall, AP, R-precision's R) and in NDCG's
+        ideal DCG. A dict gives each score column its own column (runs that retrieved
+        different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -473,8 +475,9 @@ def average_precision(
     retrieved : column or dict, optional
         Booleans: rows where it is False (say, relevant documents a run did not
         retrieve) are never ranked and never count in precision, MRR or hit rate, but
-        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
-        gives each score column its own column (runs that retrieved different rows).
+        count in the group's relevant rows (recall, AP, R-precision's R) and in NDCG's
+        ideal DCG. A dict gives each score column its own column (runs that retrieved
+        different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -567,8 +570,9 @@ def precision(
     retrieved : column or dict, optional
         Booleans: rows where it is False (say, relevant documents a run did not
         retrieve) are never ranked and never count in precision, MRR or hit rate, but
-        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
-        gives each score column its own column (runs that retrieved different rows).
+        count in the group's relevant rows (recall, AP, R-precision's R) and in NDCG's
+        ideal DCG. A dict gives each score column its own column (runs that retrieved
+        different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -662,8 +666,9 @@ def recall(
     retrieved : column or dict, optional
         Booleans: rows where it is False (say, relevant documents a run did not
         retrieve) are never ranked and never count in precision, MRR or hit rate, but
-        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
-        gives each score column its own column (runs that retrieved different rows).
+        count in the group's relevant rows (recall, AP, R-precision's R) and in NDCG's
+        ideal DCG. A dict gives each score column its own column (runs that retrieved
+        different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -699,6 +704,105 @@ def recall(
     ... )
     >>> round(pre.recall(df, group="q", label="rel", score="score", k=3), 4)
     0.6667
+    """
+
+
+def r_precision(
+    df: Any,
+    *,
+    group: GroupLike,
+    label: Hashable,
+    score: Hashable,
+    weight: WeightLike = None,
+    ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+    tiebreak: Hashable | None = None,
+    threshold: float | None = None,
+    empty: Literal["zero", "skip", "error"] = "zero",
+    nan_policy: Literal["raise", "omit"] = "raise",
+    retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """R-precision: precision at rank R, R the group's relevant rows (trec_eval's ``Rprec``).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
+    group : column or list of columns
+        The user, query or session.
+    label : column
+        Relevance; a row is relevant when its label is > 0 (or >= ``threshold``).
+    score : column
+        The model's score; rank 1 is the highest score in the group.
+    weight : {"uniform", "count", "clicks", "log1p"}, column, Series or callable, optional
+        How groups are averaged (as in :func:`gauc`); None (the default) is "uniform".
+    ties : {"expected", "pessimistic", "optimistic"}, default="expected"
+        "expected" is the exact mean over every ordering of tied rows;
+        "pessimistic" / "optimistic" put relevant rows last / first inside a tie.
+    tiebreak : column, optional
+        Orders rows with equal scores (ascending) before the ``ties`` rule.
+    threshold : float, optional
+        Relevant when ``label >= threshold`` instead of ``label > 0``.
+    empty : {"zero", "skip", "error"}, default="zero"
+        Groups with no relevant row score 0, are left out, or raise. Their
+        count is in ``.coverage.n_empty`` either way. One rule for every list
+        metric, NDCG included: a group is empty when no row is relevant by the
+        rule above (with ``threshold <= 0`` label-0 rows are relevant, so such a
+        group is not empty; its NDCG is 1 when no row gains anything).
+    retrieved : column or dict, optional
+        Booleans: rows where it is False (say, relevant documents a run did not
+        retrieve) are never ranked and never count in precision, MRR or hit rate, but
+        count in the group's relevant rows (recall, AP, R-precision's R) and in NDCG's
+        ideal DCG. A dict gives each score column its own column (runs that retrieved
+        different rows).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
+        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    rprec : MetricResult
+
+    Notes
+    -----
+    R-prec = (relevant rows in the top R) / R, where R = P_g is the group's number of relevant
+    rows; with ``retrieved=``, the relevant rows outside the ranking count in R too (trec_eval's
+    number of relevant documents), so a run that missed them cannot reach 1. At rank R precision
+    and recall are equal, and a perfect ranking scores 1 whatever R is. Each group has its own
+    cutoff R: a tied block of t rows, p of them relevant, that rank R cuts after r of its rows
+    holds r * p / t relevant rows in expectation (the mean of the hypergeometric draw of r rows
+    from the block), the exact expected value over the orderings of the tie. A group with no
+    relevant row has no R: it scores 0 (``empty="zero"``) or is left out (``"skip"``). The
+    group weights are those of :func:`precision`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame(
+    ...     {"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]}
+    ... )
+    >>> # R = 3 relevant rows, 2 of them in the top 3
+    >>> round(pre.r_precision(df, group="q", label="rel", score="score"), 4)
+    0.6667
+    >>> # rows 3 and 4 tie across rank 3: half a relevant row in expectation
+    >>> tied = df.assign(score=[5, 4, 3, 3, 1])
+    >>> pre.r_precision(tied, group="q", label="rel", score="score")
+    0.5
     """
 
 
@@ -753,8 +857,9 @@ def hit_rate(
     retrieved : column or dict, optional
         Booleans: rows where it is False (say, relevant documents a run did not
         retrieve) are never ranked and never count in precision, MRR or hit rate, but
-        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
-        gives each score column its own column (runs that retrieved different rows).
+        count in the group's relevant rows (recall, AP, R-precision's R) and in NDCG's
+        ideal DCG. A dict gives each score column its own column (runs that retrieved
+        different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -847,8 +952,9 @@ def rbp(
     retrieved : column or dict, optional
         Booleans: rows where it is False (say, relevant documents a run did not
         retrieve) are never ranked and never count in precision, MRR or hit rate, but
-        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
-        gives each score column its own column (runs that retrieved different rows).
+        count in the group's relevant rows (recall, AP, R-precision's R) and in NDCG's
+        ideal DCG. A dict gives each score column its own column (runs that retrieved
+        different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -940,8 +1046,9 @@ def err(
     retrieved : column or dict, optional
         Booleans: rows where it is False (say, relevant documents a run did not
         retrieve) are never ranked and never count in precision, MRR or hit rate, but
-        count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict
-        gives each score column its own column (runs that retrieved different rows).
+        count in the group's relevant rows (recall, AP, R-precision's R) and in NDCG's
+        ideal DCG. A dict gives each score column its own column (runs that retrieved
+        different rows).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     engine_options : dict, optional
@@ -2096,3 +2203,4 @@ def ece(
 map = average_precision
 mean_average_precision = average_precision
 map_ = average_precision
+rprec = r_precision

@@ -166,11 +166,12 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
          text="Relevant when ``label >= threshold`` instead of ``label > 0``."),
     _opt("retrieved", None, check_retrieved, "A column of booleans (or a mapping of score columns to such columns): rows where it is False (judged documents "
          "a run did not retrieve) are never ranked, but count in the group's relevant rows (recall's and AP's "
-         "denominators) and in NDCG's ideal DCG.", "when_set", kind="column or dict, optional", annotation="Hashable | Mapping[Hashable, Hashable] | None",
+         "denominators, R-precision's R) and in NDCG's ideal DCG.", "when_set", kind="column or dict, optional", annotation="Hashable | Mapping[Hashable, Hashable] | None",
          text="Booleans: rows where it is False (say, relevant documents a run did not\n"
          "retrieve) are never ranked and never count in precision, MRR or hit rate, but\n"
-         "count in the group's relevant rows (recall, AP) and in NDCG's ideal DCG. A dict\n"
-         "gives each score column its own column (runs that retrieved different rows)."),
+         "count in the group's relevant rows (recall, AP, R-precision's R) and in NDCG's\n"
+         "ideal DCG. A dict gives each score column its own column (runs that retrieved\n"
+         "different rows)."),
     _opt("min_size", None, check_min_count, "GAUC leaves out groups with fewer rows.", "when_set",
          annotation="int | None"),
     _opt("min_pos", None, check_min_count, "GAUC leaves out groups with fewer relevant rows.", "when_set",

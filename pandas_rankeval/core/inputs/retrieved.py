@@ -48,7 +48,7 @@ def check_retrieved_metrics(column: Hashable | None, refused: Sequence[str], fun
     if column is not None and refused:
         raise ValueError(
             f"The 'retrieved' parameter of {func} ({column!r}) applies to the list metrics (mrr, ndcg, "
-            f"map, precision, recall, hit_rate, rbp, err); {list(refused)} read every row's score. "
+            f"map, precision, recall, rprec, hit_rate, rbp, err); {list(refused)} read every row's score. "
             f"Evaluate them on the retrieved rows only (df[df[{column!r}]]) in a separate call."
         )
 

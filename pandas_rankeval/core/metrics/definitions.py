@@ -24,7 +24,7 @@ from .sklearn_auc import sklearn_group_auc
 
 __all__ = [
     "DEFINITIONS", "KernelInput", "gains", "idcg", "gauc_values", "rr_values", "ndcg_values", "ap_values",
-    "precision_values", "recall_values", "hit_rate_values", "rbp_values", "rr_select", "hit_rate_select",
+    "precision_values", "recall_values", "rprec_values", "hit_rate_values", "rbp_values", "rr_select", "hit_rate_select",
     "ERR_MAX_GRADE", "err_stop", "err_values",
 ]
 
@@ -121,6 +121,23 @@ def recall_values(x: KernelInput) -> np.ndarray:
     """Expected relevant rows in the top k, over the group's relevant rows."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return hits_per_group(x.rk, x.k) / x.rk.npos
+
+
+def rprec_values(x: KernelInput) -> np.ndarray:
+    """Expected relevant rows in the top R over R, R the group's relevant rows (``npos``: with
+    ``retrieved=``, the relevant rows outside the ranking too). The group's own cutoff R cuts a
+    tied block of t rows, p relevant, after r of its rows: r * p / t expected relevant rows (the
+    hypergeometric mean); groups with R = 0 divide by 0 here and are ruled by ``empty=``."""
+    rk = x.rk
+    npos = rk.npos
+    if rk.rel is not None:  # tie-free: the relevant rows ranked above R, counted exactly
+        group, offset, _ = rk.relevant_rows()
+        hits = np.bincount(group[offset < npos[group]], minlength=rk.n_groups).astype(np.float64)
+    else:
+        r = np.clip(npos[rk.group] - rk.offset, 0, rk.size)
+        hits = sum_in_rank_order(rk, rk.pos * (r / rk.size))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return hits / npos
 
 
 def hit_rate_values(x: KernelInput) -> np.ndarray:
@@ -846,6 +863,46 @@ _RECALL_DOC = """Recall at k: relevant rows among the first k, divided by the gr
     """
 
 
+_R_PRECISION_DOC = """R-precision: precision at rank R, R the group's relevant rows (trec_eval's ``Rprec``).
+
+    Parameters
+    ----------
+{list_params}
+{ranked_params}
+
+    Returns
+    -------
+    rprec : MetricResult
+
+    Notes
+    -----
+    R-prec = (relevant rows in the top R) / R, where R = P_g is the group's number of relevant
+    rows; with ``retrieved=``, the relevant rows outside the ranking count in R too (trec_eval's
+    number of relevant documents), so a run that missed them cannot reach 1. At rank R precision
+    and recall are equal, and a perfect ranking scores 1 whatever R is. Each group has its own
+    cutoff R: a tied block of t rows, p of them relevant, that rank R cuts after r of its rows
+    holds r * p / t relevant rows in expectation (the mean of the hypergeometric draw of r rows
+    from the block), the exact expected value over the orderings of the tie. A group with no
+    relevant row has no R: it scores 0 (``empty="zero"``) or is left out (``"skip"``). The
+    group weights are those of :func:`precision`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame(
+    ...     {"q": 1, "rel": [1, 0, 1, 0, 1], "score": [5, 4, 3, 2, 1]}
+    ... )
+    >>> # R = 3 relevant rows, 2 of them in the top 3
+    >>> round(pre.r_precision(df, group="q", label="rel", score="score"), 4)
+    0.6667
+    >>> # rows 3 and 4 tie across rank 3: half a relevant row in expectation
+    >>> tied = df.assign(score=[5, 4, 3, 3, 1])
+    >>> pre.r_precision(tied, group="q", label="rel", score="score")
+    0.5
+    """
+
+
 _HIT_RATE_DOC = """Hit rate at k: the share of groups with a relevant row among the first k.
 
     Parameters
@@ -1227,6 +1284,11 @@ DEFINITIONS: tuple[Metric, ...] = (
         name="recall", function="recall", summary="relevant rows in the top k / relevant rows", doc=_RECALL_DOC,
         param=_CUTOFF_REQUIRED, eligibility="relevant", options=_RANKED,
         kernel=Kernel(values=recall_values), cut=_TOP,
+    ),
+    Metric(
+        name="rprec", function="r_precision", aliases=("rprec",),
+        summary="R-precision: relevant rows in the top R / R, R the group's relevant rows", doc=_R_PRECISION_DOC,
+        eligibility="relevant", options=_RANKED, kernel=Kernel(values=rprec_values), cut=_TOP,
     ),
     Metric(
         name="hit_rate", function="hit_rate", summary="share of groups with a relevant row in the top k",

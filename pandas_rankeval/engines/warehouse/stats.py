@@ -46,8 +46,8 @@ import pandas as pd
 __all__ = ["CALIBRATION", "SUPPORTED", "Stat", "group_stats", "group_values", "score_counts"]
 
 #: Metrics the builder computes, by the registry's name.
-SUPPORTED = ("auc", "gauc", "uauc", "wuauc", "mrr", "ndcg", "dcg", "map", "precision", "recall", "hit_rate", "rbp",
-             "logloss", "ne", "pcoc", "ece")
+SUPPORTED = ("auc", "gauc", "uauc", "wuauc", "mrr", "ndcg", "dcg", "map", "precision", "recall", "rprec", "hit_rate",
+             "rbp", "logloss", "ne", "pcoc", "ece")
 #: Other names of GAUC's per-group AUC (TorchRec's uauc and wuauc: the same values, their own weights).
 GAUC_NAMES = ("gauc", "uauc", "wuauc")
 #: The calibration metrics: row sums per group, no sort.
@@ -371,8 +371,10 @@ class _Build:
         P = self.P
         w_cum = ibis.window(group_by=[b[c] for c in self.group], order_by=self.order(b), rows=(None, 0))
         cum: dict[str, Any] = {f"{P}b_cum_p": _f(b[f"{P}b_p"]).sum().over(w_cum)}
-        if self.persist:
+        if self.persist or "rprec" in self.names:
             cum[f"{P}b_cum_t"] = _f(b[f"{P}b_t"]).sum().over(w_cum)
+        if "rprec" in self.names:  # R-precision's cutoff: the group's relevant rows, on each of its blocks
+            cum[f"{P}b_group_p"] = _f(b[f"{P}b_p"]).sum().over(ibis.window(group_by=[b[c] for c in self.group]))
         if self.sample_weight is not None:
             cum[f"{P}b_cum_wn"] = b[f"{P}b_wn"].sum().over(w_cum)
         else:
@@ -381,6 +383,8 @@ class _Build:
 
     def group_sums(self, b: Any) -> dict[str, Any]:
         """Per group: the sums every requested metric is finished from (:func:`group_values`)."""
+        import ibis
+
         P = self.P
         tf, pf = _f(b[f"{P}b_t"]), _f(b[f"{P}b_p"])
         out: dict[str, Any] = {f"{P}s_n": b[f"{P}b_t"].sum(), f"{P}s_positives": b[f"{P}b_p"].sum()}
@@ -395,6 +399,10 @@ class _Build:
         out.update(self._list_sums(b, tf, pf))
         for c in [c for c in b.columns if c.startswith((f"{P}b_cal_", f"{P}b_sum", f"{P}b_graded"))]:
             out[f"{P}s_{c[len(P) + 2:]}"] = b[c].sum()
+        if "rprec" in self.names:  # the block cut by rank R after r = clip(R - m, 0, t) rows: r p / t relevant
+            r = b[f"{P}b_group_p"] - (b[f"{P}b_cum_t"] - tf)
+            r = ibis.ifelse(r <= 0.0, _lit(0.0), ibis.ifelse(r >= tf, tf, r))
+            out[f"{P}s_rprec_hits"] = (pf * r / tf).sum()
         for q in self.persist:  # RBP: the block's share of (1 - p) p^(i - 1) over its positions, closed form
             out[f"{P}s_rbp{_tag(q)}"] = (pf / tf * _lit(q) ** (b[f"{P}b_cum_t"] - tf) * (1.0 - _lit(q) ** tf)).sum()
         return out
@@ -487,6 +495,8 @@ def group_values(
                 v = table[f"hits{tag}"].to_numpy(dtype=np.float64) / float(s.k)
             elif s.name == "recall":
                 v = table[f"hits{tag}"].to_numpy(dtype=np.float64) / pos
+            elif s.name == "rprec":
+                v = table["rprec_hits"].to_numpy(dtype=np.float64) / pos
             elif s.name == "hit_rate":
                 v = table[f"hit{tag}"].to_numpy(dtype=np.float64)
             elif s.name == "rbp":
