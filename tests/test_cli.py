@@ -742,3 +742,113 @@ def test_missing_column_names_its_option(csv_path: Path, option: str, bad: str, 
 def test_missing_column_without_a_near_name_lists_the_columns(csv_path: Path, capsys) -> None:
     code, _, err = run(["eval", csv_path, *GROUP, "-s", "model_a", "--tiebreak", "qqqqqq"], capsys)
     assert_one_error_line(code, err, "--tiebreak 'qqqqqq' is not a column of", "the columns are [")
+
+
+# --- retrieved rows and TREC files (issue 45) -------------------------------------------------
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_retrieved_option_equals_library(tmp_path: Path, capsys) -> None:
+    """--retrieved COL: rows where it is false count in R, recall's and AP's denominators, never ranked."""
+    df = pd.DataFrame({"q": [1, 1, 1, 1, 2, 2, 2], "y": [1, 0, 1, 1, 1, 0, 1],
+                       "s": [0.9, 0.8, 0.7, 0.0, 0.5, 0.5, 0.0], "r": [True, True, True, False, True, True, False]})
+    path = tmp_path / "ret.csv"
+    df.to_csv(path, index=False)
+    metrics = ["recall@2", "map", "rprec"]
+    code, out, err = run(["eval", path, "-g", "q", "-l", "y", "-s", "s", "-m", *metrics, "--retrieved", "r",
+                          "-f", "csv"], capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col="model")
+    want = pre.report(df, group="q", label="y", scores="s", metrics=metrics, retrieved="r")
+    for m in metrics:
+        assert got.loc["s", m] == pytest.approx(float(want.loc["s", m]), abs=1e-12), m
+    # by hand: q1 R = 3 (one not retrieved), 2 of its top 3 relevant; q2 R = 2, the tie of 0.5 on top
+    # holds 1 relevant row of 2 within rank 2: 1 / 2
+    assert got.loc["s", "rprec"] == pytest.approx((2 / 3 + 1 / 2) / 2, abs=1e-12)
+    code, _, err = run(["eval", path, "-g", "q", "-l", "y", "-s", "s", "-m", "gauc", "--retrieved", "r"], capsys)
+    assert_one_error_line(code, err, "read every row's score")
+    code, _, err = run(["eval", path, "-g", "q", "-l", "y", "-s", "s", "--retrieved", "rr"], capsys)
+    assert_one_error_line(code, err, "--retrieved 'rr' is not a column")
+
+
+def _trec_eval_means(run_text: str, qrels_text: str, measures: list[str]) -> dict[str, float]:
+    import pytrec_eval
+
+    run: dict = {}
+    for line in run_text.splitlines():
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+    qrels: dict = {}
+    for line in qrels_text.splitlines():
+        q, _, d, r = line.split()
+        qrels.setdefault(q, {})[d] = int(r)
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)
+    return {m: float(np.mean([v[m] for v in per_query.values()])) for m in measures}
+
+
+def test_trec_run_and_qrels_equal_trec_eval(capsys) -> None:
+    """--trec-run RUN --qrels QRELS --trec-ties docno: trec_eval's published numbers (pytrec_eval)."""
+    run_path, qrels_path = DATA / "trec_run.txt", DATA / "trec_qrels.txt"
+    argv = ["eval", "--trec-run", run_path, "--qrels", qrels_path, "--trec-ties", "docno", "--gain", "linear",
+            "-m", "map", "ndcg@10", "rprec", "recall@10", "-f", "csv"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col="model")
+    want = _trec_eval_means(run_path.read_text(), qrels_path.read_text(), ["map", "ndcg_cut_10", "Rprec", "recall_10"])
+    for metric, measure in (("map", "map"), ("ndcg@10", "ndcg_cut_10"), ("rprec", "Rprec"), ("recall@10", "recall_10")):
+        assert got.loc["bm25", metric] == pytest.approx(want[measure], abs=1e-12), metric
+    # without 'eval', and the default ties: the library's expected value on the same table
+    code, out, err = run(["--trec-run", run_path, "--qrels", qrels_path, "-m", "map", "rprec", "-f", "csv"], capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col="model")
+    table = pre.read_trec(run_path, qrels_path)
+    lib = pre.report(table, group="qid", label="relevance", scores=["bm25"], metrics=["map", "rprec"],
+                     retrieved=table.attrs["retrieved"])
+    assert got.loc["bm25", "map"] == pytest.approx(float(lib.loc["bm25", "map"]), abs=1e-12)
+    assert got.loc["bm25", "map"] != pytest.approx(want["map"], abs=1e-6)  # the tie of 302 counts
+
+
+def test_trec_runs_compared(tmp_path: Path, capsys) -> None:
+    """Two runs (named by their tags), --baseline one of them: compare's table on read_trec's."""
+    from test_trec import QRELS, RUN_A, RUN_B
+
+    paths = []
+    for name, text in (("a.run", RUN_A), ("b.run", RUN_B)):
+        paths.append(tmp_path / name)
+        paths[-1].write_text(text)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS)
+    argv = ["eval", "--trec-run", *paths, "--qrels", qrels, "--baseline", "A", "-m", "map", "rprec", "--complete",
+            "--n-boot", "200", "--seed", "2", "-f", "csv"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert "pandas-rankeval: warning: read_trec: 1 query of the runs have no judgment" in err  # q5: one line
+    got = pd.read_csv(io.StringIO(out), comment="#", index_col=["model", "metric"])
+    with pytest.warns(UserWarning, match="no judgment"):
+        table = pre.read_trec(paths, qrels, complete=True)
+    want = pre.compare(table, group="qid", label="relevance", scores=["A", "B"], baseline="A",
+                       metrics=["map", "rprec"], retrieved=table.attrs["retrieved"], n_boot=200, seed=2)
+    for col in ("baseline_value", "value", "diff", "ci_low", "ci_high", "p_value", "p_holm"):
+        np.testing.assert_allclose(got[col].to_numpy(float), want[col].to_numpy(float), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("extra,fragment", [
+    ([], "--trec-run needs --qrels"),
+    (["--qrels", "Q", "-g", "qid"], "--group do not apply to --trec-run"),
+    (["--qrels", "Q", "--tiebreak", "docno"], "pass --trec-ties docno"),
+    (["--qrels", DATA / "trec_qrels.txt", "-s", "dense"], "--score 'dense' is not a run of --trec-run; the runs are ['bm25']"),
+    (["--qrels", DATA / "no_such_qrels.txt"], "--qrels: cannot read"),
+])
+def test_trec_option_errors(extra: list, fragment: str, capsys) -> None:
+    code, _, err = run(["eval", "--trec-run", DATA / "trec_run.txt", *extra], capsys)
+    assert_one_error_line(code, err, fragment)
+
+
+def test_trec_only_options_and_required_columns(csv_path: Path, capsys) -> None:
+    code, _, err = run(["eval", csv_path, *GROUP, *SCORES, "--qrels", "q.txt", "--depth", "5"], capsys)
+    assert_one_error_line(code, err, "--qrels, --depth apply to --trec-run only")
+    code, _, err = run(["eval", "-g", "user_id", "-l", "click", "-s", "model_a"], capsys)
+    assert_one_error_line(code, err, "required: FILE", "--trec-run")
+    code, out, _ = run(["eval", "--help"], capsys)
+    assert code == 0 and "--trec-run" in out and "--retrieved" in out and "trec_eval's -M" in out

@@ -7,6 +7,8 @@
                     [--ci 0.95] [--n-boot 1000] [--seed 0] [--baseline COL]
                     [--view full|compact|summary|groups] [--footer short|full] [--width N]
                     [--format table|csv|json|markdown|html] [--output PATH.{txt,csv,json,md,html,parquet}]
+    pandas-rankeval eval --trec-run RUN [RUN ...] --qrels QRELS [--depth M] [--complete] [--judged-only]
+                    [--trec-ties expected|docno] [--metrics map ndcg@10 rprec] ...
     pandas-rankeval FILE ...          (the same as ``eval FILE ...``)
     pandas-rankeval metrics           (the metric names)
     pandas-rankeval demo              (global AUC vs GAUC on a synthetic impressions table)
@@ -45,7 +47,7 @@ def _error(message: str) -> None:
 _OPTION_NAMES = (
     "nan_policy", "method", "auc_method", "ci_method", "weight", "ties", "empty", "gain", "threshold", "tiebreak",
     "min_size", "min_pos", "min_neg", "alpha", "n_boot", "ci", "seed", "adjust", "family",
-    "ci_adjust", "lift", "position", "clip", "snips",
+    "ci_adjust", "lift", "position", "clip", "snips", "retrieved",
 )
 _KWARG = re.compile(r"\b(" + "|".join(_OPTION_NAMES) + r")=(?:'([^']*)'|([\w.+-]+))")
 
@@ -72,8 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     line on stderr), 1 on an unexpected error.
     """
     args_list = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
-    if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
-        args_list.insert(0, "eval")  # pandas-rankeval FILE ...
+    first = args_list[0] if args_list else None
+    if first is not None and first not in COMMANDS and (not first.startswith("-") or first in ("--trec-run", "--qrels")):
+        args_list.insert(0, "eval")  # pandas-rankeval FILE ... (or --trec-run RUN ... --qrels QRELS)
     parser = build_parser()
     try:
         args = parser.parse_args(args_list)

@@ -22,7 +22,7 @@ import pandas as pd
 from .. import display as _display
 from .common import DEFAULT_K, PROG, CLIError, _one_line, command_lines, metric_pattern, wrap
 from .output import _output_format, _warnings_to_stderr, as_flags
-from .reading import _input_format, _require_pyarrow, check_values, read_table
+from .reading import _input_format, _require_pyarrow, check_values, read_table, read_trec_files
 
 
 def resolve_metrics(names: Sequence[str], k: int | None) -> list[str]:
@@ -90,6 +90,13 @@ class _EvalCall:
     flags: dict[Hashable, str]
     fmt: str
     sep: str | None
+    label: Hashable = None
+    #: TREC run files read with their qrels (--trec-run): the scores are the runs, known once read
+    trec: bool = False
+    #: retrieved= of the library call: --retrieved, or each run's column (--trec-run)
+    retrieved: Any = None
+    #: the input as the output names it (the file, or the runs and qrels)
+    source: str = ""
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -98,7 +105,7 @@ def _eval(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     df = _read_eval_table(args, call)
     result = _call_library(args, call, df, started)
-    return _write_result(args, call.fmt, result)
+    return _write_result(args, call.fmt, result, call.source)
 
 
 def _check_scores(args: argparse.Namespace, scores: list[Hashable]) -> list[Hashable]:
@@ -142,6 +149,7 @@ def _column_flags(args: argparse.Namespace, group: list[Hashable], scores: list[
     flags: dict[Hashable, str] = {}
     for flag, names in (("--group", group), ("--label", [args.label]), ("--score", scores), ("--by", by),
                         ("--tiebreak", [args.tiebreak] if args.tiebreak is not None else []),
+                        ("--retrieved", [args.retrieved] if args.retrieved is not None else []),
                         ("--position", [args.position] if args.position is not None else []),
                         ("--propensity", [propensity] if isinstance(propensity, str) else [])):
         for name in names:  # a column named by two options: both, as given
@@ -158,9 +166,49 @@ def _weight_column(weight: Any) -> list[Hashable]:
     return [weight] if weight is not None and weight not in WEIGHT_NAMES else []
 
 
+_TREC_ONLY = (("--qrels", "qrels"), ("--depth", "depth"), ("--complete", "complete"), ("--judged-only", "judged_only"))
+#: Options that name the table's columns or how to read it: the TREC reader decides them.
+_NOT_WITH_TREC = (("FILE", "file"), ("--group", "group"), ("--label", "label"), ("--retrieved", "retrieved"),
+                  ("--sep", "sep"))
+
+
+def _check_input(args: argparse.Namespace) -> None:
+    """A table file with its columns, or TREC runs with their qrels: the options of one, not of
+    both (argparse cannot require --group only without --trec-run: the same words as its own)."""
+    if args.trec_run:
+        used = [flag for flag, name in _NOT_WITH_TREC if getattr(args, name)]
+        if used:
+            raise CLIError(
+                f"{', '.join(used)} do not apply to --trec-run: the TREC table's groups are qid, its label "
+                "relevance and its scores the runs (give --score RUN ... to pick runs)"
+            )
+        if args.input_format != "auto":
+            raise CLIError("--input-format does not apply to --trec-run: run and qrels files are TREC text")
+        if args.tiebreak is not None:
+            raise CLIError("--tiebreak does not apply to --trec-run: pass --trec-ties docno for trec_eval's tie-break")
+        if not args.qrels:
+            raise CLIError(f"--trec-run needs --qrels QRELS, the judgments of the runs (see '{PROG} eval --help')")
+        return
+    trec_only = [flag for flag, name in _TREC_ONLY if getattr(args, name)]
+    if args.trec_ties != "expected":
+        trec_only.append("--trec-ties")
+    if trec_only:
+        raise CLIError(f"{', '.join(trec_only)} appl{'ies' if len(trec_only) == 1 else 'y'} to --trec-run only")
+    missing = [flag for flag, value in (("FILE", args.file), ("--group/-g", args.group), ("--label/-l", args.label),
+                                        ("--score/--scores/-s", args.score)) if not value]
+    if missing:
+        raise CLIError(
+            f"the following arguments are required: {', '.join(missing)} (or --trec-run RUN ... --qrels QRELS) "
+            f"(see '{PROG} eval --help')"
+        )
+
+
 def _check_eval(args: argparse.Namespace) -> _EvalCall:
     """Stage 1 of ``eval``: every option checked before the table is read."""
+    _check_input(args)
     metrics = resolve_metrics(args.metrics, args.k)
+    if args.trec_run:
+        return _check_trec(args, metrics)
     group = list(args.group)
     by = list(args.by or [])
     if getattr(args, "overall", False) and not by:
@@ -169,8 +217,9 @@ def _check_eval(args: argparse.Namespace) -> _EvalCall:
     comparing = args.baseline is not None or args.all_pairs
     weight_column = _weight_column(args.weight)
     columns: list[Hashable] = [*group, args.label, *scores, *by, *weight_column]
-    if args.tiebreak is not None:
-        columns.append(args.tiebreak)
+    for extra in (args.tiebreak, args.retrieved):
+        if extra is not None and extra not in columns:
+            columns.append(extra)
     propensity = _propensity(args.propensity)
     ips_columns = [c for c in (args.position, propensity) if isinstance(c, str)]
     columns += [c for c in ips_columns if c not in columns]
@@ -184,11 +233,40 @@ def _check_eval(args: argparse.Namespace) -> _EvalCall:
         columns=columns, text_columns=[c for c in [*group, *by] if c not in numeric_roles],
         flags=_column_flags(args, group, scores, by, propensity), fmt=fmt,
         sep={"\\t": "\t", "tab": "\t"}.get(args.sep, args.sep) if args.sep else None,
+        label=args.label, retrieved=args.retrieved, source=args.file,
     )
+
+
+def _check_trec(args: argparse.Namespace, metrics: list[str]) -> _EvalCall:
+    """``eval --trec-run``: the options of the TREC table (its columns are the reader's)."""
+    if getattr(args, "overall", False) and not args.by:
+        raise CLIError("--overall adds the whole table to a table by segment: give --by COL too")
+    if args.by or args.weight not in (None, *_weight_names()) or args.position or args.propensity:
+        raise CLIError(
+            "--trec-run's table has the columns qid, docno, relevance, judged and one score and retrieved "
+            "column per run: --by, a --weight column, --position and --propensity name other columns"
+        )
+    if args.baseline is not None and args.all_pairs:
+        raise CLIError("--baseline and --all-pairs exclude each other: pick one baseline, or compare every pair")
+    comparing = args.baseline is not None or args.all_pairs
+    fmt = _output_format(args)
+    _check_view(args, comparing)
+    source = f"{' '.join(args.trec_run)} (qrels {args.qrels})"
+    return _EvalCall(metrics=metrics, group=["qid"], scores=list(dict.fromkeys(args.score or [])), by=[],
+                     comparing=comparing, propensity=None, columns=[], text_columns=[], flags={}, fmt=fmt, sep=None,
+                     label="relevance", trec=True, source=source)
+
+
+def _weight_names() -> tuple[str, ...]:
+    from pandas_rankeval.core.inputs.options import WEIGHT_NAMES
+
+    return tuple(WEIGHT_NAMES)
 
 
 def _read_eval_table(args: argparse.Namespace, call: _EvalCall) -> pd.DataFrame:
     """Stage 2 of ``eval``: the table's columns, read and checked (labels, scores, weights)."""
+    if call.trec:
+        return _read_trec_table(args, call)
     df = read_table(
         args.file, call.columns, fmt=args.input_format, text_columns=call.text_columns, weight=args.weight,
         sep=call.sep, flags=call.flags,
@@ -197,6 +275,25 @@ def _read_eval_table(args: argparse.Namespace, call: _EvalCall) -> pd.DataFrame:
     for weight in _weight_column(args.weight):
         roles[weight] = "--weight"
     return check_values(df, roles, args.file, _input_format(args.file, args.input_format), args.nan_policy)
+
+
+def _read_trec_table(args: argparse.Namespace, call: _EvalCall) -> pd.DataFrame:
+    """``--trec-run``: the runs and their qrels as one table (pandas_rankeval.read_trec); the
+    scores are the runs (--score picks some), each with its own retrieved column."""
+    with _warnings_to_stderr():  # the reader's counts of unjudged queries, one line each
+        table = read_trec_files(args.trec_run, args.qrels, depth=args.depth, complete=args.complete,
+                                judged_only=args.judged_only, tiebreak="docno" if args.trec_ties == "docno" else None)
+    runs = list(table.attrs["runs"])
+    for flag, names in (("--score", call.scores), ("--baseline", [args.baseline] if args.baseline else [])):
+        unknown = [name for name in names if name not in runs]
+        if unknown:
+            raise CLIError(
+                f"{flag} {unknown[0]!r} is not a run of --trec-run; the runs are {runs!r} "
+                "(a run is named by its tag, else by its file name)"
+            )
+    call.scores = _check_scores(args, call.scores or runs)
+    call.retrieved = {name: table.attrs["retrieved"][name] for name in call.scores}
+    return table
 
 
 def _library_options(args: argparse.Namespace, call: _EvalCall) -> dict[str, Any]:
@@ -210,6 +307,8 @@ def _library_options(args: argparse.Namespace, call: _EvalCall) -> dict[str, Any
             options[name] = value
     if call.propensity is not None:
         options["propensity"] = call.propensity
+    if call.retrieved is not None:
+        options["retrieved"] = call.retrieved
     return options
 
 
@@ -222,13 +321,13 @@ def _call_library(args: argparse.Namespace, call: _EvalCall, df: pd.DataFrame, s
     """Stage 3 of ``eval``: one call of per_group, compare or report; its view."""
     import pandas_rankeval as pre
 
-    common: dict[str, Any] = dict(group=call.group if len(call.group) > 1 else call.group[0], label=args.label,
+    common: dict[str, Any] = dict(group=call.group if len(call.group) > 1 else call.group[0], label=call.label,
                                   metrics=call.metrics, scores=call.scores)
     options = _library_options(args, call)
     progress = _want_progress(args.progress)
     if progress:  # long inputs: say what happened so far before the bar starts
         print(
-            f"{PROG}: read {len(df):,} rows from {args.file} in {time.perf_counter() - started:.1f} s; evaluating",
+            f"{PROG}: read {len(df):,} rows from {call.source} in {time.perf_counter() - started:.1f} s; evaluating",
             file=sys.stderr,
         )
     with _warnings_to_stderr():
@@ -257,7 +356,7 @@ def _call_library(args: argparse.Namespace, call: _EvalCall, df: pd.DataFrame, s
     return result
 
 
-def _write_result(args: argparse.Namespace, fmt: str, result: Any) -> int:
+def _write_result(args: argparse.Namespace, fmt: str, result: Any, source: str) -> int:
     """Stage 4 of ``eval``: the result to stdout or to --output, in the chosen format."""
     try:
         if fmt == "parquet":
@@ -267,10 +366,10 @@ def _write_result(args: argparse.Namespace, fmt: str, result: Any) -> int:
         # the terminal gets the lines that matter (--footer full: all); a file gets every line
         footer = ("full" if args.output else args.footer) if fmt == "table" else None
         text = as_flags(_display.render(result, fmt, footer=footer, width=width, hint="(details: --footer full)",
-                                        file=args.file))  # the footers' advice as flags
+                                        file=source))  # the footers' advice as flags
         if args.output:
             if fmt == "html":
-                text = _display.html_document(text, title=f"{PROG}: {args.file}")
+                text = _display.html_document(text, title=f"{PROG}: {source}")
             Path(args.output).write_text(text, encoding="utf-8")
         else:
             sys.stdout.write(text)

@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
         "eval",
         help="evaluate score columns of a CSV or Parquet file",
         description=wrap(
-            "Evaluate score columns of a CSV, TSV or Parquet file (one row per shown item). "
+            "Evaluate score columns of a CSV, TSV or Parquet file (one row per shown item), or TREC "
+            "run files against their qrels (--trec-run ... --qrels ...). "
             "Give FILE first: --group, --score, --metrics and --by take several values.",
             hang="",
         ),
@@ -109,14 +110,17 @@ def build_parser() -> argparse.ArgumentParser:
                 f"{PROG} eval data.csv --group user_id --label click --score model_a model_b",
                 f"{PROG} eval data.parquet --group query --label rel --score bm25 --metrics ndcg@10 map precision --k 5",
                 f"{PROG} eval data.csv --group user_id --label click --score new --baseline old --metrics gauc ndcg@10",
+                f"{PROG} eval --trec-run bm25.run dense.run --qrels qrels.txt --metrics map ndcg@10 rprec --gain linear",
             )
         ),
         formatter_class=_RawHelp,
     )
-    ev.add_argument("file", metavar="FILE", help="CSV (also .tsv, compressed), Parquet (.parquet, .pq; needs pyarrow), or - for CSV on stdin")
-    ev.add_argument("--group", "-g", nargs="+", required=True, metavar="COL", help="group column(s): user, query or session")
-    ev.add_argument("--label", "-l", required=True, metavar="COL", help="label column: click (0/1, bool) or graded relevance")
-    ev.add_argument("--score", "--scores", "-s", nargs="+", required=True, metavar="COL", help="score column(s), one per model; higher ranks first")
+    ev.add_argument("file", metavar="FILE", nargs="?", help="CSV (also .tsv, compressed), Parquet (.parquet, .pq; needs pyarrow), or - for CSV on stdin; none with --trec-run")
+    # required unless --trec-run reads TREC files (checked by the eval command, as argparse words it)
+    ev.add_argument("--group", "-g", nargs="+", metavar="COL", help="group column(s): user, query or session (required)")
+    ev.add_argument("--label", "-l", metavar="COL", help="label column: click (0/1, bool) or graded relevance (required)")
+    ev.add_argument("--score", "--scores", "-s", nargs="+", metavar="COL", help="score column(s), one per model; higher ranks first (required; with --trec-run: the runs to evaluate, default all)")
+    ev.add_argument("--retrieved", metavar="COL", help="list metrics: a column of booleans (or 0/1); rows where it is false (judged documents a system did not retrieve) are never ranked but count in the group's relevant rows (recall, AP, rprec) and in NDCG's ideal DCG")
     ev.add_argument(
         "--metrics", "-m", nargs="+", default=list(DEFAULT_METRICS), metavar="NAME",
         help="metric names (space or comma separated): "
@@ -190,6 +194,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--sep", metavar="CHAR", help="CSV field separator (default ',', a tab for .tsv; '\\t' or tab for a tab)")
     ev.add_argument("--input-format", choices=("auto", "csv", "tsv", "parquet"), default="auto", help="input format (default: from the file name)")
+    trec = ev.add_argument_group(
+        "TREC runs and qrels",
+        wrap(  # the eval parser keeps descriptions as written: wrapped here, inside its indent
+            "Instead of FILE: run files ('qid Q0 docno rank score tag' per line) and their qrels "
+            "('qid iter docno rel'), read by pandas_rankeval.read_trec into one table (groups qid, label "
+            "relevance, one score per run named by its tag, else its file name); the judged relevant "
+            "documents a run missed count in recall, AP, rprec and NDCG's ideal DCG. --threshold is "
+            "trec_eval's -l; --gain linear gives trec_eval's ndcg.",
+            hang="", width=LINE_WIDTH - 4,
+        ),
+    )
+    trec.add_argument("--trec-run", nargs="+", metavar="RUN", help="TREC run file(s), one model each")
+    trec.add_argument("--qrels", metavar="QRELS", help="the TREC qrels file of --trec-run")
+    trec.add_argument("--depth", type=_positive_int, metavar="M", help="trec_eval's -M: the first M documents of each query of each run")
+    trec.add_argument("--complete", action="store_true", help="trec_eval's -c: every query of the qrels counts, 0 for a run that lacks it")
+    trec.add_argument("--judged-only", action="store_true", help="trec_eval's -J: only the judged retrieved documents")
+    trec.add_argument("--trec-ties", choices=("expected", "docno"), default="expected", help="expected (default): tied scores get the exact expected value; docno: trec_eval's tie-break (score, then docno descending), for its published numbers")
     ev.set_defaults(handler=_eval)
 
     mt = commands.add_parser("metrics", help="list the metric names", description="List the metric names.")

@@ -323,3 +323,26 @@ def check_values(
                 f"the first on {_where(first, shown, kind)}; pass --nan-policy omit to drop those rows"
             )
     return out
+
+
+def read_trec_files(runs: Sequence[str], qrels: str, **options: Any) -> pd.DataFrame:
+    """``--trec-run RUN ... --qrels QRELS``: :func:`pandas_rankeval.read_trec` on the files, with
+    its options (``depth``, ``complete``, ``judged_only``, ``tiebreak``). Runs are named by their
+    tag, else by their file name; runs whose tags are equal (two runs of one system) are named by
+    their file names instead. A file that cannot be read is a :class:`CLIError` naming its option."""
+    from pandas_rankeval.trec import read_trec
+
+    for flag, path in [*(("--trec-run", r) for r in runs), ("--qrels", qrels)]:
+        p = Path(path)
+        if not p.is_file():
+            raise CLIError(f"{flag}: cannot read {path}: {'it is a directory' if p.is_dir() else 'no such file'}")
+    try:
+        try:
+            return read_trec(list(runs), qrels, **options)
+        except ValueError as exc:
+            names = {Path(r).name: r for r in runs}
+            if "two runs are named" not in str(exc) or len(names) < len(runs):
+                raise
+            return read_trec(names, qrels, **options)
+    except (ValueError, TypeError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise CLIError(f"--trec-run / --qrels: {_one_line(exc)}") from None
