@@ -378,3 +378,90 @@ def test_evaluate_a_logged_pyfunc_model(store, registered, df):
                         scores=["score"], metrics=["mrr", "ndcg@5"])  # fmt: skip
     assert result.metrics["mrr"] == float(oracle.loc["score", "mrr"])
     assert result.metrics["ndcg_at_5"] == float(oracle.loc["score", "ndcg@5"])
+
+
+# ----------------------------------------------------------------------------- the evaluator's baseline
+
+
+_COMPARE_COLUMNS = ("baseline_value", "value", "diff", "lift", "ci_low", "ci_high", "p_value", "groups_used")
+
+
+def _expected_compare(cmp: pd.DataFrame, pair: str, prefix: str = "") -> dict[str, float]:
+    """The compare table's keys, spelled out by hand: <model>_vs_<baseline>/<metric>_<column>."""
+    out = {}
+    for metric, key in (("gauc", "gauc"), ("ndcg@5", "ndcg_at_5")):
+        row = cmp.loc[(cmp.index.get_level_values("model")[0], metric)]
+        for col in (*_COMPARE_COLUMNS, cmp.attrs["p_adjusted"]):  # p_holm, or p_bh with adjust="bh"
+            out[f"{prefix}{pair}/{key}_{col}"] = float(row[col])
+        out[f"{prefix}{pair}/{key}_significant"] = 1.0 if row["significant"] else 0.0
+    return out
+
+
+def test_evaluate_with_a_baseline_column(stores, registered, df, tmp_path):
+    """evaluator_config['baseline'] names a column of the data: compare's table logged with
+    log_report's keys, its params under compare/, its artifacts; read back with MlflowClient."""
+    data = df[["user_id", "click", "model_a", "model_b"]]
+    config = {"group": "user_id", "metrics": ["gauc", "ndcg@5"], "baseline": "model_a", "n_boot": 200, "seed": 4,
+              "adjust": "bh", "prefix": "val/"}
+    with mlflow.start_run() as run:
+        result = mlflow.models.evaluate(data=data, predictions="model_b", targets="click", model_type="ranker",
+                                        evaluators="rankeval", evaluator_config=config)  # fmt: skip
+    cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
+                      metrics=["gauc", "ndcg@5"], n_boot=200, seed=4, adjust="bh")
+    table = pre.report(df, group="user_id", label="click", scores=["model_b"], metrics=["gauc", "ndcg@5"])
+    expected = _expected_compare(cmp, "model_b_vs_model_a", "val/")
+    expected |= {f"val/{key}": float(table.loc["model_b", col]) for key, col in (
+        ("gauc", "gauc"), ("ndcg_at_5", "ndcg@5"), ("n_groups", "n_groups"), ("n_rows", "n_rows"),
+        ("gauc_groups_used", "gauc_groups_used"), ("gauc_rows_skipped", "gauc_rows_skipped"),
+        ("groups_no_relevant", "groups_no_relevant"))}  # fmt: skip
+    client = MlflowClient()
+    logged = client.get_run(run.info.run_id).data
+    assert logged.metrics == expected  # the report's and the comparison's numbers, exactly
+    assert result.metrics == expected
+    # the comparison's choices under compare/, the report's own keep their keys
+    for key, value in {"val/compare/table": "compare", "val/compare/adjust": "bh", "val/compare/baseline": "model_a",
+                       "val/compare/seed": "4", "val/compare/n_boot": "200", "val/table": "report"}.items():  # fmt: skip
+        assert logged.params[key] == value, key
+    names = sorted(f.path for f in client.list_artifacts(run.info.run_id, "rankeval/val"))
+    assert names == ["rankeval/val/compare.json", "rankeval/val/compare.txt", "rankeval/val/report.json",
+                     "rankeval/val/report.txt"]
+    text = _download(run.info.run_id, "rankeval/val/compare.txt", tmp_path).read_text(encoding="utf-8")
+    assert text == cmp.to_text(footer="full", width=0) + "\n"
+    assert {"rankeval_compare", "rankeval_compare_text", "rankeval_report"} <= set(result.artifacts)
+
+
+def test_evaluate_a_model_against_a_baseline_model(store, registered, df):
+    """A model and a baseline model (a function of the same input): compare(model, baseline)."""
+    def model(frame: pd.DataFrame) -> np.ndarray:
+        return -frame["position"].to_numpy(dtype=float) + 1e-4 * frame["item_id"].to_numpy(dtype=float)
+
+    def baseline(frame: pd.DataFrame) -> np.ndarray:
+        assert list(frame.columns) == ["position", "item_id"]  # the model's input, not the group or label
+        return frame["item_id"].to_numpy(dtype=float)
+
+    data = df[["user_id", "position", "item_id", "click"]]
+    config = {"group": "user_id", "metrics": ["gauc", "ndcg@5"], "baseline": baseline, "baseline_name": "by_item",
+              "n_boot": 100, "seed": 1}
+    with mlflow.start_run() as run:
+        result = mlflow.models.evaluate(model, data=data, targets="click", model_type="ranker", evaluators="rankeval",
+                                        evaluator_config=config)  # fmt: skip
+    frame = df.assign(prediction=model(data), by_item=baseline(data[["position", "item_id"]]))
+    cmp = pre.compare(frame, group="user_id", label="click", scores=["by_item", "prediction"], baseline="by_item",
+                      metrics=["gauc", "ndcg@5"], n_boot=100, seed=1)
+    expected = _expected_compare(cmp, "prediction_vs_by_item")
+    logged = MlflowClient().get_run(run.info.run_id).data.metrics
+    assert {k: logged[k] for k in expected} == expected
+    assert {k: result.metrics[k] for k in expected} == expected
+
+
+def test_evaluate_baseline_errors(store, registered, df):
+    data = df[["user_id", "click", "model_a", "model_b"]]
+    kw = dict(data=data, predictions="model_b", targets="click", model_type="ranker", evaluators="rankeval")
+    with mlflow.start_run():
+        with pytest.raises(ValueError, match=r"\['adjust'\] apply to a comparison: add evaluator_config\['baseline'\]"):
+            mlflow.models.evaluate(**kw, evaluator_config={"group": "user_id", "adjust": "bh"})
+        with pytest.raises(ValueError, match="neither a column of the data"):
+            mlflow.models.evaluate(**kw, evaluator_config={"group": "user_id", "baseline": "model_z"})
+        with pytest.raises(ValueError, match="a baseline model needs the model's input"):
+            mlflow.models.evaluate(**kw, evaluator_config={"group": "user_id", "baseline": lambda x: x})
+        assert MlflowClient().get_run(mlflow.active_run().info.run_id).data.metrics == {}

@@ -156,6 +156,7 @@ def _log(
     artifact_path: str,
     func: str,
     model_in_key: bool = True,
+    params_under: str = "",
 ) -> Logged:
     # every check before anything is written
     kind = table_kind(table, func)
@@ -167,7 +168,7 @@ def _log(
     if not isinstance(artifact_path, str) or not artifact_path.strip("/"):
         raise ValueError(f"The 'artifact_path' parameter of {func} must be a non-empty folder name. Got {artifact_path!r} instead.")
     metrics = metric_values(table, kind, prefix, func, model_in_key=model_in_key)
-    params = param_values(table, prefix)
+    params = param_values(table, prefix + params_under)
     folder = artifact_dir(artifact_path.strip("/"), prefix, step)
 
     mlflow = _mlflow()
@@ -229,15 +230,30 @@ def _check_params(existing: dict[str, str], params: dict[str, str], func: str) -
 
 # --------------------------------------------------------------------- the evaluator plugin
 
-#: evaluator_config keys the evaluator reads itself; every other key goes to report().
-_OWN_KEYS = ("group", "label", "metrics", "per_group", "features", "score_name", "prefix", "table_format")
+#: evaluator_config keys the evaluator reads itself; every other key goes to report() (and, with a
+#: baseline, to compare()).
+_OWN_KEYS = ("group", "label", "metrics", "per_group", "features", "score_name", "prefix", "table_format", "baseline",
+             "baseline_name")
+#: Where the params of the comparison go, below the prefix: the report's own params (its ``table``,
+#: its ``ci``) keep their keys, and MLflow params cannot change.
+_COMPARE_PARAMS = "compare/"
+
+
+def _keywords(func: Any) -> set[str]:
+    skip = {"df", "group", "label", "scores", "metrics", "baseline"}
+    return {n for n in inspect.signature(func).parameters if n not in skip}
 
 
 def _report_keywords() -> set[str]:
     from pandas_rankeval import report
 
-    skip = {"df", "group", "label", "scores", "metrics"}
-    return {n for n in inspect.signature(report).parameters if n not in skip}
+    return _keywords(report)
+
+
+def _compare_keywords() -> set[str]:
+    from pandas_rankeval import compare
+
+    return _keywords(compare)
 
 
 def _scores(model: Any, frame: pd.DataFrame, model_input: pd.DataFrame, predictions: str | None) -> np.ndarray:
@@ -272,18 +288,35 @@ def _config(evaluator_config: Any) -> tuple[dict[str, Any], dict[str, Any]]:
             "'label': '<column>', 'metrics': [...]}}."
         )
     own = {k: config.pop(k) for k in _OWN_KEYS if k in config}
-    unknown = sorted(set(config) - _report_keywords() - {"col_mapping"})
+    report_kw, compare_kw = _report_keywords(), _compare_keywords()
+    unknown = sorted(set(config) - report_kw - compare_kw - {"col_mapping"})
     if unknown:
         raise ValueError(
             f"{_EVAL}: unknown evaluator_config keys {unknown}. It takes {sorted(_OWN_KEYS)} "
-            f"and the keywords of pandas_rankeval.report ({sorted(_report_keywords())})."
+            f"and the keywords of pandas_rankeval.report ({sorted(report_kw)}), and with a 'baseline' "
+            f"those of pandas_rankeval.compare ({sorted(compare_kw - report_kw)})."
         )
+    if own.get("baseline") is None:
+        only = sorted(set(config) - report_kw - {"col_mapping"})
+        if only or "baseline_name" in own:
+            raise ValueError(
+                f"{_EVAL}: evaluator_config keys {sorted([*only, *(['baseline_name'] if 'baseline_name' in own else [])])} "
+                "apply to a comparison: add evaluator_config['baseline'] (a column of the data with the "
+                "baseline's scores, a model URI, or a model)."
+            )
     config.pop("col_mapping", None)
     return own, config
 
 
-def _evaluation_frame(dataset: Any, own: dict[str, Any], model: Any, predictions: str | None) -> tuple[pd.DataFrame, str, str]:
-    """The rows, the label column and the score column of one evaluation."""
+def _baseline_column(frame: pd.DataFrame, own: dict[str, Any]) -> str | None:
+    """evaluator_config['baseline'] when it names a column of the data (the baseline's scores)."""
+    base = own.get("baseline")
+    return base if isinstance(base, str) and base in frame.columns else None
+
+
+def _evaluation_frame(dataset: Any, own: dict[str, Any], model: Any, predictions: str | None) -> tuple[pd.DataFrame, str, str, Any]:
+    """The rows, the label column and the score column of one evaluation, and the model's input
+    (None without a model)."""
     frame = dataset.features_data
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"{_EVAL} needs data= as a pandas DataFrame (the group column is read from it). Got {type(frame).__name__}.")
@@ -302,6 +335,7 @@ def _evaluation_frame(dataset: Any, own: dict[str, Any], model: Any, predictions
         if label != dataset.targets_name:
             raise ValueError(f"{_EVAL}: the label column {label!r} is neither in the data nor targets= ({dataset.targets_name!r}).")
         columns[label] = dataset.labels_data
+    model_input = None
     if model is None:
         if dataset.predictions_data is None:
             raise ValueError(f"{_EVAL} needs scores: a model, or predictions='<column>' with model=None.")
@@ -309,45 +343,111 @@ def _evaluation_frame(dataset: Any, own: dict[str, Any], model: Any, predictions
         name = own.get("score_name", dataset.predictions_name or "prediction")
     else:
         features = own.get("features")
-        drop = [*groups, label] if label in frame.columns else list(groups)
+        # neither the group, the label nor the baseline's scores reach the model
+        drop = [c for c in [*groups, label, _baseline_column(frame, own)] if c is not None and c in frame.columns]
         model_input = frame[list(features)] if features is not None else frame.drop(columns=drop)
         scores = _scores(model, frame, model_input, predictions)
         name = own.get("score_name", predictions or "prediction")
     if name in frame.columns or name in columns:
         raise ValueError(f"{_EVAL}: the score name {name!r} is already a column of the data; set evaluator_config['score_name'].")
     columns[name] = scores
-    return frame.assign(**columns), str(label), str(name)
+    return frame.assign(**columns), str(label), str(name), model_input
+
+
+def _with_baseline(data: pd.DataFrame, own: dict[str, Any], score: str, model_input: Any,
+                   predictions: str | None) -> tuple[pd.DataFrame, str]:
+    """The data with the baseline's scores, and their column: evaluator_config['baseline'] is a
+    column of the data, a model URI (``runs:/...``, ``models:/...``: loaded with
+    ``mlflow.pyfunc.load_model``) or a model (anything with ``predict``, or a function of the
+    model's input), scored on the input the evaluated model gets."""
+    base = own["baseline"]
+    column = base if isinstance(base, str) and base in data.columns and base != score else None
+    if column is not None:
+        if "baseline_name" in own:
+            raise ValueError(f"{_EVAL}: evaluator_config['baseline'] names the column {column!r}, whose name it keeps; "
+                             "'baseline_name' names a baseline model's scores.")
+        return data, column
+    if isinstance(base, str):
+        if ":/" not in base:
+            raise ValueError(
+                f"{_EVAL}: evaluator_config['baseline'] is {base!r}, neither a column of the data "
+                f"({list(data.columns)}) nor a model URI such as 'runs:/<run_id>/model' or 'models:/<name>/<version>'."
+            )
+        base = _mlflow().pyfunc.load_model(base)
+    elif not (hasattr(base, "predict") or callable(base)):
+        raise TypeError(
+            f"{_EVAL}: evaluator_config['baseline'] must be a column of the data, a model URI or a model "
+            f"(with predict, or a function of the model's input). Got {type(base).__name__}."
+        )
+    if model_input is None:
+        raise ValueError(
+            f"{_EVAL}: a baseline model needs the model's input, which predictions= (no model) does not "
+            "give: put the baseline's scores in a column of the data and name it in evaluator_config['baseline']."
+        )
+    name = str(own.get("baseline_name", "baseline"))
+    if name in data.columns:
+        raise ValueError(f"{_EVAL}: the baseline name {name!r} is already a column of the data; set evaluator_config['baseline_name'].")
+    model = base if hasattr(base, "predict") else _Predict(base)
+    return data.assign(**{name: _scores(model, data, model_input, predictions)}), name
+
+
+class _Predict:
+    """A function of the model's input, as a model (``predict``)."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def predict(self, model_input: Any) -> Any:
+        return self.fn(model_input)
 
 
 def _evaluate(*, dataset: Any, run_id: str, evaluator_config: Any, model: Any = None, predictions: str | None = None) -> Any:
-    """The work of ``RankevalEvaluator.evaluate``: report (and per_group), logged, returned."""
+    """The work of ``RankevalEvaluator.evaluate``: report (and per_group), and with a baseline the
+    comparison, logged, returned."""
     from mlflow.models.evaluation import EvaluationResult
     from mlflow.models.evaluation.artifacts import JsonEvaluationArtifact, ParquetEvaluationArtifact, TextEvaluationArtifact
 
     import pandas_rankeval as pre
 
     own, options = _config(evaluator_config)
-    data, label, score = _evaluation_frame(dataset, own, model, predictions)
+    data, label, score, model_input = _evaluation_frame(dataset, own, model, predictions)
+    scores = [score]
+    if own.get("baseline") is not None:
+        data, base = _with_baseline(data, own, score, model_input, predictions)
+        scores = [score, base]
     metrics = own.get("metrics", ("auc", "gauc", "mrr", "ndcg@10"))
-    table = pre.report(data, group=own["group"], label=label, scores=[score], metrics=metrics, **options)
+    report_kw = _report_keywords()
+    table = pre.report(data, group=own["group"], label=label, scores=[score], metrics=metrics,
+                       **{k: v for k, v in options.items() if k in report_kw})
+    cmp = None
+    if len(scores) == 2:
+        compare_kw = _compare_keywords()
+        cmp = pre.compare(data, group=own["group"], label=label, scores=scores[::-1], baseline=scores[1],
+                          metrics=metrics, **{k: v for k, v in options.items() if k in compare_kw})
     pg = None
     if own.get("per_group"):
         accepted = set(inspect.signature(pre.per_group).parameters)
         shared = {k: v for k, v in options.items() if k in accepted}
-        pg = pre.per_group(data, group=own["group"], label=label, scores=[score], metrics=metrics, **shared)
-    logged = _log(table, prefix=own.get("prefix", ""), step=None, run_id=run_id, per_group=pg,
-                  table_format=own.get("table_format", "json"), artifact_path="rankeval", func=_EVAL,
-                  model_in_key=False)  # fmt: skip
+        pg = pre.per_group(data, group=own["group"], label=label, scores=scores, metrics=metrics, **shared)
+    prefix, table_format = own.get("prefix", ""), own.get("table_format", "json")
+    logged = _log(table, prefix=prefix, step=None, run_id=run_id, per_group=pg, table_format=table_format,
+                  artifact_path="rankeval", func=_EVAL, model_in_key=False)
+    found = [logged]
+    if cmp is not None:  # the keys of log_report(compare): <model>_vs_<baseline>/<metric>_<column>
+        found.append(_log(cmp, prefix=prefix, step=None, run_id=run_id, per_group=None, table_format=table_format,
+                          artifact_path="rankeval", func=_EVAL, params_under=_COMPARE_PARAMS))
     from mlflow.tracking import MlflowClient
 
     root = MlflowClient().get_run(run_id).info.artifact_uri.rstrip("/")
     kinds = {".txt": TextEvaluationArtifact, ".json": JsonEvaluationArtifact, ".parquet": ParquetEvaluationArtifact}
-    artifacts = {}
-    for path in logged.artifacts:
-        stem, ext = os.path.splitext(os.path.basename(path))
-        if ext in kinds:
-            artifacts[f"rankeval_{stem}" + ("_text" if ext == ".txt" else "")] = kinds[ext](uri=f"{root}/{path}")
-    return EvaluationResult(metrics=dict(logged.metrics), artifacts=artifacts, run_id=run_id)
+    artifacts, metric_values = {}, {}
+    for one in found:
+        metric_values.update(one.metrics)
+        for path in one.artifacts:
+            stem, ext = os.path.splitext(os.path.basename(path))
+            if ext in kinds:
+                artifacts[f"rankeval_{stem}" + ("_text" if ext == ".txt" else "")] = kinds[ext](uri=f"{root}/{path}")
+    return EvaluationResult(metrics=metric_values, artifacts=artifacts, run_id=run_id)
 
 
 @functools.cache
@@ -366,6 +466,16 @@ def _evaluator_class() -> Any:
         :func:`pandas_rankeval.report` (``by``, ``weight``, ``ci``, ``n_boot``, ``seed``,
         ``ties``, ``empty``...). The metrics are logged without the model part of the key
         (``ndcg_at_10``, ``ndcg_at_10_low``, ``n_groups``): one evaluation is one model.
+
+        ``baseline`` (MLflow 3 has no ``baseline_model`` argument) adds the comparison of
+        :func:`pandas_rankeval.compare` against it: a column of the data holding the baseline's
+        scores (not given to the model), a model URI (``runs:/...``, ``models:/...``) or a model
+        (with ``predict``, or a function of the model's input), scored on the evaluated model's
+        input and named ``baseline_name`` (default ``"baseline"``). Its table is logged as
+        :func:`log_report` logs a comparison (``prediction_vs_baseline/ndcg_at_10_diff``,
+        ``..._ci_low``, ``..._p_value``, ``..._p_holm``, ``..._significant``; its params under
+        ``compare/``; ``compare.txt`` and ``compare.json``), and the keywords of
+        :func:`pandas_rankeval.compare` (``adjust``, ``alpha``, ``method``...) are taken too.
         """
 
         name = "rankeval"
