@@ -328,8 +328,9 @@ def test_method_table():
     from pandas_rankeval.core.metrics.registry import METRICS, TABLE_FUNCTIONS
 
     assert set(METHODS) == {*(m.function for m in METRICS.values()), *METRICS, *TABLE_FUNCTIONS}
-    assert METHODS["map"] == "average_precision"
-    assert all(target == name for name, target in METHODS.items() if name != "map")
+    assert METHODS["map"] == "average_precision" and METHODS["rprec"] == "r_precision"
+    # a metric's name forwards to its function where the two differ (map, rprec); the rest to themselves
+    assert all(target == name or METRICS[name].function == target for name, target in METHODS.items())
 
 
 @pytest.mark.parametrize("name", list(METHODS))
