@@ -764,8 +764,11 @@ def r_precision(
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
         global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
-        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars frame takes
-        ``rows_per_bucket`` and ``buckets`` too (a LazyFrame is read bucket by bucket); a pandas
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
         or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
         on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
         that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
