@@ -26,7 +26,6 @@ PENDING: dict[str, int] = {
     # landed beside the split of summarize_evaluation (the warehouse engine's per-group entry
     # point and its one checks query): the split is to be redone on them
     "summary/partition.py::summarize_groups": 40,
-    "engines/warehouse/checks.py::scan_expr": 29,
 }
 
 

@@ -71,33 +71,27 @@ def keep_expr(t: Any, plan: Any, schema: pd.DataFrame, nan: bool) -> Any:
     return out
 
 
-def scan_expr(t: Any, plan: Any, schema: pd.DataFrame, *, nan: bool = True,
-              relevant: Any = None) -> tuple[Any, dict[str, Any]]:
-    """The one aggregate expression of the checks, and how to read its row (for :func:`scan_from_row`).
-
-    ``relevant`` (an Ibis boolean of ``t``) is needed only for ``empty="error"``.
-    """
+def _count_if(cond: Any) -> Any:
+    """The rows where ``cond`` holds, as an int64 aggregate."""
     import ibis
 
-    cols = [str(c) for c in dict.fromkeys(plan.columns)]
-    miss = {c: missing_expr(t, c, schema[c].dtype, nan) for c in cols}
-    kept = keep_expr(t, plan, schema, nan)
+    return ibis.ifelse(cond, 1, 0).sum().cast("int64")
 
-    def count_if(cond: Any) -> Any:
-        return ibis.ifelse(cond, 1, 0).sum().cast("int64")
 
-    aggs: dict[str, Any] = {"rows": t.count().cast("int64")}
-    any_miss = ~kept
-    aggs["dropped"] = count_if(any_miss)
-    for i, c in enumerate(cols):
-        aggs[f"miss{i}"] = count_if(miss[c])
+def _value_checks(t: Any, plan: Any, schema: pd.DataFrame, kept: Any, nan: bool) -> tuple[dict[str, Any], dict[str, tuple]]:
+    """The aggregates of the labels' and weights' checks among the kept rows (infinite labels, bad
+    weights, negative labels, labels above the top grade, the largest label, labels other than 0
+    and 1), and the problem kind each count reads as."""
+    import ibis
+
     label, o = str(plan.label), plan.options
     ldt = schema[label].dtype
+    aggs: dict[str, Any] = {}
     kinds: dict[str, tuple] = {}
     lab = t[label]
     if _is_float(ldt):
         kinds["inf_label"] = ("infinite_label", plan.label)
-        aggs["inf_label"] = count_if(kept & _isinf(lab, nan))
+        aggs["inf_label"] = _count_if(kept & _isinf(lab, nan))
     weights = [o.sample_weight] if o.sample_weight is not None else []
     if isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES:
         weights.append(o.weight)
@@ -106,47 +100,86 @@ def scan_expr(t: Any, plan: Any, schema: pd.DataFrame, *, nan: bool = True,
             wc = t[str(w)].cast("float64")
             kinds[f"bad_w{i}"] = ("bad_weight", w)
             bad = (wc < 0) | _isinf(wc, nan) if _is_float(schema[str(w)].dtype) else wc < 0
-            aggs[f"bad_w{i}"] = count_if(kept & bad)
+            aggs[f"bad_w{i}"] = _count_if(kept & bad)
     checks = label_checks(plan, _numeric(ldt))
     if checks.negative:
         kinds["neg_label"] = ("negative_label", plan.label)
-        aggs["neg_label"] = count_if(kept & (lab.cast("float64") < 0))
+        aggs["neg_label"] = _count_if(kept & (lab.cast("float64") < 0))
     if checks.grade is not None:
         kinds["grade"] = ("label_grade", (plan.label, *checks.grade))
-        aggs["grade"] = count_if(kept & (lab.cast("float64") > float(checks.grade[0])))
+        aggs["grade"] = _count_if(kept & (lab.cast("float64") > float(checks.grade[0])))
     if checks.top:
         aggs["label_max"] = ibis.ifelse(kept, lab, ibis.null()).max()
-    cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
     if checks.binary:  # the calibration metrics' 0/1 labels (the examples: one more query, on error only)
         lf = lab.cast("float64")
-        aggs["binary_bad"] = count_if(kept & (lf != 0) & (lf != 1))
-    probability = [str(c) for c in plan.scores if cal and _numeric(schema[str(c)].dtype)]
-    for i, c in enumerate(probability):  # probabilities: the count outside [0, 1] and the range seen
+        aggs["binary_bad"] = _count_if(kept & (lf != 0) & (lf != 1))
+    return aggs, kinds
+
+
+def _probability_checks(t: Any, probability: list[str], kept: Any) -> dict[str, Any]:
+    """Per probability score column: the count outside [0, 1] among the kept rows and the range seen."""
+    import ibis
+
+    aggs: dict[str, Any] = {}
+    for i, c in enumerate(probability):
         sc = t[c].cast("float64")
-        aggs[f"prob_bad{i}"] = count_if(kept & ~((sc >= 0) & (sc <= 1)))
+        aggs[f"prob_bad{i}"] = _count_if(kept & ~((sc >= 0) & (sc <= 1)))
         aggs[f"prob_min{i}"] = ibis.ifelse(kept, sc, ibis.null()).min()
         aggs[f"prob_max{i}"] = ibis.ifelse(kept, sc, ibis.null()).max()
+    return aggs
+
+
+def _distinct_keys(t: Any, plan: Any, kept: Any, relevant: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The distinct group keys (with a relevant row; with their segments) among the kept rows, only
+    where a check compares them: aggregates for one column, scalar subqueries of the same
+    statement for several."""
+    import ibis
+
+    aggs: dict[str, Any] = {}
     scalars: dict[str, Any] = {}
+    if not (plan.group and (relevant is not None or plan.by)):
+        return aggs, scalars
 
     def key(c: str) -> Any:
         """A key column as pandas groups it (a float's -0.0 with 0.0)."""
         return t[c] + 0.0 if t[c].type().is_floating() else t[c]
 
     def distinct(columns: list[str], where: Any, name: str) -> None:
-        """Distinct keys of ``columns`` among the rows ``where``: in the aggregate for one column,
-        else a scalar subquery of the same statement (only when a check compares it)."""
         if len(columns) == 1:
             aggs[name] = ibis.ifelse(where, key(columns[0]), ibis.null()).nunique().cast("int64")
         else:
             scalars[name] = t.filter(where).select(**{c: key(c) for c in columns}).distinct().count().as_scalar()
 
-    if plan.group and (relevant is not None or plan.by):  # only where a check compares them
-        group = [str(c) for c in plan.group]
-        distinct(group, kept, "groups")
-        if relevant is not None:
-            distinct(group, kept & relevant, "with_relevant")
-        if plan.by:
-            distinct(list(dict.fromkeys([*group, *(str(c) for c in plan.by)])), kept, "pairs")
+    group = [str(c) for c in plan.group]
+    distinct(group, kept, "groups")
+    if relevant is not None:
+        distinct(group, kept & relevant, "with_relevant")
+    if plan.by:
+        distinct(list(dict.fromkeys([*group, *(str(c) for c in plan.by)])), kept, "pairs")
+    return aggs, scalars
+
+
+def scan_expr(t: Any, plan: Any, schema: pd.DataFrame, *, nan: bool = True,
+              relevant: Any = None) -> tuple[Any, dict[str, Any]]:
+    """The one aggregate expression of the checks, and how to read its row (for :func:`scan_from_row`).
+
+    ``relevant`` (an Ibis boolean of ``t``) is needed only for ``empty="error"``. Its columns, in
+    this order: the rows, the rows dropped and the missing values per column; the labels' and
+    weights' checks (:func:`_value_checks`); the probabilities' (:func:`_probability_checks`); the
+    distinct group keys (:func:`_distinct_keys`).
+    """
+    cols = [str(c) for c in dict.fromkeys(plan.columns)]
+    kept = keep_expr(t, plan, schema, nan)
+    aggs: dict[str, Any] = {"rows": t.count().cast("int64"), "dropped": _count_if(~kept)}
+    for i, c in enumerate(cols):
+        aggs[f"miss{i}"] = _count_if(missing_expr(t, c, schema[c].dtype, nan))
+    values, kinds = _value_checks(t, plan, schema, kept, nan)
+    aggs.update(values)
+    cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
+    probability = [str(c) for c in plan.scores if cal and _numeric(schema[str(c)].dtype)]
+    aggs.update(_probability_checks(t, probability, kept))
+    keys, scalars = _distinct_keys(t, plan, kept, relevant)
+    aggs.update(keys)
     out = t.aggregate(**aggs)
     if scalars:
         out = out.mutate(**scalars)
