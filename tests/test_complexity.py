@@ -21,12 +21,7 @@ radon_complexity = pytest.importorskip("radon.complexity")
 PACKAGE = Path(__file__).resolve().parent.parent / "pandas_rankeval"
 LIMIT = 25
 
-PENDING: dict[str, int] = {
-    "core/metrics/registry.py::parse_metric": 30,
-    # landed beside the split of summarize_evaluation (the warehouse engine's per-group entry
-    # point and its one checks query): the split is to be redone on them
-    "summary/partition.py::summarize_groups": 40,
-}
+PENDING: dict[str, int] = {}
 
 
 def _blocks(blocks: list, prefix: str = "") -> Iterator[tuple[str, int]]:

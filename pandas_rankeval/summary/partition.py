@@ -130,51 +130,73 @@ def summarize_evaluation(
     return summarize_groups(inputs, plan, missing=missing, key_hashes=key_hashes)
 
 
-def summarize_groups(
-    g: GroupInputs,
-    plan: Plan,
-    *,
-    missing: dict[Hashable, int] | None = None,
-    key_hashes: np.ndarray | None = None,
-) -> Summary:
-    """The summary of one partition of whole groups from its :class:`GroupInputs`."""
-    n, npos = g.n, g.npos
-    n_all = n.shape[0]
-    seg_index, seg_keys = g.seg_index, g.seg_keys
-    n_seg = len(seg_keys)
-    items = plan.items
-    n_items, n_boot, n_pairs = _shape(plan)
-    opts = plan.options
-    flips = plan.monte_carlo  # hashed sign-flip replicates: method="randomization" only
+class _BySegment:
+    """Per-group arrays of one partition reduced per segment: counts (exact) and float sums."""
 
-    def count(mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    def __init__(self, seg_index: np.ndarray, n_seg: int) -> None:
+        self.seg_index, self.n_seg = seg_index, n_seg
+
+    def count(self, mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
         """Per segment: groups in ``mask`` (or the sum of int ``weights`` over them), exact."""
-        if n_seg == 1:
+        if self.n_seg == 1:
             return np.array([int(mask.sum()) if weights is None else int(weights[mask].sum())], dtype=np.int64)
         if weights is None:
-            return np.bincount(seg_index[mask], minlength=n_seg).astype(np.int64)
+            return np.bincount(self.seg_index[mask], minlength=self.n_seg).astype(np.int64)
         # float64 bincount: exact while a segment holds fewer than 2**53 rows
-        return np.rint(np.bincount(seg_index[mask], weights=weights[mask], minlength=n_seg)).astype(np.int64)
+        return np.rint(np.bincount(self.seg_index[mask], weights=weights[mask], minlength=self.n_seg)).astype(np.int64)
 
-    def fsum(x: np.ndarray) -> np.ndarray:
-        if n_seg == 1:
+    def fsum(self, x: np.ndarray) -> np.ndarray:
+        if self.n_seg == 1:
             return np.array([x.sum()])
-        return np.bincount(seg_index, weights=x, minlength=n_seg)
+        return np.bincount(self.seg_index, weights=x, minlength=self.n_seg)
 
-    counts = np.zeros((n_seg, max(n_items, 0), len(COUNTERS)), dtype=np.int64)
-    sums = np.zeros((n_seg, n_items, 2))
+
+#: The label-only counters of an eligibility rule, each the same for every score column.
+_LABEL_ONLY = ("n_only_pos", "n_only_neg", "n_filtered", "rows_filtered", "pos_filtered", "n_empty")
+
+
+@dataclasses.dataclass
+class _ItemSums:
+    """Per segment, every item's counters and (weighted sum, weight) of its used groups; the
+    per-group columns the replicate sums and the paired differences read."""
+
+    counts: np.ndarray  # (segments, items, counters)
+    sums: np.ndarray  # (segments, items, 2)
+    num_cols: list[np.ndarray]  # per item, w * v (or the row sums) where used: with replicates only
+    den_cols: list[np.ndarray]  # per item, w where used: with replicates only
+    used: list[np.ndarray]  # per item: with pairs only
+    w: list[np.ndarray]
+    v: list[np.ndarray]
+    numer: list[np.ndarray | None]
+
+
+def _label_only_counts(rule: str, g: GroupInputs, opts: Any, seg: _BySegment) -> dict[str, np.ndarray]:
+    """An eligibility rule's groups that count by their labels alone, and its counters per segment."""
+    n, npos = g.n, g.npos
+    e = eligibility(rule, n, npos, opts, ordered=g.ordered)
+    return {
+        "eligible": e.label_only,
+        "n_only_pos": seg.count(e.only_pos),
+        "n_only_neg": seg.count(e.only_neg),
+        "n_filtered": seg.count(e.filtered),
+        "rows_filtered": seg.count(e.filtered, n),
+        "pos_filtered": seg.count(e.filtered, npos),
+        "n_empty": seg.count(e.empty),
+    }
+
+
+def _item_sums(g: GroupInputs, plan: Plan, seg: _BySegment) -> _ItemSums:
+    """Every (score, metric item)'s counters and sums per segment."""
+    n, npos = g.n, g.npos
+    n_items, n_boot, n_pairs = _shape(plan)
+    out = _ItemSums(np.zeros((seg.n_seg, max(n_items, 0), len(COUNTERS)), dtype=np.int64),
+                    np.zeros((seg.n_seg, n_items, 2)), [], [], [], [], [], [])
     label_only: dict[str, dict[str, np.ndarray]] = {}
-    num_cols: list[np.ndarray] = []
-    den_cols: list[np.ndarray] = []
-    used_l: list[np.ndarray] = []
-    w_l: list[np.ndarray] = []
-    v_l: list[np.ndarray] = []
-    num_l: list[np.ndarray | None] = []
     # the items of a report share their used-group masks and weight arrays (one per eligibility
     # rule and weight option): what reads only those is worked out once per distinct pair of
     # arrays (the memo holds them, so that their ids stay theirs)
     memo: dict[tuple[int, int], tuple[Any, ...]] = {}
-    for j, (score, name) in enumerate(items):
+    for j, (score, name) in enumerate(plan.items):
         gv = g.metrics[score][name]
         used = np.asarray(gv.used, dtype=bool)
         w = np.asarray(gv.weights, dtype=np.float64)
@@ -186,132 +208,179 @@ def summarize_groups(
             # every group used with weight 1: w * v where used is v itself, to the bit
             plain = bool(used.all()) and bool((w == 1.0).all())
             shared = memo[(id(used), id(w))] = (
-                used, w, wu, skipped, plain, fsum(wu), count(used), count(skipped, n), count(skipped, npos))
+                used, w, wu, skipped, plain, seg.fsum(wu), seg.count(used), seg.count(skipped, n),
+                seg.count(skipped, npos))
         _, _, wu, skipped, plain, sum_wu, n_used, rows_skipped, pos_skipped = shared
         if plain and gv.numer is None and not n_boot:
-            sums[:, j, 0] = fsum(v)
+            out.sums[:, j, 0] = seg.fsum(v)
         else:
             with np.errstate(invalid="ignore"):
                 wv = np.where(used, w * v if gv.numer is None else gv.numer, 0.0)
-            sums[:, j, 0] = fsum(wv)
-        sums[:, j, 1] = sum_wu
-        c = counts[:, j]
+            out.sums[:, j, 0] = seg.fsum(wv)
+        out.sums[:, j, 1] = sum_wu
+        c = out.counts[:, j]
         c[:, COUNTER_INDEX["n_used"]] = n_used
         c[:, COUNTER_INDEX["rows_skipped"]] = rows_skipped
         c[:, COUNTER_INDEX["pos_skipped"]] = pos_skipped
         rule = gv.spec.info.eligibility
         if rule not in label_only:  # the same for every score column: labels (and weights) only
-            e = eligibility(rule, n, npos, opts, ordered=g.ordered)
-            label_only[rule] = {
-                "eligible": e.label_only,
-                "n_only_pos": count(e.only_pos),
-                "n_only_neg": count(e.only_neg),
-                "n_filtered": count(e.filtered),
-                "rows_filtered": count(e.filtered, n),
-                "pos_filtered": count(e.filtered, npos),
-                "n_empty": count(e.empty),
-            }
+            label_only[rule] = _label_only_counts(rule, g, plan.options, seg)
         lo = label_only[rule]
-        for k in ("n_only_pos", "n_only_neg", "n_filtered", "rows_filtered", "pos_filtered", "n_empty"):
+        for k in _LABEL_ONLY:
             c[:, COUNTER_INDEX[k]] = lo[k]
         if rule in ("pairs", "ordered"):
-            c[:, COUNTER_INDEX["n_zero_weight"]] = count(lo["eligible"] & skipped)  # a class weighs 0 in total
+            c[:, COUNTER_INDEX["n_zero_weight"]] = seg.count(lo["eligible"] & skipped)  # a class weighs 0 in total
         if n_boot:
-            num_cols.append(wv)
-            den_cols.append(wu)
+            out.num_cols.append(wv)
+            out.den_cols.append(wu)
         if n_pairs:
-            used_l.append(used)
-            w_l.append(w)
-            v_l.append(v)
-            num_l.append(gv.numer)
+            out.used.append(used)
+            out.w.append(w)
+            out.v.append(v)
+            out.numer.append(gv.numer)
+    return out
 
-    # paired differences: observed sums, and which groups both models use
-    wd_cols: list[np.ndarray] = []
-    flip_obs = np.zeros((n_seg, n_pairs))
-    flip_abs = np.zeros((n_seg, n_pairs))
-    sf: dict[str, np.ndarray] | None = None
-    if n_pairs:  # the sign-flip sums of every pair, one pair at a time (no groups x pairs matrix)
-        sf = {"n": np.zeros((n_seg, n_pairs), dtype=np.int64), "s": np.zeros((n_seg, n_pairs, 3)),
-              "top": np.zeros((n_seg, n_pairs, TOP_K)), "amin": np.full((n_seg, n_pairs), np.inf),
-              "hist": np.zeros((n_seg, n_pairs, 2, HIST_K))}
-    mismatch = np.zeros((n_seg, n_pairs), dtype=np.int64)
-    pair_used = np.zeros((n_seg, n_pairs), dtype=np.int64)
-    col = {item: j for j, item in enumerate(items)}
+
+def _pair_sums(plan: Plan, it: _ItemSums, seg: _BySegment) -> dict[str, Any]:
+    """The paired differences of the plan's flip pairs: observed sums, the sign-flip sums of every
+    pair (one pair at a time: no groups x pairs matrix), which groups both models use, and each
+    pair's per-group differences for the hashed sign flips (``wd_cols``)."""
+    n_seg = seg.n_seg
+    n_pairs = len(plan.flip_pairs)
+    out: dict[str, Any] = {
+        "flip_obs": np.zeros((n_seg, n_pairs)), "flip_abs": np.zeros((n_seg, n_pairs)), "sf": None,
+        "flip_mismatch": np.zeros((n_seg, n_pairs), dtype=np.int64),
+        "pair_used": np.zeros((n_seg, n_pairs), dtype=np.int64), "wd_cols": [],
+    }
+    if not n_pairs:
+        return out
+    sf = out["sf"] = {"n": np.zeros((n_seg, n_pairs), dtype=np.int64), "s": np.zeros((n_seg, n_pairs, 3)),
+                      "top": np.zeros((n_seg, n_pairs, TOP_K)), "amin": np.full((n_seg, n_pairs), np.inf),
+                      "hist": np.zeros((n_seg, n_pairs, 2, HIST_K))}
+    keep_wd = plan.monte_carlo and bool(plan.n_replicates)
+    col = {item: j for j, item in enumerate(plan.items)}
     for p, (m, b, name) in enumerate(plan.flip_pairs):
         jm, jb = col[(m, name)], col[(b, name)]
-        um, ub = used_l[jm], used_l[jb]
-        wm, wb = w_l[jm], w_l[jb]
+        um, ub = it.used[jm], it.used[jb]
+        wm, wb = it.w[jm], it.w[jb]
         both = um & ub
-        mismatch[:, p] = count((um != ub) | (um & (wm != wb)))
-        pair_used[:, p] = count(both)
-        nm, nb = num_l[jm], num_l[jb]
+        out["flip_mismatch"][:, p] = seg.count((um != ub) | (um & (wm != wb)))
+        out["pair_used"][:, p] = seg.count(both)
+        nm, nb = it.numer[jm], it.numer[jb]
         if nm is not None and nb is not None:  # row sums over the same denominator: their difference
             wd = signflip_terms(np.ones_like(wm), nm, nb, both)
         else:
-            wd = signflip_terms(wm, v_l[jm], v_l[jb], both)  # a difference at float rounding is 0
-        one = signflip_sums(wd, seg_index, n_seg)
-        for name, arr in sf.items():  # type: ignore[union-attr]
-            arr[:, p] = one[name][:, 0]
-        flip_obs[:, p] = fsum(wd)
-        flip_abs[:, p] = fsum(np.abs(wd))
-        if flips and n_boot:
-            wd_cols.append(wd)
+            wd = signflip_terms(wm, it.v[jm], it.v[jb], both)  # a difference at float rounding is 0
+        one = signflip_sums(wd, seg.seg_index, n_seg)
+        for field, arr in sf.items():
+            arr[:, p] = one[field][:, 0]
+        out["flip_obs"][:, p] = seg.fsum(wd)
+        out["flip_abs"][:, p] = seg.fsum(np.abs(wd))
+        if keep_wd:
+            out["wd_cols"].append(wd)
+    return out
 
-    class_w = g.class_w
-    seg_n = count(np.ones(n_all, dtype=bool))
-    seg_rows = count(np.ones(n_all, dtype=bool), n)
-    seg_pos = count(np.ones(n_all, dtype=bool), npos)
-    seg_nopos = count(npos == 0)
-    graded = g.graded
-    seg_graded = count(np.ones(n_all, dtype=bool), graded) if graded is not None else np.zeros(n_seg, dtype=np.int64)
-    if class_w is not None:
-        sw_pos, sw_neg = fsum(class_w[0]), fsum(class_w[1])
+
+def _segment_totals(g: GroupInputs, seg: _BySegment) -> dict[str, np.ndarray]:
+    """Per segment: groups, rows, relevant rows, groups without a relevant row, graded rows and
+    the summed sample weight of each class (the row counts without sample weights)."""
+    n, npos = g.n, g.npos
+    every = np.ones(n.shape[0], dtype=bool)
+    seg_rows = seg.count(every, n)
+    seg_pos = seg.count(every, npos)
+    out = {
+        "n_groups": seg.count(every), "n_rows": seg_rows, "n_pos": seg_pos, "n_nopos": seg.count(npos == 0),
+        "n_graded": seg.count(every, g.graded) if g.graded is not None else np.zeros(seg.n_seg, dtype=np.int64),
+    }
+    if g.class_w is not None:
+        sw_pos, sw_neg = seg.fsum(g.class_w[0]), seg.fsum(g.class_w[1])
     else:
         sw_pos, sw_neg = seg_pos.astype(np.float64), (seg_rows - seg_pos).astype(np.float64)
+    out["sw_pos"] = np.asarray(sw_pos, dtype=np.float64)
+    out["sw_neg"] = np.asarray(sw_neg, dtype=np.float64)
+    return out
 
-    # studentized intervals: per target, the sums of x x^T with x = [num, den] of its items
-    targets = plan.targets
+
+def _gram_columns(targets: list, it: _ItemSums) -> list[np.ndarray]:
+    """Studentized intervals: per target, the per-group products x x^T (upper triangle) with
+    x = [num, den] of its items."""
     gram_cols: list[np.ndarray] = []
     for t in targets:
         x: list[np.ndarray] = []
         for j, _ in t:
-            x += [num_cols[j], den_cols[j]]
+            x += [it.num_cols[j], it.den_cols[j]]
         for a, b in zip(*np.triu_indices(len(x))):
             gram_cols.append(x[a] * x[b])
+    return gram_cols
+
+
+def _replicates(
+    g: GroupInputs, plan: Plan, seg: _BySegment, it: _ItemSums, gram_cols: list[np.ndarray], q: int,
+    wd_cols: list[np.ndarray], key_hashes: np.ndarray | None,
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """The replicate sums (bootstrap, hashed sign flips): ``boot`` (segments, replicates, items,
+    2), the sign-flip replicates and the replicates of the gram sums; None without replicates."""
+    n_items, n_boot, n_pairs = _shape(plan)
+    if not (n_boot and g.n.shape[0]):
+        return None, None, None
+    targets = plan.targets
+    if key_hashes is None and plan.resample == "poisson":
+        key_hashes = key_hash(g.keys())
+    acc, where, flip_reps = _replicate_sums(
+        plan, key_hashes, seg.seg_index, seg.n_seg, it.num_cols + it.den_cols + gram_cols, wd_cols,
+        n_pairs if plan.monte_carlo else 0
+    )
+    # one gather from the distinct columns into the layout (segments, replicates, items, 2)
+    boot = acc[:, :, np.stack([where[:n_items], where[n_items : 2 * n_items]], axis=1)]
+    boot_gram = None
+    if targets:
+        boot_gram = acc[:, :, where[2 * n_items :]].reshape(seg.n_seg, n_boot, len(targets), q)
+    return boot, flip_reps, boot_gram
+
+
+def summarize_groups(
+    g: GroupInputs,
+    plan: Plan,
+    *,
+    missing: dict[Hashable, int] | None = None,
+    key_hashes: np.ndarray | None = None,
+) -> Summary:
+    """The summary of one partition of whole groups from its :class:`GroupInputs`.
+
+    The stages: every item's counters and sums per segment (:func:`_item_sums`), the paired
+    differences (:func:`_pair_sums`), the segment totals (:func:`_segment_totals`), the gram sums
+    of studentized intervals, the replicate sums (:func:`_replicates`); then the fields stacked,
+    one array per field with the segment first (no loop over segments).
+    """
+    seg_keys = g.seg_keys
+    n_seg = len(seg_keys)
+    seg = _BySegment(g.seg_index, n_seg)
+    n_items, n_boot, n_pairs = _shape(plan)
+    it = _item_sums(g, plan, seg)
+    pairs = _pair_sums(plan, it, seg)
+    targets = plan.targets
+    gram_cols = _gram_columns(targets, it)
     q = (2 * len(targets[0])) * (2 * len(targets[0]) + 1) // 2 if targets else 0
-    gram = np.stack([fsum(c) for c in gram_cols], axis=1).reshape(n_seg, len(targets), q) if targets else None
+    gram = np.stack([seg.fsum(c) for c in gram_cols], axis=1).reshape(n_seg, len(targets), q) if targets else None
+    boot, flip_reps, boot_gram = _replicates(g, plan, seg, it, gram_cols, q, pairs["wd_cols"], key_hashes)
 
-    boot = flip_reps = boot_gram = None
-    if n_boot and n_all:
-        if key_hashes is None and plan.resample == "poisson":
-            key_hashes = key_hash(g.keys())
-        acc, where, flip_reps = _replicate_sums(
-            plan, key_hashes, seg_index, n_seg, num_cols + den_cols + gram_cols, wd_cols, n_pairs if flips else 0
-        )
-        # one gather from the distinct columns into the layout (segments, replicates, items, 2)
-        boot = acc[:, :, np.stack([where[:n_items], where[n_items : 2 * n_items]], axis=1)]
-        if targets:
-            boot_gram = acc[:, :, where[2 * n_items :]].reshape(n_seg, n_boot, len(targets), q)
-
-    n_dropped = g.n_dropped
-    # the segments stacked: one array per field, the segment first (no loop over segments)
-    zero = _seg_zero(n_items, n_boot, n_pairs, flips)
+    zero = _seg_zero(n_items, n_boot, n_pairs, plan.monte_carlo)
     given: dict[str, np.ndarray | None] = {
-        "n_groups": seg_n, "n_rows": seg_rows, "n_pos": seg_pos, "n_nopos": seg_nopos,
-        "n_graded": seg_graded, "sw_pos": np.asarray(sw_pos, dtype=np.float64), "sw_neg": np.asarray(sw_neg, dtype=np.float64),
-        "counts": counts, "sums": sums, "boot": boot, "flip_obs": flip_obs, "flip_abs": flip_abs,
-        "flip_reps": flip_reps, "flip_mismatch": mismatch, "pair_used": pair_used, "gram": gram,
+        **_segment_totals(g, seg), "counts": it.counts, "sums": it.sums, "boot": boot,
+        "flip_obs": pairs["flip_obs"], "flip_abs": pairs["flip_abs"], "flip_reps": flip_reps,
+        "flip_mismatch": pairs["flip_mismatch"], "pair_used": pairs["pair_used"], "gram": gram,
         "boot_gram": boot_gram,
     }
+    sf = pairs["sf"]
     if sf is not None:
         given.update(sf_n=sf["n"], sf_s=sf["s"], sf_top=sf["top"], sf_min=sf["amin"], sf_hist=sf["hist"])
     data: dict[str, np.ndarray | None] = {}
     for name, z in zero.items():
-        v = given.get(name)  # type: ignore[assignment]  # stubs narrower than runtime
+        v = given.get(name)
         if v is None and z is not None:  # nothing drawn (or no pair): the layout's own values
             v = np.broadcast_to(np.asarray(z), (n_seg, *np.shape(z))).copy()
         data[name] = v
-    return Summary(None, dict(missing or {}), n_dropped, g.n_rows, (n_items, n_boot, n_pairs),
+    return Summary(None, dict(missing or {}), g.n_dropped, g.n_rows, (n_items, n_boot, n_pairs),
                    keys=list(seg_keys), data=data)
 
 

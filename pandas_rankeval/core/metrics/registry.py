@@ -127,6 +127,34 @@ def _examples() -> list[str]:
     return [p.replace("@K", "@10").replace("@P", "@0.8").replace("@B", "@10") for p in valid_names()]
 
 
+def _param_problem(name: str, kind: str, info: Metric, raw: str | None) -> tuple[str | None, int | float | None]:
+    """The parameter after ``@`` of a known metric read by its kind (a cutoff, a number of bins, a
+    persistence): ``(problem, value)``, the problem None when the name is valid, the value None
+    when the name gives none."""
+    presence, param_kind = info.param.presence, info.param.kind
+    if raw is not None and presence == "none":
+        return f"Metric {kind!r} takes no cutoff; got {name!r}.", None
+    if raw is None:
+        if presence != "required":
+            return None, None
+        what = {"cutoff": "a cutoff", "persistence": "a persistence", "bins": "a number of bins"}[param_kind]
+        return f"Metric {kind!r} needs {what}, such as '{kind}@{info.param.example}'; got {name!r}.", None
+    if param_kind in ("cutoff", "bins"):
+        what = "cutoff" if param_kind == "cutoff" else "number of bins"
+        if not raw.isdigit():
+            return f"The {what} of {name!r} must be a positive int.", None
+        count = int(raw)
+        if count < 1:
+            return f"The {what} of {name!r} must be at least 1.", count
+        if param_kind == "bins" and count > _MAX_BINS:
+            return f"The number of bins of {name!r} must be at most {_MAX_BINS:,}.", count
+        return None, count
+    persistence = float(raw)
+    if not (0.0 < persistence < 1.0 and math.isfinite(persistence)):
+        return f"The persistence of {name!r} must be in the range (0, 1).", persistence
+    return None, persistence
+
+
 def parse_metric(name: str) -> MetricSpec:
     """Parse one metric name such as ``"ndcg@10"``.
 
@@ -142,31 +170,11 @@ def parse_metric(name: str) -> MetricSpec:
     m = _PATTERN.match(name.lower())
     kind = m.group(1) if m else None
     info = METRICS.get(kind) if kind else None
-    raw = m.group(2) if m else None
-    problem = None
-    param: int | float | None = None
     if info is None:
-        problem = f"Unknown metric {name!r}."
-    elif raw is not None and info.param.presence == "none":
-        problem = f"Metric {kind!r} takes no cutoff; got {name!r}."
-    elif raw is None and info.param.presence == "required":
-        ex = info.param.example
-        what = {"cutoff": "a cutoff", "persistence": "a persistence", "bins": "a number of bins"}[info.param.kind]
-        problem = f"Metric {kind!r} needs {what}, such as '{kind}@{ex}'; got {name!r}."
-    elif raw is not None and info.param.kind in ("cutoff", "bins"):
-        what = "cutoff" if info.param.kind == "cutoff" else "number of bins"
-        if not raw.isdigit():
-            problem = f"The {what} of {name!r} must be a positive int."
-        else:
-            param = int(raw)
-            if param < 1:
-                problem = f"The {what} of {name!r} must be at least 1."
-            elif info.param.kind == "bins" and param > _MAX_BINS:
-                problem = f"The number of bins of {name!r} must be at most {_MAX_BINS:,}."
-    elif raw is not None:
-        param = float(raw)
-        if not (0.0 < param < 1.0 and math.isfinite(param)):
-            problem = f"The persistence of {name!r} must be in the range (0, 1)."
+        problem: str | None = f"Unknown metric {name!r}."
+        param: int | float | None = None
+    else:
+        problem, param = _param_problem(name, str(kind), info, m.group(2) if m else None)
     if problem:
         valid = ", ".join(repr(v) for v in valid_names())
         close = difflib.get_close_matches(name.lower(), _examples(), n=1)
