@@ -1,9 +1,10 @@
-"""``core.sorting.sort_order``: one int64 sort by value in place of an argsort (issue 25).
+"""``core.sorting.sort_order``: one int64 sort by value in place of an argsort.
 
 Oracle: a stable ``np.argsort``. On float64 / float32 / int64 / uint64 scores with exact ties,
 -0.0 and 0.0, +-inf, values that share their high bits and huge integers, the order sorts the
 scores, ``new`` marks exactly the changes of value, and rows of one value are a permutation of
-the stable order's rows; NaN falls back (None).
+the stable order's rows; NaN falls back (None). ``int_sort.pack_and_sort``, the one pack-and-sort of
+every packed key: the stable argsort of the fields, whatever the position's dtype.
 """
 
 from __future__ import annotations
@@ -27,6 +28,26 @@ def _cases():
     yield rng.integers(0, 3, n, dtype=np.int64)
     yield np.zeros(0)
     yield np.array([7.0])
+
+
+@pytest.mark.parametrize("positions", [np.int64, np.int32, np.uint32])
+@pytest.mark.parametrize("shifted", [False, True])
+def test_pack_and_sort_is_a_stable_argsort_of_the_fields(positions, shifted):
+    """The positions are the stable argsort of the fields (rows of equal fields in ascending
+    position), the key is left holding the sorted fields; with ``shifted`` the caller packed the
+    fields above the position bits itself."""
+    from pandas_rankeval.core.ranking.int_sort import pack_and_sort
+
+    rng = np.random.default_rng(5)
+    for n, top in ((0, 1), (1, 1), (2_000, 3), (70_000, 1 << 40)):  # ties, none, one chunk and several
+        fields = rng.integers(0, top, n, dtype=np.int64)
+        ibits = max((n - 1).bit_length(), 1)
+        key = fields << ibits if shifted else fields.copy()
+        got = pack_and_sort(key, ibits, positions=positions, shifted=shifted)
+        want = np.argsort(fields, kind="stable")
+        assert got.dtype == positions
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(key, fields[want])
 
 
 @pytest.mark.parametrize("i", range(10))

@@ -22,7 +22,7 @@ from ..metrics.metric import KernelInput
 from ..metrics.definitions import xauc_label_pairs
 from ..metrics.sklearn_auc import sklearn_scores
 from .records import Evaluation, GroupValues, ScoreEvaluation
-from ..ranking.int_sort import sort_values
+from ..ranking.int_sort import pack_and_sort
 from ..metrics.metric import MetricSpec
 from ..metrics.registry import METRICS
 from ..inputs.options import WeightLike
@@ -396,9 +396,10 @@ def canonical_order(gi: np.ndarray, n_groups: int, p: np.ndarray, y: np.ndarray,
     gb, rb, ib = _bits(n_groups - 1), _bits(int(rank.max())), _bits(n - 1)
     if gb + rb + ib > 63:
         return np.lexsort((key, gi))
-    packed = (gi.astype(np.int64) << (rb + ib)) | (rank << ib) | np.arange(n, dtype=np.int64)
-    sort_values(packed)
-    return packed & ((1 << ib) - 1)
+    packed = gi.astype(np.int64)
+    packed <<= rb
+    packed |= rank
+    return pack_and_sort(packed, ib)
 
 
 def _calibration_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: np.ndarray) -> list[GroupValues]:

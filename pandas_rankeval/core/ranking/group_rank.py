@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .int_sort import sort_values
+from .int_sort import pack_and_sort
 from ..reference import reference_mode
 from ..skipping.group_count import index_dtype
-from .numeric import CHUNK_ROWS, bit_width, starts_of_runs, or_positions
+from .numeric import CHUNK_ROWS, bit_width, starts_of_runs
 from .tie_blocks import Ranking, _from_sorted
 from .sorting import _REFINE_AT_MOST, _ordered_key, shared_neighbours
 
@@ -85,12 +85,7 @@ def rank_groups(
         part |= group[c0 : c0 + CHUNK_ROWS].astype(np.int64) << room
         part <<= lbits
         part |= level[c0 : c0 + CHUNK_ROWS]
-    packed <<= ibits
-    or_positions(packed)
-    sort_values(packed)
-    at_row = np.empty(n, dtype=index_dtype(n))  # each sorted key's position among the ranked rows
-    np.bitwise_and(packed, (1 << ibits) - 1, out=at_row, casting="unsafe")
-    packed >>= ibits
+    at_row = pack_and_sort(packed, ibits, positions=index_dtype(n))  # each sorted key's position among the ranked rows
     lev = np.empty(n, dtype=np.uint8 if lbits <= 8 else np.int64)
     np.bitwise_and(packed, (1 << lbits) - 1, out=lev, casting="unsafe")
     packed >>= lbits  # (group, kept score bits) of every row, in order

@@ -23,8 +23,11 @@ import os
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
-__all__ = ["POLARS_FROM", "polars_sorts", "sort_backend", "sort_values"]
+from .numeric import or_positions
+
+__all__ = ["POLARS_FROM", "pack_and_sort", "polars_sorts", "sort_backend", "sort_values"]
 
 #: Keys shorter than this are sorted by numpy (a polars Series costs tens of microseconds).
 POLARS_FROM = 1 << 15
@@ -81,3 +84,28 @@ def sort_values(a: np.ndarray) -> None:
         _polars_sort(a)
     else:
         a.sort()
+
+
+def pack_and_sort(key: np.ndarray, ibits: int, *, positions: DTypeLike = np.int64, shifted: bool = False) -> np.ndarray:
+    """Sort rows by a packed int64 key with one sort by value (no argsort), and say where each went.
+
+    ``key`` holds one int64 a row, the fields to sort by packed into its high bits and below
+    ``2**(63 - ibits)``; each row's position is put in the ``ibits`` low bits (``ibits`` at least
+    ``bit_width(len(key) - 1)``; ``shifted``: the key is shifted left by ``ibits`` already), the
+    keys are sorted in place (:func:`sort_values`), and the positions taken back out. Returns the
+    positions of the sorted rows (as ``positions``, a dtype that holds them) and leaves ``key``
+    holding the sorted fields (the positions shifted out). Equal fields keep their rows in
+    ascending position: every key is distinct, so any correct sort gives the same order.
+
+    >>> key = np.array([2, 0, 2, 1], dtype=np.int64)
+    >>> pack_and_sort(key, 2).tolist(), key.tolist()
+    ([1, 3, 0, 2], [0, 1, 2, 2])
+    """
+    if not shifted:
+        key <<= ibits
+    or_positions(key)
+    sort_values(key)
+    out = np.empty(key.shape[0], dtype=positions)
+    np.bitwise_and(key, (1 << ibits) - 1, out=out, casting="unsafe")
+    key >>= ibits
+    return out

@@ -12,8 +12,8 @@ from typing import Literal
 
 import numpy as np
 
-from .int_sort import sort_values
-from .numeric import bit_width, cumsum_into, or_positions
+from .int_sort import pack_and_sort
+from .numeric import bit_width, cumsum_into
 from .sorting import sort_order
 from ..reference import reference_mode
 from ..threads import Workers, threads_for
@@ -101,11 +101,7 @@ def _refine_ties(
         for f, w in zip(fields, widths):
             key <<= w
             key |= f
-        key <<= ibits
-        or_positions(key)
-        sort_values(key)
-        pos = key & ((1 << ibits) - 1)
-        key >>= ibits
+        pos = pack_and_sort(key, ibits)
         return order[pos], key[1:] != key[:-1]
     perm = np.lexsort([*reversed(fields), r])
     out = np.zeros(max(n - 1, 0), dtype=bool)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .int_sort import polars_sorts, sort_values
-from .numeric import flip_negative_floats, or_positions
+from .int_sort import pack_and_sort, polars_sorts
+from .numeric import flip_negative_floats
 
 __all__ = ["shared_neighbours", "sort_order", "sortable"]
 
@@ -112,18 +112,13 @@ def sort_order(score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
     ibits = max((n - 1).bit_length(), 1)
     span_bits = max((hi - lo).bit_length(), 1)
     shift = max(span_bits + ibits - 63, 0)
-    mask = (1 << ibits) - 1
     # the offset from the smallest key, in uint64 arithmetic (it may exceed the int64 range)
     packed = key.view(np.uint64)
     packed -= np.uint64(lo & ((1 << 64) - 1))
     if shift:
         packed >>= np.uint64(shift)
-    packed <<= np.uint64(ibits)
-    or_positions(packed)
-    packed = packed.view(np.int64)  # < 2**63: the int64 sort orders it
-    sort_values(packed)
-    order = packed & mask
-    packed >>= ibits  # the kept bits of the sorted keys
+    packed = packed.view(np.int64)  # < 2**(63 - ibits): the row's position fits below it
+    order = pack_and_sort(packed, ibits)  # packed: the kept bits of the sorted keys
     new = packed[1:] != packed[:-1]
     pairs = shared_neighbours(new) if shift else None
     if pairs is not None:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ranking.int_sort import sort_values
-from ..ranking.numeric import CHUNK_ROWS, bit_width, starts_of_runs, or_positions
+from ..ranking.int_sort import pack_and_sort
+from ..ranking.numeric import CHUNK_ROWS, bit_width, starts_of_runs
 from ..threads import Workers, row_ranges, run_tasks
 
 __all__ = ["Counts", "count_groups", "index_dtype", "kept_rows", "run_bounds"]
@@ -70,11 +70,7 @@ def _count_sorted(codes: np.ndarray, n_codes: int, rel: np.ndarray) -> tuple[np.
         key <<= 1
         key |= rel
         key <<= ibits
-    or_positions(key)
-    sort_values(key)
-    idx = np.empty(m, dtype=index_dtype(m))
-    np.bitwise_and(key, (1 << ibits) - 1, out=idx, casting="unsafe")
-    key >>= ibits  # (code, relevant) of every row, in order
+    idx = pack_and_sort(key, ibits, positions=index_dtype(m), shifted=True)  # key: (code, relevant) of every row, in order
     starts = starts_of_runs(key[1:] != key[:-1])
     head = key[starts]
     del key
