@@ -10,7 +10,7 @@ from pathlib import Path
 #: Extras of pyproject.toml a module may import at top level.
 OPTIONAL_DEPENDENCIES = frozenset({"matplotlib", "tqdm", "pyarrow", "dask", "ranx"})
 
-_PACKAGE_DIR = Path(__file__).parent / "pandas_rankeval"
+PACKAGE_DIR = Path(__file__).parent / "pandas_rankeval"
 
 def unguarded_imports(path: Path) -> set[str]:
     """Top-level package names imported by the module body itself, outside ``try`` blocks
@@ -36,7 +36,7 @@ def missing_optional_dependencies(path: Path) -> set[str]:
 
 def pytest_ignore_collect(collection_path: Path, config):  # noqa: ANN001, ANN201
     path = Path(collection_path)
-    if path.suffix == ".py" and _PACKAGE_DIR in path.parents:
+    if path.suffix == ".py" and PACKAGE_DIR in path.parents:
         if missing_optional_dependencies(path):
             return True
     return None

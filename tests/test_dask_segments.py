@@ -290,7 +290,7 @@ def test_replicate_results_in_chunks_of_segments_equal_all_at_once(monkeypatch, 
     summary, plan, _ = _finalized(monkeypatch, func, **kw)
     whole = R.replicate_results(summary, plan)
     n_boot, n_items = summary.data["boot"].shape[1:3]
-    monkeypatch.setattr(R, "_CHUNK", 3 * n_boot * n_items)
+    monkeypatch.setattr(R, "RESULT_CHUNK_ROWS", 3 * n_boot * n_items)
     chunked = R.replicate_results(summary, plan)
     assert len(summary.keys) > 6
     for f in RESULT_FIELDS:

@@ -363,20 +363,27 @@ def test_per_group_needs_score_or_scores(imp) -> None:
 
 
 def test_by_that_varies_within_a_group_fails_before_any_work(imp, monkeypatch) -> None:
-    from pandas_rankeval.core.evaluation import pipeline as evaluate
+    """The segments are checked before any score is sorted: under the reference switch every score
+    column is sorted by ``tie_blocks.score_rank`` (no skipped groups, no packed sort), which raises
+    here; the valid frame reaches it, the mixed one raises the segments' error first."""
+    from pandas_rankeval.core.ranking import tie_blocks
+    from pandas_rankeval.core.reference import reference_paths
 
     def no_sort(*args, **kwargs):
         raise AssertionError("a score was sorted before the segments were checked")
 
-    monkeypatch.setattr(evaluate, "_sort_one", no_sort)
+    monkeypatch.setattr(tie_blocks, "score_rank", no_sort)
     mixed = imp.assign(device=imp["device"].where(imp.index % 7 != 3, "smart_tv"))
-    for call in (
-        lambda: pre.report(mixed, **COMMON, scores=MODELS, by="device"),
-        lambda: pre.compare(mixed, **COMMON, scores=MODELS, baseline="model_a", by="device", n_boot=20),
-    ):
-        with pytest.raises(ValueError, match=r"groups have more than one value, for example the group user_id=\d+ has "
-                                             r"'\w+' and 'smart_tv'.*group=\['user_id', 'device'\]"):
-            call()
+    with reference_paths():
+        with pytest.raises(AssertionError, match="a score was sorted"):  # the seam is on the path
+            pre.report(imp, **COMMON, scores=MODELS, by="device")
+        for call in (
+            lambda: pre.report(mixed, **COMMON, scores=MODELS, by="device"),
+            lambda: pre.compare(mixed, **COMMON, scores=MODELS, baseline="model_a", by="device", n_boot=20),
+        ):
+            with pytest.raises(ValueError, match=r"groups have more than one value, for example the group user_id=\d+ has "
+                                                 r"'\w+' and 'smart_tv'.*group=\['user_id', 'device'\]"):
+                call()
 
 
 def test_dask_per_group_of_several_models_equals_pandas(imp) -> None:

@@ -833,8 +833,9 @@ def test_spark_errors_before_any_bucket(monkeypatch, spark, case, func):
     if called is None:
         return
     df, name, kw = called
-    for attr in ["_compute", "_auc_counts", "with_bucket"]:
-        monkeypatch.setattr(se, attr, _never)
+    # the jobs of a call: the range pass of global AUC, the buckets (the driver's sources) and the bucket column
+    for where, attr in [(se.SparkSource, "score_ranges"), (se.SparkSource, "reduce_buckets"), (se, "with_bucket")]:
+        monkeypatch.setattr(where, attr, _never)
     _same_error(df, name, kw, spark.createDataFrame(df), {"buckets": 3})
 
 

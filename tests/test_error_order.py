@@ -172,8 +172,9 @@ def test_spark_raises_pandas_first_error_before_any_bucket(spark: Any, monkeypat
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a bucket or score pass ran before the error")
 
-    for attr in ["_compute", "_auc_counts", "with_bucket"]:
-        monkeypatch.setattr(se, attr, never)
+    # the jobs of a call: the range pass of global AUC, the buckets (the driver's sources) and the bucket column
+    for where, attr in [(se.SparkSource, "score_ranges"), (se.SparkSource, "reduce_buckets"), (se, "with_bucket")]:
+        monkeypatch.setattr(where, attr, never)
     by_first, _ = _table(("mixed_by", "negative_label"))
     by_first = PROBLEMS["probability"][0](by_first)
     grade_first = PROBLEMS["empty"][0](PROBLEMS["probability"][0](BASE.assign(y=BASE.y.where(BASE.index != 3, 9))))

@@ -90,7 +90,7 @@ def test_doctest_collection_skips_modules_missing_an_optional_dependency(tmp_pat
     conftest = _root_conftest()
     absent = "pandas_rankeval_absent_dependency"
     monkeypatch.setattr(conftest, "OPTIONAL_DEPENDENCIES", conftest.OPTIONAL_DEPENDENCIES | {absent})
-    monkeypatch.setattr(conftest, "_PACKAGE_DIR", tmp_path)
+    monkeypatch.setattr(conftest, "PACKAGE_DIR", tmp_path)
     optional = tmp_path / "plotting.py"
     optional.write_text(
         "import numpy as np\n"

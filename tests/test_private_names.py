@@ -1,7 +1,8 @@
 """What crosses a folder of the package has a public name: no module imports a private name (one
 leading underscore) from a module of another folder (``tables/`` from ``summary/``,
 ``engines/duckdb/`` from ``engines/polars/``), so renaming a private never breaks another folder. Checked on
-the source with ``ast``; imports inside functions count.
+the source with ``ast``; imports inside functions count. And no test patches a private name (a
+fast path is tested through a public seam), so renaming a private never breaks a test either.
 """
 
 from __future__ import annotations
@@ -80,5 +81,73 @@ def test_no_private_name_crosses_a_folder():
         f"{path.relative_to(PACKAGE.parent)}:{line}: {module}.{name}"
         for path in sorted(PACKAGE.rglob("*.py"))
         for line, module, name in private_imports(path.read_text(encoding="utf-8"), *module_of(path))
+    ]
+    assert not found, "\n".join(found)
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_patches(source: str) -> list[tuple[int, str]]:
+    """``(line, name)`` of every private name a test source patches: ``setattr(x, "_name", ...)``
+    (``monkeypatch.setattr``, ``mock.patch.object``...), a dotted target whose last part is private
+    (``setattr("pkg.mod._name", ...)``, ``mock.patch("pkg.mod._name")``), and an attribute taken
+    from a loop (``for attr in ["_a", "b"]: setattr(x, attr, ...)``)."""
+    tree = ast.parse(source)
+    loops: dict[str, list[ast.expr]] = {}  # a loop variable -> the iterables it runs over
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For):
+            for target in ast.walk(node.target):
+                if isinstance(target, ast.Name):
+                    loops.setdefault(target.id, []).append(node.iter)
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name not in ("setattr", "object", "patch", "delattr"):
+            continue
+        first, second = node.args[0], node.args[1] if len(node.args) > 1 else None
+        if isinstance(first, ast.Constant) and isinstance(first.value, str) and "." in first.value:
+            names = [first.value.rsplit(".", 1)[1]]  # a dotted target
+        elif isinstance(second, ast.Constant) and isinstance(second.value, str):
+            names = [second.value]
+        elif isinstance(second, ast.Name):
+            names = [c.value for it in loops.get(second.id, []) for c in ast.walk(it)
+                     if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+        else:
+            continue
+        out += [(node.lineno, n) for n in names if _private(n)]
+    return sorted(out)
+
+
+def test_the_checker_finds_a_patched_private_name():
+    source = (
+        "def test(monkeypatch, m):\n"
+        "    monkeypatch.setattr(mod, '_CHUNK', 3)\n"
+        "    monkeypatch.setattr('pandas_rankeval.x._y', None)\n"
+        "    for where, attr in [(a, 'public'), (b, '_private')]:\n"
+        "        monkeypatch.setattr(where, attr, None)\n"
+        "    mock.patch.object(mod, '_z')\n"
+        "    m.setattr(mod, 'CHUNK', 3)\n"
+        "    monkeypatch.setattr(mod, '__doc__', 'x')\n"
+        "    monkeypatch.setenv('_X', '1')\n"
+    )
+    assert private_patches(source) == [(2, "_CHUNK"), (3, "_y"), (5, "_private"), (6, "_z")]
+
+
+def test_no_test_patches_a_private_name():
+    """A test of a fast path goes through a public seam (an option, the reference switch
+    :mod:`pandas_rankeval.core.reference`, a public name), never a patched private name, so that
+    renaming a private breaks no test."""
+    found = [
+        f"{path.name}:{line}: {name}"
+        for path in sorted(TESTS.glob("*.py"))
+        for line, name in private_patches(path.read_text(encoding="utf-8"))
     ]
     assert not found, "\n".join(found)

@@ -353,9 +353,9 @@ def test_threads_engine_option_and_rule_never_change_a_number():
                 assert threads_for(10) == 1
         assert threads_for(10) == 4
         calls = []
-        real = kept._evaluate_kept
+        real = core_evaluate.evaluate_kept
         with pytest.MonkeyPatch.context() as m:
-            m.setattr(kept, "_evaluate_kept", lambda ev, names, ko, threads, w: calls.append(threads) or real(ev, names, ko, threads, w))
+            m.setattr(core_evaluate, "evaluate_kept", lambda ev, names, ko, threads: calls.append(threads) or real(ev, names, ko, threads))
             pre.gauc(df.iloc[:5000], group="u", label="y", score="s")
         assert calls == [4]  # through the pandas engine, whose own option is unset
     with pytest.raises(ValueError, match="'threads' engine option of gauc must be an int >= 1"):

@@ -198,8 +198,8 @@ def test_report_ci_layout_and_determinism(imp, monkeypatch, resample):
     # chunking is an implementation detail: tiny chunks give the same intervals
     from pandas_rankeval.summary import replicate_sums as _summary
 
-    monkeypatch.setattr(S, "_CHUNK_ELEMENTS", 97)
-    monkeypatch.setattr(_summary, "_CHUNK_ELEMENTS", 97)
+    monkeypatch.setattr(S, "CHUNK_ELEMENTS", 97)
+    monkeypatch.setattr(_summary, "CHUNK_ELEMENTS", 97)
     pd.testing.assert_frame_equal(_ci_report(imp, resample=resample), rep)
 
 

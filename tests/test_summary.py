@@ -532,7 +532,7 @@ def test_replicate_sums_do_not_depend_on_threads(monkeypatch):
     df = _frame()
     kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc", "mrr", "ndcg@5"],
               ci=0.9, n_boot=300, seed=5, by="device")
-    monkeypatch.setattr(replicate_sums, "_CHUNK_ELEMENTS", 3000)  # many chunks of groups
+    monkeypatch.setattr(replicate_sums, "CHUNK_ELEMENTS", 3000)  # many chunks of groups
     from pandas_rankeval.core.threads import limit_threads
 
     with limit_threads(2):

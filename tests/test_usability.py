@@ -101,7 +101,7 @@ class _FakeBar:
 def test_by_with_overall_draws_one_progress_bar(imps, monkeypatch) -> None:
     from pandas_rankeval.core import progress
 
-    monkeypatch.setattr(progress, "_tqdm", lambda: _FakeBar)
+    monkeypatch.setattr(progress, "bar_class", lambda: _FakeBar)
     kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a",
               metrics=["gauc"], n_boot=20, progress=True)
     totals = []

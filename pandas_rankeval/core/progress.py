@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["Progress", "one_bar"]
+__all__ = ["Progress", "bar_class", "one_bar"]
 
 #: The bar every Progress of the current call extends (see :func:`one_bar`), once one is drawn.
 _SHARED: ContextVar[list[Any] | None] = ContextVar("pandas_rankeval_progress", default=None)
@@ -28,9 +28,11 @@ def one_bar() -> Iterator[None]:
             bar.close()
 
 
-def _tqdm() -> Any:
-    """tqdm's notebook widget when ipywidgets is there, else the text bar (which Jupyter shows
-    as it is: ``tqdm.auto`` would warn "IProgress not found" there instead)."""
+def bar_class() -> Any:
+    """The bar class a :class:`Progress` draws with, called ``(total=, desc=, unit=)``: tqdm's
+    notebook widget when ipywidgets is there, else the text bar (which Jupyter shows as it is:
+    ``tqdm.auto`` would warn "IProgress not found" there instead). Read at every new bar (a test
+    puts a recording bar in its place)."""
     try:
         import tqdm  # noqa: F401
     except ImportError as exc:
@@ -66,13 +68,13 @@ class Progress:
             return
         holder = _SHARED.get()
         if holder is None:
-            self.bar = _tqdm()(total=total, desc=desc, unit=unit)
+            self.bar = bar_class()(total=total, desc=desc, unit=unit)
         elif holder:  # a bar of this call is drawn already: extend it
             self.bar, self.shared = holder[0], True
             self.bar.total += total
             self.bar.refresh()
         else:
-            self.bar, self.shared = _tqdm()(total=total, desc=desc, unit=unit), True
+            self.bar, self.shared = bar_class()(total=total, desc=desc, unit=unit), True
             holder.append(self.bar)
 
     def update(self, n: int = 1) -> None:

@@ -39,6 +39,7 @@ from pandas_rankeval.inference.pvalues import holm  # noqa: F401  (one Holm, re-
 from pandas_rankeval.inference.pvalues import zero_difference
 
 __all__ = [
+    "CHUNK_ELEMENTS",
     "Stratum",
     "boot_rngs",
     "count_chunks",
@@ -55,7 +56,7 @@ __all__ = [
 ]
 
 #: Elements of one chunk of the (replicates x groups) count matrix.
-_CHUNK_ELEMENTS = 1 << 21
+CHUNK_ELEMENTS = 1 << 21
 
 
 # --------------------------------------------------------------------------- #
@@ -133,7 +134,7 @@ def flip_chunks(rng: np.random.Generator, n: int, n_flips: int) -> Iterator[tupl
     """``(first flip, bits)`` for ``n_flips`` random sign patterns of ``n`` groups (a 1 flips the
     group), in chunks of rows of one reused float buffer; the bits do not depend on the chunks."""
     n_bytes = (n + 7) // 8
-    chunk = max(1, min(n_flips, _CHUNK_ELEMENTS // max(n, 1)))
+    chunk = max(1, min(n_flips, CHUNK_ELEMENTS // max(n, 1)))
     buf = np.empty((chunk, n))
     lo = 0
     for b in _chunks(n_flips, chunk):
@@ -155,7 +156,7 @@ def resample_counts(
     counts as one call.
     """
     counts = np.empty((size, n)) if out is None else out[:size]
-    dtype = np.int32 if n < 2**31 - _CHUNK_ELEMENTS else np.int64
+    dtype = np.int32 if n < 2**31 - CHUNK_ELEMENTS else np.int64
     if n >= 2048:
         # one replicate at a time: its draws and counts stay in cache
         for r in range(size):
@@ -339,7 +340,7 @@ class Stratum:
         return max([self.n, *(d.rows for _, d in self.auc)])
 
     def chunk_size(self, n_boot: int) -> int:
-        return max(1, min(n_boot, _CHUNK_ELEMENTS // max(self.work_rows, 1)))
+        return max(1, min(n_boot, CHUNK_ELEMENTS // max(self.work_rows, 1)))
 
     def values(self, counts: np.ndarray) -> np.ndarray:
         """Statistics (replicates x items) for a count matrix (replicates x groups)."""

@@ -20,8 +20,9 @@ from ..core.inputs.validation import internal_error
 from ..inference.hashing import flip_bits, poisson_weights
 from .plan import Plan
 
-#: Elements of one chunk of the (groups x replicates) draw matrix.
-_CHUNK_ELEMENTS = 1 << 20
+#: Elements of one chunk of the (groups x replicates) draw matrix (the sums do not depend on it:
+#: tests set it small to take many chunks).
+CHUNK_ELEMENTS = 1 << 20
 
 
 def _distinct(columns: list[np.ndarray]) -> tuple[list[np.ndarray], list[int]]:
@@ -125,7 +126,7 @@ def _hashed_sums(
     n_all = key_hashes.shape[0]
     boot = np.zeros((n_seg, n_boot, len(cols)))
     reps = np.zeros((n_seg, n_boot, n_flip)) if n_flip else None
-    step = max(1, _CHUNK_ELEMENTS // max(n_boot, 1))
+    step = max(1, CHUNK_ELEMENTS // max(n_boot, 1))
     bar = _bar(plan, n_all)
     # chunks: (segment, groups, size, light) for big segments (light: groups after n_heavy), (-1,
     # groups sorted by segment, size, False) for small ones
@@ -144,7 +145,7 @@ def _hashed_sums(
                 chunks += [(si, g[lo : lo + step], g[lo : lo + step].shape[0], lt) for lo in range(0, g.shape[0], step)]
         small = order[sizes[seg_index[order]] < _BIG_SEGMENT]
         width = max(len(cols), n_flip, 1)
-        m = max(1, (_CHUNK_ELEMENTS // 4) // (max(n_boot, 1) * width))  # a product that stays in cache
+        m = max(1, (CHUNK_ELEMENTS // 4) // (max(n_boot, 1) * width))  # a product that stays in cache
         chunks += [(-1, small[lo : lo + m], small[lo : lo + m].shape[0], False) for lo in range(0, small.shape[0], m)]
 
     def run(part: list[tuple[int, Any, int, bool]]) -> tuple[np.ndarray, np.ndarray | None]:
@@ -275,7 +276,7 @@ def _stream_sums(
         if cols:
             acc = np.zeros((n_boot, len(cols)))
             design = np.column_stack([c[idx] for c in cols])
-            chunk = max(1, min(n_boot, _CHUNK_ELEMENTS // max(size, 1)))
+            chunk = max(1, min(n_boot, CHUNK_ELEMENTS // max(size, 1)))
             for lo, counts in count_chunks(stratum_rng(boot_gen, si), size, n_boot, chunk):
                 acc[lo : lo + counts.shape[0]] = counts @ design
             boot[si] = acc

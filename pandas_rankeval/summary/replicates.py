@@ -33,13 +33,13 @@ from .finalize import _ratio, item_bounds, item_values
 from .plan import Plan
 from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary, by_name
 
-__all__ = ["MAX_SHARDS", "RESULT_FIELDS", "flip_pvalues", "reduce_replicates", "reduce_shard", "replicate_results", "shard_count"]
+__all__ = ["MAX_SHARDS", "RESULT_CHUNK_ROWS", "RESULT_FIELDS", "flip_pvalues", "reduce_replicates", "reduce_shard", "replicate_results", "shard_count"]
 
 #: Most shards of segments an engine cuts its partitions' summaries into (tasks: partitions x shards).
 MAX_SHARDS = 16
 
 #: Rows of (segment, replicate, target) whose standard errors are computed at once (bounded memory).
-_CHUNK = 1 << 18
+RESULT_CHUNK_ROWS = 1 << 18
 
 
 def flip_pvalues(obs: np.ndarray, abs_sum: np.ndarray, reps: np.ndarray, n_flips: int) -> np.ndarray:
@@ -72,7 +72,7 @@ def _standard_errors(
     data: dict[str, Any], jm: np.ndarray, jb: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Delta-method standard errors of every (segment, target) statistic and of its replicates:
-    (S, T) and (S, B, T), computed over segments in chunks of :data:`_CHUNK` rows."""
+    (S, T) and (S, B, T), computed over segments in chunks of :data:`RESULT_CHUNK_ROWS` rows."""
     sums, boot, gram, boot_gram = data["sums"], data["boot"], data["gram"], data["boot_gram"]
     n_seg, n_boot = boot.shape[0], boot.shape[1]
     js = jm[:, None] if jb is None else np.stack([jm, jb], axis=1)  # (T, k)
@@ -84,7 +84,7 @@ def _standard_errors(
         gram.reshape(-1, q),
     ).reshape(n_seg, n_t)
     se_r = np.empty((n_seg, n_boot, n_t))
-    step = max(1, _CHUNK // max(1, n_boot * n_t))
+    step = max(1, RESULT_CHUNK_ROWS // max(1, n_boot * n_t))
     for a in range(0, n_seg, step):  # chunks of segments, not one segment at a time
         b = boot[a : a + step][:, :, js]  # (s, B, T, k, 2)
         se_r[a : a + step] = replicate_se(
@@ -114,7 +114,7 @@ def _compute(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | None]:
     the temporaries of a chunk (segments x replicates x targets) stay small, and each segment's
     numbers are its own, so the chunks only change the memory, never a number."""
     n_seg, n_boot, n_items = data["boot"].shape[:3]
-    step = max(1, _CHUNK // max(1, n_boot * max(n_items, 1)))
+    step = max(1, RESULT_CHUNK_ROWS // max(1, n_boot * max(n_items, 1)))
     if n_seg <= step:
         return _compute_block(data, plan)
     parts = [
