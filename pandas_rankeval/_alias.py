@@ -1,6 +1,10 @@
 """The old engine modules' functions, kept: ``pandas_rankeval.dask.gauc(ddf, npartitions=...)`` and
 ``pandas_rankeval.spark.gauc(sdf, rows_per_bucket=..., buckets=...)`` forward to the one public
 function (:func:`pandas_rankeval.gauc`), with their engine keywords passed as ``engine_options``.
+
+Each function is resolved from the registry when it is asked for (:class:`Forwards`, the modules'
+``__getattr__``): a metric registered after the module was imported (a test's throwaway metric) is
+forwarded too.
 """
 
 from __future__ import annotations
@@ -12,30 +16,54 @@ from typing import Any
 from .core.metrics.registry import metric_functions, namespace_methods
 from .engines import frame_kind
 
-__all__ = ["FORWARDED", "forward", "forward_all"]
-
-#: The public functions each old module forwards (from the registry), with the metric names that
-#: differ from their function (``map``) and the function's other public names
-#: (``mean_average_precision``, ``map_``): every metric name of :mod:`pandas_rankeval`.
-FORWARDED: dict[str, str] = {
-    **namespace_methods(), **{name: m.function for name, m in metric_functions().items()}
-}
+__all__ = ["FORWARDED", "Forwards", "forward", "forwarded"]
 
 
-def forward_all(
-    module: str, kind: str, keywords: dict[str, Any], frame_words: str
-) -> dict[str, Callable[..., Any]]:
-    """:func:`forward` of every name of :data:`FORWARDED`, by name, for the frames of ``kind``.
+def forwarded() -> dict[str, str]:
+    """Name -> public function of every name an old module forwards, from the registry now: the
+    public functions, the metric names that differ from their function (``map``) and the
+    functions' other public names (``mean_average_precision``, ``map_``)."""
+    return {**namespace_methods(), **{name: m.function for name, m in metric_functions().items()}}
+
+
+#: :func:`forwarded` when the package was imported (the modules' ``__all__``).
+FORWARDED: dict[str, str] = forwarded()
+
+
+class Forwards:
+    """The forwarded functions of one old module (its ``__getattr__``): each name of
+    :func:`forwarded` resolved from the registry when it is asked for, so a metric registered
+    after the module was imported is there too, and one removed is gone. A forward is made once
+    per public function and kept while that function is the same object.
 
     ``kind`` is what :func:`pandas_rankeval.engines.frame_kind` says of the engine's frames
-    (``"dask"``, ``"pyspark"``); any other frame raises a ``TypeError`` naming ``frame_words``.
+    (``"dask"``, ``"pyspark"``); any other frame raises a ``TypeError`` naming ``frame_words``;
+    ``keywords`` are the engine's own keywords with their defaults (see :func:`forward`).
     """
 
-    def is_frame(frame: Any) -> bool:
-        return frame_kind(frame) == kind
+    def __init__(self, module: str, kind: str, keywords: dict[str, Any], frame_words: str) -> None:
+        self.module, self.kind, self.keywords, self.frame_words = module, kind, keywords, frame_words
+        self._made: dict[str, tuple[Any, Callable[..., Any]]] = {}  # public function -> (its target, forward)
 
-    made = {target: forward(target, module, keywords, is_frame, frame_words) for target in set(FORWARDED.values())}
-    return {name: made[target] for name, target in FORWARDED.items()}
+    def is_frame(self, frame: Any) -> bool:
+        return frame_kind(frame) == self.kind
+
+    def __call__(self, name: str) -> Callable[..., Any]:
+        import pandas_rankeval
+
+        function = forwarded().get(name)
+        if function is None:
+            raise AttributeError(f"module {self.module!r} has no attribute {name!r}")
+        target = getattr(pandas_rankeval, function)
+        made = self._made.get(function)
+        if made is None or made[0] is not target:
+            made = self._made[function] = (target, forward(function, self.module, self.keywords, self.is_frame,
+                                                           self.frame_words))
+        return made[1]
+
+    def names(self) -> list[str]:
+        """Every name forwarded now (the module's ``__dir__``)."""
+        return list(forwarded())
 
 
 def forward(

@@ -21,20 +21,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._alias import FORWARDED, forward_all
+from ._alias import FORWARDED, Forwards
 from .accessor import DaskRankevalNamespace, register_dask
 
 __all__ = ["DaskRankevalNamespace", *FORWARDED]
 
-if TYPE_CHECKING:  # the forwarded functions are made from the registry below: typed as callables
+#: Every public function, resolved from the registry when it is asked for (a metric registered
+#: after this import too), with the engine's keywords.
+_FORWARDS = Forwards(__name__, "dask", {"npartitions": None}, "a Dask DataFrame")
+
+if TYPE_CHECKING:  # the forwarded functions are made from the registry: typed as callables
     from collections.abc import Callable
     from typing import Any
 
     def __getattr__(name: str) -> Callable[..., Any]: ...
 
+else:
+    __getattr__ = _FORWARDS
 
-globals().update(forward_all(
-    __name__, "dask", {"npartitions": None}, "a Dask DataFrame"
-))
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_FORWARDS.names()})
+
 
 register_dask()

@@ -25,19 +25,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._alias import FORWARDED, forward_all
+from ._alias import FORWARDED, Forwards
 from .engines.spark import ROWS_PER_BUCKET, local_session
 from .engines.spark.session import LAST_CALL, functions_of  # noqa: F401 - read by benchmarks and tests
 
 __all__ = ["local_session", *FORWARDED]
 
-if TYPE_CHECKING:  # the forwarded functions are made from the registry below: typed as callables
+#: Every public function, resolved from the registry when it is asked for (a metric registered
+#: after this import too), with the engine's keywords.
+_FORWARDS = Forwards(__name__, "pyspark", {"rows_per_bucket": ROWS_PER_BUCKET, "buckets": None}, "a pyspark.sql.DataFrame")
+
+if TYPE_CHECKING:  # the forwarded functions are made from the registry: typed as callables
     from collections.abc import Callable
     from typing import Any
 
     def __getattr__(name: str) -> Callable[..., Any]: ...
 
+else:
+    __getattr__ = _FORWARDS
 
-globals().update(forward_all(
-    __name__, "pyspark", {"rows_per_bucket": ROWS_PER_BUCKET, "buckets": None}, "a pyspark.sql.DataFrame"
-))
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_FORWARDS.names()})

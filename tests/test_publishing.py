@@ -3,7 +3,8 @@
 A throwaway metric (unnormalized DCG@k with NDCG's ``gain`` option), added to the registry for one
 test by :func:`pandas_rankeval.core.metrics.registry.registered`, must reach every entry point with its
 options: its public function (a real signature with ``k`` and ``gain``), the ``df.rank`` accessor,
-``report``, ``compare``, ``per_group``, ``Evaluator``, the command line (``--metrics``, the
+the old engine modules ``pandas_rankeval.dask`` and ``pandas_rankeval.spark`` (imported before it
+was registered), ``report``, ``compare``, ``per_group``, ``Evaluator``, the command line (``--metrics``, the
 ``metrics`` listing) and the docs' generated tables. Its numbers are checked against a brute-force
 DCG of tie-free lists. For the registered metrics: the functions' signatures come from their
 entries (every keyword documented, a runnable example), and the type stub ``api/metrics.pyi`` is
@@ -26,6 +27,8 @@ import pandas as pd
 import pytest
 
 import pandas_rankeval as pre
+import pandas_rankeval.dask as prd
+import pandas_rankeval.spark as prs
 from pandas_rankeval.api import publish
 from pandas_rankeval.core.kernels.ranked import dcg_per_group
 from pandas_rankeval.core.metrics.metric import Cut, Kernel, Metric, NameParam, Reading
@@ -145,6 +148,19 @@ def test_throwaway_metric_is_published_everywhere_with_its_options(throwaway, tm
     assert float(df.rank.dcg_throwaway(score="a", **kw)) == float(got)
     assert float(df.rankeval.dcg_throwaway(score="a", **kw)) == float(got)
 
+    # the old engine modules (imported with this file, before the metric was registered): their
+    # forward, with the engine's keywords beside the metric's options
+    forwarded = inspect.signature(prd.dcg_throwaway).parameters
+    assert forwarded["gain"].default == "exp2" and forwarded["npartitions"].default is None
+    assert "engine_options" not in forwarded and prd.dcg_throwaway.__module__ == "pandas_rankeval.dask"
+    with dask.config.set({"scheduler": "synchronous"}):
+        ddf = dd.from_pandas(df, npartitions=3, sort=False)
+        assert float(prd.dcg_throwaway(ddf, score="a", npartitions=2, **kw)) == pytest.approx(float(got), abs=1e-12)
+    spark_params = inspect.signature(prs.dcg_throwaway).parameters
+    assert {"gain", "k", "buckets", "rows_per_bucket"} <= set(spark_params)
+    with pytest.raises(TypeError, match=r"spark\.dcg_throwaway expects a pyspark\.sql\.DataFrame"):
+        prs.dcg_throwaway(df, score="a", **kw)  # the forward's own check: no Spark session started
+
     # report, compare, per_group, Evaluator: by name, with gain=
     rep = pre.report(df, group="q", label="y", scores=["a", "b"], metrics=["dcg_throwaway@3"], gain="linear")
     assert rep.loc["a", "dcg_throwaway@3"] == pytest.approx(want["a"].mean(), rel=1e-12)
@@ -191,6 +207,8 @@ def test_registered_refuses_a_taken_name_and_cleans_up():
     assert "dcg_throwaway" not in METRICS
     with pytest.raises(AttributeError):
         pre.dcg_throwaway  # noqa: B018 - gone with its entry
+    with pytest.raises(AttributeError):
+        prd.dcg_throwaway  # noqa: B018 - gone from the old engine module too
 
 
 def _documented(doc: str) -> set[str]:
