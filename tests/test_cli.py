@@ -706,7 +706,7 @@ def test_subprocess_console_script() -> None:
     assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
 
 
-# --- widths and flags (issue 28, item 9) ----------------------------------------------------
+# --- widths and flags ----------------------------------------------------
 
 
 @pytest.mark.parametrize("columns", ["80", "200"])

@@ -1,5 +1,5 @@
 """The command line's decision view: views, the terminal's width, outputs by suffix with
-their footer, and errors worded for a shell (issue 16)."""
+their footer, and errors worded for a shell."""
 
 from __future__ import annotations
 

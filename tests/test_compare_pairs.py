@@ -1,4 +1,4 @@
-"""compare: verdicts at every size (issue 15): unbounded p-values, all pairs, adjustments and families."""
+"""compare: verdicts at every size: unbounded p-values, all pairs, adjustments and families."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def sixty(log) -> pd.DataFrame:
 
 
 def test_sixty_rows_large_gains_are_significant_after_holm(sixty):
-    """The issue's table: 3 models, 10 metrics, 3 segments = 60 rows in one Holm family. With
+    """A wide table: 3 models, 10 metrics, 3 segments = 60 rows in one Holm family. With
     Monte Carlo p-values no row could pass (60 x 1/1001 > 0.05); here every large gain does."""
     res = pd.DataFrame(sixty)
     assert len(res) == 60

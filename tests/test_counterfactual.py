@@ -139,7 +139,7 @@ def _uniform_log(truth: tuple[float, ...], n: int, n_items: int, seed: int) -> p
 
 @pytest.mark.parametrize("truth", [(1.0, 2.0, 1.4), (1.0, 0.95, 0.8), (1.0, 0.6, 0.35, 0.25)])
 def test_em_equals_the_uncapped_likelihood_maximum(truth: tuple[float, ...]) -> None:
-    # issue 41 item 3: EM started at p_1 = 1 (a fixed point) and capped p_k / p_1 at 1: on (1, 2, 1.4)
+    # EM started at p_1 = 1 (a fixed point) and capped p_k / p_1 at 1: on (1, 2, 1.4)
     # it returned [1, 1, 1] with a zero-width interval. Curves: not monotone, nearly flat, decreasing.
     log = _uniform_log(truth, 30000, 60, seed=len(truth) + int(10 * truth[1]))
     t = pre.propensities(log, group="session", position="position", label="click", item="item", n_boot=20,
@@ -185,7 +185,7 @@ def _pbm_logit_mle(x: np.ndarray, position: np.ndarray, click: np.ndarray, c: fl
 
 @pytest.mark.parametrize("noise", [0.0, 0.05])
 def test_regression_em_equals_the_penalized_likelihood_maximum(noise: float) -> None:
-    # issue 41 item 3 (cost): the M-steps refitted LogisticRegression by lbfgs to its default tol=1e-4 from
+    # the cost: the M-steps refitted LogisticRegression by lbfgs to its default tol=1e-4 from
     # the last fit; the EM stopped where the inexact fits stopped moving, 1e-3 from the maximum on a 1e5-row
     # log. Now the default fits exactly (Newton on the posteriors); noise 0: features repeat (rows merged),
     # 0.05: every row distinct.
@@ -467,7 +467,7 @@ def test_make_click_log_truth() -> None:
 
 @pytest.mark.filterwarnings("ignore:propensities.*impressions per item:UserWarning")
 def test_group_of_two_columns_resamples_their_keys_as_report_does() -> None:
-    # issue 41 item 12: group=[two columns] with n_boot > 0 raised "group keys of type tuple cannot
+    # group=[two columns] with n_boot > 0 raised "group keys of type tuple cannot
     # be hashed stably". Oracle: each replicate is the EM of the log with every row repeated by its
     # group's Poisson draw, the draws hashed from the two key columns as report(group=[...], ci=)
     # hashes them (key_hash of the columns); the interval is the replicates' percentiles.
@@ -492,7 +492,7 @@ def test_group_of_two_columns_resamples_their_keys_as_report_does() -> None:
 
 @pytest.mark.filterwarnings("ignore:propensities.*impressions per item:UserWarning")
 def test_convergence_warning_says_whether_point_or_replicates() -> None:
-    # issue 41 item 15: the warning said "the EM did not converge" when only bootstrap replicates
+    # the warning said "the EM did not converge" when only bootstrap replicates
     # had not (the point estimate had): it now says which, and how many replicates of how many
     log = make_click_log(300, n_queries=15, seed=2)
     kw = dict(**KW, item=ITEM, n_boot=40)
@@ -511,7 +511,7 @@ def test_convergence_warning_says_whether_point_or_replicates() -> None:
 
 
 def test_em_warns_on_few_impressions_per_item() -> None:
-    # issue 41 item 3: on items shown ~7.5 times each the 95% interval covered the truth in 11-20% of
+    # on items shown ~7.5 times each the 95% interval covered the truth in 11-20% of
     # positions (incidental parameters; benchmarks/sim_propensities.py --sparse: 22%), without a word
     from pandas_rankeval.counterfactual.propensity import MIN_IMPRESSIONS_PER_ITEM
 

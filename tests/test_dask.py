@@ -490,7 +490,7 @@ def test_input_read_at_most_twice(tmp_path, metrics, scores, passes):
 def test_delong_of_global_auc_reads_the_input_twice(tmp_path, kind):
     """An interval or test of global AUC (clustered DeLong) reads the input twice: the score pass
     (its cut points sampled from the distinct keys it counted), then the rows merged with their
-    global placements, shuffled by group once (issue 19: no group pass before the score pass)."""
+    global placements, shuffled by group once (no group pass before the score pass)."""
     df = frame(16)
     src = Reads(tmp_path, df, 6)
     kw = dict(group="q", label="rel", scores=["a", "b"], metrics=["auc", "gauc"], n_boot=20)

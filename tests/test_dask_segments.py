@@ -1,4 +1,4 @@
-"""``by=`` with many segments on Dask (issue 19, item 14), and the replicate results per segment.
+"""``by=`` with many segments on Dask, and the replicate results per segment.
 
 Two ways a Dask call with ``by=`` and intervals runs, both equal to pandas to 1e-12:
 

@@ -1,10 +1,10 @@
-"""The quick items of the decision view (issue 28), each asserted on the rendered output:
+"""The quick items of the decision view, each asserted on the rendered output:
 text (``print``, ``to_text``, ``compact``) and HTML.
 
-- 10: ``print(table.footer())`` prints the lines; no difference shows as ``-0.0000``; the
+- ``print(table.footer())`` prints the lines; no difference shows as ``-0.0000``; the
   coverage sentence says what is used and what is skipped; one comparison is singular;
-- 4: a printed table with intervals says their level next to the numbers;
-- 6: polars users get polars' fix; a non-hashable column parameter gets a TypeError that
+- a printed table with intervals says their level next to the numbers;
+- polars users get polars' fix; a non-hashable column parameter gets a TypeError that
   names the parameter; a Series is described, not dumped; ``to_polars()``.
 """
 
@@ -39,7 +39,7 @@ def _printed(obj: object) -> str:
     return buf.getvalue()
 
 
-# --- item 10 -------------------------------------------------------------------------------------
+# --- the footer, -0.0000 and the coverage sentence ------------------------------------------------
 
 
 def test_printed_footer_is_its_lines_and_stays_a_list(one_cmp) -> None:
@@ -87,7 +87,7 @@ def test_a_difference_that_rounds_to_zero_has_no_minus_sign(one_cmp) -> None:
     assert "-0.0001" in as_result_table(t).to_text(width=0)
 
 
-# --- item 4 --------------------------------------------------------------------------------------
+# --- the level of the intervals -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("level", [0.9, 0.95])
@@ -110,7 +110,7 @@ def test_printed_report_says_the_interval_level_with_the_numbers(imp, level: flo
     assert not any("confidence intervals" in s for s in plain.compact().footer("short"))
 
 
-# --- item 9: the compact view at a terminal's width ----------------------------------------------
+# --- the compact view at a terminal's width -------------------------------------------------------
 
 
 @pytest.mark.parametrize("width", [80, 100, 120])
@@ -150,7 +150,7 @@ def test_compact_without_room_for_the_baseline_falls_back_to_blocks(imp) -> None
         assert f"{b:.4f}" in blocks[0] and f"{v:.4f}" in blocks[1]
 
 
-# --- item 6: polars users --------------------------------------------------------------------------
+# --- polars users ---------------------------------------------------------------------------------
 
 pl = pytest.importorskip("polars")
 
@@ -205,7 +205,7 @@ def test_result_table_to_polars(imp) -> None:
     assert rep.to_polars()["gauc"].item() == rep["gauc"].iloc[0]
 
 
-# ---------------------------------------------------------------- 5: graded labels and the gain
+# ---------------------------------------------------------------- graded labels and the gain
 def _graded() -> pd.DataFrame:
     return pd.DataFrame({"u": [1, 1, 1, 1, 2, 2, 2], "rel": [3, 0, 1, 2, 0, 1, 2],
                          "s": [0.1, 0.2, 0.3, 0.4, 0.5, 0.2, 0.1], "t": [0.3, 0.1, 0.2, 0.4, 0.1, 0.2, 0.3]})
@@ -230,7 +230,7 @@ def test_graded_labels_say_the_gain_under_the_table() -> None:
     assert "graded" not in _printed(pre.report(df, group="u", label="rel", scores="s", metrics=["mrr"]))
 
 
-# ---------------------------------------------------------------- 7: errors from the public frame
+# ---------------------------------------------------------------- errors from the public frame
 def test_an_input_error_is_raised_from_the_public_function(imp: pd.DataFrame, monkeypatch) -> None:
     """A by= that varies within a group (found deep in the evaluation) is raised one frame below
     the public function, not through the internal frames; PANDAS_RANKEVAL_TRACEBACK=full keeps
@@ -255,7 +255,7 @@ def test_an_input_error_is_raised_from_the_public_function(imp: pd.DataFrame, mo
     assert len(frames()) > 3
 
 
-# ---------------------------------------------------------------- 10: all-pairs summary values
+# ---------------------------------------------------------------- all-pairs summary values
 def test_all_pairs_summary_shows_each_models_value_then_the_differences(imp: pd.DataFrame) -> None:
     df = imp.assign(model_c=imp["model_a"] * 0.5 + imp["model_b"])
     cmp = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b", "model_c"],

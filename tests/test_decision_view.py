@@ -1,4 +1,4 @@
-"""The decision view: one layout rule, one footer rule, one export rule (issue 16).
+"""The decision view: one layout rule, one footer rule, one export rule.
 
 - layout: no rendered HTML table splits a model's column group; text wraps only between
   groups and never exceeds the width it is given;
@@ -246,7 +246,7 @@ def test_text_wraps_between_groups_within_the_width(n_models, metrics, segments,
     index_width=st.integers(1, 20),
     width=st.integers(40, 200),
 )
-# found by the explore profile (issue 18): the column labels "c0".."c2" are wider than their
+# found by the explore profile: the column labels "c0".."c2" are wider than their
 # one-character cells and the index name "row" than its label, so this group needs 41 columns;
 # the test's fit estimate counted the cells only and said it fits in 40
 @example(widths=[[1, 1, 1, 24]], index_width=1, width=40)
@@ -397,7 +397,7 @@ def test_dask_per_group_of_several_models_equals_pandas(imp) -> None:
 
 
 def test_all_pairs_compact_stacks_one_block_per_pair_and_shows_one_pair(imp) -> None:
-    """Issue 28, decision item 2: an all-pairs compact() was one table wider than a 1400 px page;
+    """An all-pairs compact() was one table wider than a 1400 px page;
     its HTML is now one table per pair, stacked, each with the row labels; compact(pair=...)
     shows one pair, its p-values adjusted over the whole table's family."""
     df = imp.assign(model_c=imp["model_a"] * 0.5 + imp["model_b"], model_d=imp["model_b"] + 0.01 * imp["position"])

@@ -351,7 +351,7 @@ def test_progress_bar_without_ipywidgets_is_the_text_bar(monkeypatch) -> None:
 
 
 def test_text_parts_are_even_never_one_narrow_group_left_over() -> None:
-    """Issue 28, item 9: at 120 columns the full comparison by segment put ``groups_used`` alone
+    """At 120 columns the full comparison by segment put ``groups_used`` alone
     into a second block of every row. Parts are as few as fit the width, and as even as they can
     be: two parts of two groups each here, every part within the width."""
     from pandas_rankeval.display.layout import Shown, to_text
@@ -376,7 +376,7 @@ def test_text_parts_are_even_never_one_narrow_group_left_over() -> None:
 
 @pytest.mark.parametrize("engine", ["pandas", "polars-lazy"])
 def test_report_of_global_auc_by_segment_with_overall_prints(engine) -> None:
-    """Issue 41 (10): ``report(metrics=["auc"], by=..., overall=True)`` could not be printed on
+    """``report(metrics=["auc"], by=..., overall=True)`` could not be printed on
     any engine (``int(nan)``: the overall rows pool their rows and count no groups). Every view
     prints; the segments' line counts each segment's rows and groups (counted here with pandas)
     and the overall one its rows only."""

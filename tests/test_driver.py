@@ -1,4 +1,4 @@
-"""Issue 26: the passes of a partitioned evaluation are defined once, in ``summary/driver.py`` and
+"""The passes of a partitioned evaluation are defined once, in ``summary/driver.py`` and
 ``summary/ranges.py``.
 
 Cheap: reads the engine modules' source (AST only, nothing imported). No engine module defines a
@@ -33,7 +33,7 @@ CHECKS = {"raise_input_errors", "mixed_by_of_pairs", "exp2_overflow", "empty_err
 #: The steps of the range pass (summary/auc_counts.py): summary/ranges.py calls them, no engine does.
 AUC_STEPS = {"chain_auc", "chain_offsets", "placements_sorted", "placements_blocks", "auc_counts_sorted",
              "auc_counts_blocks"}
-#: The engines' own range cuts and placement joins as they were before the range pass (issue 26), and
+#: The engines' own range cuts and placement joins as they were before the range pass, and
 #: Dask's own segment mode: no engine module may define one again.
 OWN = {"add_sorted_counts", "_placement_table", "range_pass", "ranged_counts", "_range_counts", "_placement_part",
        "with_placements", "_with_placements", "_auc_partition", "_placement_partition", "_segment_part",
@@ -43,7 +43,7 @@ OWN = {"add_sorted_counts", "_placement_table", "range_pass", "ranged_counts", "
 #: but the pandas engine's one-partition case (``evaluation_extras``).
 SEGMENT_STEPS = {"segment_part", "add_segments", "finish_segments", "pandas_extras", "segment_moments",
                  "global_auc_by"}
-#: Engine modules whose own passes are not on the driver yet (issue 26), and the names they still define
+#: Engine modules whose own passes are not on the driver yet, and the names they still define
 #: or call. Empty: every pass is the driver's (the test fails if a name is added back without the list).
 NOT_YET: dict[str, set[str]] = {}
 

@@ -206,10 +206,10 @@ def test_stream_cut_never_splits_a_distinct_key():
 
 
 # --------------------------------------------------------------------------- #
-# Issue 41: DuckDB's names, types and keys
+# DuckDB's names, types and keys
 # --------------------------------------------------------------------------- #
 def test_enum_tiebreak_that_is_also_the_group_key(con):
-    """Issue 41, item 4: a Categorical (ENUM) tie-break that is also the group key was read as a
+    """A Categorical (ENUM) tie-break that is also the group key was read as a
     polars Categorical, whose categories come in the order polars met them (auc 0.9667 where
     pandas, polars and Dask give 0.7). Every ENUM column now arrives in the enum's order, as
     ``rel.df()`` reads it (the hand-worked example: score ties across groups broken by the enum's
@@ -239,7 +239,7 @@ def test_enum_tiebreak_that_is_also_the_group_key(con):
 
 
 def test_internal_names_are_free_in_any_case(con):
-    """Issue 41, item 5: DuckDB resolves names case-insensitively but the engine's own names
+    """DuckDB resolves names case-insensitively but the engine's own names
     (``__rk_key``, ``__rk_n``) were checked case-sensitively: a tie-break named ``__RK_KEY`` gave
     auc 0.7778 [0.41, 1.0] (pandas 0.5556 [0.5556, 0.5556]); a group named ``__RK_N`` with a weight
     callable a bare KeyError."""
@@ -261,7 +261,7 @@ def test_internal_names_are_free_in_any_case(con):
     ("select g, y, s, s * 2 as S from t", "s"),  # names that differ in case: one name for DuckDB
 ])
 def test_a_name_two_columns_share_is_refused_as_pandas_does(con, sql, column):
-    """Issue 41, item 6: a relation with two columns of one name (``SELECT a, a``, a ``join ...
+    """A relation with two columns of one name (``SELECT a, a``, a ``join ...
     using``; in DuckDB ``s`` and ``S`` too) silently used the first; pandas and Spark refuse. The
     error is pandas' (the same function writes it), with a fix in DuckDB's SQL that runs."""
     df = frame(8)
@@ -283,7 +283,7 @@ def test_a_name_two_columns_share_is_refused_as_pandas_does(con, sql, column):
 
 @pytest.mark.parametrize("kind", ["HUGEINT", "DECIMAL(38, 0)", "UHUGEINT"])
 def test_wide_keys_that_would_merge_are_refused_with_their_count(con, kind):
-    """Issue 41, item 7: group keys above 2**53 as DECIMAL or HUGEINT become DOUBLE, as pandas reads
+    """Group keys above 2**53 as DECIMAL or HUGEINT become DOUBLE, as pandas reads
     them, and distinct ids merged silently (hashed ids are the natural victims). The one scan
     counts the keys that would merge and refuses with that count and a cast that keeps them apart;
     keys that stay apart as float64 evaluate as before."""
@@ -310,7 +310,7 @@ def test_wide_keys_that_would_merge_are_refused_with_their_count(con, kind):
 
 
 def test_unused_columns_of_any_type_are_never_read(con):
-    """Issue 41, item 8: a relation with an unused INTERVAL or UNION column made polars panic
+    """A relation with an unused INTERVAL or UNION column made polars panic
     (``PanicException``, a BaseException that ``except Exception`` misses). Only the columns a
     call names are read; a named one polars cannot read is refused by name."""
     rel = con.sql("select i % 7 as g, (hash(i) % 3 = 0)::INT as y, (i * 13 % 10)::DOUBLE as s, "
@@ -327,7 +327,7 @@ def test_unused_columns_of_any_type_are_never_read(con):
 
 
 def test_date_keys_come_back_as_rel_df_reads_them(con):
-    """Issue 41, "Also": ``per_group`` gave DATE keys as ``datetime64[ms]`` where ``rel.df()`` gives
+    """``per_group`` gave DATE keys as ``datetime64[ms]`` where ``rel.df()`` gives
     ``datetime64[us]``; a DATE segment likewise."""
     rel = con.sql("select DATE '2024-02-27' + (i % 4)::INT as d, (i % 5) as g, (hash(i) % 3 = 0)::INT as y, "
                   "(i * 7 % 5)::DOUBLE as s from range(120) t(i)")

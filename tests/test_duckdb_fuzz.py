@@ -1,4 +1,4 @@
-"""A differential fuzz of the DuckDB engine against pandas (issue 41).
+"""A differential fuzz of the DuckDB engine against pandas.
 
 Each example draws a small frame with masses of tied scores and its call, builds the DuckDB
 relation from it (``con.from_df``: a Categorical becomes an ENUM; wide keys are cast to

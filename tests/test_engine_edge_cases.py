@@ -1,9 +1,10 @@
-"""Engines that never disagree with pandas: the hostile cases of issue 19, pinned, and a fuzz.
+"""Engines that never disagree with pandas: hostile cases pinned one by one, and a fuzz.
 
-Every case is the one the issue shows (its number in the test name), run on pandas as the oracle
-and on Dask (the session's LocalCluster, or the synchronous scheduler where only the plan is
-tested) and Spark (the session's local[2]). Errors that the schema, the options or a local
-object can answer are raised before any job; the others carry whole-table counts.
+Every case (an input that once gave another answer than pandas, or an error from inside a job)
+runs on pandas as the oracle and on Dask (the session's LocalCluster, or the synchronous
+scheduler where only the plan is tested) and Spark (the session's local[2]). Errors that the
+schema, the options or a local object can answer are raised before any job; the others carry
+whole-table counts.
 
 The fuzz at the end (hypothesis, derandomized, no database) draws frames with nulls under
 ``nan_policy="omit"``, 64-bit keys and scores beyond 2**53, object keys of mixed types, tied
@@ -91,7 +92,7 @@ def object_keys():
 
 # --------------------------------------------------------------------------- the 16-row case (6)
 #: 16 rows in 4 groups on which a replicate that draws groups of one value only has a standard
-#: error of 1e-17 (rounding): the bootstrap-t bound was 1.4e8 before (issue 19, item 6).
+#: error of 1e-17 (rounding): the bootstrap-t bound was 1.4e8 before.
 SIXTEEN = pd.DataFrame({
     "g": [3, 3, 3, 0, 3, 3, 1, 0, 0, 3, 3, 2, 2, 3, 0, 3],
     "y": [2, 0, 2, 2, 0, 1, 2, 2, 0, 1, 1, 1, 2, 2, 1, 2],
@@ -105,7 +106,7 @@ def _bounds(table) -> tuple[float, float]:
     return float(t.filter(like="_low").min().min()), float(t.filter(like="_high").max().max())
 
 
-def test_06_studentized_interval_stays_in_the_metric_range_pandas():
+def test_studentized_interval_stays_in_the_metric_range_pandas():
     """Every relabelling of the 4 groups (24) and both resamplings: intervals inside [0, 1], the
     fallback to the percentile interval said in attrs."""
     for perm in itertools.permutations(range(4)):
@@ -123,7 +124,7 @@ def test_06_studentized_interval_stays_in_the_metric_range_pandas():
     assert (cmp["ci_low"] >= -1).all() and (cmp["ci_high"] <= 1).all()
 
 
-def test_06_standard_error_made_of_rounding_is_zero():
+def test_standard_error_made_of_rounding_is_zero():
     """Groups of one value (0.1, not exact in binary): sum c num^2 - 2 R sum c num den + R^2 sum c den^2
     is 1e-17 of rounding, not a standard error; the interval then is the percentile one."""
     w = np.array([3.0, 5.0, 7.0])
@@ -139,10 +140,10 @@ def test_06_standard_error_made_of_rounding_is_zero():
 
 
 # --------------------------------------------------------------------------- Spark
-def test_01_02_08_spark_integers_stay_integers_and_missing_rows_never_reach_a_bucket(spark):
-    """(1) long scores above 2**53 with a null under omit: float64 tied neighbours (gauc 0.5,
-    pandas 1.0); (2) long keys above 2**53 with a null key under omit, one bucket: two users
-    merged (0.75 over 1 group, pandas 1.0 over 2); (8) a bool score with a null under omit: a
+def test_spark_integers_stay_integers_and_missing_rows_never_reach_a_bucket(spark):
+    """Long scores above 2**53 with a null under omit: float64 tied neighbours (gauc 0.5,
+    pandas 1.0); long keys above 2**53 with a null key under omit, one bucket: two users
+    merged (0.75 over 1 group, pandas 1.0 over 2); a bool score with a null under omit: a
     worker TypeError after 4 jobs. One report of both scores, rows with a null dropped first."""
     df = pd.DataFrame({
         "u": pd.array([B, B, B, B + 1, B + 1, B + 1, None, B], dtype="Int64"),
@@ -159,8 +160,8 @@ def test_01_02_08_spark_integers_stay_integers_and_missing_rows_never_reach_a_bu
     assert float(g) == 1.0 and g.coverage.n_groups == 2 and g.coverage.n_dropped == 2
 
 
-def test_09_11_spark_reads_any_column_name(spark):
-    """(9) names with a dot or a backtick; (11) 's' next to 'S' (Spark resolves names
+def test_spark_reads_any_column_name(spark):
+    """Names with a dot or a backtick; 's' next to 'S' (Spark resolves names
     case-insensitively, pandas does not) and a user column named like the adapter's own bucket
     column: one report equal to pandas."""
     rng = np.random.default_rng(9)
@@ -179,9 +180,9 @@ def test_09_11_spark_reads_any_column_name(spark):
     assert abs(g - pre.gauc(df, group="__pre_bucket", label="click", score="s")) < TOL
 
 
-def test_03_04_11_spark_errors_before_any_job(spark):
-    """(3) weight='count' with a column 'count' (pandas refuses the ambiguous name); (4) a list
-    of scores for a single-metric function; (11) weight='bogus' names the weight names; repeated
+def test_spark_errors_before_any_job(spark):
+    """``weight='count'`` with a column 'count' (pandas refuses the ambiguous name); a list
+    of scores for a single-metric function; weight='bogus' names the weight names; repeated
     column names; an array key; a weight Series with a repeated key. No job runs."""
     df = pd.DataFrame({"u": [1, 1, 2, 2], "y": [1, 0, 1, 0], "s": [0.3, 0.2, 0.1, 0.4], "count": [1, 2, 3, 4]})
     sdf = spark.createDataFrame(df)
@@ -241,7 +242,7 @@ def _raises_as_pandas(df: pd.DataFrame, cases: list, engine_call) -> None:
         assert _message(got) == str(want.value)
 
 
-def test_11_13_bad_group_values_raise_with_whole_table_counts_on_dask(on_dask_cluster):
+def test_bad_group_values_raise_with_whole_table_counts_on_dask(on_dask_cluster):
     """(11, 13) pandas' message and count on Dask's LocalCluster: the counts of every partition
     added, never one partition's."""
     df, cases = _bad_group_value_cases()
@@ -249,7 +250,7 @@ def test_11_13_bad_group_values_raise_with_whole_table_counts_on_dask(on_dask_cl
     _raises_as_pandas(df, cases, lambda name, kw: getattr(prd, name)(ddf, npartitions=4, **kw))
 
 
-def test_11_13_bad_group_values_raise_with_whole_table_counts_on_spark(spark):
+def test_bad_group_values_raise_with_whole_table_counts_on_spark(spark):
     """(11, 13) pandas' message and count on Spark: the counts of every bucket added, never one
     bucket's."""
     df, cases = _bad_group_value_cases()
@@ -257,9 +258,9 @@ def test_11_13_bad_group_values_raise_with_whole_table_counts_on_spark(spark):
     _raises_as_pandas(df, cases, lambda name, kw: getattr(prs, name)(sdf, buckets=4, **kw))
 
 
-def test_10_11_spark_per_group_auc_twice_date_keys_and_studentized(spark):
-    """(10) per_group(metrics=['gauc', 'auc']) built two 'auc' fields; (11) a date key with ci=
-    failed in the workers (dates now hash as their midnight); (6) the 16-row studentized case."""
+def test_spark_per_group_auc_twice_date_keys_and_studentized(spark):
+    """``per_group(metrics=['gauc', 'auc'])`` built two 'auc' fields; a date key with ci=
+    failed in the workers (dates now hash as their midnight); the 16-row studentized case."""
     df = SIXTEEN.assign(day=pd.to_datetime("2024-01-01") + pd.to_timedelta(SIXTEEN["g"], unit="D"))
     df["day"] = df["day"].dt.date  # Spark DateType
     sdf = spark.createDataFrame(df)
@@ -276,8 +277,8 @@ def test_10_11_spark_per_group_auc_twice_date_keys_and_studentized(spark):
 
 
 # --------------------------------------------------------------------------- Dask
-def test_05_dask_keys_equal_as_values_are_one_group(on_dask_cluster, object_keys):
-    """(5) object keys 1, 1.0 and True are one group in pandas (1.0 over 2 groups... pandas 0.5
+def test_dask_keys_equal_as_values_are_one_group(on_dask_cluster, object_keys):
+    """Object keys 1, 1.0 and True are one group in pandas (1.0 over 2 groups... pandas 0.5
     over 2): Dask places rows by the value of the key, at any number of partitions; mixed int and
     str keys give the same hashed bootstrap interval."""
     df = pd.DataFrame({"g": pd.Series([1, 1.0, True, "a", "a", "a"], dtype=object),
@@ -297,7 +298,7 @@ def test_05_dask_keys_equal_as_values_are_one_group(on_dask_cluster, object_keys
     _same(prd.report(dd.from_pandas(mixed, npartitions=7), **kw), pre.report(mixed, **kw))
 
 
-def test_05_dask_text_keys_agree_with_the_frame_dask_holds(on_dask_cluster):
+def test_dask_text_keys_agree_with_the_frame_dask_holds(on_dask_cluster):
     """With Dask's default ``dataframe.convert-string``, ``from_pandas`` turns an object key column
     into text (1 -> '1'): Dask then agrees with pandas on the frame it holds (``ddf.compute()``)."""
     rng = np.random.default_rng(6)
@@ -310,8 +311,8 @@ def test_05_dask_text_keys_agree_with_the_frame_dask_holds(on_dask_cluster):
     _same(prd.report(ddf, **kw), pre.report(ddf.compute(), **kw))
 
 
-def test_12_dask_per_group_omit_with_a_partition_of_missing_rows(on_dask_cluster):
-    """(12) the shuffle puts the rows with a missing key together: a partition of only missing
+def test_dask_per_group_omit_with_a_partition_of_missing_rows(on_dask_cluster):
+    """The shuffle puts the rows with a missing key together: a partition of only missing
     rows under omit is no error ('every row has a missing value' before)."""
     df = pd.DataFrame({"u": [1, 1, 2, 2, None, None, None, 3], "y": [1, 0, 1, 0, 1, 0, 1, 1],
                        "s": [.1, .2, .3, .1, .5, .6, .7, np.nan]})
@@ -322,9 +323,9 @@ def test_12_dask_per_group_omit_with_a_partition_of_missing_rows(on_dask_cluster
         _same(got, pd.DataFrame(want))
 
 
-def test_04_12_13_dask_errors_before_any_compute(sync):
-    """(4) a list of scores for a single-metric function, (12) for per_group (at the call, not at
-    compute); (13) repeated columns counted once ('appears 4 times' for 2); weight='bogus'."""
+def test_dask_errors_before_any_compute(sync):
+    """A list of scores for a single-metric function, then for per_group (at the call, not at
+    compute); repeated columns counted once ('appears 4 times' for 2); weight='bogus'."""
     df = pd.DataFrame([[1, 1, 0.5, 0.3]] * 4, columns=["u", "y", "s", "s"])
     ddf = dd.from_pandas(df, npartitions=2)
     with pytest.raises(ValueError, match=r"Column 's' appears 2 times in the frame"):
@@ -337,8 +338,8 @@ def test_04_12_13_dask_errors_before_any_compute(sync):
         prd.gauc(good, group="u", label="y", score="s", weight="bogus")
 
 
-def test_13_dask_group_and_by_may_name_the_index_and_compare_has_auc(sync):
-    """(13) group= or by= naming the index ('column not found' before; pandas accepts it);
+def test_dask_group_and_by_may_name_the_index_and_compare_has_auc(sync):
+    """``group=`` or ``by=`` naming the index ('column not found' before; pandas accepts it);
     compare's default metrics include 'auc' as pandas'."""
     rng = np.random.default_rng(13)
     n = 150
@@ -358,10 +359,10 @@ def test_13_dask_group_and_by_may_name_the_index_and_compare_has_auc(sync):
     _same(got, want)
 
 
-def test_07_compare_of_models_equal_up_to_rounding_dask_equals_pandas(sync):
-    """(7) two models that rank every relevant row above every other one, one with ties among the
+def test_compare_of_models_equal_up_to_rounding_dask_equals_pandas(sync):
+    """Two models that rank every relevant row above every other one, one with ties among the
     relevant rows: their AP or NDCG differs by rounding only (1.0000000000000002 against 1.0). The
-    test says no difference (p = 1, issue 15's p-values) on pandas and on Dask at any partitioning
+    test says no difference (p = 1) on pandas and on Dask at any partitioning
     (before: pandas 1.0, Dask 0.58 on one frame)."""
     rng = np.random.default_rng(1)
     rows = []
@@ -383,8 +384,8 @@ def test_07_compare_of_models_equal_up_to_rounding_dask_equals_pandas(sync):
         assert (pd.DataFrame(got)["p_value"] == 1.0).all(), n
 
 
-def test_06_dask_studentized_equals_pandas(sync):
-    """(6) the 16-row case on Dask (its NDCG bound was 62,080.7): pandas' clipped interval."""
+def test_dask_studentized_equals_pandas(sync):
+    """The 16-row case on Dask (its NDCG bound was 62,080.7): pandas' clipped interval."""
     for n in (1, 3):
         got = prd.report(dd.from_pandas(SIXTEEN, npartitions=n), group="g", **STUD)
         want = pre.report(SIXTEEN, group="g", **STUD)
@@ -394,7 +395,7 @@ def test_06_dask_studentized_equals_pandas(sync):
         assert 0.0 <= lo and hi <= 1.0, (lo, hi)
 
 
-def test_06_percentile_interval_stays_in_the_unit_interval(sync):
+def test_percentile_interval_stays_in_the_unit_interval(sync):
     """(6; found by the fuzz) a replicate's ratio of sums of ones rounds to 1.0000000000000002:
     the percentile interval is clipped to [0, 1] as the bootstrap-t one is, on pandas and Dask."""
     df = pd.DataFrame({
@@ -562,7 +563,7 @@ def test_date_keys_hash_as_their_midnight():
     assert h[0] == h[1] == h[2] != h[3] and h[4] == 0 and h[5] not in h[:5]
 
 
-# --------------------------------------------------------------------------- the polars fuzz (issue 28)
+# --------------------------------------------------------------------------- the polars fuzz
 U = 2**63  # unsigned keys from here on do not fit int64
 #: Segment values of whole groups: one float for every group (the constant segment), or floats
 #: where -0.0 and 0.0 are one segment for pandas.
@@ -717,7 +718,7 @@ def _outcome_of(fn: Any) -> Any:
 @_fuzz_settings(10)
 @given(polars_cases())
 def test_fuzz_polars_equals_pandas(case):
-    """Issue 28: a hashed fuzz of 5,000 cases found LazyFrame answers that differ from pandas
+    """A hashed fuzz of 5,000 cases found LazyFrame answers that differ from pandas
     (nulls with nan_policy='omit', huge unsigned keys, by= with a constant float segment, the
     ties options). Here: eager polars and a LazyFrame over memory, Parquet or CSV (with a filter
     and a join in the query) against pandas on the same table, values to 1e-12, the same errors."""

@@ -210,7 +210,7 @@ def test_metric(engine, engine_frame, name, case, options):
             getattr(pre, name)(df, **kw)
         with pytest.raises(ValueError) as got:
             call(engine, name, engine_frame(df), **kw)
-        # the same counts, in the engine's word for a missing value (issue 47: "null" to polars users)
+        # the same counts, in the engine's word for a missing value ("null" to polars users)
         word = {"polars": "null or NaN", "polars-lazy": "null or NaN", "duckdb": "NULL or NaN",
                 "spark": "NULL or NaN"}.get(engine, "NaN/None")
         assert str(got.value) == str(want.value).replace("(NaN/None)", f"({word})")
@@ -270,7 +270,7 @@ def test_compare(engine, engine_frame, case, options):
 
 @pytest.mark.parametrize("engine", ["polars", "polars-lazy", "dask", "duckdb"])  # Spark: ~10 s, and it agreed
 def test_by_a_group_column_gives_pandas_table(engine, engine_frame):
-    """Issue 41 (11): ``by=`` one of the group columns (each group its own segment) raised
+    """``by=`` one of the group columns (each group its own segment) raised
     polars' DuplicateError on a LazyFrame (the (group, segment) key named one column twice).
     Every engine gives pandas' table, whose segments are checked here against per-group
     ``pre.auc`` on each group's rows."""
@@ -318,7 +318,7 @@ def test_an_unsupported_frame_names_every_kind():
 
 
 # --------------------------------------------------------------------------- #
-# Issue 28: polars under hostile input, every case on pandas, eager and lazy polars
+# Polars under hostile input, every case on pandas, eager and lazy polars
 # --------------------------------------------------------------------------- #
 #: eager, a LazyFrame in buckets (OPTIONS) and a LazyFrame that fits in memory (one collect, the eager path)
 POLARS = ["polars", "polars-lazy", "polars-lazy-memory"]
@@ -339,7 +339,7 @@ def _outcome(fn: Callable[[], Any]) -> Any:
 
 @pytest.mark.parametrize("engine", POLARS)
 def test_polars_decimal_keys_and_scores_behave_as_in_pandas(engine):
-    """Issue 28: Decimal(38, 0) keys above 2**53 were read as float64 and merged into one group
+    """Decimal(38, 0) keys above 2**53 were read as float64 and merged into one group
     (gauc over 1 group where pandas has 15); Decimal scores above 2**53 became ties (auc 0.5).
     A Decimal is a decimal.Decimal object, as pandas holds it: exact keys, scores refused with
     pandas' message, hashed intervals refused as pandas refuses them."""
@@ -385,7 +385,7 @@ NAME_CASES = {
 @pytest.mark.parametrize("case", list(NAME_CASES))
 @pytest.mark.parametrize("engine", POLARS)
 def test_polars_any_column_name_is_read_literally(engine, case):
-    """Issue 28: pl.col("^s$") selected column "s" (auc 0.5950 where pandas gives 0.5763), "*"
+    """``pl.col("^s$")`` selected column "s" (auc 0.5950 where pandas gives 0.5763), "*"
     ended in polars' DuplicateError, and user columns named like the adapter's internal ones gave
     a NaN AUC or gauc 0.5: the columns are selected by position and renamed once at entry."""
     import polars as pl
@@ -411,7 +411,7 @@ def test_polars_any_column_name_is_read_literally(engine, case):
 
 
 def test_polars_lazy_reads_the_source_a_bounded_number_of_times():
-    """Issue 28: every bucket was a full pass over the source, empty buckets included
+    """Every bucket was a full pass over the source, empty buckets included
     (buckets=10**6 on 4 rows took 295 s). Now: never more buckets than groups, and the source is
     read three times (the checks' scan, the global-AUC count, one partitioned write of the
     buckets) whatever the number of buckets; a counting map_batches on the source tells."""
@@ -441,7 +441,7 @@ WEIGHT_CALLABLES = {
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_weight_callable_is_called_once_on_every_group(engine, engine_frame):
-    """Issue 28: a weight callable that looks at all groups (n / n.sum(), a rank) was called once
+    """A weight callable that looks at all groups (n / n.sum(), a rank) was called once
     per bucket or partition: gauc 0.5352 (polars lazy), 0.5471 (Dask), 0.5501 (Spark) where pandas
     gives 0.5388. Every engine calls it once, on the whole table's group statistics."""
     df, kw = _frame_and_kw("nulls-omit")
@@ -462,7 +462,7 @@ def test_a_weight_callable_is_called_once_on_every_group(engine, engine_frame):
 
 @pytest.mark.parametrize("kind", ["Categorical", "Enum"])
 def test_polars_lazy_categorical_tiebreak_ranks_by_category_order(kind):
-    """Issue 28: on a LazyFrame a Categorical tie-break was sorted lexically in the global-AUC
+    """On a LazyFrame a Categorical tie-break was sorted lexically in the global-AUC
     pass and by each bucket's own categories elsewhere (auc 0.1667 where pandas and eager polars
     give 0.7); it ranks by the order of the categories, as the frame converted to pandas does."""
     import polars as pl
@@ -486,7 +486,7 @@ def test_polars_lazy_categorical_tiebreak_ranks_by_category_order(kind):
 def test_duckdb_enum_tiebreak_ranks_by_category_order():
     """A pandas Categorical tie-break becomes a DuckDB ENUM; the range and bucket reads ranked it by
     each Arrow batch's own dictionary (auc 0.5176 where pandas gives 0.5312 and lexical order
-    0.5222; found by the audit of issue 28). It ranks by the enum's order, pandas' codes."""
+    0.5222). It ranks by the enum's order, pandas' codes."""
     duckdb = pytest.importorskip("duckdb")
     rng = np.random.default_rng(1)
     n = 600
@@ -576,7 +576,7 @@ INTERNAL_NAMES = [
 @pytest.mark.parametrize("names", range(len(INTERNAL_NAMES)))
 @pytest.mark.parametrize("engine", ["polars", "polars-lazy", "dask", "duckdb"])
 def test_user_columns_named_like_internal_ones(engine, engine_frame, names):
-    """Issue 28: user columns named like internal ones (``__rk_key``, ``__rk_key_0``, ``__rk_n``,
+    """User columns named like internal ones (``__rk_key``, ``__rk_key_0``, ``__rk_n``,
     ``__rk_pl_0``...) gave a NaN AUC, gauc 0.5 instead of 0.4596, Dask's metadata errors or a
     DuplicateError (DuckDB ``__rk_bucket``). Every engine's own columns now take a prefix that no
     column of the input starts with (chosen once per call)."""
@@ -598,7 +598,7 @@ def test_user_columns_named_like_internal_ones(engine, engine_frame, names):
 
 @pytest.mark.parametrize("engine", ["polars", "polars-lazy", "dask", "duckdb", "spark"])
 def test_per_group_key_named_like_a_column_of_the_table(engine, engine_frame):
-    """Issue 28: a group column named ``n``, ``positives``, ``weight``, ``auc`` or ``mrr`` ended in
+    """A group column named ``n``, ``positives``, ``weight``, ``auc`` or ``mrr`` ended in
     "cannot insert n, already exists" (polars), a metadata error at compute (Dask) or in a worker
     (Spark). pandas gives a table indexed by the key beside the column of that name: Dask (indexed
     by its one key) gives the same; the engines whose table holds its keys as columns cannot tell
@@ -645,7 +645,7 @@ def dask_computes_forbidden():
 
 @pytest.mark.parametrize("engine", POLARS)
 def test_polars_per_group_keeps_key_dtypes_and_empty_names(engine):
-    """Issue 28: per_group returned a polars ``Date`` key as a datetime (pandas' datetime64 through
+    """``per_group`` returned a polars ``Date`` key as a datetime (pandas' datetime64 through
     the conversion) and renamed an empty-string column to ``column_0``: the keys come back in the
     source's dtypes (Date, Datetime with its unit and time zone, Duration, Enum, UInt64 beyond
     2**63) under their own names."""
@@ -675,7 +675,7 @@ def test_polars_per_group_keeps_key_dtypes_and_empty_names(engine):
 
 
 def _late_error_cases() -> dict[str, tuple[pd.DataFrame, str, dict[str, Any]]]:
-    """Issue 28's late errors of a LazyFrame: name -> (frame, function, keywords)."""
+    """The late errors of a LazyFrame: name -> (frame, function, keywords)."""
     df = make_frame("int")
     keys = np.sort(df["g"].unique())
     mixed = df.copy()
@@ -696,7 +696,7 @@ def _late_error_cases() -> dict[str, tuple[pd.DataFrame, str, dict[str, Any]]]:
         "by-varies": (mixed, "report", kw | dict(scores="a", metrics=["auc", "gauc", "mrr"], by="seg", ci=0.9, n_boot=20)),
         "by-varies-signed-zeros": (zeros, "report", dict(group=["gf"], label="y", scores="a", metrics=["gauc"],
                                                           by=["seg", "seg2"])),
-        # issue 41 (9): a bool key, one group mixed and one not (an IndexError from .loc[[True]])
+        # a bool key, one group mixed and one not (an IndexError from .loc[[True]])
         "by-varies-bool-key": (_bool_key_mixed_by(df), "report", kw | dict(scores="a", metrics=["auc", "gauc"], by="seg")),
         "duration-key-ci": (df.assign(g=pd.to_timedelta(df[g], unit="s")), "report",
                             kw | dict(scores="a", metrics=["gauc", "mrr"], ci=0.9, n_boot=20)),
@@ -711,7 +711,7 @@ def _bool_key_mixed_by(df: pd.DataFrame) -> pd.DataFrame:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_bool_group_key_with_a_by_that_varies_gives_pandas_error(engine, engine_frame):
-    """Issue 41 (9): a bool group key and a ``by`` that varies within a group raised an
+    """A bool group key and a ``by`` that varies within a group raised an
     IndexError (the example group's rows looked up with ``.loc[[True]]``, a mask) on a LazyFrame,
     DuckDB and Spark; every engine now raises pandas' message, whose example is worked by hand."""
     df = _bool_key_mixed_by(make_frame("int"))
@@ -759,7 +759,7 @@ def _same_error(df: pd.DataFrame, name: str, kw: dict[str, Any], frame: Any, opt
 @pytest.mark.parametrize("func", ["metric", "per_group"])
 @pytest.mark.parametrize("case", list(_late_error_cases()))
 def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
-    """Issue 28: a LazyFrame raised these only after 3 to 31 bucket collects, some with per-bucket
+    """A LazyFrame raised these only after 3 to 31 bucket collects, some with per-bucket
     counts, and as a plain ValueError where pandas raises InputProblem. The schema, the one scan
     (with one small aggregate where needed) or the local Series answer each: the same class and
     message as pandas, whole-table counts, and no bucket (nor global-AUC pass) is read."""
@@ -780,7 +780,7 @@ def test_polars_lazy_errors_before_any_bucket(monkeypatch, case, func):
 @pytest.mark.parametrize("func", ["metric", "per_group"])
 @pytest.mark.parametrize("case", list(_late_error_cases()))
 def test_duckdb_errors_before_any_bucket(monkeypatch, case, func):
-    """Issue 26: a relation raised empty='error', a bad weight Series and a by varying within a
+    """A relation raised empty='error', a bad weight Series and a by varying within a
     group only from its buckets; its one scan (and one small aggregate where needed) now answers
     them as on a LazyFrame: pandas' class and message, and no bucket nor score pass is read."""
     duckdb = pytest.importorskip("duckdb")
@@ -801,7 +801,7 @@ def test_duckdb_errors_before_any_bucket(monkeypatch, case, func):
 @pytest.mark.parametrize("func", ["metric", "per_group"])
 @pytest.mark.parametrize("case", ["empty-error", "weight-negative", "weight-nan", "weight-index-type"])
 def test_dask_errors_before_any_pass(monkeypatch, case, func):
-    """Issue 26: Dask's lazy per_group raised empty='error' and a bad weight Series inside its
+    """Dask's lazy per_group raised empty='error' and a bad weight Series inside its
     partitions, with one partition's counts; the one aggregate of rows per (group key, label)
     now answers them for every call before any pass: pandas' class and message. (A ``by`` that
     varies within a group and exp2 overflow still come from the first pass's whole-table counts.)"""
@@ -822,7 +822,7 @@ def test_dask_errors_before_any_pass(monkeypatch, case, func):
 
 @pytest.mark.parametrize("case,func", [("empty-error", "metric"), ("by-varies", "metric"), ("weight-index-type", "per_group")])
 def test_spark_errors_before_any_bucket(monkeypatch, spark, case, func):
-    """Issue 26: a Spark frame raised empty='error', a bad weight Series, a by varying within a
+    """A Spark frame raised empty='error', a bad weight Series, a by varying within a
     group and exp2 overflow from its buckets; the scan and one small aggregate now answer them
     before any bucket or score job: pandas' class and message. Three cases (a Spark job or two
     each; exp2 overflow is pinned by test_exp2_overflow_names_the_whole_tables_largest_label); the
@@ -841,7 +841,7 @@ def test_spark_errors_before_any_bucket(monkeypatch, spark, case, func):
 
 @pytest.mark.parametrize("engine", ["polars-lazy", "duckdb", "dask", "spark"])
 def test_exp2_overflow_names_the_whole_tables_largest_label(engine, engine_frame):
-    """Issue 28: labels >= 1024 with gain='exp2' were refused with one bucket's (partition's)
+    """Labels >= 1024 with gain='exp2' were refused with one bucket's (partition's)
     largest label ("up to 1200" where pandas says 5000): a LazyFrame's and a relation's scan
     give the whole table's maximum before any bucket; Dask and Spark count each partition's
     maximum, and the error names the largest."""
@@ -861,7 +861,7 @@ def test_exp2_overflow_names_the_whole_tables_largest_label(engine, engine_frame
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_zero_key_or_segment_is_named_0_0_on_every_engine(engine, engine_frame):
-    """Issue 41, item 17: keys or segments ``-0.0`` and ``0.0`` (one value: one group) were named by
+    """Keys or segments ``-0.0`` and ``0.0`` (one value: one group) were named by
     whichever row a bucket met first (LazyFrame, DuckDB, Dask, Spark), and pandas by its first row.
     One rule on every engine: a zero key or segment is named ``0.0``, never ``-0.0``."""
     rng = np.random.default_rng(41)

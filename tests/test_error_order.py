@@ -123,7 +123,7 @@ def test_a_group_weight_error_comes_before_groups_with_no_relevant_row(weight: s
     """pandas refuses a bad group weight before it meets a group with no relevant row under
     ``empty='error'``. Dask (and Spark) recount the values they cannot see on a weight error when a
     calibration metric reads the scores: that recount ran with ``empty='error'`` and raised the empty
-    group first (found by the audit of issue 28)."""
+    group first."""
     d = BASE.assign(y=BASE.y.where(BASE.g != 5, 0))  # group 5: no relevant row
     w: Any = (lambda st: st["n"] - 2.0 - (st.index == 3)) if weight == "callable" else pd.Series(
         [1.0, 1.0, -1.0, 1.0, 1.0], index=[1, 2, 3, 4, 5])
@@ -139,7 +139,7 @@ def test_a_group_weight_error_comes_before_groups_with_no_relevant_row(weight: s
 def test_a_missing_value_comes_before_a_group_weight_error(func: str, weight: str) -> None:
     """Under nan_policy='raise' pandas counts the missing values first. Dask's early weight check
     reads the complete rows only, so it raised the weight error where pandas names the missing
-    scores (report and the lazy per_group; found by the audit of issue 28)."""
+    scores (report and the lazy per_group)."""
     d = BASE.assign(s=BASE.s.where(~BASE.index.isin([1, 6, 9]), np.nan))
     w: Any = (lambda st: st["n"] - 2.0 - (st.index == 3)) if weight == "callable" else pd.Series(
         [1.0, 1.0, -1.0, 1.0, 1.0], index=[1, 2, 3, 4, 5])
@@ -166,7 +166,7 @@ def test_spark_raises_pandas_first_error_before_any_bucket(spark: Any, monkeypat
     outside [0, 1]) before a ``by`` that varies within a group and the labels above ERR's top grade
     joined them, and did not count those labels at all (they came from the buckets): two tables of
     three problems each, pandas' first error with its whole-table count, before any bucket (found by
-    the audit of issue 28; the other engines: test_every_engine_raises_pandas_first_error)."""
+    an audit of the engines' errors; the other engines: test_every_engine_raises_pandas_first_error)."""
     import pandas_rankeval.engines.spark as se
 
     def never(*args: Any, **kwargs: Any) -> Any:

@@ -33,7 +33,7 @@ def test_missing_group_column_suggests_the_close_name(df, func):
 
 @pytest.mark.parametrize("typed", ["Model_A", "MODEL_A", "model_A"])
 def test_a_name_that_differs_in_case_only_suggests_that_column(df, typed):
-    """Issue 41 (14): 'Model_A' suggested 'model_b' (difflib ties it with 'model_a' and takes the
+    """'Model_A' suggested 'model_b' (difflib ties it with 'model_a' and takes the
     larger) and 'MODEL_A' got no suggestion at all: names are compared case-insensitively first."""
     frame = df.assign(model_b=df["model_a"])
     with pytest.raises(ColumnNotFoundError, match=rf"not found: \['{typed}'\]\. Did you mean 'model_a'\?$"):
@@ -166,7 +166,7 @@ def test_weight_callable_of_the_wrong_length(df):
 
 @pytest.mark.parametrize("engine", ["pandas", "polars-lazy", "polars-lazy-buckets"])
 def test_weight_callable_that_raises_is_named(df, engine):
-    """Issue 41 (14): a weight callable's own error came out bare (a KeyError 'clicks' with no
+    """A weight callable's own error came out bare (a KeyError 'clicks' with no
     word of the weight): a ValueError names the parameter and what the callable got, raised from
     the callable's error (on pandas, which calls it per partition, and on a LazyFrame, which
     calls it once on the whole table's statistics)."""
@@ -183,7 +183,7 @@ def test_weight_callable_that_raises_is_named(df, engine):
 
 
 def test_propensity_callable_that_raises_is_named(df):
-    """Issue 41 (14): a propensity callable that raised a ValueError was reported as "must return
+    """A propensity callable that raised a ValueError was reported as "must return
     numbers" (its own message lost), any other error came out bare; both now name the parameter
     and the positions it got, raised from the callable's error."""
     frame = df.assign(pos=[1, 2, 3, 1, 2, 3])
@@ -365,7 +365,7 @@ def test_sklearn_engine_progress_bar(df, capsys):
 
 @pytest.mark.parametrize("source", ["duckdb", "polars"])
 def test_the_suggested_conversion_of_a_date_or_time_score_runs(source):
-    """Issue 41 (14): DuckDB's suggested fix of a TIMESTAMP score was ``CAST(... AS DOUBLE)``,
+    """DuckDB's suggested fix of a TIMESTAMP score was ``CAST(... AS DOUBLE)``,
     which DuckDB refuses for every date, time and interval type. The suggestion is now executed
     here as printed: it runs, and the converted score ranks as the timestamps do (pandas' gauc of
     the int64 timestamps, whatever the unit: the same order). polars' suggestion reads the

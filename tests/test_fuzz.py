@@ -1,4 +1,4 @@
-"""Fuzzing the public functions with random small frames and random options (issue 10).
+"""Fuzzing the public functions with random small frames and random options.
 
 Every call must end in a result, or in an error of the documented classes (ValueError,
 TypeError, KeyError and its subclass ColumnNotFoundError) whose message names the offending

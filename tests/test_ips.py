@@ -303,7 +303,7 @@ def test_snips_and_clip_as_documented():
 
 
 def test_snips_is_a_bool_only():
-    # issue 41 item 13: snips="no" used to turn SNIPS on (any truthy object was taken)
+    # snips="no" used to turn SNIPS on (any truthy object was taken)
     df = _frame(8)
     for bad in ("no", "False", 1, 0, None, [True]):
         with pytest.raises(ValueError, match=r"The 'snips' parameter of ips_dcg must be a bool .* Got "):

@@ -319,7 +319,7 @@ def test_list_metric_weights_and_empty(metric, kw, weight, empty):
 @pytest.mark.parametrize("weight", ["clicks", "count", "callable-series"])
 @pytest.mark.parametrize("metric,kw", ONE_PER_METRIC, ids=ONE_IDS)
 def test_list_metric_weights_with_threshold(metric, kw, weight):
-    # "clicks" and a callable's "positives" are P_g under the threshold, for NDCG too (issue 18)
+    # "clicks" and a callable's "positives" are P_g under the threshold, for NDCG too
     df = frame(0, "coarse", True)
     w = weight_options(df)[weight]
     for threshold in (0, 2):
@@ -1024,7 +1024,7 @@ def _frame(groups) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["g", "y", "s", "tb", "sw"])
 
 
-# issue 18: one group [1, 0] tied (NDCG@1 = 0.5) and five groups of label 0 only, which
+# one group [1, 0] tied (NDCG@1 = 0.5) and five groups of label 0 only, which
 # threshold=0 makes relevant (NDCG 1 each): "clicks" weighs every group by all its rows
 # (P_g = n_g), 2 + 19 = 21 rows, so (2 * 0.5 + 19) / 21 = 0.95238; the oracle used to weigh by
 # labels > 0 and said 0.5
@@ -1101,7 +1101,7 @@ def test_threshold_zero_label_zero_groups_match_brute_force(metric, kw, ties):
 
 @pytest.mark.parametrize("weight", ["clicks", "count", "uniform"])
 def test_clicks_weight_counts_rows_relevant_under_the_threshold(weight):
-    # the case of issue 18, by hand: with threshold=0 every row is relevant, so "clicks" (P_g)
+    # CLICKS_THRESHOLD_ZERO by hand: with threshold=0 every row is relevant, so "clicks" (P_g)
     # equals "count" (n_g): (2 * 0.5 + 19 * 1) / 21; uniform: (0.5 + 5) / 6
     df = CLICKS_THRESHOLD_ZERO
     common = dict(group="g", label="y", score="s", k=1, gain="exp2", threshold=0, weight=weight)

@@ -1,6 +1,6 @@
 """Plots stay readable with 5 models and 4 segments: checked on the drawn figure, no legend
 overlaps an axes' data area, a text label (ticks, p-values, titles) or another legend, and
-every legend stays inside the figure (issue 16)."""
+every legend stays inside the figure."""
 
 from __future__ import annotations
 

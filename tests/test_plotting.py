@@ -302,7 +302,7 @@ def test_comparison_of_real_compare(frame: pd.DataFrame) -> None:
 
 
 def test_comparison_of_all_pairs_names_each_pair(frame: pd.DataFrame) -> None:
-    """Issue 28, decision item 1: an all-pairs compare has a row per pair, labelled by the pair
+    """An all-pairs compare has a row per pair, labelled by the pair
     (two rows of model_c are model_c - model_a and model_c - model_b), each pair in its colour."""
     df = frame.assign(model_c=frame["model_a"] * 0.5 + frame["model_b"])
     table = quiet(

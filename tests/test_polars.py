@@ -396,7 +396,7 @@ def test_namespace_on_dataframe_and_lazyframe() -> None:
 
 
 def test_import_registers_the_namespace_in_either_import_order() -> None:
-    """Issue 28, item 6: `import pandas_rankeval` before `import polars` left pl.DataFrame.rankeval
+    """`import pandas_rankeval` before `import polars` left pl.DataFrame.rankeval
     missing; it is registered when polars is first imported (pandas_rankeval never imports it),
     and Dask's ddf.rank likewise."""
     import subprocess

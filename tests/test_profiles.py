@@ -1,4 +1,4 @@
-"""The test run draws the same hypothesis examples every time (issue 18).
+"""The test run draws the same hypothesis examples every time.
 
 The default profile is derandomized; no test overrides that (a per-test ``derandomize=`` or
 ``database=`` would bring random draws back under "explore" or "ci"), and per-test example counts

@@ -44,7 +44,7 @@ def test_exact_counts_ties_and_binomial_tails():
 def test_zero_differences_are_exactly_zero():
     assert _p(np.zeros(50)) == 1.0
     assert _p([]) == 1.0
-    # a difference at float rounding is no difference (issue 19 item 7)
+    # a difference at float rounding is no difference
     a = P.signflip_terms(np.ones(40), np.full(40, 0.3), np.full(40, 0.3) + 1e-16, np.ones(40, dtype=bool))
     assert not a.any() and _p(a) == 1.0
     # positive and negative that cancel: p = 1

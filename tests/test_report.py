@@ -191,7 +191,7 @@ def test_report_by_segment_with_global_auc_only(frame):
 
 # ---------------------------------------------------------------- by= with overall=True
 def test_overall_rows_are_the_call_without_by_and_join_the_family():
-    """Issue 28, item 10: a by= table gets the whole table's rows under '(all)', exactly the call
+    """A by= table gets the whole table's rows under '(all)', exactly the call
     without by (intervals too); in a comparison they join the adjustment's family; on Dask the
     same table; overall=True without by, or not a bool, is an error before any work."""
     import warnings

@@ -512,7 +512,7 @@ def _blas_threads() -> list[int]:
 
 
 def test_blas_limit_is_held_until_the_last_block_leaves():
-    """Issue 41 (16): each call limited BLAS to one thread and restored what it had found on the
+    """Each call limited BLAS to one thread and restored what it had found on the
     way out, so that one call lifted the limit while another still computed (its dot products of
     > 1e4 groups then split over BLAS threads: 5.6e-17 apart), and the last to leave could restore
     one thread for good. The limit is now held by a count: blocks that leave in any order keep it
@@ -543,7 +543,7 @@ def test_blas_limit_is_held_until_the_last_block_leaves():
 
 
 def test_concurrent_reports_are_identical_to_the_bit():
-    """Issue 41 (16): four threads running the same report(ci=0.95) at once, three rounds, give
+    """Four threads running the same report(ci=0.95) at once, three rounds, give
     the serial call's table to the last bit (12,000 groups: the mean's dot product is one BLAS
     would split), and leave BLAS's thread count as they found it."""
     import threading

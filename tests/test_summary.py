@@ -524,7 +524,7 @@ def test_summary_of_counts_equals_the_row_pass():
 
 def test_replicate_sums_do_not_depend_on_threads(monkeypatch):
     """The hashed replicate sums run on two threads by a fixed split of the group chunks: two
-    runs give identical intervals, and so do one thread and three (issue 41, item 16: the chunks
+    runs give identical intervals, and so do one thread and three (the chunks
     were split by the number of threads, and a call on a worker thread, which takes one, differed
     from the same call in the main thread in the last bit)."""
     from pandas_rankeval.summary import replicate_sums
@@ -544,7 +544,7 @@ def test_replicate_sums_do_not_depend_on_threads(monkeypatch):
 
 
 def test_every_field_is_one_entry_of_the_fields_table():
-    """Issue 24: a Summary's fields are named, typed records of FIELDS (dtype, layout, merge rule,
+    """A Summary's fields are named, typed records of FIELDS (dtype, layout, merge rule,
     meaning): every field a partition writes has an entry, the zero segment is the table's fills,
     and two summaries merge by each entry's rule (sf_top keeps the largest, sf_min the smallest)."""
     from pandas_rankeval.summary.summary import FIELDS, RESULT_FIELDS, _seg_zero
@@ -566,7 +566,7 @@ def test_every_field_is_one_entry_of_the_fields_table():
 
 
 def test_summary_data_is_a_typed_record_of_the_fields_table():
-    """Issue 24: ``Summary.data`` and one segment's fields are TypedDicts whose keys are FIELDS'
+    """``Summary.data`` and one segment's fields are TypedDicts whose keys are FIELDS'
     names in its order; a field typed ``| None`` is exactly one the plan may leave out (its layout
     can be None); a scalar field of a segment is a Python number; an undeclared name is refused."""
     import typing
@@ -592,7 +592,7 @@ def test_summary_data_is_a_typed_record_of_the_fields_table():
 
 
 def test_bootstrap_draws_skip_groups_that_count_nowhere():
-    """Issue 25: groups whose every replicate column is 0 (no metric uses them) are left out of the
+    """Groups whose every replicate column is 0 (no metric uses them) are left out of the
     hashed draws; every group's draws come from its own key hash, so the intervals and p-values
     equal the computation over every group (the reference switch: one dense product of every
     group's draws), to rounding of the chunked sums."""
@@ -612,7 +612,7 @@ def test_bootstrap_draws_skip_groups_that_count_nowhere():
 
 @pytest.mark.parametrize("by", [None, "device"])
 def test_groups_nonzero_in_the_weights_only_multiply_those_alone(by):
-    """Issue 25: under empty="zero" the groups with no relevant row are nonzero in the weight
+    """Under empty="zero" the groups with no relevant row are nonzero in the weight
     columns only; their draws are multiplied by those columns alone (after the other groups), and
     every interval and p-value (bootstrap and sign flips, one segment or big ones) equals the
     full-width product (the reference switch: one dense product of every group's draws) to

@@ -1,4 +1,4 @@
-"""Global AUC with ``sample_weight``: one definition on every engine (issue 41, items 1 and 2).
+"""Global AUC with ``sample_weight``: one definition on every engine.
 
 The weighted AUC (pairs weigh ``w_i * w_j``) of ``report``, ``compare`` (clustered DeLong, the
 default, with sample-weighted placements) and ``pre.auc`` is the same number on pandas, polars,
@@ -27,7 +27,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::pandas_rankeval.CoverageWarning"),
 ]
 
-#: The reproducer of issue 41: no ties in s or t; weighted AUCs 11/35 and 29/35 by hand.
+#: The reproducer of the bug: no ties in s or t; weighted AUCs 11/35 and 29/35 by hand.
 SNIPPET = pd.DataFrame({"g": [1, 1, 1, 2, 2, 2], "y": [1, 0, 0, 1, 0, 1], "s": [.9, .8, .1, .3, .6, .2],
                         "t": [.2, .5, .6, .9, .1, .7], "sw": [1., 5, 1, 1, 1, 3]})
 

@@ -35,7 +35,7 @@ def render(df: pd.DataFrame, fmt: str, **meta: Any) -> str:
 
 
 #: The library's options that ``eval`` takes as a flag of the same name (``ci_adjust``:
-#: ``--ci-adjust``); tests/test_usability.py checks each against the parser.
+#: ``--ci-adjust``); tests/test_first_use.py checks each against the parser.
 FLAG_OPTIONS = (
     "adjust", "alpha", "auc_method", "ci", "ci_adjust", "ci_method", "clip", "empty", "family", "gain",
     "lift", "method", "min_neg", "min_pos", "min_size", "n_boot", "nan_policy", "seed", "threshold", "tiebreak",

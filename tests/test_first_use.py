@@ -1,4 +1,8 @@
-"""Issue 47, "The library": what a newcomer met in a notebook, the CLI, polars and training logs."""
+"""What a newcomer meets first, in a notebook, at the command line, with polars and in training logs: a
+misspelled keyword names the parameter meant, describe() shows as text and HTML, a missing value is
+named in the engine's word, one progress bar, footers that give flags, the training hooks' metric
+names, the forest plot's bars and marks, figures fit for a review, the segments a model hurts.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ def imps():
     return pre.datasets.make_impressions(n_users=60, seed=1)
 
 
-# -- 21: a misspelled keyword names the parameter that was meant ----------------------------------
+# -- a misspelled keyword names the parameter that was meant ----------------------------------
 @pytest.mark.parametrize("func, wrong, meant", [
     ("report", "score", "scores"), ("compare", "score", "scores"), ("per_group", "metric", "metrics"),
     ("gauc", "scores", "score"), ("ndcg", "scores", "score"), ("precision", "scores", "score"),
@@ -43,7 +47,7 @@ def test_keyword_hints_keep_identity_and_results(imps) -> None:
     assert float(pre.gauc(imps, **kw)) == float(pre.api.metrics.gauc(imps, **kw))
 
 
-# -- 17: describe() shows as text at a prompt and as HTML in a notebook ----------------------------
+# -- describe() shows as text at a prompt and as HTML in a notebook ----------------------------
 def test_describe_displays_as_text_and_html(imps) -> None:
     import pickle
 
@@ -58,7 +62,7 @@ def test_describe_displays_as_text_and_html(imps) -> None:
     assert pickle.loads(pickle.dumps(d))._repr_html_() == html
 
 
-# -- 19: a missing value in the engine's own word ----------------------------------------------------
+# -- a missing value in the engine's own word ----------------------------------------------------
 def test_missing_label_named_in_the_engines_word(imps) -> None:
     pl = pytest.importorskip("polars")
     duckdb = pytest.importorskip("duckdb")
@@ -80,7 +84,7 @@ def test_missing_label_named_in_the_engines_word(imps) -> None:
         pre.report(con.table("t"), group="user_id", label="click", scores=["model_a"])
 
 
-# -- 20: the command line: one progress bar, flags in the footers, the direction in files -----------
+# -- the command line: one progress bar, flags in the footers, the direction in files -----------
 class _FakeBar:
     made: list["_FakeBar"] = []
 
@@ -161,7 +165,7 @@ def test_cli_csv_says_the_direction(imps, tmp_path, capsys) -> None:
     assert (got["direction"] == want).all() and (want == "worse").any(), got
 
 
-# -- 14: the training hooks' names never collide with the booster's own --------------------------------
+# -- the training hooks' names never collide with the booster's own --------------------------------
 def _ranking_frame():
     import numpy as np
 
@@ -260,7 +264,7 @@ def test_differences_page_rows_for_lightgbm_and_xgboost() -> None:
     assert res["v"]["auc"][0] == pytest.approx(float(pre.auc(df, label="click", score="p")), abs=1e-12)
 
 
-# -- 15: the forest plot's bars agree with its marks -------------------------------------------------
+# -- the forest plot's bars agree with its marks -------------------------------------------------
 def _bars_and_marks(axes):
     """Per drawn row: (bar low, bar high, filled) read back from the artists of each panel."""
     import numpy as np
@@ -307,7 +311,7 @@ def test_forest_plot_bars_agree_with_marks_on_the_gallery_comparison() -> None:
     plt.close("all")
 
 
-# -- 18: figures a user can paste in a review ----------------------------------------------------------
+# -- figures a user can paste in a review ----------------------------------------------------------
 def test_group_auc_small_groups_have_integer_ticks_and_calibration_one_legend() -> None:
     import re
 
@@ -343,7 +347,7 @@ def test_group_auc_small_groups_have_integer_ticks_and_calibration_one_legend() 
     plt.close("all")
 
 
-# -- 16: who does model B hurt? ------------------------------------------------------------------------
+# -- who does model B hurt? ------------------------------------------------------------------------
 def test_worst_ranks_segments_by_the_models_gain() -> None:
     import numpy as np
 
