@@ -744,7 +744,7 @@ def test_missing_column_without_a_near_name_lists_the_columns(csv_path: Path, ca
     assert_one_error_line(code, err, "--tiebreak 'qqqqqq' is not a column of", "the columns are [")
 
 
-# --- retrieved rows and TREC files (issue 45) -------------------------------------------------
+# --- retrieved rows and TREC files -------------------------------------------------------------
 
 DATA = Path(__file__).parent / "data"
 

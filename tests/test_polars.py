@@ -435,10 +435,10 @@ def test_dtypes_equal_pandas(engine: str) -> None:
 
 
 # --------------------------------------------------------------------------- #
-# A LazyFrame that fits in memory: one collect, the eager path (issue 46)
+# A LazyFrame that fits in memory: one collect, the eager path
 # --------------------------------------------------------------------------- #
 def test_lazy_in_memory_is_the_eager_path_to_the_bit(monkeypatch) -> None:
-    """Issue 46: a LazyFrame within the memory budget paid a scan, a range pass per score and its
+    """A LazyFrame within the memory budget paid a scan, a range pass per score and its
     buckets (2.9x the eager call at 1e7 rows). Now: one row count and one collect of the plan's
     columns, then the eager path: every number equal to pandas' and the eager frame's to the bit,
     the input untouched."""
