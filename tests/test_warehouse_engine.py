@@ -280,7 +280,7 @@ def test_pyspark_through_ibis(spark) -> None:
     _close(pre.report(t, **kw), pre.report(df, **kw))
 
 
-@pytest.mark.parametrize("backend", ["duckdb", "sqlite", "clickhouse"])
+@pytest.mark.parametrize("backend", ["duckdb", "sqlite", "postgres", "clickhouse"])
 def test_calibration_bad_input_messages(backend: str) -> None:
     """Scores outside [0, 1] and labels other than 0/1: pandas' messages, before any metric query."""
     df = _table(31)

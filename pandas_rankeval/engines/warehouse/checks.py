@@ -12,7 +12,8 @@ are answered from the schema alone, before this query.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import pandas as pd
@@ -160,17 +161,18 @@ def _distinct_keys(t: Any, plan: Any, kept: Any, relevant: Any) -> tuple[dict[st
 
 
 def scan_expr(t: Any, plan: Any, schema: pd.DataFrame, *, nan: bool = True,
-              relevant: Any = None) -> tuple[Any, dict[str, Any]]:
+              relevant: Any = None, extra: Mapping[str, Any] = MappingProxyType({})) -> tuple[Any, dict[str, Any]]:
     """The one aggregate expression of the checks, and how to read its row (for :func:`scan_from_row`).
 
-    ``relevant`` (an Ibis boolean of ``t``) is needed only for ``empty="error"``. Its columns, in
-    this order: the rows, the rows dropped and the missing values per column; the labels' and
+    ``relevant`` (an Ibis boolean of ``t``) is needed only for ``empty="error"``; ``extra``: more
+    aggregates of the same query (the IPS checks, :func:`.ips.ips_checks`), read by their caller.
+    Its columns, in this order: the rows, the extra aggregates, the rows dropped and the missing values per column; the labels' and
     weights' checks (:func:`_value_checks`); the probabilities' (:func:`_probability_checks`); the
     distinct group keys (:func:`_distinct_keys`).
     """
     cols = [str(c) for c in dict.fromkeys(plan.columns)]
     kept = keep_expr(t, plan, schema, nan)
-    aggs: dict[str, Any] = {"rows": t.count().cast("int64"), "dropped": _count_if(~kept)}
+    aggs: dict[str, Any] = {"rows": t.count().cast("int64"), **extra, "dropped": _count_if(~kept)}
     for i, c in enumerate(cols):
         aggs[f"miss{i}"] = _count_if(missing_expr(t, c, schema[c].dtype, nan))
     values, kinds = _value_checks(t, plan, schema, kept, nan)
@@ -187,10 +189,14 @@ def scan_expr(t: Any, plan: Any, schema: pd.DataFrame, *, nan: bool = True,
 
 
 def label_examples(t: Any, plan: Any, schema: pd.DataFrame, nan: bool) -> Any:
-    """The three smallest kept labels other than 0 and 1 (the calibration metrics' error names them)."""
+    """The three smallest kept labels other than 0 and 1 (the calibration metrics' error names them).
+
+    A GROUP BY, not a SELECT DISTINCT: ibis 12 compiles ``filter(...).select(v).distinct()`` for
+    Postgres as a DISTINCT over v and the filter's columns, which repeats a value."""
     lab = t[str(plan.label)].cast("float64")
     rows = t.filter(keep_expr(t, plan, schema, nan) & (lab != 0) & (lab != 1))
-    return rows.select(v=rows[str(plan.label)].cast("float64")).distinct().order_by("v").limit(3)
+    rows = rows.mutate(v=rows[str(plan.label)].cast("float64"))
+    return rows.group_by("v").aggregate(n=rows.count()).select("v").order_by("v").limit(3)
 
 
 def scan_from_row(row: pd.Series, how: dict[str, Any], plan: Any, examples: list[float] | None = None) -> Scan:
