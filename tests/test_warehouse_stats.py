@@ -151,7 +151,11 @@ def test_golden_sql_avoids_the_transpiler_traps(dialect: str) -> None:
     t = ibis.table(ibis.schema({"u": "int64", "y": "int64", "s": "float64", "w": "float64"}), name="log")
     exprs = [group_stats(t, group=["u"], label="y", score="s", stats=ALL, sample_weight="w", tiebreak="w"),
              group_stats(t, group=["u"], label="y", score="s", stats=_stats(["logloss", "ece@5"]), relevance=(">=", 1)),
-             score_counts(t, keys=["s", "y"], sample_weight="w")]
+             score_counts(t, keys=["s", "y"], sample_weight="w"),
+             # grouped XAUC's cells and inversion count, the IPS gains (a position lookup: one CASE)
+             group_stats(t, group=["u"], label="y", score="s", sample_weight="w",
+                         stats=_stats(["gxauc", "ips_dcg@3", "ips_precision@2", "ips_hit_rate@1"]),
+                         propensity=("lookup", "w", (1.0, 2.0), (0.5, 0.25)))]
     frame = pd.DataFrame({"u": [1], "y": [1], "s": [0.5], "w": [1.0]}).iloc[:0]
     plan = make_plan("report", kind="report", group="u", label="y", scores="s", metrics=["gauc", "logloss"],
                      empty="error", sample_weight="w", df=frame)
@@ -161,16 +165,18 @@ def test_golden_sql_avoids_the_transpiler_traps(dialect: str) -> None:
     assert "RANGE" not in upper
     windows = re.findall(r"(\w+)\((?:[^()]|\([^()]*\))*\)\s+OVER\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", sql, flags=re.S)
     assert windows, "the query has no window at all"
-    ordered_aggregates = 0
+    ordered_aggregates = exclusive = 0
     for func, spec in windows:
         if func.upper() in ("SUM", "MIN", "MAX", "COUNT") and "ORDER BY" in spec.upper():
             assert "ROWS BETWEEN UNBOUNDED PRECEDING AND" in spec.upper(), spec  # explicit frame
-            if "DESC" in spec.upper():  # a cumulative sum over the blocks, by score
+            if "DESC" in spec.upper():  # a cumulative sum over the blocks (XAUC: the cells above), by score
                 ordered_aggregates += 1
-                assert "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW" in spec.upper(), spec
+                exclusive += "AND 1 PRECEDING" in spec.upper()
+                assert re.search(r"ROWS BETWEEN UNBOUNDED PRECEDING AND (CURRENT ROW|1 PRECEDING)", spec.upper()), spec
         if dialect == "bigquery":
             assert "NULLS" not in spec.upper(), spec
-    assert ordered_aggregates >= 1  # the cumulative sums over blocks
+    assert ordered_aggregates >= 2 and exclusive == 1  # the cumulative sums over blocks; XAUC's over cells
+    assert "CROSS JOIN" in upper  # XAUC's cells times the levels of the inversion count
     # pair counts and divisions in DOUBLE: every division has a cast or a float operand
     assert "CAST(" in upper
 

@@ -17,7 +17,9 @@ run on the per-group values as they do for pandas. Client memory is proportional
 groups (and, for global AUC, of distinct scores).
 
 Options that need every row in one place are refused by name before any query: ``max_fpr``, a
-DeLong interval or test of global AUC (the placements of every row), ``resample="multinomial"``.
+DeLong interval or test of global AUC (the placements of every row), ``resample="multinomial"``;
+and ``err`` (a tied block's expected ERR is a product of one polynomial per label level in the block:
+no SQL query of fixed size computes it, see the docs' page "Warehouses").
 """
 
 from __future__ import annotations

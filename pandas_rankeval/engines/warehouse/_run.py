@@ -17,7 +17,8 @@ from ...summary.plan import Plan
 from ..base import internal_prefix
 from .queries import NAME, SUPPORTED, check_options, execute, schema
 from .checks import has_nan, keep_expr, label_examples, scan_expr, scan_from_row
-from .groups import Groups, metric_values, read_groups, stat_of
+from .groups import Groups, label_pairs, metric_values, read_groups, stat_of
+from .ips import ips_checks, ips_problems, propensity_of, unknown_examples
 from .stats import group_stats, score_counts
 
 __all__ = ["Call", "per_group", "prepare_call", "refuse", "run"]
@@ -117,13 +118,18 @@ def prepare_call(t: Any, plan: Plan, options: dict[str, Any] | None) -> Call:
     nan = has_nan(t) if opts["execute"] is None else opts["dialect"] != "sqlite"
     rel, relevance = _relevant(t, plan, pschema[str(plan.label)].dtype)
     empty = plan.options.empty == "error" and any(s.info.eligibility == "relevant" for s in plan.specs)
-    expr, how = scan_expr(t, plan, pschema, nan=nan, relevant=rel if empty else None)
+    keep = keep_expr(t, plan, pschema, nan)
+    ips = ips_checks(t, plan.options, keep, nan)
+    expr, how = scan_expr(t, plan, pschema, nan=nan, relevant=rel if empty else None, extra=ips)
     row = execute(expr, opts).iloc[0]
     examples = None
     if "binary_bad" in row and int(row["binary_bad"]):  # the error names a few such labels: one small query
         examples = execute(label_examples(t, plan, pschema, nan), opts)["v"].tolist()
     found = scan_from_row(row, how, plan, examples)
-    keep = keep_expr(t, plan, pschema, nan)
+    if ips:  # the IPS checks: positions the lookup lacks are named (one small query, on that error only)
+        unknown = int(row.get("ips_unknown", 0) or 0) and not int(row.get("ips_bad_position", 0) or 0)
+        named = execute(unknown_examples(t, plan.options, keep), opts)["v"].tolist() if unknown else None
+        found.problems.update(ips_problems(row, plan.options, named))
     # a by= that varies in a group, pandas' errors from the whole-table counts, empty='error', a weight
     # Series or callable checked on the whole table's group statistics (one small query)
     plan = raise_checked(_Tables(t, keep, opts), plan, found)
@@ -146,7 +152,7 @@ def group_tables(call: Call) -> tuple[Groups, dict[Hashable, pd.DataFrame]]:
         expr = group_stats(call.table, group=keys, label=plan.label, score=score, stats=stats,
                            sample_weight=o.sample_weight, relevance=call.relevance, gain=o.gain,
                            graded_gain=o.threshold is None, ties=o.ties, tiebreak=o.tiebreak, sums=sums,
-                           graded_rows=graded, prefix=call.prefix)
+                           graded_rows=graded, propensity=propensity_of(o), clip=o.clip, prefix=call.prefix)
         g, table = read_groups(execute(expr, call.options), keys, call.prefix, sums=sums,
                                n_dropped=call.found.n_dropped)
         groups = groups if groups is not None else g
@@ -240,9 +246,14 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     seg_index, seg_keys = _segments(groups, plan)
     keys = _group_keys(groups, plan)
     class_w = (groups.wpos, groups.wneg) if groups.wpos is not None and groups.wneg is not None else None
+    ordered = None
+    if any(s.info.eligibility == "ordered" for s in plan.specs):  # grouped XAUC: labels only, any score's table
+        first = tables[plan.scores[0]]
+        s_ = call.prefix + "s_"
+        ordered = label_pairs(first.rename(columns=lambda c: str(c)[len(s_):] if str(c).startswith(s_) else c))
     inputs = GroupInputs(n=groups.n, npos=groups.npos, seg_index=seg_index, seg_keys=seg_keys, metrics=values,
                          keys=lambda: keys, n_rows=groups.n_rows, n_dropped=call.found.n_dropped,
-                         class_w=class_w, graded=groups.graded)
+                         class_w=class_w, graded=groups.graded, ordered=ordered)
     return summarize_groups(inputs, plan, missing=call.found.missing), extras
 
 

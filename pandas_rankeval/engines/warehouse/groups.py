@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .stats import CALIBRATION, GAUC_NAMES, Stat, group_values
+from .stats import CALIBRATION, GAUC_NAMES, IPS, Stat, group_values
 
-__all__ = ["Groups", "read_groups", "stat_of", "metric_values"]
+__all__ = ["Groups", "label_pairs", "read_groups", "stat_of", "metric_values"]
 
 
 def stat_of(spec: Any) -> Stat:
@@ -99,7 +99,8 @@ def metric_values(groups: Groups, stats: pd.DataFrame, spec: Any, opts: Any, pre
     renamed = stats.rename(columns=lambda c: c[len(prefix) + 2:] if str(c).startswith(prefix + "s_") else c)
     if spec.kind in CALIBRATION:
         return _calibration_values(groups, renamed, spec)
-    elig = eligibility(spec.info.eligibility, groups.n, groups.npos, opts, wpos=groups.wpos, wneg=groups.wneg)
+    elig = eligibility(spec.info.eligibility, groups.n, groups.npos, opts, wpos=groups.wpos, wneg=groups.wneg,
+                       ordered=label_pairs(renamed) if spec.info.eligibility == "ordered" else None)
     key = opts.weight_for(spec)
     memo = weights if weights is not None else {}
     wkey = key if isinstance(key, str) else id(key)
@@ -110,10 +111,22 @@ def metric_values(groups: Groups, stats: pd.DataFrame, spec: Any, opts: Any, pre
     vals = group_values(renamed, [stat_of(spec)], ties=opts.ties, denominator=opts.denominator,
                         weighted=groups.wpos is not None, prefix="")
     values = vals.iloc[:, 0].to_numpy(dtype=np.float64)
-    if spec.info.eligibility == "pairs":
+    weights = memo[wkey]
+    if spec.info.eligibility in ("pairs", "ordered"):
         values = np.where(elig.used, values, np.nan)
-    return [group_values_of(spec, values, memo[wkey], elig, groups.counts(), opts, n_rows=groups.n_rows,
+    elif spec.kind in IPS and opts.snips:  # self-normalized IPS: sum(w v) / sum(w f), f the clicks' IPS weight
+        factor = renamed["ips"].to_numpy(dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values, weights = values / factor, weights * factor
+    return [group_values_of(spec, values, weights, elig, groups.counts(), opts, n_rows=groups.n_rows,
                             n_dropped=groups.n_dropped)]
+
+
+def label_pairs(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Grouped XAUC's ``ordered`` eligibility from the SQL's sums: two different labels, and (with
+    sample weights) pairs of them of positive weight (2T > 0; without weights 2T > 0 too)."""
+    two = table["xauc_labels"].to_numpy() >= 2
+    return two, two & (table["xauc_t2"].to_numpy(dtype=np.float64) > 0)
 
 
 def _calibration_values(groups: Groups, t: pd.DataFrame, spec: Any) -> list[Any]:

@@ -43,15 +43,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["CALIBRATION", "SUPPORTED", "Stat", "group_stats", "group_values", "score_counts"]
+from .xauc import xauc_group_sums
+
+__all__ = ["CALIBRATION", "IPS", "SUPPORTED", "Stat", "group_stats", "group_values", "score_counts"]
 
 #: Metrics the builder computes, by the registry's name.
 SUPPORTED = ("auc", "gauc", "uauc", "wuauc", "mrr", "ndcg", "dcg", "map", "precision", "recall", "rprec", "hit_rate",
-             "rbp", "logloss", "ne", "pcoc", "ece")
+             "rbp", "gxauc", "ips_dcg", "ips_precision", "ips_hit_rate", "logloss", "ne", "pcoc", "ece")
 #: Other names of GAUC's per-group AUC (TorchRec's uauc and wuauc: the same values, their own weights).
 GAUC_NAMES = ("gauc", "uauc", "wuauc")
 #: The calibration metrics: row sums per group, no sort.
 CALIBRATION = ("logloss", "ne", "pcoc", "ece")
+#: The counterfactual metrics: a click weighs 1 / max(propensity, clip), spread over its tie block as DCG's gain.
+IPS = ("ips_dcg", "ips_precision", "ips_hit_rate")
 #: Probabilities are clipped to [EPS, 1 - EPS] inside the logs (as :data:`pandas_rankeval.core.calibration.EPS`).
 EPS = 1e-15
 
@@ -166,6 +170,21 @@ def _calibration_sums(x: Any, P: str, score: str, weighted: bool, stats: Sequenc
     return out
 
 
+def _propensity(t: Any, propensity: tuple[Any, ...] | None) -> Any:
+    """A row's propensity as DOUBLE: its column, or its position looked up (one CASE; a position
+    the lookup lacks is NULL, refused by the checks query before this one runs)."""
+    import ibis
+
+    if propensity is None:  # pragma: no cover - the caller passes it with an IPS metric
+        raise ValueError("the IPS metrics need a propensity")
+    if propensity[0] == "column":
+        return _f(t[str(propensity[1])])
+    _, position, positions, values = propensity
+    pos = _f(t[str(position)])
+    return ibis.cases(*[(pos == _lit(p), _lit(v)) for p, v in zip(positions, values)],
+                      else_=ibis.null("float64"))
+
+
 def _relevant(t: Any, label: str, relevance: tuple[str, Any]) -> Any:
     import ibis
 
@@ -195,6 +214,8 @@ def group_stats(
     tiebreak: Hashable | None = None,
     sums: Sequence[Hashable] = (),
     graded_rows: bool = False,
+    propensity: tuple[Any, ...] | None = None,
+    clip: float = 0.0,
     prefix: str = "__rk_",
 ) -> Any:
     """One row per group of ``t`` (an ``ibis.Table`` of the kept rows) with the sufficient
@@ -223,18 +244,29 @@ def group_stats(
         Columns summed per group (``<prefix>s_sum<i>``: a weight option that names a column).
     graded_rows : bool
         Count the rows whose label is neither 0 nor 1 per group (``<prefix>s_graded``).
+    propensity : tuple, optional
+        The IPS metrics' propensity of a row: ``("column", name)``, or ``("lookup", position column,
+        positions, propensities)`` (a :class:`~pandas_rankeval.core.inputs.propensity.PropensityLookup`,
+        compiled to one CASE). A relevant row gains ``1 / max(propensity, clip)``.
+    clip : float
+        The smallest propensity used.
 
     The blocks are the rows of equal (score[, tiebreak][, label]): the order of the blocks of a
     group is total, and inside a block every row has the same label where ``ties`` sorts by it.
     """
     b = _Build(group=[str(c) for c in group], label=str(label), score=str(score), stats=list(stats),
                sample_weight=sample_weight, ties=ties, tiebreak=None if tiebreak is None else str(tiebreak),
-               P=prefix)
+               P=prefix, propensity=propensity, clip=clip)
     x = b.rows(t, relevance, gain, graded_gain)
     blocks = b.cumulative(x.group_by([*b.group, *b.keys]).aggregate(**b.block_sums(x, sums, graded_rows)))
     g = blocks.group_by(b.group).aggregate(**b.group_sums(blocks))
     P = prefix
-    ints = (f"{P}s_n", f"{P}s_positives", f"{P}s_graded")
+    if "gxauc" in b.names:  # its pairs: (group, label, score) cells of the same rows, joined by group
+        lab = x[b.label]
+        cells = x.mutate(**{f"{P}xy": lab + 0.0}) if lab.type().is_floating() else x.mutate(**{f"{P}xy": lab})
+        weight = f"{P}w" if sample_weight is not None else None
+        g = g.join(xauc_group_sums(cells, b.group, f"{P}xy", b.score, weight, P), b.group)
+    ints = (f"{P}s_n", f"{P}s_positives", f"{P}s_graded", f"{P}s_xauc_labels")
     return g.mutate(**{c: _f(g[c]) if c not in ints else g[c].cast("int64") for c in g.columns if c.startswith(f"{P}s_")})
 
 
@@ -255,10 +287,15 @@ class _Build:
     ties: str
     tiebreak: str | None
     P: str
+    propensity: tuple[Any, ...] | None = None
+    clip: float = 0.0
 
     def __post_init__(self) -> None:
         self.names = {s.name for s in self.stats}
-        self.ks_pos = _ks(self.stats, ("ndcg", "dcg", "map", "precision", "recall"))
+        self.ks_pos = _ks(self.stats, ("ndcg", "dcg", "map", "precision", "recall", *IPS))
+        self.ks_ips_dcg = _ks(self.stats, ("ips_dcg",))
+        self.ks_ips_hits = _ks(self.stats, ("ips_precision", "ips_hit_rate"))
+        self.ips = bool(set(IPS) & self.names)
         self.ks_first = _ks(self.stats, ("mrr", "hit_rate"))
         self.ks_ideal = _ks(self.stats, ("ndcg",))
         self.persist = sorted({float(s.k) for s in self.stats if s.name == "rbp"})
@@ -296,6 +333,9 @@ class _Build:
             lab = ibis.ifelse(t[label], _lit(1.0), _lit(0.0)) if t[label].type().is_boolean() else _f(t[label])
             g = (_lit(2.0) ** lab - 1.0) if gain == "exp2" else lab
             cols[f"{P}gain"] = g if graded_gain else ibis.ifelse(rel, g, _lit(0.0))
+        if self.ips:  # a click's inverse-propensity weight (checked finite and > 0 by the checks query)
+            cols[f"{P}ips"] = ibis.ifelse(rel, 1.0 / ibis.greatest(_propensity(t, self.propensity), _lit(self.clip)),
+                                          _lit(0.0))
         x = t.mutate(**cols)
         if not self.need_rows:
             return x
@@ -327,6 +367,8 @@ class _Build:
             aggs.update(self._position_sums(x))
         if self.gains:
             aggs[f"{P}b_gain"] = x[f"{P}gain"].sum()
+        if self.ips:
+            aggs[f"{P}b_ips"] = x[f"{P}ips"].sum()
         for i, c in enumerate(sums):
             aggs[f"{P}b_sum{i}"] = _f(x[str(c)]).sum()
         if graded_rows and not x[self.label].type().is_boolean():
@@ -426,6 +468,12 @@ class _Build:
                 out[f"{P}s_ap{tag}"] = (a * h + c * (s - (_f(b[f"{P}b_m"]) + 1.0) * h)).sum()
             if {"precision", "recall"} & names:
                 out[f"{P}s_hits{tag}"] = (pf * s / tf).sum()
+        if self.ips:  # the IPS metrics: a block's summed click weight spread over its positions, as DCG's gain
+            out[f"{P}s_ips"] = b[f"{P}b_ips"].sum()
+            for k in self.ks_ips_dcg:
+                out[f"{P}s_ipsdcg{_tag(k)}"] = (b[f"{P}b_ips"] / tf * b[f"{P}b_disc{_tag(k)}"]).sum()
+            for k in self.ks_ips_hits:
+                out[f"{P}s_ipshits{_tag(k)}"] = (b[f"{P}b_ips"] * (_f(b[f"{P}b_s{_tag(k)}"]) / tf)).sum()
         for k in self.ks_ideal:
             out[f"{P}s_idcg{_tag(k)}"] = b[f"{P}b_idcg{_tag(k)}"].sum()
         for k in self.ks_first:
@@ -480,6 +528,12 @@ def group_values(
             if s.name in CALIBRATION:
                 out[s.label] = _calibration_value(table, s)
                 continue
+            if s.name == "gxauc":  # (T - D - S / 2) / T, as the pandas kernel: (2 (2T) - 4D - 2S) / 4 over (2T) / 2
+                t2 = table["xauc_t2"].to_numpy(dtype=np.float64)
+                d, s2 = table["xauc_d"].to_numpy(dtype=np.float64), table["xauc_s2"].to_numpy(dtype=np.float64)
+                num4 = 2.0 * t2 - 4.0 * d - s2
+                out["gxauc"] = np.where(t2 > 0, (num4 / 4.0) / (t2 / 2.0), np.nan)
+                continue
             if s.name == "mrr":
                 v = table[f"rr{tag}"].to_numpy(dtype=np.float64)
             elif s.name == "ndcg":
@@ -501,6 +555,12 @@ def group_values(
                 v = table[f"hit{tag}"].to_numpy(dtype=np.float64)
             elif s.name == "rbp":
                 v = table[f"rbp{tag}"].to_numpy(dtype=np.float64)
+            elif s.name == "ips_dcg":
+                v = table[f"ipsdcg{tag}"].to_numpy(dtype=np.float64)
+            elif s.name == "ips_precision":
+                v = table[f"ipshits{tag}"].to_numpy(dtype=np.float64) / float(s.k)
+            elif s.name == "ips_hit_rate":
+                v = table[f"ipshits{tag}"].to_numpy(dtype=np.float64)
             else:  # pragma: no cover - the caller checks the names
                 raise ValueError(s.name)
             if s.name != "dcg":
