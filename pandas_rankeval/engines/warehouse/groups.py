@@ -111,14 +111,14 @@ def metric_values(groups: Groups, stats: pd.DataFrame, spec: Any, opts: Any, pre
     vals = group_values(renamed, [stat_of(spec)], ties=opts.ties, denominator=opts.denominator,
                         weighted=groups.wpos is not None, prefix="")
     values = vals.iloc[:, 0].to_numpy(dtype=np.float64)
-    weights = memo[wkey]
+    group_w = memo[wkey]
     if spec.info.eligibility in ("pairs", "ordered"):
         values = np.where(elig.used, values, np.nan)
     elif spec.kind in IPS and opts.snips:  # self-normalized IPS: sum(w v) / sum(w f), f the clicks' IPS weight
         factor = renamed["ips"].to_numpy(dtype=np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
-            values, weights = values / factor, weights * factor
-    return [group_values_of(spec, values, weights, elig, groups.counts(), opts, n_rows=groups.n_rows,
+            values, group_w = values / factor, group_w * factor
+    return [group_values_of(spec, values, group_w, elig, groups.counts(), opts, n_rows=groups.n_rows,
                             n_dropped=groups.n_dropped)]
 
 
