@@ -208,9 +208,13 @@ def test_ips_report_compare_segments(backend: str) -> None:
     _close(pre.compare(t, **kw, engine_options=eo), pre.compare(df, **kw))
 
 
-def test_ips_propensity_callable_once_on_the_distinct_positions() -> None:
+@pytest.mark.parametrize("backend", ["duckdb", "datafusion", "clickhouse"])
+def test_ips_propensity_callable_once_on_the_distinct_positions(backend: str) -> None:
+    """The callable's positions come from one query, sent as every other one (``execute`` and
+    ``dialect`` for a table no Ibis connection holds)."""
     df = _clicks(3)
-    t = runner("duckdb").table(df)
+    r = runner(backend)
+    t = r.table(df)
     calls = []
 
     def curve(p):
@@ -218,7 +222,8 @@ def test_ips_propensity_callable_once_on_the_distinct_positions() -> None:
         return PROP.reindex(np.asarray(p).astype(int)).to_numpy()
 
     kw = dict(group="g", label="click", score="s", position="pos", propensity=curve, k=3)
-    n, got = _sent(lambda: pre.ips_dcg(t, **kw))
+    n, got = _sent(lambda: pre.ips_dcg(t, **kw, engine_options=r.engine_options()))
+    assert not isinstance(got, Exception), got
     assert float(got) == pytest.approx(float(pre.ips_dcg(df, **kw)), abs=1e-12)
     assert calls == [6, 6]  # the warehouse, then pandas: once each, on the distinct positions
     assert n == 1 + 1 + 1  # the distinct positions, the checks, the groups

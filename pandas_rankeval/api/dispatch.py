@@ -59,7 +59,7 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
         plan = make_plan(func, df=schema, **plan_kwargs)
         check_schema(schema, plan)
         if callable(plan.options.propensity):  # IPS metrics: the callable once, on the distinct positions
-            plan = _with_propensities(plan, engine, frame)
+            plan = _with_propensities(plan, engine, frame, options)
         if engine.partitioned(frame):
             check_partitioned(plan, engine.NAME)
         # BLAS on one thread from here to the result, held with every other call running beside
@@ -97,7 +97,7 @@ def raised_by_us(exc: BaseException) -> bool:
     return str(Path(tb.tb_frame.f_code.co_filename).resolve()).startswith(_PACKAGE)
 
 
-def _with_propensities(plan: Any, engine: Any, frame: Any) -> Any:
+def _with_propensities(plan: Any, engine: Any, frame: Any, options: dict[str, Any]) -> Any:
     """The plan with its propensity callable applied to the frame's distinct positions."""
     import dataclasses
 
@@ -106,7 +106,7 @@ def _with_propensities(plan: Any, engine: Any, frame: Any) -> Any:
     from ..core.metrics.ips import resolve_propensity
 
     opts = plan.options
-    values = engine.distinct(frame, opts.position)
+    values = engine.distinct(frame, opts.position, options)
     try:
         positions = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):

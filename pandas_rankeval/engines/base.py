@@ -73,10 +73,11 @@ class Engine(Protocol):
         float}`` when the plan has global AUC; ``auc_boot`` / ``delong`` where the engine computes
         them outside the summary)."""
 
-    def distinct(self, frame: Any, column: Any) -> list[Any]:
+    def distinct(self, frame: Any, column: Any, options: dict[str, Any] | None = None) -> list[Any]:
         """The distinct non-missing values of one column (a small pass on a distributed frame):
         what a callable of a column's values (IPS propensities of the positions) is called on,
-        once, on the caller's side."""
+        once, on the caller's side. ``options``: the call's checked engine options (the warehouse
+        engine's ``execute`` and ``dialect`` run the query of a table no Ibis connection holds)."""
 
     def per_group(self, frame: Any, plan: Plan, options: dict[str, Any]) -> Any:
         """Every group's metrics, as the engine's own kind of frame (pandas: the ResultTable).

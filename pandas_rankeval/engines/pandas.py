@@ -68,7 +68,7 @@ def _run(frame: pd.DataFrame, plan: Plan) -> tuple[Summary, dict[str, Any]]:
     return summary, evaluation_extras(ev, plan, key_hashes)
 
 
-def distinct(frame: pd.DataFrame, column: Any) -> list[Any]:
+def distinct(frame: pd.DataFrame, column: Any, options: dict[str, Any] | None = None) -> list[Any]:
     """The distinct non-missing values of a column (or of an index level the call names)."""
     values = frame[column] if column in frame.columns else frame.index.get_level_values(column)
     return pd.Series(values).dropna().unique().tolist()

@@ -257,7 +257,7 @@ def _per_group_part(pdf: pd.DataFrame, plan: Plan, meta: pd.DataFrame, flat: boo
     return out.reset_index() if flat else out
 
 
-def distinct(ddf: Any, column: Any) -> list[Any]:
+def distinct(ddf: Any, column: Any, options: dict[str, Any] | None = None) -> list[Any]:
     """The distinct non-missing values of a column (one pass of ``unique``)."""
     ddf = _with_index(ddf, [column])
     return pd.Series(ddf[column].dropna().unique().compute()).tolist()

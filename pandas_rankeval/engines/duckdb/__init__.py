@@ -236,7 +236,7 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     return evaluate(DuckSource(frame, plan, opts["rows_per_query"]), plan, opts)
 
 
-def distinct(rel: Any, column: Any) -> list[Any]:
+def distinct(rel: Any, column: Any, options: dict[str, Any] | None = None) -> list[Any]:
     """The distinct non-missing values of a column (one SQL ``DISTINCT``)."""
     quoted = '"' + str(column).replace('"', '""') + '"'
     return [row[0] for row in rel.project(quoted).filter(f"{quoted} IS NOT NULL").distinct().fetchall()]

@@ -121,7 +121,7 @@ def _run_lazy(lf: pl.LazyFrame, plan: Plan, options: dict[str, Any]) -> tuple[Su
     return evaluate(LazySource(lf, plan, options["range_rows"]), plan, options)
 
 
-def distinct(frame: Any, column: Any) -> list[Any]:
+def distinct(frame: Any, column: Any, options: dict[str, Any] | None = None) -> list[Any]:
     """The distinct non-missing values of a column, selected by position (a name that polars
     would read as a pattern selects that column alone)."""
     names = (frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema).names()

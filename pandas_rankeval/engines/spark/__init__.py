@@ -148,7 +148,7 @@ def _per_group_bucket(pdf: pd.DataFrame, *, plan: Any, columns: list[str], names
     return table[columns]
 
 
-def distinct(sdf: SparkDataFrame, column: Any) -> list[Any]:
+def distinct(sdf: SparkDataFrame, column: Any, options: dict[str, Any] | None = None) -> list[Any]:
     """The distinct non-missing values of a column (one ``distinct`` job), the column taken by
     position (a name with a dot or a backtick is a name)."""
     fr = Frame(sdf, [column])

@@ -87,10 +87,13 @@ def execute(expr: Any, options: dict[str, Any]) -> pd.DataFrame:
     return expr.execute()  # type: ignore[no-any-return]
 
 
-def distinct(frame: Any, column: Any) -> list[Any]:
-    """The distinct non-missing values of a column (one ``SELECT DISTINCT``)."""
+def distinct(frame: Any, column: Any, options: dict[str, Any] | None = None) -> list[Any]:
+    """The distinct non-missing values of a column (one query; a GROUP BY, see
+    :func:`.checks.label_examples`), through ``options`` (``execute`` and ``dialect``) when given."""
     c = frame[str(column)]
-    out = execute(frame.filter(c.notnull()).select(c).distinct(), {})
+    rows = frame.filter(c.notnull())
+    out = execute(rows.group_by(c.get_name()).aggregate(n=rows.count()).select(c.get_name()),
+                  check_options(dict(options or {}), "distinct"))
     return out.iloc[:, 0].tolist()
 
 
