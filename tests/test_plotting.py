@@ -151,6 +151,85 @@ def test_group_auc_without_points_or_band(frame: pd.DataFrame) -> None:
     assert any(ln.get_label() == "model_a: mean by size" for ln in ax.lines)
 
 
+def _strip(ax):
+    (strip,) = [a for a in ax.child_axes if a.get_label() == "shares"]
+    return strip
+
+
+def _bars(strip, label: str) -> list[tuple[float, float, float]]:
+    """(left, right, height) of the strip's bars of one container, left to right."""
+    (bars,) = [c for c in strip.containers if c.get_label() == label]
+    return [(r.get_x(), r.get_x() + r.get_width(), r.get_height()) for r in bars]
+
+
+def test_group_auc_small_sizes_each_get_a_bin_and_the_strip_gives_their_shares() -> None:
+    # issue 47, 18: on users of 1-30 rows the 2-row groups (a band from 0 to 1, points piled on
+    # 0, 0.5 and 1) filled the left of the figure with nothing saying how many they are or how
+    # little of GAUC they make. Each small size is now its own bin, at its size, and a strip under
+    # the AUC gives each bin's share of the groups and of the GAUC weight, with its count.
+    df = pre.datasets.make_impressions()
+    sizes = df.groupby("user_id").size()
+    small = df[df.user_id.isin(sizes[sizes <= 30].index)]
+    ax = plotting.plot_group_auc(small, group="user_id", label="click", score="model_b")
+
+    # the oracle, from the raw rows: a user has an AUC when he has a click and a non-click;
+    # GAUC's count weight is his rows; the bins are 2 | 3 | 4-5 | 6-7 | 8-10 | 11-15 | 16-21 | 22-30
+    # (8 log-spaced bins from 2 to 30 rows, on whole sizes)
+    users = small.groupby("user_id")["click"].agg(["size", "sum"])
+    users = users[(users["sum"] > 0) & (users["sum"] < users["size"])]
+    assert users["size"].min() == 2 and users["size"].max() == 30
+    bounds = [(2, 2), (3, 3), (4, 5), (6, 7), (8, 10), (11, 15), (16, 21), (22, 30)]
+    want_groups = [int(users["size"].between(a, b).sum()) for a, b in bounds]
+    want_weight = [users.loc[users["size"].between(a, b), "size"].sum() / users["size"].sum() for a, b in bounds]
+    assert want_groups[0] == max(want_groups)  # the 2-row bin: the most groups ...
+    assert want_weight[0] < 0.5 * want_groups[0] / len(users)  # ... and less than half that share of the weight
+
+    strip = _strip(ax)
+    groups = _bars(strip, "share of groups")
+    weight = _bars(strip, "share of GAUC weight")
+    assert [(round(lo + 0.5), round(hi - 0.5)) for lo, hi, _ in groups] == bounds  # each bar spans its sizes
+    np.testing.assert_allclose([h for *_, h in groups], np.array(want_groups) / len(users), rtol=1e-12)
+    np.testing.assert_allclose([h for *_, h in weight], want_weight, rtol=1e-12)
+    for (glo, ghi, _), (wlo, whi, _) in zip(groups, weight):
+        assert glo < wlo < whi < ghi  # the weight's bar inside its bin's
+    assert [t.get_text() for t in strip.texts] == [f"{g:,}" for g in want_groups]
+    # the single sizes' means sit at their size, with the mean of their groups' AUC
+    mean = line(ax, "model_b: mean by size")
+    np.testing.assert_allclose(mean.get_xdata()[:2], [2.0, 3.0])
+    auc = pre.per_group(small, group="user_id", label="click", score="model_b", metrics=["auc"])
+    np.testing.assert_allclose(mean.get_ydata()[:2], [auc.loc[auc["n"] == k, "auc"].mean() for k in (2, 3)], rtol=1e-12)
+    # the strip is under the AUC: the lowest point (AUC 0) is above it, the AUC's ticks are 0..1 only
+    ax.figure.canvas.draw()
+    to_axes = ax.transData + ax.transAxes.inverted()
+    strip_top = ax.transAxes.inverted().transform(strip.get_window_extent().get_points())[1, 1]
+    assert to_axes.transform((2.0, 0.0))[1] > strip_top
+    assert min(ax.get_yticks()) == pytest.approx(0.0) and max(ax.get_yticks()) == pytest.approx(1.0)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "below: share of GAUC weight (count)" in legend
+
+
+def test_group_auc_strip_off_and_uniform_weight() -> None:
+    df = pre.datasets.make_impressions(n_users=300, seed=2)
+    ax = quiet(plotting.plot_group_auc, df, group="user_id", label="click", score="model_a", shares=False)
+    assert ax.child_axes == []
+    ax = quiet(plotting.plot_group_auc, df, group="user_id", label="click", score="model_a", weight="uniform")
+    strip = _strip(ax)
+    assert [c.get_label() for c in strip.containers] == ["share of groups"]  # the weight's bars would repeat it
+    assert sum(h for *_, h in _bars(strip, "share of groups")) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_group_auc_size_ticks_do_not_touch() -> None:
+    # 2 to 3,000 rows: the ticks were 1, 2, 3, 5 times each power of ten, and "2,000" ran into "3,000"
+    ax = plotting.plot_group_auc(pre.datasets.make_impressions(), group="user_id", label="click", score="model_b")
+    fig = ax.figure
+    fig.canvas.draw()
+    lo, hi = ax.get_xlim()
+    boxes = sorted((t.get_window_extent() for t in ax.get_xticklabels() if t.get_text() and lo <= t.get_position()[0] <= hi),
+                   key=lambda b: b.x0)
+    assert len(boxes) >= 4
+    assert all(a.x1 + 2 < b.x0 for a, b in zip(boxes, boxes[1:])), [(b.x0, b.x1) for b in boxes]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [

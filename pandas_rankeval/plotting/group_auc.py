@@ -46,13 +46,17 @@ def _bins(n: np.ndarray, a: np.ndarray, edges: np.ndarray, logx: bool, min_per_b
 
 def _integer_ticks(ax: Any, lo: float, hi: float) -> None:
     """Group sizes as plain integers on the log axis (``2, 3, 5, 10, 20``, not ``2x10^0``) when
-    they span less than four decades: ticks at 1, 2, 3, 5 times the powers of 10 in range."""
+    they span less than four decades: ticks at 1, 2, 3, 5 times the powers of 10 in range over
+    up to a decade and a half, 1, 2, 5 times them up to two and a half, 1 and 3 times them
+    beyond (``1,000`` and ``2,000`` would touch)."""
     if not (lo > 0 and hi < 1e4 * lo):
         return
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
+    span = np.log10(hi / lo)
+    steps = (1, 2, 3, 5) if span <= 1.5 else (1, 2, 5) if span <= 2.5 else (1, 3)
     decades = 10.0 ** np.arange(np.floor(np.log10(lo)), np.ceil(np.log10(hi)) + 1)
-    ticks = [float(v) for d in decades for v in (d, 2 * d, 3 * d, 5 * d) if lo / 1.05 <= v <= hi * 1.05]
+    ticks = [float(v) for d in decades for v in (m * d for m in steps) if lo / 1.05 <= v <= hi * 1.05]
     if len(ticks) < 2:
         return
     ax.xaxis.set_major_locator(FixedLocator(ticks))
@@ -80,16 +84,23 @@ def plot_group_auc(
     threshold: float | None = None,
     nan_policy: str = "raise",
     title: str | None = None,
+    shares: bool = True,
     **scatter_kw: Any,
 ) -> Axes:
     """Per-group AUC against group size: how noisy the terms of GAUC are.
 
-    Groups are binned by size on a log scale; each bin shows the mean AUC of its groups (a
-    line), with one score also every group as a point (its area proportional to its GAUC
-    weight, so the groups that dominate a count-weighted GAUC are the big points) and a
-    quantile band. Bins with fewer than ``min_per_bin`` groups show their mean as a hollow
-    marker. A dashed line marks each score's GAUC, a dotted one chance (0.5). Tiny groups
-    spread from 0 to 1: an AUC over one positive and one negative is 0, 0.5 or 1.
+    Groups are binned by size on a log scale, on whole sizes (the smallest sizes get a bin each:
+    ``2``, ``3``, then ``4-5``, ...); each bin shows the mean AUC of its groups (a line), with
+    one score also every group as a point (its area proportional to its GAUC weight, so the
+    groups that dominate a count-weighted GAUC are the big points) and a quantile band. Bins
+    with fewer than ``min_per_bin`` groups show their mean as a hollow marker. A dashed line
+    marks each score's GAUC, a dotted one chance (0.5). Tiny groups spread from 0 to 1: an AUC
+    over one positive and one negative is 0, 0.5 or 1, so their points pile up on a few values.
+
+    Under the AUC, a strip says how much each bin matters: its share of the groups (a light
+    bar, with the number of groups above it) and its share of the GAUC weight (a dark bar
+    inside it). With the default ``weight="count"`` the many 2- and 3-row groups that fill the
+    left of the figure are a small part of GAUC.
 
     With several scores the models share the axes, one colour and marker each: the points
     and bands (the same group sizes for every model, so the clouds would pile up) are off
@@ -108,7 +119,8 @@ def plot_group_auc(
         Where to draw; default: a new figure. A figure without a layout engine gets
         constrained layout, so that the legend has room outside the data.
     bins : int, default=8
-        Number of log-spaced group-size bins.
+        Number of log-spaced group-size bins (fewer when sizes are small: a bin holds at
+        least one whole size).
     quantiles : (low, high) or None, default=(0.1, 0.9)
         The band around each bin's mean; None draws no band.
     min_per_bin : int, default=5
@@ -129,6 +141,10 @@ def plot_group_auc(
         As in :func:`pandas_rankeval.gauc`.
     title : str, optional
         Default: "Per-group AUC by group size".
+    shares : bool, default=True
+        Draw the strip of shares under the AUC (the lower quarter of the axes; the AUC's
+        y range is lengthened to make room). Its bars span each bin's sizes; with
+        ``weight="uniform"`` the weight's bars (the same as the groups') are left out.
     **scatter_kw :
         Passed to ``Axes.scatter`` for the points (``s``, ``alpha``, ``marker``, ...).
 
@@ -137,7 +153,9 @@ def plot_group_auc(
     ax : matplotlib Axes
         With one mean line per score labelled ``"<score>: mean by size"``, one GAUC line per
         score labelled ``"<score>: GAUC (<weight>) <value>"``, the chance line, and (when
-        drawn) one scatter collection and one band per score.
+        drawn) one scatter collection and one band per score. The strip is its child axes
+        labelled ``"shares"`` (``ax.child_axes``), with the bar containers ``"share of groups"``
+        and ``"share of GAUC weight"``.
 
     Examples
     --------
@@ -171,7 +189,10 @@ def plot_group_auc(
     columns = table.attrs["models"]
     n_all = table["n"].to_numpy(dtype=float)
     w_all = table["weight"].to_numpy(dtype=float)
-    edges, size_range = _size_edges(table, [columns[str(s)]["auc"] for s in scores], n_all, bins, logx)
+    defined = np.zeros(len(table), dtype=bool)
+    for s in scores:
+        defined |= table[columns[str(s)]["auc"]].notna().to_numpy()
+    edges, size_range = _size_edges(n_all[defined], bins, logx)
     model_handles, sparse_any = [], False
     for i, (s, color) in enumerate(zip(scores, model_colors(len(scores)))):
         auc = table[columns[str(s)]["auc"]].to_numpy(dtype=float)
@@ -190,7 +211,8 @@ def plot_group_auc(
     ax.set_xlabel("group size (rows)")
     ax.set_ylabel("per-group AUC")
     ax.set_title(title if title is not None else "Per-group AUC by group size")
-    _legend(ax, marks, model_handles, sparse_any)
+    share_handles = _draw_shares(ax, n_all[defined], w_all[defined], edges, marks) if shares and size_range else []
+    _legend(ax, marks, model_handles, sparse_any, share_handles)
     return ax
 
 
@@ -222,22 +244,86 @@ def _check_bins(bins: Any, quantiles: Any) -> None:
             )
 
 
-def _size_edges(table: pd.DataFrame, auc_columns: list[Any], n_all: np.ndarray, bins: int,
-                logx: bool) -> tuple[np.ndarray, tuple[float, float] | None]:
-    """The size bins' edges over the groups with an AUC for some model (log-spaced with
-    ``logx``), and the range of their sizes (None: no such group)."""
-    defined = np.zeros(len(table), dtype=bool)
-    for c in auc_columns:
-        defined |= table[c].notna().to_numpy()
-    sizes_all = n_all[defined]
+def _size_edges(sizes_all: np.ndarray, bins: int, logx: bool) -> tuple[np.ndarray, tuple[float, float] | None]:
+    """The size bins' edges over the sizes of the groups with an AUC for some model, and the
+    range of those sizes (None: no such group). Sizes are whole rows, so the edges are integers:
+    bin ``i`` holds the sizes from ``edges[i]`` to ``edges[i + 1] - 1``. They are log-spaced with
+    ``logx`` (rounded, duplicates dropped: the smallest sizes get a bin each, ``2``, ``3``, then
+    ``4-5`` ..., never a bin that holds no whole size) and evenly spaced otherwise."""
     if not sizes_all.size:
         return np.array([1.0, 2.0]), None
     lo_n, hi_n = float(sizes_all.min()), float(sizes_all.max())
     if hi_n <= lo_n:
         return np.array([lo_n, lo_n + 1]), (lo_n, hi_n)
-    if logx:
-        return np.geomspace(lo_n, hi_n * (1 + 1e-9), bins + 1), (lo_n, hi_n)
-    return np.linspace(lo_n, hi_n + 1e-9, bins + 1), (lo_n, hi_n)
+    spaced = np.geomspace(lo_n, hi_n + 1, bins + 1) if logx else np.linspace(lo_n, hi_n + 1, bins + 1)
+    return np.unique(np.round(spaced)), (lo_n, hi_n)
+
+
+#: Height of the strip of shares under the AUC, as a fraction of the axes.
+_STRIP = 0.24
+
+
+def _bin_shares(n: np.ndarray, w: np.ndarray, edges: np.ndarray) -> pd.DataFrame:
+    """Per size bin (integer edges, as _size_edges makes them): its sizes, its groups, their share
+    of the groups and their share of the GAUC weight. Bins that hold no group are left out."""
+    which = np.clip(np.searchsorted(edges, n, side="right") - 1, 0, len(edges) - 2)
+    count = np.bincount(which, minlength=len(edges) - 1)
+    weight = np.bincount(which, weights=w, minlength=len(edges) - 1)
+    total_w = float(weight.sum())
+    keep = count > 0
+    return pd.DataFrame({
+        "first": edges[:-1][keep], "last": edges[1:][keep] - 1, "groups": count[keep],
+        "share_groups": count[keep] / max(int(count.sum()), 1),
+        "share_weight": weight[keep] / total_w if total_w > 0 else np.full(int(keep.sum()), np.nan),
+    })
+
+
+def _draw_shares(ax: Axes, n: np.ndarray, w: np.ndarray, edges: np.ndarray, marks: _Marks) -> list[Any]:
+    """Under the AUC, in the lower part of the same axes: per size bin, its share of the groups
+    (a light bar) and of the GAUC weight (a dark bar inside it), the number of groups above them,
+    so that a reviewer sees how many of the plotted groups each bin holds and how much of GAUC
+    they make. The AUC's y range is lengthened downwards to make room; its ticks stay on the
+    AUC. Returns the legend handles of the two bars."""
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FixedLocator, PercentFormatter
+
+    table = _bin_shares(n, w, edges)
+    lo, hi = ax.get_ylim()
+    ticks = [t for t in ax.get_yticks() if lo - 1e-9 <= t <= hi + 1e-9]
+    ax.set_ylim(lo - (hi - lo) * _STRIP / (1 - _STRIP), hi)
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.label.set_y(_STRIP + (1 - _STRIP) / 2)  # the AUC's label centred on the AUC
+    strip = ax.inset_axes((0.0, 0.0, 1.0, _STRIP * 0.92), sharex=ax, zorder=3)
+    strip.set_label("shares")
+    strip.tick_params(axis="x", which="both", bottom=False, labelbottom=False)
+    for side in ("bottom", "left", "right"):
+        strip.spines[side].set_visible(False)
+    left, right = table["first"].to_numpy(float) - 0.5, table["last"].to_numpy(float) + 0.5
+    if marks.logx:
+        mid, half = np.sqrt(left * right), (right / left) ** 0.25
+        inner_left, inner_right = mid / half, mid * half
+    else:
+        mid, half = (left + right) / 2, (right - left) / 4
+        inner_left, inner_right = mid - half, mid + half
+    light, dark = "#d0d0d0", GREY
+    strip.bar(left, table["share_groups"], width=right - left, align="edge", color=light, edgecolor="white",
+              linewidth=0.5, label="share of groups")
+    handles = [Patch(facecolor=light, label="below: share of the groups,\nand their number")]
+    if marks.wname != "uniform":
+        strip.bar(inner_left, table["share_weight"], width=inner_right - inner_left, align="edge", color=dark,
+                  label="share of GAUC weight")
+        handles.append(Patch(facecolor=dark, label=f"below: share of GAUC weight ({marks.wname})"))
+    top = float(np.nanmax(table[["share_groups", "share_weight"]].to_numpy())) if len(table) else 1.0
+    strip.set_ylim(0, top * 1.45)
+    strip.yaxis.set_major_locator(FixedLocator([0.0, top]))
+    strip.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    strip.tick_params(axis="y", labelsize="x-small", length=2)
+    if len(table) <= 16:  # the number of groups over the taller of the two bars
+        tallest = np.fmax(table["share_groups"], table["share_weight"]) if marks.wname != "uniform" else table["share_groups"]
+        for x, h, g in zip(mid, tallest, table["groups"]):
+            strip.annotate(f"{g:,}", (x, h), xytext=(0, 1), textcoords="offset points", ha="center", va="bottom",
+                           fontsize="x-small", color=GREY)
+    return handles
 
 
 def _draw_model(ax: Axes, marks: _Marks, s: Hashable, n: np.ndarray, a: np.ndarray, w: np.ndarray,
@@ -278,7 +364,7 @@ def _draw_model(ax: Axes, marks: _Marks, s: Hashable, n: np.ndarray, a: np.ndarr
     return Line2D([], [], color=color, marker=marker, linewidth=2, label=f"{s} (GAUC {g:.3f})"), sparse
 
 
-def _legend(ax: Axes, marks: _Marks, model_handles: list[Any], sparse_any: bool) -> None:
+def _legend(ax: Axes, marks: _Marks, model_handles: list[Any], sparse_any: bool, share_handles: list[Any]) -> None:
     """The legend outside the data: with several models one entry per model, then one per kind of mark."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -286,7 +372,8 @@ def _legend(ax: Axes, marks: _Marks, model_handles: list[Any], sparse_any: bool)
     wname, quantiles = marks.wname, marks.quantiles
     note = "GAUC weights groups by rows:\nbig groups count more" if wname == "count" else f"GAUC weight: {wname}"
     if not marks.several:
-        legend = ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small",
+        handles, _ = ax.get_legend_handles_labels()
+        legend = ax.legend(handles=[*handles, *share_handles], loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small",
                            title=note, title_fontsize="small", alignment="left")
         for handle in getattr(legend, "legend_handles", []):
             if hasattr(handle, "set_sizes"):
@@ -304,5 +391,5 @@ def _legend(ax: Axes, marks: _Marks, model_handles: list[Any], sparse_any: bool)
         keys.append(Patch(facecolor=GREY, alpha=0.15, label=f"{quantiles[0]:.0%}-{quantiles[1]:.0%} of groups"))  # type: ignore[arg-type]  # stubs narrower than runtime
     if marks.points:
         keys.append(Line2D([], [], linestyle="none", marker="o", color=GREY, alpha=0.4, label="a group"))
-    ax.legend(handles=[*model_handles, *keys], loc="upper left", bbox_to_anchor=(1.02, 1.0),
+    ax.legend(handles=[*model_handles, *keys, *share_handles], loc="upper left", bbox_to_anchor=(1.02, 1.0),
               borderaxespad=0.0, fontsize="small", title=note, title_fontsize="small", alignment="left")
