@@ -154,3 +154,30 @@ def test_plot_draws_pcoc_per_value(imp):
     import matplotlib.pyplot as plt
 
     plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("scale", [0.8, 5.0])
+def test_plot_pcoc_axis_reads_plain_numbers(imp, scale):
+    # issue 47 (user-eye): PCOC between 0.7 and 0.83 was labelled 7x10^-1, 8x10^-1, 9x10^-1, 10^0
+    pytest.importorskip("matplotlib")
+    import re
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    frame = imp.assign(q=np.clip(imp["p"] * scale, 1e-6, 1 - 1e-6), tenth=np.minimum(imp["position"], 3))
+    if scale > 1:  # PCOC from under 1 to about 5: more than a decade with the interval
+        frame.loc[frame["tenth"] == 1, "q"] = frame.loc[frame["tenth"] == 1, "p"] * 0.3
+    t = pre.calibration_by(frame, field="tenth", label="click", score="q", group="user_id", n_boot=50)
+    ax = t.plot()
+    ax.figure.canvas.draw()
+    lo, hi = ax.get_xlim()
+    shown = [(x.get_position()[0], x.get_text()) for x in ax.get_xticklabels() if lo <= x.get_position()[0] <= hi]
+    assert len(shown) >= 3, shown
+    for pos, text in shown:
+        assert re.fullmatch(r"\d[\d,]*(\.\d+)?", text), shown  # no 10^0, no x10^-1 (mathtext)
+        assert float(text.replace(",", "")) == pytest.approx(pos, rel=1e-6)
+    assert not [x.get_text() for x in ax.xaxis.get_minorticklabels() if x.get_text()]
+    plt.close(ax.figure)

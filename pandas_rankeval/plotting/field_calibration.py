@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .style import GREY, prepare_axes
+from .style import GREY, plain_log_ticks, prepare_axes
 
 __all__ = ["plot_calibration_by"]
 
@@ -66,6 +66,7 @@ def plot_calibration_by(table: Any, ax: Any = None, *, max_values: int = 30, tit
     ax.scatter(pcoc, y, color=colors, zorder=3)
     ax.axvline(1.0, color="#999999", linestyle="--", linewidth=1)
     ax.set_xscale("log")
+    plain_log_ticks(ax.xaxis)  # 0.8, 0.9, 1: not 8x10^-1
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
     ax.set_xlabel("PCOC (predicted / observed clicks; 1 = calibrated)")

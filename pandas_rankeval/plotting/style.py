@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["INSTALL_HINT", "MARKERS", "GREY", "require_matplotlib", "prepare_axes", "make_room", "matplotlib_rc",
-           "model_colors", "p_text", "legend_right_of_texts"]
+           "model_colors", "p_text", "legend_right_of_texts", "plain_log_ticks"]
 
 INSTALL_HINT = (
     "pandas_rankeval.plotting needs matplotlib, which is not installed: "
@@ -83,3 +83,30 @@ def legend_right_of_texts(ax: Any, handles: list[Any] | None) -> Any:
     kw = {"handles": handles} if handles else {}
     return ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), bbox_transform=ax.transAxes + shift,
                      borderaxespad=0.0, fontsize="small", **kw)
+
+
+def plain_log_ticks(axis: Any) -> None:
+    """Ticks of a log axis written as plain numbers (``0.7, 0.8, 0.9, 1``, ``0.1, 1, 10``), not
+    matplotlib's ``7x10^-1``, over the axis' current limits: within a decade, about five evenly
+    spaced values; wider, 1, 2, 3, 5 times the powers of 10 up to a decade and a half, 1, 2, 5
+    up to two and a half, 1 and 3 up to four, the powers alone beyond. No minor labels."""
+    import numpy as np
+    from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullFormatter, NullLocator
+
+    lo, hi = sorted(axis.get_view_interval())
+    if not (lo > 0 and hi > lo):
+        return
+    span = float(np.log10(hi / lo))
+    if span < 1:
+        ticks = [float(t) for t in MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)]
+        axis.set_minor_locator(NullLocator())
+    else:
+        steps = (1, 2, 3, 5) if span <= 1.5 else (1, 2, 5) if span <= 2.5 else (1, 3) if span <= 4 else (1,)
+        decades = 10.0 ** np.arange(np.floor(np.log10(lo)), np.ceil(np.log10(hi)) + 1)
+        ticks = [float(m * d) for d in decades for m in steps]
+    ticks = [t for t in ticks if lo <= t <= hi]
+    if len(ticks) < 2:
+        return
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.6g}"))
+    axis.set_minor_formatter(NullFormatter())
