@@ -181,3 +181,17 @@ def test_plot_pcoc_axis_reads_plain_numbers(imp, scale):
         assert float(text.replace(",", "")) == pytest.approx(pos, rel=1e-6)
     assert not [x.get_text() for x in ax.xaxis.get_minorticklabels() if x.get_text()]
     plt.close(ax.figure)
+
+
+def test_predicted_clicks_print_as_amounts(imp):
+    # issue 47 (user-eye): a sum of 9,348 probabilities printed as a metric, "9348.4162"
+    big = pd.concat([imp.assign(user_id=imp["user_id"] + k * 10_000) for k in range(3)], ignore_index=True)
+    t = pre.calibration_by(big, field="slot", label="click", score="p", group="user_id", ci=None)
+    text = t.to_text()
+    for v in pd.DataFrame(t)["predicted"]:
+        assert f"{v:,.1f}" in text
+    assert max(pd.DataFrame(t)["predicted"]) > 1000 and f"{max(pd.DataFrame(t)['predicted']):.4f}" not in text
+    w = pre.calibration_by(imp.assign(w=imp["w"] + 0.01), field="slot", label="click", score="p", group="user_id",
+                           sample_weight="w", ci=None)
+    for v in pd.DataFrame(w)["clicks"]:  # weighted clicks: an amount too
+        assert f"{v:,.1f}" in w.to_text()

@@ -24,6 +24,7 @@ import pandas as pd
 from ..core.numfmt import digits, fmt_metric, is_missing, no_negative_zero
 
 __all__ = [
+    "AMOUNT_COLUMNS",
     "COUNT_COLUMNS",
     "COVERAGE_COLUMNS",
     "DOWN",
@@ -52,6 +53,9 @@ COVERAGE_COLUMNS = (
 )
 #: Columns that hold counts (thousands separators), in any table.
 COUNT_COLUMNS = frozenset({*COVERAGE_COLUMNS, "groups_used", "n", "positives"}) - {"gauc_rows_skipped"}
+#: Columns that hold sums of probabilities or of weights: amounts, shown as counts with one
+#: decimal (``9,348.4``), not as metrics (``9348.4162``).
+AMOUNT_COLUMNS = frozenset({"predicted", "clicks"})
 #: Columns that hold shares (shown in %).
 SHARE_COLUMNS = frozenset({"gauc_rows_skipped"})
 #: The marks of a significant difference: better (higher) and worse (lower) than the baseline.
@@ -93,6 +97,19 @@ def fmt_int(x: Any) -> str:
     if _integral(x):
         return f"{int(float(x)):,}"
     return fmt_metric(x)
+
+
+def fmt_amount(x: Any) -> str:
+    """A sum of probabilities or of weights: thousands separators, one decimal unless integral.
+
+    >>> fmt_amount(9348.41623), fmt_amount(5222.0), fmt_amount(0.04)
+    ('9,348.4', '5,222', '0.0')
+    """
+    if is_missing(x):
+        return "NaN"
+    if _integral(x):
+        return f"{int(float(x)):,}"
+    return f"{float(x):,.1f}"
 
 
 def fmt_share(x: Any, signed: bool = False) -> str:
@@ -168,6 +185,8 @@ def fmt_column(name: Hashable, col: pd.Series) -> pd.Series:
         return col.map(fmt_int)
     if name in SHARE_COLUMNS:
         return col.map(fmt_share)
+    if name in AMOUNT_COLUMNS and pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+        return col.map(fmt_amount)
     if pd.api.types.is_bool_dtype(col.dtype):
         return col.map(lambda v: "yes" if v else "no")
     if pd.api.types.is_float_dtype(col.dtype):
