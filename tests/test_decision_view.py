@@ -214,11 +214,20 @@ def test_no_html_table_splits_a_models_column_group(n_models, metrics, segments,
     for view in (cmp.compact(), cmp.summary(), cmp):
         parser = _Headers()
         parser.feed(view._repr_html_())
-        assert parser.tables == 1  # one table: the browser scrolls, nothing is cut into parts
+        groups = []
         if isinstance(view.columns, pd.MultiIndex):
-            top = [(text, span) for text, span in parser.rows[0] if text]
             groups = [(str(k), sum(1 for c in view.columns if c[0] == k)) for k in dict.fromkeys(view.columns.get_level_values(0))]
-            assert top == groups  # each model's columns under one spanning header, in one piece
+        if not view.attrs.get("stack"):
+            assert parser.tables == 1  # one table: the browser scrolls, nothing is cut into parts
+            if groups:
+                top = [(text, span) for text, span in parser.rows[0] if text]
+                assert top == groups  # each model's columns under one spanning header, in one piece
+            continue
+        # three models or more (issue 47): one table per model, the baseline's column in each
+        lead, blocks = groups[: view.attrs.get("repeat", 0)], groups[view.attrs.get("repeat", 0):]
+        assert len(blocks) >= 3 and parser.tables == len(blocks)
+        tops = [[(text, span) for text, span in row if text] for row in parser.rows[::2]]
+        assert tops == [[*lead, block] for block in blocks]  # each model's columns in one piece
 
 
 @settings(max_examples=profile_examples(40))
@@ -421,3 +430,37 @@ def test_all_pairs_compact_stacks_one_block_per_pair_and_shows_one_pair(imp) -> 
         cmp.compact(pair=("model_a", "model_d"))
     with pytest.raises(ValueError, match="compare"):
         pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["mrr"]).compact(pair=("a", "b"))
+
+
+def test_compact_of_three_models_flows_one_block_per_model(imp) -> None:
+    """Issue 47 (user-eye): the compact view of three models against a baseline was one table of
+    about 1,400 px, the third model behind a sideways scroll in a 1,280 px notebook. From three
+    models on its HTML is one table per model, each with the row labels and the baseline's value
+    (as text repeats it in every part), side by side while they fit and wrapped when not; two
+    models stay one table."""
+    df = imp.assign(model_d=imp["model_b"] + 0.01 * imp["position"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        three = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b", "model_c", "model_d"],
+                            baseline="model_a", metrics=["gauc", "mrr"], by="device", n_boot=100)
+        two = pre.compare(df, group="user_id", label="click", scores=["model_a", "model_b", "model_c"],
+                          baseline="model_a", metrics=["gauc", "mrr"], n_boot=100)
+    html = three.compact()._repr_html_()
+    parser = _Headers()
+    parser.feed(html)
+    assert parser.tables == 3
+    assert "display:flex;flex-wrap:wrap" in html
+    tops = [[text for text, _ in row] for row in parser.rows[::2]]  # each table's first header row
+    assert tops == [["", "model_a", model] for model in ("model_b", "model_c", "model_d")], tops
+    for row in parser.rows[1::2]:
+        assert [text for text, _ in row][:4] == ["device", "metric", "baseline", "value"]
+    # every cell of the one-table view is in the blocks: the same numbers, once per model block
+    compact = three.compact()
+    for model in ("model_b", "model_c", "model_d"):
+        for cell in compact[(model, "diff [95% CI]")]:
+            assert cell in html
+    # the text view is unchanged: parts with the baseline repeated
+    assert str(compact).count("baseline") == 3
+    parser = _Headers()
+    parser.feed(two.compact()._repr_html_())
+    assert parser.tables == 1

@@ -1,7 +1,9 @@
 """HTML and Markdown of a :class:`~.layout.Shown` table, under the one layout rule.
 
-HTML is one ``<table>`` in a sideways-scrolling box, whatever its width: a column group gets a
-spanning header and a rule on its left, never a page break. Cells carry their own padding and
+HTML is one ``<table>`` in a sideways-scrolling box: a column group gets a spanning header and a
+rule on its left, never a page break. A table of many blocks (a comparison's compact view of three
+models or more, every pair of an all-pairs one) is one table per block instead, each with the row
+labels, side by side while the page has room and wrapped under each other when it has not. Cells carry their own padding and
 alignment in ``style`` attributes, so the table reads the same in Jupyter, on a report page and
 in an e-mail (which drops ``<style>`` blocks). ``▲`` is green and ``▼`` red (the shape says the
 same, for readers who do not see the colours). The footer: the lines that matter, then the
@@ -52,15 +54,27 @@ def footer_html(short: Sequence[str], details: Sequence[str]) -> str:
     return "".join(parts)
 
 
+#: Blocks of a stacked table flow side by side while the page has room and wrap under each other
+#: when it has not (each block scrolls sideways on its own if it alone is too wide).
+_FLOW = "display:flex;flex-wrap:wrap;gap:0.8em 2em;align-items:flex-start"
+_BLOCK = "min-width:0;max-width:100%"
+
+
 def to_html(shown: Shown) -> str:
     """One scrolling table with grouped headers, then its footer; with ``shown.stack``, one
-    table per column group, stacked (each with the row labels)."""
-    if shown.stack and len(shown.groups) > 1:
+    table per column group (each with the row labels, and the ``repeat`` leading groups, as text
+    repeats them), side by side while they fit the page and wrapped under each other when not."""
+    lead = [j for g in shown.groups[: shown.repeat] for j in g] if shown.stack else []
+    blocks = shown.groups[shown.repeat:] if shown.stack else []
+    if len(blocks) > 1:
         tables = []
-        for g in shown.groups:
-            part = Shown(shown.frame.iloc[:, g], [list(range(len(g)))], gap=shown.gap)
+        for g in blocks:
+            cols = [*lead, *g]
+            groups = [list(range(len(lead))), list(range(len(lead), len(cols)))] if lead else [list(range(len(g)))]
+            part = Shown(shown.frame.iloc[:, cols], groups, gap=shown.gap)
             tables.append(_table_html(part))
-        return _wrap_html("".join(f'<div style="margin-bottom:0.8em">{t}</div>' for t in tables), shown)
+        return _wrap_html(f'<div style="{_FLOW}">' + "".join(f'<div style="{_BLOCK}">{t}</div>' for t in tables)
+                          + "</div>", shown)
     return _wrap_html(_table_html(shown), shown)
 
 

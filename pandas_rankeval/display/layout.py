@@ -5,7 +5,8 @@ block in a comparison (value, difference and interval, lift, p-value), an estima
 interval, a metric. The rule, in every format:
 
 - a column group is never split;
-- HTML is one table (the browser scrolls sideways);
+- HTML is one table (the browser scrolls sideways), or for a table of many blocks one table per
+  block, side by side while they fit the page and wrapped when not;
 - text wraps into parts at group boundaries only, each part repeats the row labels and fits
   the width it is given; the footer wraps at that width too.
 
@@ -51,9 +52,10 @@ class Shown:
         Leading groups that text repeats in every part next to the row labels (a comparison's
         baseline: never a block of its own), when they fit with the widest other group.
     stack : bool
-        HTML shows each column group as its own table under the previous one (an all-pairs
-        comparison: one block per pair, the row labels in each), never one table wider than
-        the page.
+        HTML shows each column group as its own table (an all-pairs comparison: one block per
+        pair; a compact comparison of three models or more: one per model, the ``repeat`` groups
+        in each), each with the row labels, side by side while they fit the page and wrapped
+        under each other when not, never one table wider than the page.
     """
 
     frame: pd.DataFrame

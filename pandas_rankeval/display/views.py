@@ -334,8 +334,10 @@ def compact_compare(df: pd.DataFrame) -> pd.DataFrame:
     out = _view(frame, footer_for(df, "compact"))
     if single and bcol is not None:
         out.attrs["repeat"] = 1  # text: the baseline's value in every part, never a block of its own
-    if not single:
-        out.attrs["stack"] = True  # HTML: one block per pair, stacked, as text wraps into parts
+    if not single or len({m for m in map(str, model)}) >= 3:
+        # HTML: one block per pair (or per model, from three on: wider than a notebook's 1,100 px),
+        # side by side while they fit, wrapped as text wraps into parts
+        out.attrs["stack"] = True
     return out
 
 
