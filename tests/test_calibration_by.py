@@ -195,3 +195,19 @@ def test_predicted_clicks_print_as_amounts(imp):
                            sample_weight="w", ci=None)
     for v in pd.DataFrame(w)["clicks"]:  # weighted clicks: an amount too
         assert f"{v:,.1f}" in w.to_text()
+
+
+def test_estimates_print_with_their_interval_in_one_cell(imp):
+    # issue 47 (user-eye): pcoc, pcoc_low, pcoc_high, logloss, logloss_low ... as 14 columns ran past
+    # a 1,280 px notebook; each estimate now carries its interval in its cell, as a report's do
+    t = pre.calibration_by(imp, field="slot", label="click", score="p", group="user_id", n_boot=50)
+    frame = pd.DataFrame(t)
+    assert {"pcoc_low", "pcoc_high", "logloss_low", "ne_high"} <= set(frame.columns)  # the table keeps them
+    text = t.to_text(width=0, footer="none")
+    header = text.splitlines()[0].split()
+    assert "pcoc_low" not in header and "logloss_high" not in header and "pcoc" in header
+    for m in ("pcoc", "logloss", "ne"):
+        for v, lo, hi in zip(frame[m], frame[f"{m}_low"], frame[f"{m}_high"]):
+            assert f"{v:.4f} [{lo:.4f}, {hi:.4f}]" in text
+    html = t._repr_html_()
+    assert "pcoc_low" not in html and f"[{frame['pcoc_low'].iloc[0]:.4f}, " in html

@@ -156,10 +156,28 @@ def view_frame(df: pd.DataFrame) -> tuple[pd.DataFrame, list[list[int]]]:
         frame, spec = _per_group_frame(df)
     elif kind == "report":
         frame, spec = _report_frame(df)
+    elif df.attrs.get("table") == "calibration_by":
+        frame, spec = _with_intervals(df), []
     else:
         frame, spec = pd.DataFrame({c: fmt_column(c, df[c]) for c in df.columns}, index=df.index), []
         frame.columns = df.columns
     return frame, column_groups(frame.columns, spec)
+
+
+def _with_intervals(df: pd.DataFrame) -> pd.DataFrame:
+    """Each estimate with its interval in its cell (``0.8085 [0.7821, 0.8318]``), as a report
+    shows them; the other columns as they are."""
+    shown = pd.DataFrame(index=df.index)
+    for c in df.columns:
+        name = str(c)
+        if name.endswith(("_low", "_high")) and name.rsplit("_", 1)[0] in df.columns:
+            continue
+        lo, hi = f"{name}_low", f"{name}_high"
+        if lo in df.columns and hi in df.columns:
+            shown[c] = [fmt_interval(v, a, b) for v, a, b in zip(df[c], df[lo], df[hi])]
+        else:
+            shown[c] = fmt_column(c, df[c])
+    return shown
 
 
 def _selection_note(df: pd.DataFrame) -> str:
