@@ -382,3 +382,30 @@ def test_per_group_by_model_has_the_columns_it_shows(imps) -> None:
             assert t[f"{model}_{metric}"].equals(one[metric].rename(f"{model}_{metric}"))  # the flat names stay
     assert wide[("", "n")].equals(t["n"].rename(("", "n")))
     assert list(t.columns) == ["n", "positives", "model_a_auc", "model_a_mrr", "model_b_auc", "model_b_mrr", "weight"]
+
+
+def test_forest_plot_bars_of_tiny_p_values_have_their_width() -> None:
+    # user-eye (issue 47): on a 300k-row log every row with p below 1e-16 (DeLong's z of 14 gives
+    # 1e-44) was drawn as a bare dot: z_{1-p/2} was read as ndtri(1 - p/2), and 1 - p/2 rounds to 1
+    import numpy as np
+    import pandas as pd
+    from scipy.stats import norm
+
+    from pandas_rankeval.plotting.comparison import agreeing_intervals
+
+    p = np.array([0.3, 1e-5, 1e-44, 0.0])
+    t = pd.DataFrame(
+        {"diff": [0.002, 0.02, 0.025, 0.03], "ci_low": [-0.003, 0.01, 0.0215, 0.02], "ci_high": [0.007, 0.03, 0.0283, 0.04],
+         "p_value": p},
+        index=pd.MultiIndex.from_tuples([("m1", "auc"), ("m2", "auc"), ("m3", "auc"), ("m4", "auc")], names=["model", "metric"]),
+    )
+    t.attrs.update({"adjust": "none", "alpha": 0.05})
+    lo, hi, _ = agreeing_intervals(t)
+    # the oracle: half width z_{0.975} |diff| / z_{1 - p/2}, z from scipy's normal (isf at p/2)
+    for i in range(3):
+        half = norm.isf(0.025) * abs(t["diff"].iloc[i]) / norm.isf(p[i] / 2)
+        assert hi[i] - t["diff"].iloc[i] == pytest.approx(half, rel=1e-9)
+        assert t["diff"].iloc[i] - lo[i] == pytest.approx(half, rel=1e-9)
+    assert hi[2] - lo[2] > 0.005  # about 2 x 1.96 / 14 of the difference: visible
+    assert (lo[3], hi[3]) == (0.02, 0.04)  # p = 0: no width to imply, the table's interval
+    assert (lo[0] < 0 < hi[0]) and lo[1] > 0  # still agreeing with the marks

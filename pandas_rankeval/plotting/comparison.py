@@ -124,9 +124,11 @@ def agreeing_intervals(t: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, str]:
     p = t["p_value"].to_numpy(dtype=float)
     a = _step_alphas(p, adjust, alpha, family)
     with np.errstate(divide="ignore", invalid="ignore"):
-        se = np.abs(diff) / ndtri(1.0 - p / 2.0)
-        half = ndtri(1.0 - a / 2.0) * se
-    ok = np.isfinite(half) & np.isfinite(diff)
+        # z_{1 - p/2} as -ndtri(p/2): 1 - p/2 rounds to 1 below p = 1e-16 (z infinite, a bar of
+        # width 0 on the most significant rows); p = 0 (underflow) keeps the table's interval
+        se = np.abs(diff) / -ndtri(p / 2.0)
+        half = -ndtri(a / 2.0) * se
+    ok = np.isfinite(half) & np.isfinite(diff) & (p > 0)
     low_b, high_b = difference_bounds(metric_of) if "metric" in t.index.names else (-np.inf, np.inf)
     new_lo = np.where(ok, np.clip(diff - np.where(ok, half, 0.0), low_b, high_b), lo)
     new_hi = np.where(ok, np.clip(diff + np.where(ok, half, 0.0), low_b, high_b), hi)
