@@ -16,7 +16,7 @@ Every public function ends in :func:`evaluate_frame`, each of its parameters pas
 from __future__ import annotations
 
 import os
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -45,11 +45,14 @@ EngineOptions = Mapping[str, Any] | None
 PropensityLike = Any
 
 
-def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_kwargs: Any) -> Any:
+def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, *,
+                   finish: Callable[[Any, Any, dict[str, Any]], Any] | None = None, **plan_kwargs: Any) -> Any:
     """Plan and check on the caller's side, let the frame's engine summarize it, finalize.
 
     ``plan_kwargs`` are those of :func:`pandas_rankeval.summary.make_plan` (``kind`` among them);
-    a plan of kind ``"per_group"`` returns the engine's per-group table instead.
+    a plan of kind ``"per_group"`` returns the engine's per-group table instead. ``finish``
+    (summary, plan, extras), when given, makes the result instead of
+    :func:`pandas_rankeval.tables.finalize` (global XAUC's, from the global pass's counts).
     """
     engine = None
     try:
@@ -68,7 +71,7 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, **plan_
             if plan.kind == "per_group":
                 return engine.per_group(frame, plan, options)
             summary, extras = engine.run(frame, plan, options)
-            return finalize(summary, plan, **extras)
+            return finalize(summary, plan, **extras) if finish is None else finish(summary, plan, extras)
     except (ValueError, TypeError, KeyError) as exc:
         if not raised_by_us(exc):
             raise

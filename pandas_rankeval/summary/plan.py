@@ -83,6 +83,7 @@ class Plan:
     placement_columns: tuple[Hashable, ...] = ()  # per score: each row's DeLong placement (engines)
     streams: tuple[Any, ...] = ()  # resample="multinomial": the (bootstrap, sign-flip) Generators
     per_model_columns: bool = False  # per_group(scores=[...]): columns "<model>_<metric>"
+    global_metric: str = "auc"  # what the global pass counts: "auc", or "xauc" (pre.xauc on a partitioned frame)
 
     @property
     def targets(self) -> list[list[tuple[int, float]]]:
@@ -196,6 +197,7 @@ def make_plan(
     clip: float = 0.01,
     snips: bool = False,
     retrieved: Any = None,
+    global_metric: str = "auc",
 ) -> Plan:
     """Check every parameter (no data touched) and decide what each partition computes.
 
@@ -282,6 +284,7 @@ def make_plan(
         placement_columns=tuple(placement_columns or ()),
         streams=streams,
         per_model_columns=per_model_columns,
+        global_metric=check_option(global_metric, "global_metric", func, ("auc", "xauc")),
     )
 
 

@@ -37,6 +37,7 @@ from ..core.inputs.validation import numeric_values
 from .auc_counts import auc_counts_blocks, chain_auc, chain_offsets, placements_blocks
 from .plan import Plan
 from .summary import _plain
+from .xauc_counts import chain_xauc, xauc_range_sums
 
 __all__ = ["AucPass", "RangeColumns", "RangeCounts", "Ranges", "auc_ranges", "range_counts", "range_placements"]
 
@@ -189,6 +190,8 @@ def auc_ranges(source: Ranges, plan: Plan, keep: bool, n_rows: int, placements: 
     """The exact global-AUC counts of every (segment, score) of the plan, chained in score order
     over the engine's ranges; with ``placements``, each score's table of DeLong placements (in
     column ``<prefix>pl_<i>``) for the group pass."""
+    if plan.global_metric == "xauc":
+        return _xauc_ranges(source, plan, keep, n_rows)
     threshold = plan.options.threshold
     cols, ranges = source.score_ranges(plan, keep, n_rows, placements)
     out = AucPass()
@@ -212,4 +215,14 @@ def auc_ranges(source: Ranges, plan: Plan, keep: bool, n_rows: int, placements: 
         names = {i: f"{prefix}pl_{i}" for i in range(len(plan.scores))}
         tables = source.place_ranges(ranges, fn, names)
         out.placements = {plan.scores[i]: t for i, t in tables.items()}
+    return out
+
+
+def _xauc_ranges(source: Ranges, plan: Plan, keep: bool, n_rows: int) -> AucPass:
+    """Global XAUC of the plan's one score column over the engine's ranges of distinct (score,
+    label) (:mod:`.xauc_counts`): each range's exact sums and label counts, chained on the client."""
+    cols, ranges = source.score_ranges(plan, keep, n_rows, False)
+    parts = source.map_ranges(ranges, partial(xauc_range_sums, cols=cols, label=plan.label))
+    out = AucPass(n_rows=sum(p.n_rows for p in parts))
+    out.auc[((), plan.scores[0])] = chain_xauc(parts)
     return out
