@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["discordant_weight", "xauc_sums"]
+__all__ = ["discordant_rows", "discordant_weight", "label_pairs", "xauc_placements", "xauc_sums"]
 
 
 def _starts(*keys: np.ndarray) -> np.ndarray:
@@ -104,12 +104,22 @@ def discordant_weight(v: np.ndarray, w: np.ndarray | None, g: np.ndarray, n_grou
     of 2^(k+1) positions, each block at the same indices as its positions, and each row of a
     block's right half adds the weight of the left-half rows after it in that order.
     """
-    n = v.shape[0]
     exact = w is None
-    if n < 2:
+    if v.shape[0] < 2:
         return np.zeros(n_groups, dtype=np.int64 if exact else np.float64)
-    wt = None if exact else np.asarray(w, dtype=np.float64)
+    contrib = discordant_rows(v, w)
+    return _per_run(contrib, g, n_groups) if exact else np.bincount(g, weights=contrib, minlength=n_groups)
+
+
+def discordant_rows(v: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """Per position j, the weight of the pairs i < j with ``v[i] > v[j]`` that it closes:
+    ``w_j * sum w_i`` over those i (an exact int64 count without weights); see
+    :func:`discordant_weight`."""
+    n = v.shape[0]
+    wt = None if w is None else np.asarray(w, dtype=np.float64)
     contrib = _leaf_inversions(v, wt, n)  # per position
+    if n < 2:
+        return contrib
     itype = np.int32 if n < 2**31 - 1 else np.int64
     if wt is None:
         wpos = np.arange(n + 1, dtype=np.int64)
@@ -142,7 +152,7 @@ def discordant_weight(v: np.ndarray, w: np.ndarray | None, g: np.ndarray, n_grou
         nxt = np.empty_like(cur)
         nxt[new] = cur
         cur = nxt
-    return _per_run(contrib, g, n_groups) if exact else np.bincount(g, weights=contrib, minlength=n_groups)
+    return contrib
 
 
 def _dense(x: np.ndarray) -> tuple[np.ndarray, int]:
@@ -237,3 +247,34 @@ def label_pairs(level: np.ndarray, row_group: np.ndarray, n_groups: int,
         return two, two
     apart = _pairs_apart(g, starts, levels, np.asarray(w, dtype=np.float64)[order], n_groups)
     return two, two & (apart > 0)
+
+
+def xauc_placements(y: np.ndarray, s: np.ndarray, w: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per row i of the whole table, ``w_i A_i`` and ``w_i B_i``: B_i the weight of the rows whose
+    label differs from row i's, A_i the credit row i earns with them (1 for a concordant partner,
+    1/2 for a tied score, 0 for a discordant one). Summed over the rows they are twice XAUC's
+    numerator and denominator; they are XAUC's placement values (DeLong's, for a continuous label),
+    each row's discordant partners from two inversion counts in (label, score) order, forward and
+    backward.
+
+    Examples
+    --------
+    >>> wa, wb = xauc_placements(np.array([1.0, 2.0, 3.0, 3.0]), np.array([0.1, 0.3, 0.2, 0.3]))
+    >>> wa.tolist(), wb.tolist()  # sums: 7 = 2 * 3.5 and 10 = 2 * 5
+    ([3.0, 1.5, 1.0, 1.5], [3.0, 3.0, 2.0, 2.0])
+    """
+    n = y.shape[0]
+    wv = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
+    ry, ny = _dense(y)
+    rs, ns = _dense(s)
+    order = _order(np.zeros(n, dtype=np.int64), 1, ry, ny, rs, ns)  # (label, score)
+    v, wo = rs[order], wv[order]
+    # forward: earlier rows (smaller label) with a larger score; backward: later rows (larger label)
+    # with a smaller score (equal labels are in score order: never counted)
+    wd = np.empty(n)
+    wd[order] = discordant_rows(v, wo) + discordant_rows((ns - 1 - v)[::-1], wo[::-1])[::-1]
+    cell = np.unique(rs * ny + ry, return_inverse=True)[1].reshape(-1)
+    same_label = np.bincount(ry, weights=wv, minlength=ny)[ry]
+    tied = np.bincount(rs, weights=wv, minlength=ns)[rs] - np.bincount(cell, weights=wv)[cell]
+    wb = wv * (wv.sum() - same_label)
+    return wb - wd - wv * tied / 2.0, wb
