@@ -12,6 +12,10 @@ over the values z that have a click (N_z: the weight of their rows; |sum (y - p)
 |1 - PCOC_z|). A value without a click has no relative error: it is left out of both sums and
 counted in the footer (values and share of rows), never dropped silently.
 
+Every frame goes through one pass (:mod:`.cells`): per chunk of rows, the sums of every (group,
+value) cell and the counts of the values pandas refuses; a pandas frame is one chunk, any other
+frame is read in chunks where it lies and only the cells travel.
+
 Intervals: the percentile bootstrap over groups (users, requests) with hashed Poisson(1) weights
 (the same draws as ``report``'s for a seed): per (group, value) cell the row sums are formed once,
 and each replicate weighs them by its group's count, so the values of one replicate keep their
@@ -22,21 +26,23 @@ interval, as in ``report`` (a sample's binned ECE is biased upward).
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.kernels.calibration import (
-    binary_entropy, check_binary_labels, check_probabilities, ece_bins, label_error, probability_error, row_loss,
-)
 from pandas_rankeval.core.inputs.validation import (
-    check_bins, check_columns, check_frame, check_option, check_seed, missing_mask, missing_values_error,
-    numeric_values,
+    MissingValuesError, check_bins, check_columns, check_frame, check_option, check_seed,
 )
+from pandas_rankeval.core.kernels.calibration import binary_entropy
 from pandas_rankeval.display.table import ResultTable
 from pandas_rankeval.inference.bootstrap import check_level, percentile_interval
+from pandas_rankeval.engines import engine_for
+from pandas_rankeval.engines.chunks import map_chunks
 from pandas_rankeval.inference.hashing import key_hash, poisson_weights, seed_to_int
+
+from .cells import CellSpec, Chunk, check_dtypes, chunk_sums, merge_chunks, raise_problems
 
 __all__ = ["CalibrationByTable", "calibration_by", "field_rce"]
 
@@ -113,72 +119,6 @@ def _as_list(value: Hashable | Sequence[Hashable], param: str) -> list[Hashable]
     return cols
 
 
-def _read(df: pd.DataFrame, field: list[Hashable], label: Hashable, score: Hashable, group: list[Hashable],
-          sample_weight: Hashable | None, threshold: float | None, nan_policy: str) -> tuple[pd.DataFrame, int]:
-    """The rows to use (missing values refused or, with nan_policy='omit', dropped and counted)."""
-    cols = list(dict.fromkeys([*field, label, score, *group, *([sample_weight] if sample_weight is not None else [])]))
-    check_columns(df, cols)
-    missing = {c: missing_mask(df[c]) for c in cols}
-    counts = {c: int(m.sum()) for c, m in missing.items() if m.any()}
-    if counts and nan_policy == "raise":
-        raise missing_values_error(counts)
-    n_dropped = 0
-    if counts:
-        keep = ~np.logical_or.reduce([m for m in missing.values()])
-        n_dropped = int((~keep).sum())
-        df = df.loc[keep]
-        if len(df) == 0:
-            raise ValueError(f"{_FUNC}: every row has a missing value in {list(counts)!r}; nothing is left to evaluate.")
-    return df, n_dropped
-
-
-def _checked_arrays(df: pd.DataFrame, label: Hashable, score: Hashable, sample_weight: Hashable | None,
-                    threshold: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Clicks (bool), probabilities and weights, each refused with the column, count and fix."""
-    names = ["pcoc", "logloss", "ne", "ece", "field_rce"]
-    yv = numeric_values(df[label], label, "label")
-    if threshold is not None:
-        if not np.isfinite(yv).all():
-            raise ValueError(f"Column {label!r} (label) has {int((~np.isfinite(yv)).sum()):,} infinite values.")
-        y = yv >= threshold
-    else:
-        bad = check_binary_labels(yv)
-        if bad is not None:
-            raise label_error(label, bad[0], bad[1], names)
-        y = yv == 1
-    p = numeric_values(df[score], score, "score")
-    out = check_probabilities(p)
-    if out is not None:
-        raise probability_error(score, out[0], out[1], out[2], names)
-    w = None
-    if sample_weight is not None:
-        w = numeric_values(df[sample_weight], sample_weight, "sample_weight")
-        bad_w = ~np.isfinite(w) | (w < 0)
-        if bad_w.any():
-            raise ValueError(
-                f"Column {sample_weight!r} (sample_weight) has {int(bad_w.sum()):,} values that are negative or "
-                "not finite; sample weights must be finite and >= 0."
-            )
-    return y, p, w
-
-
-def _cell_sums(cell: np.ndarray, n_cells: int, y: np.ndarray, p: np.ndarray, w: np.ndarray | None,
-               bins: int) -> np.ndarray:
-    """(cells, 4 + 2 bins): per cell the sums of w, w y, w p, w loss, then per bin w (p - y), w."""
-    ww = np.ones(p.shape[0]) if w is None else w
-    out = np.empty((n_cells, 4 + 2 * bins))
-    out[:, _W] = np.bincount(cell, weights=ww, minlength=n_cells)
-    out[:, _Y] = np.bincount(cell, weights=ww * y, minlength=n_cells)
-    out[:, _P] = np.bincount(cell, weights=ww * p, minlength=n_cells)
-    out[:, _L] = np.bincount(cell, weights=ww * row_loss(p, y), minlength=n_cells)
-    b = ece_bins(p, bins)
-    at = cell * bins + b
-    size = n_cells * bins
-    out[:, 4 : 4 + bins] = np.bincount(at, weights=ww * (p - y), minlength=size).reshape(n_cells, bins)
-    out[:, 4 + bins :] = np.bincount(at, weights=ww, minlength=size).reshape(n_cells, bins)
-    return out
-
-
 def _metrics(s: np.ndarray, bins: int) -> dict[str, np.ndarray]:
     """The metrics from value sums (..., 4 [+ 2 bins]: ECE only when the bins' sums are there)."""
     w, y, pr, loss = s[..., _W], s[..., _Y], s[..., _P], s[..., _L]
@@ -236,9 +176,11 @@ def calibration_by(
 
     Parameters
     ----------
-    df : pandas or polars DataFrame
-        One row per impression (a polars frame is read as pandas; Dask, Spark and DuckDB frames
-        are not taken: collect the columns used first).
+    df : DataFrame (pandas, polars, Dask, Spark), polars LazyFrame, DuckDB relation or Ibis table
+        One row per impression. A frame other than pandas is read in chunks where it lies
+        (:mod:`pandas_rankeval.engines.chunks`); each chunk sends back the sums of its (group,
+        value) cells, so the client holds one row per cell (per value without ``group``), never a
+        row of the table. The same numbers as pandas.
     field : column or list of columns
         The field (device, ad category, position, ...); a list gives one row per combination.
         It may vary within a group.
@@ -307,49 +249,31 @@ def calibration_by(
     >>> round(t.field_rce, 4)  # (3 |2 - 1.5| / 2 + 3 |1 - 0.6| / 1) / 6
     0.325
     """
-    if not isinstance(df, pd.DataFrame) and type(df).__module__.startswith("polars") and hasattr(df, "to_pandas"):
-        df = df.to_pandas()  # a polars DataFrame: its columns once, as pandas reads them
-    df = check_frame(df, _FUNC)
     fcols, gcols, bins, ci = _check_options(field, group, bins, ci, n_boot, seed, overall, nan_policy)
-    rows, n_dropped = _read(df, fcols, label, score, gcols, sample_weight, threshold, nan_policy)
-    y, p, w = _checked_arrays(rows, label, score, sample_weight, threshold)
-    value, keys = _codes(rows, fcols)
+    spec = CellSpec(tuple(fcols), tuple(gcols), label, score, sample_weight, threshold, bins, _FUNC)
+    found = _read_cells(df, spec, nan_policy)
+    if found.keys is None or found.sums is None:  # pragma: no cover - raise_problems raised first
+        raise ValueError(f"{_FUNC}: no row is left to evaluate.")
+    value, keys = _codes(found.keys, fcols)
     n_values = len(keys)
-    if gcols:
-        gcode, gkeys = _codes(rows, gcols)
-        cell_key = gcode * n_values + value
-        cells, cell = np.unique(cell_key, return_inverse=True)
-        cell_group, cell_value = cells // n_values, cells % n_values
-    else:
-        cell, cell_value = value, np.arange(n_values)
-        cells = cell_value
-    sums = _cell_sums(cell.astype(np.int64), cells.shape[0], y, p, w, bins)
+    sums = found.sums[:, 1:]  # per (group, value) cell: w, w y, w p, w loss, then the bins'
+    cell_group, gkeys = _codes(found.keys, gcols) if gcols else (None, None)
     value_sums = np.zeros((n_values, sums.shape[1]))
-    np.add.at(value_sums, cell_value, sums)
-    all_sums = value_sums.sum(axis=0)[None]
-    point = _metrics(np.concatenate([value_sums, all_sums]) if overall else value_sums, bins)
+    np.add.at(value_sums, value, sums)
+    n_rows = np.rint(np.bincount(value, weights=found.sums[:, 0], minlength=n_values)).astype(np.int64)
+    stacked = np.concatenate([value_sums, value_sums.sum(axis=0)[None]]) if overall else value_sums
+    point = _metrics(stacked, bins)
     frce = float(field_rce(value_sums[:, _W], value_sums[:, _Y], value_sums[:, _P]))
-    frame = pd.DataFrame({
-        "rows": np.concatenate([np.bincount(value, minlength=n_values), [len(rows)]])[: n_values + int(bool(overall))],
-    })
-    stacked = np.concatenate([value_sums, all_sums]) if overall else value_sums
-    if w is not None:
+    frame = pd.DataFrame({"rows": np.concatenate([n_rows, [int(n_rows.sum())]])[: n_values + int(bool(overall))]})
+    if sample_weight is not None:
         frame["weight"] = stacked[:, _W]
-    frame["clicks"] = stacked[:, _Y] if w is not None else np.rint(stacked[:, _Y]).astype(np.int64)
+    frame["clicks"] = stacked[:, _Y] if sample_weight is not None else np.rint(stacked[:, _Y]).astype(np.int64)
     frame["predicted"] = stacked[:, _P]
     lo_hi: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     frce_ci = (np.nan, np.nan)
-    if ci is not None:
-        reps = _replicate_sums(sums[:, :4], cell_group, cell_value, n_values, key_hash(_key_frame(gkeys, gcols)),
-                               seed_to_int(seed, _FUNC), int(n_boot))
-        rep_all = np.concatenate([reps, reps.sum(axis=1, keepdims=True)], axis=1) if overall else reps
-        rm = _metrics(rep_all, bins)
-        for m in ("pcoc", "logloss", "ne"):
-            lo, hi = percentile_interval(rm[m], ci, bounds=(0.0, np.inf))
-            lo_hi[m] = (lo, hi)
-        f_lo, f_hi = percentile_interval(field_rce(reps[..., _W], reps[..., _Y], reps[..., _P])[:, None], ci,
-                                         bounds=(0.0, np.inf))
-        frce_ci = (float(f_lo[0]), float(f_hi[0]))
+    if ci is not None and cell_group is not None and gkeys is not None:
+        lo_hi, frce_ci = _intervals(sums[:, :4], cell_group, value, n_values, key_hash(_key_frame(gkeys, gcols)),
+                                    seed, int(n_boot), ci, bins, bool(overall))
     for m in ("pcoc", "logloss", "ne"):
         frame[m] = point[m]
         if m in lo_hi:
@@ -362,9 +286,48 @@ def calibration_by(
     table = CalibrationByTable(frame)
     no_click = int((value_sums[:, _Y] <= 0).sum())
     share = float(value_sums[value_sums[:, _Y] <= 0, _W].sum() / value_sums[:, _W].sum()) if no_click else 0.0
-    _footer(table, fcols, frce, frce_ci, ci, n_boot, seed, len(gkeys) if gcols else 0, no_click, share,
-            n_dropped, bins, sample_weight)
+    _footer(table, fcols, frce, frce_ci, ci, n_boot, seed, len(gkeys) if gkeys is not None else 0, no_click, share,
+            found.n_dropped, bins, sample_weight)
     return table
+
+
+def _intervals(cell_sums: np.ndarray, cell_group: np.ndarray, cell_value: np.ndarray, n_values: int,
+               hashes: np.ndarray, seed: Any, n_boot: int, ci: float, bins: int,
+               overall: bool) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], tuple[float, float]]:
+    """The percentile intervals of PCOC, log loss and NE per value (and overall), and of field_rce."""
+    reps = _replicate_sums(cell_sums, cell_group, cell_value, n_values, hashes, seed_to_int(seed, _FUNC), n_boot)
+    rep_all = np.concatenate([reps, reps.sum(axis=1, keepdims=True)], axis=1) if overall else reps
+    rm = _metrics(rep_all, bins)
+    lo_hi = {m: percentile_interval(rm[m], ci, bounds=(0.0, np.inf)) for m in ("pcoc", "logloss", "ne")}
+    f_lo, f_hi = percentile_interval(field_rce(reps[..., _W], reps[..., _Y], reps[..., _P])[:, None], ci,
+                                     bounds=(0.0, np.inf))
+    return lo_hi, (float(f_lo[0]), float(f_hi[0]))
+
+
+def _read_cells(df: Any, spec: CellSpec, nan_policy: str) -> Chunk:
+    """The whole table's cell sums, after every error pandas raises: the columns and dtypes from
+    the frame's schema (no data read), then its values' from the whole table's counts. A pandas
+    frame is one chunk; any other frame is read in chunks where it lies
+    (:func:`pandas_rankeval.engines.chunks.map_chunks`)."""
+    if isinstance(df, pd.DataFrame):
+        check_frame(df, _FUNC)
+        check_columns(df, spec.columns)
+        check_dtypes(df, spec)
+        found = merge_chunks([chunk_sums(df[spec.columns], spec)], spec)
+        raise_problems(found, spec, nan_policy)
+        return found
+    engine = engine_for(df, _FUNC)
+    schema = engine.schema(df)
+    check_columns(schema, spec.columns)
+    check_dtypes(schema, spec)
+    found = merge_chunks(map_chunks(df, spec.columns, partial(chunk_sums, spec=spec)), spec)
+    if found.n_rows == 0:
+        raise ValueError(f"{_FUNC} got an empty DataFrame (0 rows); there is nothing to evaluate.")
+    try:
+        raise_problems(found, spec, nan_policy)
+    except MissingValuesError as exc:  # "null" to a polars user, "NULL" to DuckDB's
+        raise ValueError(str(exc.for_engine(engine.NAME))) from None
+    return found
 
 
 def _check_options(field: Any, group: Any, bins: Any, ci: Any, n_boot: Any, seed: Any, overall: Any,
