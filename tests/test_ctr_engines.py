@@ -277,3 +277,16 @@ def test_calibration_by_errors_on_every_engine(engine, engine_frame):
         assert str(got.value) == str(want.value).replace("(NaN/None)", f"({word})")
     with pytest.raises(TypeError, match="'device'"):  # a text score: from the schema, before any row is read
         pre.calibration_by(engine_frame(_clicks(1)), **(kw | {"score": "device"}))
+
+
+def test_calibration_by_on_an_ibis_table():
+    from _warehouse import Runner
+
+    df = _clicks(7)
+    t = Runner("duckdb").table(df)
+    kw = {"field": ["device", "slot"], "label": "click", "score": "p", "group": "user", "sample_weight": "w",
+          "n_boot": 30}
+    got, want = pre.calibration_by(t, **kw), pre.calibration_by(df, **kw)
+    for c in want.columns:
+        np.testing.assert_allclose(got[c].to_numpy(np.float64), want[c].to_numpy(np.float64), atol=ATOL, rtol=0)
+    assert got.field_rce_interval == pytest.approx(want.field_rce_interval, abs=ATOL)

@@ -6,7 +6,7 @@ lies and returns the function's result of every chunk; nothing else travels to t
 
 - pandas and polars DataFrames: the frame is one chunk;
 - a polars LazyFrame: streaming batches (``collect_batches``), one in memory at a time;
-- a DuckDB relation and an Ibis table: Arrow record batches, one at a time;
+- a DuckDB relation and an Ibis table (on its connection): Arrow record batches, one at a time;
 - Dask: the function of every partition, computed on the workers (``to_delayed``);
 - Spark: ``mapInPandas`` on the executors, each batch's result pickled into one binary row.
 """
@@ -41,8 +41,7 @@ def map_chunks(frame: Any, columns: list[Hashable], fn: Callable[[pd.DataFrame],
         rel = frame.project(", ".join(_quoted(c) for c in columns))
         return [fn(_arrow_pandas(b, columns)) for b in rel.to_arrow_reader(chunk_rows)]
     if kind == "ibis":
-        reader = frame.select([str(c) for c in columns]).to_pyarrow_batches(chunk_size=chunk_rows)
-        return [fn(_arrow_pandas(b, columns)) for b in reader]
+        return [fn(_arrow_pandas(b, columns)) for b in _ibis_batches(frame.select([str(c) for c in columns]), chunk_rows)]
     if kind == "dask":
         import dask
 
@@ -81,3 +80,14 @@ def _pickled(batches: Iterator[pd.DataFrame], fn: Callable[[pd.DataFrame], Any])
     """Spark's side: each batch's result as one pickled row."""
     for pdf in batches:
         yield pd.DataFrame({"blob": [pickle.dumps(fn(pdf), protocol=pickle.HIGHEST_PROTOCOL)]})
+
+
+def _ibis_batches(expr: Any, chunk_rows: int) -> Any:
+    """The record batches of an Ibis expression from its table's connection. On DuckDB the query
+    goes to the connection itself (ibis 12's DuckDB batches call a method duckdb 2 removed)."""
+    backend = expr.get_backend()
+    if backend.name == "duckdb":
+        if hasattr(backend, "_run_pre_execute_hooks"):  # registers the in-memory tables the query reads
+            backend._run_pre_execute_hooks(expr)
+        return backend.con.sql(str(backend.compile(expr))).to_arrow_reader(chunk_rows)
+    return expr.to_pyarrow_batches(chunk_size=chunk_rows)
