@@ -320,7 +320,7 @@ def _read_cells(df: Any, spec: CellSpec, nan_policy: str) -> Chunk:
     schema = engine.schema(df)
     check_columns(schema, spec.columns)
     check_dtypes(schema, spec)
-    found = merge_chunks(map_chunks(df, spec.columns, partial(chunk_sums, spec=spec)), spec)
+    found = map_chunks(df, spec.columns, partial(chunk_sums, spec=spec), partial(merge_chunks, spec=spec))
     if found.n_rows == 0:
         raise ValueError(f"{_FUNC} got an empty DataFrame (0 rows); there is nothing to evaluate.")
     try:
