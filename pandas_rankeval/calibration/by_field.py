@@ -38,7 +38,7 @@ from pandas_rankeval.core.inputs.validation import (
 from pandas_rankeval.core.kernels.calibration import binary_entropy
 from pandas_rankeval.display.table import ResultTable
 from pandas_rankeval.inference.bootstrap import check_level, percentile_interval
-from pandas_rankeval.engines import engine_for
+from pandas_rankeval.engines import engine_for, frame_kind
 from pandas_rankeval.engines.chunks import map_chunks
 from pandas_rankeval.inference.hashing import key_hash, poisson_weights, seed_to_int
 
@@ -176,8 +176,9 @@ def calibration_by(
 
     Parameters
     ----------
-    df : DataFrame (pandas, polars, Dask, Spark), polars LazyFrame, DuckDB relation or Ibis table
-        One row per impression. A frame other than pandas is read in chunks where it lies
+    df : DataFrame (pandas, polars, Dask, Spark), polars LazyFrame or DuckDB relation
+        One row per impression (an Ibis table is refused by name: its rows stay in the
+        warehouse). A frame other than pandas is read in chunks where it lies
         (:mod:`pandas_rankeval.engines.chunks`); each chunk sends back the sums of its (group,
         value) cells, so the client holds one row per cell (per value without ``group``), never a
         row of the table. The same numbers as pandas.
@@ -317,6 +318,12 @@ def _read_cells(df: Any, spec: CellSpec, nan_policy: str) -> Chunk:
         raise_problems(found, spec, nan_policy)
         return found
     engine = engine_for(df, _FUNC)
+    if frame_kind(df) == "ibis":
+        raise ValueError(
+            f"{_FUNC} on an Ibis table: its per-(group, value) sums are not computed in SQL, and the "
+            "warehouse engine never reads the rows out of the warehouse. Evaluate it on a pandas sample "
+            "(ibis: table.select(...).to_pandas()) or on a DuckDB, polars, Dask or Spark frame."
+        )
     schema = engine.schema(df)
     check_columns(schema, spec.columns)
     check_dtypes(schema, spec)

@@ -2,7 +2,7 @@
 value) cell and the counts of the values pandas refuses; the chunks' results added up.
 
 Every frame goes through the same function (:func:`chunk_sums`): a pandas frame is one chunk; a
-frame read in partitions (a polars LazyFrame, a DuckDB relation, Dask, Spark, an Ibis table) is
+frame read in partitions (a polars LazyFrame, a DuckDB relation, Dask, Spark) is
 read chunk by chunk where it lies (:func:`pandas_rankeval.engines.chunks.map_chunks`) and only the
 chunks' :class:`Chunk` results travel (one row per cell they hold and a few counts), added by
 :func:`merge_chunks` where they lie or as they arrive. The whole

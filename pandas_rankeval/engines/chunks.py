@@ -6,7 +6,7 @@ lies and adds the function's results up with the caller's ``combine``; only resu
 
 - pandas and polars DataFrames: the frame is one chunk;
 - a polars LazyFrame: streaming batches (``collect_batches``), one in memory at a time;
-- a DuckDB relation and an Ibis table (on its connection): Arrow record batches, one at a time;
+- a DuckDB relation: Arrow record batches, one at a time;
 - Dask: the function of every partition, computed on the workers (``to_delayed``), the results
   added in a tree there;
 - Spark: ``mapInPandas`` on the executors, each partition's results added there and pickled into
@@ -26,7 +26,8 @@ from . import frame_kind
 
 __all__ = ["CHUNK_ROWS", "map_chunks"]
 
-#: Rows of one chunk read on the client (LazyFrame, DuckDB, Ibis).
+#: Rows of one chunk read on the client (LazyFrame, DuckDB). An Ibis table is not read in chunks:
+#: its rows stay in the warehouse (the warehouse engine's promise).
 CHUNK_ROWS = 1_000_000
 #: Dask partitions' results combined by one task of the tree.
 _FAN_IN = 8
@@ -37,7 +38,8 @@ def map_chunks(frame: Any, columns: list[Hashable], fn: Callable[[pd.DataFrame],
     """``fn`` of every chunk of the frame's ``columns`` (each a pandas frame with those columns, in
     that order), the results reduced by ``combine`` (a list of results -> one result, associative):
     in a tree on the Dask workers, per partition on the Spark executors then on the driver, as the
-    chunks arrive on the client otherwise. What ``combine`` keeps is all that is held at once."""
+    chunks arrive on the client otherwise (a polars LazyFrame, a DuckDB relation). What ``combine``
+    keeps is all that is held at once."""
     kind = frame_kind(frame)
     chunk_rows = chunk_rows or CHUNK_ROWS
     if kind == "pandas":
@@ -58,9 +60,7 @@ def map_chunks(frame: Any, columns: list[Hashable], fn: Callable[[pd.DataFrame],
     elif kind == "duckdb":
         rel = frame.project(", ".join(_quoted(c) for c in columns))
         chunks = (_arrow_pandas(b, columns) for b in rel.to_arrow_reader(chunk_rows))
-    elif kind == "ibis":
-        chunks = (_arrow_pandas(b, columns) for b in _ibis_batches(frame.select([str(c) for c in columns]), chunk_rows))
-    else:  # pragma: no cover - every kind of engines.ENGINES is above
+    else:  # pragma: no cover - an Ibis table is refused by the caller (its rows stay in the warehouse)
         raise TypeError(f"map_chunks: no chunked reader for {type(frame).__name__}")
     total = combine([])
     for chunk in chunks:  # one chunk in memory at a time, added as it arrives
@@ -97,13 +97,3 @@ def _pickled(batches: Iterator[pd.DataFrame], fn: Callable[[pd.DataFrame], Any],
         total = combine([total, fn(pdf)])
     yield pd.DataFrame({"blob": [pickle.dumps(total, protocol=pickle.HIGHEST_PROTOCOL)]})
 
-
-def _ibis_batches(expr: Any, chunk_rows: int) -> Any:
-    """The record batches of an Ibis expression from its table's connection. On DuckDB the query
-    goes to the connection itself (ibis 12's DuckDB batches call a method duckdb 2 removed)."""
-    backend = expr.get_backend()
-    if backend.name == "duckdb":
-        if hasattr(backend, "_run_pre_execute_hooks"):  # registers the in-memory tables the query reads
-            backend._run_pre_execute_hooks(expr)
-        return backend.con.sql(str(backend.compile(expr))).to_arrow_reader(chunk_rows)
-    return expr.to_pyarrow_batches(chunk_size=chunk_rows)
