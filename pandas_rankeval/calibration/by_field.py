@@ -42,7 +42,7 @@ from pandas_rankeval.engines import engine_for, frame_kind
 from pandas_rankeval.engines.chunks import map_chunks
 from pandas_rankeval.inference.hashing import key_hash, poisson_weights, seed_to_int
 
-from .cells import CellSpec, Chunk, check_dtypes, chunk_sums, merge_chunks, raise_problems
+from .cells import CellSpec, Chunk, check_dtypes, chunk_sums, merge_chunks, raise_problems, sum_by
 
 __all__ = ["CalibrationByTable", "calibration_by", "field_rce"]
 
@@ -257,11 +257,14 @@ def calibration_by(
         raise ValueError(f"{_FUNC}: no row is left to evaluate.")
     value, keys = _codes(found.keys, fcols)
     n_values = len(keys)
-    sums = found.sums[:, 1:]  # per (group, value) cell: w, w y, w p, w loss, then the bins'
+    all_sums = found.sums
     cell_group, gkeys = _codes(found.keys, gcols) if gcols else (None, None)
-    value_sums = np.zeros((n_values, sums.shape[1]))
-    np.add.at(value_sums, value, sums)
-    n_rows = np.rint(np.bincount(value, weights=found.sums[:, 0], minlength=n_values)).astype(np.int64)
+    if cell_group is not None:  # cells in (group, value) order: the replicate sums read them in order
+        order = np.lexsort((value, cell_group))
+        value, cell_group, all_sums = value[order], cell_group[order], all_sums[order]
+    sums = all_sums[:, 1:]  # per (group, value) cell: w, w y, w p, w loss, then the bins'
+    value_sums = sum_by(value, sums, n_values)
+    n_rows = np.rint(np.bincount(value, weights=all_sums[:, 0], minlength=n_values)).astype(np.int64)
     stacked = np.concatenate([value_sums, value_sums.sum(axis=0)[None]]) if overall else value_sums
     point = _metrics(stacked, bins)
     frce = float(field_rce(value_sums[:, _W], value_sums[:, _Y], value_sums[:, _P]))

@@ -24,7 +24,7 @@ from pandas_rankeval.core.kernels.calibration import (
     check_binary_labels, ece_bins, label_error, probability_error, row_loss,
 )
 
-__all__ = ["CellSpec", "Chunk", "check_dtypes", "chunk_sums", "merge_chunks", "raise_problems"]
+__all__ = ["CellSpec", "Chunk", "cell_codes", "check_dtypes", "chunk_sums", "merge_chunks", "raise_problems", "sum_by"]
 
 #: The metrics named in the label and probability errors.
 NAMES = ["pcoc", "logloss", "ne", "ece", "field_rce"]
@@ -120,9 +120,8 @@ def chunk_sums(pdf: pd.DataFrame, spec: CellSpec) -> Chunk:
 def _cells(rows: pd.DataFrame, spec: CellSpec, y: np.ndarray, p: np.ndarray,
            w: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
     keys = spec.keys
-    cell = rows.groupby(keys, sort=False, observed=True, dropna=False).ngroup().to_numpy().astype(np.int64)
-    n_cells = int(cell.max()) + 1 if cell.shape[0] else 0
-    first = np.unique(cell, return_index=True)[1]
+    cell, first = cell_codes(rows, keys)
+    n_cells = first.shape[0]
     bins = spec.bins
     sums = np.empty((n_cells, 5 + 2 * bins))
     sums[:, 0] = np.bincount(cell, minlength=n_cells)
@@ -135,6 +134,33 @@ def _cells(rows: pd.DataFrame, spec: CellSpec, y: np.ndarray, p: np.ndarray,
     sums[:, 5 : 5 + bins] = np.bincount(at, weights=w * (p - y), minlength=size).reshape(n_cells, bins)
     sums[:, 5 + bins :] = np.bincount(at, weights=w, minlength=size).reshape(n_cells, bins)
     return rows[keys].iloc[first].reset_index(drop=True), sums
+
+
+def cell_codes(frame: pd.DataFrame, keys: list[Hashable]) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's cell (0..k-1: its distinct ``keys``, by value) and a row of each cell. One
+    factorize per key column, the codes packed into one int64 (a groupby when they do not fit)."""
+    packed = np.zeros(len(frame), dtype=np.int64)
+    span = 1
+    for k in keys:
+        codes, uniques = pd.factorize(frame[k])
+        span *= max(len(uniques), 1)
+        if span >= 2**62:  # pragma: no cover - too many distinct keys to pack
+            packed = frame.groupby(keys, sort=False, observed=True, dropna=False).ngroup().to_numpy()
+            break
+        packed = packed * max(len(uniques), 1) + codes
+    cell = pd.factorize(packed)[0].astype(np.int64)  # codes in the order of first appearance:
+    # a cell's first row is where its code exceeds every code before it
+    new = np.ones(cell.shape[0], dtype=bool)
+    new[1:] = cell[1:] > np.maximum.accumulate(cell)[:-1]
+    return cell, np.flatnonzero(new)
+
+
+def sum_by(codes: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """The rows of ``values`` (2-d) summed per code in [0, n): one bincount per column."""
+    out = np.empty((n, values.shape[1]))
+    for j in range(values.shape[1]):
+        out[:, j] = np.bincount(codes, weights=values[:, j], minlength=n)
+    return out
 
 
 def merge_chunks(chunks: Sequence[Chunk], spec: CellSpec) -> Chunk:
@@ -159,11 +185,10 @@ def merge_chunks(chunks: Sequence[Chunk], spec: CellSpec) -> Chunk:
         out.keys, out.sums = parts[0].keys, parts[0].sums
     elif parts:
         keys = pd.concat([c.keys for c in parts], ignore_index=True)  # type: ignore[misc]
-        cell = keys.groupby(spec.keys, sort=False, observed=True, dropna=False).ngroup().to_numpy()
-        n_cells = int(cell.max()) + 1
-        sums = np.zeros((n_cells, parts[0].sums.shape[1]))  # type: ignore[union-attr]
-        np.add.at(sums, cell, np.concatenate([c.sums for c in parts]))  # type: ignore[misc]
-        out.keys = keys.iloc[np.unique(cell, return_index=True)[1]].reset_index(drop=True)
+        cell, first = cell_codes(keys, spec.keys)
+        n_cells = first.shape[0]
+        sums = sum_by(cell, np.concatenate([c.sums for c in parts]), n_cells)  # type: ignore[misc]
+        out.keys = keys.iloc[first].reset_index(drop=True)
         out.sums = sums
     return out
 
