@@ -212,6 +212,9 @@ def test_xauc_interval_table_and_paired_difference():
     assert t.loc["i", "diff"] == pytest.approx(t.loc["i", "xauc"] - t.loc["s", "xauc"], abs=1e-15)
     assert 0 <= t.loc["i", "p_value"] <= 1 and math.isnan(t.loc["s", "p_value"])
     assert any("clustered DeLong" in line for line in t.attrs["footer"])
+    one = pre.xauc_interval(df.assign(y=2.0), label="y", scores="s", group="u")  # no pair: the empty rule
+    assert one[["xauc", "xauc_low", "xauc_high"]].isna().all(axis=None)
+    assert any("no pair of rows has different labels" in line for line in one.attrs["footer"])
 
 
 def test_xauc_interval_refuses_a_partitioned_frame_by_name_before_any_work():
