@@ -6,8 +6,7 @@ partitions (a polars LazyFrame, a DuckDB relation, Dask, Spark, an Ibis table) g
 engine's global-AUC pass: rows counted per distinct (score, label) in ranges of ascending score,
 each range's pairs counted exactly where it lies, the pairs across ranges from the ranges' label
 counts (:mod:`pandas_rankeval.summary.xauc_counts`); the same number as pandas. Grouped XAUC
-(``gxauc``) is a group metric: pandas, polars, DuckDB, Dask and Spark frames (not the warehouse
-engine, which does not compute it in SQL).
+(``gxauc``) is a group metric of every engine.
 """
 
 from __future__ import annotations
