@@ -211,3 +211,13 @@ def test_estimates_print_with_their_interval_in_one_cell(imp):
             assert f"{v:.4f} [{lo:.4f}, {hi:.4f}]" in text
     html = t._repr_html_()
     assert "pcoc_low" not in html and f"[{frame['pcoc_low'].iloc[0]:.4f}, " in html
+
+
+def test_progress_draws_the_bootstrap_bar_and_changes_no_number(imp, capsys):
+    pytest.importorskip("tqdm")
+    kw = dict(field="slot", label="click", score="p", group="user_id", n_boot=300)
+    plain = pre.calibration_by(imp, **kw)
+    shown = pre.calibration_by(imp, progress=True, **kw)
+    pd.testing.assert_frame_equal(pd.DataFrame(shown), pd.DataFrame(plain))
+    err = capsys.readouterr().err
+    assert "bootstrap" in err and "300/300" in err

@@ -31,11 +31,13 @@ from pandas_rankeval.core.kernels.calibration import (
     binary_entropy, check_binary_labels, check_probabilities, ece_bins, label_error, probability_error, row_loss,
 )
 from pandas_rankeval.core.inputs.validation import (
-    check_bins, check_columns, check_frame, check_option, check_seed, missing_mask, missing_values_error,
-    numeric_values,
+    check_bins, check_columns, check_frame, check_option, check_seed, invalid_parameter, missing_mask,
+    missing_values_error, numeric_values,
 )
+from pandas_rankeval.api.docs import fill_doc
+from pandas_rankeval.core.progress import Progress
 from pandas_rankeval.display.table import ResultTable
-from pandas_rankeval.inference.bootstrap import check_level, percentile_interval
+from pandas_rankeval.inference.bootstrap import check_level, check_n_boot, percentile_interval
 from pandas_rankeval.inference.hashing import key_hash, poisson_weights, seed_to_int
 
 __all__ = ["CalibrationByTable", "calibration_by", "field_rce"]
@@ -109,7 +111,7 @@ def _codes(df: pd.DataFrame, cols: list[Hashable]) -> tuple[np.ndarray, pd.Index
 def _as_list(value: Hashable | Sequence[Hashable], param: str) -> list[Hashable]:
     cols = list(value) if isinstance(value, (list, tuple)) else [value]
     if not cols:
-        raise ValueError(f"The '{param}' parameter of {_FUNC} names no column; pass a column or a list of columns.")
+        raise invalid_parameter(param, _FUNC, "a column or a non-empty list of columns", value)
     return cols
 
 
@@ -197,7 +199,7 @@ def _metrics(s: np.ndarray, bins: int) -> dict[str, np.ndarray]:
 
 
 def _replicate_sums(cell_sums: np.ndarray, cell_group: np.ndarray, cell_value: np.ndarray, n_values: int,
-                    hashes: np.ndarray, seed: int, n_boot: int) -> np.ndarray:
+                    hashes: np.ndarray, seed: int, n_boot: int, progress: bool = False) -> np.ndarray:
     """(replicates, values, 4): each value's sums (weight, clicks, predicted, loss) with every group weighted by its hashed
     Poisson(1) count, in chunks of replicates (a sparse (values x cells) sum of each chunk)."""
     from scipy import sparse
@@ -208,10 +210,15 @@ def _replicate_sums(cell_sums: np.ndarray, cell_group: np.ndarray, cell_value: n
     cols = np.repeat(np.arange(n_cells), k)
     a = sparse.csr_matrix((cell_sums.reshape(-1), (rows, cols)), shape=(n_values * k, n_cells))
     out = np.empty((n_boot, n_values, k))
-    for start in range(0, n_boot, _CHUNK):
-        b = min(_CHUNK, n_boot - start)
-        counts = poisson_weights(hashes, seed, b, start=start)[cell_group]  # cells x b
-        out[start : start + b] = np.asarray(a @ counts).T.reshape(b, n_values, k)
+    bar = Progress(progress, total=n_boot, desc="bootstrap")
+    try:
+        for start in range(0, n_boot, _CHUNK):
+            b = min(_CHUNK, n_boot - start)
+            counts = poisson_weights(hashes, seed, b, start=start)[cell_group]  # cells x b
+            out[start : start + b] = np.asarray(a @ counts).T.reshape(b, n_values, k)
+            bar.update(b)
+    finally:
+        bar.close()
     return out
 
 
@@ -230,6 +237,7 @@ def calibration_by(
     seed: Any = 0,
     overall: bool = True,
     nan_policy: str = "raise",
+    progress: bool = False,
 ) -> CalibrationByTable:
     """Calibration per value of a field: PCOC, log loss, NE and ECE, with intervals, and the
     field-level relative calibration error as one number.
@@ -263,8 +271,9 @@ def calibration_by(
         Seed of the hashed Poisson(1) group weights (the same draws as :func:`report`'s).
     overall : bool, default=True
         Add a row ``(all)`` with the metrics of every row together.
-    nan_policy : {"raise", "omit"}, default="raise"
+    nan_policy : {{"raise", "omit"}}, default="raise"
         Missing values in any column used: an error, or rows dropped (counted in the footer).
+{progress}
 
     Returns
     -------
@@ -341,7 +350,7 @@ def calibration_by(
     frce_ci = (np.nan, np.nan)
     if ci is not None:
         reps = _replicate_sums(sums[:, :4], cell_group, cell_value, n_values, key_hash(_key_frame(gkeys, gcols)),
-                               seed_to_int(seed, _FUNC), int(n_boot))
+                               seed_to_int(seed, _FUNC), int(n_boot), bool(progress))
         rep_all = np.concatenate([reps, reps.sum(axis=1, keepdims=True)], axis=1) if overall else reps
         rm = _metrics(rep_all, bins)
         for m in ("pcoc", "logloss", "ne"):
@@ -367,6 +376,9 @@ def calibration_by(
     return table
 
 
+fill_doc(calibration_by)
+
+
 def _check_options(field: Any, group: Any, bins: Any, ci: Any, n_boot: Any, seed: Any, overall: Any,
                    nan_policy: Any) -> tuple[list[Hashable], list[Hashable], int, float | None]:
     """Every option checked before the data is read: the field and group columns, bins, ci."""
@@ -381,11 +393,10 @@ def _check_options(field: Any, group: Any, bins: Any, ci: Any, n_boot: Any, seed
                 f"{_FUNC}: intervals resample groups (users, requests), never rows; pass group=<column> "
                 "or ci=None."
             )
-        if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-            raise ValueError(f"The 'n_boot' parameter of {_FUNC} must be an int in the range [1, inf). Got {n_boot!r} instead.")
+        check_n_boot(n_boot, _FUNC)
         check_seed(seed, _FUNC)
     if not isinstance(overall, (bool, np.bool_)):
-        raise TypeError(f"The 'overall' parameter of {_FUNC} must be True or False; got {overall!r}.")
+        raise invalid_parameter("overall", _FUNC, "True or False", overall)
     return fcols, gcols, bins, ci
 
 
