@@ -19,7 +19,7 @@ from pandas_rankeval.core.metrics.registry import TABLE_FUNCTIONS as _TABLE_FUNC
 from pandas_rankeval.core.metrics.registry import metric_functions as _metric_functions
 from pandas_rankeval.core.metrics.registry import valid_names as metric_names
 from pandas_rankeval.core.evaluation.result import Coverage, CoverageWarning, MetricResult
-from pandas_rankeval.core.inputs.validation import ColumnNotFoundError
+from pandas_rankeval.core.inputs.validation import ColumnNotFoundError, InvalidParameterError
 from .api.compare import compare as compare
 from .api.evaluator import Evaluator as Evaluator
 from .api import metrics as _api_metrics
@@ -63,6 +63,7 @@ __all__ = [
     "Coverage",
     "CoverageWarning",
     "ColumnNotFoundError",
+    "InvalidParameterError",
     "Evaluator",
 ]
 

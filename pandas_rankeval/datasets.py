@@ -7,7 +7,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.inputs.validation import check_k
+from pandas_rankeval.core.inputs.validation import check_k, invalid_parameter
 
 __all__ = ["make_impressions", "make_click_log"]
 
@@ -225,7 +225,8 @@ def make_click_log(
         raise ValueError(f"The 'depth' parameter of make_click_log ({depth}) must be at most n_docs ({n_docs}).")
     exam = 1.0 / np.arange(1, depth + 1) if examination is None else np.asarray(examination, dtype=float)
     if exam.shape != (depth,) or not ((exam > 0) & (exam <= 1)).all():
-        raise ValueError(f"The 'examination' parameter of make_click_log must be {depth} probabilities in (0, 1].")
+        raise invalid_parameter("examination", "make_click_log", f"None or {depth} probabilities in (0, 1] (one per "
+                                "position down to depth)", examination)
     rng = np.random.default_rng(seed)
     x1 = rng.normal(0.0, 1.0, (n_queries, n_docs))
     x2 = rng.normal(0.0, 1.0, (n_queries, n_docs))

@@ -17,6 +17,8 @@ from typing import IO, Any, Union
 import numpy as np
 import pandas as pd
 
+from pandas_rankeval.core.inputs.validation import check_k, invalid_parameter
+
 __all__ = ["read_trec"]
 
 #: What :func:`read_trec` takes as a run or as qrels.
@@ -194,12 +196,9 @@ def read_trec(
     0.625
     """
     if tiebreak not in (None, "docno"):
-        raise ValueError(
-            f"The 'tiebreak' parameter of read_trec must be 'docno' (trec_eval's tie-break) or None (the "
-            f"scores as they are; ties get their expected value); got {tiebreak!r}."
-        )
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
-        raise ValueError(f"The 'depth' parameter of read_trec must be an integer >= 1 or None; got {depth!r}.")
+        raise invalid_parameter("tiebreak", "read_trec", "'docno' (trec_eval's tie-break) or None (the scores as "
+                                "they are; ties get their expected value)", tiebreak)
+    depth = check_k(depth, "read_trec", param="depth")
     judged = _as_frame(qrels, _QRELS_COLUMNS, ("qid", "docno", "rel"), "qrels")
     judged["rel"] = _numbers(judged["rel"], "rel", "qrels").clip(lower=0)
     if (judged["rel"] % 1 == 0).all():

@@ -158,7 +158,7 @@ def test_plot_draws_pcoc_per_value(imp):
 
 @pytest.mark.parametrize("scale", [0.8, 5.0])
 def test_plot_pcoc_axis_reads_plain_numbers(imp, scale):
-    # issue 47 (user-eye): PCOC between 0.7 and 0.83 was labelled 7x10^-1, 8x10^-1, 9x10^-1, 10^0
+    # PCOC between 0.7 and 0.83 was labelled 7x10^-1, 8x10^-1, 9x10^-1, 10^0
     pytest.importorskip("matplotlib")
     import re
 
@@ -184,7 +184,7 @@ def test_plot_pcoc_axis_reads_plain_numbers(imp, scale):
 
 
 def test_predicted_clicks_print_as_amounts(imp):
-    # issue 47 (user-eye): a sum of 9,348 probabilities printed as a metric, "9348.4162"
+    # a sum of 9,348 probabilities printed as a metric, "9348.4162"
     big = pd.concat([imp.assign(user_id=imp["user_id"] + k * 10_000) for k in range(3)], ignore_index=True)
     t = pre.calibration_by(big, field="slot", label="click", score="p", group="user_id", ci=None)
     text = t.to_text()
@@ -198,7 +198,7 @@ def test_predicted_clicks_print_as_amounts(imp):
 
 
 def test_estimates_print_with_their_interval_in_one_cell(imp):
-    # issue 47 (user-eye): pcoc, pcoc_low, pcoc_high, logloss, logloss_low ... as 14 columns ran past
+    # pcoc, pcoc_low, pcoc_high, logloss, logloss_low ... as 14 columns ran past
     # a 1,280 px notebook; each estimate now carries its interval in its cell, as a report's do
     t = pre.calibration_by(imp, field="slot", label="click", score="p", group="user_id", n_boot=50)
     frame = pd.DataFrame(t)
@@ -211,3 +211,13 @@ def test_estimates_print_with_their_interval_in_one_cell(imp):
             assert f"{v:.4f} [{lo:.4f}, {hi:.4f}]" in text
     html = t._repr_html_()
     assert "pcoc_low" not in html and f"[{frame['pcoc_low'].iloc[0]:.4f}, " in html
+
+
+def test_progress_draws_the_bootstrap_bar_and_changes_no_number(imp, capsys):
+    pytest.importorskip("tqdm")
+    kw = dict(field="slot", label="click", score="p", group="user_id", n_boot=300)
+    plain = pre.calibration_by(imp, **kw)
+    shown = pre.calibration_by(imp, progress=True, **kw)
+    pd.testing.assert_frame_equal(pd.DataFrame(shown), pd.DataFrame(plain))
+    err = capsys.readouterr().err
+    assert "bootstrap" in err and "300/300" in err

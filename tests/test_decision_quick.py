@@ -168,8 +168,8 @@ def test_text_score_on_polars_suggests_polars_cast(imp) -> None:
 
 def test_polars_expression_as_a_column_names_the_parameter(imp) -> None:
     frame = pl.from_pandas(imp)
-    with pytest.raises(TypeError, match=r"The 'score' parameter of gauc must be a column name; got a polars "
-                                        r"expression \(col\(\"model_a\"\)\)\. Pass the column's name instead: score='model_a'"):
+    with pytest.raises(TypeError, match=r"The 'score' parameter of gauc must be a column name\. Got a polars "
+                                        r"expression \(col\(\"model_a\"\)\) instead\. Pass the column's name: score='model_a'"):
         pre.gauc(frame, group="user_id", label="click", score=pl.col("model_a"))
     with pytest.raises(TypeError, match=r"'score' parameter.*Add the expression to the frame as a column"):
         pre.gauc(frame, group="user_id", label="click", score=pl.col("model_a") * 2)

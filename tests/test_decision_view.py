@@ -223,7 +223,7 @@ def test_no_html_table_splits_a_models_column_group(n_models, metrics, segments,
                 top = [(text, span) for text, span in parser.rows[0] if text]
                 assert top == groups  # each model's columns under one spanning header, in one piece
             continue
-        # three models or more (issue 47): one table per model, the baseline's column in each
+        # three models or more: one table per model, the baseline's column in each
         lead, blocks = groups[: view.attrs.get("repeat", 0)], groups[view.attrs.get("repeat", 0):]
         assert len(blocks) >= 3 and parser.tables == len(blocks)
         tops = [[(text, span) for text, span in row if text] for row in parser.rows[::2]]
@@ -433,7 +433,7 @@ def test_all_pairs_compact_stacks_one_block_per_pair_and_shows_one_pair(imp) -> 
 
 
 def test_compact_of_three_models_flows_one_block_per_model(imp) -> None:
-    """Issue 47 (user-eye): the compact view of three models against a baseline was one table of
+    """The compact view of three models against a baseline was one table of
     about 1,400 px, the third model behind a sideways scroll in a 1,280 px notebook. From three
     models on its HTML is one table per model, each with the row labels and the baseline's value
     (as text repeats it in every part), side by side while they fit and wrapped when not; two

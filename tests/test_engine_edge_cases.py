@@ -194,9 +194,9 @@ def test_spark_errors_before_any_job(spark):
     with pytest.raises(ValueError, match=r"'count', which is both"):
         prs.per_group(sdf, weight="count", **kw)
     for f in (prs.gauc, prs.mrr, prs.ndcg, prs.average_precision, prs.precision, prs.per_group):
-        with pytest.raises(TypeError, match=r"The 'score' parameter of \w+ takes one column name; got \['s', 'y'\]"):
+        with pytest.raises(TypeError, match=r"The 'score' parameter of \w+ must be one column name\. Got \['s', 'y'\] instead"):
             f(sdf, group="u", label="y", score=["s", "y"])
-    with pytest.raises(TypeError, match=r"'score' parameter of auc takes one column name"):
+    with pytest.raises(TypeError, match=r"'score' parameter of auc must be one column name"):
         prs.auc(sdf, label="y", score=["s", "y"])
     with pytest.raises(KeyError, match=r"must be one of 'count', 'clicks', 'log1p', 'uniform' or a column name\. Got 'bogus'"):
         prs.gauc(sdf, weight="bogus", **kw)
@@ -332,7 +332,7 @@ def test_dask_errors_before_any_compute(sync):
         prd.gauc(ddf, group="u", label="y", score="s")
     good = dd.from_pandas(pd.DataFrame({"u": [1, 1, 2, 2], "y": [1, 0, 1, 0], "s": [.1, .2, .3, .4], "t": 1.0}), 2)
     for f in (prd.gauc, prd.mrr, prd.ndcg, prd.average_precision, prd.precision, prd.per_group):
-        with pytest.raises(TypeError, match=r"The 'score' parameter of (dask\.)?\w+ takes one column name; got \['s', 't'\]"):
+        with pytest.raises(TypeError, match=r"The 'score' parameter of (dask\.)?\w+ must be one column name\. Got \['s', 't'\] instead"):
             f(good, group="u", label="y", score=["s", "t"])
     with pytest.raises(KeyError, match=r"'count', 'clicks', 'log1p', 'uniform' or a column name\. Got 'bogus'"):
         prd.gauc(good, group="u", label="y", score="s", weight="bogus")

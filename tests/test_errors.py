@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -355,10 +358,10 @@ def test_coverage_warnings_point_at_the_callers_line():
     assert [w.filename for w in record] == [__file__] * 3  # one warning per call, at this file
 
 
-def test_sklearn_engine_progress_bar(df, capsys):
+def test_sklearn_implementation_progress_bar(df, capsys):
     pytest.importorskip("tqdm")
-    plain = pre.gauc(df, group="user_id", label="click", score="model_a", engine="sklearn")
-    shown = pre.gauc(df, group="user_id", label="click", score="model_a", engine="sklearn", progress=True)
+    plain = pre.gauc(df, group="user_id", label="click", score="model_a", implementation="sklearn")
+    shown = pre.gauc(df, group="user_id", label="click", score="model_a", implementation="sklearn", progress=True)
     assert float(plain) == float(shown)
     assert "roc_auc_score per group" in capsys.readouterr().err
 
@@ -391,3 +394,66 @@ def test_the_suggested_conversion_of_a_date_or_time_score_runs(source):
         ints = whole.assign(**{col: whole[col].astype("int64")})
         want = float(pre.gauc(ints, group="g", label="y", score=col))
         assert float(pre.gauc(converted, group="g", label="y", score=col)) == pytest.approx(want, abs=1e-12), col
+
+
+#: One bad parameter per public function: (call, parameter). Every parameter check goes through
+#: one helper, so every message reads "The '<param>' parameter of <func> must be ... Got ... instead."
+_BAD_PARAMETERS = [
+    (lambda d: pre.gauc(d, group="user_id", label="click", score="model_a", ties="random"), "ties"),
+    (lambda d: pre.ndcg(d, group="user_id", label="click", score="model_a", k=0), "k"),
+    (lambda d: pre.gauc(d, group="user_id", label="click", score="model_a", min_size=-1), "min_size"),
+    (lambda d: pre.gauc(d, group="user_id", label="click", score="model_a", max_fpr=2), "max_fpr"),
+    (lambda d: pre.gauc(d, group="user_id", label="click", score="model_a", implementation="scipy"),
+     "implementation"),
+    (lambda d: pre.auc(d, label="click", score="model_a", threshold="1"), "threshold"),
+    (lambda d: pre.gauc(d, group="user_id", label="click", score="model_a", weight=3), "weight"),
+    (lambda d: pre.report(d, group="user_id", label="click", scores="model_a", n_boot=0, ci=0.9), "n_boot"),
+    (lambda d: pre.report(d, group="user_id", label="click", scores="model_a", seed=-1, ci=0.9), "seed"),
+    (lambda d: pre.report(d, group="user_id", label="click", scores="model_a", ci=1.5), "ci"),
+    (lambda d: pre.report(d, group="user_id", label="click", scores="model_a", engine_options=3), "engine_options"),
+    (lambda d: pre.report(d, group="user_id", label="click", scores="model_a", overall=1), "overall"),
+    (lambda d: pre.compare(d.assign(b=d["model_a"]), group="user_id", label="click", scores=["model_a", "b"],
+                           baseline="model_b"), "baseline"),
+    (lambda d: pre.per_group(d, group="user_id", label="click", score=["model_a"]), "score"),
+    (lambda d: pre.calibration_by(d.assign(f=1), field="f", label="click", score="model_a", group="user_id",
+                                  n_boot=0), "n_boot"),
+    (lambda d: pre.Evaluator(group="user_id", label="click", scores="model_a", kind="table"), "kind"),
+    (lambda d: pre.launch_agreement(pd.DataFrame({"a": [0.1, 0.2], "o": [0.1, 0.3]}), offline=["a"], online="o",
+                                    n_boot=0), "n_boot"),
+    (lambda d: pre.read_trec(io.StringIO("1 Q0 d 1 1.0 r\n"), io.StringIO("1 0 d 1\n"), depth=0), "depth"),
+    (lambda d: pre.report(d, group="user_id", label="click", scores="model_a").footer("long"), "level"),
+]
+
+
+@pytest.mark.parametrize("call, param", _BAD_PARAMETERS)
+def test_every_parameter_error_has_one_template_and_one_class(df, call, param):
+    with pytest.raises(pre.InvalidParameterError) as err:
+        call(df)
+    assert isinstance(err.value, ValueError) and isinstance(err.value, TypeError)
+    assert re.match(rf"The '{param}' parameter of [\w.()]+ must be .+\. Got .+ instead\.", str(err.value)), str(err.value)
+
+
+def test_a_misspelt_choice_names_the_closest_one(df):
+    with pytest.raises(ValueError, match=r"The 'ties' parameter of gauc must be one of 'expected', 'pessimistic', "
+                                         r"'optimistic'\. Got 'pesimistic' instead\. Did you mean 'pessimistic'\?$"):
+        pre.gauc(df, group="user_id", label="click", score="model_a", ties="pesimistic")
+    with pytest.raises(TypeError, match=r"The 'baseline' parameter of compare must be one of the score columns "
+                                        r"\['model_a', 'model_b'\]\. Got 'model_B' instead\. Did you mean 'model_b'\?"):
+        pre.compare(df.assign(model_b=df["gmv"]), group="user_id", label="click", scores=["model_a", "model_b"],
+                    baseline="model_B")
+
+
+def test_gauc_engine_is_renamed_implementation_with_a_future_warning(df):
+    kw = dict(group="user_id", label="click", score="model_a")
+    want = pre.gauc(df, implementation="sklearn", **kw)
+    with pytest.warns(FutureWarning, match=r"The 'engine' parameter of gauc is renamed 'implementation'.*pass "
+                                           r"implementation='sklearn'") as record:
+        got = pre.gauc(df, engine="sklearn", **kw)
+    assert float(got) == float(want) and got.params == want.params
+    assert [w.filename for w in record] == [__file__]  # the caller's line
+    with pytest.raises(ValueError, match=r"The 'engine' parameter of gauc must be left out when implementation= "
+                                         r"is given.*Got 'numpy' instead\. Pass implementation='sklearn' only\."):
+        pre.gauc(df, engine="numpy", implementation="sklearn", **kw)
+    with pytest.raises(ValueError, match=r"The 'engine' parameter of gauc must be one of 'numpy', 'sklearn'\. "
+                                         r"Got 'spark' instead\."):
+        pre.gauc(df, engine="spark", **kw)

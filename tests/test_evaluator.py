@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -200,3 +201,36 @@ def test_global_auc_from_chunks_of_other_frames(kind):
     got = pre.Evaluator.from_bytes(ev.to_bytes()).result()
     for s in ("a", "b"):
         assert got.loc[s, "auc"] == float(pre.auc(df, label="y", score=s))
+
+
+def test_the_signature_is_reports_with_its_defaults():
+    """Every option of report (and of compare, for kind="compare") by name, typed, with the same
+    default: no **options, and the default metrics are report's (one definition)."""
+    import inspect
+
+    from pandas_rankeval.core.metrics.registry import DEFAULT_METRICS
+
+    ev = inspect.signature(pre.Evaluator).parameters
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in ev.values())
+    per_call = {"df", "overall", "engine_options"}  # the frame and its engine come with each update
+    for func in (pre.report, pre.compare):
+        theirs = inspect.signature(func).parameters
+        assert set(theirs) - per_call <= set(ev), func.__name__
+    report, compare = inspect.signature(pre.report).parameters, inspect.signature(pre.compare).parameters
+    for name, p in ev.items():
+        if name == "kind":
+            continue
+        ref = report.get(name) or compare[name]
+        assert (p.default, p.annotation) == (ref.default, ref.annotation), name
+    assert ev["metrics"].default is DEFAULT_METRICS
+    doc = pre.Evaluator.__doc__
+    for name in ev:
+        assert re.search(rf"^    (\w+, )*{name}( : |,|\n| :\n)", doc, re.M), name  # every parameter documented
+
+
+def test_the_default_metrics_are_reports():
+    df = frame(3)
+    got = pre.Evaluator(group="u", label="y", scores=["a", "b"]).update(df).result()
+    want = pre.report(df, group="u", label="y", scores=["a", "b"])
+    assert list(got.columns) == list(want.columns)
+    assert_table(got, want)

@@ -32,9 +32,9 @@ def zero_weight_frame() -> pd.DataFrame:
     )
 
 
-@pytest.mark.parametrize("engine", ["numpy", "sklearn"])
-def test_group_with_zero_sample_weight_is_skipped_with_its_own_reason(zero_weight_frame, engine):
-    r = pre.gauc(zero_weight_frame, group="g", label="y", score="s", sample_weight="w", engine=engine)
+@pytest.mark.parametrize("implementation", ["numpy", "sklearn"])
+def test_group_with_zero_sample_weight_is_skipped_with_its_own_reason(zero_weight_frame, implementation):
+    r = pre.gauc(zero_weight_frame, group="g", label="y", score="s", sample_weight="w", implementation=implementation)
     assert float(r) == 1.0  # group 1 alone; group 2 has no weighted pair
     assert r.coverage.n_used == 1
     assert r.coverage.n_zero_weight == 1
@@ -42,14 +42,14 @@ def test_group_with_zero_sample_weight_is_skipped_with_its_own_reason(zero_weigh
     assert "1 zero sample weight" in str(r.coverage)
 
 
-@pytest.mark.parametrize("engine", ["numpy", "sklearn"])
-def test_zero_weight_of_one_class_only_also_skips(engine):
+@pytest.mark.parametrize("implementation", ["numpy", "sklearn"])
+def test_zero_weight_of_one_class_only_also_skips(implementation):
     # the positives of group 2 weigh 0, its negatives do not: still no weighted pair
     df = pd.DataFrame(
         {"g": [1, 1, 1, 2, 2, 2], "y": [1, 0, 0, 1, 0, 0], "s": [3, 2, 1, 1, 2, 3],
          "w": [1.0, 2.0, 1.0, 0.0, 1.0, 1.0]}
     )
-    r = pre.gauc(df, group="g", label="y", score="s", sample_weight="w", engine=engine, weight="uniform")
+    r = pre.gauc(df, group="g", label="y", score="s", sample_weight="w", implementation=implementation, weight="uniform")
     assert float(r) == 1.0
     assert r.coverage.n_zero_weight == 1
 
@@ -160,8 +160,8 @@ def test_int_scores_auc_and_gauc_equal_sklearn(dtype):
         if grp["rel"].nunique() == 2:
             per.append(roc_auc_score(grp["rel"], grp["raw"].to_numpy(dtype=s.dtype)))
     expected = float(np.mean(per))
-    for engine in ("numpy", "sklearn"):
-        got = pre.gauc(df, group="g", label="y", score="s", weight="uniform", engine=engine)
+    for implementation in ("numpy", "sklearn"):
+        got = pre.gauc(df, group="g", label="y", score="s", weight="uniform", implementation=implementation)
         assert got == pytest.approx(expected, abs=1e-12)
     got = pre.gauc(df, group="g", label="y", score="s", weight="uniform", max_fpr=0.4)
     want = pre.gauc(_ranked(df), group="g", label="y", score="s", weight="uniform", max_fpr=0.4)
@@ -297,11 +297,11 @@ def test_infinite_scores_on_the_sklearn_engine_and_max_fpr():
     s[rng.random(n) < 0.1] = -np.inf
     df = pd.DataFrame({"g": rng.integers(0, 10, n), "y": rng.integers(0, 2, n), "s": s})
     finite = df.assign(s=np.clip(s, -1e6, 1e6))  # the same order and ties, no infinity
-    for kw in ({}, {"engine": "sklearn"}, {"max_fpr": 0.5}, {"engine": "sklearn", "ties": "pessimistic"}):
+    for kw in ({}, {"implementation": "sklearn"}, {"max_fpr": 0.5}, {"implementation": "sklearn", "ties": "pessimistic"}):
         assert pre.gauc(df, group="g", label="y", score="s", **kw) == pytest.approx(
             pre.gauc(finite, group="g", label="y", score="s", **kw), abs=1e-12
         )
-    assert pre.gauc(df, group="g", label="y", score="s", engine="sklearn") == pytest.approx(
+    assert pre.gauc(df, group="g", label="y", score="s", implementation="sklearn") == pytest.approx(
         pre.gauc(df, group="g", label="y", score="s"), abs=1e-12
     )
     assert pre.auc(df, label="y", score="s", max_fpr=0.3) == pytest.approx(

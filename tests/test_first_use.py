@@ -385,7 +385,7 @@ def test_per_group_by_model_has_the_columns_it_shows(imps) -> None:
 
 
 def test_forest_plot_bars_of_tiny_p_values_have_their_width() -> None:
-    # user-eye (issue 47): on a 300k-row log every row with p below 1e-16 (DeLong's z of 14 gives
+    # on a 300k-row log every row with p below 1e-16 (DeLong's z of 14 gives
     # 1e-44) was drawn as a bare dot: z_{1-p/2} was read as ndtri(1 - p/2), and 1 - p/2 rounds to 1
     import numpy as np
     import pandas as pd

@@ -137,7 +137,7 @@ OPTIONS = {
     "gain": (["exp2", "linear"], ["log"]),
     "k": ([None, 1, 3, np.int64(2), 2**63], [0, -2, True, 2.5, "3"]),
     "sample_weight": ([None, "w"], ["missing"]),
-    "engine": (["numpy", "sklearn"], ["spark"]),
+    "implementation": (["numpy", "sklearn"], ["spark"]),
     "max_fpr": ([None, 0.5, 1, np.float32(0.25)], [0, True, 1.5]),
     "min_size": ([None, 0, 2], [-1, 1.5]),
     "min_pos": ([None, 1], [True]),
@@ -157,7 +157,7 @@ def _option(draw, name):
 #: The options each function takes (besides df, group, label and score(s)).
 ACCEPTS = {
     "auc": ["ties", "tiebreak", "threshold", "nan_policy", "sample_weight", "max_fpr"],
-    "gauc": ["ties", "tiebreak", "threshold", "nan_policy", "weight", "sample_weight", "engine", "max_fpr",
+    "gauc": ["ties", "tiebreak", "threshold", "nan_policy", "weight", "sample_weight", "implementation", "max_fpr",
              "min_size", "min_pos"],
     "list": ["ties", "tiebreak", "threshold", "nan_policy", "weight", "empty", "k"],
     "ndcg": ["ties", "tiebreak", "threshold", "nan_policy", "weight", "empty", "k", "gain"],

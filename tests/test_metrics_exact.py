@@ -280,7 +280,7 @@ def test_large_groups_auc_and_gauc(ties, sample_weight):
         assert float(pr.gauc(df, group="g", weight=weight, **kw)) == approx(
             O.gauc(df, group="g", weight=weight, **kw))
         if ties == "expected":
-            assert float(pr.gauc(df, group="g", weight=weight, engine="sklearn", **kw)) == \
+            assert float(pr.gauc(df, group="g", weight=weight, implementation="sklearn", **kw)) == \
                 approx(O.gauc(df, group="g", weight=weight, **kw))
 
 
@@ -484,7 +484,7 @@ def test_gauc_weights_and_filters(seed, tie_style, graded, filters, weight):
     if weight in ("count", "callable-array"):
         # the sklearn engine's per-group AUCs do not depend on the weight (the weights and the
         # eligibility rules are shared code); every weight with it: the engines-agree test below
-        assert float(pr.gauc(df, engine="sklearn", **kw)) == approx(want)
+        assert float(pr.gauc(df, implementation="sklearn", **kw)) == approx(want)
 
 
 @pytest.mark.parametrize("tiebreak", [None, "tb"])
@@ -515,20 +515,20 @@ def test_gauc_numpy_and_sklearn_engines_agree(seed, tie_style, graded, weight, s
     df = frame(seed, tie_style, graded)
     kw = dict(group="g", label="y", score="s", weight=weight_options(df)[weight],
               sample_weight=sample_weight, min_size=2)
-    a = float(pr.gauc(df, engine="numpy", **kw))
-    b = float(pr.gauc(df, engine="sklearn", **kw))
+    a = float(pr.gauc(df, implementation="numpy", **kw))
+    b = float(pr.gauc(df, implementation="sklearn", **kw))
     assert_close(a, b)
 
 
 @pytest.mark.parametrize("max_fpr", [0.4, 0.8])
-@pytest.mark.parametrize("engine", ["numpy", "sklearn"])
-def test_gauc_max_fpr_is_sklearn_per_group(engine, max_fpr):
+@pytest.mark.parametrize("implementation", ["numpy", "sklearn"])
+def test_gauc_max_fpr_is_sklearn_per_group(implementation, max_fpr):
     df = frame(0, "round1", False)
     stats = O.group_stats(df, "g", "y")
     used = [k for k, s in stats.items() if O.eligible(s)]
     per = {k: roc_auc_score(df.y[df.g == k], df.s[df.g == k], max_fpr=max_fpr) for k in used}
     want = sum(stats[k]["n"] * per[k] for k in used) / sum(stats[k]["n"] for k in used)
-    got = pr.gauc(df, group="g", label="y", score="s", engine=engine, max_fpr=max_fpr)
+    got = pr.gauc(df, group="g", label="y", score="s", implementation=implementation, max_fpr=max_fpr)
     assert float(got) == approx(want)
 
 
@@ -545,9 +545,9 @@ def test_single_group_gauc_equals_auc(ties, sample_weight):
 
 def test_gauc_with_no_eligible_group_is_nan_with_warning():
     df = pd.DataFrame({"g": [1, 1, 2], "y": [1, 1, 0], "s": [0.1, 0.2, 0.3]})
-    for engine in ("numpy", "sklearn"):
+    for implementation in ("numpy", "sklearn"):
         with pytest.warns(UserWarning):
-            r = pr.gauc(df, group="g", label="y", score="s", engine=engine)
+            r = pr.gauc(df, group="g", label="y", score="s", implementation=implementation)
         assert math.isnan(float(r))
     df = frame(0, "round1", False)
     with pytest.warns(UserWarning):
@@ -701,7 +701,7 @@ def all_metrics(df, group="g", score="s", label="y") -> dict:
     out = {"auc": float(pr.auc(df, label=label, score=score)),
            "gauc": float(pr.gauc(df, **kw)),
            "gauc-uniform": float(pr.gauc(df, weight="uniform", **kw)),
-           "gauc-sklearn": float(pr.gauc(df, engine="sklearn", **kw))}
+           "gauc-sklearn": float(pr.gauc(df, implementation="sklearn", **kw))}
     for metric, mkw in ONE_PER_METRIC:
         out[metric] = lib(metric, df, **kw, **mkw)
         out[metric + "-skip-count"] = lib(metric, df, weight="count", empty="skip", **kw, **mkw)
@@ -935,7 +935,7 @@ def test_many_small_groups_gauc(many_groups, ties):
         kw = dict(group="g", label="y", score="s", ties=ties, weight=weight)
         assert float(pr.gauc(df, **kw)) == approx(O.gauc(df, **kw))
         if ties == "expected" and weight == "count":  # sklearn per group is slow: once
-            assert float(pr.gauc(df, engine="sklearn", **kw)) == approx(O.gauc(df, **kw))
+            assert float(pr.gauc(df, implementation="sklearn", **kw)) == approx(O.gauc(df, **kw))
 
 
 def test_input_frame_is_not_modified(base):
@@ -1043,8 +1043,8 @@ def test_property_gauc_engines_agree(df, weight, sample_weight, min_size):
     want = O.gauc(df, **kw)
     if math.isnan(want):
         return  # no eligible group: covered by test_gauc_with_no_eligible_group_is_nan...
-    a = float(pr.gauc(df, engine="numpy", **kw))
-    b = float(pr.gauc(df, engine="sklearn", **kw))
+    a = float(pr.gauc(df, implementation="numpy", **kw))
+    b = float(pr.gauc(df, implementation="sklearn", **kw))
     assert_close(a, b)
     assert a == approx(want)
 

@@ -117,19 +117,19 @@ def test_bad_metrics_names_the_parameter(small, metrics):
 
 
 def test_values_instead_of_column_names(small):
-    with pytest.raises(TypeError, match=r"The 'label' parameter of auc must be a column name; got a pandas Series \(named 'y', 6 values\)\. Pass the column's name instead: label='y'"):
+    with pytest.raises(TypeError, match=r"The 'label' parameter of auc must be a column name\. Got a pandas Series \(named 'y', 6 values\) instead\. Pass the column's name: label='y'"):
         pre.auc(small, label=small["y"], score="s")
-    with pytest.raises(TypeError, match=r"The 'score' parameter of auc takes one column name; got \['s'\]\. Pass score='s', or use report"):
+    with pytest.raises(TypeError, match=r"The 'score' parameter of auc must be one column name\. Got \['s'\] instead\. Pass score='s', or use report"):
         pre.auc(small, label="y", score=["s"])
-    with pytest.raises(TypeError, match=r"The 'score' parameter of gauc must be a column name; got a ndarray"):
+    with pytest.raises(TypeError, match=r"The 'score' parameter of gauc must be a column name\. Got a ndarray"):
         pre.gauc(small, group="g", label="y", score=small["s"].to_numpy())
     with pytest.raises(TypeError, match=r"The 'group' parameter of mrr must be a column name or a list of column names.*pandas Series"):
         pre.mrr(small, group=small["g"], label="y", score="s")
-    with pytest.raises(TypeError, match=r"The 'label' parameter of auc must be a column name; got None\.$"):
+    with pytest.raises(TypeError, match=r"The 'label' parameter of auc must be a column name\. Got None instead\.$"):
         pre.auc(small, label=None, score="s")
     with pytest.raises(TypeError, match=r"The 'sample_weight' parameter of auc must be a column name"):
         pre.auc(small, label="y", score="s", sample_weight=np.ones(6))
-    with pytest.raises(TypeError, match=r"The 'tiebreak' parameter of ndcg takes one column name; got \[1, 2\]\. Name one column\."):
+    with pytest.raises(TypeError, match=r"The 'tiebreak' parameter of ndcg must be one column name\. Got \[1, 2\] instead\. Name one column\."):
         pre.ndcg(small, group="g", label="y", score="s", tiebreak=[1, 2])
 
 

@@ -163,7 +163,7 @@ def _bars(strip, label: str) -> list[tuple[float, float, float]]:
 
 
 def test_group_auc_small_sizes_each_get_a_bin_and_the_strip_gives_their_shares() -> None:
-    # issue 47, 18: on users of 1-30 rows the 2-row groups (a band from 0 to 1, points piled on
+    # on users of 1-30 rows the 2-row groups (a band from 0 to 1, points piled on
     # 0, 0.5 and 1) filled the left of the figure with nothing saying how many they are or how
     # little of GAUC they make. Each small size is now its own bin, at its size, and a strip under
     # the AUC gives each bin's share of the groups and of the GAUC weight, with its count.

@@ -151,3 +151,16 @@ def test_no_test_patches_a_private_name():
         for line, name in private_patches(path.read_text(encoding="utf-8"))
     ]
     assert not found, "\n".join(found)
+
+
+def test_tests_say_what_they_pin_not_which_issue_asked() -> None:
+    """A test's name, docstring and comments say what it pins; an issue number says nothing to a
+    reader who has not got the tracker open (and the tracker may move). Another project's issue is
+    cited as ``project issue #N``, which stays allowed."""
+    import re
+
+    cites = re.compile(r"\bissues? \d+", re.IGNORECASE)
+    found = [f"{path.name}:{n}: {line.strip()}" for path in sorted(Path(__file__).parent.rglob("*.py"))
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if cites.search(line)]
+    assert not found, "tests that cite an issue number:\n" + "\n".join(found)

@@ -254,3 +254,16 @@ def test_no_metric_function_is_written_by_hand():
 def test_type_stub_is_written_from_the_registry():
     """``api/metrics.pyi`` is what the registry writes: rewrite it with ``python -m pandas_rankeval.api``."""
     assert publish.STUB.read_text() == publish.stub(), "run: python -m pandas_rankeval.api"
+
+
+def test_progress_is_one_keyword_with_one_text():
+    """progress=: the same spelling, default and documentation wherever it is taken: the functions
+    whose calls can loop a long time (bootstrap replicates, sklearn's per-group AUC)."""
+    text = OPTIONS["progress"].param_doc()
+    takes = [pre.report, pre.compare, pre.gauc, pre.calibration_by, pre.Evaluator]
+    for func in takes:
+        param = inspect.signature(func).parameters["progress"]
+        assert (param.kind, param.default) == (inspect.Parameter.KEYWORD_ONLY, False), func
+        assert text in func.__doc__, func
+    assert {n for n, f in metric_functions().items() if "progress" in inspect.signature(getattr(pre, n)).parameters} \
+        == {n for n, m in metric_functions().items() if "progress" in m.options}

@@ -156,7 +156,7 @@ def test_family_per_metric():
 
 
 def test_adjust_errors():
-    with pytest.raises(ValueError, match=r"The 'adjust' parameter must be one of 'holm', 'bh', 'none'. Got 'bonf'"):
+    with pytest.raises(ValueError, match=r"The 'adjust' parameter of adjust_pvalues must be one of 'holm', 'bh', 'none'. Got 'bonf'"):
         P.adjust_pvalues(np.array([0.1]), "bonf")
     with pytest.raises(ValueError, match=r"2 family labels for 1 p-values"):
         P.adjust_pvalues(np.array([0.1]), "holm", family=["a", "b"])

@@ -231,7 +231,7 @@ def test_single_metric_functions(spark, frame, sdf):
     common = dict(group="g", label="grade", score="s_tie")
     calls = [
         ("gauc", dict(weight="w", min_size=2)),
-        ("gauc", dict(engine="sklearn", ties="expected")),
+        ("gauc", dict(implementation="sklearn", ties="expected")),
         ("mrr", dict(k=3, ties="pessimistic")),
         ("ndcg", dict(k=4, gain="linear")),
         ("average_precision", dict(k=5, denominator="min_k")),

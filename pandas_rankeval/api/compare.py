@@ -162,8 +162,7 @@ def compare(
         lift's interval at level ``ci``.
     weight, min_size, min_pos, min_neg, ties, tiebreak, threshold, sample_weight, gain, denominator, empty, nan_policy, retrieved :
         As in :func:`report`.
-    progress : bool, default=False
-        Show a progress bar (needs tqdm; pandas and polars frames).
+{progress}
     position, propensity, clip, snips :
         The options of the counterfactual metrics (``ips_dcg@K``, ``ips_precision@K``,
         ``ips_hit_rate@K``): the logged position column, the propensities, the smallest

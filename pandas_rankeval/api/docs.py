@@ -48,6 +48,9 @@ _THRESHOLD = OPTIONS["threshold"].param_doc()
 
 _NAN_POLICY = OPTIONS["nan_policy"].param_doc()
 
+#: ``progress=``: one spelling, one meaning, one default, this one text wherever it is taken.
+_PROGRESS = OPTIONS["progress"].param_doc()
+
 _LIST_LABEL = """    label : column
         Relevance; a row is relevant when its label is > 0 (or >= ``threshold``)."""
 
@@ -70,6 +73,10 @@ PARAMS: dict[str, str] = {
     "group": _GROUP,
     "threshold": _THRESHOLD,
     "nan_policy": _NAN_POLICY,
+    "progress": _PROGRESS,
+    # gauc's implementation= and its former name engine=
+    "implementation": OPTIONS["implementation"].param_doc(),
+    "engine": OPTIONS["engine"].param_doc(),
     # report and compare
     "label_click": """    label : column
         Click or graded relevance.""",

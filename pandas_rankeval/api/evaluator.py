@@ -10,7 +10,7 @@ all the rows at once.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -19,12 +19,15 @@ import pandas as pd
 from ..core.threads import one_blas_thread
 from ..engines import engine_for, frame_kind
 from ..engines.base import check_engine_options
-from ..core.inputs.validation import internal_error
+from ..core.inputs.options import WeightLike
+from ..core.inputs.validation import check_option, internal_error
+from ..core.metrics.registry import DEFAULT_METRICS
 from ..summary.auc_counts import ScoreCounts, score_counts
 from ..summary.checks import check_partitioned, check_schema
 from ..summary.plan import make_plan
 from ..summary.summary import Summary
 from ..tables import finalize
+from .docs import fill_doc
 
 __all__ = ["Evaluator"]
 
@@ -90,25 +93,55 @@ class Evaluator:
     """Evaluate a ranking log chunk by chunk: ``update`` with frames of whole groups, ``merge``
     evaluators made anywhere, ``result`` for the one-call table.
 
+    Every parameter is :func:`report`'s (``kind="compare"``: :func:`compare`'s), with the same
+    default, checked when the evaluator is made, before any data.
+
     Parameters
     ----------
-    group, label, scores, metrics, by, ci, **options
-        As in :func:`pandas_rankeval.report` (``kind="report"``) or
-        :func:`pandas_rankeval.compare` (``kind="compare"``; ``baseline`` among the options).
-        Global AUC (``"auc"``) is kept as the relevant and non-relevant rows (or summed sample
-        weights) at every distinct score of each score column, which add up exactly over chunks:
-        its value equals the one-call value exactly, under every tie rule. Its interval or test
-        (``ci=`` with ``"auc"``, or ``kind="compare"``) is not available: clustered DeLong needs
-        every row's placement among all rows (a second pass); use the one-call function for it.
-    kind : {"report", "compare"}
-        The table :meth:`result` gives.
+{group}
+{label_click}
+    scores : column or list of columns
+        The models, one score column each (``kind="compare"``: at least two).
+    metrics : str or list of str, default={default_metrics}
+        Metric names, as in :func:`report` (the same default). Global AUC (``"auc"``) is kept
+        as the relevant and non-relevant rows (or summed sample weights) at every distinct
+        score of each score column, which add up exactly over chunks: its value equals the
+        one-call value exactly, under every tie rule. Its interval or test (``ci=`` with
+        ``"auc"``, or ``kind="compare"``) is not available: clustered DeLong needs every row's
+        placement among all rows (a second pass); leave ``"auc"`` out, or use the one-call
+        function for it.
+    by : column or list of columns, optional
+        Segment columns, constant within a group: one row per (segment, model).
+    kind : {{"report", "compare"}}, default="report"
+        The table :meth:`result` gives: :func:`report`'s or :func:`compare`'s.
+    baseline : column, optional
+        ``kind="compare"``: the score column every other one is compared with (None: every
+        pair), as in :func:`compare`.
+    weight : weight option, optional
+        Group weights, as in :func:`report`.
+    ci : float in (0, 1), optional
+        An interval for every metric, as in :func:`report`. With ``kind="compare"``, the level
+        of the intervals of the differences; None is compare's default, 0.95.
+    auc_method, ci_method, n_boot, seed :
+        The intervals, as in :func:`report`.
+    resample : {{"poisson"}}, optional
+        How the bootstrap draws groups: the hashed Poisson bootstrap (None is it), whose draws
+        come from each group's key, so that the chunks add up to the one-call interval.
+        ``"multinomial"`` needs every group in one place and is refused.
+    method, alpha, adjust, family, ci_adjust, lift :
+        ``kind="compare"``: the test, its adjustment and the lift, as in :func:`compare`.
+{metric_options}
+{progress}
+    position, propensity, clip, snips :
+        The options of the counterfactual metrics (``ips_dcg@K``, ``ips_precision@K``,
+        ``ips_hit_rate@K``), as in :func:`report`.
 
     Notes
     -----
     Every group must be whole in one update: a group seen in two updates (or in both of two
     merged evaluators) raises a ``ValueError`` that names it. The bootstrap is the hashed Poisson
     one (each group's draws come from its key), so the interval equals the one-call interval for
-    the same seed however the groups were split.
+    the same seed however the groups were split. ``progress=True`` draws a bar per update.
 
     With ``"auc"``, each update also reads the chunk's label, score, weight and ``by`` columns
     into memory (a Dask or Spark chunk: to the client) to count the rows at each distinct score;
@@ -119,8 +152,8 @@ class Evaluator:
     --------
     >>> import pandas as pd
     >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame({"u": [1, 1, 2, 2, 3, 3], "y": [1, 0, 0, 1, 1, 0],
-    ...                    "s": [0.9, 0.2, 0.4, 0.3, 0.8, 0.1]})
+    >>> df = pd.DataFrame({{"u": [1, 1, 2, 2, 3, 3], "y": [1, 0, 0, 1, 1, 0],
+    ...                    "s": [0.9, 0.2, 0.4, 0.3, 0.8, 0.1]}})
     >>> ev = pre.Evaluator(
     ...     group="u", label="y", scores="s", metrics=["gauc", "mrr"]
     ... )
@@ -130,7 +163,7 @@ class Evaluator:
     ... ).update(df[df.u == 3])
     >>> merged = pre.Evaluator.from_bytes((a | b).to_bytes())
     >>> merged.result()[["gauc", "mrr"]].round(4).to_dict("records")
-    [{'gauc': 0.6667, 'mrr': 0.8333}]
+    [{{'gauc': 0.6667, 'mrr': 0.8333}}]
     >>> a.update(df[df.u == 1])
     Traceback (most recent call last):
     ...
@@ -138,6 +171,12 @@ class Evaluator:
     (1 group in all); every group must be whole in one update. Split the rows by
     group key (for example by hash of the key, or by files that each hold whole
     groups), or concatenate the chunks of a group before updating.
+
+    Without ``metrics``, the metrics of :func:`report`:
+
+    >>> whole = pre.Evaluator(group="u", label="y", scores="s").update(df).result()
+    >>> list(whole.columns[:4])
+    ['auc', 'gauc', 'mrr', 'ndcg@10']
     """
 
     def __init__(
@@ -146,20 +185,54 @@ class Evaluator:
         group: Hashable | Sequence[Hashable],
         label: Hashable,
         scores: Hashable | Sequence[Hashable],
-        metrics: str | Sequence[str] = ("gauc", "mrr", "ndcg@10"),
+        metrics: str | Sequence[str] = DEFAULT_METRICS,
         by: Hashable | Sequence[Hashable] | None = None,
-        ci: float | None = None,
         kind: Literal["report", "compare"] = "report",
-        **options: Any,
+        baseline: Hashable | None = None,
+        weight: WeightLike = None,
+        ci: float | None = None,
+        auc_method: Literal["delong", "bootstrap"] = "delong",
+        ci_method: Literal["percentile", "studentized"] = "percentile",
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        resample: Literal["poisson", "multinomial"] | None = None,
+        method: Literal["auto", "randomization", "bootstrap"] = "auto",
+        alpha: float = 0.05,
+        adjust: Literal["holm", "bh", "none"] = "holm",
+        family: Literal["table", "metric"] = "table",
+        ci_adjust: Literal["none", "bonferroni"] = "none",
+        lift: Literal["relative", "relaimpr"] = "relative",
+        min_size: int | None = None,
+        min_pos: int | None = None,
+        min_neg: int | None = None,
+        ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
+        tiebreak: Hashable | None = None,
+        threshold: float | None = None,
+        sample_weight: Hashable | None = None,
+        gain: Literal["exp2", "linear"] = "exp2",
+        denominator: Literal["relevant", "min_k"] = "relevant",
+        empty: Literal["zero", "skip", "error"] = "zero",
+        retrieved: Hashable | Mapping[Hashable, Hashable] | None = None,
+        nan_policy: Literal["raise", "omit"] = "raise",
+        progress: bool = False,
+        position: Hashable | None = None,
+        propensity: Any = None,
+        clip: float = 0.01,
+        snips: bool = False,
     ) -> None:
-        if kind not in ("report", "compare"):
-            raise ValueError(f"The 'kind' parameter of Evaluator must be 'report' or 'compare'. Got {kind!r} instead.")
+        check_option(kind, "kind", "Evaluator", ("report", "compare"))
         if kind == "compare" and ci is None:
             ci = 0.95
-        options.setdefault("resample", "poisson")
         self._kind = kind
         self._kwargs: dict[str, Any] = dict(
-            group=group, label=label, scores=scores, metrics=metrics, by=by, ci=ci, **options
+            group=group, label=label, scores=scores, metrics=metrics, by=by, baseline=baseline, weight=weight,
+            ci=ci, auc_method=auc_method, ci_method=ci_method, n_boot=n_boot, seed=seed,
+            resample="poisson" if resample is None else resample,  # None is the hashed bootstrap, as in report
+            method=method, alpha=alpha, adjust=adjust, family=family, ci_adjust=ci_adjust, lift=lift,
+            min_size=min_size, min_pos=min_pos, min_neg=min_neg, ties=ties, tiebreak=tiebreak, threshold=threshold,
+            sample_weight=sample_weight, gain=gain, denominator=denominator, empty=empty, retrieved=retrieved,
+            nan_policy=nan_policy, progress=progress, position=position, propensity=propensity, clip=clip,
+            snips=snips,
         )
         self._schema: pd.DataFrame | None = None
         self._summary: Summary | None = None
@@ -290,6 +363,9 @@ class Evaluator:
 
     def __repr__(self) -> str:
         return f"Evaluator(kind={self._kind!r}, groups={self._hashes.shape[0]})"
+
+
+fill_doc(Evaluator)
 
 
 def _canon(kwargs: dict[str, Any]) -> str:

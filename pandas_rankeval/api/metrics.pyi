@@ -106,10 +106,11 @@ def gauc(
     ties: Literal["expected", "pessimistic", "optimistic"] = "expected",
     tiebreak: Hashable | None = None,
     threshold: float | None = None,
-    engine: Literal["numpy", "sklearn"] = "numpy",
+    implementation: Literal["numpy", "sklearn"] = "numpy",
     max_fpr: float | None = None,
     nan_policy: Literal["raise", "omit"] = "raise",
     progress: bool = False,
+    engine: Literal["numpy", "sklearn"] | None = None,
     engine_options: EngineOptions = None,
 ) -> MetricResult:
     """Group AUC: the weighted mean of the per-group AUC (the DIN paper's GAUC).
@@ -145,17 +146,23 @@ def gauc(
         Orders rows with equal scores (ascending) first.
     threshold : float, optional
         Relevant when ``label >= threshold``.
-    engine : {"numpy", "sklearn"}, default="numpy"
+    implementation : {"numpy", "sklearn"}, default="numpy"
         "numpy" computes every group at once from one sort; "sklearn" calls
-        ``roc_auc_score`` per group (slow; a cross-check). ``max_fpr`` always
-        uses sklearn.
+        ``roc_auc_score`` per group (slow; a cross-check, the same number to
+        1e-12). ``max_fpr`` always uses sklearn.
     max_fpr : float in (0, 1], optional
         Per-group standardized partial AUC (McClish), from sklearn.
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values raise, or their rows are dropped and counted.
     progress : bool, default=False
-        Show a progress bar (needs tqdm) for the per-group sklearn loop
-        (``engine="sklearn"`` or ``max_fpr``); the numpy engine needs none.
+        Show a progress bar on stderr (needs tqdm) over the loops of the call
+        that can take long: the bootstrap replicates (``ci=``, compare's intervals
+        and tests, calibration_by's intervals) and sklearn's per-group AUC
+        (``implementation="sklearn"``, ``max_fpr``). pandas and polars frames (other
+        engines compute on their workers); a call without such a loop draws none.
+    engine : {"numpy", "sklearn"}, optional
+        Deprecated: the former name of ``implementation`` (``engine`` means only
+        the frame's backend), accepted with a FutureWarning until the next release.
     engine_options : dict, optional
         Options of the frame's engine, checked against it before any work: a Dask frame takes
         ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pandas_rankeval.core.evaluation.result import CoverageWarning
+from pandas_rankeval.core.inputs.validation import invalid_parameter
 from pandas_rankeval.core.progress import one_bar
 from pandas_rankeval.display.table import ResultTable, as_result_table
 
@@ -32,7 +33,7 @@ OVERALL = "(all)"
 def check_overall(overall: object, by: Hashable | Sequence[Hashable] | None, func: str) -> bool:
     """``overall`` as a bool; an error when it is not one, or when there is no ``by``."""
     if not isinstance(overall, (bool, np.bool_)):
-        raise TypeError(f"The 'overall' parameter of {func} must be True or False; got {overall!r}.")
+        raise invalid_parameter("overall", func, "True or False", overall)
     if overall and by is None:
         raise ValueError(
             f"{func}(overall=True) adds the whole table's rows to a table by segment; pass by=... "

@@ -106,8 +106,7 @@ def report(
         :func:`numpy.random.default_rng`. Both resample groups and agree in
         distribution as the number of groups grows; every ``ci_method`` works with both.
 {metric_options}
-    progress : bool, default=False
-        Show a progress bar for the bootstrap (needs tqdm; pandas and polars frames).
+{progress}
     position, propensity, clip, snips :
         The options of the counterfactual metrics (``ips_dcg@K``, ``ips_precision@K``,
         ``ips_hit_rate@K``): the logged position column, the propensities, the smallest

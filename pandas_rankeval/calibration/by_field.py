@@ -33,11 +33,13 @@ import numpy as np
 import pandas as pd
 
 from pandas_rankeval.core.inputs.validation import (
-    MissingValuesError, check_bins, check_columns, check_frame, check_option, check_seed,
+    MissingValuesError, check_bins, check_columns, check_frame, check_option, check_seed, invalid_parameter,
 )
+from pandas_rankeval.api.docs import fill_doc
 from pandas_rankeval.core.kernels.calibration import binary_entropy
+from pandas_rankeval.core.progress import Progress
 from pandas_rankeval.display.table import ResultTable
-from pandas_rankeval.inference.bootstrap import check_level, percentile_interval
+from pandas_rankeval.inference.bootstrap import check_level, check_n_boot, percentile_interval
 from pandas_rankeval.engines import engine_for, frame_kind
 from pandas_rankeval.engines.chunks import map_chunks
 from pandas_rankeval.inference.hashing import key_hash, poisson_weights, seed_to_int
@@ -115,7 +117,7 @@ def _codes(df: pd.DataFrame, cols: list[Hashable]) -> tuple[np.ndarray, pd.Index
 def _as_list(value: Hashable | Sequence[Hashable], param: str) -> list[Hashable]:
     cols = list(value) if isinstance(value, (list, tuple)) else [value]
     if not cols:
-        raise ValueError(f"The '{param}' parameter of {_FUNC} names no column; pass a column or a list of columns.")
+        raise invalid_parameter(param, _FUNC, "a column or a non-empty list of columns", value)
     return cols
 
 
@@ -137,7 +139,7 @@ def _metrics(s: np.ndarray, bins: int) -> dict[str, np.ndarray]:
 
 
 def _replicate_sums(cell_sums: np.ndarray, cell_group: np.ndarray, cell_value: np.ndarray, n_values: int,
-                    hashes: np.ndarray, seed: int, n_boot: int) -> np.ndarray:
+                    hashes: np.ndarray, seed: int, n_boot: int, progress: bool = False) -> np.ndarray:
     """(replicates, values, 4): each value's sums (weight, clicks, predicted, loss) with every group weighted by its hashed
     Poisson(1) count, in chunks of replicates (a sparse (values x cells) sum of each chunk)."""
     from scipy import sparse
@@ -148,10 +150,15 @@ def _replicate_sums(cell_sums: np.ndarray, cell_group: np.ndarray, cell_value: n
     cols = np.repeat(np.arange(n_cells), k)
     a = sparse.csr_matrix((cell_sums.reshape(-1), (rows, cols)), shape=(n_values * k, n_cells))
     out = np.empty((n_boot, n_values, k))
-    for start in range(0, n_boot, _CHUNK):
-        b = min(_CHUNK, n_boot - start)
-        counts = poisson_weights(hashes, seed, b, start=start)[cell_group]  # cells x b
-        out[start : start + b] = np.asarray(a @ counts).T.reshape(b, n_values, k)
+    bar = Progress(progress, total=n_boot, desc="bootstrap")
+    try:
+        for start in range(0, n_boot, _CHUNK):
+            b = min(_CHUNK, n_boot - start)
+            counts = poisson_weights(hashes, seed, b, start=start)[cell_group]  # cells x b
+            out[start : start + b] = np.asarray(a @ counts).T.reshape(b, n_values, k)
+            bar.update(b)
+    finally:
+        bar.close()
     return out
 
 
@@ -170,6 +177,7 @@ def calibration_by(
     seed: Any = 0,
     overall: bool = True,
     nan_policy: str = "raise",
+    progress: bool = False,
 ) -> CalibrationByTable:
     """Calibration per value of a field: PCOC, log loss, NE and ECE, with intervals, and the
     field-level relative calibration error as one number.
@@ -206,8 +214,9 @@ def calibration_by(
         Seed of the hashed Poisson(1) group weights (the same draws as :func:`report`'s).
     overall : bool, default=True
         Add a row ``(all)`` with the metrics of every row together.
-    nan_policy : {"raise", "omit"}, default="raise"
+    nan_policy : {{"raise", "omit"}}, default="raise"
         Missing values in any column used: an error, or rows dropped (counted in the footer).
+{progress}
 
     Returns
     -------
@@ -277,7 +286,7 @@ def calibration_by(
     frce_ci = (np.nan, np.nan)
     if ci is not None and cell_group is not None and gkeys is not None:
         lo_hi, frce_ci = _intervals(sums[:, :4], cell_group, value, n_values, key_hash(_key_frame(gkeys, gcols)),
-                                    seed, int(n_boot), ci, bins, bool(overall))
+                                    seed, int(n_boot), ci, bins, bool(overall), bool(progress))
     for m in ("pcoc", "logloss", "ne"):
         frame[m] = point[m]
         if m in lo_hi:
@@ -295,11 +304,15 @@ def calibration_by(
     return table
 
 
+fill_doc(calibration_by)
+
+
 def _intervals(cell_sums: np.ndarray, cell_group: np.ndarray, cell_value: np.ndarray, n_values: int,
                hashes: np.ndarray, seed: Any, n_boot: int, ci: float, bins: int,
-               overall: bool) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], tuple[float, float]]:
+               overall: bool, progress: bool) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], tuple[float, float]]:
     """The percentile intervals of PCOC, log loss and NE per value (and overall), and of field_rce."""
-    reps = _replicate_sums(cell_sums, cell_group, cell_value, n_values, hashes, seed_to_int(seed, _FUNC), n_boot)
+    reps = _replicate_sums(cell_sums, cell_group, cell_value, n_values, hashes, seed_to_int(seed, _FUNC), n_boot,
+                           progress)
     rep_all = np.concatenate([reps, reps.sum(axis=1, keepdims=True)], axis=1) if overall else reps
     rm = _metrics(rep_all, bins)
     lo_hi = {m: percentile_interval(rm[m], ci, bounds=(0.0, np.inf)) for m in ("pcoc", "logloss", "ne")}
@@ -354,11 +367,10 @@ def _check_options(field: Any, group: Any, bins: Any, ci: Any, n_boot: Any, seed
                 f"{_FUNC}: intervals resample groups (users, requests), never rows; pass group=<column> "
                 "or ci=None."
             )
-        if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-            raise ValueError(f"The 'n_boot' parameter of {_FUNC} must be an int in the range [1, inf). Got {n_boot!r} instead.")
+        check_n_boot(n_boot, _FUNC)
         check_seed(seed, _FUNC)
     if not isinstance(overall, (bool, np.bool_)):
-        raise TypeError(f"The 'overall' parameter of {_FUNC} must be True or False; got {overall!r}.")
+        raise invalid_parameter("overall", _FUNC, "True or False", overall)
     return fcols, gcols, bins, ci
 
 

@@ -1,4 +1,4 @@
-"""An optional tqdm progress bar for the slow paths (bootstrap, sklearn's per-group AUC: gauc(engine="sklearn"))."""
+"""An optional tqdm progress bar for the slow paths (bootstrap, sklearn's per-group AUC: gauc(implementation="sklearn"))."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-from .inputs.validation import check_min_count
+from .inputs.validation import check_min_count, invalid_parameter
 from .reference import reference_mode
 
 __all__ = [
@@ -102,10 +102,9 @@ def check_threads(value: Any, func: str) -> int | None:
         return None
     n = check_min_count(value, "threads", func)
     if n < 1:
-        raise ValueError(
-            f"The 'threads' engine option of {func} must be an int >= 1 (1: no extra thread) or None "
-            f"(the default: {DEFAULT_THREADS} threads from {THREADS_FROM_ROWS:,} rows); got {value!r}."
-        )
+        raise invalid_parameter("threads", func, f"an int in the range [1, inf) (1: no extra thread) or None (the "
+                                f"default: {DEFAULT_THREADS} threads from {THREADS_FROM_ROWS:,} rows)", value,
+                                what="engine option")
     return int(n)
 
 

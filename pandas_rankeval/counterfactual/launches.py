@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Hashable, Mapping, Sequence
 from statistics import NormalDist
 from typing import Any
@@ -11,8 +10,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.inputs.validation import check_column_name, check_columns, check_frame, check_option, check_seed
-from pandas_rankeval.inference.bootstrap import check_level, percentile_interval
+from pandas_rankeval.core.inputs.validation import (
+    check_column_name, check_columns, check_frame, check_option, check_seed, invalid_parameter,
+)
+from pandas_rankeval.inference.bootstrap import check_level, check_n_boot, percentile_interval
 
 from .tables import AgreementTable, make_table
 
@@ -85,10 +86,8 @@ def _interval_columns(launches: pd.DataFrame, offline: list[Hashable], given: An
         return dict(given)
     if isinstance(given, (list, tuple)) and len(given) == len(offline):
         return {m: c for m, c in zip(offline, given) if c is not None}
-    raise TypeError(
-        f"The 'offline_{side}' parameter of {_FUNC} must be None (use the '<metric>_{side}' columns where they exist), "
-        f"a dict metric -> column, or a list of {len(offline)} columns aligned with offline. Got {given!r} instead."
-    )
+    raise invalid_parameter(f"offline_{side}", _FUNC, f"None (use the '<metric>_{side}' columns where they exist), a dict "
+                            f"metric -> column, or a list of {len(offline)} columns aligned with offline", given)
 
 
 def launch_agreement(
@@ -182,8 +181,7 @@ def launch_agreement(
     offline, online, se_col = _check_launch_columns(launches, offline, online, online_se)
     rank_by = check_option(rank_by, "rank_by", _FUNC, ("sign", "tau"))
     nan_policy = check_option(nan_policy, "nan_policy", _FUNC, ("raise", "omit"))
-    if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, numbers.Integral) or n_boot < 1:
-        raise ValueError(f"The 'n_boot' parameter of {_FUNC} must be an int in the range [1, inf). Got {n_boot!r} instead.")
+    n_boot = check_n_boot(n_boot, _FUNC)
     ci = check_level(ci, "ci", _FUNC)
     check_seed(seed, _FUNC)
     lows = _interval_columns(launches, offline, offline_low, "low")
@@ -231,7 +229,7 @@ def _check_launch_columns(
 ) -> tuple[list[Hashable], Hashable, Hashable | None]:
     """offline: a non-empty list of distinct columns; online: another column; online_se: a column or None."""
     if isinstance(offline, (str, bytes)) or not isinstance(offline, Sequence) or not offline:
-        raise TypeError(f"The 'offline' parameter of {_FUNC} must be a non-empty list of columns (one per offline metric). Got {offline!r} instead.")
+        raise invalid_parameter("offline", _FUNC, "a non-empty list of columns (one per offline metric)", offline)
     offline = list(offline)
     if len(set(offline)) != len(offline):
         raise ValueError(f"The 'offline' parameter of {_FUNC} names a column more than once: {offline!r}.")

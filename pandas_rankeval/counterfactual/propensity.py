@@ -18,6 +18,7 @@ from pandas_rankeval.core.inputs.validation import (
     check_n_boot_for_level,
     check_option,
     check_seed,
+    invalid_parameter,
     missing_mask,
 )
 from pandas_rankeval.inference.bootstrap import check_level, percentile_interval
@@ -63,7 +64,7 @@ def _factorize(df: pd.DataFrame, cols: list[Hashable]) -> tuple[np.ndarray, pd.I
 
 def _check_int(value: Any, param: str, low: int) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"The '{param}' parameter of {_FUNC} must be an int in the range [{low}, inf). Got {value!r} instead.")
+        raise invalid_parameter(param, _FUNC, f"an int in the range [{low}, inf)", value)
     return int(value)
 
 
@@ -296,7 +297,7 @@ def propensities(
     check_seed(seed, _FUNC)
     max_iter = _check_int(max_iter, "max_iter", 1)
     if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol > 0:
-        raise ValueError(f"The 'tol' parameter of {_FUNC} must be a float > 0. Got {tol!r} instead.")
+        raise invalid_parameter("tol", _FUNC, "a float in the range (0, inf)", tol)
     method = _resolve_method(method, rcol, item_cols, feat_cols)
     columns = {"group": group_cols, "position": [pcol], "label": [lcol], "item": item_cols,
                "ranker": [rcol] if rcol is not None else [], "features": feat_cols}
@@ -601,10 +602,8 @@ def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gc
     if c is None:
         for attr in ("fit", "predict_proba"):
             if not hasattr(relevance_model, attr):
-                raise TypeError(
-                    f"The 'relevance_model' parameter of {_FUNC} must be a classifier with fit(X, y, sample_weight=...) "
-                    f"and predict_proba; {type(relevance_model).__name__} has no {attr}()."
-                )
+                raise invalid_parameter("relevance_model", _FUNC, "a classifier with fit(X, y, sample_weight=...) and "
+                                        "predict_proba", relevance_model, f"{type(relevance_model).__name__} has no {attr}().")
         return _features_generic(x, y, pos, n_pos, gcode, weights, relevance_model, max_iter, tol, cold_replicates)
     rows = np.c_[x, pos, y]
     cells, inverse = np.unique(rows, axis=0, return_inverse=True)

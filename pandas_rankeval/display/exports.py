@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pandas_rankeval.core.inputs.validation import check_option
+
 from .footer import Footer
 from .formatting import DOWN, UP, direction
 from .html import to_html, to_markdown
@@ -69,11 +71,6 @@ def terminal_width() -> int:
         return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
     width = pd.get_option("display.width")
     return int(width) if width else DEFAULT_WIDTH
-
-
-def _check(value: str, name: str, valid: tuple[str, ...]) -> None:
-    if value not in valid:
-        raise ValueError(f"The '{name}' parameter must be one of {', '.join(map(repr, valid))}. Got {value!r} instead.")
 
 
 def _json_default(value: Any) -> Any:
@@ -195,9 +192,9 @@ def render(
     the line under a short text footer that says how to see the details; ``meta`` goes into
     the JSON (the input file's name, for example).
     """
-    _check(fmt, "fmt", FORMATS)
+    check_option(fmt, "fmt", "render", FORMATS)
     if footer is not None:
-        _check(footer, "footer", FOOTERS)
+        check_option(footer, "footer", "render", FOOTERS)
     if fmt == "json":
         return to_json(df, **meta)
     if fmt == "csv":

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pandas_rankeval.core.inputs.validation import check_option
+
 from .exports import (
     FOOTERS,
     csv_text,
@@ -90,8 +92,7 @@ class ResultTable(pd.DataFrame):
         """The footer lines: ``"full"`` (every fact, as every export carries them) or
         ``"short"`` (the two or three shown under the table). A list of strings that
         prints as the lines: ``print(table.footer())``."""
-        if level not in ("full", "short"):
-            raise ValueError(f"The 'level' parameter of footer() must be 'full' or 'short'. Got {level!r} instead.")
+        check_option(level, "level", "footer()", ("full", "short"))
         footer = footer_of(self)
         return FooterLines(footer.lines if level == "full" else footer.short)
 
@@ -430,7 +431,6 @@ def as_result_table(df: pd.DataFrame, kind: str | None = None) -> ResultTable:
 # the footer of every table, for callers that only need the lines
 def footer_lines(df: pd.DataFrame, level: str = "full") -> list[str]:
     """The footer lines of any table (``"full"`` or ``"short"``)."""
-    if level not in FOOTERS[:2]:
-        raise ValueError(f"The 'level' parameter must be 'full' or 'short'. Got {level!r} instead.")
+    check_option(level, "level", "footer_lines", FOOTERS[:2])
     footer = footer_of(df)
     return FooterLines(footer.lines if level == "full" else footer.short)

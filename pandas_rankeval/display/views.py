@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pandas_rankeval.core.inputs.validation import closest_name, invalid_parameter
+
 from .footer import Footer, adjusted_p, ci_head, footer_for
 from .formatting import (
     COVERAGE_COLUMNS,
@@ -238,7 +240,9 @@ def compact_report(df: pd.DataFrame, baseline: Hashable | None = None) -> pd.Dat
     segs = _segments(df, ("model",))
     models = list(dict.fromkeys(df.index.get_level_values("model") if segs else df.index))
     if baseline is not None and baseline not in models:
-        raise ValueError(f"The 'baseline' of compact() must be one of the models {models!r}. Got {baseline!r} instead.")
+        close = closest_name(baseline, models, cutoff=0.6)
+        raise invalid_parameter("baseline", "compact()", f"one of the models {models!r}", baseline,
+                                f"Did you mean {close!r}?" if close is not None else "")
     flat = pd.DataFrame(df)
     seg_keys = list(dict.fromkeys(k[:-1] for k in flat.index)) if segs else [()]
     lookup = {(k if isinstance(k, tuple) else (k,)): i for i, k in enumerate(flat.index)}

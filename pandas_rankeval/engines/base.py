@@ -28,6 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
+from ..core.inputs.validation import invalid_parameter
 from ..summary.plan import Plan
 from ..summary.summary import Summary
 
@@ -92,9 +93,7 @@ def check_engine_options(engine: Any, options: Mapping[str, Any] | None, func: s
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
-        raise TypeError(
-            f"The 'engine_options' parameter of {func} must be a dict (or None); got {type(options).__name__}."
-        )
+        raise invalid_parameter("engine_options", func, "a dict (or None)", options)
     unknown = [k for k in options if k not in engine.OPTIONS]
     if unknown:
         takes = f"takes only {', '.join(map(repr, engine.OPTIONS))}" if engine.OPTIONS else "takes none"
@@ -113,21 +112,24 @@ def option_count(options: Mapping[str, Any], name: str, func: str, default: int 
 
     Examples
     --------
-    >>> option_count({"buckets": 4}, "buckets", "gauc"), option_count({}, "rows_per_bucket", "gauc", 10)
+    >>> (
+    ...     option_count({"buckets": 4}, "buckets", "gauc"),
+    ...     option_count({}, "rows_per_bucket", "gauc", 10),
+    ... )
     (4, 10)
     >>> option_count({"buckets": 0}, "buckets", "gauc")
     Traceback (most recent call last):
     ...
-    ValueError: The 'buckets' engine option of gauc must be an int in the range [1, inf) or None (the engine's own choice). Got 0 instead.
+    pandas_rankeval.core.inputs.validation.InvalidParameterError: The 'buckets'
+    engine option of gauc must be an int in the range [1, inf) or None (the engine's
+    own choice). Got 0 instead.
     """
     value = options.get(name, default)
     if value is None and default is None:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
         also = " or None (the engine's own choice)" if default is None else ""
-        raise ValueError(
-            f"The '{name}' engine option of {func} must be an int in the range [1, inf){also}. Got {value!r} instead."
-        )
+        raise invalid_parameter(name, func, f"an int in the range [1, inf){also}", value, what="engine option")
     return int(value)
 
 

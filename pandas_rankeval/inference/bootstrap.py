@@ -34,7 +34,7 @@ import pandas as pd
 
 from pandas_rankeval.core.evaluation.records import Evaluation, GroupValues
 from pandas_rankeval.core.progress import Progress as _Progress
-from pandas_rankeval.core.inputs.validation import internal_error
+from pandas_rankeval.core.inputs.validation import internal_error, invalid_parameter
 from pandas_rankeval.inference.pvalues import holm  # noqa: F401  (one Holm, re-exported: bootstrap's public name)
 from pandas_rankeval.inference.pvalues import zero_difference
 
@@ -64,9 +64,7 @@ CHUNK_ELEMENTS = 1 << 21
 # --------------------------------------------------------------------------- #
 def check_n_boot(n_boot: Any, func: str) -> int:
     if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, numbers.Integral) or n_boot < 1:
-        raise ValueError(
-            f"The 'n_boot' parameter of {func} must be an int in the range [1, inf). Got {n_boot!r} instead."
-        )
+        raise invalid_parameter("n_boot", func, "an int in the range [1, inf)", n_boot)
     return int(n_boot)
 
 
@@ -77,9 +75,7 @@ def check_level(value: Any, param: str, func: str) -> float:
         or not isinstance(value, numbers.Real)
         or not (0.0 < float(value) < 1.0)
     ):
-        raise ValueError(
-            f"The '{param}' parameter of {func} must be a float in the range (0, 1). Got {value!r} instead."
-        )
+        raise invalid_parameter(param, func, "a float in the range (0, 1)", value)
     return float(value)
 
 

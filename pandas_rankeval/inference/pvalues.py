@@ -47,6 +47,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from pandas_rankeval.core.inputs.validation import check_option
+
 from .signflip_lattice import (
     HIST_K,
     LATTICE_MAX,
@@ -563,10 +565,7 @@ def adjust_pvalues(
     >>> adjust_pvalues(p, "bh").round(2).tolist()
     [0.04, 0.04, 0.04, 0.04]
     """
-    if method not in ADJUSTMENTS:
-        raise ValueError(
-            f"The 'adjust' parameter must be one of {', '.join(map(repr, ADJUSTMENTS))}. Got {method!r} instead."
-        )
+    check_option(method, "adjust", "adjust_pvalues", ADJUSTMENTS)
     p = np.asarray(p, dtype=np.float64)
     if method == "none":
         return p.copy()

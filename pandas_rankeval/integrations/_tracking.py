@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.inputs.validation import invalid_parameter
+
 __all__ = ["Logged", "metric_dict", "key_part", "table_kind", "metric_values", "param_values", "check_per_group"]
 
 #: The tables a tracker takes (``attrs["table"]`` of the library's results).
@@ -67,7 +69,7 @@ def key_part(name: Hashable) -> str:
 def check_prefix(prefix: str, func: str) -> str:
     """``prefix`` as given, checked: text of the accepted characters (``/`` included)."""
     if not isinstance(prefix, str):
-        raise TypeError(f"The 'prefix' parameter of {func} must be a str. Got {type(prefix).__name__} instead.")
+        raise invalid_parameter("prefix", func, "a str", prefix)
     bad = sorted(set(re.sub(r"[A-Za-z0-9_.\-/]", "", prefix)))
     if bad or prefix.startswith("/") or "//" in prefix:
         raise ValueError(

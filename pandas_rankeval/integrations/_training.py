@@ -30,7 +30,7 @@ from ..core.evaluation.pipeline import evaluate_score, prepare_evaluation
 from ..core.evaluation.records import Evaluation, warn_if_needed
 from ..core.inputs.options import WEIGHT_NAMES, Options
 from ..core.metrics.registry import MetricSpec, parse_metrics, sample_weight_error
-from ..core.inputs.validation import numeric_values
+from ..core.inputs.validation import invalid_parameter, numeric_values
 
 __all__ = ["NAME_PREFIX", "TrainingMetric", "default_name", "metric_function", "check_metric_options", "missing_extra", "parse_metric_parameter"]
 
@@ -116,11 +116,10 @@ def check_metric_options(
         )
     weight = options.get("weight")
     if isinstance(weight, str) and weight not in WEIGHT_NAMES:
-        raise ValueError(
-            f"The 'weight' parameter of {func} must be one of {', '.join(map(repr, WEIGHT_NAMES))}, a "
-            f"pandas Series indexed by group key, or a callable; got {weight!r}. A column name has no "
-            "frame to refer to inside training: pass weight=df.groupby(key)[column].sum() instead."
-        )
+        raise invalid_parameter(
+            "weight", func, f"one of {', '.join(map(repr, WEIGHT_NAMES))}, a pandas Series indexed by group key, or "
+            "a callable", weight, "A column name has no frame to refer to inside training: pass "
+            "weight=df.groupby(key)[column].sum().")
     kw = {k: v for k, v in options.items() if k not in allow}
     return Options(func, **kw).check()
 
@@ -226,11 +225,10 @@ class TrainingMetric:
             )
         self.options = check_metric_options(self.specs, options, func)
         if sample_weight not in (None, "dataset"):
-            raise ValueError(
-                f"The 'sample_weight' parameter of {func} must be None or 'dataset' (the evaluation "
-                f"set's own weights: LightGBM Dataset(weight=...), XGBoost DMatrix(weight=...), "
-                f"eval_sample_weight / sample_weight_eval_set of the sklearn API). Got {sample_weight!r}."
-            )
+            raise invalid_parameter(
+                "sample_weight", func, "None or 'dataset' (the evaluation set's own weights: LightGBM "
+                "Dataset(weight=...), XGBoost DMatrix(weight=...), eval_sample_weight / sample_weight_eval_set of "
+                "the sklearn API)", sample_weight)
         if sample_weight is not None and any("sample_weight" not in s.info.options for s in self.specs):
             raise ValueError(sample_weight_error(func))
         self.sample_weight = sample_weight
@@ -250,10 +248,7 @@ class TrainingMetric:
             return [default_name(s.name) for s in self.specs]
         names = [name] if isinstance(name, str) else list(name)
         if len(names) != len(self.specs) or not all(isinstance(n, str) and n for n in names):
-            raise ValueError(
-                f"The 'name' parameter of {self.func} must give one non-empty name per metric "
-                f"({len(self.specs)}); got {name!r}."
-            )
+            raise invalid_parameter("name", self.func, f"one non-empty name per metric ({len(self.specs)})", name)
         return names
 
     def _check_keys(self, keys: Any, what: str) -> None:

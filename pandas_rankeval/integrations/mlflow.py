@@ -19,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ..core.inputs.validation import check_min_count, check_option, invalid_parameter
 from ._tracking import (
     Logged,
     metric_dict,
@@ -53,9 +54,7 @@ def _mlflow() -> Any:
 def _check_step(step: Any, func: str) -> int | None:
     if step is None:
         return None
-    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
-        raise ValueError(f"The 'step' parameter of {func} must be an int in the range [0, inf) or None. Got {step!r} instead.")
-    return int(step)
+    return check_min_count(step, "step", func)
 
 
 def log_report(
@@ -163,10 +162,9 @@ def _log(
     check_prefix(prefix, func)
     step = _check_step(step, func)
     pg = check_per_group(per_group, func)
-    if table_format not in ("json", "csv"):
-        raise ValueError(f"The 'table_format' parameter of {func} must be 'json' or 'csv'. Got {table_format!r} instead.")
+    check_option(table_format, "table_format", func, ("json", "csv"))
     if not isinstance(artifact_path, str) or not artifact_path.strip("/"):
-        raise ValueError(f"The 'artifact_path' parameter of {func} must be a non-empty folder name. Got {artifact_path!r} instead.")
+        raise invalid_parameter("artifact_path", func, "a non-empty folder name", artifact_path)
     metrics = metric_values(table, kind, prefix, func, model_in_key=model_in_key)
     params = param_values(table, prefix + params_under)
     folder = artifact_dir(artifact_path.strip("/"), prefix, step)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.inputs.validation import invalid_parameter
 from ..core.metrics.registry import sample_weight_error
 from ._training import check_metric_options, metric_function, parse_metric_parameter
 
@@ -56,16 +57,14 @@ class GroupScorer:
         options: dict[str, Any],
     ) -> None:
         if not isinstance(metric, str):
-            raise TypeError(f"The 'metric' parameter of {_FUNC} is one metric name, such as 'gauc'; got {metric!r}.")
+            raise invalid_parameter("metric", _FUNC, "one metric name, such as 'gauc'", metric)
         (self.spec,) = parse_metric_parameter(metric, _FUNC)
         check_metric_options([self.spec], options, _FUNC)  # errors now, not at the first fold
         methods = [response_method] if isinstance(response_method, str) else list(response_method)
         unknown = [m for m in methods if m not in _RESPONSES]
         if unknown or not methods:
-            raise ValueError(
-                f"The 'response_method' parameter of {_FUNC} must be one or more of "
-                f"{', '.join(map(repr, _RESPONSES))}; got {response_method!r}."
-            )
+            raise invalid_parameter("response_method", _FUNC, f"one or more of {', '.join(map(repr, _RESPONSES))}",
+                                    response_method)
         if sample_weight and "sample_weight" not in self.spec.info.options:
             raise ValueError(sample_weight_error(_FUNC))
         if self.spec.info.reading.direction == "closer to 1":

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.inputs.validation import check_min_count, invalid_parameter
 from ._tracking import (
     Logged,
     check_per_group,
@@ -114,11 +115,11 @@ def log_report(
     """
     kind = table_kind(table, _FUNC)
     check_prefix(prefix, _FUNC)
-    if step is not None and (isinstance(step, bool) or not isinstance(step, int) or step < 0):
-        raise ValueError(f"The 'step' parameter of {_FUNC} must be an int in the range [0, inf) or None. Got {step!r} instead.")
+    if step is not None:
+        check_min_count(step, "step", _FUNC)
     pg = check_per_group(per_group, _FUNC)
     if per_group_artifact not in (None, True, False):
-        raise ValueError(f"The 'per_group_artifact' parameter of {_FUNC} must be True, False or None. Got {per_group_artifact!r} instead.")
+        raise invalid_parameter("per_group_artifact", _FUNC, "True, False or None", per_group_artifact)
     metrics = metric_values(table, kind, prefix, _FUNC)
     params = param_values(table, prefix) if config else {}
     as_artifact = pg is not None and (per_group_artifact or (per_group_artifact is None and len(pg) > TABLE_ROW_LIMIT))

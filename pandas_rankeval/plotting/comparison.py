@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from pandas_rankeval.core.inputs.validation import check_option
+
 from .style import MARKERS, model_colors, legend_right_of_texts, matplotlib_rc, p_text, prepare_axes, require_matplotlib
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -346,8 +348,7 @@ def plot_comparison(
 def _bar_intervals(t: pd.DataFrame, intervals: str) -> tuple[pd.DataFrame, str]:
     """The bars: the intervals that agree with the marks (``"marks"``) or the table's own
     (``"table"``); the x label's word on them."""
-    if intervals not in ("marks", "table"):
-        raise ValueError(f"The 'intervals' parameter of plot_comparison must be 'marks' or 'table'; got {intervals!r}.")
+    check_option(intervals, "intervals", "plot_comparison", ("marks", "table"))
     if intervals == "marks":
         t = t.copy()
         t["ci_low"], t["ci_high"], bars = agreeing_intervals(t)

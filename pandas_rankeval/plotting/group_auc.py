@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from pandas_rankeval.core.inputs.validation import check_k, invalid_parameter
+
 from .style import GREY, MARKERS, model_colors, prepare_axes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -233,15 +235,12 @@ class _Marks:
 
 def _check_bins(bins: Any, quantiles: Any) -> None:
     """bins: an int >= 1; quantiles: None or (low, high) with 0 <= low < high <= 1."""
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise ValueError(f"The 'bins' parameter of plot_group_auc must be an int in the range [1, inf). Got {bins!r} instead.")
+    check_k(bins, "plot_group_auc", allow_none=False, param="bins")
     if quantiles is not None:
         lo, hi = quantiles
         if not (0 <= lo < hi <= 1):
-            raise ValueError(
-                "The 'quantiles' parameter of plot_group_auc must be a pair (low, high) with "
-                f"0 <= low < high <= 1, or None. Got {quantiles!r} instead."
-            )
+            raise invalid_parameter("quantiles", "plot_group_auc", "a pair (low, high) with 0 <= low < high <= 1, or "
+                                    "None", quantiles)
 
 
 def _size_edges(sizes_all: np.ndarray, bins: int, logx: bool) -> tuple[np.ndarray, tuple[float, float] | None]:

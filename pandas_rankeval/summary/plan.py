@@ -186,7 +186,8 @@ def make_plan(
     empty: str = "zero",
     sample_weight: Hashable | None = None,
     max_fpr: float | None = None,
-    engine: str = "numpy",
+    implementation: str = "numpy",
+    engine: str | None = None,
     nan_policy: str = "raise",
     progress: bool = False,
     df: pd.DataFrame | None = None,
@@ -230,7 +231,8 @@ def make_plan(
         func, ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
         gain=gain, denominator=denominator, empty=empty, nan_policy=nan_policy,
-        sample_weight=sample_weight, max_fpr=max_fpr, engine=engine, progress=progress,
+        sample_weight=sample_weight, max_fpr=max_fpr, implementation=implementation,
+        engine=engine, progress=progress,
         position=position, propensity=propensity, clip=clip, snips=snips, retrieved=retrieved,
     ).check()
     _check_retrieved(func, retrieved, opts, specs_all, score_cols)

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import sys
+import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, Union
@@ -17,7 +20,7 @@ import pandas as pd
 
 from .retrieved import check_retrieved
 from .propensity import check_clip, check_propensity, check_snips
-from .validation import check_column_name, check_min_count, check_option
+from .validation import check_column_name, check_min_count, check_option, invalid_parameter
 
 __all__ = [
     "OPTIONS", "OptionDef", "Options", "WeightLike", "WEIGHT_MEANINGS", "WEIGHT_NAMES", "check_weight_name",
@@ -29,9 +32,9 @@ EMPTY = ("zero", "skip", "error")
 GAINS = ("exp2", "linear")
 DENOMINATORS = ("relevant", "min_k")
 NAN_POLICIES = ("raise", "omit")
-#: the values of gauc's ``engine=`` keyword: how per-group AUC is computed (not a frame backend,
-#: which is :data:`pandas_rankeval.engines.ENGINES`)
-GAUC_ENGINES = ("numpy", "sklearn")
+#: the values of gauc's ``implementation=`` keyword: which code computes per-group AUC, with the
+#: same number (``engine`` is only a frame backend: :data:`pandas_rankeval.engines.ENGINES`)
+IMPLEMENTATIONS = ("numpy", "sklearn")
 WEIGHT_NAMES = ("count", "clicks", "log1p", "uniform")
 #: The weight names as the list metrics' docstrings give them: their default ("uniform") first.
 _LIST_WEIGHTS = ("uniform", *(w for w in WEIGHT_NAMES if w != "uniform"))
@@ -55,9 +58,7 @@ def _check_threshold(value: Any, param: str, func: str) -> Any:
         and not isinstance(value, bool)
         and math.isfinite(value)
     ):
-        raise ValueError(
-            f"The '{param}' parameter of {func} must be a finite number or None. Got {value!r} instead."
-        )
+        raise invalid_parameter(param, func, "a finite number or None", value)
     return value
 
 
@@ -65,10 +66,7 @@ def _check_max_fpr(value: Any, param: str, func: str) -> Any:
     if value is None:
         return None
     if not (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and 0 < float(value) <= 1):
-        raise ValueError(
-            f"The '{param}' parameter of {func} must be a float in the range (0, 1] or None. "
-            f"Got {value!r} instead."
-        )
+        raise invalid_parameter(param, func, "a float in the range (0, 1] or None", value)
     return float(value)  # sklearn would compute in float32 for np.float32
 
 
@@ -84,15 +82,38 @@ def _check_weight(value: Any, param: str, func: str) -> Any:
     elif isinstance(value, pd.Series):
         check_weight_series(value, func)
     elif value is not None and not callable(value):
-        raise TypeError(
-            f"The '{param}' parameter of {func} must be one of {', '.join(map(repr, WEIGHT_NAMES))}, "
-            f"a column name, a pandas Series indexed by group key, or a callable. Got {value!r} instead."
-        )
+        raise invalid_parameter(
+            param, func, f"one of {', '.join(map(repr, WEIGHT_NAMES))}, a column name, a pandas Series indexed "
+            "by group key, or a callable", value)
     return value
 
 
 def _check_flag(value: Any, param: str, func: str) -> Any:
     return value  # a truth value: anything goes, as in pandas
+
+
+def _check_renamed_engine(value: Any, param: str, func: str) -> Any:
+    """``engine=`` of gauc, renamed ``implementation=``: accepted for one release (see
+    :meth:`Options.check`, which moves it to ``implementation`` with a FutureWarning)."""
+    if value is not None:
+        check_option(value, param, func, IMPLEMENTATIONS)
+    return value
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+
+
+def _warn_renamed(old: str, new: str, value: Any, func: str) -> None:
+    """A FutureWarning for a renamed keyword, attributed to the caller's line (the first frame
+    outside this package)."""
+    frame, level = sys._getframe(0), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    warnings.warn(
+        f"The '{old}' parameter of {func} is renamed '{new}' ('engine' now means only the frame's backend); "
+        f"pass {new}={value!r}. '{old}' will be removed in the next release.", FutureWarning, stacklevel=level,
+    )
 
 
 @dataclass(frozen=True)
@@ -180,13 +201,25 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
          annotation="int | None"),
     _opt("sample_weight", None, _check_column, "A column of per-row weights; a pair weighs w_i * w_j.", "when_set",
          annotation="Hashable | None"),
-    _opt("engine", "numpy", GAUC_ENGINES, "'numpy' computes every group at once; 'sklearn' calls roc_auc_score "
-         "per group (a slow cross-check)."),
+    _opt("implementation", "numpy", IMPLEMENTATIONS, "'numpy' computes every group at once; 'sklearn' calls "
+         "roc_auc_score per group (a slow cross-check, the same number).",
+         text='"numpy" computes every group at once from one sort; "sklearn" calls\n'
+         '``roc_auc_score`` per group (slow; a cross-check, the same number to\n'
+         '1e-12). ``max_fpr`` always uses sklearn.'),
+    _opt("engine", None, _check_renamed_engine, "Deprecated: renamed implementation= (engine means a frame backend).",
+         kind='{"numpy", "sklearn"}, optional', annotation='Literal["numpy", "sklearn"] | None',
+         text="Deprecated: the former name of ``implementation`` (``engine`` means only\n"
+         "the frame's backend), accepted with a FutureWarning until the next release."),
     _opt("max_fpr", None, _check_max_fpr, "Standardized partial AUC up to this false-positive rate (McClish).",
          annotation="float | None"),
     _opt("nan_policy", "raise", NAN_POLICIES, "Missing values raise, or their rows are dropped and counted."),
-    _opt("progress", False, _check_flag, "Show a progress bar (needs tqdm) for the per-group sklearn loop.",
-         annotation="bool"),
+    _opt("progress", False, _check_flag, "Show a progress bar (needs tqdm) over the call's long loops: bootstrap "
+         "replicates, sklearn's per-group AUC.", annotation="bool", kind="bool, default=False",
+         text="Show a progress bar on stderr (needs tqdm) over the loops of the call\n"
+         "that can take long: the bootstrap replicates (``ci=``, compare's intervals\n"
+         "and tests, calibration_by's intervals) and sklearn's per-group AUC\n"
+         '(``implementation="sklearn"``, ``max_fpr``). pandas and polars frames (other\n'
+         "engines compute on their workers); a call without such a loop draws none."),
     # counterfactual (inverse-propensity) metrics: the checks are in core/metrics/ips.py
     _opt("position", None, _check_column, "The column of each row's logged display position (IPS metrics).",
          "when_set", annotation="Hashable | None"),
@@ -234,7 +267,8 @@ class Options:
     min_pos: int = 0
     min_neg: int = 0
     sample_weight: Hashable | None = None
-    engine: str = "numpy"
+    implementation: str = "numpy"
+    engine: str | None = None  # implementation's former name: moved there by check()
     max_fpr: float | None = None
     nan_policy: str = "raise"
     progress: bool = False
@@ -245,6 +279,14 @@ class Options:
     retrieved: Any = None  # None, a column, or {score column: column}
 
     def check(self) -> Options:
+        if self.engine is not None:  # renamed implementation=: one release with a FutureWarning
+            engine = _check_renamed_engine(self.engine, "engine", self.func)
+            if self.implementation not in (engine, OPTIONS["implementation"].default):
+                raise invalid_parameter("engine", self.func, "left out when implementation= is given (it is "
+                                        "implementation's former name)", engine,
+                                        f"Pass implementation={self.implementation!r} only.")
+            _warn_renamed("engine", "implementation", engine, self.func)
+            self.implementation, self.engine = engine, None
         for name in _CHECK_ORDER:
             setattr(self, name, OPTIONS[name].check(getattr(self, name), name, self.func))
         return self
@@ -272,7 +314,7 @@ class Options:
 
 #: The order of the checks (and so of the first error a call with several bad options meets).
 _CHECK_ORDER = (
-    "ties", "empty", "gain", "denominator", "engine", "nan_policy", "min_size", "min_pos", "min_neg",
+    "ties", "empty", "gain", "denominator", "implementation", "nan_policy", "min_size", "min_pos", "min_neg",
     "threshold", "max_fpr", "sample_weight", "tiebreak", "retrieved", "weight", "progress",
     "position", "propensity", "clip", "snips",
 )

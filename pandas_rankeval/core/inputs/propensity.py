@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .validation import call_user, check_column_name
+from .validation import call_user, check_column_name, invalid_parameter
 
 __all__ = ["PropensityLookup", "check_clip", "check_propensity", "check_snips", "is_column", "resolve_propensity"]
 
@@ -88,28 +88,22 @@ def check_propensity(value: Any, param: str, func: str) -> Any:
     if isinstance(value, Hashable) and not isinstance(value, (bool, numbers.Number)):
         check_column_name(value, param, func)
         return value
-    raise TypeError(
-        f"The '{param}' parameter of {func} must be a PropensityTable (pre.propensities), a Series "
-        f"indexed by position, a column name or a callable of the positions. Got {value!r} instead."
-    )
+    raise invalid_parameter(param, func, "a PropensityTable (pre.propensities), a Series indexed by position, a "
+                            "column name or a callable of the positions", value)
 
 
 def check_clip(value: Any, param: str, func: str) -> float:
     if not (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and 0 <= float(value) <= 1):
-        raise ValueError(
-            f"The '{param}' parameter of {func} must be a float in the range [0, 1] (the smallest propensity "
-            f"used; 0: no clipping). Got {value!r} instead."
-        )
+        raise invalid_parameter(param, func, "a float in the range [0, 1] (the smallest propensity used; 0: no "
+                                "clipping)", value)
     return float(value)
 
 
 def check_snips(value: Any, param: str, func: str) -> bool:
     """True or False only: any other object (``"no"``, ``None``, 0) is a mistake, not a truth value."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(
-            f"The '{param}' parameter of {func} must be a bool (True: divide by the IPS weight of the "
-            f"clicks; False: by the number of groups). Got {value!r} instead."
-        )
+        raise invalid_parameter(param, func, "a bool (True: divide by the IPS weight of the clicks; False: by the "
+                                "number of groups)", value)
     return bool(value)
 
 

@@ -17,6 +17,8 @@ import pandas as pd
 
 __all__ = [
     "ColumnNotFoundError",
+    "InvalidParameterError",
+    "invalid_parameter",
     "InputProblem",
     "MissingValuesError",
     "first_keys",
@@ -43,6 +45,44 @@ class ColumnNotFoundError(KeyError):
 
     def __str__(self) -> str:  # KeyError quotes its message; show it as written
         return str(self.args[0]) if self.args else ""
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter of a public function got a value it does not take: a wrong type, a value
+    outside its range, or a choice it does not have.
+
+    One message template for every such check, as scikit-learn's parameter validation: "The
+    'k' parameter of ndcg must be an int in the range [1, inf) or None. Got 0 instead.", then
+    the fix where there is one (the closest valid choice). It subclasses both ``ValueError``
+    and ``TypeError``, so ``except ValueError`` and ``except TypeError`` both catch it whatever
+    was wrong with the value. :func:`invalid_parameter` writes it.
+    """
+
+
+def invalid_parameter(
+    param: str, func: str, must: str, got: Any, hint: str = "", *, what: str = "parameter"
+) -> InvalidParameterError:
+    """The error of a parameter check: "The '<param>' parameter of <func> must be <must>. Got
+    <got> instead. <hint>" (``got`` shown by its repr, or a Series' or array's type and size
+    only, never its values; ``what="engine option"`` for a key of ``engine_options``).
+
+    Examples
+    --------
+    >>> err = invalid_parameter(
+    ...     "ties",
+    ...     "gauc",
+    ...     "one of 'expected', 'pessimistic'",
+    ...     "pesimistic",
+    ...     "Did you mean 'pessimistic'?",
+    ... )
+    >>> print(err)
+    The 'ties' parameter of gauc must be one of 'expected', 'pessimistic'. Got
+    'pesimistic' instead. Did you mean 'pessimistic'?
+    >>> isinstance(err, ValueError) and isinstance(err, TypeError)
+    True
+    """
+    tail = f" {hint.strip()}" if hint.strip() else ""
+    return InvalidParameterError(f"The '{param}' {what} of {func} must be {must}. Got {_describe(got)} instead.{tail}")
 
 
 def check_frame(df: Any, func: str) -> pd.DataFrame:
@@ -83,7 +123,10 @@ def _polars_kind(value: Any) -> str | None:
 def _describe(value: Any) -> str:
     """A parameter's value in a message: its type and size, never its values.
 
-    >>> _describe(pd.Series([0.1, 0.2, 0.3], name="s")), _describe(pd.Series(range(5)))
+    >>> (
+    ...     _describe(pd.Series([0.1, 0.2, 0.3], name="s")),
+    ...     _describe(pd.Series(range(5))),
+    ... )
     ("a pandas Series (named 's', 3 values)", 'a pandas Series (5 values)')
     """
     polars = _polars_kind(value)
@@ -118,7 +161,7 @@ def _name_hint(value: Any, param: str, item: bool = False) -> str:
         if name is None:
             return " Add the expression to the frame as a column (df.with_columns(...)) and pass its name."
     if name not in (None, ""):
-        return f" Pass the column's name instead: {name!r}." if item else f" Pass the column's name instead: {param}={name!r}."
+        return f" Pass the column's name: {name!r}." if item else f" Pass the column's name: {param}={name!r}."
     return " Add the values to the frame as a column and pass its name."
 
 
@@ -128,19 +171,14 @@ def check_column_name(value: Any, param: str, func: str, df: pd.DataFrame | None
         fix = f"Pass {param}={value[0]!r}" if len(value) == 1 else "Name one column"
         if param == "score":
             fix += ", or use report(..., scores=[...]) for several score columns"
-        raise TypeError(
-            f"The '{param}' parameter of {func} takes one column name; got {_describe(value)}. {fix}."
-        )
+        raise invalid_parameter(param, func, "one column name", value, f"{fix}.")
     if (
         isinstance(value, (pd.Series, pd.DataFrame, np.ndarray, pd.Index))
         or _polars_kind(value) is not None
         or not _hashable(value)
         or value is None
     ):
-        hint = "" if value is None else _name_hint(value, param)
-        raise TypeError(
-            f"The '{param}' parameter of {func} must be a column name; got {_describe(value)}.{hint}"
-        )
+        raise invalid_parameter(param, func, "a column name", value, "" if value is None else _name_hint(value, param))
     return value
 
 
@@ -159,12 +197,10 @@ def as_columns(
     elif _hashable(value) and value is not None and not isinstance(value, (pd.Series, pd.Index)) and _polars_kind(value) is None:
         cols = [value]
     else:
-        raise TypeError(
-            f"The '{param}' parameter of {func} must be a column name or a list of column "
-            f"names. Got {_describe(value)} instead.{'' if value is None else _name_hint(value, param)}"
-        )
+        raise invalid_parameter(param, func, "a column name or a list of column names", value,
+                                "" if value is None else _name_hint(value, param))
     if not cols:
-        raise ValueError(f"The '{param}' parameter of {func} must name at least one column.")
+        raise invalid_parameter(param, func, "a column name or a non-empty list of column names", value)
     for c in cols:
         if isinstance(c, (pd.Series, pd.DataFrame, np.ndarray, pd.Index, list)) or _polars_kind(c) is not None or not _hashable(c):
             raise TypeError(
@@ -209,11 +245,18 @@ def call_user(fn: Callable[[Any], Any], arg: Any, param: str, func: str, given: 
     Examples
     --------
     >>> try:
-    ...     call_user(lambda st: st["clicks"], {"n": 1}, "weight", "gauc", "the group statistics")
+    ...     call_user(
+    ...         lambda st: st["clicks"],
+    ...         {"n": 1},
+    ...         "weight",
+    ...         "gauc",
+    ...         "the group statistics",
+    ...     )
     ... except ValueError as exc:
     ...     print(exc)
     ...     print(repr(exc.__cause__))
-    The 'weight' callable of gauc raised KeyError: 'clicks' (it was called with the group statistics). Fix the callable (its own error is shown above this one).
+    The 'weight' callable of gauc raised KeyError: 'clicks' (it was called with the
+    group statistics). Fix the callable (its own error is shown above this one).
     KeyError('clicks')
     """
     try:
@@ -273,12 +316,21 @@ def check_columns(df: pd.DataFrame, columns: Iterable[Hashable], duplicate_fix: 
 
 
 def check_option(value: Any, param: str, func: str, options: Sequence[str]) -> str:
-    """A string parameter must be one of ``options``."""
+    """A string parameter must be one of ``options`` (the error names the closest one).
+
+    >>> check_option(
+    ...     "Optimistic", "ties", "gauc", ("expected", "pessimistic", "optimistic")
+    ... )
+    Traceback (most recent call last):
+    ...
+    pandas_rankeval.core.inputs.validation.InvalidParameterError: The 'ties'
+    parameter of gauc must be one of 'expected', 'pessimistic', 'optimistic'. Got
+    'Optimistic' instead. Did you mean 'optimistic'?
+    """
     if not isinstance(value, str) or value not in options:
         choices = ", ".join(repr(o) for o in options)
-        raise ValueError(
-            f"The '{param}' parameter of {func} must be one of {choices}. Got {value!r} instead."
-        )
+        close = closest_name(value, options, cutoff=0.6) if isinstance(value, str) else None
+        raise invalid_parameter(param, func, f"one of {choices}", value, f"Did you mean {close!r}?" if close else "")
     return value
 
 
@@ -288,21 +340,21 @@ def check_k(k: Any, func: str, *, allow_none: bool = True, param: str = "k") -> 
         return None
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 1:
         rng = "an int in the range [1, inf)" + (" or None" if allow_none else "")
-        raise ValueError(f"The '{param}' parameter of {func} must be {rng}. Got {k!r} instead.")
+        raise invalid_parameter(param, func, rng, k)
     return int(k)
 
 
 def check_persistence(p: Any, func: str, *, param: str = "p") -> float:
     """A persistence (rank-biased precision's ``p``) is a float in the open range (0, 1)."""
     if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real) or not (0.0 < float(p) < 1.0):
-        raise ValueError(f"The '{param}' parameter of {func} must be a float in the range (0, 1). Got {p!r} instead.")
+        raise invalid_parameter(param, func, "a float in the range (0, 1)", p)
     return float(p)
 
 
 def check_bins(bins: Any, func: str, *, param: str = "bins") -> int:
     """A number of equal-width bins (``ece``'s ``bins``) is an int in [1, 1000]."""
     if isinstance(bins, (bool, np.bool_)) or not isinstance(bins, numbers.Integral) or not 1 <= int(bins) <= 1000:
-        raise ValueError(f"The '{param}' parameter of {func} must be an int in the range [1, 1000]. Got {bins!r} instead.")
+        raise invalid_parameter(param, func, "an int in the range [1, 1000]", bins)
     return int(bins)
 
 
@@ -311,10 +363,7 @@ def check_min_count(value: Any, param: str, func: str) -> int:
     if value is None:
         return 0
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError(
-            f"The '{param}' parameter of {func} must be an int in the range [0, inf) or None. "
-            f"Got {value!r} instead."
-        )
+        raise invalid_parameter(param, func, "an int in the range [0, inf) or None", value)
     return int(value)
 
 
@@ -529,10 +578,7 @@ def check_seed(seed: Any, func: str) -> Any:
         return seed
     if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)) and int(seed) >= 0:
         return seed
-    raise ValueError(
-        f"The 'seed' parameter of {func} must be an int in the range [0, inf), None, or a numpy "
-        f"Generator / SeedSequence. Got {seed!r} instead."
-    )
+    raise invalid_parameter("seed", func, "an int in the range [0, inf), None, or a numpy Generator / SeedSequence", seed)
 
 
 def check_n_boot_for_level(n_boot: int, ci: float, func: str) -> None:
@@ -561,10 +607,9 @@ def check_compare_scores(score_cols: list[Hashable], baseline: Hashable | None, 
             f"got scores={score_cols!r}."
         )
     if baseline is not None and baseline not in score_cols:
-        raise ValueError(
-            f"The 'baseline' parameter of {func} must be one of the score columns {score_cols!r}. "
-            f"Got {baseline!r} instead."
-        )
+        close = closest_name(baseline, score_cols, cutoff=0.6)
+        raise invalid_parameter("baseline", func, f"one of the score columns {score_cols!r}", baseline,
+                                f"Did you mean {close!r}?" if close is not None else "")
 
 
 def _plain(x: Any) -> Any:

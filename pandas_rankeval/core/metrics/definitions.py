@@ -32,7 +32,7 @@ __all__ = [
 def gauc_values(x: KernelInput) -> np.ndarray:
     """Per-group AUC (Mann-Whitney over the group's pairs), NaN outside the eligible groups."""
     opts = x.ev.options
-    if opts.engine == "sklearn" or opts.max_fpr is not None:
+    if opts.implementation == "sklearn" or opts.max_fpr is not None:
         return sklearn_group_auc(x.ev, x.se, x.eligible, x.score)
     u, pn = auc_per_group(x.rk)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -625,16 +625,12 @@ _GAUC_DOC = """Group AUC: the weighted mean of the per-group AUC (the DIN paper'
         Orders rows with equal scores (ascending) first.
     threshold : float, optional
         Relevant when ``label >= threshold``.
-    engine : {"numpy", "sklearn"}, default="numpy"
-        "numpy" computes every group at once from one sort; "sklearn" calls
-        ``roc_auc_score`` per group (slow; a cross-check). ``max_fpr`` always
-        uses sklearn.
+{implementation}
     max_fpr : float in (0, 1], optional
         Per-group standardized partial AUC (McClish), from sklearn.
 {nan_policy}
-    progress : bool, default=False
-        Show a progress bar (needs tqdm) for the per-group sklearn loop
-        (``engine="sklearn"`` or ``max_fpr``); the numpy engine needs none.
+{progress}
+{engine}
 {engine_options}
 
     Returns
@@ -1256,7 +1252,7 @@ DEFINITIONS: tuple[Metric, ...] = (
         name="gauc", function="gauc", summary="group AUC, weighted mean of per-group AUC", doc=_GAUC_DOC,
         eligibility="pairs", default_weight="count",
         options=("weight", "min_size", "min_pos", "min_neg", "sample_weight", "ties", "tiebreak", "threshold",
-                 "engine", "max_fpr", "nan_policy", "progress"),
+                 "implementation", "max_fpr", "nan_policy", "progress", "engine"),
         kernel=Kernel(values=gauc_values), cut=_SKIP, group_column="auc",
     ),
     Metric(

@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
+from ..inputs.validation import InvalidParameterError
 from .definitions import DEFINITIONS
 from .metric import Metric, MetricSpec
 
@@ -166,7 +167,7 @@ def parse_metric(name: str) -> MetricSpec:
     'mrr'
     """
     if not isinstance(name, str):
-        raise TypeError(f"Metric names are strings such as 'ndcg@10'; got {name!r}.")
+        raise InvalidParameterError(f"Metric names are strings such as 'ndcg@10'; got {name!r}.")
     m = _PATTERN.match(name.lower())
     kind = m.group(1) if m else None
     info = METRICS.get(kind) if kind else None
@@ -179,7 +180,7 @@ def parse_metric(name: str) -> MetricSpec:
         valid = ", ".join(repr(v) for v in valid_names())
         close = difflib.get_close_matches(name.lower(), _examples(), n=1)
         hint = f" Did you mean {close[0]!r}?" if close and info is None else ""
-        raise ValueError(f"{problem}{hint} Valid metrics are {valid} ({_placeholders()}).")
+        raise InvalidParameterError(f"{problem}{hint} Valid metrics are {valid} ({_placeholders()}).")
     if param is None and info is not None and info.param.kind == "persistence":
         param = float(info.param.default)  # type: ignore[arg-type]
     if param is None and info is not None and info.param.kind == "bins":
@@ -211,11 +212,11 @@ def parse_metrics(names: str | Sequence[str]) -> list[MetricSpec]:
     if isinstance(names, str):
         names = [names]
     if names is None or isinstance(names, (bytes, dict)) or not isinstance(names, Iterable):
-        raise TypeError(
+        raise InvalidParameterError(
             "The 'metrics' parameter must be a metric name or a list of names, such as "
             f"metrics=['gauc', 'ndcg@10']. Got {names!r} instead."
         )
     specs = [parse_metric(n) for n in names]
     if not specs:
-        raise ValueError("Give at least one metric, such as metrics=['gauc', 'ndcg@10'].")
+        raise InvalidParameterError("Give at least one metric, such as metrics=['gauc', 'ndcg@10'].")
     return list(dict.fromkeys(specs))

@@ -1,4 +1,4 @@
-"""Per-group AUC by sklearn's ``roc_auc_score`` (``gauc(engine="sklearn")``, and ``max_fpr=``): the
+"""Per-group AUC by sklearn's ``roc_auc_score`` (``gauc(implementation="sklearn")``, and ``max_fpr=``): the
 cross-check of the closed form, one call per eligible group, on the scores as sklearn should see
 them (:func:`sklearn_scores`: the tie rule and the tie-break applied as a rank)."""
 
@@ -38,7 +38,7 @@ def sklearn_group_auc(
     opts = ev.options
     groups = ev.prepared.groups
     if groups is None or score_eval.order is None or score_eval.rank is None:
-        raise internal_error("sklearn's per-group AUC (engine=\"sklearn\") needs group codes and the score order")
+        raise internal_error("sklearn's per-group AUC (implementation=\"sklearn\") needs group codes and the score order")
     s = sklearn_scores(
         score, score_eval.order, score_eval.rank, plain=opts.ties == "expected" and opts.tiebreak is None
     )

@@ -116,7 +116,7 @@ def can_skip(opts: Options, specs: list[MetricSpec], keep_order: bool) -> bool:
         and all(s.info.cut.skip_groups for s in specs)
         and not keep_order
         and opts.sample_weight is None
-        and opts.engine != "sklearn"
+        and opts.implementation != "sklearn"
         and opts.max_fpr is None
         and opts.tiebreak is None
         and opts.retrieved is None

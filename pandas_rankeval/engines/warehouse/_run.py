@@ -48,8 +48,9 @@ def refuse(plan: Plan) -> None:
             "DCG) is not computed in SQL. Evaluate it on a pandas sample (ibis: "
             "table.filter(...).to_pandas()) or on a DuckDB, polars, Dask or Spark frame."
         )
-    if plan.has_auc and plan.options.engine == "sklearn":
-        raise ValueError(f"{f}: engine='sklearn' calls scikit-learn on the rows; use the default engine='numpy'.")
+    if plan.has_auc and plan.options.implementation == "sklearn":
+        raise ValueError(f"{f}: implementation='sklearn' calls scikit-learn on the rows; use the default "
+                         "implementation='numpy'.")
 
 
 def _relevant(t: Any, plan: Plan, dtype: Any) -> tuple[Any, tuple[str, Any]]:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.inputs.validation import invalid_parameter
 from .stats import SUPPORTED
 
 __all__ = ["NAME", "OPTIONS", "QUERIES", "SUPPORTED", "check_options", "distinct", "execute", "partitioned", "schema"]
@@ -65,13 +66,12 @@ def check_options(options: dict[str, Any], func: str) -> dict[str, Any]:
     """
     execute, dialect = options.get("execute"), options.get("dialect")
     if execute is not None and not callable(execute):
-        raise TypeError(f"The 'execute' engine option of {func} must be a callable (sql -> DataFrame) or None; "
-                        f"got {type(execute).__name__}.")
+        raise invalid_parameter("execute", func, "a callable (sql -> DataFrame) or None", execute, what="engine option")
     if (execute is None) != (dialect is None):
         raise ValueError(f"The 'execute' and 'dialect' engine options of {func} go together: 'execute' runs the "
                          "SQL that ibis.to_sql compiles for 'dialect' (for example dialect='clickhouse').")
     if dialect is not None and not isinstance(dialect, str):
-        raise TypeError(f"The 'dialect' engine option of {func} must be a str; got {type(dialect).__name__}.")
+        raise invalid_parameter("dialect", func, "a str", dialect, what="engine option")
     return {"execute": execute, "dialect": dialect}
 
 
