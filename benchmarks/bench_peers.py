@@ -10,13 +10,15 @@ frame of ``bench.py`` (long-tailed group sizes, ~7% clicks, continuous scores):
 * ``pre.gauc`` on a polars LazyFrame of the same rows (``df.lazy()``), against a GAUC hand-written
   on the same LazyFrame for polars' streaming engine (one ``group_by`` computing each group's AUC
   from ranks, one-class groups dropped, ``collect(engine="streaming")``);
-* the same metrics hand-written as polars expressions and as DuckDB SQL (a native DuckDB table).
+* the same metrics hand-written as polars expressions and as DuckDB SQL (a native DuckDB table),
+  and MRR in polars with no sort (each group's best click, the rows above it by a join): the
+  line under the table gives ``pre.mrr`` over that one.
 
 Every hand-written value is checked equal to the library's to 1e-9 (the script stops otherwise).
 Wall time and process CPU time (all threads) are printed, with the load average at start and end.
 ``--one-thread`` runs the same table again in a subprocess with ``POLARS_MAX_THREADS=1``, DuckDB
 ``threads=1`` and the library on one thread (``engine_options={"threads": 1}``). ``--memory`` adds the
-peak extra memory of one ``pre.gauc`` call, each measure in a fresh process: the peak resident
+peak extra memory of one ``pre.gauc`` call (``--memory-of gauc mrr``: and of one ``pre.mrr``), each measure in a fresh process: the peak resident
 set above the frame (``VmHWM``, reset once the frame is built) and the peak of tracemalloc (numpy's
 buffers, without the pages the allocator keeps); and the peak resident set of ``pre.gauc`` on the
 LazyFrame and of the hand-written streaming GAUC (polars' buffers are not traced by tracemalloc).
@@ -122,6 +124,19 @@ def polars_mrr(pf: Any) -> float:
     return float(out.item())
 
 
+def polars_mrr_join(pf: Any) -> float:
+    """MRR with no sort, as the issue's peer writes it: each group's best click, the rows above it
+    by a join, 1 / (rows above + 1) summed over the groups with a click, over every group."""
+    import polars as pl
+
+    lf = pf.lazy()
+    best = lf.filter(pl.col(Y) == 1).group_by(G).agg(b=pl.col(A).max())
+    above = lf.join(best, on=G).filter(pl.col(A) > pl.col("b")).group_by(G).agg(above=pl.len())
+    rr = best.join(above, on=G, how="left").select((1.0 / (pl.col("above").fill_null(0) + 1)).sum())
+    total, n_groups = pl.collect_all([rr, lf.select(pl.col(G).n_unique())])
+    return float(total.item()) / float(n_groups.item())
+
+
 def polars_ndcg10(pf: Any) -> float:
     import polars as pl
 
@@ -184,7 +199,7 @@ def _time(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     return time.perf_counter() - w0, time.process_time() - c0, out
 
 
-def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> None:
+def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool, memory_of: tuple[str, ...] = ("gauc",)) -> None:
     import duckdb
     import polars as pl
 
@@ -219,6 +234,7 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
         "mrr/pandas": ("mrr", lambda: pre.mrr(df, **kw)),
         "mrr/polars-frame": ("mrr", lambda: pre.mrr(pf, **kw)),
         "mrr/hand-polars": ("mrr", lambda: polars_mrr(pf)),
+        "mrr/hand-polars-join": ("mrr", lambda: polars_mrr_join(pf)),
         "mrr/hand-duckdb": ("mrr", lambda: con.execute(SQL_MRR).fetchone()[0]),  # type: ignore[index]
         "ndcg@10/pandas": ("ndcg@10", lambda: pre.ndcg(df, k=10, **kw)),
         "ndcg@10/polars-frame": ("ndcg@10", lambda: pre.ndcg(pf, k=10, **kw)),
@@ -249,7 +265,9 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
     # values: every hand-written one equals the library's to 1e-9
     for metric in ("gauc", "mrr", "ndcg@10"):
         lib = float(values[f"{metric}/pandas"])
-        for other in ("polars-frame", "hand-polars", "hand-duckdb"):
+        for other in ("polars-frame", "hand-polars", "hand-duckdb", "hand-polars-join"):
+            if f"{metric}/{other}" not in values:
+                continue
             v = float(values[f"{metric}/{other}"])
             if abs(v - lib) > 1e-9:
                 raise SystemExit(f"value check failed: {metric}/{other} = {v!r}, library {lib!r}")
@@ -266,7 +284,7 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
     print()
     # the issue's targets: with the default threads, against the faster of polars and DuckDB; with
     # one thread, against polars on one thread; report against one pre.gauc on the same frame
-    peers = ("hand-polars",) if one_thread else ("hand-polars", "hand-duckdb")
+    peers = ("hand-polars", "hand-polars-join") if one_thread else ("hand-polars", "hand-duckdb", "hand-polars-join")
     print(f"| what | wall ms (median) | CPU ms (median) | ratio to {'polars' if one_thread else 'best hand-written'} |")
     print("|---|---:|---:|---:|")
     for name, (metric, _) in methods.items():
@@ -278,14 +296,22 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
             ratio = (f"{med[name] / med['gauc/hand-polars-streaming']:.2f}x streaming by hand, "
                      f"{med[name] / med['gauc/polars-frame']:.2f}x the eager frame")
         print(f"| {name} | {1e3 * med[name]:.0f} | {1e3 * medc[name]:.0f} | {ratio} |")
+    # the issue's MRR target: pre.mrr against the no-sort polars MRR (best click per group, rows above
+    # it by a join), on the same frame
+    join = med["mrr/hand-polars-join"]
+    print(f"\npre.mrr / no-sort polars MRR (join): pandas frame {med['mrr/pandas'] / join:.2f}x, "
+          f"polars frame {med['mrr/polars-frame'] / join:.2f}x")
     if memory:
         del methods, values, df, pf, lf, con
         print()
         # the resident set of one call is not steady (the worker threads' allocator arenas: 27 to
         # 46 bytes per row at 1e6 rows for the same code, fresh processes, loaded or not): the
         # median of 5 fresh processes, with their range; tracemalloc is steady, one process
-        for how, times in (("rss", 5), ("traced", 1), ("rss-lazy", 3), ("rss-hand-lazy", 3)):
-            cmd = [sys.executable, __file__, "--rows", str(rows), "--groups", str(groups), "--child-memory", how]
+        lazy = (("rss-lazy", 3), ("rss-hand-lazy", 3))
+        for what, how, times in [(w, h, t) for w in memory_of
+                                 for h, t in (("rss", 5), ("traced", 1), *(lazy if w == "gauc" else ()))]:
+            cmd = [sys.executable, __file__, "--rows", str(rows), "--groups", str(groups), "--child-memory", how,
+                   "--memory-of", what]
             if one_thread:
                 cmd.append("--child-one-thread")
             outs = [subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip() for _ in range(times)]
@@ -298,28 +324,29 @@ def run(rows: int, groups: int, rounds: int, memory: bool, one_thread: bool) -> 
     print(f"\n# load average at end {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
 
 
-def memory(rows: int, groups: int, how: str, one_thread: bool) -> None:
-    """Peak extra memory of one ``pre.gauc`` call in this fresh process, above the frame: the peak
-    resident set (``VmHWM`` of ``/proc/self/status``, reset after the frame is built and a small
-    call has imported everything) or the peak of tracemalloc (which sees numpy's buffers, not the
-    allocator's retained pages). ``rss-lazy`` and ``rss-hand-lazy``: the peak resident set of
-    ``pre.gauc`` on a LazyFrame of the frame (``pl.from_pandas(df).lazy()``, built before the
-    reset) and of the hand-written streaming GAUC on it."""
+def memory(rows: int, groups: int, how: str, one_thread: bool, what: str = "gauc") -> None:
+    """Peak extra memory of one ``pre.gauc`` call (``what``: or ``pre.mrr``) in this fresh process,
+    above the frame: the peak resident set (``VmHWM`` of ``/proc/self/status``, reset after the
+    frame is built and a small call has imported everything) or the peak of tracemalloc (which
+    sees numpy's buffers, not the allocator's retained pages). ``rss-lazy`` and ``rss-hand-lazy``:
+    the peak resident set of ``pre.gauc`` on a LazyFrame of the frame (``pl.from_pandas(df).lazy()``,
+    built before the reset) and of the hand-written streaming GAUC on it."""
     import gc
 
     df = make_frame(rows, groups, string_keys=False)[[G, Y, A, B]]
     kw: dict[str, Any] = {"group": G, "label": Y, "score": A}
     if one_thread:
         kw["engine_options"] = {"threads": 1}
-    what = "hand-written streaming GAUC" if how == "rss-hand-lazy" else "pre.gauc"
-    call: Callable[[Any], Any] = polars_gauc_streaming if how == "rss-hand-lazy" else lambda d: pre.gauc(d, **kw)
+    fn = getattr(pre, what)
+    label = "hand-written streaming GAUC" if how == "rss-hand-lazy" else f"pre.{what}"
+    call: Callable[[Any], Any] = polars_gauc_streaming if how == "rss-hand-lazy" else lambda d: fn(d, **kw)
     frame: Any = df
     small: Any = df.iloc[:1000]
     if how.endswith("lazy"):
         import polars as pl
 
         frame, small = pl.from_pandas(df).lazy(), pl.from_pandas(small).lazy()
-        what += " on a LazyFrame"
+        label += " on a LazyFrame"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         call(small)
@@ -340,7 +367,7 @@ def memory(rows: int, groups: int, how: str, one_thread: bool) -> None:
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
     name = "tracemalloc" if how == "traced" else "RSS (VmHWM)"
-    print(f"peak extra memory of one {what}, {name}, {'1 thread' if one_thread else 'default threads'}: "
+    print(f"peak extra memory of one {label}, {name}, {'1 thread' if one_thread else 'default threads'}: "
           f"{peak / 1e6:.1f} MB ({peak / rows:.1f} bytes/row)", flush=True)
 
 
@@ -350,6 +377,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--groups", default=None)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--memory", action="store_true", help="peak extra memory of one pre.gauc call")
+    ap.add_argument("--memory-of", nargs="+", default=["gauc"], choices=["gauc", "mrr"],
+                    help="the calls --memory measures (default: gauc)")
     ap.add_argument("--one-thread", action="store_true", help="also run in a 1-thread subprocess")
     ap.add_argument("--numpy-avx2-too", action="store_true",
                     help="then run everything again with numpy's AVX-512 sort off "
@@ -360,7 +389,7 @@ def main(argv: list[str] | None = None) -> None:
     rows = int(float(args.rows))
     groups = int(float(args.groups)) if args.groups else max(1, rows // 10)
     if args.child_memory:
-        memory(rows, groups, args.child_memory, args.child_one_thread)
+        memory(rows, groups, args.child_memory, args.child_one_thread, args.memory_of[0])
         return
     if args.child_one_thread:
         # the library on one thread too: engine_options={"threads": 1} in run(); for older checkouts
@@ -382,10 +411,10 @@ def main(argv: list[str] | None = None) -> None:
 
             core_evaluate._THREADS_FROM_ROWS = 1 << 62  # type: ignore[attr-defined]
         core_ranking._PARALLEL_FROM = 1 << 62  # type: ignore[attr-defined]
-        run(rows, groups, args.rounds, args.memory, one_thread=True)
+        run(rows, groups, args.rounds, args.memory, one_thread=True, memory_of=tuple(args.memory_of))
         return
     print("\n".join(f"# {line}" for line in numpy_sort_note()), flush=True)
-    run(rows, groups, args.rounds, args.memory, one_thread=False)
+    run(rows, groups, args.rounds, args.memory, one_thread=False, memory_of=tuple(args.memory_of))
     if args.one_thread:
         print("\n## one thread (POLARS_MAX_THREADS=1, DuckDB threads=1, OpenBLAS 1 thread, the library's engine_options threads=1)\n",
               flush=True)

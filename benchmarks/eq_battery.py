@@ -279,7 +279,10 @@ def _count_skips() -> list[int]:
         except ImportError:  # a checkout before core.threads
             ev_mod._THREADS_FROM_ROWS = 0  # type: ignore[attr-defined]
             ev_mod._THREADS = int(os.environ["EQ_PARTS"])  # type: ignore[attr-defined]
-    table, select = skip.group_table, skip.select_first
+    table = skip.group_table
+    # the score columns selected with no sort: select_hashed (hashed groups), or select_first (before)
+    hook = "select_hashed" if hasattr(kept, "select_hashed") else "select_first"
+    select = getattr(kept, hook, None)
 
     def counted_table(*a: Any, **k: Any) -> Any:
         out = table(*a, **k)
@@ -291,7 +294,8 @@ def _count_skips() -> list[int]:
         return select(*a, **k)
 
     kept.group_table = counted_table  # type: ignore[attr-defined]
-    kept.select_first = counted_select  # type: ignore[attr-defined]
+    if select is not None:
+        setattr(kept, hook, counted_select)
     return counts
 
 

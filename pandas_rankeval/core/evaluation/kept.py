@@ -5,8 +5,10 @@ then ranks every score column over the rows of those groups, cut into runs of wh
 (:meth:`~.skip.GroupTable.parts`) that are ranked on the call's threads (numpy releases the GIL
 in its sorts and gathers), each run with one sort by (group, score) (:mod:`.group_rank`); a
 group's values depend on its own rows only, so the parts' per-group values are those of one
-ranking of all the kept rows. MRR and hit rate alone are selected, not sorted. Global AUC beside
-a pair metric reads each run's scores in order off a sort by score instead, and sorts only the
+ranking of all the kept rows. MRR and hit rate alone (every metric's entry has a ``Cut.select``)
+are selected, not sorted by score, over every row: each group's first relevant block counted
+(:mod:`~.skipping.first_block`), with no kept rows laid out and no row scattered back. Global AUC
+beside a pair metric reads each run's scores in order off a sort by score instead, and sorts only the
 rows of the other groups (:func:`~.global_auc.global_auc_of_sorted`).
 """
 
@@ -23,7 +25,8 @@ from ..metrics.definitions import gains
 from .records import Evaluation, ScoreEvaluation
 from ..ranking.group_rank import rank_groups
 from ..ranking.global_auc import sorted_classes
-from ..skipping.skip import GroupTable, Part, Selection, can_skip, candidates, group_table, select_first
+from ..skipping.first_block import FirstBlockGroups, first_block_groups, select_first_blocks
+from ..skipping.skip import GroupTable, Part, can_skip, candidates, group_table
 from ..threads import Workers, run_tasks
 from ..inputs.validation import internal_error
 
@@ -181,13 +184,14 @@ def _evaluate_kept(
     ev: Evaluation, names: Sequence[Hashable], keep_order: bool, threads: int, workers: Workers | None
 ) -> list[ScoreEvaluation] | None:
     scores = ev.prepared.scores
-    select = all(s.info.cut.select is not None for s in ev.specs)
+    if all(s.info.cut.select is not None for s in ev.specs):  # MRR and hit rate alone: no sort
+        return _select_first_blocks(ev, names, threads, workers)
     # global AUC (this path runs with ties="expected" only: see can_skip). When every kept row is
     # ranked (a pair metric is asked for: no candidates), its sorted classes come from the parts'
     # sorts, and only the other rows are sorted for it, after the group count; else the whole
     # column is searched on a worker while the groups are counted
     wants_auc = any(not s.info.grouped for s in ev.specs)
-    from_parts = wants_auc and not select and _list_bound(ev) is False
+    from_parts = wants_auc and _list_bound(ev) is False
     aucs = {} if not wants_auc or from_parts else {
         name: _GlobalAuc(scores[name], ev.labels.rel, workers) for name in names}
     # the group count on every thread when they are free; beside the searches, on this one
@@ -196,34 +200,32 @@ def _evaluate_kept(
     if table is None:
         return None
     out = [ScoreEvaluation(name, {}, table=table) for name in names]
-    if select:
-        _select_runs(ev, table, out, threads, workers)
-    else:
-        _rank_parts(ev, table, out, threads, workers, from_parts)
-        for se in out:
-            if se.score in aucs:
-                se.auc_counts = aucs[se.score].counts()
+    _rank_parts(ev, table, out, threads, workers, from_parts)
+    for se in out:
+        if se.score in aucs:
+            se.auc_counts = aucs[se.score].counts()
     return out
 
 
-def _select_runs(ev: Evaluation, table: GroupTable, out: list[ScoreEvaluation], threads: int,
-                 workers: Workers | None) -> None:
-    """Each run of whole groups selected on its own thread (no sort); the groups' selections joined."""
-    scores = ev.prepared.scores
-    runs = table.parts(threads)
-    rels = [part.level >= ev.labels.rel_level for part in runs]
-    picks = [(se, i) for se in out for i in range(len(runs))]
+def _select_first_blocks(ev: Evaluation, names: Sequence[Hashable], threads: int,
+                   workers: Workers | None) -> list[ScoreEvaluation]:
+    """Every score column's first relevant block per group, over every row, with no sort by score:
+    the groups found once per evaluation (:func:`~.first_block.first_block_groups`), each column
+    counted in ranges of rows on the threads (:func:`~.first_block.select_first_blocks`)."""
+    groups = ev.cache.get("first block groups", lambda: _first_block_groups(ev, workers, threads))
+    out = []
+    for name in names:
+        se = ScoreEvaluation(name, {}, table=groups)
+        se.selection = select_first_blocks(ev.prepared.scores[name], groups, workers)
+        out.append(se)
+    return out
 
-    def pick(task: tuple[ScoreEvaluation, int]) -> Selection:
-        se, i = task
-        part = runs[i]
-        return select_first(scores[se.score][part.rows], rels[i], part.row_group, part.hi - part.lo)
 
-    chosen = run_tasks(workers, pick, picks)
-    for j, se in enumerate(out):
-        own = chosen[j * len(runs) : (j + 1) * len(runs)]
-        se.selection = own[0] if len(own) == 1 else Selection(
-            *(np.concatenate([getattr(s, f) for s in own]) for f in ("m", "t", "p")))
+def _first_block_groups(ev: Evaluation, workers: Workers | None, threads: int) -> FirstBlockGroups:
+    codes = ev.prepared.encode_groups()
+    if codes is None:
+        raise internal_error("selecting the first relevant blocks needs group codes")
+    return first_block_groups(codes.codes, codes.n_codes, ev.labels.rel, workers, threads)
 
 
 def _rank_parts(ev: Evaluation, table: GroupTable, out: list[ScoreEvaluation], threads: int, workers: Workers | None,

@@ -21,6 +21,7 @@ from ..inputs.options import Options
 from ..inputs.prepare import Labels, Prepared
 from ..metrics.metric import MetricSpec
 from .result import Coverage, coverage_problem, warn_coverage
+from ..skipping.first_block import FirstBlockGroups
 from ..skipping.skip import GroupTable, Part, Selection
 from ..inputs.validation import InputProblem, internal_error
 
@@ -115,7 +116,8 @@ class ScoreEvaluation:
     order: np.ndarray | None = None
     rank: np.ndarray | None = None
     calibration_order: np.ndarray | None = None  # rows by (group, p, y, w): the calibration sums' order
-    table: GroupTable | None = None  # every group's counts, when only the groups that count were sorted
+    #: every group's counts, when only the groups that count were sorted (MRR and hit rate alone: counted)
+    table: GroupTable | FirstBlockGroups | None = None
     selection: Selection | None = None  # first relevant block per kept group (MRR, hit rate: no sort)
     parts: list[tuple[Part, Ranking]] | None = None  # with ``table``: runs of kept groups, ranked
     auc_counts: tuple[float, float, float] | None = None  # global AUC's (U, P, N), computed ahead

@@ -27,6 +27,7 @@ from ..metrics.metric import MetricSpec
 from ..metrics.registry import METRICS
 from ..inputs.options import WeightLike
 from .result import Coverage
+from ..skipping.first_block import FirstBlockGroups
 from ..skipping.skip import GroupTable
 from ..threads import Workers, one_blas_thread
 from ..inputs.validation import InputProblem, call_user, first_keys, internal_error
@@ -35,7 +36,7 @@ from ..inputs.validation import InputProblem, call_user, first_keys, internal_er
 STATS_GIVEN = "the per-group statistics: a frame indexed by group key with columns n, positives, negatives"
 
 
-def group_weights(ev: Evaluation, weight: WeightLike, full: Ranking | GroupTable) -> np.ndarray:
+def group_weights(ev: Evaluation, weight: WeightLike, full: Ranking | GroupTable | FirstBlockGroups) -> np.ndarray:
     """:func:`_weights`, shared by every metric and score column that use the same weight option
     (a name or a Series; a callable is called for each, as the user may expect)."""
     func = ev.options.func
@@ -50,7 +51,7 @@ def group_weights(ev: Evaluation, weight: WeightLike, full: Ranking | GroupTable
 def _weights(
     weight: WeightLike,
     ev: Evaluation,
-    rk: Ranking | GroupTable,
+    rk: Ranking | GroupTable | FirstBlockGroups,
     func: str,
 ) -> np.ndarray:
     """Per-group weights for one of the weight options, checked (:func:`weights_of` over the
@@ -151,7 +152,7 @@ def as_weights(values: Any, what: str) -> np.ndarray:
 
 
 def _coverage(
-    rk: Ranking | GroupTable,
+    rk: Ranking | GroupTable | FirstBlockGroups,
     used: np.ndarray,
     *,
     n_rows: int,

@@ -33,15 +33,16 @@ def index_dtype(n: int) -> type[np.signedinteger]:
 @dataclass
 class Counts:
     """Every group's code (ascending), rows and relevant rows; ``place`` tells, per group of each
-    range of rows, its rows (by the range's own row numbers, group after group) and its group."""
+    range of rows, its rows (by the range's own row numbers, group after group, relevant rows
+    last), its group, its rows and its relevant rows in the range."""
 
     code: np.ndarray
     n: np.ndarray
     npos: np.ndarray
     n_codes: int  # the codes' upper bound
     # dense codes: None; sparse: per range (lo, hi, rows of its groups, group after group, their
-    # groups' indices in ``code``, their groups' row counts in the range)
-    place: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]] | None = None
+    # groups' indices in ``code``, their groups' row counts and relevant row counts in the range)
+    place: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None = None
 
 
 def _count_dense(codes: np.ndarray, n_codes: int, rel: np.ndarray) -> Counts:
@@ -102,7 +103,7 @@ def count_groups(
     parts = run_tasks(workers, lambda r: _count_sorted(codes[r[0] : r[1]], n_codes, rel[r[0] : r[1]]), ranges)
     if len(parts) == 1:
         code, n, npos, idx = parts[0]
-        return Counts(code, n, npos, n_codes, [(0, n_rows, idx, np.arange(code.shape[0]), n)])
+        return Counts(code, n, npos, n_codes, [(0, n_rows, idx, np.arange(code.shape[0]), n, npos)])
     # the ranges' groups joined: their codes merged (each range's ascend: a stable sort merges the
     # runs), each range's groups placed among them, the counts added
     every = np.concatenate([p[0] for p in parts])
@@ -126,7 +127,7 @@ def count_groups(
         start += c.shape[0]
         n[w] += n_r  # a group's index appears once per range
         npos[w] += npos_r
-        place.append((lo, hi, idx, w, n_r))
+        place.append((lo, hi, idx, w, n_r, npos_r))
     return Counts(code, n, npos, n_codes, place)
 
 
@@ -169,7 +170,7 @@ def kept_rows(
         counts.place = None  # each range's row order is freed once scattered
 
         def scatter(i: int) -> None:
-            lo, hi, idx, w, n_r = place[i]
+            lo, hi, idx, w, n_r, _ = place[i]
             place[i] = None  # type: ignore[call-overload]
             per_row[lo:hi][idx] = np.repeat(slot[w], n_r)
 

@@ -8,10 +8,9 @@ counts rows and relevant rows per group (a bincount, or one int64 sort of sparse
 those groups only; the score columns are then sorted over these rows alone. The counts of every
 group stay in the table, so weights, coverage and ``n_groups`` are exactly those of a full sort.
 
-:func:`select_first` goes further for the metrics that read only the first relevant row of a
-group (MRR, hit rate): each group's best relevant score, the rows scored strictly above it and
-the size of its tie block, with no sort at all (:func:`~.kernels.rr_first_block`,
-:func:`~.kernels.hit_first_block` turn them into the expected values under ties).
+The metrics that read only the first relevant row of a group (MRR, hit rate) do not come here
+when they are all a call asks for: :mod:`.first_block` counts each group's first relevant block
+over every row, with no sort by score and none of this module's kept rows.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from ..kernels.ranked import Part, Selection
 from ..reference import reference_mode
 from ..threads import Workers
 
-__all__ = ["GroupTable", "Selection", "can_skip", "candidates", "group_table", "select_first"]
+__all__ = ["GroupTable", "Selection", "can_skip", "candidates", "group_table"]
 
 #: Skip groups only when at most this share of the rows is kept (else the pass costs more than it saves).
 _KEEP_AT_MOST = 0.9
@@ -167,29 +166,6 @@ def _needed(n: np.ndarray, npos: np.ndarray, specs: list[MetricSpec], opts: Opti
         return None
     return kept
 
-
-
-def select_first(score: np.ndarray, rel: np.ndarray, group: np.ndarray, n_groups: int) -> Selection:
-    """:class:`Selection` of every group from its rows (no sort): O(n).
-
-    ``group`` is every row's group in ``0 .. n_groups - 1``; every group has a relevant row.
-    """
-    pos = np.flatnonzero(rel)  # (a gather by positions is faster than a boolean mask)
-    gr, sr = group[pos], score[pos]
-    del pos
-    best = np.empty(n_groups, dtype=score.dtype)
-    best[gr] = sr  # any relevant score of the group, then the largest
-    np.maximum.at(best, gr, sr)
-    b = best[group]
-    # the rows at or above their group's best relevant score are few (the rows above the first
-    # click and its tie block): the counts are taken over them only
-    up = np.flatnonzero(score >= b)
-    g_up = group[up]
-    tie = score[up] == b[up]
-    t = np.bincount(g_up[tie], minlength=n_groups)
-    m = np.bincount(g_up, minlength=n_groups) - t
-    p = np.bincount(gr[sr == best[gr]], minlength=n_groups)
-    return Selection(m.astype(np.int64), t.astype(np.int64), p.astype(np.int64))
 
 
 def candidates(score: np.ndarray, part: Part, marked: np.ndarray, bound: int | None) -> np.ndarray | None:
