@@ -280,8 +280,8 @@ def _count_skips() -> list[int]:
             ev_mod._THREADS_FROM_ROWS = 0  # type: ignore[attr-defined]
             ev_mod._THREADS = int(os.environ["EQ_PARTS"])  # type: ignore[attr-defined]
     table = skip.group_table
-    # the score columns selected with no sort: select_hashed (hashed groups), or select_first (before)
-    hook = "select_hashed" if hasattr(kept, "select_hashed") else "select_first"
+    # the score columns selected with no sort by score: select_first_blocks, or select_first (before)
+    hook = "select_first_blocks" if hasattr(kept, "select_first_blocks") else "select_first"
     select = getattr(kept, hook, None)
 
     def counted_table(*a: Any, **k: Any) -> Any:
