@@ -246,3 +246,21 @@ def test_polars_frame_takes_the_selection_path(monkeypatch):
     _bit_equal(fast, slow)
     want = pre.report(df, group="g", label="y", scores=["s", "c"], metrics=SELECT)
     _bit_equal(fast, want)
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_a_range_of_rows_with_no_relevant_group(monkeypatch, threads):
+    """Sparse keys whose first range of rows holds only groups with no relevant row (its run keeps
+    no row), and a group split over every range: the sort path's numbers."""
+    df = pd.DataFrame({
+        "g": [10**12, 10**12, 3 * 10**12, 3 * 10**12, 5, 7 * 10**12, 5, 7 * 10**12, 5, 5, 9, 9],
+        "y": [0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0],
+        "s": [0.9, 0.1, 0.5, 0.5, 0.4, 0.3, 0.4, 0.8, 0.7, 0.2, 0.6, 0.6],
+    })
+    for fn in (pre.per_group, pre.report):
+        fast, slow = _selected_and_sorted(monkeypatch, lambda fn=fn: fn(
+            df, group="g", label="y", scores=["s"], metrics=["mrr", "mrr@2", "hit_rate@1"]), threads)
+        _bit_equal(fast, slow)
+    # group 5: rows 0.4 (no), 0.4 (yes), 0.7 (no), 0.2 (yes): one row above, a tie of 2 with 1 relevant
+    got = pre.per_group(df, group="g", label="y", score="s", metrics=["mrr"])["mrr"]
+    assert got.loc[5] == pytest.approx(0.5 * (1 / 2) + 0.5 * (1 / 3), abs=1e-15)
