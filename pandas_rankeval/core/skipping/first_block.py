@@ -154,10 +154,10 @@ def first_block_groups(codes: np.ndarray, n_codes: int, rel: np.ndarray, workers
 
 
 def _top(dtype: np.dtype) -> np.generic:
-    """The largest value of a score dtype (inf for floats)."""
+    """The largest value of a score dtype (inf for floats), as that dtype."""
     if dtype.kind == "f":
         return dtype.type(np.inf)
-    return np.iinfo(dtype).max  # type: ignore[no-any-return]
+    return dtype.type(np.iinfo(dtype).max)
 
 
 def select_first_blocks(score: np.ndarray, groups: FirstBlockGroups, workers: Workers | None = None) -> Selection:
