@@ -270,7 +270,7 @@ def _select_runs(score: np.ndarray, runs: list[Run], best: np.ndarray,
             b = np.repeat(b_run[j0:j1], run.n[j0:j1])
             cuts = ends[j0 : j1 - 1] - start
             starts = np.concatenate(([0], cuts))
-            at[j0:j1] = np.add.reduceat((s >= b).view(np.uint8), starts, dtype=np.int32)
+            at[j0:j1] = np.add.reduceat((s >= b).view(np.uint8), starts, dtype=np.int64)
             # rows tied with their group's best: few (the best itself, and its ties), found by position
             eq = np.flatnonzero(s == b)
             tie[j0:j1] = np.bincount(np.searchsorted(starts, eq, side="right") - 1, minlength=j1 - j0)
