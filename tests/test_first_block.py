@@ -80,8 +80,10 @@ def _selected_and_sorted(monkeypatch: pytest.MonkeyPatch, call, threads: int = 1
         m.setattr(kept, "select_first_blocks", counted)
         fast = call()
         assert calls, "the call did not take the selection path"
+        calls.clear()
         with reference_paths():
             slow = call()
+        assert not calls, "the reference switch must turn the selection path off"
     return fast, slow
 
 
