@@ -106,8 +106,9 @@ SPARK_CASES = ("weights", "nulls-omit")
 
 
 def _params(cases: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    return [pytest.param(e, c, o, id=f"{e}-{c}") for e in ENGINES for c, o in cases
-            if e != "spark" or c in SPARK_CASES]
+    # Spark's weights case takes 12 s: it runs in the slow suite (.ci/run runs it after README's command)
+    return [pytest.param(e, c, o, id=f"{e}-{c}", marks=[pytest.mark.slow] if (e, c) == ("spark", "weights") else [])
+            for e in ENGINES for c, o in cases if e != "spark" or c in SPARK_CASES]
 
 
 @pytest.mark.parametrize("engine,case,options", _params(XAUC_CASES))

@@ -55,8 +55,11 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(CASES))
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine,case", [
+    # Spark's random case takes 8 s: it runs in the slow suite (.ci/run runs it after README's command)
+    pytest.param(e, c, id=f"{e}-{c}", marks=[pytest.mark.slow] if (e, c) == ("spark", "random") else [])
+    for c in CASES for e in ENGINES
+])
 def test_weighted_global_auc_is_one_number_on_every_engine(engine, engine_frame, case):
     df, kw = CASES[case]
     want_rep, want_cmp = _calls("pandas", df, kw)
