@@ -298,12 +298,4 @@ def test_calibration_by_errors_on_every_engine(engine, engine_frame):
         pre.calibration_by(engine_frame(_clicks(1)), **(kw | {"score": "device"}))
 
 
-def test_calibration_by_refuses_an_ibis_table_by_name_before_any_query():
-    from _warehouse import Runner
-    from pandas_rankeval.engines.warehouse.queries import QUERIES
-
-    t = Runner("duckdb").table(_clicks(7))
-    before = next(QUERIES)
-    with pytest.raises(ValueError, match="calibration_by on an Ibis table: its per-\\(group, value\\) sums are not"):
-        pre.calibration_by(t, field="device", label="click", score="p", group="user")
-    assert next(QUERIES) == before + 1  # no query in between
+# calibration_by on an Ibis table (computed in SQL): tests/test_warehouse_calibration_by.py

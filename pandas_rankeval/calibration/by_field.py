@@ -14,7 +14,9 @@ counted in the footer (values and share of rows), never dropped silently.
 
 Every frame goes through one pass (:mod:`.cells`): per chunk of rows, the sums of every (group,
 value) cell and the counts of the values pandas refuses; a pandas frame is one chunk, any other
-frame is read in chunks where it lies and only the cells travel.
+frame is read in chunks where it lies and only the cells travel. An Ibis table is not read: the
+warehouse sends the counts (one aggregate) and one row per (cell, ECE bin) (one GROUP BY,
+:mod:`pandas_rankeval.engines.warehouse.cells`).
 
 Intervals: the percentile bootstrap over groups (users, requests) with hashed Poisson(1) weights
 (the same draws as ``report``'s for a seed): per (group, value) cell the row sums are formed once,
@@ -25,7 +27,7 @@ interval, as in ``report`` (a sample's binned ECE is biased upward).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -41,10 +43,13 @@ from pandas_rankeval.core.progress import Progress
 from pandas_rankeval.display.table import ResultTable
 from pandas_rankeval.inference.bootstrap import check_level, check_n_boot, percentile_interval
 from pandas_rankeval.engines import engine_for, frame_kind
+from pandas_rankeval.engines.base import check_engine_options
 from pandas_rankeval.engines.chunks import map_chunks
 from pandas_rankeval.inference.hashing import key_hash, poisson_weights, seed_to_int
 
-from .cells import CellSpec, Chunk, check_dtypes, chunk_sums, merge_chunks, raise_problems, sum_by
+from .cells import (
+    CellSpec, Chunk, cells_from_bins, check_dtypes, chunk_sums, merge_chunks, raise_problems, sum_by,
+)
 
 __all__ = ["CalibrationByTable", "calibration_by", "field_rce"]
 
@@ -178,18 +183,20 @@ def calibration_by(
     overall: bool = True,
     nan_policy: str = "raise",
     progress: bool = False,
+    engine_options: Mapping[str, Any] | None = None,
 ) -> CalibrationByTable:
     """Calibration per value of a field: PCOC, log loss, NE and ECE, with intervals, and the
     field-level relative calibration error as one number.
 
     Parameters
     ----------
-    df : DataFrame (pandas, polars, Dask, Spark), polars LazyFrame or DuckDB relation
-        One row per impression (an Ibis table is refused by name: its rows stay in the
-        warehouse). A frame other than pandas is read in chunks where it lies
+    df : DataFrame (pandas, polars, Dask, Spark), polars LazyFrame, DuckDB relation or Ibis table
+        One row per impression. A frame other than pandas is read in chunks where it lies
         (:mod:`pandas_rankeval.engines.chunks`); each chunk sends back the sums of its (group,
         value) cells, so the client holds one row per cell (per value without ``group``), never a
-        row of the table. The same numbers as pandas.
+        row of the table. An Ibis table is not read at all: two SQL queries, the checks and one
+        GROUP BY over (value, group, ECE bin), send back the whole table's counts and one row per
+        (cell, bin) (:mod:`pandas_rankeval.engines.warehouse.cells`). The same numbers as pandas.
     field : column or list of columns
         The field (device, ad category, position, ...); a list gives one row per combination.
         It may vary within a group.
@@ -217,6 +224,10 @@ def calibration_by(
     nan_policy : {{"raise", "omit"}}, default="raise"
         Missing values in any column used: an error, or rows dropped (counted in the footer).
 {progress}
+    engine_options : dict, optional
+        Read for an Ibis table only: a table that no Ibis connection holds takes ``execute`` (a
+        callable that runs one SQL string and returns a pandas frame) with ``dialect`` (the
+        dialect ``ibis.to_sql`` compiles for). Other frames are read in chunks and take none.
 
     Returns
     -------
@@ -261,7 +272,7 @@ def calibration_by(
     """
     fcols, gcols, bins, ci = _check_options(field, group, bins, ci, n_boot, seed, overall, nan_policy)
     spec = CellSpec(tuple(fcols), tuple(gcols), label, score, sample_weight, threshold, bins, _FUNC)
-    found = _read_cells(df, spec, nan_policy)
+    found = _read_cells(df, spec, nan_policy, engine_options)
     if found.keys is None or found.sums is None:  # pragma: no cover - raise_problems raised first
         raise ValueError(f"{_FUNC}: no row is left to evaluate.")
     value, keys = _codes(found.keys, fcols)
@@ -321,11 +332,20 @@ def _intervals(cell_sums: np.ndarray, cell_group: np.ndarray, cell_value: np.nda
     return lo_hi, (float(f_lo[0]), float(f_hi[0]))
 
 
-def _read_cells(df: Any, spec: CellSpec, nan_policy: str) -> Chunk:
+def _read_cells(df: Any, spec: CellSpec, nan_policy: str, engine_options: Mapping[str, Any] | None = None) -> Chunk:
     """The whole table's cell sums, after every error pandas raises: the columns and dtypes from
     the frame's schema (no data read), then its values' from the whole table's counts. A pandas
-    frame is one chunk; any other frame is read in chunks where it lies
-    (:func:`pandas_rankeval.engines.chunks.map_chunks`)."""
+    frame is one chunk; an Ibis table is summed in SQL (:func:`_read_ibis`); any other frame is
+    read in chunks where it lies (:func:`pandas_rankeval.engines.chunks.map_chunks`)."""
+    kind = frame_kind(df)
+    if engine_options and kind != "ibis":
+        if not isinstance(engine_options, Mapping):
+            raise invalid_parameter("engine_options", _FUNC, "a dict (or None)", engine_options)
+        raise ValueError(
+            f"The 'engine_options' parameter of {_FUNC} has {list(engine_options)!r}: {_FUNC} reads "
+            "every frame but an Ibis table in chunks and takes no engine option for it (an Ibis table "
+            "takes 'execute' and 'dialect')."
+        )
     if isinstance(df, pd.DataFrame):
         check_frame(df, _FUNC)
         check_columns(df, spec.columns)
@@ -334,12 +354,8 @@ def _read_cells(df: Any, spec: CellSpec, nan_policy: str) -> Chunk:
         raise_problems(found, spec, nan_policy)
         return found
     engine = engine_for(df, _FUNC)
-    if frame_kind(df) == "ibis":
-        raise ValueError(
-            f"{_FUNC} on an Ibis table: its per-(group, value) sums are not computed in SQL, and the "
-            "warehouse engine never reads the rows out of the warehouse. Evaluate it on a pandas sample "
-            "(ibis: table.select(...).to_pandas()) or on a DuckDB, polars, Dask or Spark frame."
-        )
+    if kind == "ibis":
+        return _read_ibis(df, spec, nan_policy, check_engine_options(engine, engine_options, _FUNC))
     schema = engine.schema(df)
     check_columns(schema, spec.columns)
     check_dtypes(schema, spec)
@@ -350,6 +366,37 @@ def _read_cells(df: Any, spec: CellSpec, nan_policy: str) -> Chunk:
         raise_problems(found, spec, nan_policy)
     except MissingValuesError as exc:  # "null" to a polars user, "NULL" to DuckDB's
         raise ValueError(str(exc.for_engine(engine.NAME))) from None
+    return found
+
+
+def _read_ibis(t: Any, spec: CellSpec, nan_policy: str, options: dict[str, Any]) -> Chunk:
+    """The same :class:`Chunk` from an Ibis table, its rows left in the warehouse: the columns and
+    dtypes from the schema (no query), the checks' one aggregate query and pandas' errors from its
+    counts (the three smallest labels other than 0 and 1: one more small query, on that error
+    only), then one GROUP BY over (keys, ECE bin) whose (cell, bin) rows are added up per cell."""
+    from pandas_rankeval.engines.warehouse import cells as sql
+
+    schema = sql.table_schema(t)
+    check_columns(schema, spec.columns)
+    check_dtypes(schema, spec)
+    c = sql.cell_checks(t, columns=spec.columns, label=spec.label, score=spec.score,
+                        sample_weight=spec.sample_weight, threshold=spec.threshold, options=options)
+    if c["rows"] == 0:
+        raise ValueError(f"{_FUNC} got an empty DataFrame (0 rows); there is nothing to evaluate.")
+    found = Chunk(n_rows=c["rows"], missing=c["missing"], n_dropped=c["dropped"] if c["missing"] else 0,
+                  infinite_label=c["infinite_label"], not_binary=c["not_binary"], outside_unit=c["outside_unit"],
+                  p_lo=c["p_lo"], p_hi=c["p_hi"], bad_weight=c["bad_weight"])
+    missing_first = bool(found.missing) and (nan_policy == "raise" or found.n_dropped >= found.n_rows)
+    if found.not_binary and not missing_first:  # the label error names a few such labels
+        found.label_examples = sql.label_examples(t, columns=spec.columns, label=spec.label, options=options)
+    try:
+        raise_problems(found, spec, nan_policy)
+    except MissingValuesError as exc:
+        raise ValueError(str(exc.for_engine(sql.NAME))) from None
+    frame, prefix = sql.cell_bins(t, keys=spec.keys, label=spec.label, score=spec.score,
+                                  sample_weight=spec.sample_weight, threshold=spec.threshold, bins=spec.bins,
+                                  columns=spec.columns, omit=bool(found.missing), options=options)
+    found.keys, found.sums = cells_from_bins(frame, spec, prefix)
     return found
 
 

@@ -24,7 +24,8 @@ from pandas_rankeval.core.kernels.calibration import (
     check_binary_labels, ece_bins, label_error, probability_error, row_loss,
 )
 
-__all__ = ["CellSpec", "Chunk", "cell_codes", "check_dtypes", "chunk_sums", "merge_chunks", "raise_problems", "sum_by"]
+__all__ = ["CellSpec", "Chunk", "cell_codes", "cells_from_bins", "check_dtypes", "chunk_sums", "merge_chunks",
+           "raise_problems", "sum_by"]
 
 #: The metrics named in the label and probability errors.
 NAMES = ["pcoc", "logloss", "ne", "ece", "field_rce"]
@@ -153,6 +154,28 @@ def cell_codes(frame: pd.DataFrame, keys: list[Hashable]) -> tuple[np.ndarray, n
     new = np.ones(cell.shape[0], dtype=bool)
     new[1:] = cell[1:] > np.maximum.accumulate(cell)[:-1]
     return cell, np.flatnonzero(new)
+
+
+def cells_from_bins(frame: pd.DataFrame, spec: CellSpec, prefix: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """The cells' keys and sums (:class:`Chunk`'s layout) from one row per (cell, ECE bin): the
+    warehouse's GROUP BY (:func:`pandas_rankeval.engines.warehouse.cells.cell_bins`; the key
+    columns under their names as text, then ``<prefix>bin``, ``<prefix>n`` and the sums of w, w y,
+    w p, w loss and w (p - y)). A cell's rows and first four sums add its bins up."""
+    keys = spec.keys
+    named = frame[[str(k) for k in keys]].set_axis(keys, axis=1)
+    cell, first = cell_codes(named, keys)
+    n_cells, bins = first.shape[0], spec.bins
+    P = prefix
+    at = cell * bins + frame[f"{P}bin"].to_numpy(dtype=np.int64)
+    size = n_cells * bins
+    sums = np.empty((n_cells, 5 + 2 * bins))
+    sums[:, 0] = np.bincount(cell, weights=frame[f"{P}n"].to_numpy(dtype=np.float64), minlength=n_cells)
+    for j, c in enumerate(("w", "wy", "wp", "wl"), start=1):
+        sums[:, j] = np.bincount(cell, weights=frame[f"{P}{c}"].to_numpy(dtype=np.float64), minlength=n_cells)
+    for j, c in ((5, "wd"), (5 + bins, "w")):
+        sums[:, j : j + bins] = np.bincount(at, weights=frame[f"{P}{c}"].to_numpy(dtype=np.float64),
+                                            minlength=size).reshape(n_cells, bins)
+    return named.iloc[first].reset_index(drop=True), sums
 
 
 def sum_by(codes: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:

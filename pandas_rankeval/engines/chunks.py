@@ -60,7 +60,7 @@ def map_chunks(frame: Any, columns: list[Hashable], fn: Callable[[pd.DataFrame],
     elif kind == "duckdb":
         rel = frame.project(", ".join(_quoted(c) for c in columns))
         chunks = (_arrow_pandas(b, columns) for b in rel.to_arrow_reader(chunk_rows))
-    else:  # pragma: no cover - an Ibis table is refused by the caller (its rows stay in the warehouse)
+    else:  # pragma: no cover - an Ibis table is summed in SQL by the caller (its rows stay in the warehouse)
         raise TypeError(f"map_chunks: no chunked reader for {type(frame).__name__}")
     total = combine([])
     for chunk in chunks:  # one chunk in memory at a time, added as it arrives
