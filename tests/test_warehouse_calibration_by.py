@@ -198,3 +198,21 @@ def test_a_table_no_connection_holds_runs_through_execute() -> None:
                                                        "dialect": "duckdb"})
     _same(got, pre.calibration_by(df, **kw))
     assert len(seen) == 2 and "GROUP BY" in seen[1].upper()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bool_labels_int_labels_with_a_threshold_bool_and_negative_zero_keys(backend: str) -> None:
+    """A bool label; an integer label read with ``threshold``; a bool field; a float field whose
+    -0.0 and 0.0 are one value, as pandas groups them."""
+    rng = np.random.default_rng(5)
+    n = 120
+    df = pd.DataFrame({"u": rng.integers(0, 20, n), "f": rng.choice([-0.0, 0.0, 0.5], n), "b": rng.random(n) < 0.5,
+                       "yb": rng.random(n) < 0.3, "yi": rng.integers(0, 3, n), "p": rng.random(n)})
+    r = runner(backend)
+    t = r.table(df)
+    for kw in ({"field": "f", "label": "yb", "group": "u", "n_boot": 20},
+               {"field": "b", "label": "yi", "threshold": 1, "group": "u", "n_boot": 20},
+               {"field": ["b", "f"], "label": "yb", "ci": None, "sample_weight": "p"}):
+        want = pre.calibration_by(df, score="p", **kw)
+        assert len(want) == (5 if isinstance(kw["field"], list) else 3)  # -0.0 and 0.0: one value
+        _same(pre.calibration_by(t, score="p", **kw, engine_options=r.engine_options()), want)
