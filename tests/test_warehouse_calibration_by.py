@@ -138,6 +138,21 @@ def test_row_log_loss_equals_numpy(backend: str) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
 
 
+
+@pytest.mark.parametrize("backend", ["duckdb", "sqlite"])
+def test_per_group_log_loss_is_the_same_row_term(backend: str) -> None:
+    """The per-group ``logloss`` of the warehouse engine reads the same row term (one group per
+    row here): numpy's to 1e-12 relative where ``ln(1 - q)`` was 5e-2 off at q = 1e-15."""
+    p = np.array([EPS, 2 * EPS, 1e-14, 1e-12, 1e-9, 1e-6, 0.3])
+    df = pd.DataFrame({"i": np.arange(p.shape[0]), "click": 0, "p": p})
+    r = runner(backend)
+    got = pre.per_group(r.table(df), group="i", label="click", scores="p", metrics=["logloss"],
+                        **({"engine_options": r.engine_options()} if r.engine_options() else {}))
+    got = pd.DataFrame(got).sort_values("i")
+    column = next(c for c in got.columns if "logloss" in str(c))
+    np.testing.assert_allclose(got[column].to_numpy(dtype=np.float64), row_loss(p, np.zeros(p.shape[0], bool)),
+                               rtol=1e-12, atol=0)
+
 BAD = [
     ("nulls", lambda d: d.assign(p=d["p"].where(d.index % 9 != 0)), {}, 1),
     ("labels", lambda d: d.assign(click=d["click"] * 2 + (d.index % 7 == 0) * 0.5), {}, 2),  # + the examples

@@ -12,13 +12,8 @@
 
 The row terms are numpy's, row for row (:mod:`pandas_rankeval.core.kernels.calibration`):
 
-- the bin of p is the number of inner edges of ``np.linspace(0, 1, B + 1)`` below it (the edges
-  as DOUBLE literals, one comparison each), which is ``np.searchsorted(edges, p, side="left")``
-  by definition: an edge belongs to the bin below it, 0 to the first bin, 1 to the last;
-- the log loss clips p to [EPS, 1 - EPS]; -log(q) for a click, and -log1p(-q) otherwise, which
-  SQL has no function for: it is computed as ``ln(u) * q / (u - 1)`` with ``u = 1 - q`` (exact
-  for q >= 0.5, and Goldberg's rewriting of log1p, within a few ulps of it, below), never as
-  ``ln(1 - q)``, whose rounding of ``1 - q`` costs up to 1e-16 / q relative;
+- the log loss of a row and its ECE bin are :mod:`.calibration_sql`'s, as for the per-group
+  calibration metrics (numpy's numbers: the no-click loss as log1p, the bins as searchsorted);
 - without ``sample_weight`` the sums are those of the row terms (numpy multiplies them by 1.0).
 
 Portable SQL: casts to DOUBLE, CASE, comparisons, ``ln``, ``greatest`` / ``least``, SUM and
@@ -30,11 +25,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from ...core.kernels.calibration import EPS
 from ..base import internal_prefix
+from .calibration_sql import ece_bin, row_loss
 from .checks import has_nan, missing_expr
 from .queries import NAME, execute, schema
 
@@ -159,15 +153,7 @@ def _terms(t: Any, sch: pd.DataFrame, label: Hashable, score: Hashable, sample_w
     yf = ibis.ifelse(y, lit(1.0), lit(0.0))
     p = _double(t, score, sch[str(score)].dtype)
     w = _double(t, sample_weight, sch[str(sample_weight)].dtype) if sample_weight is not None else None
-    q = ibis.greatest(ibis.least(p, lit(1.0 - EPS)), lit(EPS))
-    u = lit(1.0) - q  # in [EPS, 1 - EPS]: u < 1, so 1 - u > 0
-    # -log1p(-q) = -ln(u) * q / (1 - u): u rounds 1 - q, (1 - u) is exact (Sterbenz), the ratio corrects it
-    loss = ibis.ifelse(y, -q.ln(), -(u.ln() * (q / (lit(1.0) - u))))
-    edges = np.linspace(0.0, 1.0, bins + 1)[1:-1]
-    at: Any = ibis.literal(0, "int64")
-    for e in edges:  # np.searchsorted(edges, p, side="left"): the edges below p
-        at = at + ibis.ifelse(p > lit(e), ibis.literal(1, "int64"), ibis.literal(0, "int64"))
-    return p, yf, w, loss, at
+    return p, yf, w, row_loss(p, y), ece_bin(p, bins)
 
 
 def cell_bins(t: Any, *, keys: Sequence[Hashable], label: Hashable, score: Hashable,

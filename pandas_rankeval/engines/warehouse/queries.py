@@ -4,7 +4,7 @@ sent (counted)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .calibration_sql import ece_bin, row_loss
 from .xauc import xauc_group_sums
 
 __all__ = ["CALIBRATION", "IPS", "SUPPORTED", "Stat", "group_stats", "group_values", "score_counts"]
@@ -56,8 +57,6 @@ GAUC_NAMES = ("gauc", "uauc", "wuauc")
 CALIBRATION = ("logloss", "ne", "pcoc", "ece")
 #: The counterfactual metrics: a click weighs 1 / max(propensity, clip), spread over its tie block as DCG's gain.
 IPS = ("ips_dcg", "ips_precision", "ips_hit_rate")
-#: Probabilities are clipped to [EPS, 1 - EPS] inside the logs (as :data:`pandas_rankeval.core.calibration.EPS`).
-EPS = 1e-15
 
 _LN2 = math.log(2.0)
 _LOG_FACT = [math.lgamma(i + 1.0) for i in range(16)]
@@ -153,16 +152,12 @@ def _calibration_sums(x: Any, P: str, score: str, weighted: bool, stats: Sequenc
     p = _f(x[score])
     y = x[f"{P}rel"] == 1
     w = x[f"{P}w"] if weighted else _f(x[f"{P}rel"] * 0 + 1)  # a column of ones: sums count the rows
-    q = ibis.greatest(ibis.least(p, _lit(1.0 - EPS)), _lit(EPS))
-    loss = ibis.ifelse(y, -q.ln(), -(1.0 - q).ln())
+    loss = row_loss(p, y)
     yf = ibis.ifelse(y, _lit(1.0), _lit(0.0))
     out = {f"{P}b_cal_w": w.sum(), f"{P}b_cal_wy": (w * yf).sum(), f"{P}b_cal_wp": (w * p).sum(),
            f"{P}b_cal_wl": (w * loss).sum()}
     for bins in sorted({int(s.k or 10) for s in stats if s.name == "ece"}):
-        edges = np.linspace(0.0, 1.0, bins + 1)[1:-1]
-        index = ibis.literal(0)
-        for e in edges:
-            index = index + ibis.ifelse(p > _lit(e), 1, 0)
+        index = ece_bin(p, bins)
         for b in range(bins):
             inside = index == b
             out[f"{P}b_cal_ece{bins}_d{b}"] = ibis.ifelse(inside, w * (p - yf), _lit(0.0)).sum()
