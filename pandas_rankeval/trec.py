@@ -17,7 +17,9 @@ from typing import IO, Any, Union
 import numpy as np
 import pandas as pd
 
+from pandas_rankeval.api.docs import fill_doc
 from pandas_rankeval.core.inputs.validation import check_k, invalid_parameter
+from pandas_rankeval.core.progress import Progress
 
 __all__ = ["read_trec"]
 
@@ -126,6 +128,7 @@ def read_trec(
     complete: bool = False,
     judged_only: bool = False,
     tiebreak: str | None = None,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """One impressions table from TREC runs and qrels, ready for every list metric.
 
@@ -155,6 +158,7 @@ def read_trec(
         tie-break: each run's scores are replaced by its order (score descending, then docno
         descending; the score column holds minus the rank), so that every metric gives trec_eval's
         published number.
+{progress}
 
     Returns
     -------
@@ -174,7 +178,8 @@ def read_trec(
     queries): a query that one run lacks scores 0 for that run, as with ``complete=True``, and a
     warning says how many. trec_eval's relevance level ``-l`` is the metrics' ``threshold=``
     (binary metrics only: trec_eval's NDCG keeps every grade's gain), and its NDCG gains the
-    label itself: ``gain="linear"``.
+    label itself: ``gain="linear"``. ``progress=True`` counts one step for the qrels and two per run
+    (read, then joined to the table).
 
     Examples
     --------
@@ -199,16 +204,31 @@ def read_trec(
         raise invalid_parameter("tiebreak", "read_trec", "'docno' (trec_eval's tie-break) or None (the scores as "
                                 "they are; ties get their expected value)", tiebreak)
     depth = check_k(depth, "read_trec", param="depth")
+    sources = _runs(runs)
+    bar = Progress(bool(progress), total=1 + 2 * len(sources), desc="read_trec", unit="step")
+    try:
+        return _read_all(sources, qrels, depth, complete, judged_only, tiebreak, bar)
+    finally:
+        bar.close()
+
+
+fill_doc(read_trec)
+
+
+def _read_all(sources: list[tuple[Any, Any]], qrels: Any, depth: int | None, complete: bool, judged_only: bool,
+              tiebreak: str | None, bar: Progress) -> pd.DataFrame:
+    """read_trec's work, once its options are checked: the qrels, each run, then the table."""
     judged = _as_frame(qrels, _QRELS_COLUMNS, ("qid", "docno", "rel"), "qrels")
     judged["rel"] = _numbers(judged["rel"], "rel", "qrels").clip(lower=0)
     if (judged["rel"] % 1 == 0).all():
         judged["rel"] = judged["rel"].astype(np.int64)
     _duplicates(judged, "qrels")
     qrel_queries = pd.Index(judged["qid"].unique())
+    bar.update()
 
     frames: dict[str, pd.DataFrame] = {}
     unjudged_queries: set[str] = set()
-    for i, (name, source) in enumerate(_runs(runs)):
+    for i, (name, source) in enumerate(sources):
         run = _as_frame(source, _RUN_COLUMNS, ("qid", "docno", "score"), "run")
         run["score"] = _numbers(run["score"], "score", "run")
         name = name if name is not None else _run_name(source, run, i)
@@ -230,6 +250,7 @@ def read_trec(
             if tiebreak == "docno":
                 run = run.assign(score=-(pos.to_numpy(dtype=np.int64) + 1))
         frames[name] = run
+        bar.update()
     if not frames:
         raise ValueError("read_trec: no run given.")
     if unjudged_queries:
@@ -238,12 +259,13 @@ def read_trec(
             f"runs have no judgment in the qrels (for example {sorted(unjudged_queries)[:3]!r}) and are left "
             "out, as trec_eval leaves them out.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    return _table(frames, judged, qrel_queries, complete)
+    return _table(frames, judged, qrel_queries, complete, bar)
 
 
-def _table(frames: dict[str, pd.DataFrame], judged: pd.DataFrame, qrel_queries: pd.Index, complete: bool) -> pd.DataFrame:
+def _table(frames: dict[str, pd.DataFrame], judged: pd.DataFrame, qrel_queries: pd.Index, complete: bool,
+           bar: Progress) -> pd.DataFrame:
     """The union of the runs' documents and the judged relevant ones, one column pair per run."""
     names = list(frames)
     one = len(names) == 1
@@ -262,12 +284,13 @@ def _table(frames: dict[str, pd.DataFrame], judged: pd.DataFrame, qrel_queries: 
                 f"{'s' if partial != 1 else ''} of the {len(union):,} queries score 0 for the run that lacks "
                 "the query (paired comparisons need the same queries).",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
     table: pd.DataFrame | None = None
     for name, run in frames.items():
         part = run.rename(columns={"score": name}).assign(**{flag[name]: True})
         table = part if table is None else table.merge(part, on=["qid", "docno"], how="outer")
+        bar.update()
     assert table is not None
     relevant = judged[(judged["rel"] > 0) & judged["qid"].isin(queries)][["qid", "docno"]]
     table = table.merge(relevant, on=["qid", "docno"], how="outer")

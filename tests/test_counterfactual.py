@@ -293,6 +293,28 @@ def test_input_not_modified_and_no_interval(small_log: pd.DataFrame) -> None:
     assert any("no interval (n_boot=0)" in line for line in t.footer())
 
 
+@pytest.mark.parametrize("how", ["em", "harvest", "features"])
+def test_propensities_progress_counts_its_steps_and_changes_no_number(small_log: pd.DataFrame, capsys, how: str) -> None:
+    pytest.importorskip("tqdm")
+    n_boot, max_iter = 20, 300
+    if how == "harvest":
+        log, kw = make_click_log(1000, n_queries=20, n_rankers=2, shuffle=0.0, seed=2000), dict(item=ITEM, ranker="ranker")
+        steps = 1 + n_boot  # the whole log, then one per replicate
+    elif how == "em":
+        log, kw = small_log, dict(item=ITEM)
+        steps = max_iter + n_boot + max_iter  # EM on the log, a count per replicate, EM on every replicate at once
+    else:
+        log, kw = small_log, dict(features=["x1", "x2"])
+        steps = 1 + n_boot
+    plain = pre.propensities(log, **KW, **kw, n_boot=n_boot, max_iter=max_iter)
+    assert capsys.readouterr().err == ""
+    shown = pre.propensities(log, **KW, **kw, n_boot=n_boot, max_iter=max_iter, progress=True)
+    pd.testing.assert_frame_equal(pd.DataFrame(shown), pd.DataFrame(plain))
+    assert shown.footer() == plain.footer() and shown.attrs["method"] == plain.attrs["method"]
+    err = capsys.readouterr().err
+    assert "propensities" in err and f"{steps}/{steps}" in err, err
+
+
 def test_plot(small_log: pd.DataFrame) -> None:
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
@@ -386,6 +408,18 @@ def test_launch_agreement_recovers_a_known_relation() -> None:
     # the <metric>_low / _high columns and the online standard error give the decisive launches
     assert t.loc["ndcg", "n_decisive"] > 0 and t.loc["ndcg", "decisive_agreement"] == 1.0
     assert math.isnan(t.loc["noise", "n_decisive"]) is False
+
+
+def test_launch_agreement_progress_counts_the_replicates_and_changes_no_number(capsys) -> None:
+    pytest.importorskip("tqdm")
+    kw = dict(offline=["ndcg", "noise"], online="online", n_boot=300)
+    plain = pre.launch_agreement(_launches(30), **kw)
+    assert capsys.readouterr().err == ""
+    shown = pre.launch_agreement(_launches(30), progress=True, **kw)
+    pd.testing.assert_frame_equal(pd.DataFrame(shown), pd.DataFrame(plain))
+    assert shown.footer() == plain.footer()
+    err = capsys.readouterr().err
+    assert "bootstrap" in err and "600/600" in err  # 300 replicates of each of the 2 metrics
 
 
 def test_launch_agreement_oracles() -> None:

@@ -258,9 +258,11 @@ def test_type_stub_is_written_from_the_registry():
 
 def test_progress_is_one_keyword_with_one_text():
     """progress=: the same spelling, default and documentation wherever it is taken: the functions
-    whose calls can loop a long time (bootstrap replicates, sklearn's per-group AUC)."""
+    whose calls can loop a long time (bootstrap replicates, sklearn's per-group AUC, the EM of
+    propensities, the files of read_trec)."""
     text = OPTIONS["progress"].param_doc()
-    takes = [pre.report, pre.compare, pre.gauc, pre.calibration_by, pre.Evaluator]
+    takes = [pre.report, pre.compare, pre.gauc, pre.calibration_by, pre.Evaluator, pre.read_trec, pre.propensities,
+             pre.launch_agreement]
     for func in takes:
         param = inspect.signature(func).parameters["progress"]
         assert (param.kind, param.default) == (inspect.Parameter.KEYWORD_ONLY, False), func

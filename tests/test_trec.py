@@ -335,6 +335,26 @@ def test_read_trec_inputs_and_errors(tmp_path):
         pre.read_trec(io.StringIO(RUN_A), io.StringIO(QRELS), depth=0)
 
 
+def test_progress_counts_the_files_and_changes_nothing(capsys):
+    pytest.importorskip("tqdm")
+
+    def read(**kw):
+        return pre.read_trec({"A": io.StringIO(RUN_A), "B": io.StringIO(RUN_B)}, io.StringIO(QRELS), **kw)
+
+    with pytest.warns(UserWarning) as plain_warnings:
+        plain = read()
+    assert capsys.readouterr().err == ""
+    with pytest.warns(UserWarning) as shown_warnings:
+        shown = read(progress=True)
+    pd.testing.assert_frame_equal(shown, plain)
+    assert shown.attrs == plain.attrs
+    err = capsys.readouterr().err
+    assert "read_trec" in err and "5/5" in err  # the qrels, then each of the 2 runs read and joined
+    # the warnings still point at the caller's line
+    assert [str(w.message) for w in shown_warnings] == [str(w.message) for w in plain_warnings]
+    assert {w.filename for w in shown_warnings} == {__file__}
+
+
 # --------------------------------------------------------------------------- #
 # retrieved= itself
 # --------------------------------------------------------------------------- #

@@ -156,10 +156,12 @@ def gauc(
         Missing values raise, or their rows are dropped and counted.
     progress : bool, default=False
         Show a progress bar on stderr (needs tqdm) over the loops of the call
-        that can take long: the bootstrap replicates (``ci=``, compare's intervals
-        and tests, calibration_by's intervals) and sklearn's per-group AUC
-        (``implementation="sklearn"``, ``max_fpr``). pandas and polars frames (other
-        engines compute on their workers); a call without such a loop draws none.
+        that can take long: bootstrap replicates (``ci=``, compare's intervals and
+        tests, calibration_by's and launch_agreement's intervals), sklearn's
+        per-group AUC (``implementation="sklearn"``, ``max_fpr``), the EM
+        iterations and replicates of propensities, the files read_trec reads and
+        joins. pandas and polars frames (other engines compute on their workers); a
+        call without such a loop draws none. No number depends on it.
     engine : {"numpy", "sklearn"}, optional
         Deprecated: the former name of ``implementation`` (``engine`` means only
         the frame's backend), accepted with a FutureWarning until the next release.

@@ -1,4 +1,5 @@
-"""An optional tqdm progress bar for the slow paths (bootstrap, sklearn's per-group AUC: gauc(implementation="sklearn"))."""
+"""An optional tqdm progress bar for the slow paths (bootstrap replicates, sklearn's per-group AUC:
+gauc(implementation="sklearn"), the EM of propensities, the files of read_trec): ``progress=``."""
 
 from __future__ import annotations
 

@@ -103,6 +103,7 @@ def squarem_step(
 def em_items(
     n: np.ndarray, c: np.ndarray, cell_pos: np.ndarray, cell_item: np.ndarray, n_pos: int, n_items: int,
     *, max_iter: int, tol: float, theta0: np.ndarray | None = None, gamma0: np.ndarray | None = None,
+    tick: Callable[[], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
     """EM of the position-based model with one relevance per item, for every replicate at once.
 
@@ -113,7 +114,8 @@ def em_items(
     the same fixed points as EM, reached in far fewer iterations. Returns the examination
     probabilities (positions x replicates, not normalized), the relevances (items x
     replicates), the number of iterations and which replicates converged (bool per replicate: in
-    some iteration no p_k / p_1 nor r_i p_1 moved by more than ``tol``).
+    some iteration no p_k / p_1 nor r_i p_1 moved by more than ``tol``). ``tick`` is called after
+    each iteration (a progress bar's step).
     """
     pos_starts = np.flatnonzero(np.r_[True, cell_pos[1:] != cell_pos[:-1]])
     by_item = np.argsort(cell_item, kind="stable")
@@ -158,6 +160,8 @@ def em_items(
             step = np.abs(now - last)
         done |= np.where(np.isfinite(step), step, 0.0).max(axis=0, initial=0.0) < tol
         last = now
+        if tick is not None:
+            tick()
         if done.all():
             break
     theta = np.where(n_at_pos > 0, theta, np.nan)

@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pandas_rankeval.api.docs import fill_doc
 from pandas_rankeval.core.inputs.validation import (
     check_column_name, check_columns, check_frame, check_option, check_seed, invalid_parameter,
 )
+from pandas_rankeval.core.progress import Progress
 from pandas_rankeval.inference.bootstrap import check_level, check_n_boot, percentile_interval
 
 from .tables import AgreementTable, make_table
@@ -103,6 +105,7 @@ def launch_agreement(
     ci: float = 0.95,
     seed: Any = 0,
     nan_policy: str = "raise",
+    progress: bool = False,
 ) -> AgreementTable:
     """How well each offline metric's lift agreed with the online lift over past launches.
 
@@ -137,16 +140,17 @@ def launch_agreement(
         the frame has them (the library's interval names).
     online_se : column, optional
         The standard error of the online lift.
-    rank_by : {"sign", "tau"}, default="sign"
+    rank_by : {{"sign", "tau"}}, default="sign"
         What "agrees best" means: the sign agreement, or Kendall's tau.
     n_boot : int, default=2000
         Bootstrap replicates over launches (the same replicates for every metric, so that two
         metrics are compared on the same draws).
     ci : float, default=0.95
     seed : int, default=0
-    nan_policy : {"raise", "omit"}, default="raise"
+    nan_policy : {{"raise", "omit"}}, default="raise"
         "omit": each metric uses the launches where it and the online lift are known (the
         counts are in ``n_launches``).
+{progress}
 
     Returns
     -------
@@ -202,10 +206,14 @@ def launch_agreement(
     points: dict[str, list[list[float]]] = {}
     decisive = bool(lows) or se_col is not None
     y = values[online]
-    for m in offline:
-        rows[m], reps[m], points[str(m)] = _metric_agreement(m, values[m], y, boot, ci)
-        if decisive:
-            rows[m].update(_decisive(values, m, y, lows, highs, se_col, z))
+    bar = Progress(bool(progress), total=n_boot * len(offline), desc="bootstrap", unit="rep")
+    try:
+        for m in offline:
+            rows[m], reps[m], points[str(m)] = _metric_agreement(m, values[m], y, boot, ci, bar)
+            if decisive:
+                rows[m].update(_decisive(values, m, y, lows, highs, se_col, z))
+    finally:
+        bar.close()
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "metric"
     key = "sign_agreement" if rank_by == "sign" else "kendall_tau"
@@ -222,6 +230,9 @@ def launch_agreement(
     ]
     return make_table(AgreementTable, table, "launch_agreement", short, details, best=best, rank_by=rank_by,
                       online=str(online), points=points, n_boot=n_boot, ci=ci)
+
+
+fill_doc(launch_agreement)
 
 
 def _check_launch_columns(
@@ -262,10 +273,11 @@ def _read_lifts(launches: pd.DataFrame, used: list[Hashable], nan_policy: str) -
 
 
 def _metric_agreement(
-    m: Hashable, x: np.ndarray, y: np.ndarray, boot: np.ndarray, ci: float
+    m: Hashable, x: np.ndarray, y: np.ndarray, boot: np.ndarray, ci: float, bar: Progress | None = None
 ) -> tuple[dict[str, Any], dict[str, np.ndarray], list[list[float]]]:
     """One offline metric against the online lift: sign agreement (Wilson), Kendall's tau and the
-    slope (bootstrap intervals over launches); its replicates and its points."""
+    slope (bootstrap intervals over launches); its replicates and its points (``bar``: one step
+    per replicate)."""
     n_boot = boot.shape[0]
     ok = ~np.isnan(x) & ~np.isnan(y)
     n = int(ok.sum())
@@ -277,7 +289,12 @@ def _metric_agreement(
     lo, hi = wilson_interval(k, n, ci)
     w = boot * ok
     tau = float(kendall_tau_b(x[ok], y[ok])[0])
-    tau_reps = np.concatenate([kendall_tau_b(xs, ys, w[i:i + 256]) for i in range(0, n_boot, 256)])
+    chunks = []
+    for i in range(0, n_boot, 256):  # Kendall's tau of 256 replicates at a time
+        chunks.append(kendall_tau_b(xs, ys, w[i:i + 256]))
+        if bar is not None:
+            bar.update(chunks[-1].shape[0])
+    tau_reps = np.concatenate(chunks)
     slope_reps = _slope(xs, ys, w)
     t_lo, t_hi = percentile_interval(tau_reps[:, None], ci, bounds=(-1.0, 1.0))
     s_lo, s_hi = percentile_interval(slope_reps[:, None], ci)

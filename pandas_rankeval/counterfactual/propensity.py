@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from pandas_rankeval.api.docs import fill_doc
 from pandas_rankeval.core.inputs.validation import (
     as_columns,
     check_column_name,
@@ -21,6 +22,7 @@ from pandas_rankeval.core.inputs.validation import (
     invalid_parameter,
     missing_mask,
 )
+from pandas_rankeval.core.progress import Progress
 from pandas_rankeval.inference.bootstrap import check_level, percentile_interval
 from pandas_rankeval.inference.hashing import key_hash, poisson_weights, seed_to_int
 
@@ -135,6 +137,7 @@ def propensities(
     seed: Any = 0,
     max_iter: int = 500,
     tol: float = 1e-6,
+    progress: bool = False,
 ) -> PropensityTable:
     """Examination propensity per logged position, relative to position 1.
 
@@ -169,7 +172,7 @@ def propensities(
         What identifies a shown item across groups, for example ``["query", "doc"]``.
     ranker : column, optional
         The logging ranker of each row (for ``method="harvest"``).
-    method : {"auto", "em", "harvest"}, default="auto"
+    method : {{"auto", "em", "harvest"}}, default="auto"
     features : column or list of columns, optional
         Numeric columns of the relevance model (regression EM), when items do not repeat.
     relevance_model : scikit-learn classifier, optional
@@ -200,6 +203,7 @@ def propensities(
     tol : float, default=1e-6
         EM stops when no propensity p_k / p_1 and no identified relevance r_i p_1 moves by more
         than ``tol`` in an iteration.
+{progress}
 
     Returns
     -------
@@ -234,6 +238,11 @@ def propensities(
     probability (1 - p_k) r_i / (1 - p_k r_i); the M-step averages these (and the clicks) per
     position and per item (or fits the relevance model to them). Propensities that are tiny
     make inverse-propensity weights explode: a counterfactual metric clips them (``clip``).
+
+    ``progress=True`` counts steps. EM with ``item``: up to ``max_iter`` EM iterations on the whole
+    log, one weighted count per replicate, then up to ``max_iter`` iterations that fit every
+    replicate at once (an EM that converges early jumps to the end of its share). Regression EM and
+    harvesting: one step for the whole log and one per replicate.
 
     References
     ----------
@@ -319,20 +328,27 @@ def propensities(
     weights = poisson_weights(key_hash(gkeys), seed_to_int(seed, _FUNC), n_boot) if n_boot else np.zeros((n_groups, 0))
 
     converged, n_iter, note = _Convergence(True, 0, n_boot), 0, ""
-    if method == "em" and x is not None:
-        theta, reps, n_iter, converged = _features_path(x, y, pos, n_pos, gcode, weights, relevance_model, max_iter, tol)
-        how = f"regression EM (Wang et al. 2018), relevance: {_model_name(relevance_model)} of {feat_cols!r}"
-    else:
-        icode, _ = _factorize(df, item_cols)
-        if method == "em":
-            theta, reps, n_iter, converged, note = _items_path(icode, y, pos, positions, gcode, weights, max_iter, tol)
-            how = f"EM (Wang et al. 2018), one relevance per item of {item_cols!r}"
+    bar = Progress(bool(progress), total=_steps(method == "em" and x is None, n_boot, max_iter), desc="propensities",
+                   unit="step")
+    try:
+        if method == "em" and x is not None:
+            theta, reps, n_iter, converged = _features_path(x, y, pos, n_pos, gcode, weights, relevance_model, max_iter,
+                                                            tol, bar=bar)
+            how = f"regression EM (Wang et al. 2018), relevance: {_model_name(relevance_model)} of {feat_cols!r}"
         else:
-            assert rcol is not None
-            rcode, rkeys = _factorize(df, [rcol])
-            theta, reps, note = _harvest_path(icode, rcode, y, pos, positions, gcode, weights)
-            how = (f"intervention harvesting (Agarwal et al. 2019) over {len(rkeys):,} rankers of {rcol!r}, "
-                   "weighted least squares of the log ratios")
+            icode, _ = _factorize(df, item_cols)
+            if method == "em":
+                theta, reps, n_iter, converged, note = _items_path(icode, y, pos, positions, gcode, weights, max_iter,
+                                                                   tol, bar=bar)
+                how = f"EM (Wang et al. 2018), one relevance per item of {item_cols!r}"
+            else:
+                assert rcol is not None
+                rcode, rkeys = _factorize(df, [rcol])
+                theta, reps, note = _harvest_path(icode, rcode, y, pos, positions, gcode, weights, bar=bar)
+                how = (f"intervention harvesting (Agarwal et al. 2019) over {len(rkeys):,} rankers of {rcol!r}, "
+                       "weighted least squares of the log ratios")
+    finally:
+        bar.close()
     low, high, failed = _replicate_interval(theta, reps, ci, n_boot)
     frame = pd.DataFrame(
         {"propensity": theta, "propensity_low": low, "propensity_high": high,
@@ -357,6 +373,28 @@ def propensities(
     return make_table(PropensityTable, frame, "propensities", short, details, method=method, n_groups=n_groups,
                       n_boot=n_boot, ci=ci, seed=seed if isinstance(seed, int) else None, n_iter=n_iter,
                       converged=bool(converged.point), replicates_not_converged=converged.failed_reps)
+
+
+fill_doc(propensities)
+
+
+def _steps(items_em: bool, n_boot: int, max_iter: int) -> int:
+    """The steps of propensities' bar (see its Notes): item EM counts its iterations, the other
+    estimators the whole log and each replicate."""
+    if items_em:
+        return max_iter + n_boot + (max_iter if n_boot else 0)
+    return 1 + n_boot
+
+
+def _tick(bar: Progress | None, n: int = 1) -> None:
+    """``n`` steps of ``propensities``' bar (none when called without one: the tests' direct calls)."""
+    if bar is not None and n > 0:
+        bar.update(n)
+
+
+def _ticker(bar: Progress | None) -> Callable[[], None] | None:
+    """One EM iteration's step, for :func:`em_items`."""
+    return None if bar is None else (lambda: _tick(bar))
 
 
 def _resolve_method(method: str, rcol: Hashable | None, item_cols: list[Hashable], feat_cols: list[Hashable]) -> str:
@@ -461,7 +499,8 @@ def _model_name(model: Any) -> str:
 
 
 def _items_path(icode: np.ndarray, y: np.ndarray, pos: np.ndarray, positions: np.ndarray, gcode: np.ndarray,
-                weights: np.ndarray, max_iter: int, tol: float) -> tuple[np.ndarray, np.ndarray, int, _Convergence, str]:
+                weights: np.ndarray, max_iter: int, tol: float,
+                bar: Progress | None = None) -> tuple[np.ndarray, np.ndarray, int, _Convergence, str]:
     n_pos = len(positions)
     n_items = int(icode.max()) + 1
     cell, inverse = np.unique(pos * n_items + icode, return_inverse=True)  # sorted by position, then item
@@ -484,7 +523,9 @@ def _items_path(icode: np.ndarray, y: np.ndarray, pos: np.ndarray, positions: np
                                  "Log items at more positions (several rankers, or randomized top-k).")
     n0 = np.bincount(inverse, minlength=n_cells).astype(float)[:, None]
     c0 = np.bincount(inverse, weights=y, minlength=n_cells)[:, None]
-    theta, gamma, it, done = em_items(n0, c0, cell_pos, cell_item, n_pos, n_items, max_iter=max_iter, tol=tol)
+    theta, gamma, it, done = em_items(n0, c0, cell_pos, cell_item, n_pos, n_items, max_iter=max_iter, tol=tol,
+                                      tick=_ticker(bar))
+    _tick(bar, max_iter - it)  # converged early: the rest of its share
     point = theta[:, 0] / theta[0, 0]
     conv = _Convergence(bool(done[0]), 0, weights.shape[1])
     reps = np.zeros((n_pos, 0))
@@ -495,8 +536,10 @@ def _items_path(icode: np.ndarray, y: np.ndarray, pos: np.ndarray, positions: np
             w = weights[gcode, r]
             nb[:, r] = np.bincount(inverse, weights=w, minlength=n_cells)
             cb[:, r] = np.bincount(inverse, weights=w * y, minlength=n_cells)
+            _tick(bar)
         tb, _, it_b, done_b = em_items(nb, cb, cell_pos, cell_item, n_pos, n_items, max_iter=max_iter, tol=tol,
-                                       theta0=theta[:, :1], gamma0=gamma[:, :1])
+                                       theta0=theta[:, :1], gamma0=gamma[:, :1], tick=_ticker(bar))
+        _tick(bar, max_iter - it_b)
         with np.errstate(invalid="ignore", divide="ignore"):
             reps = tb / tb[:1]
         conv = _Convergence(conv.point, int((~done_b).sum()), weights.shape[1])
@@ -521,7 +564,8 @@ def _sparse_message(n_rows: int, n_items: int, interval: bool) -> str:
 
 
 def _harvest_path(icode: np.ndarray, rcode: np.ndarray, y: np.ndarray, pos: np.ndarray, positions: np.ndarray,
-                  gcode: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
+                  gcode: np.ndarray, weights: np.ndarray,
+                  bar: Progress | None = None) -> tuple[np.ndarray, np.ndarray, str]:
     n_pos = len(positions)
     n_items = int(icode.max()) + 1
     cell, inverse = np.unique(icode * n_pos + pos, return_inverse=True)  # sorted by item, then position
@@ -551,6 +595,7 @@ def _harvest_path(icode: np.ndarray, rcode: np.ndarray, y: np.ndarray, pos: np.n
         label = components(n_pos, kinds[used] // n_pos, kinds[used] % n_pos)
         raise _unconnected_error("no interventional pair with clicks on both sides links them to it", positions,
                                  label, "Log more rankers or longer, so that items that moved also got clicks at both positions.")
+    _tick(bar)
     reps = np.zeros((n_pos, 0))
     if weights.shape[1]:
         nb = np.empty((n_cells, weights.shape[1]))
@@ -559,6 +604,7 @@ def _harvest_path(icode: np.ndarray, rcode: np.ndarray, y: np.ndarray, pos: np.n
             wr = weights[gcode, r]
             nb[:, r] = np.bincount(inverse, weights=wr, minlength=n_cells)
             cb[:, r] = np.bincount(inverse, weights=wr * y, minlength=n_cells)
+            _tick(bar)
         reps, _, _ = harvest(nb, cb, a, b, cell_pos[a], cell_pos[b], n_pos)
     n_set = len(np.unique(cell_item[a]))
     note = (f"{n_set:,} of {n_items:,} items were shown at two positions by different rankers "
@@ -587,8 +633,8 @@ def _soft_logit_c(model: Any) -> float | None:
 
 
 def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gcode: np.ndarray, weights: np.ndarray,
-                   relevance_model: Any, max_iter: int, tol: float,
-                   cold_replicates: bool = False) -> tuple[np.ndarray, np.ndarray, int, _Convergence]:
+                   relevance_model: Any, max_iter: int, tol: float, cold_replicates: bool = False,
+                   bar: Progress | None = None) -> tuple[np.ndarray, np.ndarray, int, _Convergence]:
     """Regression EM on the whole log, and the same maximum for every bootstrap replicate.
 
     A logistic relevance model (the default) is fitted by :class:`SoftLogit` on the distinct
@@ -604,7 +650,8 @@ def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gc
             if not hasattr(relevance_model, attr):
                 raise invalid_parameter("relevance_model", _FUNC, "a classifier with fit(X, y, sample_weight=...) and "
                                         "predict_proba", relevance_model, f"{type(relevance_model).__name__} has no {attr}().")
-        return _features_generic(x, y, pos, n_pos, gcode, weights, relevance_model, max_iter, tol, cold_replicates)
+        return _features_generic(x, y, pos, n_pos, gcode, weights, relevance_model, max_iter, tol, cold_replicates,
+                                 bar)
     rows = np.c_[x, pos, y]
     cells, inverse = np.unique(rows, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
@@ -625,6 +672,7 @@ def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gc
                                                          tol=tol, theta0=theta, gamma0=gamma)
             it += it_e
     point = theta / theta[0]
+    _tick(bar)
     reps = np.full((n_pos, weights.shape[1]), np.nan)
     failed = 0
     for r in range(weights.shape[1]):  # each replicate: scoring from the whole log's estimate, else EM
@@ -636,12 +684,13 @@ def _features_path(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gc
             tb, _, it_b, conv_b = em_features(xc, yc, pc, n_pos, wc, SoftLogit(xc, c), max_iter=max_iter, tol=tol)
         reps[:, r] = tb / tb[0]
         failed, it = failed + (not conv_b), max(it, it_b)
+        _tick(bar)
     return point, reps, it, _Convergence(conv_point, failed, weights.shape[1])
 
 
 def _features_generic(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int, gcode: np.ndarray,
                       weights: np.ndarray, relevance_model: Any, max_iter: int, tol: float,
-                      cold_replicates: bool) -> tuple[np.ndarray, np.ndarray, int, _Convergence]:
+                      cold_replicates: bool, bar: Progress | None = None) -> tuple[np.ndarray, np.ndarray, int, _Convergence]:
     import copy
 
     from sklearn.base import clone  # type: ignore[import-untyped]
@@ -649,6 +698,7 @@ def _features_generic(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int,
     model = clone(relevance_model)
     theta, gamma, it, conv_point = em_features(x, y, pos, n_pos, np.ones(len(y)), model, max_iter=max_iter, tol=tol)
     point = theta / theta[0]
+    _tick(bar)
     reps = np.full((n_pos, weights.shape[1]), np.nan)
     failed = 0
     for r in range(weights.shape[1]):  # one EM per replicate, started at the whole log's estimate and model
@@ -658,4 +708,5 @@ def _features_generic(x: np.ndarray, y: np.ndarray, pos: np.ndarray, n_pos: int,
                                           max_iter=max_iter, tol=tol, **start)
         reps[:, r] = tb / tb[0]
         failed, it = failed + (not conv_b), max(it, it_b)
+        _tick(bar)
     return point, reps, it, _Convergence(conv_point, failed, weights.shape[1])

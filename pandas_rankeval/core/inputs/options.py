@@ -214,12 +214,14 @@ OPTIONS: dict[str, OptionDef] = {o.name: o for o in (
          annotation="float | None"),
     _opt("nan_policy", "raise", NAN_POLICIES, "Missing values raise, or their rows are dropped and counted."),
     _opt("progress", False, _check_flag, "Show a progress bar (needs tqdm) over the call's long loops: bootstrap "
-         "replicates, sklearn's per-group AUC.", annotation="bool", kind="bool, default=False",
+         "replicates, sklearn's per-group AUC, EM iterations, files read.", annotation="bool", kind="bool, default=False",
          text="Show a progress bar on stderr (needs tqdm) over the loops of the call\n"
-         "that can take long: the bootstrap replicates (``ci=``, compare's intervals\n"
-         "and tests, calibration_by's intervals) and sklearn's per-group AUC\n"
-         '(``implementation="sklearn"``, ``max_fpr``). pandas and polars frames (other\n'
-         "engines compute on their workers); a call without such a loop draws none."),
+         "that can take long: bootstrap replicates (``ci=``, compare's intervals and\n"
+         "tests, calibration_by's and launch_agreement's intervals), sklearn's\n"
+         'per-group AUC (``implementation="sklearn"``, ``max_fpr``), the EM\n'
+         "iterations and replicates of propensities, the files read_trec reads and\n"
+         "joins. pandas and polars frames (other engines compute on their workers); a\n"
+         "call without such a loop draws none. No number depends on it."),
     # counterfactual (inverse-propensity) metrics: the checks are in core/metrics/ips.py
     _opt("position", None, _check_column, "The column of each row's logged display position (IPS metrics).",
          "when_set", annotation="Hashable | None"),
