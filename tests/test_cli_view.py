@@ -77,7 +77,8 @@ def test_output_by_suffix_keeps_the_footer(data, capsys, tmp_path, suffix: str) 
         pytest.importorskip("pyarrow")
     target = tmp_path / f"out{suffix}"
     code, out, err = run(["eval", data, *BASE, "--baseline", "model_a", "--n-boot", "30", "-o", target], capsys)
-    assert code == 0 and out == "" and err == "", err
+    assert code == 0 and out == "", err
+    assert err.startswith(f"pandas-rankeval: wrote {target}: 14 rows x ") and err.count("\n") == 1, err
     code, js, _ = run(["eval", data, *BASE, "--baseline", "model_a", "--n-boot", "30", "--format", "json"], capsys)
     facts = json.loads(js)["footer"]
     if suffix == ".parquet":
@@ -99,6 +100,61 @@ def test_output_by_suffix_keeps_the_footer(data, capsys, tmp_path, suffix: str) 
         assert text.startswith("| model") and all(f"- {f}" in text for f in facts)
     else:  # .txt: the table, unwrapped, with every footer line
         assert all(f in text for f in facts[:1]) and "p_holm" in text
+
+
+@pytest.fixture(scope="module")
+def compared(data) -> pd.DataFrame:
+    """The library's comparison of the file (the CLI's seed and replicates): what its files hold."""
+    return pre.compare(pd.read_csv(data), group="user_id", label="click",
+                       scores=["model_a", "model_b", "twotower_v2_long_name"], baseline="model_a",
+                       metrics=["auc", "gauc", "mrr", "ndcg@10", "map", "precision@5", "recall@10"], by="device",
+                       n_boot=30)
+
+
+@pytest.mark.parametrize("view", ["full", "compact", "summary"])
+@pytest.mark.parametrize("suffix", [".csv", ".json", ".parquet"])
+def test_data_files_hold_the_numbers_whatever_the_view(data, compared, capsys, tmp_path, suffix: str,
+                                                       view: str) -> None:
+    """--view compact / summary lay out text; a CSV, JSON or Parquet file holds the table's numbers
+    (values, bounds, p-values, the direction in its own column), and --output says what it wrote."""
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow")
+    target = tmp_path / f"x{suffix}"
+    code, out, err = run(["eval", data, *BASE, "--baseline", "model_a", "--by", "device", "--n-boot", "30",
+                          "--view", view, "-o", target], capsys)
+    assert code == 0 and out == "", err
+    if suffix == ".csv":
+        got = pd.read_csv(target, comment="#")
+    elif suffix == ".json":
+        got = pd.DataFrame(json.loads(target.read_text(encoding="utf-8"))["results"])
+    else:
+        got = pd.read_parquet(target)
+    cells = [str(c) for c in got.select_dtypes(exclude="number").to_numpy().ravel()]
+    assert not [c for c in cells if "▲" in c or "▼" in c or "[" in c]  # no display string in a cell
+    want = pd.DataFrame(compared).reset_index()
+    assert len(got) == len(want) == 3 * 2 * 7
+    assert list(got[["device", "model", "metric"]].astype(str).itertuples(index=False)) == \
+        list(want[["device", "model", "metric"]].astype(str).itertuples(index=False))
+    for col in ("baseline_value", "value", "diff", "ci_low", "ci_high", "lift", "p_value", "p_holm"):
+        assert pd.api.types.is_float_dtype(got[col].dtype), col
+        np.testing.assert_allclose(got[col].to_numpy(), want[col].to_numpy(), rtol=1e-12, atol=1e-15, equal_nan=True)
+    assert got["significant"].astype(bool).tolist() == want["significant"].astype(bool).tolist()
+    direction = got["direction"].fillna("").replace({None: ""}).tolist()
+    assert direction == np.where(~want["significant"], "", np.where(want["diff"] > 0, "better", "worse")).tolist()
+    # one line on stderr: the path, the rows and columns of the file
+    note = f"; --view {view} applies to the text outputs: terminal, .txt, .md, .html" if view != "full" else ""
+    where = {".csv": "footer as # lines", ".json": 'footer in "footer"', ".parquet": "footer in the metadata"}[suffix]
+    assert err == f"pandas-rankeval: wrote {target}: {len(got)} rows x {got.shape[1]} columns (numbers, {where}{note})\n"
+
+
+def test_text_files_keep_the_view(data, capsys, tmp_path) -> None:
+    target = tmp_path / "x.md"
+    code, out, err = run(["eval", data, *BASE, "--baseline", "model_a", "--n-boot", "30", "--view", "summary",
+                          "-o", target], capsys)
+    assert code == 0 and out == "", err
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("| model") and "model_a (baseline)" in text and ("▲" in text or "▼" in text)
+    assert err == f"pandas-rankeval: wrote {target}: 3 rows x 8 columns (Markdown, the summary view)\n"
 
 
 @pytest.mark.parametrize("name", ["out.xlsx", "out", "report.pdf"])

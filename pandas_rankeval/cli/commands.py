@@ -104,8 +104,8 @@ def _eval(args: argparse.Namespace) -> int:
     call = _check_eval(args)
     started = time.perf_counter()
     df = _read_eval_table(args, call)
-    result = _call_library(args, call, df, started)
-    return _write_result(args, call.fmt, result, call.source)
+    table = _call_library(args, call, df, started)
+    return _write_result(args, call.fmt, table, call.source)
 
 
 def _check_scores(args: argparse.Namespace, scores: list[Hashable]) -> list[Hashable]:
@@ -318,7 +318,8 @@ def _segments(args: argparse.Namespace, by: list[Hashable]) -> dict[str, Any]:
 
 
 def _call_library(args: argparse.Namespace, call: _EvalCall, df: pd.DataFrame, started: float) -> Any:
-    """Stage 3 of ``eval``: one call of per_group, compare or report; its view."""
+    """Stage 3 of ``eval``: one call of per_group, compare or report; its table (the view is the
+    output's: :func:`_write_result`)."""
     import pandas_rankeval as pre
 
     common: dict[str, Any] = dict(group=call.group if len(call.group) > 1 else call.group[0], label=call.label,
@@ -349,28 +350,56 @@ def _call_library(args: argparse.Namespace, call: _EvalCall, df: pd.DataFrame, s
             if args.ci is not None:
                 kwargs.update(ci=args.ci, n_boot=args.n_boot, seed=args.seed, progress=progress)
             result = pre.report(df, **kwargs)
-    if args.view == "compact":
-        return result.compact()
-    if args.view == "summary":
-        return result.summary()
     return result
 
 
-def _write_result(args: argparse.Namespace, fmt: str, result: Any, source: str) -> int:
-    """Stage 4 of ``eval``: the result to stdout or to --output, in the chosen format."""
+#: The formats that carry data (numbers, read back by a program): the table itself whatever
+#: ``--view``, whose views (``compact``, ``summary``) are strings laid out for reading.
+DATA_FORMATS = ("csv", "json", "parquet")
+#: Where each format keeps the footer, for the line that confirms a written file.
+_FOOTER_IN = {"csv": "footer as # lines", "json": 'footer in "footer"', "parquet": "footer in the metadata"}
+
+
+def _view(args: argparse.Namespace, fmt: str, table: Any) -> Any:
+    """What the output shows: ``--view compact`` / ``summary`` for the text formats (terminal,
+    .txt, .md, .html); the table's numbers for the data formats."""
+    if fmt in DATA_FORMATS or args.view not in ("compact", "summary"):
+        return table
+    return table.compact() if args.view == "compact" else table.summary()
+
+
+def _written(args: argparse.Namespace, fmt: str, shown: Any) -> str:
+    """The one stderr line that confirms --output: the path, its rows and columns, what they are."""
+    rows, cols = _display.export_frame(shown).shape
+    if fmt in DATA_FORMATS:
+        what = f"numbers, {_FOOTER_IN[fmt]}"
+        if args.view in ("compact", "summary"):
+            what += f"; --view {args.view} applies to the text outputs: terminal, .txt, .md, .html"
+    else:
+        what = {"table": "text", "markdown": "Markdown", "html": "HTML"}.get(fmt, fmt)
+        what += f", the {args.view} view" if args.view in ("compact", "summary") else ""
+    return f"{PROG}: wrote {args.output}: {rows:,} rows x {cols:,} columns ({what})"
+
+
+def _write_result(args: argparse.Namespace, fmt: str, table: Any, source: str) -> int:
+    """Stage 4 of ``eval``: the result to stdout or to --output, in the chosen format; a file is
+    confirmed on stderr in one line (:func:`_written`)."""
+    shown = _view(args, fmt, table)
     try:
         if fmt == "parquet":
-            _display.write_parquet(result, args.output, spell=as_flags)
+            _display.write_parquet(shown, args.output, spell=as_flags)
+            print(_written(args, fmt, shown), file=sys.stderr)
             return 0
         width = args.width if args.width is not None else (0 if args.output else _display.terminal_width())
         # the terminal gets the lines that matter (--footer full: all); a file gets every line
         footer = ("full" if args.output else args.footer) if fmt == "table" else None
-        text = as_flags(_display.render(result, fmt, footer=footer, width=width, hint="(details: --footer full)",
+        text = as_flags(_display.render(shown, fmt, footer=footer, width=width, hint="(details: --footer full)",
                                         file=source))  # the footers' advice as flags
         if args.output:
             if fmt == "html":
                 text = _display.html_document(text, title=f"{PROG}: {source}")
             Path(args.output).write_text(text, encoding="utf-8")
+            print(_written(args, fmt, shown), file=sys.stderr)
         else:
             sys.stdout.write(text)
     except OSError as exc:

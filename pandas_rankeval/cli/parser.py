@@ -170,7 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="full: the table (one row per model, or per model and metric with --baseline); compact: metrics "
         "as rows, models side by side; summary (with --baseline): models x metrics, ▲/▼ where significantly "
         "better/worse; groups: one row per group with each model's metrics, to join with your data "
-        "(default %(default)s)",
+        "(default %(default)s). compact and summary lay out text (terminal, .txt, .md, .html); csv, json "
+        "and parquet always hold the table's numbers",
     )
     ev.add_argument(
         "--format", "-f", choices=FORMATS,
@@ -190,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--output", "-o", metavar="PATH",
         help="write the result to PATH instead of stdout, in the format of its suffix: .txt, .csv, .json, "
-        ".md, .html or .parquet (needs pyarrow)",
+        ".md, .html or .parquet (needs pyarrow); one line on stderr says what was written (rows x columns)",
     )
     ev.add_argument("--sep", metavar="CHAR", help="CSV field separator (default ',', a tab for .tsv; '\\t' or tab for a tab)")
     ev.add_argument("--input-format", choices=("auto", "csv", "tsv", "parquet"), default="auto", help="input format (default: from the file name)")

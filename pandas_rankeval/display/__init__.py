@@ -13,6 +13,7 @@ import pandas as pd
 from .exports import (
     FORMATS,
     csv_text,
+    export_frame,
     format_of_path,
     html_document,
     render,
@@ -34,6 +35,7 @@ __all__ = [
     "coverage_sentence",
     "csv_text",
     "describe_params",
+    "export_frame",
     "fmt_interval",
     "fmt_metric",
     "fmt_p",

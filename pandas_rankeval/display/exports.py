@@ -36,7 +36,8 @@ from .html import to_html, to_markdown
 from .layout import DEFAULT_WIDTH, to_text
 from .views import footer_of, shown_of
 
-__all__ = ["FOOTERS", "FORMATS", "csv_text", "format_of_path", "html_document", "render", "terminal_width", "to_json", "write_parquet"]
+__all__ = ["FOOTERS", "FORMATS", "csv_text", "export_frame", "format_of_path", "html_document", "render", "terminal_width",
+           "to_json", "write_parquet"]
 
 FORMATS = ("table", "markdown", "html", "json", "csv")
 FOOTERS = ("short", "full", "none")
@@ -103,9 +104,10 @@ def with_direction(df: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _flat(df: pd.DataFrame) -> pd.DataFrame:
-    """The data with index levels as columns and one-level string column names (a comparison
-    with its ``direction``: :func:`with_direction`)."""
+def export_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows and columns a JSON, CSV or Parquet file of ``df`` holds: the data with index levels
+    as columns and one-level string column names (a comparison with its ``direction``:
+    :func:`with_direction`)."""
     frame = pd.DataFrame(with_direction(df))
     if isinstance(frame.columns, pd.MultiIndex):
         frame.columns = [" ".join(str(x) for x in c if str(x)) for c in frame.columns]
@@ -120,7 +122,7 @@ def _footer(df: pd.DataFrame) -> Footer:
 def to_json(df: pd.DataFrame, *, indent: int | None = 2, **meta: Any) -> str:
     """Records (index levels as fields, NaN as null, unrounded), the attrs and the footer."""
     shown = _footer(df)
-    records = json.loads(_flat(df).to_json(orient="records", double_precision=15, date_format="iso"))
+    records = json.loads(export_frame(df).to_json(orient="records", double_precision=15, date_format="iso"))
     payload: dict[str, Any] = dict(meta)
     for key, value in df.attrs.items():
         if key not in ("footer", "footer_short"):
@@ -145,7 +147,7 @@ def write_parquet(df: pd.DataFrame, path: Any, *, spell: Callable[[str], str] | 
     """The unrounded table (index levels as columns) with its attrs and every footer line in the
     file's metadata: ``pd.read_parquet(path).attrs["footer"]`` (each line through ``spell``
     when given: the command line's flags)."""
-    frame = _flat(df)
+    frame = export_frame(df)
     frame.columns = [str(c) for c in frame.columns]
     attrs = json.loads(json.dumps(dict(df.attrs), default=_json_default))
     shown = _footer(df)
