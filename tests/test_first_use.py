@@ -370,6 +370,35 @@ def test_worst_ranks_segments_by_the_models_gain() -> None:
         cmp.worst("mrr")
 
 
+def test_worst_ranks_the_segments_and_shows_the_whole_table_apart() -> None:
+    """"Who does model B hurt?" reads segments: the "(all)" rows of overall=True are not ranked
+    among them but follow them (the reference), or are left out with overall=False."""
+    import numpy as np
+    import pandas as pd
+
+    df = pre.datasets.make_impressions(n_users=400, seed=1)
+    kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a", n_boot=100)
+    cmp = pre.compare(df, metrics=["auc", "gauc"], by="activity", overall=True, **kw)
+    for metric in ("auc", "gauc"):
+        # an independent oracle: each segment's own call, and the call without by= for the whole table
+        want = {seg: float(pre.compare(part, metrics=[metric], **kw)["diff"].iloc[0])
+                for seg, part in df.groupby("activity")}
+        whole = float(pre.compare(df, metrics=[metric], **kw)["diff"].iloc[0])
+        order = sorted(want, key=want.get)
+        assert min(want.values()) < whole < max(want.values())  # ranked by value it would sit among them
+        w = cmp.worst(metric)
+        assert list(w.index.get_level_values("activity")) == [*order, "(all)"]
+        np.testing.assert_allclose(w["diff"].to_numpy(), [*(want[s] for s in order), whole], atol=1e-12)
+        alone = cmp.worst(metric, overall=False)
+        assert list(alone.index.get_level_values("activity")) == order
+        pd.testing.assert_frame_equal(pd.DataFrame(alone), pd.DataFrame(w).iloc[:-1])
+    every = cmp.worst()  # both metrics: every segment row ranked, then the two "(all)" rows
+    assert list(every.index.get_level_values("activity"))[-2:] == ["(all)", "(all)"]
+    assert "(all)" not in list(every.index.get_level_values("activity"))[:-2] and len(every) == len(cmp)
+    with pytest.raises(TypeError, match="'overall' parameter of worst"):
+        cmp.worst(overall="no")
+
+
 def test_per_group_by_model_has_the_columns_it_shows(imps) -> None:
     t = pre.per_group(imps, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["auc", "mrr"])
     wide = t.by_model()

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.inputs.validation import check_option
+from pandas_rankeval.core.inputs.validation import check_option, invalid_parameter
 
 from .exports import (
     FOOTERS,
@@ -246,13 +246,18 @@ class ResultTable(pd.DataFrame):
             raise ValueError("summary() applies to compare() tables; for a report, use compact().")
         return _wrap(summary_of(self))
 
-    def worst(self, metric: str | None = None) -> ResultTable:
+    def worst(self, metric: str | None = None, *, overall: bool = True) -> ResultTable:
         """A compare() table's rows from the largest loss to the largest gain: who a model hurts.
 
         Each row keeps its difference, interval, p-value and mark; the order is by the gain on the
         metric's better side (``diff`` for most metrics, ``-diff`` where lower is better, the move
         towards 1 for PCOC), so with ``by=`` the first rows are the segments the model hurts most.
         ``metric`` keeps that metric's rows only.
+
+        The rows of ``compare(..., by=..., overall=True)``'s segment ``"(all)"`` (the whole table)
+        are no segment: they are left out of the ranking and come after it, as the reference the
+        segments are read against (``worst().head(3)`` is the three segments hurt most);
+        ``overall=False`` leaves them out.
 
         Examples
         --------
@@ -266,18 +271,27 @@ class ResultTable(pd.DataFrame):
         ...     baseline="model_a",
         ...     metrics=["auc", "gauc"],
         ...     by="device",
+        ...     overall=True,
         ...     n_boot=200,
         ... )
         >>> w = cmp.worst("auc")
-        >>> list(w.index.get_level_values("device")) == list(
+        >>> segments = w.index.get_level_values("device").tolist()
+        >>> segments[-1]  # the whole table, after the ranked segments
+        '(all)'
+        >>> segments[:-1] == list(
         ...     cmp.xs("auc", level="metric")
+        ...     .drop("(all)", level="device")
         ...     .sort_values("diff")
         ...     .index.get_level_values("device")
         ... )
         True
+        >>> "(all)" in cmp.worst("auc", overall=False).index.get_level_values("device")
+        False
         """
         if table_kind(self) != "compare":
             raise ValueError("worst() applies to compare() tables; compare(..., by=...) ranks segments.")
+        if not isinstance(overall, (bool, np.bool_)):
+            raise invalid_parameter("overall", "worst()", "True or False", overall)
         frame = pd.DataFrame(self)
         names = [str(m) for m in frame.index.get_level_values("metric")]
         if metric is not None:
@@ -290,8 +304,24 @@ class ResultTable(pd.DataFrame):
         value, base = frame["value"].to_numpy(dtype=float), frame["baseline_value"].to_numpy(dtype=float)
         side = np.array([sides.get(n, "higher") for n in names], dtype=object)
         gain = np.where(side == "lower", -diff, np.where(side == "closer to 1", np.abs(base - 1) - np.abs(value - 1), diff))
-        order = np.argsort(np.where(np.isnan(gain), np.inf, gain), kind="stable")
-        return self._selection(frame.iloc[order])
+        whole = self._overall_rows(frame)
+        # the segments by gain (NaN last), then the whole table's rows: lexsort's last key sorts first
+        order = np.lexsort((np.where(np.isnan(gain), np.inf, gain), whole))
+        ranked = frame.iloc[order]
+        return self._selection(ranked[~whole[order]] if not overall else ranked)
+
+    def _overall_rows(self, frame: pd.DataFrame) -> np.ndarray:
+        """Which rows of ``frame`` (rows of this comparison) are the whole table's, the segment
+        ``attrs["overall"]`` (``"(all)"``) in every ``by`` level of ``compare(..., overall=True)``."""
+        label = self.attrs.get("overall")
+        segments = [n for n in frame.index.names if n not in ("model", "metric", "baseline")]
+        whole = np.zeros(len(frame), dtype=bool)
+        if label is None or not segments or not isinstance(frame.index, pd.MultiIndex):
+            return whole
+        whole[:] = True
+        for name in segments:
+            whole &= frame.index.get_level_values(name).to_numpy(dtype=object) == label
+        return whole
 
     def by_model(self) -> pd.DataFrame:
         """A per_group() table of several models with two-level columns, as it prints: (model,
