@@ -314,13 +314,13 @@ class ResultTable(pd.DataFrame):
         """Which rows of ``frame`` (rows of this comparison) are the whole table's, the segment
         ``attrs["overall"]`` (``"(all)"``) in every ``by`` level of ``compare(..., overall=True)``."""
         label = self.attrs.get("overall")
-        segments = [n for n in frame.index.names if n not in ("model", "metric", "baseline")]
+        segments = [i for i, n in enumerate(frame.index.names) if n not in ("model", "metric", "baseline")]
         whole = np.zeros(len(frame), dtype=bool)
         if label is None or not segments or not isinstance(frame.index, pd.MultiIndex):
             return whole
         whole[:] = True
-        for name in segments:
-            whole &= frame.index.get_level_values(name).to_numpy(dtype=object) == label
+        for level in segments:
+            whole &= frame.index.get_level_values(level).to_numpy(dtype=object) == label
         return whole
 
     def by_model(self) -> pd.DataFrame:
