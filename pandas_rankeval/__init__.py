@@ -26,7 +26,7 @@ from .api import metrics as _api_metrics
 from .api.metrics import *  # noqa: F403 - every metric's function, written from the registry
 from .api.per_group import per_group as per_group
 from .api.report import report as report
-from .api.xauc import xauc as xauc, xauc_interval as xauc_interval
+from .api.xauc import xauc_interval as xauc_interval
 from .calibration import calibration_by as calibration_by
 from .counterfactual import launch_agreement as launch_agreement, propensities as propensities
 from .trec import read_trec as read_trec
@@ -41,7 +41,7 @@ from ._keywords import keyword_hints as _keyword_hints
 #: still ``average_precision``).
 _wrapped: dict[int, object] = {}
 for _name in dict.fromkeys([*_metric_functions(), *_TABLE_FUNCTIONS, "map", "propensities", "launch_agreement",
-                            "calibration_by", "xauc", "xauc_interval"]):
+                            "calibration_by", "xauc_interval"]):
     _function = globals()[_name]
     if id(_function) not in _wrapped:
         _wrapped[id(_function)] = _keyword_hints(_function)
@@ -55,7 +55,6 @@ __all__ = [
     "launch_agreement",
     "read_trec",
     "calibration_by",
-    "xauc",
     "xauc_interval",
     "datasets",
     "metric_names",

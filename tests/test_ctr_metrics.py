@@ -156,8 +156,8 @@ def test_gxauc_skips_groups_of_one_label_with_coverage():
 def test_xauc_refuses_what_is_not_a_frame_and_names_the_frames():
     with pytest.raises(TypeError, match="xauc expects a pandas DataFrame \\(or a polars DataFrame or LazyFrame, a Dask"):
         pre.xauc({"y": [1]}, label="y", score="s")
-    with pytest.raises(ValueError, match="Unknown metric 'xauc'. Did you mean 'gxauc'"):
-        pre.report(_watch(0), group="g", label="y", scores="s", metrics=["xauc"])
+    with pytest.raises(ValueError, match="Unknown metric 'xaux'. Did you mean 'xauc'"):
+        pre.report(_watch(0), group="g", label="y", scores="s", metrics=["xaux"])
 
 
 def test_ctr_metrics_in_report_compare_per_group():

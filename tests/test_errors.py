@@ -291,7 +291,7 @@ def test_sample_weight_only_for_auc_metrics(df):
     from pandas_rankeval.core.inputs.options import Options
     from pandas_rankeval.core.metrics.registry import parse_metrics
 
-    with pytest.raises(ValueError, match="sample_weight applies to 'auc', 'gauc', 'uauc', 'wuauc', 'gxauc', 'logloss', 'ne', 'pcoc' and 'ece' only"):
+    with pytest.raises(ValueError, match="sample_weight applies to 'auc', 'gauc', 'uauc', 'wuauc', 'xauc', 'gxauc', 'logloss', 'ne', 'pcoc' and 'ece' only"):
         evaluate(
             df, group="user_id", label="click", scores=["model_a"],
             specs=parse_metrics(["mrr"]), options=Options("mrr", sample_weight="gmv"),

@@ -401,7 +401,7 @@ def test_unknown_metric_and_options() -> None:
         lgb_metric("gauc", weight="gmv")
     with pytest.raises(TypeError, match=r"not a column name: pass group=valid_df\['user_id'\]"):
         lgb_metric("gauc", group="user_id")
-    with pytest.raises(ValueError, match="sample_weight.*'auc', 'gauc', 'uauc', 'wuauc', 'gxauc', 'logloss', 'ne', 'pcoc' and 'ece' only"):
+    with pytest.raises(ValueError, match="sample_weight.*'auc', 'gauc', 'uauc', 'wuauc', 'xauc', 'gxauc', 'logloss', 'ne', 'pcoc' and 'ece' only"):
         xgb_metric("ndcg@5", sample_weight="dataset")
     with pytest.raises(ValueError, match="cannot hold them"):
         xgb_metric("gauc", name="valid-gauc")

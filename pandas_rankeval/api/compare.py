@@ -274,7 +274,10 @@ def compare(
     ``p = (1 + #{|D* - D| >= |D|}) / (1 + n_boot)``, the centered bootstrap test
     (Hall & Wilson 1991). It is approximate (asymptotic in the number of groups),
     invariant to monotone transforms of either model's scores, and consistent
-    with the interval: it is small roughly when the interval excludes 0.
+    with the interval: it is small roughly when the interval excludes 0. Global
+    XAUC (``"xauc"``, a continuous label) is tested the same clustered DeLong way
+    whatever ``auc_method`` and ``ties`` say (they are global AUC's): each row's
+    placement is its credit against every row of another label, summed per group.
 
     **Multiplicity.** By default Holm's step-down adjustment over every row of the
     table (model pairs x metrics, and segments): it controls the family-wise error

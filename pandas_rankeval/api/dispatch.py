@@ -28,7 +28,7 @@ from ..core.inputs.validation import MissingValuesError, check_bins, check_k, ch
 from ..engines import engine_for
 from ..engines.base import check_engine_options
 from ..summary.checks import check_partitioned, check_schema
-from ..summary.plan import make_plan
+from ..summary.plan import global_pass, make_plan
 from ..tables import finalize
 
 __all__ = [
@@ -52,7 +52,8 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, *,
     ``plan_kwargs`` are those of :func:`pandas_rankeval.summary.make_plan` (``kind`` among them);
     a plan of kind ``"per_group"`` returns the engine's per-group table instead. ``finish``
     (summary, plan, extras), when given, makes the result instead of
-    :func:`pandas_rankeval.tables.finalize` (global XAUC's, from the global pass's counts).
+    :func:`pandas_rankeval.tables.finalize`. A frame read in partitions runs
+    :func:`~pandas_rankeval.summary.plan.global_pass` of the plan (global XAUC alone: the global pass).
     """
     engine = None
     try:
@@ -64,6 +65,7 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, *,
         if callable(plan.options.propensity):  # IPS metrics: the callable once, on the distinct positions
             plan = _with_propensities(plan, engine, frame, options)
         if engine.partitioned(frame):
+            plan = global_pass(plan)
             check_partitioned(plan, engine.NAME)
         # BLAS on one thread from here to the result, held with every other call running beside
         # this one: every product the same to the bit, whatever runs in the process meanwhile

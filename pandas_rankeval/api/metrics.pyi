@@ -7,7 +7,7 @@ from pandas_rankeval.api.dispatch import EngineOptions, GroupLike, PropensityLik
 from pandas_rankeval.core.inputs.options import WeightLike
 from pandas_rankeval.core.evaluation.result import MetricResult
 
-__all__ = ["auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "r_precision", "hit_rate", "rbp", "err", "uauc", "wuauc", "dcg", "gxauc", "ips_dcg", "ips_precision", "ips_hit_rate", "logloss", "ne", "pcoc", "ece", "map", "mean_average_precision", "map_", "rprec"]
+__all__ = ["auc", "gauc", "mrr", "ndcg", "average_precision", "precision", "recall", "r_precision", "hit_rate", "rbp", "err", "uauc", "wuauc", "dcg", "xauc", "gxauc", "ips_dcg", "ips_precision", "ips_hit_rate", "logloss", "ne", "pcoc", "ece", "map", "mean_average_precision", "map_", "rprec"]
 
 
 def auc(
@@ -1374,6 +1374,88 @@ def dcg(
     >>> # 7 / log2(2) + 1 / log2(4)
     >>> pre.dcg(df, group="q", label="rel", score="score")
     7.5
+    """
+
+
+def xauc(
+    df: Any,
+    *,
+    label: Hashable,
+    score: Hashable,
+    sample_weight: Hashable | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
+    engine_options: EngineOptions = None,
+) -> MetricResult:
+    """Global XAUC: the share of pairs of rows with different labels ordered by score as by label.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per shown item: a pandas DataFrame, a polars DataFrame or LazyFrame, a Dask
+        DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
+        warehouse table: the warehouse computes one row per group). Each is evaluated by its own
+        engine, imported only when its frame arrives, with the same result (to 1e-12).
+    label : column
+        A numeric label such as watch time (any real values; only their order matters).
+    score : column
+        The model's score, compared exactly as stored (integers as integers).
+    sample_weight : column, optional
+        Per-row weights (finite, >= 0): a pair weighs ``w_i * w_j``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values raise, or their rows are dropped and counted.
+    engine_options : dict, optional
+        Options of the frame's engine, checked against it before any work: a Dask frame takes
+        ``npartitions`` (partitions of the shuffle by group, or by segment, and of the score ranges of
+        global AUC; default: the frame's); a Spark frame takes ``rows_per_bucket`` (target rows of one bucket of
+        whole groups, default 1,000,000) and ``buckets`` (their number instead); a polars LazyFrame
+        takes ``memory_budget`` (bytes, default 2 GiB: a LazyFrame whose evaluation is estimated
+        within it, from its row count and schema, is collected once and evaluated as a DataFrame;
+        above it, bucket by bucket of whole groups that the budget holds) and ``rows_per_bucket``
+        and ``buckets`` too (buckets, whatever the budget); a pandas
+        or polars frame takes ``threads`` (default: 2 from 200,000 rows, 1 below, on one core,
+        on a worker thread or inside a Spark task; the numbers never depend on it); an Ibis table
+        that no Ibis connection holds takes ``execute`` (a callable that runs one SQL string and
+        returns a pandas frame) with ``dialect`` (the dialect ``ibis.to_sql`` compiles for). An option
+        the frame's engine does not take raises (see
+        the "Other frames" pages of the documentation).
+
+    Returns
+    -------
+    xauc : MetricResult
+        NaN (with a warning) when no pair of rows has different labels.
+
+    Notes
+    -----
+    XAUC = (C + T / 2) / P over the P pairs of rows whose labels differ (weight w_i * w_j each):
+    C of them have the larger score on the larger label, T have tied scores (Zhan et al., Kuaishou,
+    arXiv 2206.06003). Pairs of equal labels are not pairs. The count is exact, O(n log n) (a
+    weighted inversion count in label order), never sampled; TorchEasyRec's ``XAUC`` samples 1e-3 of
+    all pairs and counts tied scores and tied labels as wrong (``benchmarks/bench_xauc.py``
+    measures the difference). With 0/1 labels it is :func:`auc`. Its grouped form, within users,
+    is :func:`gxauc`.
+
+    ``"xauc"`` is a metric of :func:`report` and :func:`compare` too: ``report(ci=...)`` gives its
+    clustered DeLong interval over the ``group`` column's groups (each row its own cluster without
+    a group), and ``compare`` the paired clustered DeLong test of two models on the same rows,
+    with Holm's adjustment and the lift (RelaImpr under ``lift="relaimpr"``) as for global
+    ``auc`` (:func:`xauc_interval` is the same interval as a table of its own). Those need every
+    row in one place: a pandas or polars DataFrame (a frame read in partitions is refused by name).
+
+    On a frame read in partitions the engine counts rows per distinct (score, label) in ranges of
+    ascending score (global AUC's pass); each range's pairs are counted where it lies, and the
+    client chains the ranges from one row per distinct (range, label): its memory grows with the
+    ranges times the distinct labels, never with the rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame(
+    ...     {"watch": [1.0, 2.0, 3.0, 3.0], "score": [0.1, 0.3, 0.2, 0.3]}
+    ... )
+    >>> # 3 of 5 pairs ordered, 1 tied: 3.5 / 5
+    >>> pre.xauc(df, label="watch", score="score")
+    0.7
     """
 
 

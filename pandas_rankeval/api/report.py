@@ -74,8 +74,10 @@ def report(
     ci : float in (0, 1), optional
         Add a confidence interval (``<metric>_low``, ``<metric>_high``) for every
         metric: a percentile bootstrap resampling groups for the group metrics, and
-        for global AUC the method of ``auc_method``. ``report.attrs["ci"]["method"]``
-        names what was used. See :func:`compare` for the methods.
+        for global AUC the method of ``auc_method``; for global XAUC (``"xauc"``) its
+        clustered DeLong interval over the groups (each row its own cluster without
+        ``group``), always. ``report.attrs["ci"]["method"]`` names what was used. See
+        :func:`compare` for the methods.
     auc_method : {"delong", "bootstrap"}, default="delong"
         Interval of global AUC. ``"delong"``: the clustered DeLong variance
         (Obuchowski 1997, groups as clusters; per segment with ``by``) and a normal

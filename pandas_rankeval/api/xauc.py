@@ -1,36 +1,28 @@
-"""``xauc``: global XAUC over every pair of rows of a table (continuous labels such as watch time).
+"""``xauc_interval``: global XAUC of one or more score columns with clustered DeLong intervals, and
+the paired difference of each model against a baseline, as one table.
 
-Unlike the group metrics it is not a sum over groups: every pair of rows counts. A pandas or
-polars DataFrame is counted in one piece (O(n log n): 1e6 rows in about a second). A frame read in
-partitions (a polars LazyFrame, a DuckDB relation, Dask, Spark, an Ibis table) goes through its
-engine's global-AUC pass: rows counted per distinct (score, label) in ranges of ascending score,
-each range's pairs counted exactly where it lies, the pairs across ranges from the ranges' label
-counts (:mod:`pandas_rankeval.summary.xauc_counts`); the same number as pandas. Grouped XAUC
-(``gxauc``) is a group metric of every engine.
+Global XAUC itself (``xauc``) is a metric of the registry: its function is written from its entry
+(:mod:`pandas_rankeval.core.metrics.definitions`), ``report(metrics=["xauc"], ci=...)`` gives its
+interval and ``compare`` its paired test. ``xauc_interval`` is the same numbers in a table of its
+own (the value, interval and standard error per model; the difference, interval, p-value and
+Holm's adjustment per model against a baseline): one computation,
+:func:`pandas_rankeval.inference.xauc_delong.xauc_rows`, serves both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from functools import partial
 from typing import Any, Literal, NoReturn
 
 import numpy as np
 import pandas as pd
 
-from pandas_rankeval.core.evaluation.result import Coverage, MetricResult, warn_coverage
 from pandas_rankeval.core.inputs.validation import (
     check_columns, check_option, missing_mask, missing_values_error, numeric_values, problem_message,
 )
-from pandas_rankeval.core.kernels.xauc import xauc_sums
 from pandas_rankeval.display.table import ResultTable
-from pandas_rankeval.engines import engine_for
-from pandas_rankeval.engines.base import check_engine_options
-from pandas_rankeval.summary.finalize import raise_input_errors
 
-from .dispatch import EngineOptions, evaluate_frame
-
-__all__ = ["xauc", "xauc_arrays", "xauc_interval"]
+__all__ = ["xauc_arrays", "xauc_interval"]
 
 
 def _one_partition(df: Any) -> pd.DataFrame | None:
@@ -41,104 +33,6 @@ def _one_partition(df: Any) -> pd.DataFrame | None:
     if type(df).__module__.startswith("polars") and type(df).__name__ == "DataFrame":
         return df.to_pandas()  # type: ignore[no-any-return]
     return None
-
-
-def _finish(summary: Any, plan: Any, extras: dict[str, Any], *, sample_weight: Hashable | None) -> MetricResult:
-    """The result of a partitioned frame's global pass (:mod:`pandas_rankeval.summary.xauc_counts`):
-    the whole table's input errors, then num / den, with pandas' coverage."""
-    raise_input_errors(summary, plan)
-    counts = extras["auc"][((), plan.scores[0])]
-    return _result(counts.num, counts.den, summary.n_rows, summary.n_dropped, sample_weight)
-
-
-def _result(num: float, den: float, n_rows: int, n_dropped: int, sample_weight: Hashable | None) -> MetricResult:
-    value = float(num / den) if den > 0 else float("nan")
-    cov = Coverage(n_rows=n_rows, n_groups=1, n_used=int(den > 0), n_dropped=n_dropped, grouped=False)
-    if den <= 0:
-        warn_coverage("xauc is NaN: no pair of rows has different labels (and positive weight).")
-    params = {} if sample_weight is None else {"sample_weight": sample_weight}
-    return MetricResult(value, metric="xauc", coverage=cov, params=params)
-
-
-def _partitioned(df: Any, label: Hashable, score: Hashable, sample_weight: Hashable | None, nan_policy: str,
-                 engine_options: EngineOptions) -> MetricResult:
-    """Global XAUC of a frame read in partitions: the engine's checks and its global pass over
-    ranges of distinct (score, label), chained exactly (:mod:`pandas_rankeval.summary.xauc_counts`)."""
-    check_option(nan_policy, "nan_policy", "xauc", ("raise", "omit"))
-    result: MetricResult = evaluate_frame(
-        df, "xauc", engine_options, finish=partial(_finish, sample_weight=sample_weight), kind="metric",
-        group=None, label=label, scores=score, metrics=["auc"], sample_weight=sample_weight,
-        nan_policy=nan_policy, global_metric="xauc",
-    )
-    return result
-
-
-def xauc(
-    df: Any,
-    *,
-    label: Hashable,
-    score: Hashable,
-    sample_weight: Hashable | None = None,
-    nan_policy: Literal["raise", "omit"] = "raise",
-    engine_options: EngineOptions = None,
-) -> MetricResult:
-    """Global XAUC: the share of pairs of rows with different labels ordered by score as by label.
-
-    Parameters
-    ----------
-    df : DataFrame (pandas, polars, Dask, Spark), polars LazyFrame, DuckDB relation or Ibis table
-        One row per impression.
-    label : column
-        A numeric label such as watch time (any real values; only their order matters).
-    score : column
-        The model's score, compared exactly as stored (integers as integers).
-    sample_weight : column, optional
-        Per-row weights (finite, >= 0): a pair weighs ``w_i * w_j``.
-    nan_policy : {"raise", "omit"}, default="raise"
-        Missing values raise, or their rows are dropped (counted in ``.coverage.n_dropped``).
-    engine_options : dict, optional
-        Options of the frame's engine (as every public function takes them); a pandas or polars
-        DataFrame is counted in one piece.
-
-    Returns
-    -------
-    xauc : MetricResult
-        NaN (with a warning) when no pair of rows has different labels.
-
-    Notes
-    -----
-    XAUC = (C + T / 2) / P over the P pairs of rows whose labels differ (weight w_i * w_j each):
-    C of them have the larger score on the larger label, T have tied scores (Zhan et al., Kuaishou,
-    arXiv 2206.06003). Pairs of equal labels are not pairs. The count is exact, O(n log n) (a
-    weighted inversion count in label order), never sampled; TorchEasyRec's ``XAUC`` samples 1e-3 of
-    all pairs and counts tied scores and tied labels as wrong (``benchmarks/bench_xauc.py``
-    measures the difference). With 0/1 labels it is :func:`auc`. Its grouped form, within users,
-    is :func:`gxauc`; an interval and a paired comparison: :func:`xauc_interval`.
-
-    On a frame read in partitions the engine counts rows per distinct (score, label) in ranges of
-    ascending score (global AUC's pass); each range's pairs are counted where it lies, and the
-    client chains the ranges from one row per distinct (range, label): its memory grows with the
-    ranges times the distinct labels, never with the rows.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> import pandas_rankeval as pre
-    >>> df = pd.DataFrame(
-    ...     {"watch": [1.0, 2.0, 3.0, 3.0], "score": [0.1, 0.3, 0.2, 0.3]}
-    ... )
-    >>> # 3 of 5 pairs ordered, 1 tied: 3.5 / 5
-    >>> pre.xauc(df, label="watch", score="score")
-    0.7
-    """
-    frame = _one_partition(df)
-    if frame is None:
-        return _partitioned(df, label, score, sample_weight, nan_policy, engine_options)
-    if engine_options is not None:  # checked as every function checks them (one partition: none used)
-        check_engine_options(engine_for(df, "xauc"), engine_options, "xauc")
-    _, y, s, w, n_dropped = xauc_arrays(frame, [label, score], sample_weight, nan_policy, "xauc", engine=_word(df))
-    num, den = xauc_sums(y, s[0], w)
-    return _result(float(num[0]), float(den[0]), y.shape[0], n_dropped, sample_weight)
 
 
 def xauc_arrays(
@@ -207,7 +101,12 @@ def xauc_interval(
     nan_policy: Literal["raise", "omit"] = "raise",
 ) -> ResultTable:
     """Global XAUC of one or more score columns with clustered DeLong intervals, and the paired
-    difference of each model against a baseline with its interval and test.
+    difference of each model against a baseline with its interval and test, as one table.
+
+    The same numbers as ``report(df, group=group, metrics=["xauc"], ci=ci)`` (the interval) and
+    ``compare(df, group=group, metrics=["xauc"], baseline=baseline, ci=ci)`` (the difference, its
+    p-value and Holm's adjustment): one computation serves the three. This table adds the standard
+    error and takes ``group=None`` (each row its own cluster) and a polars DataFrame as they do.
 
     Parameters
     ----------
@@ -242,7 +141,9 @@ def xauc_interval(
     (:mod:`pandas_rankeval.inference.xauc_delong`): each row's placement (its credit against every
     row of another label) summed per group, as the clustered DeLong interval of global AUC
     (Obuchowski 1997). The paired difference uses the covariance of the two XAUCs over the same
-    groups. ``benchmarks/sim_xauc.py`` measures coverage and the test's size.
+    groups. ``benchmarks/sim_xauc.py`` measures coverage and the test's size. The difference's
+    interval is clipped to [-1, 1] here (compare's is not: the two differ only where it reaches
+    past a bound).
 
     Examples
     --------
@@ -268,7 +169,7 @@ def xauc_interval(
     from pandas_rankeval.inference.bootstrap import check_level
     from pandas_rankeval.inference.delong import normal_interval, z_test
     from pandas_rankeval.inference.pvalues import holm
-    from pandas_rankeval.inference.xauc_delong import xauc_delong
+    from pandas_rankeval.inference.xauc_delong import xauc_rows
 
     score_cols = list(scores) if isinstance(scores, (list, tuple)) else [scores]
     if not score_cols:
@@ -283,13 +184,12 @@ def xauc_interval(
     gcols = ([] if group is None else list(group) if isinstance(group, (list, tuple)) else [group])
     rows, y, s, w, n_dropped = xauc_arrays(frame, [label, *score_cols], sample_weight, nan_policy, "xauc_interval",
                                            extra=gcols, engine=_word(df))
+    cluster = None
     if gcols:
         keys: Any = rows[gcols[0]] if len(gcols) == 1 else pd.MultiIndex.from_frame(rows[gcols])
         cluster = pd.factorize(keys)[0].astype(np.int64)
-    else:
-        cluster = np.arange(y.shape[0], dtype=np.int64)
-    n_clusters = int(cluster.max()) + 1 if cluster.shape[0] else 0
-    values, cov = xauc_delong(y, s, w, cluster, n_clusters)
+    (one,) = xauc_rows(y, s, w, cluster, None, 1, interval=True)  # what report / compare compute for "xauc"
+    values, cov, n_clusters = one.values, one.cov, one.n_clusters
     var = np.diag(cov)
     lo, hi = normal_interval(values, var, ci, clip=(0.0, 1.0))
     table = pd.DataFrame({"xauc": values, "xauc_low": lo, "xauc_high": hi, "se": np.sqrt(var)},

@@ -24,12 +24,13 @@ DeLong's placements the same way. ``benchmarks/sim_xauc.py`` measures the covera
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.kernels.xauc import xauc_placements
+from ..core.kernels.xauc import xauc_placements, xauc_sums
 
-__all__ = ["xauc_delong"]
+__all__ = ["XaucRows", "xauc_delong", "xauc_rows"]
 
 
 def xauc_delong(
@@ -70,3 +71,72 @@ def xauc_delong(
         return values, np.full((k, k), np.nan)
     cov = n_clusters / (n_clusters - 1) * (psi.T @ psi) / den**2
     return values, cov
+
+
+@dataclass(frozen=True)
+class XaucRows:
+    """Global XAUC of every score column over one segment's rows (the whole table without ``by``):
+    what ``report`` and ``compare`` read for ``"xauc"``, and :func:`pandas_rankeval.xauc_interval`.
+
+    ``values`` (k,): XAUC per score column (NaN without a pair of rows of different labels);
+    ``used``: such a pair (of positive weight) exists (the labels' alone, the same for every
+    column); ``cov`` (k, k): the clustered DeLong covariance of :func:`xauc_delong`, None when no
+    interval or test was asked for; ``n_clusters``: the clusters (groups, or rows without a group;
+    0 when not counted)."""
+
+    values: np.ndarray
+    used: bool
+    n_rows: int
+    n_clusters: int = 0
+    cov: np.ndarray | None = None
+
+
+def xauc_rows(
+    y: np.ndarray, scores: Sequence[np.ndarray], w: np.ndarray | None, cluster: np.ndarray | None,
+    segment: np.ndarray | None, n_segments: int, interval: bool,
+) -> list[XaucRows]:
+    """Global XAUC per segment of the rows (pairs within a segment only), with its clustered
+    DeLong covariance when ``interval``: the one computation behind ``report`` / ``compare``'s
+    ``"xauc"`` and :func:`pandas_rankeval.xauc_interval`.
+
+    Parameters
+    ----------
+    y : the labels (any ordered numeric values: their order only); scores : one array per model;
+    w : sample weights or None; cluster : each row's group (any int codes), None: each row its own
+    cluster; segment : each row's segment in ``[0, n_segments)``, None: one segment.
+
+    Returns
+    -------
+    One :class:`XaucRows` per segment. The values are the exact counts of
+    :func:`~pandas_rankeval.core.kernels.xauc.xauc_sums` (all segments in one call per score
+    column, as ``pre.xauc`` counts them); the covariance one :func:`xauc_delong` per segment.
+
+    Examples
+    --------
+    >>> y = np.array([1.0, 2.0, 3.0, 3.0])
+    >>> (one,) = xauc_rows(y, [np.array([0.1, 0.3, 0.2, 0.3])], None, None, None, 1, True)
+    >>> float(one.values[0]), round(float(one.cov[0, 0]), 6), one.n_clusters
+    (0.7, 0.071467, 4)
+    """
+    n = y.shape[0]
+    seg = np.zeros(n, dtype=np.int64) if segment is None else np.asarray(segment, dtype=np.int64)
+    sums = [xauc_sums(y, s, w, seg, n_segments) for s in scores]
+    den = sums[0][1] if sums else np.zeros(n_segments)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.column_stack([np.where(d > 0, num / d, np.nan) for num, d in sums]) if sums \
+            else np.zeros((n_segments, 0))
+    order = np.argsort(seg, kind="stable")
+    bounds = np.searchsorted(seg[order], np.arange(n_segments + 1))
+    out = []
+    for i in range(n_segments):
+        rows = order[bounds[i]:bounds[i + 1]]
+        if cluster is None:
+            codes, k = np.arange(rows.shape[0], dtype=np.int64), int(rows.shape[0])
+        else:
+            uniq, inv = np.unique(np.asarray(cluster)[rows], return_inverse=True)
+            codes, k = inv.reshape(-1).astype(np.int64), int(uniq.shape[0])
+        cov: np.ndarray | None = None
+        if interval:
+            _, cov = xauc_delong(y[rows], [s[rows] for s in scores], None if w is None else w[rows], codes, k)
+        out.append(XaucRows(values[i], bool(den[i] > 0), int(rows.shape[0]), k, cov))
+    return out

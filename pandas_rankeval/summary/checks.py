@@ -143,6 +143,14 @@ def check_partitioned(plan: Plan, engine: str) -> None:
             "groups as there are, from all of them in one place. Use the default resample='poisson' "
             "(hashed per group: the same interval as pandas for the same seed)."
         )
+    if plan.has_xauc and plan.kind in ("report", "compare"):
+        raise ValueError(
+            f"{f}: 'xauc' (global XAUC) in {plan.kind} needs every row in one place: its value per "
+            "segment and its clustered DeLong interval and test read every row's credit against every "
+            "other row (its placement), which ranges of scores do not give. Collect the columns it "
+            "reads into a pandas or polars DataFrame first, or compute its value alone with "
+            "pandas_rankeval.xauc (every engine); 'gxauc' (grouped XAUC) runs on this frame."
+        )
     if not plan.has_auc:
         return
     if plan.options.max_fpr is not None:

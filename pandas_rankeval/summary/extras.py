@@ -1,5 +1,6 @@
-"""Global AUC of an evaluation of whole segments: what :func:`~pandas_rankeval.tables.finalize` adds
-to the summary (stage 5 of the pipeline), from the evaluation's own sorts.
+"""Global AUC (and global XAUC) of an evaluation of whole segments: what
+:func:`~pandas_rankeval.tables.finalize` adds to the summary (stage 5 of the pipeline), from the
+evaluation's own sorts (and rows).
 
 An evaluation that holds every row of each of its segments (a pandas frame, one partition of
 whole segments of a partitioned engine: :func:`pandas_rankeval.summary.driver.segment_pass`)
@@ -23,7 +24,7 @@ from .partition import _segment_keys
 from .plan import Plan
 from .summary import _plain
 
-__all__ = ["evaluation_extras"]
+__all__ = ["evaluation_extras", "xauc_extras"]
 
 
 def _pandas_segments(ev: Evaluation, plan: Plan) -> tuple[list[tuple], np.ndarray | None, list[np.ndarray | None]]:
@@ -55,6 +56,8 @@ def evaluation_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None 
     group g weighted by its draw (``AucDesign``).
     """
     out: dict[str, Any] = {}
+    if plan.has_xauc:
+        out["xauc"] = xauc_extras(ev, plan)
     if not plan.has_auc:
         return out
     if not plan.group:  # global AUC alone: its value from the one sort
@@ -117,3 +120,29 @@ def evaluation_extras(ev: Evaluation, plan: Plan, key_hashes: np.ndarray | None 
             boot[(key, s)] = reps[:, j]
     out["auc_boot"] = boot
     return out
+
+
+def xauc_extras(ev: Evaluation, plan: Plan) -> dict[tuple, Any]:
+    """Global XAUC of every segment (``()`` without ``by``) from the evaluation's rows:
+    ``{segment key: XaucRows}``, with the clustered DeLong covariance over the call's groups (each
+    row its own cluster without a group) when an interval or a test is asked for
+    (:func:`pandas_rankeval.inference.xauc_delong.xauc_rows`, as ``xauc_interval`` computes it)."""
+    from ..inference.xauc_delong import XaucRows, xauc_rows
+
+    if not plan.by and not plan.interval:  # the value alone: the pipeline's own count of each column
+        gv = [ev.scores[s].metrics["xauc"] for s in plan.scores]
+        n_rows = int(ev.labels.level.shape[0])
+        return {(): XaucRows(np.array([g.value for g in gv], dtype=np.float64), bool(gv[0].coverage.n_used), n_rows)}
+    opts = ev.options
+    sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
+    keys: list[tuple] = [()]
+    row_seg: np.ndarray | None = None
+    cluster: np.ndarray | None = None
+    if plan.group:
+        from ..inference.bootstrap import row_groups
+
+        keys, row_seg, _ = _pandas_segments(ev, plan)
+        cluster = row_groups(ev)
+    scores = [ev.prepared.scores[s] for s in plan.scores]
+    stats = xauc_rows(ev.labels.level, scores, sw, cluster, row_seg, len(keys), plan.interval)
+    return dict(zip(keys, stats))

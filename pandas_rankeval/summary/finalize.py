@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..core.evaluation.pipeline import exp2_overflow
-from ..core.evaluation.result import Coverage
+from ..core.evaluation.result import Coverage, xauc_coverage
 from ..core.inputs.validation import PROBLEM_ORDER, InputProblem, first_keys, missing_values_error, problem_message
 from ..inference.delong import delong_from_moments
 from .auc_counts import _auc_value
@@ -220,10 +220,13 @@ def _whole_table(summary: Summary, plan: Plan) -> dict[str, Any]:
     return tot
 
 
-def metric_coverage(summary: Summary, plan: Plan, score: Hashable) -> dict[str, tuple[float, Coverage]]:
+def metric_coverage(
+    summary: Summary, plan: Plan, score: Hashable, xauc: dict | None = None
+) -> dict[str, tuple[float, Coverage]]:
     """Whole-table (value, coverage) of every metric of one score column, for footers and warnings.
 
-    Global AUC's value is only used to decide the warning: NaN exactly when it has no pair.
+    Global AUC's and global XAUC's values are only used to decide the warning: NaN exactly when
+    they have no pair (in any segment). ``xauc``: the engine's ``{segment key: XaucRows}``.
     """
     tot = _whole_table(summary, plan)
     out: dict[str, tuple[float, Coverage]] = {}
@@ -231,6 +234,10 @@ def metric_coverage(summary: Summary, plan: Plan, score: Hashable) -> dict[str, 
         if name == "auc":
             cov = auc_coverage(summary, plan)
             out[name] = (1.0 if cov.n_used else math.nan, cov)
+            continue
+        if name == "xauc":
+            used = any(r.used for r in (xauc or {}).values())
+            out[name] = (1.0 if used else math.nan, xauc_coverage(summary.n_rows, float(used), summary.n_dropped))
             continue
         j = plan.items.index((score, name))
         value = float(item_values(plan, tot["sums"])[j])
@@ -255,6 +262,18 @@ def auc_lookup(auc: dict | None, key: tuple, score: Hashable, plan: Plan) -> flo
     if not key and score in auc:
         return _auc_value(auc[score], plan.options.ties)
     raise ValueError(f"{plan.func}: no global AUC counts for segment {key!r} and score {score!r}")
+
+
+def xauc_of(xauc: dict | None, key: tuple, plan: Plan) -> Any:
+    """Global XAUC of the plan's scores in one segment (an ``XaucRows``), from the engine."""
+    if xauc is not None:
+        for k in (key, key[0] if len(key) == 1 else key):
+            if k in xauc:
+                return xauc[k]
+    raise ValueError(
+        f"{plan.func}: global XAUC ('xauc') was asked for, but the engine gave none for segment {key!r}; "
+        "it is computed on a pandas or polars DataFrame"
+    )
 
 
 def auc_replicates(auc_boot: dict | None, key: tuple, score: Hashable, plan: Plan) -> np.ndarray:

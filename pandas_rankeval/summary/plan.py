@@ -8,6 +8,7 @@ per-partition summary (:mod:`.partition`) and to the finalizing of the result.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,7 @@ from ..core.metrics.relaimpr import LIFTS
 from ..core.metrics.registry import MetricSpec, check_sample_weight, parse_metrics
 from ..core.inputs.validation import as_columns, check_column_name, check_compare_scores, check_option
 
-__all__ = ["Plan", "compare_pairs", "make_plan", "resolve_resample", "COUNTERS", "COUNTER_INDEX"]
+__all__ = ["Plan", "compare_pairs", "global_pass", "make_plan", "resolve_resample", "COUNTERS", "COUNTER_INDEX"]
 
 
 #: Counters per (segment, item), exact int64: groups used, skipped per reason, rows and
@@ -125,6 +126,12 @@ class Plan:
     def has_auc(self) -> bool:
         """Global AUC is among the metrics (the engine computes it from its score pass)."""
         return "auc" in self.metrics
+
+    @property
+    def has_xauc(self) -> bool:
+        """Global XAUC is among the metrics (its value, interval and test read every row's placement:
+        :mod:`.extras`)."""
+        return "xauc" in self.metrics
 
     @property
     def items(self) -> list[tuple[Hashable, str]]:
@@ -290,6 +297,15 @@ def make_plan(
     )
 
 
+def global_pass(plan: Plan) -> Plan:
+    """The plan an engine that reads the frame in partitions runs: global XAUC alone (``pre.xauc``)
+    becomes the global-AUC pass counting XAUC's pairs (``global_metric="xauc"``: rows per distinct
+    (score, label) in ranges, :mod:`.xauc_counts`); any other plan is unchanged."""
+    if plan.kind == "metric" and plan.metrics == ("xauc",):
+        return dataclasses.replace(plan, metrics=("auc",), global_metric="xauc")
+    return plan
+
+
 def _check_retrieved(func: str, retrieved: Any, opts: Options, specs_all: Sequence[MetricSpec],
                      score_cols: list[Hashable]) -> None:
     """retrieved=: only for the metrics that take it, and a dict maps score columns of the call."""
@@ -344,7 +360,7 @@ def _check_compare(
     check_option(adjust, "adjust", func, ADJUSTMENTS)
     check_option(family, "family", func, FAMILIES)
     check_option(ci_adjust, "ci_adjust", func, CI_ADJUSTMENTS)
-    if method == "randomization" and not delong_auc and any(not s.info.grouped for s in specs_all):
+    if method == "randomization" and not delong_auc and any(s.name == "auc" for s in specs_all):
         raise ValueError(
             "Global AUC has no group-level randomization test (it is not a sum over groups); "
             "use auc_method='delong' (needs ties='expected'), method='auto' (a paired bootstrap "
@@ -364,7 +380,9 @@ def _bootstrap_draws(
 
     n_boot = _check_n_boot(n_boot, func)
     check_seed(seed, func)
-    if any(not (delong_auc and not s.info.grouped) for s in specs_all):  # a metric is bootstrapped
+    # a metric is bootstrapped: a group metric, or global AUC without clustered DeLong (global XAUC
+    # never is: its interval and test are clustered DeLong)
+    if any(s.info.grouped or (s.name == "auc" and not delong_auc) for s in specs_all):
         check_n_boot_for_level(n_boot, ci, func)  # type: ignore[arg-type]
     if resample == "poisson":
         return n_boot, seed_to_int(seed, func), ()

@@ -21,7 +21,7 @@ from ..core.evaluation.result import warn_once
 from ..core.inputs.validation import internal_error
 from ..summary.finalize import (
     auc_lookup, auc_replicates, delong_of, metric_coverage, segment_order, table_totals, ci_method, fallback_note,
-    item_values,
+    item_values, xauc_of,
 )
 from ..summary.plan import Plan, compare_pairs
 from ..summary.replicates import replicate_results
@@ -247,6 +247,7 @@ class _Pairs:
     auc: dict | None
     auc_boot: dict | None
     delong: dict | None
+    xauc: dict | None = None
 
 
 @dataclass
@@ -263,12 +264,16 @@ class _Deferred:
 
 
 def compare_table(
-    summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None, delong: dict | None
+    summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None, delong: dict | None,
+    xauc: dict | None = None,
 ) -> Any:
     """The compare table: per segment, pair and metric the paired difference, its interval and
-    p-value (the vectorized tests run once for the whole table), then the footer's ``attrs``."""
+    p-value (the vectorized tests run once for the whole table), then the footer's ``attrs``.
+    Global AUC (clustered DeLong under ``auc_method="delong"``) and global XAUC (``xauc``: always
+    clustered DeLong) are tested by the paired z-test of their covariance over the same groups."""
     no_delong = delong_unavailable(plan.options.ties)
     pairs = _pairs_of(summary, plan, auc, auc_boot, delong, no_delong)
+    pairs.xauc = xauc
     keys = segment_order(list(summary.segments)) if plan.by else [()]
     deferred = _Deferred()
     blocks = [_segment_block(pairs, deferred, summary, s_idx, key) for s_idx, key in enumerate(keys)]
@@ -298,7 +303,7 @@ def _pairs_of(
         plan=plan,
         rows=[(m, b, n) for m, b in compare_pairs(plan.scores, plan.baseline) for n in names],
         pooled=pooled,
-        analytic=[n for n in names if pooled[n]] if plan.auc_method == "delong" and no_delong is None else [],
+        analytic=[n for n in names if pooled[n] and (n == "xauc" or (plan.auc_method == "delong" and no_delong is None))],
         pair_index=pair_index,
         item_j={item: j for j, item in enumerate(plan.items)},
         flip_ok=flip_ok,
@@ -323,10 +328,16 @@ def _segment_block(pairs: _Pairs, deferred: _Deferred, summary: Summary, s_idx: 
     block = {c: np.full(n_rows, np.nan) for c in _BLOCK_COLUMNS[:-1]}
     block["groups_used"] = np.zeros(n_rows, dtype=np.int64)
     point = item_values(plan, seg["sums"]) if seg["sums"].size else np.zeros(0)
-    delong_auc = delong_of(pairs.delong, key, plan, seg) if pairs.analytic else None
+    # the values and covariance of each global metric tested by clustered DeLong, in this segment
+    analytic: dict[str, Any] = {}
+    if "auc" in pairs.analytic:
+        analytic["auc"] = delong_of(pairs.delong, key, plan, seg)
+    if "xauc" in pairs.analytic:
+        rows = xauc_of(pairs.xauc, key, plan)
+        analytic["xauc"] = (rows.values, rows.cov)
     for i in range(n_rows):
         if pairs.pooled[pairs.rows[i][2]]:
-            _pooled_row(pairs, deferred, block, i, s_idx * n_rows + i, key, seg, delong_auc)
+            _pooled_row(pairs, deferred, block, i, s_idx * n_rows + i, key, seg, analytic.get(pairs.rows[i][2]))
         else:
             _paired_row(pairs, deferred, block, i, s_idx * n_rows + i, seg, sp, point)
     return block
@@ -336,7 +347,8 @@ def _pooled_row(
     pairs: _Pairs, deferred: _Deferred, block: dict[str, np.ndarray], i: int, row: int, key: Any, seg: Any,
     delong_auc: Any,
 ) -> None:
-    """A row of global AUC: clustered DeLong (deferred), else the paired bootstrap of the pooled AUC."""
+    """A row of global AUC or global XAUC: clustered DeLong (deferred), else (AUC) the paired
+    bootstrap of the pooled AUC."""
     plan = pairs.plan
     m, b, _ = pairs.rows[i]
     base, value, diff = block["baseline_value"], block["value"], block["diff"]
@@ -432,7 +444,7 @@ def _with_attrs(out: Any, summary: Summary, pairs: _Pairs, deferred: _Deferred, 
     plan = pairs.plan
     names = list(plan.metrics)
     stud_fallback = deferred.stud_fallback
-    first = metric_coverage(summary, plan, plan.baseline if plan.baseline is not None else plan.scores[0])
+    first = metric_coverage(summary, plan, plan.baseline if plan.baseline is not None else plan.scores[0], pairs.xauc)
     boot_names = [n for n in names if n not in pairs.analytic]
     ci_words = _compare_ci_method(plan, pairs.analytic, boot_names) + (
         fallback_note(list(stud_fallback)) if stud_fallback else ""

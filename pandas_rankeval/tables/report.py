@@ -15,6 +15,7 @@ from ..core.evaluation.result import warn_once
 from ..core.inputs.validation import internal_error
 from ..summary.finalize import (
     COUNTER_INDEX, auc_lookup, auc_replicates, delong_of, metric_coverage, segment_order, ci_method, fallback_note, item_values,
+    xauc_of,
 )
 from ..summary.plan import Plan
 from ..summary.replicates import replicate_results
@@ -25,7 +26,7 @@ __all__ = ["report_table"]
 
 def _report_ci_info(plan: Plan) -> dict[str, Any]:
     names = list(plan.metrics)
-    analytic = ["auc"] if plan.auc_delong else []
+    analytic = [n for n in names if (n == "auc" and plan.auc_delong) or n == "xauc"]
     boot = [n for n in names if n not in analytic]
     dl = delong_words(METHOD, plan.options.sample_weight) + (" (per segment)" if plan.by else "")
     note = "; auc: percentile bootstrap" if plan.ci_method == "studentized" and plan.has_auc and not analytic else ""
@@ -37,7 +38,7 @@ def _report_ci_info(plan: Plan) -> dict[str, Any]:
         "seed": plan.seed_repr,
     }
     if analytic and boot:
-        info["method"] = f"{info['method']}; auc: {dl}"
+        info["method"] = f"{info['method']}; {', '.join(analytic)}: {dl}"
     elif analytic:
         info = {"level": plan.ci, "method": dl}
     elif plan.has_auc and plan.auc_method == "delong":
@@ -46,14 +47,16 @@ def _report_ci_info(plan: Plan) -> dict[str, Any]:
 
 
 def report_table(
-    summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None, delong: dict | None
+    summary: Summary, plan: Plan, auc: dict | None, auc_boot: dict | None, delong: dict | None,
+    xauc: dict | None = None,
 ) -> Any:
     """The report: one row per (segment, model), metric columns (and intervals), coverage columns.
 
     Computed over every segment at once (``by=`` with thousands of values costs a few array
     operations): the point values, the percentile intervals (one vectorized quantile over all
     segments and items), the coverage columns. Only the clustered-DeLong variance of global
-    AUC and the opt-in studentized interval are computed one segment at a time.
+    AUC (and global XAUC, from ``xauc``) and the opt-in studentized interval are computed one
+    segment at a time.
     """
     names = list(plan.metrics)
     specs = {s.name: s for s in plan.all_specs}
@@ -61,13 +64,13 @@ def report_table(
     if any(k not in summary.index for k in keys):  # pragma: no cover - every key comes from the summary
         raise internal_error("a segment without a summary")
     pos = np.array([summary.index[k] for k in keys], dtype=np.int64)
-    values = _point_values(summary, plan, keys, pos, auc)
+    values = _point_values(summary, plan, keys, pos, auc, xauc)
     columns: dict[str, np.ndarray] = {n: values[n].reshape(-1) for n in names}
     columns.update(_count_columns(summary, plan, pos))
     fallback: dict[str, None] = {}  # model/metric whose bootstrap-t interval fell back to percentile
     intervals: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     if plan.ci is not None:
-        intervals = _intervals(summary, plan, keys, pos, values, auc_boot, delong, fallback)
+        intervals = _intervals(summary, plan, keys, pos, values, auc_boot, delong, fallback, xauc)
     if plan.by:
         idx: pd.Index = pd.MultiIndex.from_tuples([(*k, s) for k in keys for s in plan.scores],
                                                   names=[*plan.by, "model"])
@@ -86,7 +89,7 @@ def report_table(
             table.attrs["ci"]["percentile_fallback"] = list(fallback)
     table.attrs["params"] = {n: plan.options.params(specs[n]) for n in names}
     table.attrs["graded_rows"] = summary.total("n_graded")
-    first = metric_coverage(summary, plan, plan.scores[0])
+    first = metric_coverage(summary, plan, plan.scores[0], xauc)
     table.attrs["coverage"] = {n: first[n][1].as_dict() for n in names}
     table = as_result_table(table, "report")
     # which groups a metric uses depends on the labels only: one warning covers every model
@@ -95,10 +98,10 @@ def report_table(
 
 
 def _point_values(
-    summary: Summary, plan: Plan, keys: list[tuple], pos: np.ndarray, auc: dict | None
+    summary: Summary, plan: Plan, keys: list[tuple], pos: np.ndarray, auc: dict | None, xauc: dict | None
 ) -> dict[str, np.ndarray]:
-    """Every metric's value per (segment, model): global AUC from the engine's counts, the others
-    from the summed items."""
+    """Every metric's value per (segment, model): global AUC from the engine's counts, global XAUC
+    from the engine's count of its pairs, the others from the summed items."""
     item_j = {item: j for j, item in enumerate(plan.items)}
     scores = list(plan.scores)
     point = item_values(plan, summary.data["sums"][pos])  # sums: (segments, items, 2)
@@ -106,6 +109,8 @@ def _point_values(
     for n in plan.metrics:
         if n == "auc":
             values[n] = np.array([[auc_lookup(auc, k, s, plan) for s in scores] for k in keys], dtype=np.float64)
+        elif n == "xauc":
+            values[n] = np.array([xauc_of(xauc, k, plan).values for k in keys], dtype=np.float64).reshape(len(keys), -1)
         else:
             values[n] = point[:, [item_j[(s, n)] for s in scores]]
     return values
@@ -146,6 +151,7 @@ def _intervals(
     auc_boot: dict | None,
     delong: dict | None,
     fallback: dict[str, None],
+    xauc: dict | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Every metric's interval per (segment, model), flattened in the table's row order."""
     scores = list(plan.scores)
@@ -155,8 +161,11 @@ def _intervals(
     rr = replicate_results(summary, plan)  # every item's interval per segment (maybe computed on the workers)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for n, v in values.items():
-        if n == "auc" and plan.auc_delong:
-            var = np.array([np.diag(delong_of(delong, k, plan, summary.segments[k])[1]) for k in keys])
+        if n == "xauc" or (n == "auc" and plan.auc_delong):
+            if n == "xauc":  # clustered DeLong of its row placements, always
+                var = np.array([np.diag(xauc_of(xauc, k, plan).cov) for k in keys])
+            else:
+                var = np.array([np.diag(delong_of(delong, k, plan, summary.segments[k])[1]) for k in keys])
             lo, hi = normal_interval(v.reshape(-1), var.reshape(-1), ci, clip=(0.0, 1.0))
             lo, hi = lo.reshape(n_seg, n_mod), hi.reshape(n_seg, n_mod)
         elif n == "auc":  # the hashed bootstrap replicates of global AUC, from the engine

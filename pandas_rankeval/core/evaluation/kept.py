@@ -190,7 +190,7 @@ def _evaluate_kept(
     # ranked (a pair metric is asked for: no candidates), its sorted classes come from the parts'
     # sorts, and only the other rows are sorted for it, after the group count; else the whole
     # column is searched on a worker while the groups are counted
-    wants_auc = any(not s.info.grouped for s in ev.specs)
+    wants_auc = any(not s.info.grouped and not s.info.row_pairs for s in ev.specs)
     from_parts = wants_auc and _list_bound(ev) is False
     aucs = {} if not wants_auc or from_parts else {
         name: _GlobalAuc(scores[name], ev.labels.rel, workers) for name in names}

@@ -29,7 +29,7 @@ from ..inputs.options import Options, check_weight_name
 from ..inputs.prepare import Labels, Prepared, label_levels, prepare
 from ..inputs.retrieved import apply_retrieved, check_retrieved_metrics, outside_key, retrieved_columns, score_level
 from ..kernels.ranked import add_unranked
-from .reductions import _calibration_metric, _global_auc, _group_metric, search_global_auc
+from .reductions import _calibration_metric, _global_auc, _group_metric, global_xauc, search_global_auc
 from ..metrics.registry import check_sample_weight
 from ..reference import reference_mode
 from ..threads import Workers, threads_for
@@ -150,9 +150,10 @@ def _checked_levels(y: np.ndarray, label: Hashable, opts: Options, specs: Sequen
             f"Column {label!r} has {count:,} negative label{'s' if count != 1 else ''}; NDCG needs "
             "labels >= 0 (graded relevance). Clip or shift them first."
         )
-    # grouped XAUC reads the order of the labels (their levels), not only relevance; it is not
-    # graded (no gain, so none of NDCG's label checks)
-    labels = label_levels(y, opts.threshold, graded or any(s.info.eligibility == "ordered" for s in specs))
+    # grouped and global XAUC read the order of the labels (their levels), not only relevance; they
+    # are not graded (no gain, so none of NDCG's label checks)
+    labels = label_levels(y, opts.threshold,
+                          graded or any(s.info.eligibility == "ordered" or s.info.row_pairs for s in specs))
     if graded and opts.gain == "exp2" and labels.rel_level < labels.n_levels and labels.values[-1] >= 1024:
         raise exp2_overflow_error(label, float(labels.values[-1]))
     limit = grade_limit(specs)
@@ -244,7 +245,9 @@ def _score_metrics(ev: Evaluation, se: ScoreEvaluation, keep_order: bool) -> Sco
             for name, gv in zip(spec.item_names, _calibration_metric(ev, se, spec, score)):
                 se.metrics[name] = gv
             continue
-        if not spec.info.grouped:
+        if spec.info.row_pairs:  # global XAUC: from the label levels and the scores, no ranking
+            gv = global_xauc(ev, spec, score)
+        elif not spec.info.grouped:
             gv = _global_auc(ev, se, score)
         else:
             gv = _group_metric(ev, se, spec, score)

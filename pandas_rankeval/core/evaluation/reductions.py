@@ -26,7 +26,8 @@ from ..ranking.int_sort import pack_and_sort
 from ..metrics.metric import MetricSpec
 from ..metrics.registry import METRICS
 from ..inputs.options import WeightLike
-from .result import Coverage
+from .result import Coverage, xauc_coverage
+from ..kernels.xauc import xauc_sums
 from ..skipping.first_block import FirstBlockGroups
 from ..skipping.skip import GroupTable
 from ..threads import Workers, one_blas_thread
@@ -249,6 +250,19 @@ def _global_auc(ev: Evaluation, se: ScoreEvaluation, score: np.ndarray) -> Group
     )
     one = np.ones(1)
     return GroupValues(spec, np.array([value]), np.array([ok]), one, value, cov)
+
+
+def global_xauc(ev: Evaluation, spec: MetricSpec, score: np.ndarray) -> GroupValues:
+    """Global XAUC of one score column over every pair of rows: the exact count of
+    :func:`~..kernels.xauc.xauc_sums` on the label levels (the labels' order) and the scores as
+    stored; NaN when no pair of rows has different labels (and positive weight)."""
+    opts = ev.options
+    sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
+    num, den = xauc_sums(ev.labels.level, score, sw)
+    value = float(num[0] / den[0]) if den[0] > 0 else math.nan
+    cov = xauc_coverage(ev.labels.level.shape[0], float(den[0]), ev.prepared.n_dropped)
+    ok = bool(den[0] > 0)
+    return GroupValues(spec, np.array([value]), np.array([ok]), np.ones(1), value, cov)
 
 
 def _group_metric(ev: Evaluation, se: ScoreEvaluation, spec: MetricSpec, score: np.ndarray) -> GroupValues:

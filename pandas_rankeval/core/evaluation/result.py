@@ -11,7 +11,8 @@ from typing import Any
 
 from ..numfmt import digits, fmt_metric
 
-__all__ = ["Coverage", "Description", "MetricResult", "CoverageWarning", "warn_coverage", "warn_once", "coverage_problem"]
+__all__ = ["Coverage", "Description", "MetricResult", "CoverageWarning", "warn_coverage", "warn_once", "coverage_problem",
+           "xauc_coverage"]
 
 #: Share of rows (or of positives) dropped by the filters above which a metric warns
 #: (the metric contract, docs/guide/metric-contract.md: question the data before raising a threshold).
@@ -366,3 +367,7 @@ def _rebuild(value: float, metric: str, coverage: Coverage, params: dict[str, An
     return MetricResult(value, metric=metric, coverage=coverage, params=params)
 
 
+def xauc_coverage(n_rows: int, den: float, n_dropped: int) -> Coverage:
+    """Coverage of global XAUC over the whole table: one pool of rows, used when a pair of rows has
+    different labels (and positive weight), ``den > 0``. The same on every engine."""
+    return Coverage(n_rows=int(n_rows), n_groups=1, n_used=int(den > 0), n_dropped=int(n_dropped), grouped=False)

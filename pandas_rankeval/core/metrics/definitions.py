@@ -1188,6 +1188,59 @@ _DCG_DOC = """Discounted cumulative gain: NDCG's numerator, not normalized (DCG,
     7.5
     """
 
+_XAUC_DOC = """Global XAUC: the share of pairs of rows with different labels ordered by score as by label.
+
+    Parameters
+    ----------
+{frame}
+    label : column
+        A numeric label such as watch time (any real values; only their order matters).
+    score : column
+        The model's score, compared exactly as stored (integers as integers).
+    sample_weight : column, optional
+        Per-row weights (finite, >= 0): a pair weighs ``w_i * w_j``.
+{nan_policy}
+{engine_options}
+
+    Returns
+    -------
+    xauc : MetricResult
+        NaN (with a warning) when no pair of rows has different labels.
+
+    Notes
+    -----
+    XAUC = (C + T / 2) / P over the P pairs of rows whose labels differ (weight w_i * w_j each):
+    C of them have the larger score on the larger label, T have tied scores (Zhan et al., Kuaishou,
+    arXiv 2206.06003). Pairs of equal labels are not pairs. The count is exact, O(n log n) (a
+    weighted inversion count in label order), never sampled; TorchEasyRec's ``XAUC`` samples 1e-3 of
+    all pairs and counts tied scores and tied labels as wrong (``benchmarks/bench_xauc.py``
+    measures the difference). With 0/1 labels it is :func:`auc`. Its grouped form, within users,
+    is :func:`gxauc`.
+
+    ``"xauc"`` is a metric of :func:`report` and :func:`compare` too: ``report(ci=...)`` gives its
+    clustered DeLong interval over the ``group`` column's groups (each row its own cluster without
+    a group), and ``compare`` the paired clustered DeLong test of two models on the same rows,
+    with Holm's adjustment and the lift (RelaImpr under ``lift="relaimpr"``) as for global
+    ``auc`` (:func:`xauc_interval` is the same interval as a table of its own). Those need every
+    row in one place: a pandas or polars DataFrame (a frame read in partitions is refused by name).
+
+    On a frame read in partitions the engine counts rows per distinct (score, label) in ranges of
+    ascending score (global AUC's pass); each range's pairs are counted where it lies, and the
+    client chains the ranges from one row per distinct (range, label): its memory grows with the
+    ranges times the distinct labels, never with the rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pandas_rankeval as pre
+    >>> df = pd.DataFrame(
+    ...     {"watch": [1.0, 2.0, 3.0, 3.0], "score": [0.1, 0.3, 0.2, 0.3]}
+    ... )
+    >>> # 3 of 5 pairs ordered, 1 tied: 3.5 / 5
+    >>> pre.xauc(df, label="watch", score="score")
+    0.7
+    """
+
 _GXAUC_DOC = """Grouped XAUC: per group, the share of its pairs of rows with different labels ordered by
     score as by label (tied scores 1/2), averaged over groups with GAUC's weights.
 
@@ -1304,7 +1357,7 @@ DEFINITIONS: tuple[Metric, ...] = (
         param=_CUTOFF, eligibility="relevant", options=_RANKED,
         kernel=Kernel(values=err_values, graded=True, block_levels=True, max_label=ERR_MAX_GRADE),
     ),
-    # the CTR sheet: TorchRec's names of gauc's weightings, unnormalized DCG, grouped XAUC
+    # the CTR sheet: TorchRec's names of gauc's weightings, unnormalized DCG, global and grouped XAUC
     Metric(
         name="uauc", function="uauc", doc=_UAUC_DOC,
         summary="user AUC (TorchRec): the unweighted mean of per-user AUC, gauc(weight='uniform')",
@@ -1323,6 +1376,13 @@ DEFINITIONS: tuple[Metric, ...] = (
         param=_CUTOFF, eligibility="relevant", options=("gain", *_LIST),
         kernel=Kernel(values=dcg_values, graded=True), cut=_TOP,
         reading=Reading(fmt="number", bounds=(0.0, math.inf)),
+    ),
+    Metric(
+        name="xauc", function="xauc", doc=_XAUC_DOC,
+        summary="global XAUC: share of pairs of rows with different (continuous) labels ordered by score as by "
+        "label, tied scores 1/2",
+        eligibility="rows", options=("sample_weight", "nan_policy"), cut=_SKIP, per_group="gxauc", row_pairs=True,
+        reading=Reading(nan_reason="no pair of rows has different labels (and positive weight)"),
     ),
     Metric(
         name="gxauc", function="gxauc", doc=_GXAUC_DOC,

@@ -31,7 +31,8 @@ __all__ = [
 
 #: How the groups of a metric enter its mean (see :mod:`.coverage`): ``"pairs"`` needs a relevant
 #: and a non-relevant row (and passes the min_* filters); ``"relevant"`` needs a relevant row, the
-#: others are empty groups ruled by ``empty=``; ``"rows"`` is one number over all rows (global AUC);
+#: others are empty groups ruled by ``empty=``; ``"rows"`` is one number over all rows (global AUC,
+#: global XAUC);
 #: ``"pooled"`` (the calibration metrics) pools the rows of every group: each group adds its row
 #: sums, none is skipped; ``"ordered"`` (grouped XAUC) needs two different labels in the group (a
 #: pair of rows whose labels differ), and passes ``min_size``.
@@ -147,6 +148,10 @@ class Metric:
     # -- per_group
     per_group: str | None = None  # per_group evaluates this metric instead (auc: the groups' own AUC)
     group_column: str | None = None  # per_group's column name of its per-group values (gauc: "auc")
+    #: a number over every pair of rows of the table that reads the labels' order (global XAUC):
+    #: the pipeline counts it from the label levels, not from a ranking; its interval and paired
+    #: test are the clustered DeLong ones of its row placements (:mod:`pandas_rankeval.summary.extras`)
+    row_pairs: bool = False
 
     @property
     def grouped(self) -> bool:

@@ -107,7 +107,9 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
     opts = check_options(dict(options or {}), plan.func)
     with limit_threads(opts["threads"]):  # the buckets of a LazyFrame are evaluated here, one by one
         if isinstance(frame, pl.LazyFrame):
-            if not fits_in_memory(frame, plan, opts):
+            # global XAUC alone (global_metric="xauc") is the global pass's: counts per distinct
+            # (score, label) in ranges, whatever the budget
+            if plan.global_metric == "xauc" or not fits_in_memory(frame, plan, opts):
                 return _run_lazy(frame, plan, opts)
             frame = collect_columns(frame, plan.columns)  # one collect, then the eager path
         from .. import pandas as pandas_engine
