@@ -189,7 +189,8 @@ def xauc_interval(
         keys: Any = rows[gcols[0]] if len(gcols) == 1 else pd.MultiIndex.from_frame(rows[gcols])
         cluster = pd.factorize(keys)[0].astype(np.int64)
     (one,) = xauc_rows(y, s, w, cluster, None, 1, interval=True)  # what report / compare compute for "xauc"
-    values, cov, n_clusters = one.values, one.cov, one.n_clusters
+    values, n_clusters = one.values, one.n_clusters
+    cov = one.cov if one.cov is not None else np.full((len(score_cols), len(score_cols)), np.nan)
     var = np.diag(cov)
     lo, hi = normal_interval(values, var, ci, clip=(0.0, 1.0))
     table = pd.DataFrame({"xauc": values, "xauc_low": lo, "xauc_high": hi, "se": np.sqrt(var)},

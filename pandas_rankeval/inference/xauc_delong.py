@@ -51,7 +51,9 @@ def xauc_delong(
     Examples
     --------
     >>> y = np.array([1.0, 2.0, 3.0, 3.0])
-    >>> values, cov = xauc_delong(y, [np.array([0.1, 0.3, 0.2, 0.3])], None, np.arange(4), 4)
+    >>> values, cov = xauc_delong(
+    ...     y, [np.array([0.1, 0.3, 0.2, 0.3])], None, np.arange(4), 4
+    ... )
     >>> # psi = 0.9, -0.6, -0.4, 0.1: var = 4/3 * 1.34 / 5**2
     >>> float(values[0]), round(float(cov[0, 0]), 6)
     (0.7, 0.071467)
@@ -114,7 +116,9 @@ def xauc_rows(
     Examples
     --------
     >>> y = np.array([1.0, 2.0, 3.0, 3.0])
-    >>> (one,) = xauc_rows(y, [np.array([0.1, 0.3, 0.2, 0.3])], None, None, None, 1, True)
+    >>> (one,) = xauc_rows(
+    ...     y, [np.array([0.1, 0.3, 0.2, 0.3])], None, None, None, 1, True
+    ... )
     >>> float(one.values[0]), round(float(one.cov[0, 0]), 6), one.n_clusters
     (0.7, 0.071467, 4)
     """
