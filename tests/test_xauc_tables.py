@@ -153,3 +153,14 @@ def test_frames_read_in_partitions_refuse_xauc_in_report_and_compare_by_name():
             pre.compare(frame, group="u", label="y", scores=["s", "i"], baseline="s", metrics=["xauc"])
         assert float(pre.xauc(frame, label="y", score="s")) == pytest.approx(float(pre.xauc(df, label="y", score="s")),
                                                                              abs=1e-12)
+
+
+def test_xauc_of_a_lazyframe_within_the_memory_budget():
+    """A LazyFrame that fits in memory (no bucket options) runs global XAUC's pass too; it had
+    been collected into the DataFrame path of global AUC, whose float the XAUC result could not read."""
+    pl = pytest.importorskip("polars")
+    df = _watch(10, n=120)
+    for kw in ({}, {"sample_weight": "w"}):
+        got = pre.xauc(pl.from_pandas(df).lazy(), label="y", score="s", **kw)
+        want = pre.xauc(df, label="y", score="s", **kw)
+        assert float(got) == pytest.approx(float(want), abs=1e-12) and got.coverage == want.coverage
