@@ -96,6 +96,7 @@ class XaucRows:
 def xauc_rows(
     y: np.ndarray, scores: Sequence[np.ndarray], w: np.ndarray | None, cluster: np.ndarray | None,
     segment: np.ndarray | None, n_segments: int, interval: bool,
+    counted: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[XaucRows]:
     """Global XAUC per segment of the rows (pairs within a segment only), with its clustered
     DeLong covariance when ``interval``: the one computation behind ``report`` / ``compare``'s
@@ -105,7 +106,9 @@ def xauc_rows(
     ----------
     y : the labels (any ordered numeric values: their order only); scores : one array per model;
     w : sample weights or None; cluster : each row's group (any int codes), None: each row its own
-    cluster; segment : each row's segment in ``[0, n_segments)``, None: one segment.
+    cluster; segment : each row's segment in ``[0, n_segments)``, None: one segment;
+    counted : ``(values, used)`` per segment, (n_segments, k) and (n_segments,), when the caller
+    has counted them already (the pipeline's count of each column): not counted again.
 
     Returns
     -------
@@ -124,11 +127,15 @@ def xauc_rows(
     """
     n = y.shape[0]
     seg = np.zeros(n, dtype=np.int64) if segment is None else np.asarray(segment, dtype=np.int64)
-    sums = [xauc_sums(y, s, w, seg, n_segments) for s in scores]
-    den = sums[0][1] if sums else np.zeros(n_segments)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.column_stack([np.where(d > 0, num / d, np.nan) for num, d in sums]) if sums \
-            else np.zeros((n_segments, 0))
+    if counted is not None:
+        values, used = counted
+    else:
+        sums = [xauc_sums(y, s, w, seg, n_segments) for s in scores]
+        den = sums[0][1] if sums else np.zeros(n_segments)
+        used = den > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.column_stack([np.where(d > 0, num / d, np.nan) for num, d in sums]) if sums \
+                else np.zeros((n_segments, 0))
     order = np.argsort(seg, kind="stable")
     bounds = np.searchsorted(seg[order], np.arange(n_segments + 1))
     out = []
@@ -142,5 +149,5 @@ def xauc_rows(
         cov: np.ndarray | None = None
         if interval:
             _, cov = xauc_delong(y[rows], [s[rows] for s in scores], None if w is None else w[rows], codes, k)
-        out.append(XaucRows(values[i], bool(den[i] > 0), int(rows.shape[0]), k, cov))
+        out.append(XaucRows(values[i], bool(used[i]), int(rows.shape[0]), k, cov))
     return out

@@ -129,10 +129,14 @@ def xauc_extras(ev: Evaluation, plan: Plan) -> dict[tuple, Any]:
     (:func:`pandas_rankeval.inference.xauc_delong.xauc_rows`, as ``xauc_interval`` computes it)."""
     from ..inference.xauc_delong import XaucRows, xauc_rows
 
-    if not plan.by and not plan.interval:  # the value alone: the pipeline's own count of each column
+    counted = None
+    if not plan.by:  # the whole table's value: the pipeline's own count of each column
         gv = [ev.scores[s].metrics["xauc"] for s in plan.scores]
-        n_rows = int(ev.labels.level.shape[0])
-        return {(): XaucRows(np.array([g.value for g in gv], dtype=np.float64), bool(gv[0].coverage.n_used), n_rows)}
+        values = np.array([[g.value for g in gv]], dtype=np.float64)
+        used = np.array([bool(gv[0].coverage.n_used)])
+        if not plan.interval:
+            return {(): XaucRows(values[0], bool(used[0]), int(ev.labels.level.shape[0]))}
+        counted = (values, used)
     opts = ev.options
     sw = ev.prepared.extra.get(opts.sample_weight) if opts.sample_weight is not None else None
     keys: list[tuple] = [()]
@@ -144,5 +148,5 @@ def xauc_extras(ev: Evaluation, plan: Plan) -> dict[tuple, Any]:
         keys, row_seg, _ = _pandas_segments(ev, plan)
         cluster = row_groups(ev)
     scores = [ev.prepared.scores[s] for s in plan.scores]
-    stats = xauc_rows(ev.labels.level, scores, sw, cluster, row_seg, len(keys), plan.interval)
+    stats = xauc_rows(ev.labels.level, scores, sw, cluster, row_seg, len(keys), plan.interval, counted)
     return dict(zip(keys, stats))
