@@ -40,7 +40,7 @@ def table_of(
     if not ev.table_decided:
         ev.table_decided = True
         if any(s.info.grouped for s in ev.specs) and can_skip(ev.options, ev.specs, keep_order):
-            groups = ev.prepared.encode_groups()
+            groups = ev.prepared.encode_groups(workers)
             if groups is None:
                 raise internal_error("skipping groups needs group codes")
             ev.table = group_table(groups.codes, groups.n_codes, ev.labels.rel, ev.specs, ev.options, workers, n_parts)
@@ -222,7 +222,7 @@ def _select_first_blocks(ev: Evaluation, names: Sequence[Hashable], threads: int
 
 
 def _first_block_groups(ev: Evaluation, workers: Workers | None, threads: int) -> FirstBlockGroups:
-    codes = ev.prepared.encode_groups()
+    codes = ev.prepared.encode_groups(workers)
     if codes is None:
         raise internal_error("selecting the first relevant blocks needs group codes")
     return first_block_groups(codes.codes, codes.n_codes, ev.labels.rel, workers, threads)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..threads import Workers, row_ranges, run_tasks
 from .validation import (
     check_column_name,
     check_columns,
@@ -46,7 +47,18 @@ def _code_dtype(n_codes: int) -> type[np.signedinteger]:
     return np.int32 if n_codes < 2**31 else np.int64
 
 
-def _encode_one(s: pd.Series) -> tuple[np.ndarray, int, Callable[[np.ndarray], pd.Index]]:
+def _key_ranges(n: int, workers: Workers | None) -> list[tuple[int, int]]:
+    """Ranges of rows of an integer key column, one per thread of ``workers`` (one without)."""
+    return row_ranges(n, workers.n if workers is not None else 1)
+
+
+def _int_bounds(v: np.ndarray, workers: Workers | None) -> tuple[int, int]:
+    """The smallest and largest key, each range of rows on its thread (numpy releases the GIL)."""
+    parts = run_tasks(workers, lambda r: (v[r[0] : r[1]].min(), v[r[0] : r[1]].max()), _key_ranges(len(v), workers))
+    return min(int(a) for a, _ in parts), max(int(b) for _, b in parts)
+
+
+def _encode_one(s: pd.Series, workers: Workers | None = None) -> tuple[np.ndarray, int, Callable[[np.ndarray], pd.Index]]:
     name = s.name
     dtype = s.dtype
     if (
@@ -55,13 +67,17 @@ def _encode_one(s: pd.Series) -> tuple[np.ndarray, int, Callable[[np.ndarray], p
         and len(s)
     ):
         v = s.to_numpy()
-        lo, hi = int(v.min()), int(v.max())
+        lo, hi = _int_bounds(v, workers)
         span = hi - lo + 1
         if span <= 4 * len(v) + 1024 or span.bit_length() <= _SPARSE_CODE_BITS - len(v).bit_length():
             # integer keys of a moderate range: the key itself is the code, no hashing
             # (codes may be sparse: the sort packs them with the score rank into 63 bits)
             codes = np.empty(v.shape[0], dtype=_code_dtype(span))
-            np.subtract(v, lo, out=codes, casting="unsafe")  # in range: span fits the dtype
+
+            def shift(r: tuple[int, int]) -> None:
+                np.subtract(v[r[0] : r[1]], lo, out=codes[r[0] : r[1]], casting="unsafe")  # in range: span fits
+
+            run_tasks(workers, shift, _key_ranges(len(v), workers))
 
             def decode_int(c: np.ndarray) -> pd.Index:
                 # in the key's own dtype: lo + code <= hi fits it (uint64 keys above 2**63 too)
@@ -94,9 +110,10 @@ def unsigned_zero(values: Any) -> Any:
     return values
 
 
-def encode_groups(df: pd.DataFrame, columns: Sequence[Hashable]) -> Groups:
-    """Encode one or more key columns as one int64 code per row."""
-    parts = [_encode_one(df[c]) for c in columns]
+def encode_groups(df: pd.DataFrame, columns: Sequence[Hashable], workers: Workers | None = None) -> Groups:
+    """Encode one or more key columns as one int64 code per row (integer keys: ranges of rows on
+    the threads of ``workers``; the codes do not depend on them)."""
+    parts = [_encode_one(df[c], workers) for c in columns]
     if len(parts) == 1:
         codes, n_codes, dec = parts[0]
         return Groups(codes, n_codes, dec)
@@ -258,11 +275,12 @@ class Prepared:
     segments: Groups | None = None  # codes of the ``by`` columns, when asked for
     _pending: tuple[pd.DataFrame, list[Hashable]] | None = None
 
-    def encode_groups(self) -> Groups | None:
-        """Encode the group keys now, if :func:`prepare` was asked to defer it."""
+    def encode_groups(self, workers: Workers | None = None) -> Groups | None:
+        """Encode the group keys now, if :func:`prepare` was asked to defer it (on the threads of
+        ``workers``, if given)."""
         if self._pending is not None:
             frame, cols = self._pending
-            self.groups = encode_groups(frame, cols)
+            self.groups = encode_groups(frame, cols, workers)
             self._pending = None
         return self.groups
 
@@ -343,7 +361,10 @@ def _check_named_columns(df: pd.DataFrame, func: str, label: Hashable, scores: S
 def _drop_missing(df: pd.DataFrame, func: str, cols: list[Hashable], nan_policy: str) -> tuple[pd.DataFrame, int]:
     """Missing values, checked column by column so the message can name them: raised, or their
     rows dropped (a new frame: the caller's frame is not touched); how many rows were dropped."""
-    masks = {c: missing_mask(df[c]) for c in dict.fromkeys(cols)}
+    cols = list(dict.fromkeys(cols))
+    if not any(_may_miss(df[c]) for c in cols):  # the usual case: no mask made
+        return df, 0
+    masks = {c: missing_mask(df[c]) for c in cols}
     bad = {c: int(m.sum()) for c, m in masks.items() if m.any()}
     if not bad:
         return df, 0
@@ -356,6 +377,18 @@ def _drop_missing(df: pd.DataFrame, func: str, cols: list[Hashable], nan_policy:
             f"{func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
         )
     return df.loc[keep], n_dropped
+
+
+def _may_miss(col: pd.Series) -> bool:
+    """Whether a column may hold a missing value: numpy integers and bools never do, a numpy
+    float column only when its minimum is NaN (``min`` propagates NaN: one pass, no mask)."""
+    dtype = col.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "iub":
+        return False
+    if isinstance(dtype, np.dtype) and dtype.kind == "f":
+        values = col.to_numpy()
+        return bool(values.shape[0]) and bool(np.isnan(values.min()))
+    return True
 
 
 def _score_array(col: pd.Series, s: Hashable) -> np.ndarray:

@@ -277,11 +277,14 @@ def _select_runs(score: np.ndarray, runs: list[Run], best: np.ndarray,
             j0 = j1
         return at, tie, at_best
 
-    at = np.zeros(n_groups, dtype=np.int64)
-    t = np.zeros(n_groups, dtype=np.int64)
-    p = np.zeros(n_groups, dtype=np.int64)
-    for run, (_, with_pos, _), (a, b, c) in zip(runs, firsts, run_tasks(workers, count, range(len(runs)))):
-        at[run.group] += a  # a group appears once per range
-        t[run.group] += b
-        p[run.group[with_pos]] += c
+    counted = run_tasks(workers, count, range(len(runs)))
+
+    def added(j: int) -> np.ndarray:
+        """Count ``j`` (0: at, 1: t, 2: p) of every range added per group (integers: any order)."""
+        out = np.zeros(n_groups, dtype=np.int64)
+        for run, (_, with_pos, _), c in zip(runs, firsts, counted):
+            out[run.group if j < 2 else run.group[with_pos]] += c[j]  # a group appears once per range
+        return out
+
+    at, t, p = run_tasks(workers, added, [0, 1, 2])
     return at, t, p

@@ -105,29 +105,24 @@ def count_groups(
         code, n, npos, idx = parts[0]
         return Counts(code, n, npos, n_codes, [(0, n_rows, idx, np.arange(code.shape[0]), n, npos)])
     # the ranges' groups joined: their codes merged (each range's ascend: a stable sort merges the
-    # runs), each range's groups placed among them, the counts added
-    every = np.concatenate([p[0] for p in parts])
-    order = np.argsort(every, kind="stable")
-    merged = every[order]
-    del every
+    # runs), each range's groups found among them by a search of its own (on the threads), the
+    # counts added (integers: in any order)
+    merged = np.sort(np.concatenate([p[0] for p in parts]), kind="stable")
     first = np.empty(merged.shape[0], dtype=bool)
     first[0] = True
     np.not_equal(merged[1:], merged[:-1], out=first[1:])
     code = merged[first]
-    del merged
-    where = np.empty(order.shape[0], dtype=np.int64)
-    where[order] = np.cumsum(first) - 1
-    del order, first
-    n = np.zeros(code.shape[0], dtype=np.int64)
-    npos = np.zeros(code.shape[0], dtype=np.int64)
-    place = []
-    start = 0
-    for (lo, hi), (c, n_r, npos_r, idx) in zip(ranges, parts):
-        w = where[start : start + c.shape[0]]
-        start += c.shape[0]
-        n[w] += n_r  # a group's index appears once per range
-        npos[w] += npos_r
-        place.append((lo, hi, idx, w, n_r, npos_r))
+    del merged, first
+    where = run_tasks(workers, lambda p: np.searchsorted(code, p[0]), parts)
+
+    def added(j: int) -> np.ndarray:
+        out = np.zeros(code.shape[0], dtype=np.int64)
+        for w, p in zip(where, parts):
+            out[w] += p[j]  # a group's index appears once per range
+        return out
+
+    n, npos = run_tasks(workers, added, [1, 2])
+    place = [(lo, hi, idx, w, n_r, npos_r) for (lo, hi), (_, n_r, npos_r, idx), w in zip(ranges, parts, where)]
     return Counts(code, n, npos, n_codes, place)
 
 

@@ -1,0 +1,67 @@
+"""The stages of a call that ran on one thread, now on the call's threads or skipped: the group
+keys' encoding (integer keys: their bounds and codes range by range), the merge of the group
+count's ranges, and the check for missing values (no mask when a float column's minimum is not
+NaN). Each must give what one thread / the mask gives, exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pandas_rankeval as pre
+from pandas_rankeval.core.inputs.prepare import encode_groups
+from pandas_rankeval.core.skipping.group_count import count_groups
+from pandas_rankeval.core.threads import Workers
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse", "negative", "int8", "uint64-top"])
+def test_integer_keys_encoded_on_threads_equal_one_thread(kind):
+    rng = np.random.default_rng(3)
+    n = 5_001
+    keys = {
+        "dense": rng.integers(0, 300, n),
+        "sparse": rng.choice(10**12, 400, replace=False)[rng.integers(0, 400, n)],
+        "negative": rng.integers(-(10**9), 10**9, n),
+        "int8": rng.integers(-128, 128, n).astype(np.int8),
+        "uint64-top": (np.uint64(2**64 - 1) - rng.integers(0, 10**6, n).astype(np.uint64)),
+    }[kind]
+    df = pd.DataFrame({"g": keys})
+    one = encode_groups(df, ["g"])
+    for threads in (2, 3):
+        with Workers(threads) as workers:
+            many = encode_groups(df, ["g"], workers)
+        assert many.n_codes == one.n_codes
+        assert many.codes.dtype == one.codes.dtype
+        np.testing.assert_array_equal(many.codes, one.codes)
+        # the codes decode to the keys themselves
+        np.testing.assert_array_equal(np.asarray(many.decode(many.codes)), keys)
+
+
+@pytest.mark.parametrize("parts", [2, 3, 5])
+def test_group_count_of_ranges_equals_numpy(parts):
+    rng = np.random.default_rng(parts)
+    n = 20_000
+    codes = rng.choice(10**9, 3_000, replace=False)[rng.integers(0, 3_000, n)].astype(np.int64)
+    rel = rng.random(n) < 0.1
+    with Workers(2) as workers:
+        counts = count_groups(codes, 10**9, rel, workers, parts)
+    assert counts is not None and counts.place is not None
+    code, n_of = np.unique(codes, return_counts=True)  # the oracle: numpy's unique and bincount
+    np.testing.assert_array_equal(counts.code, code)
+    np.testing.assert_array_equal(counts.n, n_of)
+    np.testing.assert_array_equal(counts.npos, np.bincount(np.searchsorted(code, codes[rel]), minlength=code.shape[0]))
+    for lo, hi, idx, w, n_r, npos_r in counts.place:  # each range's groups placed among all groups
+        np.testing.assert_array_equal(np.repeat(counts.code[w], n_r), codes[lo:hi][idx])
+
+
+@pytest.mark.parametrize("where", [0, 7, -1])
+def test_a_missing_score_anywhere_is_found(where):
+    df = pd.DataFrame({"g": [1, 1, 2, 2, 3, 3, 4, 4], "y": [1, 0, 0, 1, 1, 0, 1, 0],
+                       "s": [0.9, 0.1, 0.2, 0.8, 0.7, 0.3, 0.6, 0.5]})
+    df.loc[df.index[where], "s"] = np.nan
+    with pytest.raises(ValueError, match="'s'"):
+        pre.mrr(df, group="g", label="y", score="s")
+    kept = df.dropna()
+    assert pre.mrr(df, group="g", label="y", score="s", nan_policy="omit") == pre.mrr(kept, group="g", label="y",
+                                                                                        score="s")
