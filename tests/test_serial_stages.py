@@ -65,3 +65,16 @@ def test_a_missing_score_anywhere_is_found(where):
     kept = df.dropna()
     assert pre.mrr(df, group="g", label="y", score="s", nan_policy="omit") == pre.mrr(kept, group="g", label="y",
                                                                                         score="s")
+
+
+def test_one_segment_counts_equal_the_masked_sums():
+    from pandas_rankeval.summary.partition import _BySegment
+
+    rng = np.random.default_rng(5)
+    mask = rng.random(10_000) < 0.3
+    ints = rng.integers(0, 2**40, 10_000)
+    seg = _BySegment(np.zeros(10_000, dtype=np.int64), 1)
+    assert seg.count(mask).tolist() == [sum(bool(m) for m in mask)]
+    assert seg.count(mask, ints).tolist() == [sum(int(v) for v, m in zip(ints, mask) if m)]  # exact beyond 2**53
+    assert seg.count(mask, mask.astype(np.uint8)).tolist() == [int(mask.sum())]
+    assert seg.count(np.zeros(0, dtype=bool), np.zeros(0, dtype=np.int64)).tolist() == [0]

@@ -138,8 +138,12 @@ class _BySegment:
 
     def count(self, mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
         """Per segment: groups in ``mask`` (or the sum of int ``weights`` over them), exact."""
-        if self.n_seg == 1:
-            return np.array([int(mask.sum()) if weights is None else int(weights[mask].sum())], dtype=np.int64)
+        if self.n_seg == 1:  # integers: counted (and summed) in place, no copy of the groups in the mask
+            if weights is None:
+                return np.array([np.count_nonzero(mask) if mask.dtype == bool else int(mask.sum())], dtype=np.int64)
+            if weights.dtype.kind in "iub":
+                return np.array([int(np.sum(weights, where=mask, dtype=np.int64))], dtype=np.int64)
+            return np.array([int(weights[mask].sum())], dtype=np.int64)
         if weights is None:
             return np.bincount(self.seg_index[mask], minlength=self.n_seg).astype(np.int64)
         # float64 bincount: exact while a segment holds fewer than 2**53 rows
