@@ -809,6 +809,20 @@ def test_trec_run_and_qrels_equal_trec_eval(capsys) -> None:
     assert got.loc["bm25", "map"] != pytest.approx(want["map"], abs=1e-6)  # the tie of 302 counts
 
 
+
+def test_trec_progress_bar_counts_the_files_and_changes_nothing(capsys) -> None:
+    """--progress with --trec-run: a bar for reading the runs and qrels too (one step for the
+    qrels, two for the run), the same numbers as without."""
+    pytest.importorskip("tqdm")
+    argv = ["eval", "--trec-run", DATA / "trec_run.txt", "--qrels", DATA / "trec_qrels.txt", "-m", "map", "-f", "csv"]
+    code, plain, err = run(argv, capsys)
+    assert code == 0, err
+    assert "read_trec" not in err
+    code, shown, err = run([*argv, "--progress"], capsys)
+    assert code == 0, err
+    assert "read_trec" in err and "3/3" in err
+    assert shown == plain
+
 def test_trec_runs_compared(tmp_path: Path, capsys) -> None:
     """Two runs (named by their tags), --baseline one of them: compare's table on read_trec's."""
     from test_trec import QRELS, RUN_A, RUN_B

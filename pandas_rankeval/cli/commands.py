@@ -282,7 +282,8 @@ def _read_trec_table(args: argparse.Namespace, call: _EvalCall) -> pd.DataFrame:
     scores are the runs (--score picks some), each with its own retrieved column."""
     with _warnings_to_stderr():  # the reader's counts of unjudged queries, one line each
         table = read_trec_files(args.trec_run, args.qrels, depth=args.depth, complete=args.complete,
-                                judged_only=args.judged_only, tiebreak="docno" if args.trec_ties == "docno" else None)
+                                judged_only=args.judged_only, tiebreak="docno" if args.trec_ties == "docno" else None,
+                                progress=_want_progress(args.progress))
     runs = list(table.attrs["runs"])
     for flag, names in (("--score", call.scores), ("--baseline", [args.baseline] if args.baseline else [])):
         unknown = [name for name in names if name not in runs]

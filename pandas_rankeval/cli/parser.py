@@ -162,8 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--snips", action="store_true", default=None, help="ips_* metrics: self-normalized (a mean per relevant row)")
     ev.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None,
-        help="a progress bar on stderr for the bootstrap and the tests of --ci / --baseline "
-        "(default: when stderr is a terminal and tqdm is installed)",
+        help="a progress bar on stderr for reading --trec-run files and for the bootstrap and the tests "
+        "of --ci / --baseline (default: when stderr is a terminal and tqdm is installed)",
     )
     ev.add_argument(
         "--view", choices=VIEWS, default="full",
