@@ -531,6 +531,7 @@ def test_fuzz_dask_equals_pandas(case):
             assert (pd.DataFrame(cw)["diff"].fillna(0) == 0).all()
 
 
+@pytest.mark.slow  # 5 s on Spark: the slow suite, which .ci/run runs after README's command
 @_fuzz_settings(2)
 @given(frames())
 def test_fuzz_spark_equals_pandas(spark, case):

@@ -364,6 +364,7 @@ def test_options_without_a_distributed_form_are_refused_before_any_job(spark, sd
     assert _jobs(spark) == before
 
 
+@pytest.mark.slow  # 4-5 s (a Spark Connect server): the slow suite, which .ci/run runs after README's command
 def test_spark_connect_session(connect, frame):
     """The same report through a Spark Connect client (served by the test session's JVM)."""
     data = connect.createDataFrame(frame)
