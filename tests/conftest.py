@@ -189,7 +189,22 @@ def _engine_group(item: pytest.Item) -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m 'not slow'`` deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test and doctest on the SparkSession (:func:`_engine_group` "spark") is marked
+    ``slow``: they run one after another on one worker (one JVM), which made them the longest
+    path of README's run (224-265 s of its 240 s budget on a fresh clone); ``.ci/run`` runs them
+    right after it, with the simulations (``python -m pytest -q -m slow``). Then, on an xdist
+    worker: write each engine test's group where the controller's scheduler reads it (see
+    :func:`pytest_xdist_make_scheduler`), and put the Spark tests first. A plain run keeps the
+    collection order."""
+    for item in items:
+        if _engine_group(item) == "spark":
+            item.add_marker(pytest.mark.slow)
+    _write_groups(config, items)
+
+
+def _write_groups(config: pytest.Config, items: list[pytest.Item]) -> None:
     """On an xdist worker: write each engine test's group where the controller's scheduler reads
     it (see :func:`pytest_xdist_make_scheduler`), and put the Spark tests first. A plain run keeps
     the collection order and is not touched."""
