@@ -25,13 +25,11 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ...core.inputs.options import WEIGHT_NAMES
 from ...summary.driver import Scan
-from ...summary.problems import label_checks
 from ...summary.ranges import RangeColumns
-from ...summary.scan_counts import ScanCount, ScanCounts, read_counts, scan_counts
-from ..polars.convert import dtype_class, is_float, is_numeric
-from ..polars.lazy import relevant_rule
+from ...summary.scan_counts import ScanCount, read_counts
+from ..polars.convert import dtype_class, is_float
+from ..polars.lazy import relevant_rule, scan_spec
 
 __all__ = ["auc_pass", "bucket_batches", "keep_sql", "polars_frame", "q", "relevant_sql", "scan"]
 
@@ -118,26 +116,6 @@ _SQL = {
 }
 
 
-def _numeric(dtype: Any) -> bool:
-    """A numeric column that is not boolean (a label or weight that can be checked)."""
-    return is_numeric(dtype) and dtype_class(dtype) is not pl.Boolean
-
-
-def scan_spec(plan: Any, schema: Any) -> ScanCounts:
-    """The shared scan's aggregates for this relation's dtypes."""
-    ldt = schema[str(plan.label)]
-    o = plan.options
-    weights = [o.sample_weight] if o.sample_weight is not None else []
-    if isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES:
-        weights.append(o.weight)
-    cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
-    return scan_counts(
-        plan.columns, plan.label, label_float=is_float(ldt), checks=label_checks(plan, _numeric(ldt)),
-        weights=[w for w in weights if _numeric(schema[str(w)])], calibration=cal,
-        scores=[c for c in plan.scores if is_numeric(schema[str(c)])],
-    )
-
-
 def _count_sql(count: ScanCount, schema: Any, kept: str, any_miss: str) -> str:
     """One aggregate of the shared scan as SQL."""
     if count.column is None:
@@ -170,7 +148,7 @@ def scan(rel: Any, plan: Any, schema: Any, exact: dict[Hashable, str] | None = N
     relation's column holding its exact values: the keys that become equal as float64 are counted,
     and refused (:func:`refuse_merged_keys`) before any other check.
     """
-    spec = scan_spec(plan, schema)
+    spec = scan_spec(plan, lambda column: schema[str(column)])
     any_miss = "(" + " OR ".join(_missing(c, schema[str(c)]) for c in spec.columns) + ")"
     kept = f"NOT {any_miss}"
     aggs = [_count_sql(count, schema, kept, any_miss) for count in spec.counts]

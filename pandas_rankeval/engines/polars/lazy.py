@@ -117,9 +117,10 @@ def _numeric(dtype: Any) -> bool:
     return is_numeric(dtype) and dtype_class(dtype) is not pl.Boolean
 
 
-def scan_spec(plan: Any, names: Names) -> ScanCounts:
-    """The shared scan's aggregates for this frame's dtypes."""
-    ldt = names.dtype(plan.label)
+def scan_spec(plan: Any, dtype: Callable[[Hashable], Any]) -> ScanCounts:
+    """The shared scan's aggregates for a frame whose columns have the polars dtypes ``dtype(column)``
+    (a LazyFrame's, or a DuckDB relation's as polars reads them)."""
+    ldt = dtype(plan.label)
     o = plan.options
     weights = [o.sample_weight] if o.sample_weight is not None else []
     if isinstance(o.weight, str) and o.weight not in WEIGHT_NAMES:
@@ -127,8 +128,8 @@ def scan_spec(plan: Any, names: Names) -> ScanCounts:
     cal = tuple(s.name for s in plan.specs if not s.info.needs_ranking)
     return scan_counts(
         plan.columns, plan.label, label_float=is_float(ldt), checks=label_checks(plan, _numeric(ldt)),
-        weights=[w for w in weights if _numeric(names.dtype(w))], calibration=cal,
-        scores=[c for c in plan.scores if is_numeric(names.dtype(c))],
+        weights=[w for w in weights if _numeric(dtype(w))], calibration=cal,
+        scores=[c for c in plan.scores if is_numeric(dtype(c))],
     )
 
 
@@ -173,7 +174,7 @@ def _group_exprs(plan: Any, names: Names, kept: pl.Expr) -> list[pl.Expr]:
 def scan(lf: pl.LazyFrame, plan: Any, names: Names) -> Scan:
     """One streaming aggregation: rows, missing values, refused values and distinct group keys,
     whole-table counts (the shared scan, :mod:`pandas_rankeval.summary.scan_counts`, in polars)."""
-    spec = scan_spec(plan, names)
+    spec = scan_spec(plan, names.dtype)
     any_miss = pl.any_horizontal([_missing(names, c) for c in spec.columns])
     kept = ~any_miss
     aggs = [_count_expr(count, names, kept, any_miss) for count in spec.counts]
