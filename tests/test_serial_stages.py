@@ -39,7 +39,7 @@ def test_integer_keys_encoded_on_threads_equal_one_thread(kind):
 
 
 @pytest.mark.parametrize("parts", [2, 3, 5])
-def test_group_count_of_ranges_equals_numpy(parts):
+def test_group_count_of_code_ranges_equals_numpy(parts):
     rng = np.random.default_rng(parts)
     n = 20_000
     codes = rng.choice(10**9, 3_000, replace=False)[rng.integers(0, 3_000, n)].astype(np.int64)
@@ -51,8 +51,19 @@ def test_group_count_of_ranges_equals_numpy(parts):
     np.testing.assert_array_equal(counts.code, code)
     np.testing.assert_array_equal(counts.n, n_of)
     np.testing.assert_array_equal(counts.npos, np.bincount(np.searchsorted(code, codes[rel]), minlength=code.shape[0]))
-    for lo, hi, idx, w, n_r, npos_r in counts.place:  # each range's groups placed among all groups
-        np.testing.assert_array_equal(np.repeat(counts.code[w], n_r), codes[lo:hi][idx])
+    assert len(counts.place) == parts  # the sample's quantiles: distinct cuts for 3,000 keys
+    seen = []
+    for r in counts.place:  # each range's groups follow the previous range's, its rows group after group
+        k = r.n.shape[0]
+        np.testing.assert_array_equal(r.n, counts.n[r.first : r.first + k])
+        np.testing.assert_array_equal(r.npos, counts.npos[r.first : r.first + k])
+        np.testing.assert_array_equal(codes[r.rows], np.repeat(counts.code[r.first : r.first + k], r.n))
+        # within a group: the other rows, then the relevant rows, each ascending
+        order = np.lexsort((r.rows, rel[r.rows], codes[r.rows]))
+        np.testing.assert_array_equal(r.rows, r.rows[order])
+        seen.append(r.rows)
+    assert sum(r.n.shape[0] for r in counts.place) == counts.code.shape[0]
+    np.testing.assert_array_equal(np.sort(np.concatenate(seen)), np.arange(n))  # every row once
 
 
 @pytest.mark.parametrize("where", [0, 7, -1])
@@ -78,3 +89,23 @@ def test_one_segment_counts_equal_the_masked_sums():
     assert seg.count(mask, ints).tolist() == [sum(int(v) for v, m in zip(ints, mask) if m)]  # exact beyond 2**53
     assert seg.count(mask, mask.astype(np.uint8)).tolist() == [int(mask.sum())]
     assert seg.count(np.zeros(0, dtype=bool), np.zeros(0, dtype=np.int64)).tolist() == [0]
+
+
+@pytest.mark.parametrize("where", [0, 1_234, 2_999])
+def test_missing_scores_and_labels_found_in_any_range_of_rows(where):
+    """The check for missing scores and the relevance of the labels run over ranges of rows on
+    the call's threads: a NaN in any range is found, and the relevance equals one pass's."""
+    from pandas_rankeval.core.inputs.prepare import label_levels
+    from pandas_rankeval.core.threads import limit_threads
+
+    rng = np.random.default_rng(where)
+    df = pd.DataFrame({"g": rng.integers(0, 300, 3_000), "y": rng.integers(0, 3, 3_000), "s": rng.random(3_000)})
+    df.loc[where, "s"] = np.nan
+    with limit_threads(3):
+        with pytest.raises(ValueError, match="'s'"):
+            pre.mrr(df, group="g", label="y", score="s")
+        for y, threshold in ((df["y"].to_numpy(), None), (df["y"].to_numpy(), 2.0), (df["s"].fillna(0).to_numpy(), None),
+                             (df["s"].fillna(0).to_numpy(), 0.5)):
+            got = label_levels(y, threshold, False).rel
+            want = (y > 0) if threshold is None else (y >= threshold)
+            np.testing.assert_array_equal(got, want)

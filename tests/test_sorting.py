@@ -50,6 +50,59 @@ def test_pack_and_sort_is_a_stable_argsort_of_the_fields(positions, shifted):
         np.testing.assert_array_equal(key, fields[want])
 
 
+@pytest.mark.parametrize("how", ["rows", "packed", "out"])
+def test_pack_and_sort_of_some_rows_is_their_stable_argsort(how):
+    """Positions that are not ``0 .. n - 1`` (a range of codes' rows among all rows), ORed in by the
+    call (``rows``) or by the caller (``packed``), or written into the caller's array (``out``):
+    the sorted rows are those of a stable argsort of the fields, their positions those rows'."""
+    from pandas_rankeval.core.ranking.int_sort import pack_and_sort
+
+    rng = np.random.default_rng(8)
+    n_all = 90_000
+    rows = np.sort(rng.choice(n_all, 40_000, replace=False)).astype(np.int64)
+    fields = rng.integers(0, 50, rows.shape[0], dtype=np.int64)
+    ibits = (n_all - 1).bit_length()
+    key = fields << ibits
+    out = np.full(rows.shape[0], -1, dtype=np.int32) if how == "out" else None
+    if how == "packed":
+        key |= rows
+        got = pack_and_sort(key, ibits, positions=np.int32, packed=True)
+    else:
+        got = pack_and_sort(key, ibits, positions=np.int32, shifted=True, rows=rows, out=out)
+    want = np.argsort(fields, kind="stable")
+    np.testing.assert_array_equal(got, rows[want])
+    np.testing.assert_array_equal(key, fields[want])
+    if out is not None:
+        assert got is out
+
+
+def test_run_helpers_equal_np_repeat():
+    """``run_of_rows`` and ``rows_of_runs`` (no GIL held) equal their ``np.repeat`` references, on
+    runs of every size from 1, kept or not, adjacent kept runs included."""
+    from pandas_rankeval.core.ranking.numeric import rows_of_runs, run_of_rows
+
+    rng = np.random.default_rng(9)
+    for k in (0, 1, 2, 7, 500):
+        sizes = rng.integers(1, 6, k)
+        np.testing.assert_array_equal(run_of_rows(sizes), np.repeat(np.arange(k), sizes))
+        np.testing.assert_array_equal(run_of_rows(sizes, np.int32), np.repeat(np.arange(k), sizes))
+        for keep in (rng.random(k) < 0.5, np.ones(k, dtype=bool), np.zeros(k, dtype=bool)):
+            np.testing.assert_array_equal(rows_of_runs(sizes, keep), np.repeat(keep, sizes))
+
+
+def test_over_ranges_covers_the_rows_once_on_the_threads():
+    from pandas_rankeval.core.threads import limit_threads, over_ranges
+
+    seen = []
+    with limit_threads(3):
+        parts = over_ranges(lambda lo, hi: (lo, hi), 1_000)
+    assert len(parts) == 3 and parts[0][0] == 0 and parts[-1][1] == 1_000
+    assert all(a[1] == b[0] for a, b in zip(parts, parts[1:]))
+    with limit_threads(1):
+        assert over_ranges(lambda lo, hi: (lo, hi), 1_000) == [(0, 1_000)]
+    assert over_ranges(lambda lo, hi: seen.append((lo, hi)) or hi - lo, 0) == [0]
+
+
 @pytest.mark.parametrize("i", range(10))
 def test_sort_order_equals_a_stable_argsort(i):
     score = list(_cases())[i]

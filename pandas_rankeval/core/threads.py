@@ -33,8 +33,8 @@ from .inputs.validation import check_min_count, invalid_parameter
 from .reference import reference_mode
 
 __all__ = [
-    "THREADS_FROM_ROWS", "Workers", "check_threads", "limit_threads", "one_blas_thread", "row_ranges", "run_tasks",
-    "threads_for",
+    "THREADS_FROM_ROWS", "Workers", "check_threads", "limit_threads", "one_blas_thread", "over_ranges", "row_ranges",
+    "run_tasks", "threads_for",
 ]
 
 T = TypeVar("T")
@@ -251,6 +251,22 @@ class Workers:
 def run_tasks(workers: Workers | None, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     """``workers.map(fn, items)``, or every task on this thread without workers."""
     return workers.map(fn, items) if workers is not None else [fn(x) for x in items]
+
+
+def over_ranges(fn: Callable[[int, int], R], n_rows: int) -> list[R]:
+    """``fn(lo, hi)`` of ranges of rows covering ``0 .. n_rows``: one range, or one per thread of
+    the call (:func:`threads_for`) on as many threads, for a pass over a column (numpy releases the
+    GIL in it) made before the call's threads are.
+
+    >>> over_ranges(lambda lo, hi: hi - lo, 10)
+    [10]
+    """
+    n = threads_for(n_rows)
+    ranges = row_ranges(n_rows, n) if n_rows else [(0, 0)]
+    if len(ranges) < 2:
+        return [fn(lo, hi) for lo, hi in ranges]
+    with Workers(n) as workers:
+        return workers.map(lambda r: fn(*r), ranges)
 
 
 def row_ranges(n_rows: int, n_parts: int) -> list[tuple[int, int]]:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..threads import Workers, row_ranges, run_tasks
+from ..threads import Workers, over_ranges, row_ranges, run_tasks
 from .validation import (
     check_column_name,
     check_columns,
@@ -184,18 +184,25 @@ def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels
     NDCG needs. Integer labels are compared as integers (exact beyond 2**53).
     """
     integer = y.dtype.kind in "iu"
+    rel = np.empty(y.shape[0], dtype=bool)
     if integer:
         # y > 0 is y >= 1 and y >= t is y >= ceil(t): integer comparisons, exact at any size
         info = np.iinfo(y.dtype)
         bound = 1 if threshold is None else math.ceil(threshold)
         if bound > info.max:
-            rel = np.zeros(y.shape[0], dtype=bool)
+            rel[:] = False
         else:
-            rel = y >= y.dtype.type(max(bound, int(info.min)))
+            low = y.dtype.type(max(bound, int(info.min)))
+            over_ranges(lambda lo, hi: np.greater_equal(y[lo:hi], low, out=rel[lo:hi]), y.shape[0])
+    elif threshold is None:
+        over_ranges(lambda lo, hi: np.greater(y[lo:hi], 0, out=rel[lo:hi]), y.shape[0])
     else:
-        rel = (y > 0) if threshold is None else (y >= threshold)
-    if not graded:
-        return Labels(rel.view(np.uint8), np.array([0.0, 1.0]), 1)
+        over_ranges(lambda lo, hi: np.greater_equal(y[lo:hi], threshold, out=rel[lo:hi]), y.shape[0])
+    if not graded:  # the levels are the relevance: read-only, shared as ``Labels.rel``
+        labels = Labels(rel.view(np.uint8), np.array([0.0, 1.0]), 1)
+        rel.flags.writeable = False
+        labels._rel = rel
+        return labels
     if integer:
         lo, hi = int(y.min()), int(y.max())
         if hi - lo < 4096:
@@ -387,7 +394,8 @@ def _may_miss(col: pd.Series) -> bool:
         return False
     if isinstance(dtype, np.dtype) and dtype.kind == "f":
         values = col.to_numpy()
-        return bool(values.shape[0]) and bool(np.isnan(values.min()))
+        return bool(values.shape[0]) and any(over_ranges(lambda lo, hi: bool(np.isnan(values[lo:hi].min())),
+                                                         values.shape[0]))
     return True
 
 

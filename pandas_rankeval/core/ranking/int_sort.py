@@ -86,26 +86,34 @@ def sort_values(a: np.ndarray) -> None:
         a.sort()
 
 
-def pack_and_sort(key: np.ndarray, ibits: int, *, positions: DTypeLike = np.int64, shifted: bool = False) -> np.ndarray:
+def pack_and_sort(key: np.ndarray, ibits: int, *, positions: DTypeLike = np.int64, shifted: bool = False,
+                  rows: np.ndarray | None = None, packed: bool = False, out: np.ndarray | None = None) -> np.ndarray:
     """Sort rows by a packed int64 key with one sort by value (no argsort), and say where each went.
 
     ``key`` holds one int64 a row, the fields to sort by packed into its high bits and below
     ``2**(63 - ibits)``; each row's position is put in the ``ibits`` low bits (``ibits`` at least
-    ``bit_width(len(key) - 1)``; ``shifted``: the key is shifted left by ``ibits`` already), the
-    keys are sorted in place (:func:`sort_values`), and the positions taken back out. Returns the
+    ``bit_width(len(key) - 1)``; ``shifted``: the key is shifted left by ``ibits`` already; ``rows``:
+    the positions to put there, ascending and below ``2**ibits``, instead of ``0 .. len(key) - 1``;
+    ``packed``: the positions are there already), the keys are sorted in place (:func:`sort_values`), and the positions taken back out. Returns the
     positions of the sorted rows (as ``positions``, a dtype that holds them) and leaves ``key``
-    holding the sorted fields (the positions shifted out). Equal fields keep their rows in
+    holding the sorted fields (the positions shifted out); ``out``, an array of ``len(key)``
+    integers, receives the positions instead of a new array. Equal fields keep their rows in
     ascending position: every key is distinct, so any correct sort gives the same order.
 
     >>> key = np.array([2, 0, 2, 1], dtype=np.int64)
     >>> pack_and_sort(key, 2).tolist(), key.tolist()
     ([1, 3, 0, 2], [0, 1, 2, 2])
     """
-    if not shifted:
-        key <<= ibits
-    or_positions(key)
+    if not packed:
+        if not shifted:
+            key <<= ibits
+        if rows is None:
+            or_positions(key)
+        else:
+            key |= rows
     sort_values(key)
-    out = np.empty(key.shape[0], dtype=positions)
+    if out is None:
+        out = np.empty(key.shape[0], dtype=positions)
     np.bitwise_and(key, (1 << ibits) - 1, out=out, casting="unsafe")
     key >>= ibits
     return out

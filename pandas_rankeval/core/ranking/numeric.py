@@ -7,12 +7,13 @@ kernels (:mod:`.kernels`) and the group table (:mod:`.skip`); they depend on num
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 __all__ = [
     "CHUNK_ROWS", "bit_width", "cumulative_discount", "cumsum_into", "exclusive_within", "flip_negative_floats", "harmonic",
-    "log_factorial", "or_positions", "starts_of_runs",
+    "log_factorial", "or_positions", "rows_of_runs", "run_of_rows", "starts_of_runs",
 ]
 
 _SMALL = 256
@@ -75,6 +76,37 @@ def starts_of_runs(change: np.ndarray) -> np.ndarray:
     starts = np.flatnonzero(change)
     starts += 1
     return np.concatenate(([0], starts))
+
+
+def run_of_rows(sizes: np.ndarray, dtype: Any = np.int64) -> np.ndarray:
+    """Each row's run, for runs of ``sizes`` rows (each at least 1) laid out one after the other:
+    ``np.repeat(np.arange(len(sizes)), sizes)``, made by a cumulative sum of the runs' starts
+    (``np.repeat`` holds the GIL: threads running it wait for each other).
+
+    >>> run_of_rows(np.array([2, 1, 3])).tolist()
+    [0, 0, 1, 2, 2, 2]
+    """
+    total = int(sizes.sum())
+    out = np.zeros(total, dtype=dtype)
+    if sizes.shape[0] > 1:
+        out[np.cumsum(sizes[:-1])] = 1
+    np.cumsum(out, out=out)
+    return out
+
+
+def rows_of_runs(sizes: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Whether each row lies in a kept run, for runs of ``sizes`` rows laid out one after the
+    other (each kept run at least 1 row): ``np.repeat(keep, sizes)``, made by toggling at the kept runs' edges (an exclusive-or
+    accumulated: no GIL held, unlike ``np.repeat``).
+
+    >>> rows_of_runs(np.array([2, 1, 3]), np.array([True, False, True])).tolist()
+    [True, True, False, True, True, True]
+    """
+    ends = np.cumsum(sizes)
+    edge = np.zeros(int(ends[-1]) + 1 if ends.shape[0] else 1, dtype=bool)
+    edge[(ends - sizes)[keep]] = True  # kept runs' first rows (distinct)
+    edge[ends[keep]] ^= True  # and the rows after them (distinct; a kept run may start there: no toggle)
+    return np.logical_xor.accumulate(edge[:-1])
 
 
 def exclusive_within(x: np.ndarray, gfirst: np.ndarray, nblocks: np.ndarray) -> np.ndarray:

@@ -1,11 +1,11 @@
 """The first O(n) pass of an evaluation: every group's rows and relevant rows, and the kept rows.
 
 :func:`count_groups` counts rows and relevant rows per group: a bincount of dense codes, or, for
-sparse integer keys, one int64 sort of ``(code, relevant, row)`` per range of rows. With
-:class:`~.threads.Workers` the rows are cut into ranges counted on as many threads (numpy releases
-the GIL in its sorts),
-and the ranges' per-group counts are added (additive summaries, as an engine adds its partitions'):
-integers, so the counts are those of one sort of every row, in ascending code. :func:`kept_rows`
+sparse integer keys, one int64 sort of ``(code, relevant, row)``. With :class:`~.threads.Workers`
+the codes are cut into ranges (:func:`code_cuts`), each range's rows sorted and counted on a thread
+of its own (numpy releases the GIL in its sorts); a group lies in one range, so the ranges' groups
+follow one another and nothing is merged: the counts are those of one sort of every row, in
+ascending code. :func:`kept_rows`
 then scatters every row's kept-group position back to the rows' own order and lays the kept rows
 out run after run of whole groups (:func:`run_bounds`), each run ascending, one run per thread:
 every run is a slice of the table's arrays.
@@ -20,9 +20,9 @@ import numpy as np
 
 from ..ranking.int_sort import pack_and_sort
 from ..ranking.numeric import CHUNK_ROWS, bit_width, starts_of_runs
-from ..threads import Workers, row_ranges, run_tasks
+from ..threads import Workers, run_tasks
 
-__all__ = ["Counts", "count_groups", "index_dtype", "kept_rows", "run_bounds"]
+__all__ = ["CodeRange", "Counts", "count_groups", "index_dtype", "kept_rows", "run_bounds"]
 
 
 def index_dtype(n: int) -> type[np.signedinteger]:
@@ -31,18 +31,27 @@ def index_dtype(n: int) -> type[np.signedinteger]:
 
 
 @dataclass
+class CodeRange:
+    """The groups of one range of codes, indices ``first .. first + len(n) - 1`` of the table: their
+    rows (positions in the frame, group after group, each group's rows ascending and its relevant
+    rows last), and each group's rows and relevant rows."""
+
+    first: int
+    rows: np.ndarray
+    n: np.ndarray
+    npos: np.ndarray
+
+
+@dataclass
 class Counts:
-    """Every group's code (ascending), rows and relevant rows; ``place`` tells, per group of each
-    range of rows, its rows (by the range's own row numbers, group after group, relevant rows
-    last), its group, its rows and its relevant rows in the range."""
+    """Every group's code (ascending), rows and relevant rows; for sparse codes, ``place`` reaches
+    the rows of each group through its range of codes (dense codes: None)."""
 
     code: np.ndarray
     n: np.ndarray
     npos: np.ndarray
     n_codes: int  # the codes' upper bound
-    # dense codes: None; sparse: per range (lo, hi, rows of its groups, group after group, their
-    # groups' indices in ``code``, their groups' row counts and relevant row counts in the range)
-    place: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None = None
+    place: list[CodeRange] | None = None
 
 
 def _count_dense(codes: np.ndarray, n_codes: int, rel: np.ndarray) -> Counts:
@@ -53,76 +62,110 @@ def _count_dense(codes: np.ndarray, n_codes: int, rel: np.ndarray) -> Counts:
     return Counts(present.astype(np.int64), n, npos, n_codes)
 
 
-def _count_sorted(codes: np.ndarray, n_codes: int, rel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One range's groups from one int64 sort of ``(code, relevant, row)``: their codes
-    (ascending), rows and relevant rows, and the range's rows group after group.
+def _count_sorted(codes: np.ndarray, n_codes: int, rel: np.ndarray,
+                  rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Groups from one int64 sort of ``(code, relevant, row)``: their codes (ascending), rows and
+    relevant rows, and the rows group after group (relevant rows last, each group's rows
+    ascending).
 
-    The sort puts a group's rows together, its relevant rows last: the runs of ``(code,
-    relevant)`` give both counts with no pass over the rows beyond the run starts."""
-    m = codes.shape[0]
-    ibits = bit_width(m - 1)
-    if codes.dtype == np.int32 and n_codes <= 2**30:  # (code, relevant) packed in 32 bits first
-        head = np.left_shift(codes, 1)
-        head |= rel
-        key = np.left_shift(head, ibits, dtype=np.int64)
-        del head
+    Every row's, or, with ``rows`` (int64 positions, ascending), those rows' only: ``rows`` is then
+    used up (its buffer becomes the sort's key, as few arrays as long as the rows as can be). The
+    sort puts a group's rows together, its relevant rows last: the runs of ``(code, relevant)``
+    give both counts with no pass over the rows beyond the run starts."""
+    n_all = codes.shape[0]
+    ibits = bit_width(n_all - 1)
+    if rows is None:
+        m = n_all
+        if codes.dtype == np.int32 and n_codes <= 2**30:  # (code, relevant) in 32 bits first
+            head = np.left_shift(codes, 1)
+            head |= rel
+            key = np.left_shift(head, ibits, dtype=np.int64)
+            out = head if index_dtype(n_all) == np.int32 else None  # the positions go where the heads were
+            idx = pack_and_sort(key, ibits, positions=index_dtype(n_all), shifted=True, out=out)
+        else:
+            key = codes.astype(np.int64)
+            key <<= 1
+            key |= rel
+            idx = pack_and_sort(key, ibits, positions=index_dtype(n_all))
     else:
-        key = codes.astype(np.int64)
-        key <<= 1
-        key |= rel
-        key <<= ibits
-    idx = pack_and_sort(key, ibits, positions=index_dtype(m), shifted=True)  # key: (code, relevant) of every row, in order
+        m = rows.shape[0]
+        head = codes[rows]
+        if head.dtype == np.int32 and n_codes <= 2**30:  # (code, relevant) in 32 bits, then beside each row
+            head <<= 1
+            head |= rel[rows]
+            key = rows
+            for lo in range(0, m, CHUNK_ROWS):
+                key[lo : lo + CHUNK_ROWS] |= np.left_shift(head[lo : lo + CHUNK_ROWS], ibits, dtype=np.int64)
+            out = head if index_dtype(n_all) == np.int32 else None  # the positions go where the heads were
+            idx = pack_and_sort(key, ibits, packed=True, out=out, positions=index_dtype(n_all))
+        else:
+            key = head.astype(np.int64, copy=False)
+            del head
+            key <<= 1
+            key |= rel[rows]
+            idx = pack_and_sort(key, ibits, positions=index_dtype(n_all), rows=rows)
+        del rows
+    # key: (code, relevant) of every row, in order
     starts = starts_of_runs(key[1:] != key[:-1])
     head = key[starts]
     del key
-    lengths = np.diff(np.append(starts, m))
-    del starts
-    relevant = (head & 1).astype(bool)
-    head >>= 1  # each run's code: a group is one run, or a run of other rows and one of relevant rows
+    # each run's code: a group is one run, or a run of other rows and then one of relevant rows
     first = np.empty(head.shape[0], dtype=bool)
     first[0] = True
-    np.not_equal(head[1:], head[:-1], out=first[1:])
+    np.not_equal(head[1:] >> 1, head[:-1] >> 1, out=first[1:])
     at = np.flatnonzero(first)
-    code = head[at]
-    n = np.add.reduceat(lengths, at)
-    npos = np.zeros(code.shape[0], dtype=np.int64)
-    npos[(np.cumsum(first) - 1)[relevant]] = lengths[relevant]
+    code = head[at] >> 1
+    ends = np.append(starts[at[1:]], m)  # each group's rows end where the next group's start
+    n = ends - starts[at]
+    last = np.append(at[1:], head.shape[0]) - 1  # each group's last run: its relevant rows, if any
+    npos = np.where(head[last] & 1, ends - starts[last], 0)
     return code, n, npos, idx
+
+
+def code_cuts(codes: np.ndarray, n_parts: int) -> list[int]:
+    """Codes that cut the rows into ``n_parts`` ranges of codes with about as many rows each: the
+    quantiles of a fixed sample of the codes (every ``len / 4096 / n_parts``-th row), distinct and
+    ascending (any cuts give the same counts)."""
+    n_rows = codes.shape[0]
+    if n_parts < 2 or n_rows < 2:
+        return []
+    sample = np.sort(codes[:: max(1, n_rows // (4096 * n_parts))])
+    at = sample.shape[0] * np.arange(1, n_parts) // n_parts
+    return sorted({int(c) for c in sample[at]} - {int(sample[0])})
 
 
 def count_groups(
     codes: np.ndarray, n_codes: int, rel: np.ndarray, workers: Workers | None = None, n_parts: int = 1
 ) -> Counts | None:
-    """Every group's rows and relevant rows (None: the sparse codes do not fit one int64 key)."""
+    """Every group's rows and relevant rows (None: the sparse codes do not fit one int64 key).
+
+    Sparse codes are cut into ranges of codes (:func:`code_cuts`), one a thread: each range's rows
+    are picked, sorted and counted on their own, and since a group lies in one range the ranges'
+    groups follow one another, ascending. The counts are those of one sort of every row."""
     n_rows = codes.shape[0]
     if n_codes <= 4 * n_rows + 1024:  # dense codes: count by code
         return _count_dense(codes, n_codes, rel)
     if bit_width(n_codes - 1) + 1 + bit_width(n_rows - 1) > 63:  # pragma: no cover - prepare() keeps sparse codes within 55 bits
         return None
-    ranges = row_ranges(n_rows, n_parts if workers is not None else 1)
-    parts = run_tasks(workers, lambda r: _count_sorted(codes[r[0] : r[1]], n_codes, rel[r[0] : r[1]]), ranges)
-    if len(parts) == 1:
-        code, n, npos, idx = parts[0]
-        return Counts(code, n, npos, n_codes, [(0, n_rows, idx, np.arange(code.shape[0]), n, npos)])
-    # the ranges' groups joined: their codes merged (each range's ascend: a stable sort merges the
-    # runs), each range's groups found among them by a search of its own (on the threads), the
-    # counts added (integers: in any order)
-    merged = np.sort(np.concatenate([p[0] for p in parts]), kind="stable")
-    first = np.empty(merged.shape[0], dtype=bool)
-    first[0] = True
-    np.not_equal(merged[1:], merged[:-1], out=first[1:])
-    code = merged[first]
-    del merged, first
-    where = run_tasks(workers, lambda p: np.searchsorted(code, p[0]), parts)
+    cuts = code_cuts(codes, n_parts) if workers is not None else []
+    if not cuts:
+        code, n, npos, idx = _count_sorted(codes, n_codes, rel)
+        return Counts(code, n, npos, n_codes, [CodeRange(0, idx, n, npos)])
+    bounds = list(itertools.pairwise([None, *cuts, None]))
 
-    def added(j: int) -> np.ndarray:
-        out = np.zeros(code.shape[0], dtype=np.int64)
-        for w, p in zip(where, parts):
-            out[w] += p[j]  # a group's index appears once per range
-        return out
+    def part(b: tuple[int | None, int | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        lo, hi = b
+        inside = codes < hi if lo is None else (codes >= lo if hi is None else (codes >= lo) & (codes < hi))
+        rows = np.flatnonzero(inside)
+        del inside
+        return _count_sorted(codes, n_codes, rel, rows)
 
-    n, npos = run_tasks(workers, added, [1, 2])
-    place = [(lo, hi, idx, w, n_r, npos_r) for (lo, hi), (_, n_r, npos_r, idx), w in zip(ranges, parts, where)]
+    parts = run_tasks(workers, part, bounds)
+    code = np.concatenate([p[0] for p in parts])
+    n = np.concatenate([p[1] for p in parts])
+    npos = np.concatenate([p[2] for p in parts])
+    firsts = np.cumsum([0] + [p[0].shape[0] for p in parts[:-1]])
+    place = [CodeRange(int(f), idx, n_r, npos_r) for f, (_, n_r, npos_r, idx) in zip(firsts, parts)]
     return Counts(code, n, npos, n_codes, place)
 
 
@@ -165,9 +208,9 @@ def kept_rows(
         counts.place = None  # each range's row order is freed once scattered
 
         def scatter(i: int) -> None:
-            lo, hi, idx, w, n_r, _ = place[i]
+            r = place[i]
             place[i] = None  # type: ignore[call-overload]
-            per_row[lo:hi][idx] = np.repeat(slot[w], n_r)
+            per_row[r.rows] = np.repeat(slot[r.first : r.first + r.n.shape[0]], r.n)
 
         run_tasks(workers, scatter, range(len(place)))
     del slot
