@@ -33,7 +33,7 @@ from .inputs.validation import check_min_count, invalid_parameter
 from .reference import reference_mode
 
 __all__ = [
-    "THREADS_FROM_ROWS", "Workers", "check_threads", "limit_threads", "one_blas_thread", "over_ranges", "row_ranges",
+    "RANGES_FROM_ROWS", "THREADS_FROM_ROWS", "Workers", "check_threads", "limit_threads", "one_blas_thread", "over_ranges", "row_ranges",
     "run_tasks", "threads_for",
 ]
 
@@ -253,15 +253,21 @@ def run_tasks(workers: Workers | None, fn: Callable[[T], R], items: Sequence[T])
     return workers.map(fn, items) if workers is not None else [fn(x) for x in items]
 
 
+#: Rows from which :func:`over_ranges` splits a pass over a column by default: a shorter pass
+#: takes about as long as starting the threads for it.
+RANGES_FROM_ROWS = 2_000_000
+
+
 def over_ranges(fn: Callable[[int, int], R], n_rows: int) -> list[R]:
     """``fn(lo, hi)`` of ranges of rows covering ``0 .. n_rows``: one range, or one per thread of
-    the call (:func:`threads_for`) on as many threads, for a pass over a column (numpy releases the
-    GIL in it) made before the call's threads are.
+    the call (:func:`threads_for`; by default from :data:`RANGES_FROM_ROWS` rows) on as many
+    threads, for a pass over a column (numpy releases the GIL in it) made before the call's
+    threads are.
 
     >>> over_ranges(lambda lo, hi: hi - lo, 10)
     [10]
     """
-    n = threads_for(n_rows)
+    n = threads_for(n_rows) if _LIMIT.get() is not None or n_rows >= RANGES_FROM_ROWS else 1
     ranges = row_ranges(n_rows, n) if n_rows else [(0, 0)]
     if len(ranges) < 2:
         return [fn(lo, hi) for lo, hi in ranges]
