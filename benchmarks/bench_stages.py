@@ -1,6 +1,8 @@
-"""Where one call's time goes: the CPU of each stage of ``pre.mrr`` (or another metric), timed by
-wrapping the pipeline's functions where they are called. Prints per stage the median over the
-repeats of its process CPU (ms; stages nest: a stage includes those called inside it).
+"""Where one call's time goes: the CPU, wall time and page faults of each stage of ``pre.mrr`` (or
+another metric), timed by wrapping the pipeline's functions where they are called. Prints per stage
+the medians over the repeats of its process CPU and wall time (ms) and of the process's minor page
+faults during it (a fault is a page of new memory touched: on a VM each costs microseconds; stages
+nest: a stage includes those called inside it).
 
     python benchmarks/bench_stages.py --rows 1e7 --frame pandas --threads 1
     python benchmarks/bench_stages.py --rows 1e7 --frame polars --metric gauc
@@ -39,6 +41,15 @@ STAGES = [
 ]
 
 
+def _faults() -> int:
+    """Minor page faults of the process so far (0 where ``resource`` is missing)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return 0
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_minflt)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", default="1e7")
@@ -51,7 +62,7 @@ def main() -> None:
 
     import pandas_rankeval as pre
 
-    acc: dict[str, list[float]] = collections.defaultdict(list)
+    acc: dict[str, list[tuple[float, float, int]]] = collections.defaultdict(list)
     for mod_name, name in STAGES:
         mod = importlib.import_module("pandas_rankeval." + mod_name)
         if not hasattr(mod, name):
@@ -59,11 +70,11 @@ def main() -> None:
         f = getattr(mod, name)
 
         def timed(*a: Any, _f: Any = f, _label: str = f"{mod_name.split('.')[-1]}.{name}", **k: Any) -> Any:
-            t = time.process_time()
+            t, w, faults = time.process_time(), time.perf_counter(), _faults()
             try:
                 return _f(*a, **k)
             finally:
-                acc[_label].append(time.process_time() - t)
+                acc[_label].append((time.process_time() - t, time.perf_counter() - w, _faults() - faults))
 
         setattr(mod, name, functools.wraps(f)(timed))
     n = int(float(args.rows))
@@ -92,11 +103,13 @@ def main() -> None:
     print(f"pre.{args.metric}, {args.frame} frame, {n:,} rows, threads {args.threads or 'default'}: "
           f"wall {1e3 * statistics.median(wall):.0f} ms, CPU {1e3 * statistics.median(cpu):.0f} ms "
           f"(medians of {args.repeats}; load {os.getloadavg()[0]:.2f})")
+    print(f"  {'stage':36s} {'CPU ms':>8s} {'wall ms':>8s} {'faults':>8s}")
     for label, times in acc.items():
         per = len(times) // args.repeats
         if per:
-            med = statistics.median(sum(times[i * per : (i + 1) * per]) for i in range(args.repeats))
-            print(f"  {label:36s} {1e3 * med:8.1f} ms CPU  (x{per} a call)")
+            med = [statistics.median(sum(x[j] for x in times[i * per : (i + 1) * per]) for i in range(args.repeats))
+                   for j in range(3)]
+            print(f"  {label:36s} {1e3 * med[0]:8.1f} {1e3 * med[1]:8.1f} {med[2]:8.0f}  (x{per} a call)")
 
 
 if __name__ == "__main__":
