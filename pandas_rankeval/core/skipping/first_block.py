@@ -14,8 +14,9 @@ relevant rows and a way to reach each group's rows:
   by code, which gives every row its group in the rows' own order (:class:`RowGroups`); the counts
   are ``bincount``\\ s.
 * sparse codes (integer keys far apart): the group count's one int64 sort of ``(code, relevant,
-  row)`` per range of rows, on the call's threads (:func:`~.group_count.count_groups`), which
-  puts each range's rows group after group, relevant rows last (:class:`Run`). It is kept in that
+  row)`` per range of codes, on the call's threads (:func:`~.group_count.count_groups`), which
+  puts each range's rows group after group, relevant rows last (:class:`Run`; a group lies in one
+  range). It is kept in that
   order, the rows of the groups with no relevant row left out (42% of the benchmark frame's rows):
   the score column is read through it, and nothing goes back to the rows' order. (Measured
   on 1e7 rows of 1e6 random keys, one thread: ``pandas.factorize`` took 0.4-0.6 s of CPU, this
@@ -24,9 +25,9 @@ relevant rows and a way to reach each group's rows:
 :func:`select_first_blocks`, per score column, counts over every row, range by range on the
 threads, each range in steps that stay in cache: each group's best relevant score (a maximum over
 its relevant rows), then the rows at or above it (``m + t``) and tied with it (``t``), and the
-relevant rows at it (``p``). Every count is an integer, added over ranges: the same numbers on any
-number of threads, and those the sort path reads off its ranking, so the values are the same to
-the last bit. The reference switch (:func:`~.reference.reference_mode`) turns the path off.
+relevant rows at it (``p``). Every count is an integer (dense codes: added over the ranges of rows;
+sparse: each group's from its own range of codes): the same numbers on any number of threads, and
+those the sort path reads off its ranking, so the values are the same to the last bit. The reference switch (:func:`~.reference.reference_mode`) turns the path off.
 """
 
 from __future__ import annotations
@@ -120,8 +121,8 @@ def _dense_rows(codes: np.ndarray, n_codes: int) -> tuple[np.ndarray, np.ndarray
 def first_block_groups(codes: np.ndarray, n_codes: int, rel: np.ndarray, workers: Workers | None = None,
                        n_parts: int = 1) -> FirstBlockGroups:
     """Every group's code, rows and relevant rows, the groups with a relevant row, and the way to
-    each group's rows (see the module docstring); ``n_parts`` ranges of rows on the threads of
-    ``workers``."""
+    each group's rows (see the module docstring); ``n_parts`` ranges of rows (dense codes) or of
+    codes (sparse) on the threads of ``workers``."""
     n_rows = codes.shape[0]
     ranges = row_ranges(n_rows, n_parts if workers is not None else 1)
     if n_codes <= 4 * n_rows + 1024:  # dense codes: no sort

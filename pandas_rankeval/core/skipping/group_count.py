@@ -192,7 +192,7 @@ def kept_rows(
     ``bounds`` (each run ascending), and the end of each run.
 
     Every row's kept-group position (-1: not kept) is scattered back to the rows' own order once
-    (per range of rows, on the threads), so that the kept rows ascend and every later read of a
+    (per range of codes, on the threads), so that the kept rows ascend and every later read of a
     column by them (labels, each score) streams instead of jumping about the column. Each run then
     fills its own slice of the output, chunk of rows by chunk (no temporary as long as the rows)."""
     n_rows = codes.shape[0]
