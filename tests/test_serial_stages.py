@@ -109,3 +109,35 @@ def test_missing_scores_and_labels_found_in_any_range_of_rows(where):
             got = label_levels(y, threshold, False).rel
             want = (y > 0) if threshold is None else (y >= threshold)
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("keys", ["one key", "two far keys", "one key holds 95%", "all distinct"])
+@pytest.mark.parametrize("parts", [2, 5])
+def test_code_ranges_of_skewed_keys_equal_one_sort(keys, parts):
+    """Keys whose sample quantiles coincide (one key, most rows on one key) cut into fewer ranges,
+    never an empty or overlapping one: the counts and the first blocks equal one thread's."""
+    from pandas_rankeval.core.skipping.first_block import first_block_groups, select_first_blocks
+
+    rng = np.random.default_rng(len(keys) + parts)
+    n = 4_000
+    codes = {
+        "one key": np.full(n, 123_456_789),
+        "two far keys": rng.choice(np.array([0, 2**40 - 1]), n),
+        "one key holds 95%": np.where(rng.random(n) < 0.95, 7, rng.integers(0, 2**40, n)),
+        "all distinct": rng.choice(2**40, n, replace=False),
+    }[keys].astype(np.int64)
+    rel = rng.random(n) < 0.2
+    score = np.round(rng.random(n), 1)
+    with Workers(3) as workers:
+        counts = count_groups(codes, 2**40, rel, workers, parts)
+        groups = first_block_groups(codes, 2**40, rel, workers, parts)
+        selection = select_first_blocks(score, groups, workers)
+    one = count_groups(codes, 2**40, rel)
+    assert counts is not None and one is not None and counts.place is not None
+    np.testing.assert_array_equal(counts.code, one.code)
+    np.testing.assert_array_equal(counts.n, one.n)
+    np.testing.assert_array_equal(counts.npos, one.npos)
+    assert 1 <= len(counts.place) <= parts and all(r.rows.shape[0] for r in counts.place)
+    alone = select_first_blocks(score, first_block_groups(codes, 2**40, rel))
+    for k in ("m", "t", "p"):
+        np.testing.assert_array_equal(getattr(selection, k), getattr(alone, k))
