@@ -26,6 +26,19 @@ _COUNTER = itertools.count()
 _STATE: dict[str, Any] = {}
 
 
+def sent(fn: Any) -> tuple[int, object]:
+    """The queries ``fn()`` sends (the warehouse engine's counter), and its result or the error it
+    raised."""
+    from pandas_rankeval.engines import warehouse
+
+    before = next(warehouse.QUERIES)
+    try:
+        out: object = fn()
+    except (ValueError, TypeError, KeyError) as exc:
+        out = exc
+    return next(warehouse.QUERIES) - before - 1, out
+
+
 def pg_url() -> str:
     """The loopback Postgres of the tests: ``RANKEVAL_PG_URL``, or the server that
     ``.ci/start-postgres.sh`` starts (and installs, as root, when missing)."""

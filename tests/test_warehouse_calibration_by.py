@@ -7,7 +7,6 @@ sends."""
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -17,28 +16,17 @@ pytest.importorskip("ibis")
 
 import pandas_rankeval as pre  # noqa: E402
 from pandas_rankeval.core.kernels.calibration import EPS, ece_bins, row_loss  # noqa: E402
-from pandas_rankeval.engines import warehouse  # noqa: E402
 from pandas_rankeval.engines.warehouse.cells import cell_bins  # noqa: E402
 
 try:
-    from tests._warehouse import BACKENDS, runner
+    from tests._warehouse import BACKENDS, runner, sent
 except ImportError:
-    from _warehouse import BACKENDS, runner
+    from _warehouse import BACKENDS, runner, sent
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas_rankeval.CoverageWarning")
 
 #: Every inner edge of 10, 4 and 7 bins, with 0 and 1 (np.linspace's doubles: 0.30000000000000004 too).
 EDGES = np.unique(np.concatenate([np.linspace(0.0, 1.0, b + 1) for b in (10, 4, 7)]))
-
-
-def _sent(fn) -> tuple[int, object]:
-    """The queries ``fn()`` sends, and its result or error."""
-    before = next(warehouse.QUERIES)
-    try:
-        out: object = fn()
-    except (ValueError, TypeError, KeyError) as exc:
-        out = exc
-    return next(warehouse.QUERIES) - before - 1, out
 
 
 def _clicks(seed: int, nulls: bool = False, n: int = 160) -> pd.DataFrame:
@@ -91,9 +79,9 @@ def test_calibration_by_equals_pandas(backend: str, case: str, options: dict) ->
     df = _clicks(len(case), nulls=case.startswith("nulls"))
     kw = {"label": "click", "score": "p"} | options
     want = pre.calibration_by(df, **kw)
-    sent, got = _sent(lambda: pre.calibration_by(r.table(df), **kw, engine_options=r.engine_options()))
+    n_sent, got = sent(lambda: pre.calibration_by(r.table(df), **kw, engine_options=r.engine_options()))
     assert not isinstance(got, Exception), got
-    assert sent == 2  # the checks, then the cells' one GROUP BY
+    assert n_sent == 2  # the checks, then the cells' one GROUP BY
     _same(got, want)  # type: ignore[arg-type]
 
 
@@ -138,7 +126,6 @@ def test_row_log_loss_equals_numpy(backend: str) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
 
 
-
 @pytest.mark.parametrize("backend", ["duckdb", "sqlite"])
 def test_per_group_log_loss_is_the_same_row_term(backend: str) -> None:
     """The per-group ``logloss`` of the warehouse engine reads the same row term (one group per
@@ -175,13 +162,13 @@ def test_errors_are_pandas_from_the_checks_query(backend: str) -> None:
         df = bad(base)
         with pytest.raises(ValueError) as want:
             pre.calibration_by(df, **(kw | more))
-        sent, got = _sent(lambda: pre.calibration_by(r.table(df), **(kw | more), engine_options=r.engine_options()))
+        n_sent, got = sent(lambda: pre.calibration_by(r.table(df), **(kw | more), engine_options=r.engine_options()))
         assert isinstance(got, ValueError), (name, got)
         assert str(got) == str(want.value), name
-        assert sent == queries, name
+        assert n_sent == queries, name
     for wrong, error in (({"score": "device"}, TypeError), ({"field": "devise"}, pre.ColumnNotFoundError)):
-        sent, got = _sent(lambda: pre.calibration_by(r.table(base), **(kw | wrong), engine_options=r.engine_options()))
-        assert isinstance(got, error) and sent == 0, got  # from the schema: no query
+        n_sent, got = sent(lambda: pre.calibration_by(r.table(base), **(kw | wrong), engine_options=r.engine_options()))
+        assert isinstance(got, error) and n_sent == 0, got  # from the schema: no query
 
 
 def test_engine_options_are_checked_and_read_for_an_ibis_table_only() -> None:

@@ -13,28 +13,18 @@ import pytest
 pytest.importorskip("ibis")
 
 import pandas_rankeval as pre  # noqa: E402
-from pandas_rankeval.engines import warehouse  # noqa: E402
 from pandas_rankeval.engines.warehouse.stats import Stat, group_stats  # noqa: E402
 
 try:
     from tests._oracles import xauc_pairs
-    from tests._warehouse import BACKENDS, runner
+    from tests._warehouse import BACKENDS, runner, sent
 except ImportError:
     from _oracles import xauc_pairs
-    from _warehouse import BACKENDS, runner
+    from _warehouse import BACKENDS, runner, sent
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas_rankeval.CoverageWarning")
 
 PROP = pd.Series([1.0, 0.6, 0.35, 0.2, 0.12, 0.05], index=pd.Index(range(1, 7), name="position"))
-
-
-def _sent(fn) -> tuple[int, object]:
-    before = next(warehouse.QUERIES)
-    try:
-        out: object = fn()
-    except (ValueError, TypeError, KeyError) as exc:
-        out = exc
-    return next(warehouse.QUERIES) - before - 1, out
 
 
 def _close(a, b) -> None:
@@ -100,14 +90,14 @@ def test_gxauc_equals_pandas(backend: str) -> None:
     eo = r.engine_options()
     kws = ({"sample_weight": "w", "weight": "uniform"}, {"min_size": 4})
     for kw in kws if backend == "duckdb" else kws[:1]:  # the filters are the client's: one backend
-        n, got = _sent(lambda: pre.gxauc(t, group="u", label="y", score="s", engine_options=eo, **kw))
+        n, got = sent(lambda: pre.gxauc(t, group="u", label="y", score="s", engine_options=eo, **kw))
         ref = pre.gxauc(df, group="u", label="y", score="s", **kw)
         assert not isinstance(got, Exception), got
         assert float(got) == pytest.approx(float(ref), abs=1e-12), kw
         assert got.coverage.as_dict() == pytest.approx(ref.coverage.as_dict(), abs=1e-15), kw
         assert n == 1 + 1  # the checks, the groups
     kw = dict(group="u", label="y", scores=["s", "s2"], metrics=["gxauc", "gauc"], sample_weight="w")
-    n, got = _sent(lambda: pre.per_group(t, **kw, engine_options=eo))
+    n, got = sent(lambda: pre.per_group(t, **kw, engine_options=eo))
     _close(pd.DataFrame(got).sort_index(), pd.DataFrame(pre.per_group(df, **kw)).sort_index())
     assert n == 1 + 2
 
@@ -119,7 +109,7 @@ def test_gxauc_report_segments_intervals_compare(backend: str) -> None:
     t = r.table(df)
     eo = r.engine_options()
     kw = dict(group="u", label="y", scores=["s", "s2"], metrics=["gxauc"], by="seg", ci=0.9, n_boot=80, seed=4)
-    n, got = _sent(lambda: pre.report(t, **kw, engine_options=eo))
+    n, got = sent(lambda: pre.report(t, **kw, engine_options=eo))
     _close(got, pre.report(df, **kw))
     assert n == 1 + 2
     kw = dict(group="u", label="y", scores=["s", "s2"], metrics=["gxauc", "gauc"], seed=2, sample_weight="w")
@@ -136,7 +126,7 @@ def test_gxauc_nulls_and_bool_labels(backend: str) -> None:
     eo = r.engine_options()
     with pytest.raises(ValueError) as want:
         pre.gxauc(df, group="u", label="y", score="s")
-    n, err = _sent(lambda: pre.gxauc(t, group="u", label="y", score="s", engine_options=eo))
+    n, err = sent(lambda: pre.gxauc(t, group="u", label="y", score="s", engine_options=eo))
     assert isinstance(err, ValueError) and n == 1
     assert str(err).split(";")[0].split("(")[0] == str(want.value).split(";")[0].split("(")[0]
     got = pre.gxauc(t, group="u", label="y", score="s", nan_policy="omit", engine_options=eo)
@@ -182,7 +172,7 @@ def test_ips_equals_pandas(backend: str) -> None:
            {"propensity": "p", "snips": True, "clip": 0.3}, {"position": "pos", "propensity": PROP})
     for kw in kws if backend == "duckdb" else kws[:2]:
         kw = dict(group="g", label="click", scores=["s", "s2"], metrics=NAMES, **kw)
-        n, got = _sent(lambda: pre.per_group(t, **kw, engine_options=eo))
+        n, got = sent(lambda: pre.per_group(t, **kw, engine_options=eo))
         assert not isinstance(got, Exception), got
         _close(pd.DataFrame(got).sort_index(), pd.DataFrame(pre.per_group(df, **kw)).sort_index())
         assert n == 1 + 2
@@ -200,7 +190,7 @@ def test_ips_report_compare_segments(backend: str) -> None:
     eo = r.engine_options()
     kw = dict(group="g", label="click", scores=["s", "s2"], metrics=NAMES[1:4], position="pos", propensity=PROP,
               by="seg", ci=0.9, n_boot=60, seed=1)
-    n, got = _sent(lambda: pre.report(t, **kw, engine_options=eo))
+    n, got = sent(lambda: pre.report(t, **kw, engine_options=eo))
     _close(got, pre.report(df, **kw))
     assert n == 1 + 2
     kw = dict(group="g", label="click", scores=["s", "s2"], metrics=NAMES[1:4], propensity="p", snips=True,
@@ -222,7 +212,7 @@ def test_ips_propensity_callable_once_on_the_distinct_positions(backend: str) ->
         return PROP.reindex(np.asarray(p).astype(int)).to_numpy()
 
     kw = dict(group="g", label="click", score="s", position="pos", propensity=curve, k=3)
-    n, got = _sent(lambda: pre.ips_dcg(t, **kw, engine_options=r.engine_options()))
+    n, got = sent(lambda: pre.ips_dcg(t, **kw, engine_options=r.engine_options()))
     assert not isinstance(got, Exception), got
     assert float(got) == pytest.approx(float(pre.ips_dcg(df, **kw)), abs=1e-12)
     assert calls == [6, 6]  # the warehouse, then pandas: once each, on the distinct positions
@@ -237,19 +227,19 @@ def test_ips_bad_input_pandas_messages_at_the_checks(backend: str) -> None:
     kw = dict(group="g", label="click", score="s")
     bad_pos = df.assign(pos=np.where(df.index < 4, -1, df["pos"]))
     bad_p = df.assign(p=np.where(df.index % 9 == 0, 0.0, df["p"]))
-    for frame, extra, sent in [(bad_pos, {"position": "pos", "propensity": PROP}, 1),
-                               (df, {"position": "pos", "propensity": PROP.iloc[:3]}, 2),
-                               (bad_p, {"propensity": "p"}, 1)]:
+    for frame, extra, queries in [(bad_pos, {"position": "pos", "propensity": PROP}, 1),
+                                  (df, {"position": "pos", "propensity": PROP.iloc[:3]}, 2),
+                                  (bad_p, {"propensity": "p"}, 1)]:
         with pytest.raises(ValueError) as want:
             pre.ips_dcg(frame, **kw, **extra)
-        n, err = _sent(lambda: pre.ips_dcg(r.table(frame), **kw, **extra, engine_options=eo))
+        n, err = sent(lambda: pre.ips_dcg(r.table(frame), **kw, **extra, engine_options=eo))
         assert isinstance(err, ValueError) and str(err) == str(want.value)
-        assert n == sent  # the checks (and the three smallest unknown positions), no metric query
+        assert n == queries  # the checks (and the three smallest unknown positions), no metric query
 
 
 def test_err_still_refused_by_name_before_any_query() -> None:
     df = _clicks(5)
     t = runner("duckdb").table(df)
-    n, err = _sent(lambda: pre.report(t, group="g", label="click", scores="s", metrics=["ndcg", "err@3"]))
+    n, err = sent(lambda: pre.report(t, group="g", label="click", scores="s", metrics=["ndcg", "err@3"]))
     assert isinstance(err, ValueError) and "'err@3' is not computed in SQL" in str(err)
     assert n == 0

@@ -10,26 +10,15 @@ import pytest
 pytest.importorskip("ibis")
 
 import pandas_rankeval as pre  # noqa: E402
-from pandas_rankeval.engines import warehouse  # noqa: E402
 
 try:
-    from tests._warehouse import BACKENDS, runner
+    from tests._warehouse import BACKENDS, runner, sent
     from tests.test_warehouse_stats import _table
 except ImportError:
-    from _warehouse import BACKENDS, runner
+    from _warehouse import BACKENDS, runner, sent
     from test_warehouse_stats import _table
 
 METRICS = ["gauc", "mrr@3", "ndcg", "ndcg@3", "map", "precision@2", "recall@2", "hit_rate@2", "rbp@0.8", "rprec"]
-
-
-def _sent(fn) -> tuple[int, object]:
-    """The queries a call sends (the engine's counter), and its result or the error it raised."""
-    before = next(warehouse.QUERIES)
-    try:
-        out: object = fn()
-    except (ValueError, TypeError, KeyError) as exc:
-        out = exc
-    return next(warehouse.QUERIES) - before - 1, out
 
 
 def _frame(x) -> pd.DataFrame:
@@ -43,7 +32,7 @@ def test_per_group_equals_pandas(backend: str) -> None:
     r = runner(backend)
     t = r.table(df)
     kw = dict(group="u", label="y", scores=["s", "s2"], metrics=METRICS)
-    n, got = _sent(lambda: pre.per_group(t, **kw, engine_options=r.engine_options()))
+    n, got = sent(lambda: pre.per_group(t, **kw, engine_options=r.engine_options()))
     assert not isinstance(got, Exception), got
     ref = pre.per_group(df, **kw)
     a, b = _frame(got), _frame(ref)
@@ -67,7 +56,7 @@ def test_refused_by_name_before_any_query() -> None:
         (lambda: pre.gauc(t, group="uu", label="y", score="s"), "Did you mean 'u'?"),
         (lambda: pre.map(t, group="u", label="y", score="s", retrieved="r"), "retrieved= (rows outside"),
     ]:
-        n, err = _sent(call)
+        n, err = sent(call)
         assert isinstance(err, (ValueError, KeyError)), err
         assert words in str(err)
         assert n == 0
@@ -79,13 +68,13 @@ def test_bad_input_fails_at_the_checks_query(backend: str) -> None:
     df.loc[[2, 9], "s"] = np.nan
     r = runner(backend)
     t = r.table(df)
-    n, err = _sent(lambda: pre.per_group(t, group="u", label="y", score="s", metrics=["mrr"],
+    n, err = sent(lambda: pre.per_group(t, group="u", label="y", score="s", metrics=["mrr"],
                                          engine_options=r.engine_options()))
     with pytest.raises(ValueError) as ref:
         pre.per_group(df, group="u", label="y", score="s", metrics=["mrr"])
     assert str(err) == str(ref.value)
     assert n == 1  # the checks' one aggregate, no metric query
-    n, got = _sent(lambda: pre.per_group(t, group="u", label="y", score="s", metrics=["mrr"], nan_policy="omit",
+    n, got = sent(lambda: pre.per_group(t, group="u", label="y", score="s", metrics=["mrr"], nan_policy="omit",
                                          engine_options=r.engine_options()))
     ref2 = pre.per_group(df, group="u", label="y", score="s", metrics=["mrr"], nan_policy="omit")
     np.testing.assert_allclose(_frame(got)["mrr"], _frame(ref2)["mrr"], rtol=0, atol=1e-12)
@@ -99,7 +88,7 @@ def test_global_auc_equals_pandas(backend: str) -> None:
     t = r.table(df)
     kws = [{}, {"sample_weight": "w"}, {"ties": "pessimistic"}, {"threshold": 2}]
     for kw in kws if backend == "duckdb" else kws[1:3]:
-        n, got = _sent(lambda: pre.auc(t, label="y", score="s", engine_options=r.engine_options(), **kw))
+        n, got = sent(lambda: pre.auc(t, label="y", score="s", engine_options=r.engine_options(), **kw))
         ref = pre.auc(df, label="y", score="s", **kw)
         assert float(got) == pytest.approx(float(ref), abs=1e-12), kw
         assert got.coverage.as_dict() == ref.coverage.as_dict()
@@ -126,7 +115,7 @@ def test_report_with_intervals_equals_pandas(backend: str) -> None:
     t = r.table(df)
     kw = dict(group="u", label="y", scores=["s", "s2"], metrics=["gauc", "mrr", "ndcg@3", "map@2", "ne", "ece@4"],
               ci=0.9, n_boot=200, seed=3, threshold=1)
-    n, got = _sent(lambda: pre.report(t, **kw, engine_options=r.engine_options()))
+    n, got = sent(lambda: pre.report(t, **kw, engine_options=r.engine_options()))
     assert not isinstance(got, Exception), got
     _close(got, pre.report(df, **kw))
     assert n == 1 + 2
@@ -145,7 +134,7 @@ def test_compare_and_segments_equal_pandas(backend: str) -> None:
               n_boot=300, seed=5)
     _close(pre.compare(t, **kw, engine_options=r.engine_options()), pre.compare(df, **kw))
     kw = dict(group="u", label="y", scores=["s", "s2"], metrics=["auc", "gauc", "ndcg"], by="seg")
-    n, got = _sent(lambda: pre.report(t, **kw, engine_options=r.engine_options()))
+    n, got = sent(lambda: pre.report(t, **kw, engine_options=r.engine_options()))
     _close(got, pre.report(df, **kw))
     assert n == 1 + 2 + 2  # the checks; global AUC's counts, then the groups, per score column
 
@@ -202,7 +191,7 @@ def test_parity_metric_cases(name, case, options):
         kw.pop("group")
     kw |= dict(score="a", **options)
     if name == "err":  # not computed in SQL (docs: Warehouses): refused by name, before any query
-        n, err = _sent(lambda: getattr(pre, name)(_ibis(df), **kw))
+        n, err = sent(lambda: getattr(pre, name)(_ibis(df), **kw))
         assert isinstance(err, ValueError) and "not computed in SQL" in str(err) and n == 0
         return
     if kw.get("nan_policy") == "raise":
@@ -230,7 +219,7 @@ def test_parity_report_cases(case, options):
     if any(m.startswith("err") for m in kw["metrics"]):  # not computed in SQL
         kw["metrics"] = [m for m in kw["metrics"] if not m.startswith("err")]
     if kw.get("ci") and "auc" in kw["metrics"]:  # global AUC's DeLong interval: refused
-        n, err = _sent(lambda: pre.report(_ibis(df), **kw))
+        n, err = sent(lambda: pre.report(_ibis(df), **kw))
         assert isinstance(err, ValueError) and "DeLong" in str(err) and n == 0
         kw["metrics"] = [m for m in kw["metrics"] if m != "auc"]
     P.assert_same(pre.report(_ibis(df), **kw), pre.report(df, **kw))
@@ -249,16 +238,16 @@ def test_early_errors_and_their_queries() -> None:
     df = _table(29)
     t = runner("duckdb").table(df)
     kw = dict(group="u", label="y", score="s")
-    n, err = _sent(lambda: pre.mrr(t, empty="error", **kw))
+    n, err = sent(lambda: pre.mrr(t, empty="error", **kw))
     with pytest.raises(ValueError) as ref:
         pre.mrr(df, empty="error", **kw)
     assert str(err) == str(ref.value) and n == 1
     share = lambda st: st["n"] / st["n"].sum()  # noqa: E731 - looks at every group at once
-    n, got = _sent(lambda: pre.gauc(t, weight=share, **kw))
+    n, got = sent(lambda: pre.gauc(t, weight=share, **kw))
     assert float(got) == pytest.approx(float(pre.gauc(df, weight=share, **kw)), abs=1e-12)
     assert n == 1 + 1 + 1  # checks, the groups' statistics for the callable, the groups
     mixed = df.assign(seg=np.arange(len(df)) % 2)
-    n, err = _sent(lambda: pre.report(runner("duckdb").table(mixed), group="u", label="y", scores="s",
+    n, err = sent(lambda: pre.report(runner("duckdb").table(mixed), group="u", label="y", scores="s",
                                       metrics=["gauc"], by="seg"))
     with pytest.raises(ValueError) as ref:
         pre.report(mixed, group="u", label="y", scores="s", metrics=["gauc"], by="seg")
@@ -286,7 +275,7 @@ def test_calibration_bad_input_messages(backend: str) -> None:
     df = _table(31)
     r = runner(backend)
     for frame, kw in [(df.assign(s=df.s * 1.5), {"threshold": 1}), (df, {})]:
-        n, err = _sent(lambda: pre.logloss(r.table(frame), group="u", label="y", score="s",
+        n, err = sent(lambda: pre.logloss(r.table(frame), group="u", label="y", score="s",
                                            engine_options=r.engine_options(), **kw))
         with pytest.raises(ValueError) as ref:
             pre.logloss(frame, group="u", label="y", score="s", **kw)
@@ -301,7 +290,7 @@ def test_engine_options_checked_before_any_query() -> None:
     for opts, exc, words in [({"execute": 3, "dialect": "duckdb"}, TypeError, "must be a callable"),
                              ({"execute": print}, ValueError, "go together"),
                              ({"buckets": 2}, ValueError, "takes only 'execute', 'dialect'")]:
-        n, err = _sent(lambda: pre.gauc(t, engine_options=opts, **kw))
+        n, err = sent(lambda: pre.gauc(t, engine_options=opts, **kw))
         assert isinstance(err, exc) and words in str(err), err
         assert n == 0
 
