@@ -104,8 +104,8 @@ def test_missing_scores_and_labels_found_in_any_range_of_rows(where):
     with limit_threads(3):
         with pytest.raises(ValueError, match="'s'"):
             pre.mrr(df, group="g", label="y", score="s")
-        for y, threshold in ((df["y"].to_numpy(), None), (df["y"].to_numpy(), 2.0), (df["s"].fillna(0).to_numpy(), None),
-                             (df["s"].fillna(0).to_numpy(), 0.5)):
+        grades, scores = df["y"].to_numpy(), df["s"].fillna(0).to_numpy()
+        for y, threshold in ((grades, None), (grades, 2.0), (scores, None), (scores, 0.5)):
             got = label_levels(y, threshold, False).rel
             want = (y > 0) if threshold is None else (y >= threshold)
             np.testing.assert_array_equal(got, want)

@@ -33,8 +33,8 @@ from .inputs.validation import check_min_count, invalid_parameter
 from .reference import reference_mode
 
 __all__ = [
-    "RANGES_FROM_ROWS", "THREADS_FROM_ROWS", "Workers", "check_threads", "limit_threads", "one_blas_thread", "over_ranges", "row_ranges",
-    "run_tasks", "threads_for",
+    "RANGES_FROM_ROWS", "THREADS_FROM_ROWS", "Workers", "check_threads", "limit_threads", "one_blas_thread",
+    "over_ranges", "row_ranges", "run_tasks", "threads_for",
 ]
 
 T = TypeVar("T")

@@ -198,9 +198,9 @@ def label_levels(y: np.ndarray, threshold: float | None, graded: bool) -> Labels
         over_ranges(lambda lo, hi: np.greater(y[lo:hi], 0, out=rel[lo:hi]), y.shape[0])
     else:
         over_ranges(lambda lo, hi: np.greater_equal(y[lo:hi], threshold, out=rel[lo:hi]), y.shape[0])
-    if not graded:  # the levels are the relevance: read-only, shared as ``Labels.rel``
-        labels = Labels(rel.view(np.uint8), np.array([0.0, 1.0]), 1)
+    if not graded:  # the levels are the relevance (a view of it): both read-only, shared as ``Labels.rel``
         rel.flags.writeable = False
+        labels = Labels(rel.view(np.uint8), np.array([0.0, 1.0]), 1)
         labels._rel = rel
         return labels
     if integer:

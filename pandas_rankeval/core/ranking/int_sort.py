@@ -94,10 +94,11 @@ def pack_and_sort(key: np.ndarray, ibits: int, *, positions: DTypeLike = np.int6
     ``2**(63 - ibits)``; each row's position is put in the ``ibits`` low bits (``ibits`` at least
     ``bit_width(len(key) - 1)``; ``shifted``: the key is shifted left by ``ibits`` already; ``rows``:
     the positions to put there, ascending and below ``2**ibits``, instead of ``0 .. len(key) - 1``;
-    ``packed``: the positions are there already), the keys are sorted in place (:func:`sort_values`), and the positions taken back out. Returns the
-    positions of the sorted rows (as ``positions``, a dtype that holds them) and leaves ``key``
-    holding the sorted fields (the positions shifted out); ``out``, an array of ``len(key)``
-    integers, receives the positions instead of a new array. Equal fields keep their rows in
+    ``packed``: the positions are there already), the keys are sorted in place
+    (:func:`sort_values`), and the positions taken back out. Returns the positions of the sorted
+    rows (as ``positions``, a dtype that holds them) and leaves ``key`` holding the sorted fields
+    (the positions shifted out); ``out``, an array of ``len(key)`` integers, receives the positions
+    instead of a new array. Equal fields keep their rows in
     ascending position: every key is distinct, so any correct sort gives the same order.
 
     >>> key = np.array([2, 0, 2, 1], dtype=np.int64)

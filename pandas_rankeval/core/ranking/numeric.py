@@ -96,8 +96,8 @@ def run_of_rows(sizes: np.ndarray, dtype: Any = np.int64) -> np.ndarray:
 
 def rows_of_runs(sizes: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """Whether each row lies in a kept run, for runs of ``sizes`` rows laid out one after the
-    other (each kept run at least 1 row): ``np.repeat(keep, sizes)``, made by toggling at the kept runs' edges (an exclusive-or
-    accumulated: no GIL held, unlike ``np.repeat``).
+    other (each kept run at least 1 row): ``np.repeat(keep, sizes)``, made by toggling at the kept
+    runs' edges (an exclusive-or accumulated: no GIL held, unlike ``np.repeat``).
 
     >>> rows_of_runs(np.array([2, 1, 3]), np.array([True, False, True])).tolist()
     [True, True, False, True, True, True]

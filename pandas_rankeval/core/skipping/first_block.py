@@ -27,7 +27,8 @@ threads, each range in steps that stay in cache: each group's best relevant scor
 its relevant rows), then the rows at or above it (``m + t``) and tied with it (``t``), and the
 relevant rows at it (``p``). Every count is an integer (dense codes: added over the ranges of rows;
 sparse: each group's from its own range of codes): the same numbers on any number of threads, and
-those the sort path reads off its ranking, so the values are the same to the last bit. The reference switch (:func:`~.reference.reference_mode`) turns the path off.
+those the sort path reads off its ranking, so the values are the same to the last bit. The
+reference switch (:func:`~.reference.reference_mode`) turns the path off.
 """
 
 from __future__ import annotations
