@@ -399,6 +399,26 @@ def test_worst_ranks_the_segments_and_shows_the_whole_table_apart() -> None:
         cmp.worst(overall="no")
 
 
+def test_worst_says_its_order_and_where_the_whole_table_went() -> None:
+    """The printed ranking says what it is ranked by, and that "(all)" comes after it unranked;
+    once the rows are reordered the note goes, once the "(all)" rows are gone that part goes."""
+    df = pre.datasets.make_impressions(n_users=400, seed=1)
+    kw = dict(group="user_id", label="click", scores=["model_a", "model_b"], baseline="model_a", n_boot=100)
+    cmp = pre.compare(df, metrics=["auc", "gauc"], by="activity", overall=True, **kw)
+    order = "order: the largest loss on gauc first"
+    whole = "(all): the whole table, after the ranked segments (not ranked)"
+    flat = " ".join(cmp.worst("gauc").to_text().split())  # the footer's lines wrap at the width
+    assert order in flat and whole in flat
+    assert whole in " ".join(cmp.worst("gauc")._repr_html_().split())
+    assert "order: the largest loss first" in " ".join(cmp.worst().to_text().split())  # every metric
+    head = " ".join(cmp.worst("gauc").head(2).to_text().split())  # the two worst segments: no "(all)" row
+    assert order in head and "(all):" not in head
+    assert "(all):" not in " ".join(cmp.worst("gauc", overall=False).to_text().split())
+    for reordered in (cmp.worst("gauc").sort_values("p_value"), cmp.worst("gauc").sample(frac=1, random_state=0)):
+        assert "order:" not in reordered.to_text()
+    assert "order:" not in cmp.to_text()
+
+
 def test_per_group_by_model_has_the_columns_it_shows(imps) -> None:
     t = pre.per_group(imps, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["auc", "mrr"])
     wide = t.by_model()

@@ -257,7 +257,9 @@ class ResultTable(pd.DataFrame):
         The rows of ``compare(..., by=..., overall=True)``'s segment ``"(all)"`` (the whole table)
         are no segment: they are left out of the ranking and come after it, as the reference the
         segments are read against (``worst().head(3)`` is the three segments hurt most);
-        ``overall=False`` leaves them out.
+        ``overall=False`` leaves them out. The printed table's footer says both (``order: the
+        largest loss on auc first; (all): the whole table, after the ranked segments``); a
+        reordering (``sort_values``, ``sample``, ``nlargest``) drops that line.
 
         Examples
         --------
@@ -308,7 +310,9 @@ class ResultTable(pd.DataFrame):
         # the segments by gain (NaN last), then the whole table's rows: lexsort's last key sorts first
         order = np.lexsort((np.where(np.isnan(gain), np.inf, gain), whole))
         ranked = frame.iloc[order]
-        return self._selection(ranked[~whole[order]] if not overall else ranked)
+        out = self._selection(ranked[~whole[order]] if not overall else ranked)
+        out.attrs["ranked"] = metric or ""  # the footer says the order (every metric: "")
+        return out
 
     def _overall_rows(self, frame: pd.DataFrame) -> np.ndarray:
         """Which rows of ``frame`` (rows of this comparison) are the whole table's, the segment
@@ -362,10 +366,14 @@ class ResultTable(pd.DataFrame):
 
     # --- row selections keep the display --------------------------------------------------------
 
-    def _selection(self, out: pd.DataFrame) -> ResultTable:
+    def _selection(self, out: pd.DataFrame, *, same_order: bool = True) -> ResultTable:
+        """Rows of this table, its attrs kept; ``same_order=False``: rows in another order, so the
+        ranking :meth:`worst` noted no longer holds."""
         table = ResultTable(out)
         table.attrs = dict(self.attrs)
         table.attrs.setdefault("n_rows_table", len(self))
+        if not same_order:
+            table.attrs.pop("ranked", None)
         return table
 
     def head(self, n: int = 5) -> ResultTable:  # type: ignore[misc]  # stubs narrower than runtime
@@ -376,16 +384,16 @@ class ResultTable(pd.DataFrame):
 
     def sort_values(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         out = pd.DataFrame(self).sort_values(*args, **kwargs)
-        return None if out is None else self._selection(out)
+        return None if out is None else self._selection(out, same_order=False)
 
     def nlargest(self, *args: Any, **kwargs: Any) -> ResultTable:  # type: ignore[override]
-        return self._selection(pd.DataFrame(self).nlargest(*args, **kwargs))
+        return self._selection(pd.DataFrame(self).nlargest(*args, **kwargs), same_order=False)
 
     def nsmallest(self, *args: Any, **kwargs: Any) -> ResultTable:  # type: ignore[override]
-        return self._selection(pd.DataFrame(self).nsmallest(*args, **kwargs))
+        return self._selection(pd.DataFrame(self).nsmallest(*args, **kwargs), same_order=False)
 
     def sample(self, *args: Any, **kwargs: Any) -> ResultTable:  # type: ignore[misc, override]
-        return self._selection(pd.DataFrame(self).sample(*args, **kwargs))
+        return self._selection(pd.DataFrame(self).sample(*args, **kwargs), same_order=False)
 
     def query(self, expr: str, **kwargs: Any) -> Any:  # type: ignore[override]
         kwargs.setdefault("level", 1)  # the caller's variables, for @name

@@ -189,12 +189,27 @@ def _selection_note(df: pd.DataFrame) -> str:
     return ""
 
 
+def _ranking_note(df: pd.DataFrame) -> str:
+    """How :meth:`ResultTable.worst` ordered the rows, and where the whole table's rows went."""
+    ranked = df.attrs.get("ranked")
+    if ranked is None:
+        return ""
+    note = f"order: the largest loss on {ranked} first" if ranked else "order: the largest loss first"
+    label = df.attrs.get("overall")
+    levels = [n for n in df.index.names if n not in ("model", "metric", "baseline")]
+    if label is not None and isinstance(df.index, pd.MultiIndex) and any(
+            (df.index.get_level_values(n) == label).any() for n in levels):
+        note += f"; {label}: the whole table, after the ranked segments (not ranked)"
+    return note
+
+
 def footer_of(df: pd.DataFrame) -> Footer:
-    """The footer of a table as it is shown (a selection of rows says so first)."""
+    """The footer of a table as it is shown (a selection of rows says so first, then how
+    :meth:`~.ResultTable.worst` ordered them)."""
     kind = table_kind(df)
     footer = footer_for(df, {"compare": "compare", "per_group": "per_group", "report": "report"}.get(kind, "plain"))
-    note = _selection_note(df)
-    return Footer([note, *footer.short], footer.details) if note else footer
+    notes = [n for n in (_selection_note(df), _ranking_note(df)) if n]
+    return Footer([*notes, *footer.short], footer.details) if notes else footer
 
 
 def shown_of(df: pd.DataFrame, max_rows: int | None = None, min_rows: int | None = None) -> Shown:
