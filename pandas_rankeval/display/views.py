@@ -196,9 +196,9 @@ def _ranking_note(df: pd.DataFrame) -> str:
         return ""
     note = f"order: the largest loss on {ranked} first" if ranked else "order: the largest loss first"
     label = df.attrs.get("overall")
-    levels = [n for n in df.index.names if n not in ("model", "metric", "baseline")]
+    levels = [i for i, n in enumerate(df.index.names) if n not in ("model", "metric", "baseline")]
     if label is not None and isinstance(df.index, pd.MultiIndex) and any(
-            (df.index.get_level_values(n) == label).any() for n in levels):
+            (df.index.get_level_values(i) == label).any() for i in levels):
         note += f"; {label}: the whole table, after the ranked segments (not ranked)"
     return note
 
