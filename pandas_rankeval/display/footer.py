@@ -482,6 +482,18 @@ def _choices_line(df: pd.DataFrame) -> str:
     return ("choices: " + describe_params(params)) if params else ""
 
 
+def _few_groups_line(df: pd.DataFrame, kind: str) -> str:
+    """Why values of a metric that uses fewer than 2 groups have no interval (nor, in a
+    comparison, a bootstrap p-value): the bootstrap resamples groups, one is no sample."""
+    n = int(df.attrs.get("few_groups", 0) or 0)
+    if not n:
+        return ""
+    if kind == "compare":
+        return (f"{_count(n, 'row')} with fewer than 2 groups used: no interval or bootstrap p-value "
+                "(the bootstrap resamples groups)")
+    return f"{_count(n, 'value')} from fewer than 2 groups: no interval (the bootstrap resamples groups)"
+
+
 def footer_for(df: pd.DataFrame, view: str) -> Footer:
     """The footer of ``df`` shown as ``view``: ``"report"``, ``"compare"``, ``"per_group"``,
     ``"compact"`` (of a report or a comparison), ``"summary"`` or ``"plain"``."""
@@ -500,7 +512,8 @@ def footer_for(df: pd.DataFrame, view: str) -> Footer:
         )
     if kind == "report":
         segs = _segment_levels(df, ("model",))
-        short = [_report_level_line(df), _coverage_line(df, segs), _empty_line(df), _gain_line(df)]
+        short = [_report_level_line(df), _few_groups_line(df, "report"), _coverage_line(df, segs), _empty_line(df),
+                 _gain_line(df)]
         details = [_segments_line(df, segs), _report_ci_line(df), *_metric_coverage_lines(df), _choices_line(df)]
         if view == "compact" and df.attrs.get("_vs"):
             details.insert(0, str(df.attrs["_vs"]))
@@ -509,6 +522,7 @@ def footer_for(df: pd.DataFrame, view: str) -> Footer:
     segs = _segment_levels(df, ("model", "metric", "baseline"))
     sig, intervals = _significance_line(df, view), (_interval_line(df) if view != "summary" else "")
     head = f"{sig}; {intervals}" if sig and intervals else (sig or intervals)  # one item: what a mark and a bar mean
-    short = [head, lift_line(df, view), _coverage_line(df, segs), _empty_line(df), _gain_line(df)]
+    short = [head, lift_line(df, view), _few_groups_line(df, "compare"), _coverage_line(df, segs), _empty_line(df),
+             _gain_line(df)]
     details = [_compare_columns_line(df, view), _tests_line(df), *_metric_coverage_lines(df), _choices_line(df)]
     return Footer(short, details)

@@ -30,10 +30,10 @@ from ..core.metrics.relaimpr import has_relaimpr, lift_values
 from ..inference.bootstrap import bootstrap_pvalues, percentile_interval
 from ..inference.studentized import replicate_se, studentized_fallback, studentized_interval
 from .finalize import _ratio, item_bounds, item_values
-from .plan import Plan
+from .plan import COUNTER_INDEX, Plan
 from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary, by_name
 
-__all__ = ["MAX_SHARDS", "RESULT_CHUNK_ROWS", "RESULT_FIELDS", "flip_pvalues", "reduce_replicates", "reduce_shard", "replicate_results", "shard_count"]
+__all__ = ["MAX_SHARDS", "MIN_UNITS", "RESULT_CHUNK_ROWS", "RESULT_FIELDS", "flip_pvalues", "reduce_replicates", "reduce_shard", "replicate_results", "shard_count"]
 
 #: Most shards of segments an engine cuts its partitions' summaries into (tasks: partitions x shards).
 MAX_SHARDS = 16
@@ -55,6 +55,19 @@ def flip_pvalues(obs: np.ndarray, abs_sum: np.ndarray, reps: np.ndarray, n_flips
     t_star = obs[None, :] - 2.0 * reps
     hits = (np.abs(t_star) >= t - tol).sum(axis=0)
     return (1.0 + hits) / (1.0 + n_flips)
+
+
+#: Fewest resampled groups an interval or a bootstrap p-value needs: with one, every replicate of
+#: the bootstrap over groups repeats the estimate (an interval of width 0, p = 1 / (B + 1)).
+MIN_UNITS = 2
+
+
+def _units(data: dict[str, Any], plan: Plan, jm: np.ndarray) -> np.ndarray:
+    """The groups behind each (segment, target): the groups a report's metric uses, or those both
+    models of a compare pair use."""
+    if plan.kind == "compare":
+        return np.asarray(data["pair_used"])
+    return np.asarray(data["counts"])[:, jm, COUNTER_INDEX["n_used"]]
 
 
 def _target_items(plan: Plan) -> tuple[np.ndarray, np.ndarray | None]:
@@ -160,16 +173,20 @@ def _compute_block(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | N
         fell = (studentized_fallback(se0.reshape(-1), cols, se_cols) & np.isfinite(stat.reshape(-1))).reshape(n_seg, n_t)
     else:
         lo, hi = percentile_interval(flat, ci, bounds=bounds)
-    out["rep_lo"], out["rep_hi"] = lo.reshape(n_seg, n_t), hi.reshape(n_seg, n_t)
-    out["rep_fell"] = fell
+    # one group (or none) is no sample of groups: every replicate repeats it, so no interval and
+    # no bootstrap p-value there (the sign-flip test's p-value of one group is 1, kept)
+    few = _units(data, plan, jm) < MIN_UNITS
+    out["rep_lo"] = np.where(few, np.nan, lo.reshape(n_seg, n_t))
+    out["rep_hi"] = np.where(few, np.nan, hi.reshape(n_seg, n_t))
+    out["rep_fell"] = fell & ~few
     if plan.kind == "compare":
-        out["rep_pboot"] = bootstrap_pvalues(stat, flat, point[:, jm], point[:, jb]).reshape(n_seg, n_t)
+        out["rep_pboot"] = np.where(few, np.nan, bootstrap_pvalues(stat, flat, point[:, jm], point[:, jb]).reshape(n_seg, n_t))
         if plan.lift == "relaimpr":
             kinds = np.array([has_relaimpr(n) for _, _, n in plan.flip_pairs], dtype=bool)
             lift_reps = lift_values(reps[:, :, jm], reps[:, :, jb], kinds)  # (S, B, T)
             llo, lhi = percentile_interval(np.moveaxis(lift_reps, 1, 0), ci)
             # a replicate whose baseline is at most 0.5 has no RelaImpr: no interval then
-            crossed = kinds & np.any(reps[:, :, jb] <= 0.5, axis=1)
+            crossed = (kinds & np.any(reps[:, :, jb] <= 0.5, axis=1)) | few
             out["rep_llo"] = np.where(crossed, np.nan, llo.reshape(n_seg, n_t))
             out["rep_lhi"] = np.where(crossed, np.nan, lhi.reshape(n_seg, n_t))
         if plan.monte_carlo and data.get("flip_reps") is not None:

@@ -24,7 +24,7 @@ from ..summary.finalize import (
     item_values, xauc_of,
 )
 from ..summary.plan import Plan, compare_pairs
-from ..summary.replicates import replicate_results
+from ..summary.replicates import MIN_UNITS, replicate_results
 from ..summary.summary import Summary
 
 __all__ = ["compare_table", "COLUMNS", "multiple_testing"]
@@ -365,6 +365,8 @@ def _pooled_row(
     base[i] = auc_lookup(pairs.auc, key, b, plan)
     value[i] = auc_lookup(pairs.auc, key, m, plan)
     diff[i] = value[i] - base[i]
+    if (seg["n_groups"] if plan.group else seg["n_rows"]) < MIN_UNITS:  # one group: no sample to resample
+        return
     d_rep = auc_replicates(pairs.auc_boot, key, m, plan) - auc_replicates(pairs.auc_boot, key, b, plan)
     lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci, bounds=(-1.0, 1.0))  # type: ignore[arg-type]
     block["ci_low"][i], block["ci_high"][i] = lo_i[0], hi_i[0]
@@ -457,6 +459,9 @@ def _with_attrs(out: Any, summary: Summary, pairs: _Pairs, deferred: _Deferred, 
     )
     if stud_fallback:
         out.attrs["percentile_fallback"] = list(stud_fallback)
+    few = int(np.sum((out["groups_used"].to_numpy() < MIN_UNITS) & np.isfinite(out["diff"].to_numpy(dtype=float))))
+    if few:  # no interval (nor bootstrap p-value) there: the footer says why
+        out.attrs["few_groups"] = few
     out.attrs["graded_rows"] = summary.total("n_graded")
     out.attrs["ci_adjust"] = plan.ci_adjust
     if plan.lift == "relaimpr":

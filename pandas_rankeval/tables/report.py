@@ -18,7 +18,7 @@ from ..summary.finalize import (
     xauc_of,
 )
 from ..summary.plan import Plan
-from ..summary.replicates import replicate_results
+from ..summary.replicates import MIN_UNITS, replicate_results
 from ..summary.summary import Summary
 
 __all__ = ["report_table"]
@@ -84,6 +84,9 @@ def report_table(
     table = pd.DataFrame(ordered, index=idx)
     if intervals:
         table.attrs["ci"] = _report_ci_info(plan)
+        few = _few_group_cells(summary, plan, pos, values, intervals)
+        if few:
+            table.attrs["few_groups"] = few
         if fallback:
             table.attrs["ci"]["method"] += fallback_note(list(fallback))
             table.attrs["ci"]["percentile_fallback"] = list(fallback)
@@ -95,6 +98,23 @@ def report_table(
     # which groups a metric uses depends on the labels only: one warning covers every model
     warn_once(plan.func, [(n, first[n][0], first[n][1], nan_reason(n)) for n in names])
     return table
+
+
+def _few_group_cells(summary: Summary, plan: Plan, pos: np.ndarray, values: dict[str, np.ndarray],
+                     intervals: dict[str, tuple[np.ndarray, np.ndarray]]) -> int:
+    """How many values have no interval because their metric uses fewer than 2 groups (the
+    footer says so): a group metric's groups used, global AUC's and XAUC's groups."""
+    item_j = {item: j for j, item in enumerate(plan.items)}
+    pooled = summary.data["n_groups"][pos] if plan.group else summary.data["n_rows"][pos]
+    n = 0
+    for name, (lo, _) in intervals.items():
+        if name in ("auc", "xauc"):
+            units = np.repeat(pooled, len(plan.scores))
+        else:
+            cols = [item_j[(s, name)] for s in plan.scores]
+            units = summary.data["counts"][pos][:, cols, COUNTER_INDEX["n_used"]].reshape(-1)
+        n += int(np.sum((units < MIN_UNITS) & np.isfinite(values[name].reshape(-1)) & np.isnan(lo)))
+    return n
 
 
 def _point_values(
@@ -173,6 +193,8 @@ def _intervals(
             flat = np.moveaxis(r, 1, 0).reshape(r.shape[1], n_seg * n_mod)
             lo_f, hi_f = percentile_interval(flat, ci, bounds=(0.0, 1.0))
             lo, hi = lo_f.reshape(n_seg, n_mod), hi_f.reshape(n_seg, n_mod)
+            few = (summary.data["n_groups"][pos] if plan.group else summary.data["n_rows"][pos]) < MIN_UNITS
+            lo, hi = np.where(few[:, None], np.nan, lo), np.where(few[:, None], np.nan, hi)  # one group: no sample
         else:
             if rr is None:  # pragma: no cover - an interval always has replicate sums
                 raise internal_error("an interval without bootstrap sums")
