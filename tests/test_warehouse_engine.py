@@ -350,3 +350,22 @@ def test_negative_zero_key_with_a_weight_callable() -> None:
     share = lambda st: st["n"] / st["n"].sum()  # noqa: E731
     got = pre.gauc(r.table(df), group="u", label="y", score="s", weight=share, engine_options=r.engine_options())
     assert float(got) == pytest.approx(float(pre.gauc(df, group="u", label="y", score="s", weight=share)), abs=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("threshold", [None, -1.0, 0.0, 0.5, 1.0, 1.5, 2.0])
+def test_bool_label_under_a_threshold_equals_pandas(backend: str, threshold: float | None) -> None:
+    """A bool label is 0 or 1 and relevant when >= the threshold, on the warehouse as in pandas:
+    every row at a threshold <= 0, none above 1 (it was the label itself whatever the threshold)."""
+    df = _table(5)
+    df["y"] = df["y"] > 0
+    r = runner(backend)
+    kw = dict(group="u", label="y", scores=["s"], metrics=METRICS, threshold=threshold, empty="zero")
+    got = pre.per_group(r.table(df), **kw, engine_options=r.engine_options())
+    assert not isinstance(got, Exception), got
+    a, b = _frame(got), _frame(pre.per_group(df, **kw))
+    np.testing.assert_allclose(a.to_numpy(float), b.to_numpy(float), rtol=0, atol=1e-12, equal_nan=True)
+    relevant = {None: df["y"], -1.0: True, 0.0: True, 0.5: df["y"], 1.0: df["y"], 1.5: False, 2.0: False}[threshold]
+    want_pos = pd.Series(relevant, index=df.index).groupby(df["u"]).sum() if not isinstance(relevant, bool) \
+        else df.groupby("u").size() * relevant  # the oracle: the rows >= the threshold, per group
+    np.testing.assert_array_equal(a["positives"].to_numpy(), want_pos.sort_index().to_numpy())

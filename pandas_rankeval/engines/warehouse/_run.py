@@ -58,7 +58,12 @@ def _relevant(t: Any, plan: Plan, dtype: Any) -> tuple[Any, tuple[str, Any]]:
     import ibis
 
     label = t[str(plan.label)]
-    if pd.api.types.is_bool_dtype(dtype):
+    if pd.api.types.is_bool_dtype(dtype):  # 0 or 1: relevant when >= the threshold, as in pandas
+        threshold = plan.options.threshold
+        if threshold is not None and threshold > 1:
+            return ibis.literal(False), ("never", None)
+        if threshold is not None and threshold <= 0:
+            return ibis.literal(True), ("always", None)
         return label, ("bool", None)
     op, bound = relevance_rule(dtype, plan.options.threshold)
     if op == "never":

@@ -187,8 +187,8 @@ def _relevant(t: Any, label: str, relevance: tuple[str, Any]) -> Any:
     col = t[label]
     if op == "bool":  # a bool label is its own relevance
         return col
-    if op == "never":
-        return ibis.literal(False)
+    if op in ("never", "always"):  # (a bool label under a threshold above 1, or at most 0)
+        return ibis.literal(op == "always")
     if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)):
         col, bound = _f(col), _lit(bound)
     return col > bound if op == ">" else col >= bound
