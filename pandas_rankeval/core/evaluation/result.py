@@ -188,7 +188,7 @@ class Coverage:
             elif not self.n_used:
                 text += "; only one class, so no (positive, negative) pair"
             if self.n_dropped:
-                text += f"; {self.n_dropped:,} rows with missing values dropped"
+                text += f"; {self.n_dropped:,} row{'' if self.n_dropped == 1 else 's'} with missing values dropped"
             return text
         parts = []
         for count, reason in (
@@ -210,7 +210,7 @@ class Coverage:
         elif self.n_empty:
             text += f" ({self.n_empty:,} with no relevant row, scored 0)"
         if self.n_dropped:
-            text += f"; {self.n_dropped:,} rows with missing values dropped"
+            text += f"; {self.n_dropped:,} row{'' if self.n_dropped == 1 else 's'} with missing values dropped"
         if self.alert:
             text += (
                 f"; the filters drop {self.rows_filtered_share:.1%} of rows and "

@@ -84,6 +84,10 @@ def _encode_one(s: pd.Series, workers: Workers | None = None) -> tuple[np.ndarra
                 return pd.Index(np.asarray(c).astype(dtype) + dtype.type(lo), name=name)  # type: ignore[arg-type, union-attr]
 
             return codes, span, decode_int
+    if isinstance(dtype, pd.ArrowDtype) and pd.api.types.is_float_dtype(dtype):
+        # -0.0 + 0.0 is 0.0: one key (pd.factorize keeps them apart for pyarrow floats); the sum is
+        # a double, cast back (exact: the values are the key's own)
+        s = (s + 0.0).astype(dtype)
     codes, uniques = pd.factorize(s, sort=False, use_na_sentinel=True)
     codes = codes.astype(_code_dtype(len(uniques)), copy=False)
     uniques = unsigned_zero(uniques)

@@ -379,6 +379,8 @@ def missing_mask(series: pd.Series) -> np.ndarray:
             return np.zeros(series.shape[0], dtype=bool)
         if dtype.kind == "f":
             return np.isnan(series.to_numpy())
+    elif pd.api.types.is_float_dtype(dtype):  # a pyarrow or masked float: null, and NaN that is not null
+        return np.isnan(series.to_numpy(dtype=np.float64, na_value=np.nan))
     return np.asarray(series.isna(), dtype=bool)
 
 
