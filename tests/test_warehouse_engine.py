@@ -369,3 +369,20 @@ def test_bool_label_under_a_threshold_equals_pandas(backend: str, threshold: flo
     want_pos = pd.Series(relevant, index=df.index).groupby(df["u"]).sum() if not isinstance(relevant, bool) \
         else df.groupby("u").size() * relevant  # the oracle: the rows >= the threshold, per group
     np.testing.assert_array_equal(a["positives"].to_numpy(), want_pos.sort_index().to_numpy())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_empty_table_and_a_score_that_is_the_group_key_as_pandas(backend: str) -> None:
+    """An empty table raises pandas' message (a SUM over no row is NULL: it crashed in int());
+    a score column that is also the group key is evaluated (the blocks grouped by it twice
+    crashed inside Ibis)."""
+    df = _table(8)
+    r = runner(backend)
+    kw = dict(group="u", label="y", engine_options=r.engine_options())
+    t = r.table(df)
+    with pytest.raises(ValueError, match=r"gauc got an empty DataFrame \(0 rows\)"):
+        pre.gauc(t.filter(t.u < df["u"].min()), score="s", **kw)  # no row (DataFusion takes no empty frame)
+    for metric in ("gauc", "mrr", "ndcg"):
+        got = getattr(pre, metric)(r.table(df), score="u", **kw)
+        want = getattr(pre, metric)(df, group="u", label="y", score="u")
+        assert float(got) == pytest.approx(float(want), abs=1e-12, nan_ok=True)

@@ -199,31 +199,36 @@ def label_examples(t: Any, plan: Any, schema: pd.DataFrame, nan: bool) -> Any:
     return rows.group_by("v").aggregate(n=rows.count()).select("v").order_by("v").limit(3)
 
 
+def _count(value: Any) -> int:
+    """A count of the aggregate's row: a SQL ``SUM`` over no row is NULL, that is 0 rows."""
+    return 0 if value is None or pd.isna(value) else int(value)
+
+
 def scan_from_row(row: pd.Series, how: dict[str, Any], plan: Any, examples: list[float] | None = None) -> Scan:
     """The :class:`Scan` of the aggregate's one row (``examples``: :func:`label_examples`, read
     only when the row counts labels other than 0 and 1)."""
     cols = how["columns"]
-    missing = {plan_col: int(row[f"miss{i}"]) for i, plan_col in enumerate(dict.fromkeys(plan.columns))
-               if int(row[f"miss{i}"])}
-    problems = {kind: int(row[k]) for k, kind in how["kinds"].items() if int(row[k])}
+    missing = {plan_col: _count(row[f"miss{i}"]) for i, plan_col in enumerate(dict.fromkeys(plan.columns))
+               if _count(row[f"miss{i}"])}
+    problems = {kind: _count(row[k]) for k, kind in how["kinds"].items() if _count(row[k])}
     cal = how.get("calibration", ())
-    if "binary_bad" in row and int(row["binary_bad"]):
-        problems[("binary_label", (plan.label, cal))] = int(row["binary_bad"])
+    if "binary_bad" in row and _count(row["binary_bad"]):
+        problems[("binary_label", (plan.label, cal))] = _count(row["binary_bad"])
         problems.update({("binary_label:example", float(v)): 1 for v in examples or []})
     for i, c in enumerate(how.get("probability", [])):
-        if int(row[f"prob_bad{i}"]):
+        if _count(row[f"prob_bad{i}"]):
             score = next(s for s in plan.scores if str(s) == c)
-            problems[("probability", (score, cal))] = int(row[f"prob_bad{i}"])
+            problems[("probability", (score, cal))] = _count(row[f"prob_bad{i}"])
             problems[("probability:range", (score, float(row[f"prob_min{i}"]), float(row[f"prob_max{i}"])))] = 1
     top = row.get("label_max")
     if top is not None and pd.isna(top):
         top = None
-    out = Scan(int(row["rows"]), missing, int(row["dropped"]) if missing else 0, problems, label_max=top)
+    out = Scan(_count(row["rows"]), missing, _count(row["dropped"]) if missing else 0, problems, label_max=top)
     if "groups" in row:
-        out.n_groups = int(row["groups"])
+        out.n_groups = _count(row["groups"])
     if "with_relevant" in row:
-        out.n_with_relevant = int(row["with_relevant"])
+        out.n_with_relevant = _count(row["with_relevant"])
     if "pairs" in row:
-        out.n_pairs = int(row["pairs"])
+        out.n_pairs = _count(row["pairs"])
     del cols
     return out

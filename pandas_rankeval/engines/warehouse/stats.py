@@ -249,6 +249,13 @@ def group_stats(
     The blocks are the rows of equal (score[, tiebreak][, label]): the order of the blocks of a
     group is total, and inside a block every row has the same label where ``ties`` sorts by it.
     """
+    keyed = {str(c) for c in group}
+    copies = {f"{prefix}c_{role}": t[str(c)] for role, c in (("score", score), ("tiebreak", tiebreak), ("label", label))
+              if c is not None and str(c) in keyed}
+    if copies:  # a column that is also a group key (a score = the group, say): a copy of its own name,
+        t = t.mutate(**copies)  # as the blocks group by both
+        score, tiebreak, label = (f"{prefix}c_{r}" if f"{prefix}c_{r}" in copies else c
+                                  for r, c in (("score", score), ("tiebreak", tiebreak), ("label", label)))
     b = _Build(group=[str(c) for c in group], label=str(label), score=str(score), stats=list(stats),
                sample_weight=sample_weight, ties=ties, tiebreak=None if tiebreak is None else str(tiebreak),
                P=prefix, propensity=propensity, clip=clip)
