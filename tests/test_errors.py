@@ -269,7 +269,7 @@ def test_bad_threshold(df, threshold):
 
 def test_negative_labels_for_ndcg(df):
     bad = df.assign(click=df["click"] - 1)
-    with pytest.raises(ValueError, match=r"Column 'click' has 4 negative labels; NDCG needs labels >= 0"):
+    with pytest.raises(ValueError, match=r"Column 'click' has 4 negative labels; graded metrics \(NDCG, DCG, ERR\) need labels >= 0"):
         pre.ndcg(bad, group="user_id", label="click", score="model_a")
 
 
@@ -305,7 +305,11 @@ def test_sample_weight_only_for_auc_metrics(df):
         ("precision", r"Metric 'precision' needs a cutoff, such as 'precision@10'"),
         ("auc@5", r"Metric 'auc' takes no cutoff"),
         ("ndcg@0", r"The cutoff of 'ndcg@0' must be at least 1"),
-        ("ndcg@", r"Unknown metric 'ndcg@'"),
+        ("ndcg@", r"After '@', 'ndcg@' needs a cutoff of at least 1, such as 'ndcg@10'"),
+        ("ndcg@-3", r"After '@', 'ndcg@-3' needs a cutoff of at least 1"),
+        ("hitrate@5", r"Unknown metric 'hitrate@5'\. Did you mean 'hit_rate@5'\?"),  # the user's cutoff kept
+        ("HR@10", r"Unknown metric 'HR@10'\. Did you mean 'hit_rate@10'\?"),
+        ("gauc,mrr", r"Several metrics go in a list: metrics=\['gauc', 'mrr'\]"),
     ],
 )
 def test_metric_names(df, name, message):
@@ -457,3 +461,31 @@ def test_gauc_engine_is_renamed_implementation_with_a_future_warning(df):
     with pytest.raises(ValueError, match=r"The 'engine' parameter of gauc must be one of 'numpy', 'sklearn'\. "
                                          r"Got 'spark' instead\."):
         pre.gauc(df, engine="spark", **kw)
+
+
+def test_messages_that_point_to_the_fix(df):
+    """Errors found wanting by a new user's session: the parameter named, the user's own value
+    kept in the suggestion, the fix that works."""
+    kw = dict(group="user_id", label="click")
+    with pytest.raises(ValueError, match=r"Got 95 instead\. Did you mean ci=0\.95\?"):
+        pre.report(df, scores=["model_a"], metrics=["gauc"], ci=95, **kw)
+    with pytest.raises(ValueError, match=r"Got 5 instead\. Did you mean alpha=0\.05\?"):
+        pre.compare(df, scores=["model_a", "model_b"], metrics=["gauc"], alpha=5, **kw)
+    with pytest.raises(ValueError, match=r"range \(0, 1\)\. Got 1\.5 instead\.$"):  # no percent guess
+        pre.report(df, scores=["model_a"], metrics=["gauc"], ci=1.5, **kw)
+    # a baseline that is a column but not a score: list it in scores (not a near score's name)
+    with pytest.raises(ValueError, match=r"Got 'model_a' instead\. List it in scores too: "
+                                         r"scores=\['model_a', 'model_b'\]\."):
+        pre.compare(df, scores=["model_b"], baseline="model_a", metrics=["gauc"], **kw)
+    with pytest.raises(ValueError, match=r"Got 'modle_a' instead\. Did you mean 'model_a'\?"):  # a typo
+        pre.compare(df, scores=["model_a", "model_b"], baseline="modle_a", metrics=["gauc"], **kw)
+    # a text sample_weight column is named by its own parameter, on pandas and polars
+    bad = df.assign(sw="a")
+    frames = [bad]
+    pl = pytest.importorskip("polars")
+    frames.append(pl.from_pandas(bad))
+    for frame in frames:
+        with pytest.raises(TypeError, match=r"Column 'sw' \(sample_weight\) must be numeric"):
+            pre.gauc(frame, score="model_a", sample_weight="sw", **kw)
+    with pytest.raises(ValueError, match=r"negative label; graded metrics \(NDCG, DCG, ERR\) need labels >= 0"):
+        pre.err(df.assign(click=np.where(np.arange(len(df)) == 0, -1, df["click"])), score="model_a", k=3, **kw)

@@ -75,7 +75,10 @@ def check_level(value: Any, param: str, func: str) -> float:
         or not isinstance(value, numbers.Real)
         or not (0.0 < float(value) < 1.0)
     ):
-        raise invalid_parameter(param, func, "a float in the range (0, 1)", value)
+        percent = (not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real)
+                   and float(value) in range(1, 100))  # a level written in percent (95, 5)
+        hint = f"Did you mean {param}={float(value) / 100:g}?" if percent else ""
+        raise invalid_parameter(param, func, "a float in the range (0, 1)", value, hint)
     return float(value)
 
 

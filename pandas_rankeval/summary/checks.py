@@ -19,7 +19,7 @@ import pandas as pd
 from ..core.inputs.options import check_weight_name
 from ..core.inputs.prepare import label_levels
 from ..core.evaluation.reductions import STATS_GIVEN, as_weights, series_weights
-from ..core.inputs.validation import InputProblem, call_user, check_columns, duplicate_column_error, numeric_values
+from ..core.inputs.validation import InputProblem, call_user, check_columns, duplicate_column_error, numeric_values, weight_roles
 from .plan import Plan
 
 __all__ = ["check_partitioned", "check_schema", "needs_group_stats", "weights_once"]
@@ -73,9 +73,9 @@ def check_schema(schema: pd.DataFrame, plan: Plan) -> None:
     numeric_values(schema[plan.label], plan.label, "label", keep_int=True, fix=fix(plan.label))
     for s in plan.scores:
         numeric_values(schema[s], s, "score", keep_float32=True, keep_int64=True, fix=fix(s))
-    for c in (plan.options.sample_weight, weight_column):
-        if c is not None:
-            numeric_values(schema[c], c, "weight", fix=fix(c))
+    roles = weight_roles(plan.options.sample_weight, weight_column)
+    for c in roles:
+        numeric_values(schema[c], c, roles[c], fix=fix(c))
     if plan.group and plan.n_replicates and plan.resample == "poisson":
         _check_key_hashing(schema, plan.group)
 

@@ -255,6 +255,7 @@ def make_plan(
 
         ci = check_level(ci, "ci", func)
     if kind == "compare":
+        check_compare_scores(score_cols, baseline, func, None if df is None else list(df.columns))
         ci, alpha, flip_pairs = _check_compare(
             func, specs_all, score_cols, baseline, ci, alpha, method, adjust, family, ci_adjust, delong_auc
         )
@@ -353,7 +354,7 @@ def _check_compare(
     (model, baseline, group metric) triples tested by sign flips."""
     from pandas_rankeval.inference.bootstrap import check_level
 
-    check_compare_scores(score_cols, baseline, func)
+    check_compare_scores(score_cols, baseline, func)  # (checked with the frame's columns first, when given)
     level = check_level(0.95 if ci is None else ci, "ci", func)  # compare's default level
     alpha = check_level(alpha, "alpha", func)
     check_option(method, "method", func, METHODS)

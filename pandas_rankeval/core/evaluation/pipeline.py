@@ -33,7 +33,7 @@ from .reductions import _calibration_metric, _global_auc, _group_metric, global_
 from ..metrics.registry import check_sample_weight
 from ..reference import reference_mode
 from ..threads import Workers, threads_for
-from ..inputs.validation import as_columns, internal_error, problem_message
+from ..inputs.validation import as_columns, internal_error, problem_message, weight_roles
 
 __all__ = ["evaluate", "evaluate_score", "prepare_evaluation"]
 
@@ -117,6 +117,7 @@ def prepare_evaluation(
         label=label,
         scores=list(scores),
         numeric_extra=numeric_extra,
+        roles=weight_roles(opts.sample_weight, weight_column),
         key_extra=[opts.tiebreak] if opts.tiebreak is not None else [],
         segment=by,
         nan_policy=opts.nan_policy,
@@ -145,11 +146,7 @@ def _checked_levels(y: np.ndarray, label: Hashable, opts: Options, specs: Sequen
     label that overflows ``gain='exp2'``, none above a metric's top grade."""
     graded = any(s.info.graded for s in specs)
     if graded and (y < 0).any():
-        count = int((y < 0).sum())
-        raise ValueError(
-            f"Column {label!r} has {count:,} negative label{'s' if count != 1 else ''}; NDCG needs "
-            "labels >= 0 (graded relevance). Clip or shift them first."
-        )
+        raise ValueError(problem_message("negative_label", label, int((y < 0).sum())))
     # grouped and global XAUC read the order of the labels (their levels), not only relevance; they
     # are not graded (no gain, so none of NDCG's label checks)
     labels = label_levels(y, opts.threshold,

@@ -8,7 +8,7 @@ are dropped from the arrays, not from the frame.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -304,6 +304,7 @@ def prepare(
     label: Hashable,
     scores: Sequence[Hashable],
     numeric_extra: Sequence[Hashable] = (),
+    roles: Mapping[Hashable, str] | None = None,
     key_extra: Sequence[Hashable] = (),
     segment: Sequence[Hashable] = (),
     nan_policy: str = "raise",
@@ -312,7 +313,8 @@ def prepare(
 ) -> Prepared:
     """Check the columns and turn them into arrays.
 
-    ``numeric_extra`` are numeric columns (sample weights, a weight column);
+    ``numeric_extra`` are numeric columns (sample weights, a weight column; ``roles`` names the
+    parameter of each in errors, default "weight");
     ``key_extra`` are columns used only for ordering (a tie-break column), which
     may be of any sortable dtype; ``raw_extra`` are numeric columns that their metric checks (the
     logged position and propensity of the IPS metrics). With ``defer_groups`` the group keys are encoded
@@ -341,7 +343,7 @@ def prepare(
             "labels must be finite numbers or bools."
         )
     score_arrays = {s: _score_array(df[s], s) for s in scores}
-    extra = _extra_arrays(df, numeric_extra, raw_extra, key_extra)
+    extra = _extra_arrays(df, numeric_extra, raw_extra, key_extra, roles or {})
     groups = encode_groups(df, gcols) if gcols and not defer_groups else None
     segments = encode_groups(df, list(segment)) if segment else None
     return Prepared(
@@ -415,12 +417,12 @@ def _score_array(col: pd.Series, s: Hashable) -> np.ndarray:
 
 
 def _extra_arrays(df: pd.DataFrame, numeric_extra: Sequence[Hashable], raw_extra: Sequence[Hashable],
-                  key_extra: Sequence[Hashable]) -> dict[Hashable, np.ndarray]:
+                  key_extra: Sequence[Hashable], roles: Mapping[Hashable, str]) -> dict[Hashable, np.ndarray]:
     """Weights (finite, >= 0), the IPS metrics' raw columns (under their own key) and the
     ordering columns (as int64 codes in sorted order)."""
     extra: dict[Hashable, np.ndarray] = {}
     for c in numeric_extra:
-        arr = numeric_values(df[c], c, "weight")
+        arr = numeric_values(df[c], c, roles.get(c, "weight"))
         if not np.isfinite(arr).all() or (arr < 0).any():
             count = int((~np.isfinite(arr) | (arr < 0)).sum())
             raise ValueError(

@@ -37,6 +37,7 @@ __all__ = [
     "check_n_boot_for_level",
     "missing_mask",
     "numeric_values",
+    "weight_roles",
 ]
 
 
@@ -384,6 +385,20 @@ def missing_mask(series: pd.Series) -> np.ndarray:
     return np.asarray(series.isna(), dtype=bool)
 
 
+def weight_roles(sample_weight: Hashable | None, weight_column: Hashable | None) -> dict[Hashable, str]:
+    """The weight columns of a call, each with the parameter that names it (for its errors).
+
+    >>> weight_roles("w", None), weight_roles("w", "w"), weight_roles(None, "imp")
+    ({'w': 'sample_weight'}, {'w': 'sample_weight and weight'}, {'imp': 'weight'})
+    """
+    roles: dict[Hashable, str] = {}
+    if sample_weight is not None:
+        roles[sample_weight] = "sample_weight"
+    if weight_column is not None:
+        roles[weight_column] = "sample_weight and weight" if weight_column in roles else "weight"
+    return roles
+
+
 def numeric_values(
     series: pd.Series,
     column: Hashable,
@@ -450,7 +465,8 @@ def problem_message(kind: str, where: Any, count: int, *, of: int = 0, examples:
         )
     if kind == "negative_label":
         return (
-            f"Column {where!r} has {count:,} negative label{s}; NDCG needs labels >= 0 (graded relevance). "
+            f"Column {where!r} has {count:,} negative label{s}; graded metrics (NDCG, DCG, ERR) need labels >= 0 "
+            "(graded relevance). "
             "Clip or shift them first."
         )
     if kind == "label_grade":  # where: (label column, largest grade, metric names); examples: [largest label]
@@ -598,20 +614,24 @@ def check_n_boot_for_level(n_boot: int, ci: float, func: str) -> None:
         )
 
 
-def check_compare_scores(score_cols: list[Hashable], baseline: Hashable | None, func: str) -> None:
-    """compare's score columns: distinct, at least two, the baseline among them (None: all pairs)."""
+def check_compare_scores(score_cols: list[Hashable], baseline: Hashable | None, func: str,
+                         columns: list[Hashable] | None = None) -> None:
+    """compare's score columns: distinct, at least two, the baseline among them (None: all pairs).
+    With the frame's ``columns``, a baseline that is a column but not a score is told to join
+    ``scores``, and one that is no column gets the closest column name."""
     if len(set(score_cols)) != len(score_cols):
         dup = sorted({str(c) for c in score_cols if score_cols.count(c) > 1})
         raise ValueError(f"The 'scores' parameter of {func} names a column more than once: {dup}.")
+    if baseline is not None and baseline not in score_cols:  # first: it may be the second column meant
+        close = None if columns is None or baseline in columns else closest_name(baseline, columns, cutoff=0.6)
+        hint = (f"Did you mean {close!r}?" if close is not None
+                else f"List it in scores too: scores={[baseline, *score_cols]!r}.")
+        raise invalid_parameter("baseline", func, f"one of the score columns {score_cols!r}", baseline, hint)
     if len(score_cols) < 2:
         raise ValueError(
             f"{func} needs at least two score columns, the baseline and a model to compare with it; "
             f"got scores={score_cols!r}."
         )
-    if baseline is not None and baseline not in score_cols:
-        close = closest_name(baseline, score_cols, cutoff=0.6)
-        raise invalid_parameter("baseline", func, f"one of the score columns {score_cols!r}", baseline,
-                                f"Did you mean {close!r}?" if close is not None else "")
 
 
 def _plain(x: Any) -> Any:

@@ -124,6 +124,43 @@ def check_sample_weight(sample_weight: object, specs: Sequence[MetricSpec], func
 _MAX_BINS = 1000
 
 
+#: Short names users type for a metric kind (suggested, never accepted silently).
+_ALIASES = {"hr": "hit_rate", "hit": "hit_rate", "hits": "hit_rate", "hitrate": "hit_rate", "prec": "precision",
+            "rec": "recall", "rr": "mrr", "recip_rank": "mrr", "ap": "map", "roc_auc": "auc"}
+
+
+def _bad_parameter(name: str) -> str | None:
+    """A known metric whose part after ``@`` is no number (``ndcg@-3``, ``mrr@``, ``map@k``)."""
+    kind, at, param = name.strip().lower().partition("@")
+    info = METRICS.get(kind.strip())
+    if not at or info is None:
+        return None
+    if info.param.presence == "none":
+        return f"Metric {kind.strip()!r} takes no cutoff; got {name!r}."
+    what = {"cutoff": "a cutoff of at least 1", "persistence": "a persistence between 0 and 1",
+            "bins": "a number of bins of at least 1"}[info.param.kind]
+    return f"After '@', {name!r} needs {what}, such as '{kind.strip()}@{info.param.example}'."
+
+
+def _unknown_hint(name: str) -> str:
+    """The hint for an unknown metric name: several names in one string, or the closest kind with
+    the user's own parameter kept (``hitrate@5`` -> ``hit_rate@5``, ``HR@10`` -> ``hit_rate@10``)."""
+    if "," in name or ";" in name:
+        parts = [p.strip() for p in re.split(r"[,;]", name) if p.strip()]
+        return f" Several metrics go in a list: metrics={parts!r}."
+    kind, at, param = name.strip().lower().partition("@")
+    kind = kind.strip().replace("-", "_").replace(" ", "_")
+    close = _ALIASES.get(kind) or next(iter(difflib.get_close_matches(kind, list(METRICS), n=1, cutoff=0.6)), None)
+    if close is None:
+        return ""
+    info = METRICS[close]
+    if at and info.param.presence != "none":
+        return f" Did you mean {close + '@' + param.strip()!r}?"
+    if info.param.presence == "required":
+        return f" Did you mean '{close}@{info.param.example}'?"
+    return f" Did you mean {close!r}?"
+
+
 def _examples() -> list[str]:
     return [p.replace("@K", "@10").replace("@P", "@0.8").replace("@B", "@10") for p in valid_names()]
 
@@ -172,14 +209,13 @@ def parse_metric(name: str) -> MetricSpec:
     kind = m.group(1) if m else None
     info = METRICS.get(kind) if kind else None
     if info is None:
-        problem: str | None = f"Unknown metric {name!r}."
+        problem: str | None = _bad_parameter(name) or f"Unknown metric {name!r}."
         param: int | float | None = None
     else:
         problem, param = _param_problem(name, str(kind), info, m.group(2) if m else None)
     if problem:
         valid = ", ".join(repr(v) for v in valid_names())
-        close = difflib.get_close_matches(name.lower(), _examples(), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close and info is None else ""
+        hint = "" if info is not None or _bad_parameter(name) else _unknown_hint(name)
         raise InvalidParameterError(f"{problem}{hint} Valid metrics are {valid} ({_placeholders()}).")
     if param is None and info is not None and info.param.kind == "persistence":
         param = float(info.param.default)  # type: ignore[arg-type]
