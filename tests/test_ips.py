@@ -44,21 +44,22 @@ def _one(metric: str, gains: list[float], order: list[int], k: int | None) -> fl
 
 
 def oracle(df: pd.DataFrame, metric: str, k: int | None, *, ties: str = "expected", tiebreak: str | None = None,
-           clip: float = 0.01, snips: bool = False) -> float:
+           clip: float = 0.01, snips: bool = False, label: str = "click") -> float:
+    """Over every ordering of each group's tied rows (equal score, and tie-break value): their mean
+    (``ties="expected"``), their largest value (``"optimistic"``) or their smallest
+    (``"pessimistic"``): the bounds of what any order inside the ties can give."""
+    pick = {"expected": lambda v: math.fsum(v) / len(v), "optimistic": max, "pessimistic": min}[ties]
     num, den = [], []
     for _, grp in df.groupby("g"):
-        click = grp["click"].tolist()
-        gains = [c / max(PROP[p], clip) if c > 0 else 0.0 for c, p in zip(click, grp["pos"])]
+        click = grp[label].tolist()
+        gains = [1.0 / max(PROP[p], clip) if c > 0 else 0.0 for c, p in zip(click, grp["pos"])]
         keys = []
         for j, s in enumerate(grp["s"]):
             key: tuple = (s,)
             if tiebreak is not None:
                 key += (-grp[tiebreak].iloc[j],)  # ascending tie-break ranks first
-            if ties != "expected":
-                key += ((1 if click[j] > 0 else 0) * (1 if ties == "optimistic" else -1),)
             keys.append(key)
-        orders = _orderings(keys)
-        v = math.fsum(_one(metric, gains, o, k) for o in orders) / len(orders)
+        v = pick([_one(metric, gains, o, k) for o in _orderings(keys)])
         w = math.fsum(gains) if snips else 1.0
         num.append(v)  # w * (v / w)
         den.append(w)
@@ -91,6 +92,52 @@ def test_equals_enumeration(seed, ties, snips):
         for k in ks:
             got = getattr(pre, metric)(df, **KW, k=k, ties=ties, snips=snips, clip=0.1)
             assert got == pytest.approx(oracle(df, metric, k, ties=ties, clip=0.1, snips=snips), abs=1e-12)
+
+
+def _graded(seed: int, n_groups: int = 25) -> pd.DataFrame:
+    """Small groups of graded labels (0, 1, 2) shown at distinct logged positions, so the clicked rows
+    of a tie carry different weights, and the label levels that order a tie for NDCG disagree with
+    the weights."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 6, n_groups)
+    g = np.repeat(np.arange(n_groups), sizes)
+    n = g.shape[0]
+    return pd.DataFrame({
+        "g": g, "pos": np.concatenate([rng.permutation(6)[:m] + 1 for m in sizes]),
+        "grade": rng.integers(0, 3, n), "s": rng.integers(0, 2, n).astype(float), "tb": rng.integers(0, 2, n),
+    }).sample(frac=1.0, random_state=seed)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("tiebreak", [None, "tb"])
+def test_tie_rules_are_the_bounds_over_tie_orders(seed, tiebreak):
+    # "optimistic" is the largest value over every order of the tied rows, "pessimistic" the smallest:
+    # inside a tie the largest weights first / last, whatever the labels (the cutoffs cut tie blocks)
+    # (with NDCG in the same call, the labels are graded levels: they must not order the tie here)
+    df = _graded(seed)
+    kw = {"group": "g", "label": "grade", "position": "pos", "propensity": PROP, "tiebreak": tiebreak, "clip": 0.1}
+    names = ["ips_dcg", "ips_dcg@1", "ips_dcg@2", "ips_dcg@4", "ips_precision@1", "ips_precision@3",
+             "ips_hit_rate@1", "ips_hit_rate@2", "ips_hit_rate@4"]
+    for ties in ("expected", "optimistic", "pessimistic"):
+        rep = pre.report(df, **kw, scores="s", metrics=[*names, "ndcg@3"], ties=ties)
+        for name in names:
+            metric, _, k = name.partition("@")
+            want = {t: oracle(df, metric, int(k) if k else None, ties=t, tiebreak=tiebreak, clip=0.1, label="grade")
+                    for t in ("expected", "optimistic", "pessimistic")}
+            assert want["pessimistic"] < want["expected"] < want["optimistic"]  # the data has such ties
+            got = getattr(pre, metric)(df, **kw, score="s", k=int(k) if k else None, ties=ties)
+            assert float(got) == pytest.approx(want[ties], abs=1e-12), (name, ties)
+            assert rep.loc["s", name] == pytest.approx(want[ties], abs=1e-12), (name, ties)
+
+
+def test_tie_rules_hand_worked():
+    # two tied clicks, logged at positions 1 and 3 (weights 1 and 4); one place above the cutoff
+    df = pd.DataFrame({"q": 1, "y": [1, 1], "s": [0.5, 0.5], "pos": [1, 3]})
+    kw = {"group": "q", "label": "y", "score": "s", "k": 1, "position": "pos",
+          "propensity": pd.Series({1: 1.0, 2: 0.5, 3: 0.25})}
+    for ties, want in (("expected", 2.5), ("optimistic", 4.0), ("pessimistic", 1.0)):
+        for metric in ("ips_dcg", "ips_precision", "ips_hit_rate"):
+            assert float(getattr(pre, metric)(df, **kw, ties=ties)) == want, (metric, ties)
 
 
 def test_tiebreak_and_report_agree():
@@ -259,6 +306,26 @@ def test_engines_equal_pandas(engine, request):
     with pytest.raises(ValueError, match=r"Column 'pos' \(position\) has 4 infinite, zero or negative values"):
         pre.ips_dcg(_to_engine(engine, bad, request), group="g", label="click", score="s", position="pos",
                     propensity=PROP)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_tie_rules_engines_equal_pandas(engine, request):
+    # the IPS weights order the tied rows under "optimistic" / "pessimistic" on every engine, with
+    # graded labels (NDCG asked for too) and a tie-break; pandas is checked against enumeration above
+    df = _graded(2, n_groups=40).reset_index(drop=True)
+    df["s2"] = df["s"] + 0.5 * (df["pos"] % 2)
+    names = ["ips_dcg", "ips_dcg@2", "ips_precision@3", "ips_hit_rate@1", "ndcg@2"]
+    frame = _to_engine(engine, df, request)
+    for ties, extra in (("optimistic", {}), ("pessimistic", {"tiebreak": "tb", "snips": True})):
+        kw = dict(group="g", label="grade", scores=["s", "s2"], metrics=names, position="pos", propensity=PROP,
+                  ties=ties, **extra)
+        ref, got = pre.report(df, **kw), pre.report(frame, **kw)
+        num = ref.select_dtypes("number").columns
+        np.testing.assert_allclose(got[num].to_numpy(float), ref[num].to_numpy(float), atol=1e-12, rtol=0)
+        one = dict(group="g", label="grade", score="s", position="pos", propensity=PROP, k=2, ties=ties, **extra)
+        want = oracle(df, "ips_dcg", 2, ties=ties, tiebreak=extra.get("tiebreak"), label="grade",
+                      snips=bool(extra.get("snips")))
+        assert float(pre.ips_dcg(frame, **one)) == pytest.approx(want, abs=1e-12)
 
 
 def test_per_group_evaluator_and_cli(tmp_path, capsys):

@@ -182,6 +182,26 @@ def test_ips_equals_pandas(backend: str) -> None:
     assert float(got) == pytest.approx(float(ref), abs=1e-12)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ips_tie_rules_order_by_weight(backend: str) -> None:
+    """Under "optimistic" / "pessimistic" a tie's clicks are ordered by their IPS weight (largest
+    first / last), not by label, as pandas does (checked there against every order of the ties):
+    graded labels with NDCG in the same call, a tie-break, SNIPS, cutoffs inside tie blocks."""
+    df = _clicks(6)
+    df["grade"] = df["click"] * np.random.default_rng(6).integers(1, 3, len(df))  # 0, 1 or 2
+    r = runner(backend)
+    t = r.table(df)
+    eo = r.engine_options()
+    names = [*NAMES, "ips_precision@3", "ndcg@2"]
+    for kw in ({"ties": "optimistic", "propensity": "p"},
+               {"ties": "pessimistic", "tiebreak": "tb", "position": "pos", "propensity": PROP, "snips": True}):
+        kw = dict(group="g", label="grade", scores=["s", "s2"], metrics=names, **kw)
+        n, got = sent(lambda: pre.per_group(t, **kw, engine_options=eo))
+        assert not isinstance(got, Exception), got
+        _close(pd.DataFrame(got).sort_index(), pd.DataFrame(pre.per_group(df, **kw)).sort_index())
+        assert n == 1 + 2
+
+
 @pytest.mark.parametrize("backend", ["duckdb", "clickhouse"])
 def test_ips_report_compare_segments(backend: str) -> None:
     df = _clicks(2)

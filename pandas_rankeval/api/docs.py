@@ -128,7 +128,10 @@ PARAMS: dict[str, str] = {
     WSDM 2017), as long as the propensities are right and at least ``clip``.
 
     Ties: a tied block spreads its summed IPS gain evenly over the ranks it holds, the exact
-    expectation over the orderings of the tie (as DCG). Groups with no click score 0 and count
+    expectation over the orderings of the tie (as DCG). ``ties="optimistic"`` and
+    ``"pessimistic"`` order a tie by the rows' IPS weights, the largest first or last (so the
+    clicks first or last), not by their labels: the largest and the smallest value over the
+    orderings of the tie. Groups with no click score 0 and count
     (``empty="zero"``, the default, which the estimate needs: ``empty="skip"`` conditions on a
     click, a bias the weights do not undo).
 

@@ -1649,7 +1649,10 @@ def ips_dcg(
     WSDM 2017), as long as the propensities are right and at least ``clip``.
 
     Ties: a tied block spreads its summed IPS gain evenly over the ranks it holds, the exact
-    expectation over the orderings of the tie (as DCG). Groups with no click score 0 and count
+    expectation over the orderings of the tie (as DCG). ``ties="optimistic"`` and
+    ``"pessimistic"`` order a tie by the rows' IPS weights, the largest first or last (so the
+    clicks first or last), not by their labels: the largest and the smallest value over the
+    orderings of the tie. Groups with no click score 0 and count
     (``empty="zero"``, the default, which the estimate needs: ``empty="skip"`` conditions on a
     click, a bias the weights do not undo).
 
@@ -1799,7 +1802,10 @@ def ips_precision(
     WSDM 2017), as long as the propensities are right and at least ``clip``.
 
     Ties: a tied block spreads its summed IPS gain evenly over the ranks it holds, the exact
-    expectation over the orderings of the tie (as DCG). Groups with no click score 0 and count
+    expectation over the orderings of the tie (as DCG). ``ties="optimistic"`` and
+    ``"pessimistic"`` order a tie by the rows' IPS weights, the largest first or last (so the
+    clicks first or last), not by their labels: the largest and the smallest value over the
+    orderings of the tie. Groups with no click score 0 and count
     (``empty="zero"``, the default, which the estimate needs: ``empty="skip"`` conditions on a
     click, a bias the weights do not undo).
 
@@ -1946,7 +1952,10 @@ def ips_hit_rate(
     WSDM 2017), as long as the propensities are right and at least ``clip``.
 
     Ties: a tied block spreads its summed IPS gain evenly over the ranks it holds, the exact
-    expectation over the orderings of the tie (as DCG). Groups with no click score 0 and count
+    expectation over the orderings of the tie (as DCG). ``ties="optimistic"`` and
+    ``"pessimistic"`` order a tie by the rows' IPS weights, the largest first or last (so the
+    clicks first or last), not by their labels: the largest and the smallest value over the
+    orderings of the tie. Groups with no click score 0 and count
     (``empty="zero"``, the default, which the estimate needs: ``empty="skip"`` conditions on a
     click, a bias the weights do not undo).
 

@@ -6,10 +6,13 @@ A click on a row that the logging ranker showed at position k weighs 1 / max(pro
 probability depends on the position only, and relevance, which depends on the row only) its
 expectation is the row's relevance, whatever the position it was shown at. The metrics of a new
 score column are the ordinary ones with these per-row gains, exact under ties (a tied block spreads
-its summed gain evenly over the ranks it holds, the rule of DCG). With ``snips=True`` each group's
-value is divided by its clicks' summed IPS weight and its weight multiplied by it, so that the mean
-is the IPS-weighted mean over the clicks (self-normalized IPS, a ratio of sums over groups that
-stays additive over partitions and bootstrap replicates).
+its summed gain evenly over the ranks it holds, the rule of DCG); ``ties="optimistic"`` /
+``"pessimistic"`` order a tie by the rows' gains, largest first / last (the largest / smallest
+value over the tie's orderings), not by label: one more sort of the score column
+(:func:`_by_weight`). With ``snips=True`` each group's value is divided by its clicks' summed IPS
+weight and its weight multiplied by it, so that the mean is the IPS-weighted mean over the clicks
+(self-normalized IPS, a ratio of sums over groups that stays additive over partitions and
+bootstrap replicates).
 
 This module holds the check of the IPS options together, the per-row weights and the kernels the
 registry binds (:mod:`.definitions`); each option's own check is in :mod:`..inputs.propensity`.
@@ -33,6 +36,7 @@ from ..inputs.propensity import (
 )
 from ..inputs.validation import InputProblem
 from ..ranking.numeric import cumulative_discount
+from ..ranking.score_sort import score_rank
 from ..ranking.tie_blocks import Ranking
 from .metric import EvaluationView, KernelInput
 
@@ -154,9 +158,51 @@ def _cut(rk: Ranking, k: int | None) -> np.ndarray:
     return rk.size if k is None else np.clip(k - rk.offset, 0, rk.size)
 
 
+def _by_weight(x: KernelInput) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Under ``ties="optimistic"`` / ``"pessimistic"``: the rows ordered (group, score desc,
+    tie-break asc, IPS weight desc / asc), as ``(group code, 0-based place in the group, weight)``
+    per row in that order. Once per score column (its metrics share it).
+
+    The label levels that order a tie for the other metrics do not order it here: the gain of a
+    row is its own weight, and a tied block gives its largest sum over the first places (the
+    maximum over the tie's orderings) with the largest weights first, its smallest with them
+    last. Rows left tied share a weight, so the order among them changes nothing."""
+    return x.se.cache.get("ips rows by weight", lambda: _sort_by_weight(x))
+
+
+def _sort_by_weight(x: KernelInput) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ev = x.ev
+    opts, prep = ev.options, ev.prepared
+    groups = prep.groups
+    if groups is None:  # pragma: no cover - grouped metrics keep them
+        raise RuntimeError("IPS metrics need the group codes")
+    gain = row_gains(ev)
+    level = np.unique(gain, return_inverse=True)[1].reshape(-1)  # the weight's dense rank, clicks above 0
+    tb = prep.extra.get(opts.tiebreak) if opts.tiebreak is not None else None
+    order, _ = score_rank(x.score, ties=opts.ties, level=level, tiebreak=tb)  # type: ignore[arg-type]
+    best = order[::-1]  # best first; then whole groups, each still best first
+    codes = groups.codes[best].astype(np.int64)
+    perm = np.argsort(codes, kind="stable")
+    rows, codes = best[perm], codes[perm]
+    counts = np.bincount(codes, minlength=int(groups.n_codes))
+    place = np.arange(rows.shape[0], dtype=np.int64) - (np.cumsum(counts) - counts)[codes]
+    return codes, place, gain[rows]
+
+
+def _by_weight_sum(x: KernelInput, per_row: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Per group of ``x.rk`` (its group codes, ascending), the sum of a per-row array of :func:`_by_weight`."""
+    groups = x.ev.prepared.groups
+    n_codes = int(groups.n_codes) if groups is not None else 0
+    return np.bincount(codes, weights=per_row, minlength=n_codes)[x.rk.code]
+
+
 def ips_dcg_values(x: KernelInput) -> np.ndarray:
     """Expected IPS DCG@k: sum over clicks of discount(new rank) / max(propensity, clip)."""
     rk, k = x.rk, x.k
+    if x.ev.options.ties != "expected":
+        codes, place, gain = _by_weight(x)
+        inside = place < (place.shape[0] if k is None else k)
+        return _by_weight_sum(x, np.where(inside, gain / np.log2(place + 2.0), 0.0), codes)
     g = _block_gains(x) / rk.size
     longest = int(rk.n.max()) if rk.n_groups else 0
     d = cumulative_discount(longest if k is None else min(longest, k))
@@ -168,6 +214,9 @@ def ips_dcg_values(x: KernelInput) -> np.ndarray:
 
 def _ips_hits(x: KernelInput) -> np.ndarray:
     rk = x.rk
+    if x.ev.options.ties != "expected":
+        codes, place, gain = _by_weight(x)
+        return _by_weight_sum(x, np.where(place < (place.shape[0] if x.k is None else x.k), gain, 0.0), codes)
     return rk.group_sum(_block_gains(x) * (_cut(rk, x.k) / rk.size))
 
 

@@ -232,7 +232,9 @@ def group_stats(
         (a relevance threshold was given).
     ties : {"expected", "pessimistic", "optimistic"}
         Inside a tie, the expected value over its orderings; or the rows sorted by label
-        ascending (pessimistic) or descending (optimistic), as the pandas engine sorts them.
+        ascending (pessimistic) or descending (optimistic), as the pandas engine sorts them. The
+        IPS metrics sort a tie by the IPS weight instead (their own ``ROW_NUMBER``:
+        :meth:`_Build.ips_order`).
     tiebreak : column name, optional
         Rows of equal score ordered by this column, ascending (ties that remain: by ``ties``).
     sums : list of column names
@@ -298,6 +300,8 @@ class _Build:
         self.ks_ips_dcg = _ks(self.stats, ("ips_dcg",))
         self.ks_ips_hits = _ks(self.stats, ("ips_precision", "ips_hit_rate"))
         self.ips = bool(set(IPS) & self.names)
+        #: a tie rule orders a tie's clicks by their IPS weight (their own place ``ipspos``), not by label
+        self.ips_rule = self.ips and self.ties != "expected"
         self.ks_first = _ks(self.stats, ("mrr", "hit_rate"))
         self.ks_ideal = _ks(self.stats, ("ndcg",))
         self.persist = sorted({float(s.k) for s in self.stats if s.name == "rbp"})
@@ -316,6 +320,18 @@ class _Build:
         if self.ties != "expected" and self.label not in (self.score, self.tiebreak):
             out.append(ibis.asc(tab[self.label]) if self.ties == "pessimistic" else ibis.desc(tab[self.label]))
         return out
+
+    def ips_order(self, tab: Any) -> list[Any]:
+        """Under a tie rule, the IPS metrics' order: score descending, then the tie-break ascending,
+        then the IPS weight, largest first (optimistic) or last (pessimistic): the largest and the
+        smallest value over the orders of a tie. Rows left tied share a weight."""
+        import ibis
+
+        out = [ibis.desc(tab[self.score])]
+        if self.tiebreak is not None and self.tiebreak != self.score:
+            out.append(ibis.asc(tab[self.tiebreak]))
+        ips = tab[f"{self.P}ips"]
+        return [*out, ibis.desc(ips) if self.ties == "optimistic" else ibis.asc(ips)]
 
     def rows(self, t: Any, relevance: tuple[str, Any], gain: str, graded_gain: bool) -> Any:
         """The kept rows with relevance, weight, gain, and (list metrics) each row's position
@@ -344,6 +360,9 @@ class _Build:
         by = [x[c] for c in self.group]
         row_cols: dict[str, Any] = {
             f"{P}pos": (ibis.row_number().over(ibis.window(group_by=by, order_by=self.order(x))) + 1).cast("int64")}
+        if self.ips_rule:
+            w_ips = ibis.window(group_by=by, order_by=self.ips_order(x))
+            row_cols[f"{P}ipspos"] = (ibis.row_number().over(w_ips) + 1).cast("int64")
         if self.ks_ideal:
             w_ideal = ibis.window(group_by=by, order_by=[ibis.desc(x[label])])
             row_cols[f"{P}ipos"] = (ibis.row_number().over(w_ideal) + 1).cast("int64")
@@ -393,6 +412,8 @@ class _Build:
             aggs[f"{P}b_s{tag}"] = ibis.ifelse(within, 1, 0).sum()
             aggs[f"{P}b_inv{tag}"] = ibis.ifelse(within, 1.0 / _f(pos), _lit(0.0)).sum()
             aggs[f"{P}b_disc{tag}"] = ibis.ifelse(within, _LN2 / _f(pos + 1).ln(), _lit(0.0)).sum()
+        if self.ips_rule:  # each click at its own place: the rows of a block are in no one order here
+            aggs.update(self._ips_row_sums(x))
         for k in self.ks_ideal:
             ipos = x[f"{P}ipos"]
             within = ipos <= k if k is not None else ipos > 0
@@ -405,6 +426,22 @@ class _Build:
             if "hit_rate" in self.names and k is not None:
                 aggs[f"{P}b_hitlog{tag}"] = x[f"{P}hitlog{tag}"].sum()
                 aggs[f"{P}b_hitsure{tag}"] = x[f"{P}hitsure{tag}"].max()
+        return aggs
+
+    def _ips_row_sums(self, x: Any) -> dict[str, Any]:
+        """Under a tie rule: per block, the IPS DCG and the IPS-weighted hits of its rows at the
+        places of :meth:`ips_order`."""
+        import ibis
+
+        P = self.P
+        pos, ips = x[f"{P}ipspos"], x[f"{P}ips"]
+        aggs: dict[str, Any] = {}
+        for k in self.ks_ips_dcg:
+            within = pos <= k if k is not None else pos > 0
+            aggs[f"{P}b_ipsdcg{_tag(k)}"] = ibis.ifelse(within, ips * (_LN2 / _f(pos + 1).ln()), _lit(0.0)).sum()
+        for k in self.ks_ips_hits:
+            within = pos <= k if k is not None else pos > 0
+            aggs[f"{P}b_ipshits{_tag(k)}"] = ibis.ifelse(within, ips, _lit(0.0)).sum()
         return aggs
 
     def cumulative(self, b: Any) -> Any:
@@ -470,12 +507,8 @@ class _Build:
                 out[f"{P}s_ap{tag}"] = (a * h + c * (s - (_f(b[f"{P}b_m"]) + 1.0) * h)).sum()
             if {"precision", "recall"} & names:
                 out[f"{P}s_hits{tag}"] = (pf * s / tf).sum()
-        if self.ips:  # the IPS metrics: a block's summed click weight spread over its positions, as DCG's gain
-            out[f"{P}s_ips"] = b[f"{P}b_ips"].sum()
-            for k in self.ks_ips_dcg:
-                out[f"{P}s_ipsdcg{_tag(k)}"] = (b[f"{P}b_ips"] / tf * b[f"{P}b_disc{_tag(k)}"]).sum()
-            for k in self.ks_ips_hits:
-                out[f"{P}s_ipshits{_tag(k)}"] = (b[f"{P}b_ips"] * (_f(b[f"{P}b_s{_tag(k)}"]) / tf)).sum()
+        if self.ips:
+            out.update(self._ips_sums(b, tf))
         for k in self.ks_ideal:
             out[f"{P}s_idcg{_tag(k)}"] = b[f"{P}b_idcg{_tag(k)}"].sum()
         for k in self.ks_first:
@@ -485,6 +518,21 @@ class _Build:
             if "hit_rate" in names and k is not None:
                 miss = ibis.ifelse(b[f"{P}b_hitsure{tag}"] == 1, _lit(0.0), b[f"{P}b_hitlog{tag}"].exp())
                 out[f"{P}s_hit{tag}"] = ibis.ifelse(first, 1.0 - miss, _lit(0.0)).sum()
+        return out
+
+    def _ips_sums(self, b: Any, tf: Any) -> dict[str, Any]:
+        """The IPS metrics: a block's summed click weight spread over its positions, as DCG's gain
+        (``ties="expected"``), or the sums of its rows at their own places (a tie rule)."""
+        P = self.P
+        out = {f"{P}s_ips": b[f"{P}b_ips"].sum()}
+        for k in self.ks_ips_dcg:
+            tag = _tag(k)
+            out[f"{P}s_ipsdcg{tag}"] = (b[f"{P}b_ipsdcg{tag}"].sum() if self.ips_rule
+                                        else (b[f"{P}b_ips"] / tf * b[f"{P}b_disc{tag}"]).sum())
+        for k in self.ks_ips_hits:
+            tag = _tag(k)
+            out[f"{P}s_ipshits{tag}"] = (b[f"{P}b_ipshits{tag}"].sum() if self.ips_rule
+                                         else (b[f"{P}b_ips"] * (_f(b[f"{P}b_s{tag}"]) / tf)).sum())
         return out
 
 
