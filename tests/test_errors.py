@@ -489,3 +489,20 @@ def test_messages_that_point_to_the_fix(df):
             pre.gauc(frame, score="model_a", sample_weight="sw", **kw)
     with pytest.raises(ValueError, match=r"negative label; graded metrics \(NDCG, DCG, ERR\) need labels >= 0"):
         pre.err(df.assign(click=np.where(np.arange(len(df)) == 0, -1, df["click"])), score="model_a", k=3, **kw)
+
+
+def test_keys_and_scores_of_other_types_say_the_fix():
+    """A list/struct group key names its column and the way out (it was numpy's 'unhashable
+    type'); a datetime score suggests its int64 nanoseconds, which rank as integers."""
+    pl = pytest.importorskip("polars")
+    y, s = [1, 0, 1, 0], [0.9, 0.1, 0.2, 0.8]
+    for frame, kind in ((pl.DataFrame({"g": [[1, 2], [1, 2], [3], [3]], "y": y, "s": s}), "ndarray"),
+                        (pl.DataFrame({"g": [{"a": 1}, {"a": 1}, {"a": 2}, {"a": 2}], "y": y, "s": s}), "dict")):
+        with pytest.raises(TypeError, match=rf"Column 'g' holds {kind} values, which cannot be group or segment "
+                                            r"keys .* unnest a struct or list column into columns"):
+            pre.gauc(frame, group="g", label="y", score="s")
+    df = pd.DataFrame({"y": [0, 1, 0], "s": pd.to_datetime(["2020-01-01", "2020-01-03", "2020-01-02"])})
+    with pytest.raises(TypeError, match=r"dtype datetime64\[.*\]\. Convert it first, for example with "
+                                        r"df\['s'\]\.astype\('int64'\)\."):
+        pre.auc(df, label="y", score="s")
+    assert float(pre.auc(df.assign(s=df["s"].astype("int64")), label="y", score="s")) == 1.0  # the fix works

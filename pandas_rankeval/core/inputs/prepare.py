@@ -88,7 +88,17 @@ def _encode_one(s: pd.Series, workers: Workers | None = None) -> tuple[np.ndarra
         # -0.0 + 0.0 is 0.0: one key (pd.factorize keeps them apart for pyarrow floats); the sum is
         # a double, cast back (exact: the values are the key's own)
         s = (s + 0.0).astype(dtype)
-    codes, uniques = pd.factorize(s, sort=False, use_na_sentinel=True)
+    try:
+        codes, uniques = pd.factorize(s, sort=False, use_na_sentinel=True)
+    except TypeError as exc:  # lists, arrays, dicts (a polars List or Struct, a DuckDB LIST) are no keys
+        if "unhashable" not in str(exc):
+            raise
+        kind = type(next((v for v in s if v is not None), None)).__name__
+        raise TypeError(
+            f"Column {name!r} holds {kind} values, which cannot be group or segment keys (they are not "
+            "hashable). Use scalar columns: unnest a struct or list column into columns and pass them "
+            "as a list, such as group=['a', 'b']."
+        ) from None
     codes = codes.astype(_code_dtype(len(uniques)), copy=False)
     uniques = unsigned_zero(uniques)
 

@@ -423,7 +423,8 @@ def numeric_values(
     if pd.api.types.is_bool_dtype(dtype):
         return series.to_numpy(dtype=np.uint8 if keep_int else np.float64)
     if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_complex_dtype(dtype):
-        hint = fix or f"pd.to_numeric(df[{column!r}])"
+        temporal = pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype)
+        hint = fix or (f"df[{column!r}].astype('int64')" if temporal else f"pd.to_numeric(df[{column!r}])")
         raise TypeError(
             f"Column {column!r} ({role}) must be numeric or bool; it has dtype {dtype}. "
             f"Convert it first, for example with {hint}."
