@@ -28,6 +28,16 @@ _MEANT = {
     "labels": ("label", "takes the label column: label='click'"),
     "groups": ("group", "takes the group column(s): group='user_id'"),
     "k": ("metrics", "takes the cutoff in the metric name: metrics=['ndcg@10']"),
+    "K": ("k", "takes the cutoff as k: k=10"),
+    "topk": ("k", "takes the cutoff as k: k=10"),
+    "top_k": ("k", "takes the cutoff as k: k=10"),
+    "by": ("field", "splits the table by a column that may vary within a group: field='hour'"),
+    "segment": ("by", "takes the segment column(s) as by: by='device'"),
+    "segments": ("by", "takes the segment column(s) as by: by='device'"),
+    "random_state": ("seed", "takes the random seed as seed: seed=0"),
+    "n_bootstrap": ("n_boot", "takes the number of bootstrap replicates as n_boot: n_boot=1000"),
+    "level": ("ci", "takes the interval's level as ci: ci=0.95"),
+    "confidence": ("ci", "takes the interval's level as ci: ci=0.95"),
 }
 
 
@@ -37,6 +47,8 @@ def unknown_keyword_error(func: str, unknown: Iterable[str], accepted: Iterable[
     parts = []
     for name in sorted(unknown):
         meant = _MEANT.get(name)
+        if meant is not None and meant[0] not in accepted:  # K= on report: k=, which report spells metrics=
+            meant = _MEANT.get(meant[0], meant)
         if meant is not None and meant[0] in accepted:
             parts.append(f"{func}() got an unexpected keyword argument {name!r}: did you mean {meant[0]}=? "
                          f"{func}() {meant[1]}.")

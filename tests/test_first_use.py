@@ -23,6 +23,10 @@ def imps():
     ("report", "score", "scores"), ("compare", "score", "scores"), ("per_group", "metric", "metrics"),
     ("gauc", "scores", "score"), ("ndcg", "scores", "score"), ("precision", "scores", "score"),
     ("gauc", "tiebrak", "tiebreak"), ("report", "metric", "metrics"),
+    # the names other libraries use for the same idea
+    ("calibration_by", "by", "field"), ("report", "segment", "by"), ("compare", "random_state", "seed"),
+    ("ndcg", "K", "k"), ("precision", "topk", "k"), ("report", "K", "metrics"), ("report", "level", "ci"),
+    ("compare", "n_bootstrap", "n_boot"),
 ])
 def test_unknown_keyword_suggests_the_parameter(imps, func, wrong, meant) -> None:
     function = getattr(pre, func)
