@@ -83,3 +83,27 @@ def test_dask_and_polars_agree():
     for other in (dd.from_pandas(df, npartitions=3), pl.from_pandas(df)):
         got = pd.DataFrame(pre.compare(other, by="seg", method="bootstrap", **KW))
         pd.testing.assert_frame_equal(got[want.columns], want, check_exact=False, atol=1e-12)
+
+
+def test_compare_footer_says_where_interval_and_test_disagree():
+    """Where few groups differ, the bootstrap interval can leave 0 out while the exact sign-flip
+    test cannot reach p < 0.05 (4 differing groups: p >= 1/8): the footer counts such rows."""
+    rng = np.random.default_rng(1)
+    n_users = 40
+    rows = []
+    for u in range(n_users):  # every user: 4 rows, one click; model b moves the click up for 4 users
+        s = rng.random(4)
+        b = s.copy()
+        if u < 4:
+            b[0] = s.max() + 0.1
+        rows += [{"u": u, "y": int(i == 0), "a": s[i], "b": b[i]} for i in range(4)]
+    df = pd.DataFrame(rows)
+    c = pre.compare(df, group="u", label="y", scores=["a", "b"], metrics=["mrr"], n_boot=2000, seed=0)
+    t = pd.DataFrame(c)
+    lo, p = float(t["ci_low"].iloc[0]), float(t["p_value"].iloc[0])
+    assert lo > 0 and p >= 0.05  # the interval leaves 0 out, the test of 4 differing groups cannot
+    full = " ".join(c.to_text(footer="full").split())  # a detail: the marks follow the test
+    assert "on 1 row the 95% interval and p < 0.05 disagree: few groups differ there" in full
+    agree = pre.compare(df, group="u", label="y", scores=["a", "b"], metrics=["mrr"], n_boot=2000, seed=0,
+                        ci=0.9)  # another level: no comparison made
+    assert "disagree" not in agree.to_text(footer="full")

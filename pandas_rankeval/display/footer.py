@@ -482,6 +482,27 @@ def _choices_line(df: pd.DataFrame) -> str:
     return ("choices: " + describe_params(params)) if params else ""
 
 
+def _disagree_line(df: pd.DataFrame) -> str:
+    """Rows of a comparison whose interval (at level 1 - alpha, unadjusted) and unadjusted p-value
+    tell different stories: few groups, where the percentile interval is the less reliable of
+    the two (the marks follow the test)."""
+    need = {"ci_low", "ci_high", "p_value"}
+    level, alpha = _ci_level(df), df.attrs.get("alpha", 0.05)
+    if not need <= set(df.columns) or df.attrs.get("ci_adjust", "none") != "none":
+        return ""
+    if not level or abs(float(level.rstrip("%")) / 100 - (1 - float(alpha))) > 1e-9:
+        return ""
+    lo, hi = df["ci_low"].to_numpy(dtype=float), df["ci_high"].to_numpy(dtype=float)
+    p = df["p_value"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        apart = (lo > 0) | (hi < 0)
+        n = int(np.sum(np.isfinite(p) & np.isfinite(lo) & (apart != (p < alpha))))
+    if not n:
+        return ""
+    return (f"on {_count(n, 'row')} the {level} interval and p < {alpha} disagree: few groups differ there, where "
+            "the bootstrap interval is the less reliable of the two (the marks follow the test)")
+
+
 def _few_groups_line(df: pd.DataFrame, kind: str) -> str:
     """Why values of a metric that uses fewer than 2 groups have no interval (nor, in a
     comparison, a bootstrap p-value): the bootstrap resamples groups, one is no sample."""
@@ -524,5 +545,6 @@ def footer_for(df: pd.DataFrame, view: str) -> Footer:
     head = f"{sig}; {intervals}" if sig and intervals else (sig or intervals)  # one item: what a mark and a bar mean
     short = [head, lift_line(df, view), _few_groups_line(df, "compare"), _coverage_line(df, segs), _empty_line(df),
              _gain_line(df)]
-    details = [_compare_columns_line(df, view), _tests_line(df), *_metric_coverage_lines(df), _choices_line(df)]
+    details = [_disagree_line(df) if view == "compare" else "", _compare_columns_line(df, view), _tests_line(df),
+               *_metric_coverage_lines(df), _choices_line(df)]
     return Footer(short, details)
