@@ -508,7 +508,7 @@ def summarize_partition(
     if keep is not None:
         n_dropped = int(keep.shape[0] - keep.sum())
         if plan.by:  # each segment's own dropped rows (a missing segment value: no segment)
-            dropped_by = rows_per_segment(pdf.loc[~keep], plan.by)
+            dropped_by = rows_per_segment(pdf.loc[~keep, list(plan.by)], plan.by)
         pdf = pdf.loc[keep]
         if len(pdf) == 0:
             s = empty_summary(plan)

@@ -334,8 +334,12 @@ def prepare(
         df = df.reset_index(level=levels)
     cols = [*gcols, label, *scores, *numeric_extra, *key_extra, *segment, *raw_extra]
     check_columns(df, cols)
-    df, n_dropped, dropped = _drop_missing(df, func, cols, nan_policy)
-    dropped_by = rows_per_segment(dropped, list(segment)) if segment and dropped is not None else {}
+    whole = df
+    df, n_dropped, keep = _drop_missing(df, func, cols, nan_policy)
+    # each segment's own dropped rows (read only with by= and dropped rows)
+    dropped_by: dict[tuple, int] = {}
+    if segment and keep is not None:
+        dropped_by = rows_per_segment(whole.loc[~keep, list(segment)], list(segment))
     y = numeric_values(df[label], label, "label", keep_int=True)
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         count = int((~np.isfinite(y)).sum())
@@ -375,10 +379,10 @@ def _check_named_columns(df: pd.DataFrame, func: str, label: Hashable, scores: S
 
 def _drop_missing(
     df: pd.DataFrame, func: str, cols: list[Hashable], nan_policy: str
-) -> tuple[pd.DataFrame, int, pd.DataFrame | None]:
+) -> tuple[pd.DataFrame, int, np.ndarray | None]:
     """Missing values, checked column by column so the message can name them: raised, or their
     rows dropped (a new frame: the caller's frame is not touched); how many rows were dropped,
-    and the dropped rows (None when none)."""
+    and the mask of the rows kept (None when none was dropped)."""
     cols = list(dict.fromkeys(cols))
     if not any(_may_miss(df[c]) for c in cols):  # the usual case: no mask made
         return df, 0, None
@@ -394,7 +398,7 @@ def _drop_missing(
         raise ValueError(
             f"{func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
         )
-    return df.loc[keep], n_dropped, df.loc[~keep]
+    return df.loc[keep], n_dropped, keep
 
 
 def segment_tuples(keys: pd.Index) -> list[tuple]:
