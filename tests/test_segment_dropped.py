@@ -186,3 +186,22 @@ def test_dask_segment_mode_counts_each_segments_own() -> None:
     ref = pre.report(df, **kw)
     np.testing.assert_allclose(r["auc"].to_numpy(dtype=float), ref["auc"].to_numpy(dtype=float), rtol=0, atol=1e-12)
     assert (r["rows_dropped"] == ref["rows_dropped"]).all()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_two_by_columns_and_an_integer_segment_with_missing_values(request: pytest.FixtureRequest, engine: str) -> None:
+    """by= two columns, one of them integers with missing values: every engine counts pandas'
+    rows per (segment, k), and names the segment with no row left as pandas does (``tv 0``)."""
+    df = _frame()
+    df["k"] = pd.array(df["g"].fillna("u0").str[1:].astype(int) % 2, dtype="Int64")
+    df.loc[df["g"] == "u7", "k"] = pd.NA
+    dropped = df[df[[*COLUMNS, "k"]].isna().any(axis=1)]
+    oracle = dropped.dropna(subset=["seg", "k"]).groupby(["seg", "k"]).size()
+    kw = dict(group="g", label="y", scores="s", metrics=["gauc"], by=["seg", "k"], nan_policy="omit")
+    r = pre.report(_engine_frame(request, engine, df), **kw, engine_options=OPTIONS.get(engine))
+    got = {(a, int(b)): v for (a, b, _), v in r["rows_dropped"].to_dict().items() if v}
+    assert got == {k: int(v) for k, v in oracle.items() if k[0] != "tv"}
+    info = r.attrs["dropped"]
+    assert info["no_segment"] == int(dropped[["seg", "k"]].isna().any(axis=1).sum())
+    assert info["gone"] == [[["tv", 0], int(oracle[("tv", 0)])]]
+    assert " ".join(r.to_text().split()) == " ".join(pre.report(df, **kw).to_text().split())

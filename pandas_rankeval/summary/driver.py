@@ -31,7 +31,7 @@ bucket of whole segments evaluated as pandas evaluates a table.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
@@ -211,24 +211,41 @@ def raise_early(source: Tables, plan: Plan, found: Scan) -> Plan:
     return plan
 
 
-def dropped_of_counts(every: pd.DataFrame, kept: pd.DataFrame, by: list[Hashable], count: str) -> dict[tuple, int]:
+def dropped_of_counts(every: pd.DataFrame, kept: pd.DataFrame, by: list[Hashable], count: str,
+                      dtypes: Mapping[Hashable, Any] | None = None) -> dict[tuple, int]:
     """Rows dropped per segment key (``Summary.dropped_by``) from two aggregates of rows per
     distinct ``by`` values (count in column ``count``): of every row, and of the kept rows. Rows
-    with a missing segment value are in no segment (:func:`~pandas_rankeval.core.inputs.prepare.rows_per_segment`)."""
+    with a missing segment value are in no segment (:func:`~pandas_rankeval.core.inputs.prepare.rows_per_segment`).
+    ``dtypes`` (the table's pandas dtypes): an integer segment column that came back as floats
+    (it had missing values) is read as integers, so a segment is named as pandas names it.
+
+    >>> every = pd.DataFrame({"d": [1.0, 2.0, None], "n": [5, 3, 4]})
+    >>> kept = pd.DataFrame({"d": [1.0, 2.0], "n": [4, 3]})
+    >>> dropped_of_counts(every, kept, ["d"], "n", {"d": np.dtype("int64")})
+    {(1,): 1}
+    """
+    kinds = {c: getattr(dtypes[c], "kind", "") for c in by if dtypes is not None and c in dtypes}
+
+    def ints(frame: pd.DataFrame) -> pd.DataFrame:
+        cast = {c: "Int64" for c in by if kinds.get(c) in ("i", "u") and frame[c].dtype.kind == "f"}
+        return frame.astype(cast) if cast else frame
+
+    every, kept = ints(every), ints(kept)
     out = rows_per_segment(every, by, every[count])
     for k, n in rows_per_segment(kept, by, kept[count]).items():
         out[k] = out.get(k, 0) - n
     return {k: n for k, n in out.items() if n}
 
 
-def dropped_by_segment(source: Tables, plan: Plan, n_dropped: int) -> dict[tuple, int]:
+def dropped_by_segment(source: Tables, plan: Plan, n_dropped: int,
+                       dtypes: Mapping[Hashable, Any] | None = None) -> dict[tuple, int]:
     """:func:`dropped_of_counts` from the source's rows per segment (every row, kept rows): for an
     engine whose buckets hold the kept rows only. Empty without ``by`` or dropped rows (no query)."""
     if not plan.by or not n_dropped:
         return {}
     count = source.free("__rk_n")
     by = list(plan.by)
-    return dropped_of_counts(source.count_rows(by, False, count), source.count_rows(by, True, count), by, count)
+    return dropped_of_counts(source.count_rows(by, False, count), source.count_rows(by, True, count), by, count, dtypes)
 
 
 def needs_counts(plan: Plan, empty: bool = True) -> bool:
