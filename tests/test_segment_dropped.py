@@ -104,7 +104,8 @@ def test_rows_dropped_per_segment_are_the_segments_own(request: pytest.FixtureRe
     info = r.attrs["dropped"]
     assert info["total"] == total and info["no_segment"] == no_segment and info["gone"] == [[["tv"], own["tv"]]]
     text = " ".join(r.to_text(footer="full").split())  # the lines unwrapped
-    assert f"{total} rows with missing values dropped ({no_segment} with no seg; {own['tv']} were every row of seg tv" in text
+    gone = f"{own['tv']} were every row of seg tv, which is not in the table"
+    assert f"{total} rows with missing values dropped ({no_segment} with no seg; {gone})" in text
     assert "de: " in text and f"{own['de']} rows with missing values dropped; fr" in text
     # the metrics: pandas' on the kept rows, unchanged
     ref = pre.report(df.dropna(subset=COLUMNS), **{**kw, "nan_policy": "raise"})
@@ -182,7 +183,8 @@ def test_dask_segment_mode_counts_each_segments_own() -> None:
     assert used == [True]
     got = {k: v for k, v in r["rows_dropped"].droplevel("model").to_dict().items() if v}
     assert got == {k: v for k, v in own.items() if k != "tv"}
-    assert r.attrs["dropped"] == {"by": ["seg"], "total": total, "no_segment": no_segment, "gone": [[["tv"], own["tv"]]]}
+    assert r.attrs["dropped"] == {"by": ["seg"], "total": total, "no_segment": no_segment,
+                                  "gone": [[["tv"], own["tv"]]]}
     ref = pre.report(df, **kw)
     np.testing.assert_allclose(r["auc"].to_numpy(dtype=float), ref["auc"].to_numpy(dtype=float), rtol=0, atol=1e-12)
     assert (r["rows_dropped"] == ref["rows_dropped"]).all()

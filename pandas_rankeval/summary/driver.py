@@ -56,7 +56,8 @@ from .segment_mode import SegmentPart, add_segments, finish_segments, fits, segm
 from .summary import Summary, _shape, empty_summary
 
 __all__ = [
-    "Scan", "Segmented", "Source", "Summed", "Tables", "bucket_count", "dropped_by_segment", "dropped_of_counts", "evaluate", "evaluate_segmented", "evaluate_summed",
+    "Scan", "Segmented", "Source", "Summed", "Tables", "bucket_count", "dropped_by_segment", "dropped_of_counts",
+    "evaluate", "evaluate_segmented", "evaluate_summed",
     "group_pass", "needs_counts", "per_group_parts", "raise_checked", "raise_early", "raise_from_counts",
     "raise_from_tables", "raise_scan_errors", "raise_summed_early", "segment_mode", "segment_pass", "split_summary",
     "summed_group_pass",

@@ -90,8 +90,8 @@ class GroupInputs:
     keys: Any  # a callable that gives the group keys (pd.Index), asked for only to hash them
     n_rows: int
     n_dropped: int
-    class_w: tuple[np.ndarray, np.ndarray] | None = None
-    dropped_by: Mapping[tuple, int] | None = None  # rows dropped per segment key (Summary.dropped_by)  # summed sample weight of each class
+    class_w: tuple[np.ndarray, np.ndarray] | None = None  # summed sample weight of each class
+    dropped_by: Mapping[tuple, int] | None = None  # rows dropped per segment key (Summary.dropped_by)
     graded: np.ndarray | None = None  # rows whose label is neither 0 nor 1 (graded plans)
     #: per group: two different labels, and such a pair of positive weight (grouped XAUC's plans)
     ordered: tuple[np.ndarray, np.ndarray] | None = None

@@ -375,7 +375,7 @@ def run(sdf: Any, plan: Any, options: dict[str, Any]) -> tuple[Any, dict[str, An
     persisted: list[Any] = []
     try:
         return _compute(drop_missing(fr, found), plan, found, n, plan.auc_placements, persisted, every=fr,
-                        dtypes=schema(sdf).dtypes if plan.by and found.n_dropped else None)
+                        dtypes=schema(sdf).dtypes.to_dict() if plan.by and found.n_dropped else None)
     finally:
         for df in persisted:
             df.unpersist()
