@@ -122,8 +122,10 @@ def report(
         the segment columns and ``model``), one column per metric, then the
         coverage: ``n_groups``, ``n_rows``, ``gauc_groups_used`` and
         ``gauc_rows_skipped`` (with GAUC), ``groups_no_relevant`` (with list
-        metrics), ``rows_dropped`` (with ``nan_policy="omit"``). The choices
-        (ties, weights, ...) are in ``report.attrs["params"]``.
+        metrics), ``rows_dropped`` (with ``nan_policy="omit"``; with ``by``,
+        each segment's own rows; rows with a missing segment value, in no
+        segment, are counted in ``report.attrs["dropped"]`` and the footer).
+        The choices (ties, weights, ...) are in ``report.attrs["params"]``.
 
     Examples
     --------

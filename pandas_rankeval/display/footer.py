@@ -174,8 +174,36 @@ def _coverage_line(df: pd.DataFrame, segs: list[Hashable], per_group: bool = Fal
             )
     dropped = max([int(c.get("n_dropped", 0)) for c in covs.values()] or [0])
     if dropped:
-        bits.append(f"{_count(dropped, 'row')} with missing values dropped")
+        bits.append(f"{_count(dropped, 'row')} with missing values dropped{_dropped_where(df)}")
     return ("coverage: " + "; ".join(bits)) if bits else ""
+
+
+def _dropped_where(df: pd.DataFrame) -> str:
+    """Where a ``by=`` table's dropped rows were, beyond each segment's own count: the rows with
+    no segment value (in no segment) and the segments with no row left (not in the table).
+
+    >>> t = pd.DataFrame(); t.attrs["dropped"] = {"by": ["device"], "total": 80, "no_segment": 65,
+    ...                                           "gone": [[["tv"], 12]]}
+    >>> _dropped_where(t)
+    ' (65 with no device; 12 were every row of device tv, which is not in the table)'
+    """
+    info = df.attrs.get("dropped")
+    if not isinstance(info, dict):
+        return ""
+    by = [str(b) for b in info.get("by", [])]
+    bits = []
+    if int(info.get("no_segment", 0)):
+        bits.append(f"{int(info['no_segment']):,} with no {' or '.join(by)}")
+    gone = info.get("gone") or []
+    if gone:
+        n = sum(int(g[1]) for g in gone)
+        if len(gone) <= _MAX_SEGMENTS:
+            names = ", ".join(" ".join(map(str, g[0])) for g in gone)
+            where = f"of {'/'.join(by)} {names}, which {'is' if len(gone) == 1 else 'are'} not in the table"
+        else:
+            where = f"of {len(gone):,} segments, which are not in the table"
+        bits.append(f"{n:,} {'was' if n == 1 else 'were'} every row {where}")
+    return f" ({'; '.join(bits)})" if bits else ""
 
 
 def _rows_bit(df: pd.DataFrame, covs: dict[str, dict[str, Any]], segs: list[Hashable]) -> str:

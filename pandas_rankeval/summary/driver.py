@@ -31,7 +31,7 @@ bucket of whole segments evaluated as pandas evaluates a table.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
@@ -42,6 +42,7 @@ import pandas as pd
 from ..core.metrics.coverage import empty_error
 from ..core.evaluation.pipeline import exp2_overflow
 from ..core.inputs.options import WEIGHT_NAMES
+from ..core.inputs.prepare import rows_per_segment
 from ..core.inputs.segments import mixed_by_of_pairs
 from ..core.inputs.validation import missing_values_error
 from .checks import needs_group_stats, weights_once
@@ -55,7 +56,8 @@ from .segment_mode import SegmentPart, add_segments, finish_segments, fits, segm
 from .summary import Summary, _shape, empty_summary
 
 __all__ = [
-    "Scan", "Segmented", "Source", "Summed", "Tables", "bucket_count", "evaluate", "evaluate_segmented", "evaluate_summed",
+    "Scan", "Segmented", "Source", "Summed", "Tables", "bucket_count", "dropped_by_segment", "dropped_of_counts",
+    "evaluate", "evaluate_segmented", "evaluate_summed",
     "group_pass", "needs_counts", "per_group_parts", "raise_checked", "raise_early", "raise_from_counts",
     "raise_from_tables", "raise_scan_errors", "raise_summed_early", "segment_mode", "segment_pass", "split_summary",
     "summed_group_pass",
@@ -208,6 +210,43 @@ def raise_early(source: Tables, plan: Plan, found: Scan) -> Plan:
     if found.n_with_relevant is not None and lists and found.n_groups > found.n_with_relevant:
         raise empty_error(lists[0].name, found.n_groups - found.n_with_relevant, found.n_groups)
     return plan
+
+
+def dropped_of_counts(every: pd.DataFrame, kept: pd.DataFrame, by: list[Hashable], count: str,
+                      dtypes: Mapping[Hashable, Any] | None = None) -> dict[tuple, int]:
+    """Rows dropped per segment key (``Summary.dropped_by``) from two aggregates of rows per
+    distinct ``by`` values (count in column ``count``): of every row, and of the kept rows. Rows
+    with a missing segment value are in no segment (:func:`~pandas_rankeval.core.inputs.prepare.rows_per_segment`).
+    ``dtypes`` (the table's pandas dtypes): an integer segment column that came back as floats
+    (it had missing values) is read as integers, so a segment is named as pandas names it.
+
+    >>> every = pd.DataFrame({"d": [1.0, 2.0, None], "n": [5, 3, 4]})
+    >>> kept = pd.DataFrame({"d": [1.0, 2.0], "n": [4, 3]})
+    >>> dropped_of_counts(every, kept, ["d"], "n", {"d": np.dtype("int64")})
+    {(1,): 1}
+    """
+    kinds = {c: getattr(dtypes[c], "kind", "") for c in by if dtypes is not None and c in dtypes}
+
+    def ints(frame: pd.DataFrame) -> pd.DataFrame:
+        cast = {c: "Int64" for c in by if kinds.get(c) in ("i", "u") and frame[c].dtype.kind == "f"}
+        return frame.astype(cast) if cast else frame
+
+    every, kept = ints(every), ints(kept)
+    out = rows_per_segment(every, by, every[count])
+    for k, n in rows_per_segment(kept, by, kept[count]).items():
+        out[k] = out.get(k, 0) - n
+    return {k: n for k, n in out.items() if n}
+
+
+def dropped_by_segment(source: Tables, plan: Plan, n_dropped: int,
+                       dtypes: Mapping[Hashable, Any] | None = None) -> dict[tuple, int]:
+    """:func:`dropped_of_counts` from the source's rows per segment (every row, kept rows): for an
+    engine whose buckets hold the kept rows only. Empty without ``by`` or dropped rows (no query)."""
+    if not plan.by or not n_dropped:
+        return {}
+    count = source.free("__rk_n")
+    by = list(plan.by)
+    return dropped_of_counts(source.count_rows(by, False, count), source.count_rows(by, True, count), by, count, dtypes)
 
 
 def needs_counts(plan: Plan, empty: bool = True) -> bool:

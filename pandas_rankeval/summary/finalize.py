@@ -245,6 +245,28 @@ def metric_coverage(
     return out
 
 
+def dropped_segments(summary: Summary, plan: Plan) -> dict[str, Any] | None:
+    """Where a ``by=`` table's dropped rows were (``attrs["dropped"]``, read by the footer): the
+    ``by`` columns, the rows with a missing segment value (``no_segment``: they belong to no
+    segment), and the segments whose every row was dropped (``gone``: each key as a list of its
+    values, with its rows; such a segment has no row in the table). None without ``by`` or
+    dropped rows.
+
+    >>> from pandas_rankeval.summary import make_plan
+    >>> from pandas_rankeval.summary.summary import Summary
+    >>> plan = make_plan("report", kind="report", group="u", label="y", scores="s", metrics=["gauc"], by="d")
+    >>> s = Summary({}, {"d": 5}, 12, 100, (1, 0, 0), dropped_by={("tv",): 4, ("a",): 3})
+    >>> dropped_segments(s, plan)  # a summary with no segment: every segment's rows were dropped
+    {'by': ['d'], 'total': 12, 'no_segment': 5, 'gone': [[['a'], 3], [['tv'], 4]]}
+    """
+    if not plan.by or not summary.n_dropped:
+        return None
+    own = summary.dropped_by
+    gone = [[list(k), own[k]] for k in segment_order([k for k in own if k not in summary.index])]
+    return {"by": [str(b) for b in plan.by], "total": summary.n_dropped,
+            "no_segment": summary.n_dropped - sum(own.values()), "gone": gone}
+
+
 def segment_order(keys: list[tuple]) -> list[tuple]:
     """Segments in key order (country "de" before "fr"); keys that do not compare keep their order."""
     try:

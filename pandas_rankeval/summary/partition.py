@@ -23,13 +23,14 @@ from ..core.evaluation.pipeline import evaluate
 from ..core.evaluation.records import Evaluation, segment_of_groups
 from ..core.evaluation.reductions import row_groups
 from ..core.metrics.definitions import xauc_label_pairs
+from ..core.inputs.prepare import rows_per_segment, segment_tuples
 from ..core.inputs.validation import InputProblem, internal_error, missing_mask
 from ..inference.hashing import key_hash
 from ..inference.pvalues import HIST_K, TOP_K, signflip_sums, signflip_terms
 from .plan import COUNTER_INDEX, COUNTERS, Plan
 from .problems import _count_problems, mixed_by_counts, problem_counts
 from .replicate_sums import _replicate_sums
-from .summary import Summary, _plain, _seg_zero, _shape, empty_summary
+from .summary import Summary, _seg_zero, _shape, empty_summary
 
 __all__ = ["GroupInputs", "summarize", "summarize_evaluation", "summarize_groups", "summary_of_auc", "summary_of_counts"]
 
@@ -44,11 +45,8 @@ def _segment_keys(ev: Evaluation, plan: Plan) -> tuple[np.ndarray, list[tuple]]:
     segs = ev.prepared.segments
     if segs is None:
         raise internal_error("segments need segment codes")
-    keys = segs.decode(present)
-    # plain Python values, level by level (``tolist`` converts a whole level at once)
-    levels = [keys.get_level_values(i) for i in range(keys.nlevels)] if isinstance(keys, pd.MultiIndex) else [keys]
-    columns = [[_plain(v) for v in lvl.tolist()] if lvl.dtype == object else lvl.tolist() for lvl in levels]
-    return inv.reshape(-1).astype(np.int64), list(zip(*columns))
+    # plain Python values, level by level (the keys of dropped rows are made the same way)
+    return inv.reshape(-1).astype(np.int64), segment_tuples(segs.decode(present))
 
 
 def _graded_rows(ev: Evaluation) -> np.ndarray | None:
@@ -93,6 +91,7 @@ class GroupInputs:
     n_rows: int
     n_dropped: int
     class_w: tuple[np.ndarray, np.ndarray] | None = None  # summed sample weight of each class
+    dropped_by: Mapping[tuple, int] | None = None  # rows dropped per segment key (Summary.dropped_by)
     graded: np.ndarray | None = None  # rows whose label is neither 0 nor 1 (graded plans)
     #: per group: two different labels, and such a pair of positive weight (grouped XAUC's plans)
     ordered: tuple[np.ndarray, np.ndarray] | None = None
@@ -105,6 +104,7 @@ def summarize_evaluation(
     missing: dict[Hashable, int] | None = None,
     n_dropped: int | None = None,
     key_hashes: np.ndarray | None = None,
+    dropped_by: Mapping[tuple, int] | None = None,
 ) -> Summary:
     """The summary of an evaluation of whole groups (pandas calls this directly).
 
@@ -123,6 +123,7 @@ def summarize_evaluation(
         seg_index=seg_index, seg_keys=seg_keys, metrics={s: ev.scores[s].metrics for s in plan.scores},
         keys=lambda: ev.keys, n_rows=ev.prepared.n_rows,
         n_dropped=ev.prepared.n_dropped if n_dropped is None else n_dropped,
+        dropped_by=ev.prepared.dropped_by if dropped_by is None else dropped_by,
         class_w=_class_weights(ev, plan),
         graded=_graded_rows(ev) if any(spec.info.graded for spec in plan.specs) else None,
         ordered=xauc_label_pairs(ev) if any(s.info.eligibility == "ordered" for s in plan.specs) else None,
@@ -385,7 +386,7 @@ def summarize_groups(
             v = np.broadcast_to(np.asarray(z), (n_seg, *np.shape(z))).copy()
         data[name] = v
     return Summary(None, dict(missing or {}), g.n_dropped, g.n_rows, (n_items, n_boot, n_pairs),
-                   keys=list(seg_keys), data=data)
+                   keys=list(seg_keys), data=data, dropped_by=g.dropped_by)
 
 
 def _rows_only(ev: Evaluation, plan: Plan, missing: dict | None, n_dropped: int | None) -> Summary:
@@ -503,13 +504,16 @@ def summarize_partition(
             missing[c] = int(m.sum())
             keep = ~m if keep is None else keep & ~m
     n_dropped = 0
+    dropped_by: dict[tuple, int] = {}
     if keep is not None:
         n_dropped = int(keep.shape[0] - keep.sum())
+        if plan.by:  # each segment's own dropped rows (a missing segment value: no segment)
+            dropped_by = rows_per_segment(pdf.loc[~keep, list(plan.by)], plan.by)
         pdf = pdf.loc[keep]
         if len(pdf) == 0:
             s = empty_summary(plan)
             s.missing.update(missing)
-            s.n_dropped = n_dropped
+            s.n_dropped, s.dropped_by = n_dropped, dropped_by
             return s, None
     problems = _count_problems(pdf, plan)
     if problems and plan.by and plan.group:  # pandas finds a by that varies within a group first
@@ -517,7 +521,7 @@ def summarize_partition(
     if problems:  # finalize raises with the whole table's counts; nothing to evaluate here
         s = empty_summary(plan)
         s.missing.update(missing)
-        s.n_dropped, s.n_rows, s.problems = n_dropped, len(pdf), problems
+        s.n_dropped, s.n_rows, s.problems, s.dropped_by = n_dropped, len(pdf), problems, dropped_by
         return s, None
     opts = dataclasses.replace(
         plan.options, nan_policy="raise", empty="zero" if plan.options.empty == "error" else plan.options.empty,
@@ -529,11 +533,11 @@ def summarize_partition(
             specs=plan.all_specs if whole_segments else plan.specs, options=opts, by=plan.by,
             keep_order=whole_segments and plan.has_auc,
         )
-        out = summarize_evaluation(ev, plan, missing=missing, n_dropped=n_dropped)
+        out = summarize_evaluation(ev, plan, missing=missing, n_dropped=n_dropped, dropped_by=dropped_by)
     except InputProblem as p:  # bad weights of groups, a `by` that varies in a group: counted
         s = empty_summary(plan)
         s.missing.update(missing)
-        s.n_dropped, s.n_rows, s.problems = n_dropped, len(pdf), problem_counts(p)
+        s.n_dropped, s.n_rows, s.problems, s.dropped_by = n_dropped, len(pdf), problem_counts(p), dropped_by
         return s, None
     if plan.placement_columns:
         moments = _partition_moments(pdf, ev, plan)

@@ -41,8 +41,8 @@ FAMILIES = ("table", "metric")
 CI_ADJUSTMENTS = ("none", "bonferroni")
 
 
-_FORMAT = 6  # version of the bytes of a Summary (3: segments stacked in arrays; 4: n_graded; 5: sf_hist;
-# 6: sf_hist keyed to 12 significant digits)
+_FORMAT = 7  # version of the bytes of a Summary (3: segments stacked in arrays; 4: n_graded; 5: sf_hist;
+# 6: sf_hist keyed to 12 significant digits; 7: dropped_by, the rows dropped per segment)
 
 
 # --------------------------------------------------------------------------- #

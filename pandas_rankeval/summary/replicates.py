@@ -212,7 +212,7 @@ def reduce_replicates(summary: Summary, plan: Plan) -> Summary:
     data.update(results)
     return Summary(
         None, summary.missing, summary.n_dropped, summary.n_rows, summary.shape, summary.problems,
-        keys=summary.keys, data=data,
+        keys=summary.keys, data=data, dropped_by=summary.dropped_by,
     )
 
 

@@ -324,6 +324,11 @@ class Summary:
         Column -> missing values seen (rows), in the order of the plan's columns.
     n_dropped : int
         Rows dropped for missing values.
+    dropped_by : dict
+        With ``by=``: segment key -> rows of that segment dropped for missing values (segments
+        with none left out). Rows whose segment value is itself missing belong to no segment:
+        they are ``n_dropped`` minus the sum of these. A segment may be here and not in
+        ``keys`` (every row of it dropped). Added key by key, like ``missing``.
     n_rows : int
         Rows evaluated.
     problems : dict
@@ -333,7 +338,7 @@ class Summary:
         evaluated.
     """
 
-    __slots__ = ("keys", "data", "index", "missing", "n_dropped", "n_rows", "shape", "problems")
+    __slots__ = ("keys", "data", "index", "missing", "n_dropped", "n_rows", "shape", "problems", "dropped_by")
 
     def __init__(
         self,
@@ -346,6 +351,7 @@ class Summary:
         *,
         keys: list[tuple] | None = None,
         data: Mapping[str, Any] | None = None,
+        dropped_by: Mapping[tuple, int] | None = None,
     ) -> None:
         if segments is not None:
             keys, data = stack_segments(segments)
@@ -357,6 +363,7 @@ class Summary:
         self.n_rows = int(n_rows)
         self.shape = shape  # (items, replicates, flip pairs)
         self.problems = dict(problems or {})
+        self.dropped_by = {k: int(n) for k, n in (dropped_by or {}).items() if n}
 
     @property
     def segments(self) -> _Segments:
@@ -388,7 +395,7 @@ class Summary:
             problems[k] = problems.get(k, 0) + int(n)
         return Summary(
             None, missing, self.n_dropped + other.n_dropped, self.n_rows + other.n_rows, self.shape, problems,
-            keys=keys, data=data,
+            keys=keys, data=data, dropped_by=add_counts([self.dropped_by, other.dropped_by]),
         )
 
     @staticmethod
@@ -412,14 +419,15 @@ class Summary:
             keys, data = (parts[0].keys, by_name(parts[0].data)) if parts else ([], {})
         else:
             keys, data = _merge_many(parts)
-        return Summary(None, missing, n_dropped, n_rows, first.shape, problems, keys=keys, data=data)
+        return Summary(None, missing, n_dropped, n_rows, first.shape, problems, keys=keys, data=data,
+                       dropped_by=add_counts([s.dropped_by for s in summaries]))
 
     def split(self, n: int) -> list[Summary]:
         """``n`` summaries of disjoint segments that add up to this one.
 
         A segment goes to the part :func:`shard_of` its key, so that every partition sends a
         segment to the same part. The parts are copies: the whole summary is freed once cut. The counts of the whole partition (missing values, rows,
-        problems) go with the first part.
+        problems, rows dropped per segment) go with the first part.
         """
         shard = shard_of(self.keys, n)
         out = []
@@ -429,7 +437,7 @@ class Summary:
             data = {k: (None if v is None else v[idx]) for k, v in by_name(self.data).items()}
             if j == 0:
                 out.append(Summary(None, self.missing, self.n_dropped, self.n_rows, self.shape, self.problems,
-                                   keys=keys, data=data))
+                                   keys=keys, data=data, dropped_by=self.dropped_by))
             else:
                 out.append(Summary(None, {}, 0, 0, self.shape, {}, keys=keys, data=data))
         return out
@@ -445,7 +453,8 @@ class Summary:
         Pickle of the keys, a few stacked arrays and plain dicts: for transport between the
         processes of one computation, not for untrusted input.
         """
-        state = (_FORMAT, self.keys, self.data, self.missing, self.n_dropped, self.n_rows, self.shape, self.problems)
+        state = (_FORMAT, self.keys, self.data, self.missing, self.n_dropped, self.n_rows, self.shape, self.problems,
+                 self.dropped_by)
         return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
 
     @classmethod
@@ -453,24 +462,36 @@ class Summary:
         fmt, *state = pickle.loads(data)
         if fmt != _FORMAT:
             raise ValueError(f"a Summary written in format {fmt} cannot be read by format {_FORMAT}")
-        keys, fields, missing, n_dropped, n_rows, shape, problems = state
-        return cls(None, missing, n_dropped, n_rows, tuple(shape), problems, keys=keys, data=fields)
+        keys, fields, missing, n_dropped, n_rows, shape, problems, dropped_by = state
+        return cls(None, missing, n_dropped, n_rows, tuple(shape), problems, keys=keys, data=fields,
+                   dropped_by=dropped_by)
 
     def __getstate__(self) -> tuple:
         # the arrays as they are: pickle protocol 5 (Dask's transport) sends them without a copy
-        return (_FORMAT, self.keys, self.data, self.missing, self.n_dropped, self.n_rows, self.shape, self.problems)
+        return (_FORMAT, self.keys, self.data, self.missing, self.n_dropped, self.n_rows, self.shape, self.problems,
+                self.dropped_by)
 
     def __setstate__(self, state: tuple) -> None:
-        fmt, keys, data, missing, n_dropped, n_rows, shape, problems = state
+        fmt, keys, data, missing, n_dropped, n_rows, shape, problems, dropped_by = state
         if fmt != _FORMAT:
             raise ValueError(f"a Summary written in format {fmt} cannot be read by format {_FORMAT}")
         self.keys, self.data = list(keys), as_data(data)
         self.index = {k: i for i, k in enumerate(self.keys)}
         self.missing, self.n_dropped, self.n_rows = missing, int(n_dropped), int(n_rows)
         self.shape, self.problems = tuple(shape), dict(problems)
+        self.dropped_by = dict(dropped_by)
 
     def __repr__(self) -> str:
         return f"Summary({len(self.keys)} segment(s), {self.n_rows:,} rows, {self.total('n_groups'):,} groups)"
+
+
+def add_counts(parts: list[Mapping[tuple, int]]) -> dict[tuple, int]:
+    """Counts per segment key added key by key (``Summary.dropped_by``)."""
+    out: dict[tuple, int] = {}
+    for part in parts:
+        for k, n in part.items():
+            out[k] = out.get(k, 0) + int(n)
+    return out
 
 
 def _merge(a: Summary, b: Summary) -> tuple[list[tuple], dict[str, np.ndarray | None]]:

@@ -20,8 +20,8 @@ from ..core.metrics.registry import nan_reason
 from ..core.evaluation.result import warn_once
 from ..core.inputs.validation import internal_error
 from ..summary.finalize import (
-    auc_lookup, auc_replicates, delong_of, metric_coverage, segment_order, table_totals, ci_method, fallback_note,
-    item_values, xauc_of,
+    auc_lookup, auc_replicates, delong_of, dropped_segments, metric_coverage, segment_order, table_totals, ci_method,
+    fallback_note, item_values, xauc_of,
 )
 from ..summary.plan import Plan, compare_pairs
 from ..summary.replicates import MIN_UNITS, replicate_results
@@ -463,6 +463,9 @@ def _with_attrs(out: Any, summary: Summary, pairs: _Pairs, deferred: _Deferred, 
     if few:  # no interval (nor bootstrap p-value) there: the footer says why
         out.attrs["few_groups"] = few
     out.attrs["graded_rows"] = summary.total("n_graded")
+    dropped = dropped_segments(summary, plan)
+    if dropped is not None:  # the footer says where the dropped rows were
+        out.attrs["dropped"] = dropped
     out.attrs["ci_adjust"] = plan.ci_adjust
     if plan.lift == "relaimpr":
         out.attrs["lift"] = lift_words(names)

@@ -14,8 +14,8 @@ from ..core.metrics.registry import nan_reason, parse_metric
 from ..core.evaluation.result import warn_once
 from ..core.inputs.validation import internal_error
 from ..summary.finalize import (
-    COUNTER_INDEX, auc_lookup, auc_replicates, delong_of, metric_coverage, segment_order, ci_method, fallback_note, item_values,
-    xauc_of,
+    COUNTER_INDEX, auc_lookup, auc_replicates, delong_of, dropped_segments, metric_coverage, segment_order, ci_method,
+    fallback_note, item_values, xauc_of,
 )
 from ..summary.plan import Plan
 from ..summary.replicates import MIN_UNITS, replicate_results
@@ -66,7 +66,7 @@ def report_table(
     pos = np.array([summary.index[k] for k in keys], dtype=np.int64)
     values = _point_values(summary, plan, keys, pos, auc, xauc)
     columns: dict[str, np.ndarray] = {n: values[n].reshape(-1) for n in names}
-    columns.update(_count_columns(summary, plan, pos))
+    columns.update(_count_columns(summary, plan, keys, pos))
     fallback: dict[str, None] = {}  # model/metric whose bootstrap-t interval fell back to percentile
     intervals: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     if plan.ci is not None:
@@ -92,6 +92,9 @@ def report_table(
             table.attrs["ci"]["percentile_fallback"] = list(fallback)
     table.attrs["params"] = {n: plan.options.params(specs[n]) for n in names}
     table.attrs["graded_rows"] = summary.total("n_graded")
+    dropped = dropped_segments(summary, plan)
+    if dropped is not None:
+        table.attrs["dropped"] = dropped
     first = metric_coverage(summary, plan, plan.scores[0], xauc)
     table.attrs["coverage"] = {n: first[n][1].as_dict() for n in names}
     table = as_result_table(table, "report")
@@ -136,9 +139,9 @@ def _point_values(
     return values
 
 
-def _count_columns(summary: Summary, plan: Plan, pos: np.ndarray) -> dict[str, np.ndarray]:
+def _count_columns(summary: Summary, plan: Plan, keys: list[tuple], pos: np.ndarray) -> dict[str, np.ndarray]:
     """The coverage columns per (segment, model): groups, rows, GAUC's groups used and rows
-    skipped, groups without a relevant row, rows dropped."""
+    skipped, groups without a relevant row, rows dropped (by segment: the segment's own)."""
     names = list(plan.metrics)
     specs = {s.name: s for s in plan.all_specs}
     item_j = {item: j for j, item in enumerate(plan.items)}
@@ -157,7 +160,10 @@ def _count_columns(summary: Summary, plan: Plan, pos: np.ndarray) -> dict[str, n
         columns["gauc_rows_skipped"] = (cnt[:, :, COUNTER_INDEX["rows_skipped"]] / np.maximum(n_rows, 1)[:, None]).reshape(-1)
     if any(specs[n].info.eligibility == "relevant" for n in names):
         columns["groups_no_relevant"] = np.repeat(data["n_nopos"][pos], n_mod)
-    if summary.n_dropped:
+    if summary.n_dropped and plan.by:  # each segment's own rows (Summary.dropped_by)
+        own = np.array([summary.dropped_by.get(k, 0) for k in keys], dtype=np.int64)
+        columns["rows_dropped"] = np.repeat(own, n_mod)
+    elif summary.n_dropped:
         columns["rows_dropped"] = np.full(len(pos) * n_mod, summary.n_dropped, dtype=np.int64)
     return columns
 

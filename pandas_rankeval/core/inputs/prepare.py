@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..threads import Workers, over_ranges, row_ranges, run_tasks
 from .validation import (
+    _plain,
     check_column_name,
     check_columns,
     check_frame,
@@ -25,7 +26,10 @@ from .validation import (
     numeric_values,
 )
 
-__all__ = ["Groups", "Labels", "Prepared", "prepare", "encode_groups", "label_levels", "relevance_rule"]
+__all__ = [
+    "Groups", "Labels", "Prepared", "prepare", "encode_groups", "label_levels", "relevance_rule", "rows_per_segment",
+    "segment_tuples",
+]
 
 
 @dataclass
@@ -294,6 +298,8 @@ class Prepared:
     n_rows: int = 0
     n_dropped: int = 0
     segments: Groups | None = None  # codes of the ``by`` columns, when asked for
+    #: rows dropped per segment key (rows with no segment value in none): :func:`rows_per_segment`
+    dropped_by: dict[tuple, int] = field(default_factory=dict)
     _pending: tuple[pd.DataFrame, list[Hashable]] | None = None
 
     def encode_groups(self, workers: Workers | None = None) -> Groups | None:
@@ -344,7 +350,12 @@ def prepare(
         df = df.reset_index(level=levels)
     cols = [*gcols, label, *scores, *numeric_extra, *key_extra, *segment, *raw_extra]
     check_columns(df, cols)
-    df, n_dropped = _drop_missing(df, func, cols, nan_policy)
+    whole = df
+    df, n_dropped, keep = _drop_missing(df, func, cols, nan_policy)
+    # each segment's own dropped rows (read only with by= and dropped rows)
+    dropped_by: dict[tuple, int] = {}
+    if segment and keep is not None:
+        dropped_by = rows_per_segment(whole.loc[~keep, list(segment)], list(segment))
     y = numeric_values(df[label], label, "label", keep_int=True)
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         count = int((~np.isfinite(y)).sum())
@@ -365,6 +376,7 @@ def prepare(
         extra=extra,
         n_rows=len(df),
         n_dropped=n_dropped,
+        dropped_by=dropped_by,
     )
 
 
@@ -381,16 +393,19 @@ def _check_named_columns(df: pd.DataFrame, func: str, label: Hashable, scores: S
         )
 
 
-def _drop_missing(df: pd.DataFrame, func: str, cols: list[Hashable], nan_policy: str) -> tuple[pd.DataFrame, int]:
+def _drop_missing(
+    df: pd.DataFrame, func: str, cols: list[Hashable], nan_policy: str
+) -> tuple[pd.DataFrame, int, np.ndarray | None]:
     """Missing values, checked column by column so the message can name them: raised, or their
-    rows dropped (a new frame: the caller's frame is not touched); how many rows were dropped."""
+    rows dropped (a new frame: the caller's frame is not touched); how many rows were dropped,
+    and the mask of the rows kept (None when none was dropped)."""
     cols = list(dict.fromkeys(cols))
     if not any(_may_miss(df[c]) for c in cols):  # the usual case: no mask made
-        return df, 0
+        return df, 0, None
     masks = {c: missing_mask(df[c]) for c in cols}
     bad = {c: int(m.sum()) for c, m in masks.items() if m.any()}
     if not bad:
-        return df, 0
+        return df, 0, None
     if nan_policy == "raise":
         raise missing_values_error(bad)
     keep = ~np.logical_or.reduce(list(masks.values()))
@@ -399,7 +414,38 @@ def _drop_missing(df: pd.DataFrame, func: str, cols: list[Hashable], nan_policy:
         raise ValueError(
             f"{func}: every row has a missing value in {list(bad)!r}; nothing is left to evaluate."
         )
-    return df.loc[keep], n_dropped
+    return df.loc[keep], n_dropped, keep
+
+
+def segment_tuples(keys: pd.Index) -> list[tuple]:
+    """Segment keys (a decoded ``Index`` or ``MultiIndex``) as tuples of plain Python values,
+    level by level: the keys of a summary's segments."""
+    levels = [keys.get_level_values(i) for i in range(keys.nlevels)] if isinstance(keys, pd.MultiIndex) else [keys]
+    columns = [[_plain(v) for v in lvl.tolist()] if lvl.dtype == object else lvl.tolist() for lvl in levels]
+    return list(zip(*columns))
+
+
+def rows_per_segment(frame: pd.DataFrame, by: Sequence[Hashable], counts: Any = None) -> dict[tuple, int]:
+    """Rows per segment key (``counts``: each row's count instead of 1), keyed as a summary keys
+    its segments (:func:`segment_tuples`), over the rows whose every ``by`` value is present:
+    a row with a missing segment value belongs to no segment. Zeros left out.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"d": ["a", None, "b", "a"], "n": [2, 5, 1, 3]})
+    >>> rows_per_segment(f, ["d"]), rows_per_segment(f, ["d"], f["n"])
+    ({('a',): 2, ('b',): 1}, {('a',): 5, ('b',): 1})
+    """
+    present = ~np.logical_or.reduce([missing_mask(frame[c]) for c in by]) if len(frame) else np.zeros(0, dtype=bool)
+    if not present.any():
+        return {}
+    sub = frame.loc[present, list(by)].reset_index(drop=True)
+    segs = encode_groups(sub, list(by))
+    uniq, inv = np.unique(np.asarray(segs.codes, dtype=np.int64), return_inverse=True)
+    totals = np.zeros(uniq.shape[0], dtype=np.int64)  # exact integer sums
+    np.add.at(totals, inv.reshape(-1), 1 if counts is None else np.asarray(counts, dtype=np.int64)[present])
+    keys = segment_tuples(segs.decode(uniq))
+    return {k: int(n) for k, n in zip(keys, totals.tolist()) if n}
 
 
 def _may_miss(col: pd.Series) -> bool:

@@ -374,18 +374,34 @@ def run(sdf: Any, plan: Any, options: dict[str, Any]) -> tuple[Any, dict[str, An
     LAST_CALL["buckets"] = n
     persisted: list[Any] = []
     try:
-        return _compute(drop_missing(fr, found), plan, found, n, plan.auc_placements, persisted)
+        return _compute(drop_missing(fr, found), plan, found, n, plan.auc_placements, persisted, every=fr,
+                        dtypes=schema(sdf).dtypes.to_dict() if plan.by and found.n_dropped else None)
     finally:
         for df in persisted:
             df.unpersist()
 
 
+def _dropped_by(every: Frame, kept: SparkTables, plan: Any, n_dropped: int, dtypes: Any) -> dict[Any, int]:
+    """Rows dropped per segment (:func:`~pandas_rankeval.summary.driver.dropped_of_counts`): two
+    small aggregates, rows per segment of every row and of the kept rows (only with ``by=`` and
+    dropped rows)."""
+    from pandas_rankeval.summary.driver import dropped_of_counts
+
+    if not plan.by or not n_dropped:
+        return {}
+    count = kept.free("__rk_n")
+    by = list(plan.by)
+    return dropped_of_counts(SparkTables(every, plan.label).count_rows(by, False, count),
+                             kept.count_rows(by, True, count), by, count, dtypes)
+
+
 def _compute(
-    rows: Frame, plan: Any, scan: Scan, n_buckets: int, delong: bool, persisted: list
+    rows: Frame, plan: Any, scan: Scan, n_buckets: int, delong: bool, persisted: list, every: Frame, dtypes: Any,
 ) -> tuple[Any, dict[str, Any]]:
     """The driver's passes on the call's rows (missing values dropped already): global AUC's ranges
     (:func:`~pandas_rankeval.summary.ranges.auc_ranges`, with placements), the buckets' summaries
-    (:func:`~pandas_rankeval.summary.driver.summed_group_pass`)."""
+    (:func:`~pandas_rankeval.summary.driver.summed_group_pass`); ``every``: the rows before the
+    missing values were dropped, ``dtypes`` its pandas dtypes (rows dropped per segment)."""
     from pandas_rankeval.summary.driver import summed_group_pass
     from pandas_rankeval.summary.ranges import auc_ranges
 
@@ -403,6 +419,7 @@ def _compute(
         # the rows with a missing value were dropped before the buckets: the scan counted them
         summary.missing = {c: n for c, n in scan.missing.items() if n}
         summary.n_dropped = scan.n_dropped
+        summary.dropped_by = _dropped_by(every, source, plan, scan.n_dropped, dtypes)
     elif counted is not None:  # global AUC alone: rows and relevant rows as the range pass read them
         summary = summary_of_auc(plan, counted.auc, n_rows=counted.n_rows, n_pos=counted.n_pos, missing=scan.missing,
                                  n_dropped=scan.n_dropped)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.inputs.prepare import relevance_rule
-from ...summary.driver import Scan, raise_checked
+from ...summary.driver import Scan, dropped_by_segment, raise_checked
 from ...summary.ranges import RangeColumns
 from ...summary.plan import Plan
 from ..base import internal_prefix
@@ -114,6 +114,7 @@ class Call:
     relevance: tuple[str, Any]
     weight_column: Hashable | None
     options: dict[str, Any]
+    dropped_by: dict[tuple, int]  # rows dropped per segment (Summary.dropped_by)
 
 
 def prepare_call(t: Any, plan: Plan, options: dict[str, Any] | None) -> Call:
@@ -138,11 +139,14 @@ def prepare_call(t: Any, plan: Plan, options: dict[str, Any] | None) -> Call:
         found.problems.update(ips_problems(row, plan.options, named))
     # a by= that varies in a group, pandas' errors from the whole-table counts, empty='error', a weight
     # Series or callable checked on the whole table's group statistics (one small query)
-    plan = raise_checked(_Tables(t, keep, opts), plan, found)
+    tables = _Tables(t, keep, opts)
+    plan = raise_checked(tables, plan, found)
     w = plan.options.weight
     weight_column = w if isinstance(w, str) and w in pschema.columns else None
     kept = t.filter(keep) if found.n_dropped else t
-    return Call(plan, kept, found, internal_prefix(t.columns), relevance, weight_column, opts)
+    # rows dropped per segment: two small queries, only with by= and dropped rows
+    dropped_by = dropped_by_segment(tables, plan, found.n_dropped, pschema.dtypes.to_dict())
+    return Call(plan, kept, found, internal_prefix(t.columns), relevance, weight_column, opts, dropped_by)
 
 
 def group_tables(call: Call) -> tuple[Groups, dict[Hashable, pd.DataFrame]]:
@@ -259,7 +263,7 @@ def run(frame: Any, plan: Plan, options: dict[str, Any] | None = None) -> tuple[
         ordered = label_pairs(first.rename(columns=lambda c: str(c)[len(s_):] if str(c).startswith(s_) else c))
     inputs = GroupInputs(n=groups.n, npos=groups.npos, seg_index=seg_index, seg_keys=seg_keys, metrics=values,
                          keys=lambda: keys, n_rows=groups.n_rows, n_dropped=call.found.n_dropped,
-                         class_w=class_w, graded=groups.graded, ordered=ordered)
+                         dropped_by=call.dropped_by, class_w=class_w, graded=groups.graded, ordered=ordered)
     return summarize_groups(inputs, plan, missing=call.found.missing), extras
 
 
