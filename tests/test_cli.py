@@ -512,6 +512,22 @@ def test_non_numeric_score(tmp_path: Path, capsys) -> None:
 def test_bad_metric(csv_path: Path, metrics: list[str], fragment: str, capsys) -> None:
     code, _, err = run(["eval", csv_path, *GROUP, "-s", "model_a", "-m", *metrics], capsys)
     assert_one_error_line(code, err, fragment)
+    if metrics != ["", ","]:  # a bad name: the list of metrics is one command away
+        assert "Valid metrics are" not in err and "'pandas-rankeval metrics' lists the metrics." in err
+
+
+def test_errors_in_the_words_of_the_command_line(tmp_path: Path, capsys) -> None:
+    """An empty file is 'no data row' (not 'report got an empty DataFrame'); a column's role is
+    its option (--score, not (score))."""
+    empty = tmp_path / "empty.csv"
+    empty.write_text("g,y,s\n")
+    code, _, err = run(["eval", empty, "-g", "g", "-l", "y", "-s", "s", "-m", "gauc"], capsys)
+    assert_one_error_line(code, err, "the file has no data row")
+    assert "DataFrame" not in err
+    probs = tmp_path / "probs.csv"
+    probs.write_text("g,y,s\n1,1,1.7\n1,0,0.2\n")
+    code, _, err = run(["eval", probs, "-g", "g", "-l", "y", "-s", "s", "-m", "logloss"], capsys)
+    assert_one_error_line(code, err, "Column 's' (--score) has 1 value outside [0, 1]")
 
 
 @pytest.mark.parametrize(

@@ -40,6 +40,8 @@ __all__ = ["main", "format_table", "to_markdown", "describe_params"]
 
 
 def _error(message: str) -> None:
+    # the metric list is one command away: 'pandas-rankeval metrics' (not 600 characters here)
+    message = re.sub(r" Valid metrics are .*$", f" '{PROG} metrics' lists the metrics.", message)
     print(f"{PROG}: error: {message}", file=sys.stderr)
 
 
@@ -61,6 +63,9 @@ def _cli_message(exc: BaseException) -> str:
     ``--group user_id device``) where it names keyword arguments (``nan_policy='omit'``,
     ``group=['user_id', 'device']``)."""
     text = _one_line(exc)
+    text = re.sub(r"\b(?:report|compare) got an empty DataFrame \(0 rows\)", "the file has no data row", text)
+    text = re.sub(r"Column '([^']*)' \((score|label|group|sample_weight|weight)\)",
+                  lambda m: f"Column {m.group(1)!r} (--{m.group(2).replace('_', '-')})", text)
     text = _LIST_KWARG.sub(
         lambda m: f"{_OPTION_OF[m.group(1)]} " + " ".join(x.strip().strip("'\"") for x in m.group(2).split(",")), text
     )
