@@ -3,7 +3,8 @@
 At 80 columns two models ``lightgbm_lambdarank_ndcg_v17`` and ``lightgbm_lambdarank_ndcg_v18``
 both printed as ``lightgbm_lambdarank_ndcg_v…``, and segment values too: the table could not be
 read. A shortened label keeps the part that tells it apart; labels that no cut tells apart are
-not cut that far (the table goes into more parts).
+not cut that far (the table goes into more parts). A comparison's baseline column goes into
+every part (its group label shortened first) rather than alone into a part of its own.
 """
 
 from __future__ import annotations
@@ -194,6 +195,32 @@ def test_row_labels_that_no_cut_tells_apart_are_not_cut_that_far() -> None:
     text = to_text(Shown(frame, column_groups(frame.columns)), width=80)
     assert_labels_told_apart(text, frame.index, 80)
     assert len(text.strip().split("\n\n")) >= 2  # the block went into parts, not the labels into one
+
+
+def test_a_comparisons_baseline_column_is_never_a_part_alone() -> None:
+    """compact() with long names at 80 columns printed the baseline's one column as the whole first
+    part. Its group label gives way (told apart from the models'), then the row labels, so that
+    it goes next to each model's block."""
+    df = pre.datasets.make_impressions(n_users=300, seed=2)
+    names = {"model_a": "two_tower_v3_2024_09_lr1e-3", "model_b": "dcn_v2_ctr_baseline_prod",
+             "model_c": "lightgbm_lambdarank_ndcg_v17"}
+    df["model_c"] = df["model_b"] + np.random.default_rng(2).normal(0, 0.3, len(df))
+    df = df.rename(columns=names)
+    df["traffic_source"] = df["device"].map({"desktop": "organic_search_homepage_feed",
+                                             "mobile": "push_notification_reengagement", "tablet": "email"})
+    cmp = pre.compare(df, group="user_id", label="click", scores=list(names.values()),
+                      baseline="dcn_v2_ctr_baseline_prod", metrics=["gauc", "ndcg@10"], by="traffic_source", n_boot=20)
+    compact = cmp.compact()
+    text = compact.to_text(width=80, footer="none")
+    parts = text.strip().split("\n\n")
+    assert len(parts) == 2
+    for part in parts:
+        second = part.splitlines()[1]
+        assert "baseline" in second and "value" in second  # the baseline next to a model's block
+    tops = [part.splitlines()[0].split() for part in parts]
+    assert [t[1] for t in tops] == ["two_tower_v3_2024_09_lr1e-3", "lightgbm_lambdarank_ndcg_v17"]
+    assert reads_as(tops[0][0], "dcn_v2_ctr_baseline_prod") and tops[0][0] == tops[1][0]
+    assert_labels_told_apart(text, compact.index, 80)
 
 
 def test_cli_prints_the_testers_two_models_told_apart(tmp_path, monkeypatch, capsys) -> None:

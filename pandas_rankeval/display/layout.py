@@ -306,6 +306,7 @@ class _Grid:
     col_w: list[int]
     groups: list[list[int]]
     levels: list[list[str]] = field(default_factory=list)  # each index level's distinct labels
+    own_w: list[int] = field(default_factory=list)  # each column's width without its group label
     index_width: int = 0
     lead: list[list[int]] = field(default_factory=list)  # groups repeated in every part
     floors: list[int] = field(default_factory=list)  # the narrowest each row-label column gets
@@ -380,6 +381,7 @@ def _measure(shown: Shown) -> _Grid:
         groups=shown.groups,
         levels=[list(dict.fromkeys(col)) for col in index_rows(frame.index, sparse=False)],
     )
+    grid.own_w = list(grid.col_w)
     for g in grid.groups:
         span = grid.group_width(g)
         if two and len(grid.top[g[0]]) > span:
@@ -404,16 +406,34 @@ def _fit_to_width(grid: _Grid, repeat: int, width: int) -> None:
 
 
 def _place_lead(grid: _Grid, repeat: int, width: int) -> None:
-    """The leading groups go with the row labels into every part if the row labels can give
-    way enough for them next to the widest other group; else they are groups like the others."""
+    """The leading groups go with the row labels into every part if, next to the widest other
+    group, they fit: first their labels give way (down to their columns' width, told apart from
+    the other group labels), then the row labels. Else they are groups like the others."""
     lead, rest = grid.groups[:repeat], grid.groups[repeat:]
-    spare = width - len(SEP) - max(grid.group_width(g) for g in rest)  # for the row labels and the lead
-    lead_w = sum(len(SEP) + grid.group_width(g) for g in lead)
-    if grid.narrowest_index() + lead_w > spare:
+    widest = max(grid.group_width(g) for g in rest)
+    spare = width - len(SEP) - widest  # for the row labels and the leading groups
+    full = sum(len(SEP) + grid.group_width(g) for g in lead)
+    least = sum(len(SEP) + _own_width(grid, g) for g in lead)
+    tops = [grid.top[g[0]] for g in grid.groups]
+    narrowed = [_own_width(grid, g) if k < repeat else grid.group_width(g) for k, g in enumerate(grid.groups)]
+    if cut_labels(tops, narrowed) is None:
+        least = full  # their labels cannot give way
+    if grid.narrowest_index() + least > spare:
         return
+    give = max(full - max(spare - grid.index_width, least), 0)
+    for g in lead:  # the leading groups' labels give way first
+        cut = min(give, grid.group_width(g) - _own_width(grid, g))
+        grid.col_w[g[-1]] -= cut
+        give -= cut
     grid.lead, grid.groups = lead, rest
+    lead_w = sum(len(SEP) + grid.group_width(g) for g in lead)
     while grid.index_width + lead_w > spare and grid.narrow_index():
         pass
+
+
+def _own_width(grid: _Grid, g: list[int]) -> int:
+    """A group's width without its group label."""
+    return sum(grid.own_w[j] for j in g) + len(SEP) * (len(g) - 1)
 
 
 @dataclass
