@@ -8,7 +8,12 @@ interval, a metric. The rule, in every format:
 - HTML is one table (the browser scrolls sideways), or for a table of many blocks one table per
   block, side by side while they fit the page and wrapped when not;
 - text wraps into parts at group boundaries only, each part repeats the row labels and fits
-  the width it is given; the footer wraps at that width too.
+  the width it is given; the footer wraps at that width too;
+- a label shortened to fit (a row label, an index name, a group label) stays told apart from
+  the others of its kind: :func:`cut_labels` keeps the part that tells it apart (``"lightgbm_…"``
+  for ``"lightgbm_v17"`` and ``"lightgbm_v18"`` would be one label: ``"lightg…_v17"`` and
+  ``"lightg…_v18"``), and row labels that no cut tells apart are not cut that far: the table
+  goes into more parts instead.
 
 :class:`Shown` is what a view hands to a renderer: the strings, the groups and the footer (the
 lines that matter first, then the details).
@@ -18,16 +23,20 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-__all__ = ["Shown", "column_groups", "index_rows", "to_text", "wrap_footer"]
+__all__ = ["Shown", "column_groups", "cut_labels", "index_rows", "to_text", "wrap_footer"]
 
 SEP = "  "
 #: Width of a text table when neither the caller nor the terminal gives one.
 DEFAULT_WIDTH = 80
 _ELLIPSIS = "…"
+#: Narrowest a row-label column gets before a group is split instead.
+_MIN_LABEL = 6
+#: Where a word of a label ends: a kept end of a label starts at one when it can.
+_SEPARATORS = frozenset("_-./:@ ")
 
 
 @dataclass
@@ -134,6 +143,102 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + _ELLIPSIS
 
 
+def _cut(text: str, width: int, keep: int) -> str:
+    """``text`` in ``width`` characters: its start, the ellipsis, then its last ``keep``."""
+    return text[: width - 1 - keep] + _ELLIPSIS + (text[len(text) - keep:] if keep else "")
+
+
+def _word_end(text: str, width: int, keep: int) -> int:
+    """How many last characters to keep, at least ``keep``: from the start of the last word
+    (``"_v17"`` rather than ``"7"``) if it is at most half the width, else half the width; the
+    ``keep`` last characters if they start a word."""
+    most = (width - 1) // 2
+    if text[len(text) - keep] in _SEPARATORS:
+        return keep  # it starts a word already
+    for start in range(len(text) - keep - 1, max(len(text) - most, 0) - 1, -1):
+        if text[start] in _SEPARATORS:
+            return len(text) - start
+    return max(keep, most)
+
+
+def cut_labels(labels: Sequence[str], widths: int | Sequence[int]) -> list[str] | None:
+    """Each label in at most its width (one for all, or one per label), each shortened label
+    told apart from every other label; None when a label cannot be.
+
+    A label that fits stays whole. One that does not is cut at its end (``"organic_searc…"``)
+    unless another label starts the same way; then it keeps its start, an ellipsis and the
+    fewest last characters that no other label shares with that start, from the start of a
+    word when that fits (``"lightgbm_lambdar…_v17"``). A shortened label ``head…tail`` is told
+    apart when no other label starts with ``head``, ends with ``tail`` and is longer than both:
+    different labels never print the same, and none reads as the other. ``widths`` may give one
+    label twice at two widths.
+
+    >>> cut_labels(["lightgbm_ndcg_v17", "lightgbm_ndcg_v18", "email"], 12)
+    ['lightgb…_v17', 'lightgb…_v18', 'email']
+    >>> cut_labels(["organic_search", "push_notification"], 8)
+    ['organic…', 'push_no…']
+    >>> cut_labels(["ab_x_cd", "ab_y_cd"], 4) is None  # only the middle tells them apart
+    True
+    """
+    ws = [widths] * len(labels) if isinstance(widths, int) else list(widths)
+    shown: dict[tuple[str, int], str] = {}
+    long: dict[int, list[str]] = {}  # per width: the labels longer than it
+    for text, width in dict.fromkeys(zip(labels, ws)):
+        if len(text) <= width:
+            shown[(text, width)] = text
+        else:
+            long.setdefault(width, []).append(text)
+    texts = list(dict.fromkeys(labels))
+    for width, cut in long.items():
+        # a cut to ``width`` could read as any label of ``width`` characters or more
+        keeps = _fewest_ends(cut, [t for t in texts if len(t) >= width], width)
+        if keeps is None:
+            return None
+        shown.update({(text, width): _cut(text, width, keep) for text, keep in keeps.items()})
+    return [shown[item] for item in zip(labels, ws)]
+
+
+def _ends(texts: list[str], width: int, keep: int) -> list[tuple[str, str]]:
+    """The start and the end each text shows, cut to ``width`` keeping ``keep`` last characters."""
+    head = width - 1 - keep
+    return [(t[:head], t[len(t) - keep:] if keep else "") for t in texts]
+
+
+def _alone(texts: list[str], rivals: list[str], width: int, keep: int) -> list[bool]:
+    """Whether each text cut to ``width`` keeping ``keep`` last characters reads as itself alone
+    among ``rivals`` (the texts included): no other starts and ends as it shows."""
+    shown = _ends(texts, width, keep)
+    wanted = set(shown)
+    count: dict[tuple[str, str], int] = {}
+    for key in _ends(rivals, width, keep):
+        if key in wanted:
+            count[key] = count.get(key, 0) + 1
+    return [count[key] == 1 for key in shown]
+
+
+def _fewest_ends(texts: list[str], rivals: list[str], width: int) -> dict[str, int] | None:
+    """How many last characters each text keeps when cut to ``width``: the fewest that tell it
+    apart from ``rivals``, or, when that also does, from the start of its last word; None when
+    a text cannot be told apart."""
+    keeps: dict[str, int] = {}
+    pending = texts
+    for keep in range(max(width, 0)):  # every round counts the rivals once
+        alone = _alone(pending, rivals, width, keep)
+        keeps.update({t: keep for t, ok in zip(pending, alone) if ok})
+        pending = [t for t, ok in zip(pending, alone) if not ok]
+        if not pending:
+            break
+    if pending:
+        return None
+    nicer: dict[int, list[str]] = {}  # the texts that would rather keep n last characters
+    for text, keep in keeps.items():
+        if keep and (n := _word_end(text, width, keep)) != keep:
+            nicer.setdefault(n, []).append(text)
+    for n, group in nicer.items():
+        keeps.update({t: n for t, ok in zip(group, _alone(group, rivals, width, n)) if ok})
+    return keeps
+
+
 def wrap_footer(lines: Sequence[str], width: int | None) -> list[str]:
     """Footer lines wrapped at ``width`` (continuations indented by two spaces)."""
     if not width:
@@ -180,7 +285,8 @@ def to_text(shown: Shown, width: int | None = DEFAULT_WIDTH, footer: str = "shor
         _fit_to_width(grid, shown.repeat, width)
     lead_width = sum(len(SEP) + grid.group_width(g) for g in grid.lead)
     parts = _parts(grid.index_width + lead_width, [grid.group_width(g) for g in grid.groups], width)
-    text = "\n\n".join(_part_text(grid, shown, part) for part in parts)
+    printed = _printed_labels(grid)
+    text = "\n\n".join(_part_text(grid, shown, part, printed) for part in parts)
     if shown.total is not None:
         text += f"\n\n[{shown.total[0]:,} rows x {shown.total[1]:,} columns]"
     return text + _footer_text(shown, footer, width, hint) + "\n"
@@ -199,17 +305,57 @@ class _Grid:
     idx_w: list[int]
     col_w: list[int]
     groups: list[list[int]]
+    levels: list[list[str]] = field(default_factory=list)  # each index level's distinct labels
+    own_w: list[int] = field(default_factory=list)  # each column's width without its group label
     index_width: int = 0
     lead: list[list[int]] = field(default_factory=list)  # groups repeated in every part
+    floors: list[int] = field(default_factory=list)  # the narrowest each row-label column gets
 
     def group_width(self, g: list[int]) -> int:
         return sum(self.col_w[j] for j in g) + len(SEP) * (len(g) - 1)
 
-    def narrow_index(self) -> None:
-        """The widest row-label column one character narrower."""
-        k = self.idx_w.index(max(self.idx_w))
-        self.idx_w[k] -= 1
-        self.index_width -= 1
+    def floor(self, k: int) -> int:
+        """The narrowest row-label column ``k`` gets: ``_MIN_LABEL``, or wider where its labels
+        would read alike (a cut that tells labels apart at a width does at any wider one)."""
+        if not self.floors:
+            self.floors.extend(_narrowest(level, _MIN_LABEL, w) for level, w in zip(self.levels, self.idx_w))
+        return self.floors[k]
+
+    def can_narrow(self, k: int) -> bool:
+        """Whether row-label column ``k`` can be one character narrower: its labels and the
+        index names still told apart."""
+        width = self.idx_w[k] - 1
+        widths = [*self.idx_w[:k], width, *self.idx_w[k + 1:]]
+        return width >= self.floor(k) and cut_labels(self.names, widths) is not None
+
+    def narrow_index(self) -> bool:
+        """The widest row-label column that can give way one character narrower; False when
+        none can."""
+        for k in sorted(range(len(self.idx_w)), key=lambda k: -self.idx_w[k]):
+            if self.can_narrow(k):
+                self.idx_w[k] -= 1
+                self.index_width -= 1
+                return True
+        return False
+
+    def narrowest_index(self) -> int:
+        """The width of the row labels narrowed as far as they can be."""
+        trial = replace(self, idx_w=list(self.idx_w))
+        while trial.narrow_index():
+            pass
+        return trial.index_width
+
+
+def _narrowest(labels: list[str], low: int, high: int) -> int:
+    """The narrowest width from ``low`` to ``high`` (where every label fits) at which
+    :func:`cut_labels` tells ``labels`` apart (bisection)."""
+    while low < high:
+        mid = (low + high) // 2
+        if cut_labels(labels, mid) is None:
+            low = mid + 1
+        else:
+            high = mid
+    return high
 
 
 def _measure(shown: Shown) -> _Grid:
@@ -233,7 +379,9 @@ def _measure(shown: Shown) -> _Grid:
         idx_w=[max([len(n), *(len(v) for v in col)]) for n, col in zip(names, idx)],
         col_w=[max([len(sub[j]), *(len(v) for v in cells[j])]) for j in range(frame.shape[1])],
         groups=shown.groups,
+        levels=[list(dict.fromkeys(col)) for col in index_rows(frame.index, sparse=False)],
     )
+    grid.own_w = list(grid.col_w)
     for g in grid.groups:
         span = grid.group_width(g)
         if two and len(grid.top[g[0]]) > span:
@@ -243,29 +391,73 @@ def _measure(shown: Shown) -> _Grid:
 
 
 def _fit_to_width(grid: _Grid, repeat: int, width: int) -> None:
-    """Row labels give way (ellipsis) before a group is split; the leading ``repeat`` groups go
-    into every part when they fit; a group wider than the screen goes column by column."""
-    groups = grid.groups
-    if 0 < repeat < len(groups):
-        # the leading groups go with the row labels into every part, if the row labels can give
-        # way enough for them and the widest other group; else they are groups like the others
-        lead_w = sum(len(SEP) + grid.group_width(g) for g in groups[:repeat])
-        widest = max(grid.group_width(g) for g in groups[repeat:])
-        give = sum(max(w - 6, 0) for w in grid.idx_w)
-        if grid.index_width - give + lead_w + len(SEP) + widest <= width:
-            grid.lead, grid.groups = groups[:repeat], groups[repeat:]
-            while grid.index_width + lead_w + len(SEP) + widest > width:
-                grid.narrow_index()
+    """Row labels give way (ellipsis, labels told apart) before a group is split; the leading
+    ``repeat`` groups go into every part when they fit; a group wider than the screen goes
+    column by column."""
+    if 0 < repeat < len(grid.groups):
+        _place_lead(grid, repeat, width)
     widest = max([grid.group_width(g) for g in grid.groups] or [0])
     # row labels give way (ellipsis) before a group is ever split
-    while grid.index_width + len(SEP) + widest > width and max(grid.idx_w, default=0) > 6:
-        grid.narrow_index()
+    while grid.index_width + len(SEP) + widest > width and grid.narrow_index():
+        pass
     too_wide = [g for g in grid.groups if grid.index_width + len(SEP) + grid.group_width(g) > width]
     if too_wide:  # one group wider than the screen: its columns go one by one (last resort)
         grid.groups = [part for g in grid.groups for part in ([[j] for j in g] if g in too_wide else [g])]
 
 
-def _part_text(grid: _Grid, shown: Shown, part: list[int]) -> str:
+def _place_lead(grid: _Grid, repeat: int, width: int) -> None:
+    """The leading groups go with the row labels into every part if, next to the widest other
+    group, they fit: first their labels give way (down to their columns' width, told apart from
+    the other group labels), then the row labels. Else they are groups like the others."""
+    lead, rest = grid.groups[:repeat], grid.groups[repeat:]
+    widest = max(grid.group_width(g) for g in rest)
+    spare = width - len(SEP) - widest  # for the row labels and the leading groups
+    full = sum(len(SEP) + grid.group_width(g) for g in lead)
+    least = sum(len(SEP) + _own_width(grid, g) for g in lead)
+    tops = [grid.top[g[0]] for g in grid.groups]
+    narrowed = [_own_width(grid, g) if k < repeat else grid.group_width(g) for k, g in enumerate(grid.groups)]
+    if cut_labels(tops, narrowed) is None:
+        least = full  # their labels cannot give way
+    if grid.narrowest_index() + least > spare:
+        return
+    give = max(full - max(spare - grid.index_width, least), 0)
+    for g in lead:  # the leading groups' labels give way first
+        cut = min(give, grid.group_width(g) - _own_width(grid, g))
+        grid.col_w[g[-1]] -= cut
+        give -= cut
+    grid.lead, grid.groups = lead, rest
+    lead_w = sum(len(SEP) + grid.group_width(g) for g in lead)
+    while grid.index_width + lead_w > spare and grid.narrow_index():
+        pass
+
+
+def _own_width(grid: _Grid, g: list[int]) -> int:
+    """A group's width without its group label."""
+    return sum(grid.own_w[j] for j in g) + len(SEP) * (len(g) - 1)
+
+
+@dataclass
+class _Labels:
+    """The labels as printed: each index level's (label -> shown), the index names, each
+    group's label (by its columns)."""
+
+    levels: list[dict[str, str]]
+    names: list[str]
+    tops: dict[tuple[int, ...], str]
+
+
+def _printed_labels(grid: _Grid) -> _Labels:
+    """Every label in its column's width, told apart from the others of its kind."""
+    groups = [*grid.lead, *grid.groups]
+    tops = _cuts([grid.top[g[0]] for g in groups], [grid.group_width(g) for g in groups])
+    return _Labels(
+        levels=[dict(zip(level, _cuts(level, w))) for level, w in zip(grid.levels, grid.idx_w)],
+        names=_cuts(grid.names, grid.idx_w),
+        tops={tuple(g): c for g, c in zip(groups, tops)},
+    )
+
+
+def _part_text(grid: _Grid, shown: Shown, part: list[int], printed: _Labels) -> str:
     """One part of the table: the repeated groups and the part's groups, next to the row labels."""
     shown_groups = [*grid.lead, *(grid.groups[k] for k in part)]
     cols = [j for g in shown_groups for j in g]
@@ -274,16 +466,26 @@ def _part_text(grid: _Grid, shown: Shown, part: list[int]) -> str:
     if grid.two:
         head = " " * grid.index_width
         for g in shown_groups:
-            head += SEP + _fit(grid.top[g[0]], grid.group_width(g)).center(grid.group_width(g))
+            head += SEP + printed.tops[tuple(g)].center(grid.group_width(g))
         lines.append(head.rstrip())
-    label = SEP.join(_fit(n, w).ljust(w) for n, w in zip(grid.names, idx_w))
+    label = SEP.join(n.ljust(w) for n, w in zip(printed.names, idx_w))
     lines.append((label + "".join(SEP + _fit(grid.sub[j], col_w[j]).rjust(col_w[j]) for j in cols)).rstrip())
     for r in range(shown.frame.shape[0]):
         if shown.gap is not None and r == shown.gap:
             lines.append(SEP.join("...".ljust(w) for w in idx_w).rstrip())
-        row = SEP.join(_fit(col[r], w).ljust(w) for col, w in zip(grid.idx, idx_w))
+        row = SEP.join(short.get(col[r], col[r]).ljust(w) for col, short, w in zip(grid.idx, printed.levels, idx_w))
         lines.append((row + "".join(SEP + grid.cells[j][r].rjust(col_w[j]) for j in cols)).rstrip())
     return "\n".join(lines)
+
+
+def _cuts(labels: list[str], widths: int | list[int]) -> list[str]:
+    """:func:`cut_labels`, or each label cut at its end when no cut tells them apart (a group
+    label over one column of a group split column by column, the last resort)."""
+    cut = cut_labels(labels, widths)
+    if cut is not None:
+        return cut
+    ws = [widths] * len(labels) if isinstance(widths, int) else widths
+    return [_fit(t, w) for t, w in zip(labels, ws)]
 
 
 def _footer_text(shown: Shown, footer: str, width: int | None, hint: str | None) -> str:

@@ -99,7 +99,9 @@ class ResultTable(pd.DataFrame):
     def to_text(self, footer: str = "short", width: int | None = None) -> str:
         """The table as printed in a terminal: parts of whole column groups that fit ``width``
         (default: the terminal's, or ``display.width``; 0: no wrapping), then the footer:
-        ``"short"`` (the lines that matter), ``"full"`` or ``"none"``."""
+        ``"short"`` (the lines that matter), ``"full"`` or ``"none"``. A label shortened to fit
+        keeps what tells it apart from the others (``"lightgbm_…_v17"``, ``"lightgbm_…_v18"``);
+        labels no cut tells apart stay longer and the table takes more parts."""
         return render(self, "table", footer=footer, width=width)
 
     def render(self, fmt: str = "table", footer: str | None = None, width: int | None = None) -> str:
