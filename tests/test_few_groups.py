@@ -107,3 +107,19 @@ def test_compare_footer_says_where_interval_and_test_disagree():
     agree = pre.compare(df, group="u", label="y", scores=["a", "b"], metrics=["mrr"], n_boot=2000, seed=0,
                         ci=0.9)  # another level: no comparison made
     assert "disagree" not in agree.to_text(footer="full")
+
+
+def test_bootstrap_method_warns_below_50_groups():
+    """method='bootstrap' p-values run small with few groups (sim_bootstrap_size.py): a warning
+    names the fewest; none with the default method, none at 50 groups or more."""
+    rng = np.random.default_rng(2)
+    rows = [{"u": u, "y": int(i == 0), "a": rng.random(), "b": rng.random()} for u in range(60) for i in range(3)]
+    df = pd.DataFrame(rows)
+    kw = dict(group="u", label="y", scores=["a", "b"], metrics=["mrr"], n_boot=200)
+    with pytest.warns(pre.CoverageWarning, match=r"method='bootstrap' p-values run small with few groups "
+                                                 r"\(the fewest here: 20\)"):
+        pre.compare(df[df.u < 20], method="bootstrap", **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pre.CoverageWarning)
+        pre.compare(df[df.u < 20], **kw)  # the sign-flip test: no warning
+        pre.compare(df, method="bootstrap", **kw)  # 60 groups

@@ -111,7 +111,9 @@ def compare(
         otherwise; see Notes), never bounded by a number of replicates.
         ``"randomization"``: the same test by Monte Carlo, ``n_boot`` hashed random
         sign flips (p-values are multiples of ``1 / (n_boot + 1)``). ``"bootstrap"``:
-        paired bootstrap p-values. Global AUC follows ``auc_method``; with
+        paired bootstrap p-values, too small with few groups (under two equal models
+        p < 0.05 in 16% of simulated tests at 5 groups, 8% at 30, 6% at 50: a
+        ``CoverageWarning`` says so below 50 groups). Global AUC follows ``auc_method``; with
         ``auc_method="bootstrap"``, ``"randomization"`` is an error for ``"auc"``.
     auc_method : {"delong", "bootstrap"}, default="delong"
         Interval and test of global AUC. ``"delong"``: the clustered DeLong
