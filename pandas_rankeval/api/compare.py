@@ -20,7 +20,7 @@ __all__ = ["compare"]
 def compare(
     df: Any,
     *,
-    group: Hashable | Sequence[Hashable],
+    group: Hashable | Sequence[Hashable] | None = None,
     label: Hashable,
     scores: Sequence[Hashable],
     baseline: Hashable | None = None,

@@ -2008,7 +2008,7 @@ def ips_hit_rate(
 def logloss(
     df: Any,
     *,
-    group: GroupLike,
+    group: GroupLike | None = None,
     label: Hashable,
     score: Hashable,
     sample_weight: Hashable | None = None,
@@ -2081,7 +2081,7 @@ def logloss(
 def ne(
     df: Any,
     *,
-    group: GroupLike,
+    group: GroupLike | None = None,
     label: Hashable,
     score: Hashable,
     sample_weight: Hashable | None = None,
@@ -2155,7 +2155,7 @@ def ne(
 def pcoc(
     df: Any,
     *,
-    group: GroupLike,
+    group: GroupLike | None = None,
     label: Hashable,
     score: Hashable,
     sample_weight: Hashable | None = None,
@@ -2228,7 +2228,7 @@ def pcoc(
 def ece(
     df: Any,
     *,
-    group: GroupLike,
+    group: GroupLike | None = None,
     label: Hashable,
     score: Hashable,
     bins: int = 10,

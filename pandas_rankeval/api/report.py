@@ -19,7 +19,7 @@ __all__ = ["report"]
 def report(
     df: Any,
     *,
-    group: Hashable | Sequence[Hashable],
+    group: Hashable | Sequence[Hashable] | None = None,
     label: Hashable,
     scores: Hashable | Sequence[Hashable],
     metrics: str | Sequence[str] = DEFAULT_METRICS,

@@ -332,7 +332,9 @@ def _check_metric_options(
     if any(s.info.grouped for s in specs_all) and not gcols:
         raise ValueError(
             f"{func} needs the 'group' parameter (the user, query or session column) for "
-            f"{[s.name for s in specs_all if s.info.grouped]}."
+            f"{[s.name for s in specs_all if s.info.needs_group] or [s.name for s in specs_all if s.info.grouped]}"
+            + (" (the metrics pooled over rows and global AUC take no group: logloss, ne, pcoc, ece, auc, xauc)."
+               if any(s.info.needs_group for s in specs_all) else ".")
         )
     resolved = resolve_resample(resample, ci_method, func)
     combined = [s.name for s in specs_all if s.info.pooled is not None and s.info.pooled.combine is not None]

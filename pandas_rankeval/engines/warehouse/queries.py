@@ -13,7 +13,8 @@ import pandas as pd
 from ...core.inputs.validation import invalid_parameter
 from .stats import SUPPORTED
 
-__all__ = ["NAME", "OPTIONS", "QUERIES", "SUPPORTED", "check_options", "distinct", "execute", "partitioned", "schema"]
+__all__ = ["NAME", "OPTIONS", "QUERIES", "SUPPORTED", "check_options", "distinct", "execute", "partitioned", "schema",
+           "with_row_number"]
 
 NAME = "Ibis"
 #: ``engine_options`` of an Ibis table: ``execute`` (a callable that runs one SQL string and returns
@@ -48,6 +49,18 @@ def schema(frame: Any) -> pd.DataFrame:
     """
     s = frame.schema()
     return pd.DataFrame({name: pd.Series([], dtype=_pandas_dtype(dt)) for name, dt in s.items()})
+
+
+def with_row_number(frame: Any, name: str) -> Any:
+    """Refused: every row its own group would send every row back (the client receives one row per
+    group), so a call without ``group`` asks for one."""
+    raise ValueError(
+        "The calibration metrics (logloss, ne, pcoc, ece) on an Ibis table need the 'group' parameter: "
+        "without it every row is its own group, and the warehouse sends one row per group back, so it would "
+        "send the whole table. Pass group= (any column whose groups hold several rows, such as the user or "
+        "request: the values pool every row whatever the group, the group is the bootstrap's unit), or "
+        "evaluate the table on DuckDB, polars or Dask, which compute it without a group where the rows lie."
+    )
 
 
 def partitioned(frame: Any) -> bool:
