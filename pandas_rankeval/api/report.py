@@ -58,7 +58,7 @@ def report(
     Parameters
     ----------
 {frame}
-{group}
+{group_optional}
 {label_click}
     scores : column or list of columns
         The models to compare, one score column each.
