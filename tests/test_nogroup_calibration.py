@@ -72,6 +72,13 @@ def test_report_and_compare_without_group():
     cmp_g = pre.compare(df, group="g", label="y", scores=["p", "q"], baseline="p", metrics=["logloss", "pcoc", "auc"], n_boot=200)
     np.testing.assert_allclose(cmp["diff"].to_numpy(float), cmp_g["diff"].to_numpy(float), rtol=1e-12, atol=1e-15)
     assert "__rk_row" not in df.columns  # the input is untouched
+    assert "rows, pooled (no groups)" in rep.to_text()
+    by = pre.report(df, label="y", scores=["p"], metrics=["logloss", "pcoc"], by="seg", overall=True)
+    by_g = pre.report(df, group="g", label="y", scores=["p"], metrics=["logloss", "pcoc"], by="seg", overall=True)
+    np.testing.assert_allclose(by[["logloss", "pcoc"]].to_numpy(float), by_g[["logloss", "pcoc"]].to_numpy(float),
+                               rtol=1e-13, atol=0)
+    a = df[df["seg"] == "a"]
+    assert by.loc[("a", "p"), "logloss"] == pytest.approx(REFS["logloss"](a["y"].tolist(), a["p"].tolist()), rel=1e-12)
 
 
 def test_intervals_and_tests_resample_rows():

@@ -64,7 +64,7 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, *,
             name = internal_prefix(schema.columns) + "row"
             frame = engine.with_row_number(frame, name)
             schema = engine.schema(frame)
-            plan_kwargs = {**plan_kwargs, "group": name}
+            plan_kwargs = {**plan_kwargs, "group": name, "row_groups": True}
         plan = make_plan(func, df=schema, **plan_kwargs)
         check_schema(schema, plan)
         if callable(plan.options.propensity):  # IPS metrics: the callable once, on the distinct positions
