@@ -137,3 +137,24 @@ def test_warehouse_without_group_asks_for_one():
     with pytest.raises(ValueError, match="need the 'group' parameter"):
         pre.logloss(t, label="y", score="p")
     assert math.isfinite(float(pre.logloss(t, group="g", label="y", score="p")))
+
+
+def test_training_hook_without_query_information():
+    """A binary LightGBM set without queries: the calibration metrics pool its rows (they asked
+    for group keys before); a group metric still asks for them."""
+    lgb = pytest.importorskip("lightgbm")
+    from pandas_rankeval.lightgbm import eval_metric
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 3))
+    y = (X[:, 0] + rng.normal(size=600) > 0).astype(int)
+    train = lgb.Dataset(X[:400], y[:400])
+    valid = lgb.Dataset(X[400:], y[400:], reference=train)
+    log: dict[str, Any] = {}
+    booster = lgb.train({"objective": "binary", "verbose": -1, "metric": "None"}, train, 3, valid_sets=[valid],
+                        feval=eval_metric(["logloss", "pcoc"]), callbacks=[lgb.record_evaluation(log)])
+    p = booster.predict(X[400:])
+    assert log["valid_0"]["rankeval_logloss"][-1] == pytest.approx(log_loss(y[400:], p), rel=1e-12)
+    assert log["valid_0"]["rankeval_pcoc"][-1] == pytest.approx(p.sum() / y[400:].sum(), rel=1e-12)
+    with pytest.raises(ValueError, match=r"\['gauc'\] need group keys"):
+        lgb.train({"objective": "binary", "verbose": -1}, train, 1, valid_sets=[valid], feval=eval_metric(["logloss", "gauc"]))

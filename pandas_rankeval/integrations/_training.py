@@ -316,9 +316,12 @@ class TrainingMetric:
         lib = self.library
         if g.kind == "data" or not self.needs_groups:
             keys = keys_from_data() if self.needs_groups else None
+            if keys is None and self.needs_groups and not any(s.info.needs_group for s in self.specs):
+                # the calibration metrics (and global AUC) pool rows: every row its own group
+                return np.arange(n, dtype=np.int64), "data"
             if keys is None and self.needs_groups:
                 raise ValueError(
-                    f"{self.func}: {[s.name for s in self.specs if s.info.grouped]} need group keys, and "
+                    f"{self.func}: {[s.name for s in self.specs if s.info.needs_group]} need group keys, and "
                     f"this {lib} evaluation set of {n:,} rows has no query information. Pass "
                     f"group=<the user/query key of each row> to {self.func} (one array per set as a "
                     f"list when several sets are evaluated), or give the set its queries "
