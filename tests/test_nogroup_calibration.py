@@ -9,6 +9,7 @@ needs groups still raises the clear error. Every engine equals pandas to 1e-12.
 
 from __future__ import annotations
 
+import io
 import math
 from typing import Any
 
@@ -158,3 +159,16 @@ def test_training_hook_without_query_information():
     assert log["valid_0"]["rankeval_pcoc"][-1] == pytest.approx(p.sum() / y[400:].sum(), rel=1e-12)
     with pytest.raises(ValueError, match=r"\['gauc'\] need group keys"):
         lgb.train({"objective": "binary", "verbose": -1}, train, 1, valid_sets=[valid], feval=eval_metric(["logloss", "gauc"]))
+
+
+def test_command_line_without_group(tmp_path, capsys):
+    from pandas_rankeval.cli import main
+
+    df = make_frame(2)
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    assert main(["eval", str(path), "--label", "y", "--score", "p", "--metrics", "logloss", "pcoc", "--format", "csv"]) == 0
+    out = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")
+    assert float(out["logloss"].iloc[0]) == pytest.approx(REFS["logloss"](df["y"].tolist(), df["p"].tolist()), rel=1e-9)
+    assert main(["eval", str(path), "--label", "y", "--score", "p", "--metrics", "logloss", "gauc"]) != 0
+    assert "required: --group" in capsys.readouterr().err
