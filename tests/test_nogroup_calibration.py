@@ -132,11 +132,24 @@ def test_engines_without_group_equal_pandas(engine, engine_frame):
         np.testing.assert_allclose(got_r[m].to_numpy(float), want_r[m].to_numpy(float), rtol=0, atol=ATOL)
 
 
-def test_warehouse_without_group_asks_for_one():
+def test_warehouse_values_without_group_and_intervals_ask_for_one():
+    """An Ibis table: the values without group (one constant key: one row back) equal pandas';
+    an interval or a test, which would send every row back, asks for group=."""
     ibis = pytest.importorskip("ibis")
-    t = ibis.memtable(make_frame(2))
-    with pytest.raises(ValueError, match="need the 'group' parameter"):
-        pre.logloss(t, label="y", score="p")
+    df = make_frame(2)
+    t = ibis.memtable(df)
+    for name in NAMES:
+        got = float(getattr(pre, name)(t, label="y", score="p", sample_weight="w"))
+        assert got == pytest.approx(float(getattr(pre, name)(df, label="y", score="p", sample_weight="w")), rel=0, abs=ATOL)
+    kw: dict[str, Any] = {"label": "y", "scores": ["p", "q"], "metrics": ["logloss", "ne", "pcoc", "ece@5"], "by": "seg"}
+    got_r, want_r = pre.report(t, **kw), pre.report(df, **kw)
+    for m in ("logloss", "ne", "pcoc", "ece@5"):
+        np.testing.assert_allclose(got_r[m].to_numpy(float), want_r[m].to_numpy(float), rtol=0, atol=ATOL)
+    assert "rows, pooled (no groups)" in got_r.to_text()
+    with pytest.raises(ValueError, match="needs the 'group' parameter"):
+        pre.report(t, label="y", scores=["p"], metrics=["logloss"], ci=0.9)
+    with pytest.raises(ValueError, match="needs the 'group' parameter"):
+        pre.compare(t, label="y", scores=["p", "q"], metrics=["logloss"])
     assert math.isfinite(float(pre.logloss(t, group="g", label="y", score="p")))
 
 

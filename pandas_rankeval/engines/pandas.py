@@ -41,7 +41,7 @@ def schema(frame: pd.DataFrame) -> pd.DataFrame:
     return empty.reset_index(level=levels) if levels else empty
 
 
-def with_row_number(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+def with_row_number(frame: pd.DataFrame, name: str, resampled: bool = True) -> pd.DataFrame:
     """A shallow copy (no column copied, the input untouched) with the row numbers 0..n-1."""
     out = frame.copy(deep=False)
     out[name] = np.arange(len(frame), dtype=np.int64)

@@ -127,7 +127,7 @@ def _with_index(ddf: Any, columns: Sequence[Hashable]) -> Any:
     return ddf
 
 
-def with_row_number(ddf: Any, name: str) -> Any:
+def with_row_number(ddf: Any, name: str, resampled: bool = True) -> Any:
     """The frame with the row numbers 0..n-1 (int64) in the frame's order, as pandas numbers them:
     one small pass counts each partition's rows, each partition then numbers its own from its
     offset (no shuffle, no row on the client)."""

@@ -107,7 +107,7 @@ def schema(frame: Any) -> pd.DataFrame:
     return out
 
 
-def with_row_number(frame: Any, name: str) -> Any:
+def with_row_number(frame: Any, name: str, resampled: bool = True) -> Any:
     """The relation with the row numbers 0..n-1 as BIGINT (a window over the scan, no ORDER BY: the
     numbers follow the scan order, which only the bootstrap's draws read)."""
     return frame.project(f"*, CAST(row_number() OVER () - 1 AS BIGINT) AS {q(name)}")

@@ -68,7 +68,7 @@ def schema(frame: Any) -> pd.DataFrame:
     return schema_frame(frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema)
 
 
-def with_row_number(frame: Any, name: str) -> Any:
+def with_row_number(frame: Any, name: str, resampled: bool = True) -> Any:
     """The DataFrame or LazyFrame with the row numbers 0..n-1 as Int64 (pandas' keys, so the
     hashed bootstrap draws the same replicates)."""
     return frame.with_row_index(name).with_columns(pl.col(name).cast(pl.Int64))

@@ -122,7 +122,7 @@ def schema(sdf: Any) -> pd.DataFrame:
     return _meta(sdf)
 
 
-def with_row_number(sdf: Any, name: str) -> Any:
+def with_row_number(sdf: Any, name: str, resampled: bool = True) -> Any:
     """The frame with a distinct int64 per row, ``monotonically_increasing_id()`` (no pass, no
     shuffle): distinct but not 0..n-1, so a bootstrap draws other replicates than pandas' (the
     same distribution; the values do not depend on them)."""

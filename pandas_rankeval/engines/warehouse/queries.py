@@ -51,15 +51,20 @@ def schema(frame: Any) -> pd.DataFrame:
     return pd.DataFrame({name: pd.Series([], dtype=_pandas_dtype(dt)) for name, dt in s.items()})
 
 
-def with_row_number(frame: Any, name: str) -> Any:
-    """Refused: every row its own group would send every row back (the client receives one row per
-    group), so a call without ``group`` asks for one."""
+def with_row_number(frame: Any, name: str, resampled: bool = True) -> Any:
+    """The values alone (``resampled=False``): one constant key, so the warehouse sends one row back
+    (the calibration metrics pool rows: any key gives their values). An interval or a test resamples
+    rows, which would send every row back: refused, asking for ``group=``."""
+    if not resampled:
+        import ibis
+
+        return frame.mutate(**{name: ibis.literal(0, type="int64")})
     raise ValueError(
-        "The calibration metrics (logloss, ne, pcoc, ece) on an Ibis table need the 'group' parameter: "
-        "without it every row is its own group, and the warehouse sends one row per group back, so it would "
-        "send the whole table. Pass group= (any column whose groups hold several rows, such as the user or "
-        "request: the values pool every row whatever the group, the group is the bootstrap's unit), or "
-        "evaluate the table on DuckDB, polars or Dask, which compute it without a group where the rows lie."
+        "An interval or a test of the calibration metrics (logloss, ne, pcoc, ece) on an Ibis table needs "
+        "the 'group' parameter: without it every row is its own group, and the warehouse sends one row per "
+        "group back, so it would send the whole table. Pass group= (the user or request: the unit the "
+        "bootstrap resamples), leave out ci= (the values need no group), or evaluate the table on DuckDB, "
+        "polars or Dask, which resample rows where they lie."
     )
 
 
