@@ -125,11 +125,20 @@ def test_engines_without_group_equal_pandas(engine, engine_frame):
         got = float(getattr(pre, name)(frame, label="y", score="p", sample_weight="w", engine_options=opts))
         want = float(getattr(pre, name)(df, label="y", score="p", sample_weight="w"))
         assert got == pytest.approx(want, rel=0, abs=ATOL)
-    kw: dict[str, Any] = {"label": "y", "scores": ["p", "q"], "metrics": ["logloss", "ne", "pcoc", "ece@5"]}
+    kw: dict[str, Any] = {"label": "y", "scores": ["p", "q"], "metrics": ["logloss", "ne", "pcoc", "ece@5"], "by": "seg"}
     got_r = pre.report(frame, engine_options=opts, **kw)
     want_r = pre.report(df, **kw)
     for m in ("logloss", "ne", "pcoc", "ece@5"):
         np.testing.assert_allclose(got_r[m].to_numpy(float), want_r[m].to_numpy(float), rtol=0, atol=ATOL)
+    # intervals: polars and Dask number the rows 0..n-1 in the frame's order, so the same hashed
+    # replicates as pandas (DuckDB numbers them in its scan's order, Spark by its own ids: the same
+    # values, replicates of their own)
+    ci: dict[str, Any] = {"label": "y", "scores": ["p", "q"], "metrics": ["logloss", "pcoc"], "ci": 0.9, "n_boot": 50}
+    got_c = pd.DataFrame(pre.report(frame, engine_options=opts, **ci))
+    want_c = pd.DataFrame(pre.report(df, **ci))
+    cols = ["logloss", "pcoc"] if engine in ("spark", "duckdb") else list(want_c.columns)
+    np.testing.assert_allclose(got_c[cols].to_numpy(float), want_c[cols].to_numpy(float), rtol=0, atol=ATOL)
+    assert (got_c["logloss_low"] < got_c["logloss"]).all() and (got_c["logloss"] < got_c["logloss_high"]).all()
 
 
 def test_warehouse_values_without_group_and_intervals_ask_for_one():
