@@ -36,5 +36,21 @@ def main(n_sets: int = 200, n_rows: int = 2000) -> None:
         print(f"{m:8s} coverage {hits[m] / n_sets:.3f} over {n_sets} sets of {n_rows} rows (truth {truth[m].iloc[0]:.4f})")
 
 
+def size(n_sets: int, n_rows: int) -> None:
+    rejected = dict.fromkeys(METRICS, 0)
+    for i in range(n_sets):
+        rng = np.random.default_rng(10_000 + i)
+        q = rng.beta(2, 8, n_rows)
+        df = pd.DataFrame({"y": (rng.random(n_rows) < q).astype(np.int64),
+                           "a": np.clip(q * np.exp(rng.normal(0, 0.3, n_rows)), 0, 1),
+                           "b": np.clip(q * np.exp(rng.normal(0, 0.3, n_rows)), 0, 1)})
+        c = pre.compare(df, label="y", scores=["a", "b"], baseline="a", metrics=METRICS, n_boot=200, seed=i, adjust="none")
+        for m, p in zip(c.index.get_level_values("metric"), c["p_value"]):
+            rejected[m] += int(p < 0.05)
+    for m in METRICS:
+        print(f"{m:8s} paired test rejects {rejected[m] / n_sets:.3f} of {n_sets} equal pairs at alpha 0.05")
+
+
 if __name__ == "__main__":
     main(*(int(a) for a in sys.argv[1:3]))
+    size(*(int(a) for a in sys.argv[1:3]))
