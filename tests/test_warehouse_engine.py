@@ -386,3 +386,17 @@ def test_empty_table_and_a_score_that_is_the_group_key_as_pandas(backend: str) -
         got = getattr(pre, metric)(r.table(df), score="u", **kw)
         want = getattr(pre, metric)(df, group="u", label="y", score="u")
         assert float(got) == pytest.approx(float(want), abs=1e-12, nan_ok=True)
+
+
+def test_a_segment_column_inside_the_group_key() -> None:
+    """group=["u", "seg"], by="seg": each group lies in one segment (the checks' query asked for
+    two equal scalar subqueries, which came back with mismatched names: a crash in Ibis)."""
+    ibis = pytest.importorskip("ibis")
+    rng = np.random.default_rng(4)
+    n = 300
+    df = pd.DataFrame({"u": rng.integers(0, 40, n), "seg": rng.choice(["a", "b"], n), "y": rng.integers(0, 2, n),
+                       "p": rng.random(n)})
+    kw = {"group": ["u", "seg"], "label": "y", "scores": ["p"], "metrics": ["gauc", "logloss"], "by": "seg"}
+    got, want = pre.report(ibis.memtable(df), **kw), pre.report(df, **kw)
+    np.testing.assert_allclose(got[["gauc", "logloss"]].to_numpy(float), want[["gauc", "logloss"]].to_numpy(float),
+                               rtol=0, atol=1e-12)

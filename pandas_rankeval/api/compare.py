@@ -20,7 +20,7 @@ __all__ = ["compare"]
 def compare(
     df: Any,
     *,
-    group: Hashable | Sequence[Hashable],
+    group: Hashable | Sequence[Hashable] | None = None,
     label: Hashable,
     scores: Sequence[Hashable],
     baseline: Hashable | None = None,
@@ -71,8 +71,7 @@ def compare(
     Parameters
     ----------
 {frame}
-    group : column or list of columns
-        The user, query or session: the unit that is resampled and tested.
+{group_optional}
 {label_click}
     scores : list of columns
         The score columns to compare, the baseline among them (at least two).

@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..core.inputs.options import WeightLike
-from ..core.metrics.registry import MetricSpec, metric_of_function
+from ..core.metrics.registry import MetricSpec, metric_of_function, parse_metrics
 from ..core.evaluation.result import MetricResult
 from ..core.threads import one_blas_thread
-from ..core.inputs.validation import MissingValuesError, check_bins, check_k, check_persistence
+from ..core.inputs.validation import MissingValuesError, as_columns, check_bins, check_k, check_persistence
 from ..engines import engine_for
-from ..engines.base import check_engine_options
+from ..engines.base import check_engine_options, internal_prefix
 from ..summary.checks import check_partitioned, check_schema
 from ..summary.plan import global_pass, make_plan
 from ..tables import finalize
@@ -60,6 +60,8 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, *,
         engine = engine_for(frame, func)
         options = check_engine_options(engine, engine_options, func)
         schema = engine.schema(frame)
+        if _row_groups(plan_kwargs):  # pooled metrics without a group: every row its own group
+            frame, schema, plan_kwargs = _number_rows(engine, frame, schema, plan_kwargs, func)
         plan = make_plan(func, df=schema, **plan_kwargs)
         check_schema(schema, plan)
         if callable(plan.options.propensity):  # IPS metrics: the callable once, on the distinct positions
@@ -84,6 +86,36 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, *,
         # here, one frame below the public function, not through the internal frames that found
         # it (as scikit-learn's parameter checks do). PANDAS_RANKEVAL_TRACEBACK=full keeps them.
         raise exc.with_traceback(None)  # noqa: B904
+
+
+def _row_groups(plan_kwargs: dict[str, Any]) -> bool:
+    """A call without ``group`` whose metrics are all pooled over rows or global (logloss, ne,
+    pcoc, ece with auc, xauc), at least one pooled: its group key is the row number, so that the
+    values pool every row (as with any group) and the bootstrap and the paired tests resample
+    rows. Any other call is left to the plan (a metric that needs a group raises there)."""
+    if plan_kwargs.get("group") is not None or plan_kwargs.get("kind") == "per_group":
+        return False
+    metrics = plan_kwargs.get("metrics")
+    try:
+        specs = [metrics] if isinstance(metrics, MetricSpec) else parse_metrics(metrics)  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        return False  # the plan raises it, with its other checks
+    return any(s.info.eligibility == "pooled" for s in specs) and not any(s.info.needs_group for s in specs)
+
+
+def _number_rows(engine: Any, frame: Any, schema: Any, plan_kwargs: dict[str, Any],
+                 func: str) -> tuple[Any, Any, dict[str, Any]]:
+    """The frame with its row-number column (the engine's :meth:`with_row_number`), its schema, and
+    the plan's keywords with that column as the group key. A call with no interval and no test reads
+    the values only, and the engine may give every row one key (the warehouse): the ``by`` columns
+    then join the key, so that a segment stays constant within a group."""
+    name = internal_prefix(schema.columns) + "row"
+    resampled = plan_kwargs.get("kind") == "compare" or plan_kwargs.get("ci") is not None
+    frame = engine.with_row_number(frame, name, resampled)
+    by = plan_kwargs.get("by")
+    by_cols = [] if resampled or by is None else as_columns(by, "by", func, schema)
+    group = [name, *by_cols] if by_cols else name
+    return frame, engine.schema(frame), {**plan_kwargs, "group": group, "row_groups": True}
 
 
 _PACKAGE = str(Path(__file__).resolve().parent.parent)

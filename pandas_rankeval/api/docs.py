@@ -43,6 +43,14 @@ _ENGINE_OPTIONS = """    engine_options : dict, optional
 _GROUP = """    group : column or list of columns
         The user, query or session."""
 
+#: report's and compare's group: optional when every metric pools rows or is global.
+_GROUP_OPTIONAL = """    group : column or list of columns, optional
+        The user, query or session: the unit the bootstrap resamples and the paired test flips.
+        Needed by every group metric (GAUC, MRR, NDCG, ...). Without it (only ``"logloss"``,
+        ``"ne"``, ``"pcoc"``, ``"ece"``, ``"auc"`` and ``"xauc"``, at least one calibration metric)
+        every row is its own group: the same values, and the row is the unit of the intervals and
+        tests."""
+
 #: The options' entries, from their one definition (``core.options.OPTIONS``).
 _THRESHOLD = OPTIONS["threshold"].param_doc()
 
@@ -71,6 +79,7 @@ PARAMS: dict[str, str] = {
     "frame": _FRAME,
     "engine_options": _ENGINE_OPTIONS,
     "group": _GROUP,
+    "group_optional": _GROUP_OPTIONAL,
     "threshold": _THRESHOLD,
     "nan_policy": _NAN_POLICY,
     "progress": _PROGRESS,

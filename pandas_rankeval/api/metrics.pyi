@@ -2008,7 +2008,7 @@ def ips_hit_rate(
 def logloss(
     df: Any,
     *,
-    group: GroupLike,
+    group: GroupLike | None = None,
     label: Hashable,
     score: Hashable,
     sample_weight: Hashable | None = None,
@@ -2025,9 +2025,11 @@ def logloss(
         DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
         warehouse table: the warehouse computes one row per group). Each is evaluated by its own
         engine, imported only when its frame arrives, with the same result (to 1e-12).
-    group : column or list of columns
+    group : column or list of columns, optional
         The user, query or session: the unit of the group bootstrap and of ``per_group``. The
-        value pools the rows of every group (a group adds its row sums; none is skipped).
+        value pools the rows of every group (a group adds its row sums; none is skipped), so it
+        is the same with any group and without one. Without ``group`` (the default) every row is
+        its own group: the unit of ``report``'s interval and ``compare``'s test is the row.
     label : column
         Clicks: 0/1 or bool. Other labels are an error unless ``threshold`` is given
         (a click is then ``label >= threshold``).
@@ -2075,13 +2077,18 @@ def logloss(
     ...                    "p": [0.8, 0.4, 0.2, 0.5]})
     >>> round(pre.logloss(df, group="user", label="click", score="p"), 4)
     0.4126
+
+    The rows are pooled: no group is needed for the value (every row is then its own group)::
+
+    >>> round(pre.logloss(df, label="click", score="p"), 4)
+    0.4126
     """
 
 
 def ne(
     df: Any,
     *,
-    group: GroupLike,
+    group: GroupLike | None = None,
     label: Hashable,
     score: Hashable,
     sample_weight: Hashable | None = None,
@@ -2098,9 +2105,11 @@ def ne(
         DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
         warehouse table: the warehouse computes one row per group). Each is evaluated by its own
         engine, imported only when its frame arrives, with the same result (to 1e-12).
-    group : column or list of columns
+    group : column or list of columns, optional
         The user, query or session: the unit of the group bootstrap and of ``per_group``. The
-        value pools the rows of every group (a group adds its row sums; none is skipped).
+        value pools the rows of every group (a group adds its row sums; none is skipped), so it
+        is the same with any group and without one. Without ``group`` (the default) every row is
+        its own group: the unit of ``report``'s interval and ``compare``'s test is the row.
     label : column
         Clicks: 0/1 or bool. Other labels are an error unless ``threshold`` is given
         (a click is then ``label >= threshold``).
@@ -2155,7 +2164,7 @@ def ne(
 def pcoc(
     df: Any,
     *,
-    group: GroupLike,
+    group: GroupLike | None = None,
     label: Hashable,
     score: Hashable,
     sample_weight: Hashable | None = None,
@@ -2172,9 +2181,11 @@ def pcoc(
         DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
         warehouse table: the warehouse computes one row per group). Each is evaluated by its own
         engine, imported only when its frame arrives, with the same result (to 1e-12).
-    group : column or list of columns
+    group : column or list of columns, optional
         The user, query or session: the unit of the group bootstrap and of ``per_group``. The
-        value pools the rows of every group (a group adds its row sums; none is skipped).
+        value pools the rows of every group (a group adds its row sums; none is skipped), so it
+        is the same with any group and without one. Without ``group`` (the default) every row is
+        its own group: the unit of ``report``'s interval and ``compare``'s test is the row.
     label : column
         Clicks: 0/1 or bool. Other labels are an error unless ``threshold`` is given
         (a click is then ``label >= threshold``).
@@ -2228,7 +2239,7 @@ def pcoc(
 def ece(
     df: Any,
     *,
-    group: GroupLike,
+    group: GroupLike | None = None,
     label: Hashable,
     score: Hashable,
     bins: int = 10,
@@ -2246,9 +2257,11 @@ def ece(
         DataFrame, a Spark DataFrame (classic or Connect), a DuckDB relation or an Ibis table (a
         warehouse table: the warehouse computes one row per group). Each is evaluated by its own
         engine, imported only when its frame arrives, with the same result (to 1e-12).
-    group : column or list of columns
+    group : column or list of columns, optional
         The user, query or session: the unit of the group bootstrap and of ``per_group``. The
-        value pools the rows of every group (a group adds its row sums; none is skipped).
+        value pools the rows of every group (a group adds its row sums; none is skipped), so it
+        is the same with any group and without one. Without ``group`` (the default) every row is
+        its own group: the unit of ``report``'s interval and ``compare``'s test is the row.
     label : column
         Clicks: 0/1 or bool. Other labels are an error unless ``threshold`` is given
         (a click is then ``label >= threshold``).

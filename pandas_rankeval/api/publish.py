@@ -4,7 +4,8 @@ A metric's public function (``pandas_rankeval.ndcg``, in :mod:`.metrics`) is not
 :func:`function_for` writes it from the metric's :class:`~pandas_rankeval.core.metrics.metric.Metric`
 entry, the one way every metric is published.
 
-- Its signature: the frame, then keyword-only ``group`` (not for a number over all rows),
+- Its signature: the frame, then keyword-only ``group`` (not for a number over all rows; optional,
+  default None, for a metric that pools rows: ``Metric.needs_group``),
   ``label``, ``score``, the name's parameter (``k``, ``p`` or ``bins``, from ``Metric.param``),
   every option of ``Metric.options`` in that order (type and default from
   ``core.inputs.options.OPTIONS``), and ``engine_options``. It is a real function (its source is
@@ -52,8 +53,8 @@ def parameters(metric: Metric) -> list[tuple[str, str, str | None]]:
     """``(name, annotation, default)`` of every keyword of the metric's function, as source text
     (``default`` None: a required keyword)."""
     out: list[tuple[str, str, str | None]] = []
-    if metric.grouped:
-        out.append(("group", "GroupLike", None))
+    if metric.grouped:  # optional where the metric pools rows (each row its own group without it)
+        out.append(("group", "GroupLike | None" if not metric.needs_group else "GroupLike", None if metric.needs_group else "None"))
     out += [("label", "Hashable", None), ("score", "Hashable", None)]
     if metric.param.presence != "none":
         name, annotation = PARAM_KEYWORDS[metric.param.kind]

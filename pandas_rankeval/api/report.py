@@ -19,7 +19,7 @@ __all__ = ["report"]
 def report(
     df: Any,
     *,
-    group: Hashable | Sequence[Hashable],
+    group: Hashable | Sequence[Hashable] | None = None,
     label: Hashable,
     scores: Hashable | Sequence[Hashable],
     metrics: str | Sequence[str] = DEFAULT_METRICS,
@@ -58,7 +58,7 @@ def report(
     Parameters
     ----------
 {frame}
-{group}
+{group_optional}
 {label_click}
     scores : column or list of columns
         The models to compare, one score column each.

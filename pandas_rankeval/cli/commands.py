@@ -194,7 +194,8 @@ def _check_input(args: argparse.Namespace) -> None:
         trec_only.append("--trec-ties")
     if trec_only:
         raise CLIError(f"{', '.join(trec_only)} appl{'ies' if len(trec_only) == 1 else 'y'} to --trec-run only")
-    missing = [flag for flag, value in (("FILE", args.file), ("--group/-g", args.group), ("--label/-l", args.label),
+    group = args.group or (_pooled_only(args) and getattr(args, "view", None) != "groups")
+    missing = [flag for flag, value in (("FILE", args.file), ("--group/-g", group), ("--label/-l", args.label),
                                         ("--score/--scores/-s", args.score)) if not value]
     if missing:
         raise CLIError(
@@ -203,13 +204,25 @@ def _check_input(args: argparse.Namespace) -> None:
         )
 
 
+def _pooled_only(args: argparse.Namespace) -> bool:
+    """Every metric of the call pools rows or is global (logloss, ne, pcoc, ece with auc, xauc),
+    one of them pooled: --group may be left out (every row its own group)."""
+    from pandas_rankeval.core.metrics.registry import parse_metric
+
+    try:
+        infos = [parse_metric(n).info for n in resolve_metrics(args.metrics, args.k)]
+    except (CLIError, ValueError, TypeError):
+        return False  # _check_eval says what is wrong with the names
+    return any(i.eligibility == "pooled" for i in infos) and not any(i.needs_group for i in infos)
+
+
 def _check_eval(args: argparse.Namespace) -> _EvalCall:
     """Stage 1 of ``eval``: every option checked before the table is read."""
     _check_input(args)
     metrics = resolve_metrics(args.metrics, args.k)
     if args.trec_run:
         return _check_trec(args, metrics)
-    group = list(args.group)
+    group = list(args.group or [])
     by = list(args.by or [])
     if getattr(args, "overall", False) and not by:
         raise CLIError("--overall adds the whole table to a table by segment: give --by COL too")
@@ -323,7 +336,8 @@ def _call_library(args: argparse.Namespace, call: _EvalCall, df: pd.DataFrame, s
     output's: :func:`_write_result`)."""
     import pandas_rankeval as pre
 
-    common: dict[str, Any] = dict(group=call.group if len(call.group) > 1 else call.group[0], label=call.label,
+    group = (call.group if len(call.group) > 1 else call.group[0]) if call.group else None
+    common: dict[str, Any] = dict(group=group, label=call.label,
                                   metrics=call.metrics, scores=call.scores)
     options = _library_options(args, call)
     progress = _want_progress(args.progress)

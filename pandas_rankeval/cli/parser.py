@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("file", metavar="FILE", nargs="?", help="CSV (also .tsv, compressed), Parquet (.parquet, .pq; needs pyarrow), or - for CSV on stdin; none with --trec-run")
     # required unless --trec-run reads TREC files (checked by the eval command, as argparse words it)
-    ev.add_argument("--group", "-g", nargs="+", metavar="COL", help="group column(s): user, query or session (required)")
+    ev.add_argument("--group", "-g", nargs="+", metavar="COL", help="group column(s): user, query or session (required, except when every metric is logloss, ne, pcoc, ece, auc or xauc: every row is then its own group)")
     ev.add_argument("--label", "-l", metavar="COL", help="label column: click (0/1, bool) or graded relevance (required)")
     ev.add_argument("--score", "--scores", "-s", nargs="+", metavar="COL", help="score column(s), one per model; higher ranks first (required; with --trec-run: the runs to evaluate, default all)")
     ev.add_argument("--retrieved", metavar="COL", help="list metrics: a column of booleans (or 0/1); rows where it is false (judged documents a system did not retrieve) are never ranked but count in the group's relevant rows (recall, AP, rprec) and in NDCG's ideal DCG")

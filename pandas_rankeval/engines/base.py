@@ -80,6 +80,14 @@ class Engine(Protocol):
         once, on the caller's side. ``options``: the call's checked engine options (the warehouse
         engine's ``execute`` and ``dialect`` run the query of a table no Ibis connection holds)."""
 
+    def with_row_number(self, frame: Any, name: str, resampled: bool = True) -> Any:
+        """The frame with one more int64 column ``name``: each row's number, distinct per row (a
+        lazy column where the frame is lazy; the input is not modified). A call of pooled metrics
+        without ``group`` (:func:`pandas_rankeval.api.dispatch.evaluate_frame`) takes it as the
+        group key: every row its own group, the unit of the bootstrap and of the paired test.
+        ``resampled=False`` (no interval, no test): only the values are read, which any key gives;
+        an engine may then give every row one key (the warehouse: one row back, not one per row)."""
+
     def per_group(self, frame: Any, plan: Plan, options: dict[str, Any]) -> Any:
         """Every group's metrics, as the engine's own kind of frame (pandas: the ResultTable).
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.evaluation.pipeline import evaluate
@@ -25,7 +26,8 @@ from ..summary.plan import Plan
 from ..summary.summary import Summary
 from ..tables.per_group import per_group_table
 
-__all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
+__all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema",
+           "with_row_number"]
 
 NAME = "pandas"
 OPTIONS: tuple[str, ...] = ("threads",)
@@ -37,6 +39,13 @@ def schema(frame: pd.DataFrame) -> pd.DataFrame:
     empty = frame.iloc[:0]
     levels = [n for n in empty.index.names if n is not None and n not in empty.columns]
     return empty.reset_index(level=levels) if levels else empty
+
+
+def with_row_number(frame: pd.DataFrame, name: str, resampled: bool = True) -> pd.DataFrame:
+    """A shallow copy (no column copied, the input untouched) with the row numbers 0..n-1."""
+    out = frame.copy(deep=False)
+    out[name] = np.arange(len(frame), dtype=np.int64)
+    return out
 
 
 def partitioned(frame: pd.DataFrame) -> bool:

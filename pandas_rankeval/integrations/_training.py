@@ -310,21 +310,30 @@ class TrainingMetric:
                 return s
         return None
 
+    def _keys_of_data(self, n: int, keys_from_data: Callable[[], np.ndarray | None]) -> np.ndarray | None:
+        """The set's own query keys (LightGBM ``group``, XGBoost ``qid``); without them, every row its
+        own group when every metric pools rows (the calibration metrics, global AUC), else the error."""
+        if not self.needs_groups:
+            return None
+        keys = keys_from_data()
+        if keys is not None:
+            return keys
+        if not any(s.info.needs_group for s in self.specs):
+            return np.arange(n, dtype=np.int64)  # pooled over rows: the grouping does not change them
+        raise ValueError(
+            f"{self.func}: {[s.name for s in self.specs if s.info.needs_group]} need group keys, and "
+            f"this {self.library} evaluation set of {n:,} rows has no query information. Pass "
+            f"group=<the user/query key of each row> to {self.func} (one array per set as a "
+            f"list when several sets are evaluated), or give the set its queries "
+            f"({'Dataset(group=...)' if self.library == 'LightGBM' else 'DMatrix(qid=...)'})."
+        )
+
     def _keys_for(self, n: int, source: Any, keys_from_data: Callable[[], np.ndarray | None]) -> tuple[Any, Any]:
         """The group keys of a new evaluation set of ``n`` rows, and the slot they came from."""
         g = self.group
         lib = self.library
         if g.kind == "data" or not self.needs_groups:
-            keys = keys_from_data() if self.needs_groups else None
-            if keys is None and self.needs_groups:
-                raise ValueError(
-                    f"{self.func}: {[s.name for s in self.specs if s.info.grouped]} need group keys, and "
-                    f"this {lib} evaluation set of {n:,} rows has no query information. Pass "
-                    f"group=<the user/query key of each row> to {self.func} (one array per set as a "
-                    f"list when several sets are evaluated), or give the set its queries "
-                    f"({'Dataset(group=...)' if lib == 'LightGBM' else 'DMatrix(qid=...)'})."
-                )
-            return keys, "data"
+            return self._keys_of_data(n, keys_from_data), "data"
         if g.kind == "dict":
             for ref, keys in g.by_set or []:
                 if source is not None and ref() is source:

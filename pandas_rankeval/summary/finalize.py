@@ -164,7 +164,7 @@ def item_bounds(plan: Plan, jm: np.ndarray, jb: np.ndarray | None) -> tuple[np.n
     return lo - hi, hi - lo
 
 
-def _coverage(seg: dict[str, Any], j: int, n_dropped: int) -> Coverage:
+def _coverage(seg: dict[str, Any], j: int, n_dropped: int, grouped: bool = True) -> Coverage:
     c = seg["counts"][j]
     n_rows = seg["n_rows"]
     total_pos = seg["n_pos"]
@@ -184,6 +184,7 @@ def _coverage(seg: dict[str, Any], j: int, n_dropped: int) -> Coverage:
         positives_filtered_share=(
             float(int(c[COUNTER_INDEX["pos_filtered"]]) / total_pos) if (total_pos and c[COUNTER_INDEX["n_filtered"]]) else 0.0
         ),
+        grouped=grouped,
     )
 
 
@@ -241,7 +242,8 @@ def metric_coverage(
             continue
         j = plan.items.index((score, name))
         value = float(item_values(plan, tot["sums"])[j])
-        out[name] = (value, _coverage(tot, j, summary.n_dropped))
+        # without a group column (plan.row_groups) a pooled metric's rows are pooled: no groups to count
+        out[name] = (value, _coverage(tot, j, summary.n_dropped, grouped=not plan.row_groups))
     return out
 
 

@@ -85,6 +85,9 @@ class Plan:
     streams: tuple[Any, ...] = ()  # resample="multinomial": the (bootstrap, sign-flip) Generators
     per_model_columns: bool = False  # per_group(scores=[...]): columns "<model>_<metric>"
     global_metric: str = "auc"  # what the global pass counts: "auc", or "xauc" (pre.xauc on a partitioned frame)
+    #: no group column: the group key is the row number (every row its own group), so the pooled
+    #: metrics' coverage reads rows pooled, not groups
+    row_groups: bool = False
 
     @property
     def targets(self) -> list[list[tuple[int, float]]]:
@@ -206,6 +209,7 @@ def make_plan(
     snips: bool = False,
     retrieved: Any = None,
     global_metric: str = "auc",
+    row_groups: bool = False,
 ) -> Plan:
     """Check every parameter (no data touched) and decide what each partition computes.
 
@@ -295,6 +299,7 @@ def make_plan(
         streams=streams,
         per_model_columns=per_model_columns,
         global_metric=check_option(global_metric, "global_metric", func, ("auc", "xauc")),
+        row_groups=bool(row_groups),
     )
 
 
@@ -332,7 +337,9 @@ def _check_metric_options(
     if any(s.info.grouped for s in specs_all) and not gcols:
         raise ValueError(
             f"{func} needs the 'group' parameter (the user, query or session column) for "
-            f"{[s.name for s in specs_all if s.info.grouped]}."
+            f"{[s.name for s in specs_all if s.info.needs_group] or [s.name for s in specs_all if s.info.grouped]}"
+            + (" (the metrics pooled over rows and global AUC take no group: logloss, ne, pcoc, ece, auc, xauc)."
+               if any(s.info.needs_group for s in specs_all) else ".")
         )
     resolved = resolve_resample(resample, ci_method, func)
     combined = [s.name for s in specs_all if s.info.pooled is not None and s.info.pooled.combine is not None]

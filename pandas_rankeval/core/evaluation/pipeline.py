@@ -100,7 +100,7 @@ def prepare_evaluation(
     if need_groups and gcols is None:
         raise ValueError(
             f"{func} needs the 'group' parameter (the user, query or session column) for "
-            f"{[s.name for s in specs if s.info.grouped]}."
+            f"{[s.name for s in specs if s.info.needs_group] or [s.name for s in specs if s.info.grouped]}."
         )
     numeric_extra: list[Hashable] = []
     if opts.sample_weight is not None:

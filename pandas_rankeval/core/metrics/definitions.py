@@ -442,9 +442,11 @@ _CALIBRATION = ("sample_weight", "threshold", "nan_policy")
 _CAL_PARAMS = """    Parameters
     ----------
 {frame}
-    group : column or list of columns
+    group : column or list of columns, optional
         The user, query or session: the unit of the group bootstrap and of ``per_group``. The
-        value pools the rows of every group (a group adds its row sums; none is skipped).
+        value pools the rows of every group (a group adds its row sums; none is skipped), so it
+        is the same with any group and without one. Without ``group`` (the default) every row is
+        its own group: the unit of ``report``'s interval and ``compare``'s test is the row.
     label : column
         Clicks: 0/1 or bool. Other labels are an error unless ``threshold`` is given
         (a click is then ``label >= threshold``).
@@ -493,6 +495,11 @@ _LOGLOSS_DOC = _cal_doc(
     inside the logs, so a wrong prediction of exactly 0 or 1 costs 34.5 nats, not infinity.
     Lower is better. No sort is needed: each group adds (sum w l, sum w).""",
     """    >>> round(pre.logloss(df, group="user", label="click", score="p"), 4)
+    0.4126
+
+    The rows are pooled: no group is needed for the value (every row is then its own group)::
+
+    >>> round(pre.logloss(df, label="click", score="p"), 4)
     0.4126""",
 )
 

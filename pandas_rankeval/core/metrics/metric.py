@@ -159,6 +159,13 @@ class Metric:
         return self.eligibility != "rows"
 
     @property
+    def needs_group(self) -> bool:
+        """Defined only with a group column: False for a number over all rows (global AUC, global
+        XAUC) and for the calibration metrics, which pool rows (without ``group`` every row is its
+        own group: the bootstrap's and the paired test's unit is the row)."""
+        return self.eligibility not in ("rows", "pooled")
+
+    @property
     def needs_ranking(self) -> bool:
         """Reads the sorted scores (every metric but the calibration ones)."""
         return self.pooled is None

@@ -94,7 +94,8 @@ from .scores import (
 )
 from .segments import reduce_segments
 
-__all__ = ["NAME", "OPTIONS", "DaskSource", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
+__all__ = ["NAME", "OPTIONS", "DaskSource", "check_options", "distinct", "partitioned", "per_group", "run", "schema",
+           "with_row_number"]
 
 NAME = "Dask"
 OPTIONS: tuple[str, ...] = ("npartitions",)
@@ -124,6 +125,25 @@ def _with_index(ddf: Any, columns: Sequence[Hashable]) -> Any:
     if name is not None and name in columns and name not in ddf.columns:
         return ddf.reset_index()
     return ddf
+
+
+def with_row_number(ddf: Any, name: str, resampled: bool = True) -> Any:
+    """The frame with the row numbers 0..n-1 (int64) in the frame's order, as pandas numbers them:
+    one small pass counts each partition's rows, each partition then numbers its own from its
+    offset (no shuffle, no row on the client)."""
+    lengths = np.asarray(ddf.map_partitions(len).compute(), dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    meta = ddf._meta.assign(**{name: np.array([], dtype=np.int64)})
+    return ddf.map_partitions(_number_rows, name, offsets, meta=meta)
+
+
+def _number_rows(pdf: pd.DataFrame, name: str, offsets: np.ndarray, partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+    if partition_info is None:  # pragma: no cover - Dask passes it to every partition
+        raise RuntimeError("pandas_rankeval: Dask did not pass partition_info to number the rows")
+    start = int(offsets[partition_info["number"]])
+    out = pdf.copy(deep=False)
+    out[name] = np.arange(start, start + len(pdf), dtype=np.int64)
+    return out
 
 
 def partitioned(ddf: Any) -> bool:

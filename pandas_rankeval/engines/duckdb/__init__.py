@@ -37,7 +37,8 @@ from ..polars.convert import schema_frame, to_pandas
 from .sql import _SRC as SRC
 from .sql import auc_pass, bucket_batches, keep_sql, polars_frame, q, query, scan
 
-__all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
+__all__ = ["NAME", "OPTIONS", "check_options", "distinct", "partitioned", "per_group", "run", "schema",
+           "with_row_number"]
 
 NAME = "DuckDB"
 #: ``engine_options`` of a DuckDB relation.
@@ -104,6 +105,12 @@ def schema(frame: Any) -> pd.DataFrame:
     out.attrs["whole_decimals"] = [at[c] for c in out.attrs.get("whole_decimals", ())]
     out.attrs["temporal"] = {at[c]: unit for c, unit in out.attrs.get("temporal", {}).items()}
     return out
+
+
+def with_row_number(frame: Any, name: str, resampled: bool = True) -> Any:
+    """The relation with the row numbers 0..n-1 as BIGINT (a window over the scan, no ORDER BY: the
+    numbers follow the scan order, which only the bootstrap's draws read)."""
+    return frame.project(f"*, CAST(row_number() OVER () - 1 AS BIGINT) AS {q(name)}")
 
 
 class DuckSource:

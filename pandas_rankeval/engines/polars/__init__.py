@@ -47,7 +47,8 @@ from .memory import (
     fits_in_memory,
 )
 
-__all__ = ["NAME", "OPTIONS", "ROWS_PER_BUCKET", "check_options", "distinct", "partitioned", "per_group", "run", "schema"]
+__all__ = ["NAME", "OPTIONS", "ROWS_PER_BUCKET", "check_options", "distinct", "partitioned", "per_group", "run", "schema",
+           "with_row_number"]
 
 NAME = "polars"
 #: ``engine_options`` of a polars frame (a LazyFrame reads them; an eager frame is one partition).
@@ -65,6 +66,12 @@ def schema(frame: Any) -> pd.DataFrame:
     ['str', 'int64', 'float64']
     """
     return schema_frame(frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema)
+
+
+def with_row_number(frame: Any, name: str, resampled: bool = True) -> Any:
+    """The DataFrame or LazyFrame with the row numbers 0..n-1 as Int64 (pandas' keys, so the
+    hashed bootstrap draws the same replicates)."""
+    return frame.with_row_index(name).with_columns(pl.col(name).cast(pl.Int64))
 
 
 def partitioned(frame: Any) -> bool:

@@ -107,7 +107,7 @@ else:
 
 __all__ = [
     "NAME", "OPTIONS", "ROWS_PER_BUCKET", "check_options", "distinct", "local_session", "partitioned", "per_group", "run",
-    "schema",
+    "schema", "with_row_number",
 ]
 
 NAME = "Spark"
@@ -120,6 +120,15 @@ def schema(sdf: Any) -> pd.DataFrame:
     """An empty pandas frame with the Spark frame's columns and their pandas dtypes, by position
     (a repeated name stays repeated, for the pandas error that counts it)."""
     return _meta(sdf)
+
+
+def with_row_number(sdf: Any, name: str, resampled: bool = True) -> Any:
+    """The frame with a distinct int64 per row, ``monotonically_increasing_id()`` (no pass, no
+    shuffle): distinct but not 0..n-1, so a bootstrap draws other replicates than pandas' (the
+    same distribution; the values do not depend on them)."""
+    from .session import functions_of
+
+    return sdf.withColumn(name, functions_of(sdf).monotonically_increasing_id())
 
 
 def partitioned(sdf: Any) -> bool:

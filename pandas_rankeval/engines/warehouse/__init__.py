@@ -25,7 +25,7 @@ no SQL query of fixed size computes it, see the docs' page "Warehouses").
 from __future__ import annotations
 
 from ._run import per_group, run
-from .queries import NAME, OPTIONS, QUERIES, SUPPORTED, check_options, distinct, execute, partitioned, schema
+from .queries import NAME, OPTIONS, QUERIES, SUPPORTED, check_options, distinct, execute, partitioned, schema, with_row_number
 
 __all__ = ["NAME", "OPTIONS", "QUERIES", "SUPPORTED", "check_options", "distinct", "execute", "partitioned", "per_group",
-           "run", "schema"]
+           "run", "schema", "with_row_number"]

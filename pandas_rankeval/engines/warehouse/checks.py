@@ -155,7 +155,9 @@ def _distinct_keys(t: Any, plan: Any, kept: Any, relevant: Any) -> tuple[dict[st
     distinct(group, kept, "groups")
     if relevant is not None:
         distinct(group, kept & relevant, "with_relevant")
-    if plan.by:
+    # a segment column that is part of the group key is constant within every group: nothing to
+    # check (and two equal scalar subqueries in one statement came back with mismatched names)
+    if plan.by and not {str(c) for c in plan.by} <= set(group):
         distinct(list(dict.fromkeys([*group, *(str(c) for c in plan.by)])), kept, "pairs")
     return aggs, scalars
 

@@ -13,7 +13,8 @@ import pandas as pd
 from ...core.inputs.validation import invalid_parameter
 from .stats import SUPPORTED
 
-__all__ = ["NAME", "OPTIONS", "QUERIES", "SUPPORTED", "check_options", "distinct", "execute", "partitioned", "schema"]
+__all__ = ["NAME", "OPTIONS", "QUERIES", "SUPPORTED", "check_options", "distinct", "execute", "partitioned", "schema",
+           "with_row_number"]
 
 NAME = "Ibis"
 #: ``engine_options`` of an Ibis table: ``execute`` (a callable that runs one SQL string and returns
@@ -48,6 +49,23 @@ def schema(frame: Any) -> pd.DataFrame:
     """
     s = frame.schema()
     return pd.DataFrame({name: pd.Series([], dtype=_pandas_dtype(dt)) for name, dt in s.items()})
+
+
+def with_row_number(frame: Any, name: str, resampled: bool = True) -> Any:
+    """The values alone (``resampled=False``): one constant key, so the warehouse sends one row back
+    (the calibration metrics pool rows: any key gives their values). An interval or a test resamples
+    rows, which would send every row back: refused, asking for ``group=``."""
+    if not resampled:
+        import ibis
+
+        return frame.mutate(**{name: ibis.literal(0, type="int64")})
+    raise ValueError(
+        "An interval or a test of the calibration metrics (logloss, ne, pcoc, ece) on an Ibis table needs "
+        "the 'group' parameter: without it every row is its own group, and the warehouse sends one row per "
+        "group back, so it would send the whole table. Pass group= (the user or request: the unit the "
+        "bootstrap resamples), leave out ci= (the values need no group), or evaluate the table on DuckDB, "
+        "polars or Dask, which resample rows where they lie."
+    )
 
 
 def partitioned(frame: Any) -> bool:
