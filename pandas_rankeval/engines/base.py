@@ -32,7 +32,7 @@ from ..core.inputs.validation import invalid_parameter
 from ..summary.plan import Plan
 from ..summary.summary import Summary
 
-__all__ = ["Engine", "check_engine_options", "internal_prefix", "option_count"]
+__all__ = ["Engine", "check_engine_options", "internal_prefix", "option_count", "unordered_rows_error"]
 
 
 @runtime_checkable
@@ -139,6 +139,16 @@ def option_count(options: Mapping[str, Any], name: str, func: str, default: int 
         also = " or None (the engine's own choice)" if default is None else ""
         raise invalid_parameter(name, func, f"an int in the range [1, inf){also}", value, what="engine option")
     return int(value)
+
+
+def unordered_rows_error(what: str) -> ValueError:
+    """An interval or a test without ``group`` on a frame whose rows have no order (every row is its
+    own group there, numbered in the frame's order: a relation or a Spark frame has none)."""
+    return ValueError(
+        f"An interval or a test of the calibration metrics without 'group' resamples rows, numbered in "
+        f"the frame's order; {what} has no row order, so the interval would change from run to run. Pass "
+        "group= (the user or request, or a row id column), or leave out ci= (the values need no group)."
+    )
 
 
 def internal_prefix(columns: Iterable[Hashable], stem: str = "__rk") -> str:

@@ -30,7 +30,7 @@ import polars as pl
 from ...summary.driver import Scan, evaluate, per_group_parts
 from ...summary.plan import Plan
 from ...summary.summary import Summary
-from ..base import internal_prefix, option_count
+from ..base import internal_prefix, option_count, unordered_rows_error
 from ..polars.auc import join_placements, map_ranges, place_ranges
 from ..polars.auc import score_key as pl_score_key
 from ..polars.convert import schema_frame, to_pandas
@@ -108,8 +108,11 @@ def schema(frame: Any) -> pd.DataFrame:
 
 
 def with_row_number(frame: Any, name: str, resampled: bool = True) -> Any:
-    """The relation with the row numbers 0..n-1 as BIGINT (a window over the scan, no ORDER BY: the
-    numbers follow the scan order, which only the bootstrap's draws read)."""
+    """The relation with the row numbers 0..n-1 as BIGINT (a window over the scan, no ORDER BY),
+    for the values alone. An interval or a test would resample rows by numbers that follow the scan
+    order (not defined for a relation): refused, asking for ``group=``."""
+    if resampled:
+        raise unordered_rows_error("a DuckDB relation")
     return frame.project(f"*, CAST(row_number() OVER () - 1 AS BIGINT) AS {q(name)}")
 
 

@@ -80,7 +80,7 @@ import pandas as pd
 
 from pandas_rankeval.summary.problems import label_checks
 
-from ..base import option_count
+from ..base import option_count, unordered_rows_error
 from .auc import _auc_counts, join_placements, map_ranges, place_ranges
 from .auc import range_columns as _auc_columns
 from .frames import (
@@ -124,9 +124,12 @@ def schema(sdf: Any) -> pd.DataFrame:
 
 def with_row_number(sdf: Any, name: str, resampled: bool = True) -> Any:
     """The frame with a distinct int64 per row, ``monotonically_increasing_id()`` (no pass, no
-    shuffle): distinct but not 0..n-1, so a bootstrap draws other replicates than pandas' (the
-    same distribution; the values do not depend on them)."""
+    shuffle), for the values alone. An interval or a test would resample rows by these ids, which
+    follow the partitioning (not pandas' 0..n-1): refused, asking for ``group=``."""
     from .session import functions_of
+
+    if resampled:
+        raise unordered_rows_error("a Spark DataFrame")
 
     return sdf.withColumn(name, functions_of(sdf).monotonically_increasing_id())
 
