@@ -198,3 +198,30 @@ def test_command_line_without_group(tmp_path, capsys):
     assert float(out["logloss"].iloc[0]) == pytest.approx(REFS["logloss"](df["y"].tolist(), df["p"].tolist()), rel=1e-9)
     assert main(["eval", str(path), "--label", "y", "--score", "p", "--metrics", "logloss", "gauc"]) != 0
     assert "required: --group" in capsys.readouterr().err
+
+
+def test_every_engine_counts_a_group_per_row_and_auc_alone_takes_an_interval():
+    """Without group every row is its own group on every engine (the warehouse, which sums its
+    values under one key, said 1 group); global AUC alone with an interval or a test uses the
+    row groups too (it raised an internal message about DeLong moments): the same table as a call
+    with an explicit row-number group."""
+    ibis = pytest.importorskip("ibis")
+    df = pd.DataFrame({"y": [0, 1, 0, 1, 1, 0], "p": [.1, .7, .3, .6, .2, .9], "q": [.2, .3, .4, .5, .6, .1],
+                       "s": list("aaabbb")})
+    kw: dict[str, Any] = {"label": "y", "scores": "p", "metrics": ["logloss"], "by": "s"}
+    got, want = pre.report(ibis.memtable(df), **kw), pre.report(df, **kw)
+    assert got["n_groups"].tolist() == want["n_groups"].tolist() == [3, 3]
+    assert "a: 3 rows, 3 groups" in got.to_text(footer="full")
+    rows = df.assign(row=np.arange(len(df)))
+    two: dict[str, Any] = {"label": "y", "scores": ["p", "q"], "metrics": ["auc"]}
+    for call, extra in ((pre.report, {"ci": 0.9}), (pre.compare, {})):
+        a = pd.DataFrame(call(df, **two, **extra))
+        b = pd.DataFrame(call(rows, group="row", **two, **extra))
+        pd.testing.assert_frame_equal(a, b[a.columns], check_exact=False, atol=1e-12)
+    with pytest.raises(ValueError, match="has no row order"):
+        pre.report(duckdb_relation(df), ci=0.9, **two)
+
+
+def duckdb_relation(df: pd.DataFrame) -> Any:
+    duckdb = pytest.importorskip("duckdb")
+    return duckdb.from_df(df)

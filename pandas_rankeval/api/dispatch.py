@@ -75,6 +75,8 @@ def evaluate_frame(frame: Any, func: str, engine_options: EngineOptions, *,
             if plan.kind == "per_group":
                 return engine.per_group(frame, plan, options)
             summary, extras = engine.run(frame, plan, options)
+            if plan.row_groups and summary.data:  # every row its own group, whatever key the engine
+                summary.data["n_groups"] = summary.data["n_rows"].copy()  # used (the warehouse: one)
             return finalize(summary, plan, **extras) if finish is None else finish(summary, plan, extras)
     except (ValueError, TypeError, KeyError) as exc:
         if not raised_by_us(exc):
@@ -100,7 +102,12 @@ def _row_groups(plan_kwargs: dict[str, Any]) -> bool:
         specs = [metrics] if isinstance(metrics, MetricSpec) else parse_metrics(metrics)  # type: ignore[arg-type]
     except (ValueError, TypeError):
         return False  # the plan raises it, with its other checks
-    return any(s.info.eligibility == "pooled" for s in specs) and not any(s.info.needs_group for s in specs)
+    if any(s.info.needs_group for s in specs):
+        return False
+    # a pooled metric; or global AUC with an interval or a test (clustered DeLong over rows: the
+    # classic one), which reads its moments per group
+    resampled = plan_kwargs.get("kind") == "compare" or plan_kwargs.get("ci") is not None
+    return any(s.info.eligibility == "pooled" or (resampled and s.name == "auc") for s in specs)
 
 
 def _number_rows(engine: Any, frame: Any, schema: Any, plan_kwargs: dict[str, Any],

@@ -182,7 +182,7 @@ class Coverage:
 
     def __str__(self) -> str:
         if not self.grouped:  # global AUC: every row in one pool
-            text = f"all {self.n_rows:,} rows pooled (no groups)"
+            text = f"all {self.n_rows:,} row{'' if self.n_rows == 1 else 's'} pooled (no groups)"
             if self.n_zero_weight:
                 text += "; one class has zero total sample weight, so no weighted pair"
             elif not self.n_used:
