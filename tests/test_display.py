@@ -396,3 +396,31 @@ def test_report_of_global_auc_by_segment_with_overall_prints(engine) -> None:
     for shown in (repr(table), table.to_text(footer="full"), table.to_markdown(), table._repr_html_(),
                   repr(table.compact()), repr(pre.report(frame, overall=True, **kw))):
         assert "(all)" in shown
+
+
+def test_tuple_names_and_a_by_column_named_like_a_level():
+    """Tuple column names (a MultiIndex frame's) print in every view (compact and summary raised
+    on a tuple baseline, the footer on a tuple segment); a by column named 'model' (a level of the
+    result) is refused by name (compact printed an empty table)."""
+    import warnings
+
+    base = pre.datasets.make_impressions(n_users=300, seed=0)
+    d = base.copy()
+    scores = [("ranker", "v17"), ("ranker", "v18")]
+    d[scores[0]], d[scores[1]] = d.model_a, d.model_b
+    d[("seg", "dev")] = d.device
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        c = pre.compare(d, group="user_id", label="click", scores=scores, metrics=["gauc"], baseline=scores[0],
+                        n_boot=20)
+        r = pre.report(d, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc"],
+                       by=[("seg", "dev")], ci=0.95, n_boot=20)
+    assert "('ranker', 'v18')" in c.compact().to_text(width=120)
+    assert "('ranker', 'v18')" in c.summary().to_text(width=120)
+    text = r.to_text(width=80, footer="full")
+    assert "desktop" in text and "(('seg', 'dev'): desktop" in " ".join(text.split())
+    assert "desktop" in r.compact().to_text(width=80)
+    d["model"] = d["country"]
+    with pytest.raises(ValueError, match=r"The 'by' column 'model' of report has the name of a level of the "
+                                         r"result's index .* df\.rename\(columns=\{'model': 'model_segment'\}\)"):
+        pre.report(d, group="user_id", label="click", scores=["model_a"], metrics=["gauc"], by="model")

@@ -150,7 +150,8 @@ def _segment_sizes(df: pd.DataFrame, segs: list[Hashable]) -> str:
     """``(device: desktop 894, mobile 1,825)`` from a report's ``n_groups`` per segment."""
     if not segs or "n_groups" not in df.columns:
         return ""
-    firsts = df["n_groups"].groupby(level=segs, sort=False).first()
+    names = list(df.index.names)  # by position: a tuple name would read as several levels
+    firsts = df["n_groups"].groupby(level=[names.index(s) for s in segs], sort=False).first()
     if len(firsts) > _MAX_SEGMENTS:
         return f" in {len(firsts):,} segments"
     keys = [" ".join(map(str, k)) if isinstance(k, tuple) else str(k) for k in firsts.index]
@@ -497,7 +498,8 @@ def _segments_line(df: pd.DataFrame, segs: list[Hashable]) -> str:
                         "rows_dropped") if c in df.columns]
     if not segs or not cols:
         return ""
-    firsts = df[cols].groupby(level=segs, sort=False).first()
+    names = list(df.index.names)  # by position: a tuple name would read as several levels
+    firsts = df[cols].groupby(level=[names.index(s) for s in segs], sort=False).first()
     parts = []
     for key, row in firsts.iterrows():
         label = " ".join(map(str, key)) if isinstance(key, tuple) else str(key)

@@ -308,7 +308,8 @@ def _pairs(df: pd.DataFrame) -> tuple[list[Hashable], np.ndarray, np.ndarray, np
     if base is None and "baseline" in df.columns:
         base = df["baseline"].to_numpy()
     if base is None:
-        base = np.full(len(df), df.attrs.get("baseline", "baseline"), dtype=object)
+        base = np.empty(len(df), dtype=object)  # (np.full would spread a tuple name over the rows)
+        base[:] = [df.attrs.get("baseline", "baseline")] * len(df)
     return segs, model, base, metric
 
 

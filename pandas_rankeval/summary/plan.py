@@ -162,6 +162,10 @@ def _check_n_boot(n_boot: Any, func: str) -> int:
     return check_n_boot(n_boot, func)
 
 
+#: The index levels of a report or comparison besides the segments: a ``by`` column cannot share one.
+_TABLE_LEVELS = ("model", "metric", "baseline")
+
+
 def make_plan(
     func: str,
     *,
@@ -238,6 +242,13 @@ def make_plan(
     score_cols = as_columns(scores, "score" if one_score else "scores", func, df)
     gcols = as_columns(group, "group", func, df) if group is not None else []
     by_cols = as_columns(by, "by", func, df) if by is not None else []
+    clash = [c for c in by_cols if c in _TABLE_LEVELS]
+    if clash:  # the table's index would hold two levels of one name: read back by name, wrongly
+        raise ValueError(
+            f"The 'by' column {clash[0]!r} of {func} has the name of a level of the result's index "
+            f"({', '.join(_TABLE_LEVELS)}). Rename it first, for example "
+            f"df.rename(columns={{{clash[0]!r}: {str(clash[0]) + '_segment'!r}}})."
+        )
     opts = Options(
         func, ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
