@@ -243,3 +243,22 @@ def test_cli_prints_the_testers_two_models_told_apart(tmp_path, monkeypatch, cap
                                         MODELS[:2]])
     assert_labels_told_apart(table, index, 80)
     assert "lightgbm_lambdarank_nd…_v17" in table and "lightgbm_lambdarank_nd…_v18" in table
+
+
+def test_labels_holding_the_ellipsis_never_print_alike():
+    """A label may hold "…" itself: its text can then equal another label's cut ("news…sports…"
+    for two different labels). Such cuts are refused (None: the table keeps them wider)."""
+    import random
+
+    from pandas_rankeval.display.layout import cut_labels
+
+    assert cut_labels(["news…sports_weekly", "news_daily_sports…", "news_daily_xports…"], 12) is None
+    rng = random.Random(3)
+    for _ in range(3000):
+        labels = list(dict.fromkeys("".join(rng.choice("ab…_") for _ in range(rng.randint(1, 9)))
+                                    for _ in range(rng.randint(2, 6))))
+        width = rng.randint(2, 8)
+        out = cut_labels(labels, width)
+        if out is not None:
+            assert len(set(out)) == len(labels), (labels, width, out)
+            assert all(len(o) <= width or o == t for o, t in zip(out, labels))

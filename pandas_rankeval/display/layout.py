@@ -179,6 +179,8 @@ def cut_labels(labels: Sequence[str], widths: int | Sequence[int]) -> list[str] 
     ['organic…', 'push_no…']
     >>> cut_labels(["ab_x_cd", "ab_y_cd"], 4) is None  # only the middle tells them apart
     True
+    >>> cut_labels(["news…sports_weekly", "news_daily_sports…", "news_daily_xports…"], 12) is None
+    True
     """
     ws = [widths] * len(labels) if isinstance(widths, int) else list(widths)
     shown: dict[tuple[str, int], str] = {}
@@ -195,6 +197,11 @@ def cut_labels(labels: Sequence[str], widths: int | Sequence[int]) -> list[str] 
         if keeps is None:
             return None
         shown.update({(text, width): _cut(text, width, keep) for text, keep in keeps.items()})
+    # a label holding the ellipsis itself can still print as another's cut: never two labels alike
+    printed: dict[str, str] = {}
+    for (text, _), out in shown.items():
+        if printed.setdefault(out, text) != text:
+            return None
     return [shown[item] for item in zip(labels, ws)]
 
 
