@@ -262,3 +262,21 @@ def test_labels_holding_the_ellipsis_never_print_alike():
         if out is not None:
             assert len(set(out)) == len(labels), (labels, width, out)
             assert all(len(o) <= width or o == t for o, t in zip(out, labels))
+
+
+def test_a_long_group_label_gives_way_before_its_block_is_split():
+    """A model's name over its block (compact() of a comparison) is cut, told apart from the other
+    models' names, before the block goes column by column: at 40 columns the baseline's block
+    fits with its name cut (it printed the 56-character name whole: lines of 66 columns)."""
+    import warnings
+
+    df = pre.datasets.make_impressions(n_users=200, seed=0)
+    models = [f"experiment_2024_ranking_{x}_ctr_model_final_run_calibrated" for x in ("a", "b")]
+    df[models[0]], df[models[1]] = df.model_a, df.model_b
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        c = pre.compare(df, group="user_id", label="click", scores=models, metrics=["gauc"], baseline=models[0],
+                        n_boot=20)
+    first = c.compact().to_text(width=40, footer="none").split("\n\n")[0].splitlines()
+    assert max(map(len, first)) <= 40, first
+    assert first[0].strip().startswith("experiment_2024_ranking_a") and first[0].strip().endswith("…")

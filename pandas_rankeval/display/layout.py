@@ -407,9 +407,24 @@ def _fit_to_width(grid: _Grid, repeat: int, width: int) -> None:
     # row labels give way (ellipsis) before a group is ever split
     while grid.index_width + len(SEP) + widest > width and grid.narrow_index():
         pass
+    _narrow_tops(grid, width)
     too_wide = [g for g in grid.groups if grid.index_width + len(SEP) + grid.group_width(g) > width]
     if too_wide:  # one group wider than the screen: its columns go one by one (last resort)
         grid.groups = [part for g in grid.groups for part in ([[j] for j in g] if g in too_wide else [g])]
+
+
+def _narrow_tops(grid: _Grid, width: int) -> None:
+    """Group labels (a model's name over its block) longer than their columns give way before a
+    group is split: each such group narrows to the room beside the row labels, not below its own
+    columns, when the labels cut to it are still told apart."""
+    room = width - grid.index_width - len(SEP)
+    target = [max(_own_width(grid, g), min(grid.group_width(g), room)) for g in grid.groups]
+    if all(t == grid.group_width(g) for g, t in zip(grid.groups, target)):
+        return
+    if cut_labels([grid.top[g[0]] for g in grid.groups], target) is None:
+        return
+    for g, t in zip(grid.groups, target):
+        grid.col_w[g[-1]] -= grid.group_width(g) - t
 
 
 def _place_lead(grid: _Grid, repeat: int, width: int) -> None:
