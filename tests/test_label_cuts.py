@@ -116,6 +116,13 @@ def row_labels(text: str, nlevels: int) -> list[list[str]]:
     return rows
 
 
+def as_printed(v: object) -> str:
+    """A label's text before any cut: a text that would print blank, with edge spaces or a
+    control character, quoted (repr)."""
+    text = str(v)
+    return repr(text) if isinstance(v, str) and (not text or text != text.strip() or not text.isprintable()) else text
+
+
 def assert_labels_told_apart(text: str, index: pd.Index, width: int) -> None:
     """Every line within ``width``; every part's rows carry the index's labels in order, each
     level's shortened labels one per label, reading as that label only."""
@@ -124,10 +131,10 @@ def assert_labels_told_apart(text: str, index: pd.Index, width: int) -> None:
     rows = row_labels(text, index.nlevels)
     assert len(rows) % len(keys) == 0
     for level in range(index.nlevels):
-        labels = [str(v) for v in dict.fromkeys(k[level] for k in keys)]
+        labels = [as_printed(v) for v in dict.fromkeys(k[level] for k in keys)]
         seen: dict[str, str] = {}
         for r, row in enumerate(rows):
-            shown, label = row[level], str(keys[r % len(keys)][level])
+            shown, label = row[level], as_printed(keys[r % len(keys)][level])
             if not shown:
                 continue  # blank under the same label above
             assert seen.setdefault(label, shown) == shown
@@ -280,3 +287,28 @@ def test_a_long_group_label_gives_way_before_its_block_is_split():
     first = c.compact().to_text(width=40, footer="none").split("\n\n")[0].splitlines()
     assert max(map(len, first)) <= 40, first
     assert first[0].strip().startswith("experiment_2024_ranking_a") and first[0].strip().endswith("…")
+
+
+def test_blank_spaced_control_and_mixed_type_labels_print_apart():
+    """Segment values that printed alike or broke the grid: "" and " " (blank, read as the row
+    above's), "mobile" and "mobile ", a line break or tab, 1 and "1" (merged as one segment)."""
+    import warnings
+
+    df = pre.datasets.make_impressions(n_users=300, seed=0)
+    cases = [["", "x", " "], ["mobile", "mobile ", "Mobile"], ["line1\nline2", "tab\there", "plain"]]
+    for values in cases:
+        d = df.assign(seg=(df["user_id"] % 3).map(dict(enumerate(values))))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pre.CoverageWarning)
+            text = pre.report(d, group="user_id", label="click", scores=["model_a"], metrics=["gauc"],
+                              by="seg").to_text(width=80, footer="none")
+        lines = text.splitlines()
+        assert len(lines) == 1 + len(values)  # no line split by a label
+        firsts = [line.split("  ")[0] for line in lines[1:]]
+        assert sorted(firsts) == sorted(as_printed(v) for v in values)  # each segment once, told apart
+    d = df.assign(seg=[1 if u % 2 else "1" for u in df["user_id"]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        text = pre.report(d, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc"],
+                          by="seg").to_text(width=80, footer="none")
+    assert sorted(line[:4].strip() for line in text.splitlines()[1:]) == ["", "", "'1'", "1"]

@@ -116,18 +116,34 @@ def column_groups(columns: pd.Index, spec: Sequence[Sequence[Hashable]] | None =
 
 
 def _label(x: object) -> str:
-    return "" if x is None else str(x)
+    """A label as printed; a text that would print blank, with edge spaces or a line break (``""``,
+    ``"mobile "``, ``"a\tb"``) in quotes, as ``repr`` writes it: told apart, and the grid kept."""
+    if x is None:
+        return ""
+    text = str(x)
+    if isinstance(x, str) and (text != text.strip() or not text or not text.isprintable()):
+        return repr(text)
+    return text
+
+
+def _mixed(values: list[object]) -> bool:
+    """Texts beside other values in one level (1 and "1"): the texts are then printed quoted."""
+    texts = sum(isinstance(v, str) for v in values)
+    return 0 < texts < len(values) and any(v is not None for v in values if not isinstance(v, str))
 
 
 def index_rows(index: pd.Index, sparse: bool = True) -> list[list[str]]:
     """Row labels as strings, one list per index level; an outer label repeated from the row
     above is blank (``sparse``), as pandas prints a MultiIndex."""
     if isinstance(index, pd.MultiIndex):
-        cols = [[_label(v) for v in index.get_level_values(i)] for i in range(index.nlevels)]
+        raw = [list(index.get_level_values(i)) for i in range(index.nlevels)]
     else:
-        cols = [[_label(v) for v in index]]
+        raw = [list(index)]
+    cols = [[_label(v) for v in level] if not _mixed(level) else [repr(v) if isinstance(v, str) else _label(v)
+                                                                  for v in level] for level in raw]
     if sparse and len(cols) > 1:
-        keys = list(zip(*cols))
+        # repeated by value and type, not by text: 1 and "1" are two segments
+        keys = list(zip(*([(type(v), v) for v in level] for level in raw)))
         for level in range(len(cols) - 1):
             for r in range(len(keys) - 1, 0, -1):
                 if keys[r][: level + 1] == keys[r - 1][: level + 1]:
