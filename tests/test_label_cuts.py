@@ -312,3 +312,29 @@ def test_blank_spaced_control_and_mixed_type_labels_print_apart():
         text = pre.report(d, group="user_id", label="click", scores=["model_a", "model_b"], metrics=["gauc"],
                           by="seg").to_text(width=80, footer="none")
     assert sorted(line[:4].strip() for line in text.splitlines()[1:]) == ["", "", "'1'", "1"]
+
+
+def test_wide_and_combining_characters_take_their_terminal_columns():
+    """CJK characters take two columns, combining accents none: the table is measured, padded
+    and cut in columns (lines were 40 characters but 43-48 columns, rows out of line), and cut
+    labels stay told apart."""
+    import warnings
+
+    from pandas_rankeval.display.layout import cell_width
+
+    df = pre.datasets.make_impressions(n_users=300, seed=0)
+    models = ["推荐模型_排序_第一版_v17", "推荐模型_排序_第一版_v18"]
+    df[models[0]], df[models[1]] = df.model_a, df.model_b
+    df["device"] = df["device"].map({"mobile": "移动设备用户_有效", "desktop": "桌面电脑用户_有效",
+                                     "tablet": "cafe\u0301"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        r = pre.report(df, group="user_id", label="click", scores=models, metrics=["gauc"], by="device",
+                       ci=0.95, n_boot=20)
+    for width in (40, 60, 80):
+        lines = r.to_text(width=width, footer="none").splitlines()
+        assert max(cell_width(line) for line in lines) <= width
+        rows = [line for line in lines[1:] if line.strip()]
+        assert len({cell_width(line) for line in rows if line.rstrip().endswith("]")}) == 1  # aligned right edges
+        shown = {line.split()[-4] if line.rstrip().endswith("]") else line.split()[-2] for line in rows}
+        assert len(shown) == 2, shown  # the two models' labels told apart

@@ -22,6 +22,7 @@ lines that matter first, then the details).
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -155,13 +156,50 @@ def _index_names(index: pd.Index) -> list[str]:
     return [_label(n) for n in index.names]
 
 
+def cell_width(text: str) -> int:
+    """The columns ``text`` takes in a terminal: 2 for a wide character (CJK, most emoji), 0 for a
+    combining mark or a format character, 1 for the others.
+
+    >>> cell_width("gauc"), cell_width("推荐"), cell_width("cafe\u0301")
+    (4, 4, 4)
+    """
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(c) or unicodedata.category(c) in ("Me", "Cf")
+               else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _prefix(text: str, columns: int) -> str:
+    """The longest start of ``text`` within ``columns`` (a combining mark stays with its letter)."""
+    if text.isascii():
+        return text[: max(columns, 0)]
+    used, end = 0, 0
+    for i, c in enumerate(text):
+        w = cell_width(c)
+        if used + w > columns:
+            break
+        used, end = used + w, i + 1
+    return text[:end]
+
+
+def _pad(text: str, width: int, how: str) -> str:
+    """``ljust`` / ``rjust`` / ``center`` by terminal columns (:func:`cell_width`)."""
+    extra = max(width - cell_width(text), 0)
+    if how == "left":
+        return text + " " * extra
+    if how == "right":
+        return " " * extra + text
+    return " " * (extra // 2) + text + " " * (extra - extra // 2)
+
+
 def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 1, 0)] + _ELLIPSIS
+    return text if cell_width(text) <= width else _prefix(text, width - 1) + _ELLIPSIS
 
 
 def _cut(text: str, width: int, keep: int) -> str:
-    """``text`` in ``width`` characters: its start, the ellipsis, then its last ``keep``."""
-    return text[: width - 1 - keep] + _ELLIPSIS + (text[len(text) - keep:] if keep else "")
+    """``text`` in ``width`` columns: its start, the ellipsis, then its last ``keep`` characters."""
+    tail = text[len(text) - keep:] if keep else ""
+    return _prefix(text, width - 1 - cell_width(tail)) + _ELLIPSIS + tail
 
 
 def _word_end(text: str, width: int, keep: int) -> int:
@@ -202,14 +240,14 @@ def cut_labels(labels: Sequence[str], widths: int | Sequence[int]) -> list[str] 
     shown: dict[tuple[str, int], str] = {}
     long: dict[int, list[str]] = {}  # per width: the labels longer than it
     for text, width in dict.fromkeys(zip(labels, ws)):
-        if len(text) <= width:
+        if cell_width(text) <= width:
             shown[(text, width)] = text
         else:
             long.setdefault(width, []).append(text)
     texts = list(dict.fromkeys(labels))
     for width, cut in long.items():
         # a cut to ``width`` could read as any label of ``width`` characters or more
-        keeps = _fewest_ends(cut, [t for t in texts if len(t) >= width], width)
+        keeps = _fewest_ends(cut, [t for t in texts if cell_width(t) >= width], width)
         if keeps is None:
             return None
         shown.update({(text, width): _cut(text, width, keep) for text, keep in keeps.items()})
@@ -223,8 +261,11 @@ def cut_labels(labels: Sequence[str], widths: int | Sequence[int]) -> list[str] 
 
 def _ends(texts: list[str], width: int, keep: int) -> list[tuple[str, str]]:
     """The start and the end each text shows, cut to ``width`` keeping ``keep`` last characters."""
-    head = width - 1 - keep
-    return [(t[:head], t[len(t) - keep:] if keep else "") for t in texts]
+    out = []
+    for t in texts:
+        tail = t[len(t) - keep:] if keep else ""
+        out.append((_prefix(t, width - 1 - cell_width(tail)), tail))  # by columns, as _cut prints it
+    return out
 
 
 def _alone(texts: list[str], rivals: list[str], width: int, keep: int) -> list[bool]:
@@ -399,16 +440,16 @@ def _measure(shown: Shown) -> _Grid:
         cells=cells,
         idx=idx,
         names=names,
-        idx_w=[max([len(n), *(len(v) for v in col)]) for n, col in zip(names, idx)],
-        col_w=[max([len(sub[j]), *(len(v) for v in cells[j])]) for j in range(frame.shape[1])],
+        idx_w=[max([cell_width(n), *(cell_width(v) for v in col)]) for n, col in zip(names, idx)],
+        col_w=[max([cell_width(sub[j]), *(cell_width(v) for v in cells[j])]) for j in range(frame.shape[1])],
         groups=shown.groups,
         levels=[list(dict.fromkeys(col)) for col in index_rows(frame.index, sparse=False)],
     )
     grid.own_w = list(grid.col_w)
     for g in grid.groups:
         span = grid.group_width(g)
-        if two and len(grid.top[g[0]]) > span:
-            grid.col_w[g[-1]] += len(grid.top[g[0]]) - span
+        if two and cell_width(grid.top[g[0]]) > span:
+            grid.col_w[g[-1]] += cell_width(grid.top[g[0]]) - span
     grid.index_width = sum(grid.idx_w) + len(SEP) * (len(grid.idx_w) - 1)
     return grid
 
@@ -504,15 +545,15 @@ def _part_text(grid: _Grid, shown: Shown, part: list[int], printed: _Labels) -> 
     if grid.two:
         head = " " * grid.index_width
         for g in shown_groups:
-            head += SEP + printed.tops[tuple(g)].center(grid.group_width(g))
+            head += SEP + _pad(printed.tops[tuple(g)], grid.group_width(g), "center")
         lines.append(head.rstrip())
-    label = SEP.join(n.ljust(w) for n, w in zip(printed.names, idx_w))
-    lines.append((label + "".join(SEP + _fit(grid.sub[j], col_w[j]).rjust(col_w[j]) for j in cols)).rstrip())
+    label = SEP.join(_pad(n, w, "left") for n, w in zip(printed.names, idx_w))
+    lines.append((label + "".join(SEP + _pad(_fit(grid.sub[j], col_w[j]), col_w[j], "right") for j in cols)).rstrip())
     for r in range(shown.frame.shape[0]):
         if shown.gap is not None and r == shown.gap:
             lines.append(SEP.join("...".ljust(w) for w in idx_w).rstrip())
-        row = SEP.join(short.get(col[r], col[r]).ljust(w) for col, short, w in zip(grid.idx, printed.levels, idx_w))
-        lines.append((row + "".join(SEP + grid.cells[j][r].rjust(col_w[j]) for j in cols)).rstrip())
+        row = SEP.join(_pad(short.get(col[r], col[r]), w, "left") for col, short, w in zip(grid.idx, printed.levels, idx_w))
+        lines.append((row + "".join(SEP + _pad(grid.cells[j][r], col_w[j], "right") for j in cols)).rstrip())
     return "\n".join(lines)
 
 
