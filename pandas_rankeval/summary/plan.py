@@ -166,6 +166,20 @@ def _check_n_boot(n_boot: Any, func: str) -> int:
 _TABLE_LEVELS = ("model", "metric", "baseline")
 
 
+def _by_columns(by: Hashable | Sequence[Hashable] | None, func: str, df: pd.DataFrame | None) -> list[Hashable]:
+    """The segment columns; none may share a name with a level of the result's index (it would
+    hold two levels of one name, read back by name wrongly)."""
+    by_cols = as_columns(by, "by", func, df) if by is not None else []
+    clash = [c for c in by_cols if c in _TABLE_LEVELS]
+    if clash:
+        raise ValueError(
+            f"The 'by' column {clash[0]!r} of {func} has the name of a level of the result's index "
+            f"({', '.join(_TABLE_LEVELS)}). Rename it first, for example "
+            f"df.rename(columns={{{clash[0]!r}: {str(clash[0]) + '_segment'!r}}})."
+        )
+    return by_cols
+
+
 def make_plan(
     func: str,
     *,
@@ -241,14 +255,7 @@ def make_plan(
         check_column_name(scores, "score", func, df)
     score_cols = as_columns(scores, "score" if one_score else "scores", func, df)
     gcols = as_columns(group, "group", func, df) if group is not None else []
-    by_cols = as_columns(by, "by", func, df) if by is not None else []
-    clash = [c for c in by_cols if c in _TABLE_LEVELS]
-    if clash:  # the table's index would hold two levels of one name: read back by name, wrongly
-        raise ValueError(
-            f"The 'by' column {clash[0]!r} of {func} has the name of a level of the result's index "
-            f"({', '.join(_TABLE_LEVELS)}). Rename it first, for example "
-            f"df.rename(columns={{{clash[0]!r}: {str(clash[0]) + '_segment'!r}}})."
-        )
+    by_cols = _by_columns(by, func, df)
     opts = Options(
         func, ties=ties, tiebreak=tiebreak, threshold=threshold, weight=weight,
         min_size=min_size, min_pos=min_pos, min_neg=min_neg,  # type: ignore[arg-type]
