@@ -117,11 +117,14 @@ def column_groups(columns: pd.Index, spec: Sequence[Sequence[Hashable]] | None =
 
 
 def _label(x: object) -> str:
-    """A label as printed; a text that would print blank, with edge spaces or a line break (``""``,
-    ``"mobile "``, ``"a\tb"``) in quotes, as ``repr`` writes it: told apart, and the grid kept."""
-    if x is None:
-        return ""
-    text = str(x)
+    return "" if x is None else str(x)
+
+
+def _row_label(x: object) -> str:
+    """A row label (a segment value, a model) as printed; a text that would print blank, with edge
+    spaces or a line break (``""``, ``"mobile "``, ``"a\tb"``) in quotes, as ``repr`` writes it:
+    told apart, and the grid kept. (Column headers keep ``""``: no label over shared columns.)"""
+    text = _label(x)
     if isinstance(x, str) and (text != text.strip() or not text or not text.isprintable()):
         return repr(text)
     return text
@@ -140,8 +143,8 @@ def index_rows(index: pd.Index, sparse: bool = True) -> list[list[str]]:
         raw = [list(index.get_level_values(i)) for i in range(index.nlevels)]
     else:
         raw = [list(index)]
-    cols = [[_label(v) for v in level] if not _mixed(level) else [repr(v) if isinstance(v, str) else _label(v)
-                                                                  for v in level] for level in raw]
+    cols = [[_row_label(v) for v in level] if not _mixed(level) else [repr(v) if isinstance(v, str) else _label(v)
+                                                                      for v in level] for level in raw]
     if sparse and len(cols) > 1:
         # repeated by value and type, not by text: 1 and "1" are two segments
         keys = list(zip(*([(type(v), v) for v in level] for level in raw)))
