@@ -424,3 +424,23 @@ def test_tuple_names_and_a_by_column_named_like_a_level():
     with pytest.raises(ValueError, match=r"The 'by' column 'model' of report has the name of a level of the "
                                          r"result's index .* df\.rename\(columns=\{'model': 'model_segment'\}\)"):
         pre.report(d, group="user_id", label="click", scores=["model_a"], metrics=["gauc"], by="model")
+
+
+def test_a_segments_nan_is_named_with_its_reason():
+    """A segment of one class: AUC, NE and PCOC are NaN there; the full footer names the segment
+    and the reason (the whole table's NaN warns; a segment's was not explained anywhere)."""
+    import warnings
+
+    df = pre.datasets.make_impressions(n_users=300, seed=0)
+    df.loc[df["device"] == "tablet", "click"] = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pre.CoverageWarning)
+        r = pre.report(df, group="user_id", label="click", scores=["model_a"], metrics=["auc", "ne", "pcoc"],
+                       by="device")
+    assert r.loc[("tablet", "model_a"), ["auc", "ne", "pcoc"]].isna().all()
+    full = " ".join(r.to_text(footer="full").split())
+    assert ("NaN: auc in tablet: one class only: no (relevant, non-relevant) pair; ne in tablet: every row is a "
+            "click or none is") in full
+    assert "pcoc in tablet: there is no click to divide by" in full
+    assert "NaN:" not in pre.report(df[df["device"] != "tablet"], group="user_id", label="click",
+                                    scores=["model_a"], metrics=["auc"], by="device").to_text(footer="full")

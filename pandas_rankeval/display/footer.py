@@ -507,6 +507,33 @@ def _segments_line(df: pd.DataFrame, segs: list[Hashable]) -> str:
     return f"by {', '.join(map(str, segs))}: " + "; ".join(parts)
 
 
+#: Why a pooled number over a segment's rows is NaN, for the metrics whose registry entry gives no
+#: reason of its own (global AUC: one class only).
+_POOLED_NAN = {"auc": "one class only: no (relevant, non-relevant) pair"}
+
+
+def _segment_nan_line(df: pd.DataFrame, segs: list[Hashable]) -> str:
+    """The segments where a metric is NaN, and why (a segment of one class: AUC, NE, PCOC), for a
+    report by segment: the whole table's NaN warns, a segment's is named here."""
+    from ..core.metrics.registry import nan_reason
+
+    if not segs or not isinstance(df.index, pd.MultiIndex):
+        return ""
+    names = list(df.index.names)
+    keys = list(zip(*(df.index.get_level_values(names.index(s)) for s in segs)))
+    parts = []
+    for metric in _params(df):
+        if metric not in df.columns:
+            continue
+        nan = np.isnan(df[metric].to_numpy(dtype=float))
+        where = list(dict.fromkeys(" ".join(map(str, k)) for k, n in zip(keys, nan) if n))
+        why = _POOLED_NAN.get(metric) or nan_reason(metric)
+        if where and why:
+            shown = ", ".join(where[:3]) + (f" and {len(where) - 3:,} more" if len(where) > 3 else "")
+            parts.append(f"{metric} in {shown}: {why}")
+    return ("NaN: " + "; ".join(parts)) if parts else ""
+
+
 def _choices_line(df: pd.DataFrame) -> str:
     params = _params(df)
     return ("choices: " + describe_params(params)) if params else ""
@@ -565,7 +592,8 @@ def footer_for(df: pd.DataFrame, view: str) -> Footer:
         segs = _segment_levels(df, ("model",))
         short = [_report_level_line(df), _few_groups_line(df, "report"), _coverage_line(df, segs), _empty_line(df),
                  _gain_line(df)]
-        details = [_segments_line(df, segs), _report_ci_line(df), *_metric_coverage_lines(df), _choices_line(df)]
+        details = [_segments_line(df, segs), _segment_nan_line(df, segs), _report_ci_line(df),
+                   *_metric_coverage_lines(df), _choices_line(df)]
         if view == "compact" and df.attrs.get("_vs"):
             details.insert(0, str(df.attrs["_vs"]))
         return Footer(short, details)
