@@ -256,9 +256,12 @@ def test_undefined_values_are_nan_with_their_reason():
     df = pd.DataFrame({"g": [1, 1, 2], "y": [0, 0, 0], "p": [0.1, 0.2, 0.3]})
     with pytest.warns(pre.CoverageWarning, match="ne is NaN because every row is a click or none is"):
         assert math.isnan(pre.ne(df, **KW))
-    with pytest.warns(pre.CoverageWarning, match="pcoc is NaN because there is no click"):
+    with pytest.warns(pre.CoverageWarning, match="pcoc is NaN because the clicks weigh 0 in total, or there is none"):
         assert math.isnan(pre.pcoc(df, **KW))
     assert pre.logloss(df, **KW) == pytest.approx(ref_logloss(df["y"], df["p"]), abs=1e-15)
+    clicked = df.assign(y=[1, 0, 0], w=[0.0, 1.0, 1.0])  # a click, of weight 0: nothing to divide by
+    with pytest.warns(pre.CoverageWarning, match="pcoc is NaN because the clicks weigh 0 in total"):
+        assert math.isnan(pre.pcoc(clicked, **KW, sample_weight="w"))
     zero = df.assign(w=0.0)
     with pytest.warns(pre.CoverageWarning, match="ece@10 is NaN because the rows weigh 0"):
         assert math.isnan(pre.ece(zero, **KW, sample_weight="w"))

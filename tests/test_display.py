@@ -441,6 +441,6 @@ def test_a_segments_nan_is_named_with_its_reason():
     full = " ".join(r.to_text(footer="full").split())
     assert ("NaN: auc in tablet: one class only: no (relevant, non-relevant) pair; ne in tablet: every row is a "
             "click or none is") in full
-    assert "pcoc in tablet: there is no click to divide by" in full
+    assert "pcoc in tablet: the clicks weigh 0 in total, or there is none" in full
     assert "NaN:" not in pre.report(df[df["device"] != "tablet"], group="user_id", label="click",
                                     scores=["model_a"], metrics=["auc"], by="device").to_text(footer="full")

@@ -1431,13 +1431,13 @@ DEFINITIONS: tuple[Metric, ...] = (
         eligibility="pooled", options=_CALIBRATION,
         pooled=Pooled(rows=ne_rows, combine=ne_combine, parts=_two_parts),
         reading=Reading(direction="lower", bounds=(0.0, math.inf),
-                        nan_reason="every row is a click or none is (the base rate has no entropy)"),
+                        nan_reason="every row is a click or none is, or the rows weigh 0 (the base rate has no entropy)"),
     ),
     Metric(
         name="pcoc", function="pcoc",
         summary="predicted over observed clicks, sum p / sum clicks (1 is calibrated)", doc=_PCOC_DOC,
         eligibility="pooled", options=_CALIBRATION, pooled=Pooled(rows=pcoc_rows),
-        reading=Reading(direction="closer to 1", bounds=(0.0, math.inf), nan_reason="there is no click to divide by"),
+        reading=Reading(direction="closer to 1", bounds=(0.0, math.inf), nan_reason="the clicks weigh 0 in total, or there is none (nothing to divide by)"),
     ),
     Metric(
         name="ece", function="ece",
