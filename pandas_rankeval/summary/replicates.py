@@ -33,7 +33,7 @@ from .finalize import _ratio, item_bounds, item_values
 from .plan import COUNTER_INDEX, Plan
 from .summary import REPLICATE_FIELDS, RESULT_FIELDS, Summary, by_name
 
-__all__ = ["MAX_SHARDS", "MIN_UNITS", "RESULT_CHUNK_ROWS", "RESULT_FIELDS", "flip_pvalues", "reduce_replicates", "reduce_shard", "replicate_results", "shard_count"]
+__all__ = ["MAX_SHARDS", "MIN_UNITS", "few_units", "pooled_units", "RESULT_CHUNK_ROWS", "RESULT_FIELDS", "flip_pvalues", "reduce_replicates", "reduce_shard", "replicate_results", "shard_count"]
 
 #: Most shards of segments an engine cuts its partitions' summaries into (tasks: partitions x shards).
 MAX_SHARDS = 16
@@ -62,12 +62,24 @@ def flip_pvalues(obs: np.ndarray, abs_sum: np.ndarray, reps: np.ndarray, n_flips
 MIN_UNITS = 2
 
 
-def _units(data: dict[str, Any], plan: Plan, jm: np.ndarray) -> np.ndarray:
-    """The groups behind each (segment, target): the groups a report's metric uses, or those both
-    models of a compare pair use."""
+def _units(data: Any, plan: Plan, jm: np.ndarray) -> np.ndarray:
+    """The groups behind each (segment, target): the groups a report's metric uses (items ``jm``),
+    or those both models of a compare pair use."""
     if plan.kind == "compare":
         return np.asarray(data["pair_used"])
     return np.asarray(data["counts"])[:, jm, COUNTER_INDEX["n_used"]]
+
+
+def pooled_units(data: Any, plan: Plan) -> np.ndarray:
+    """The units the bootstrap of a number over all rows (global AUC, XAUC) resamples, per
+    segment: the groups, or the rows without a group column."""
+    return np.asarray(data["n_groups"] if plan.group else data["n_rows"])
+
+
+def few_units(data: Any, plan: Plan, items: np.ndarray) -> np.ndarray:
+    """Per (segment, target), whether the target uses fewer than :data:`MIN_UNITS` groups (a
+    report's item of ``items``, a comparison's pair): no interval nor bootstrap p-value there."""
+    return _units(data, plan, items) < MIN_UNITS
 
 
 def _target_items(plan: Plan) -> tuple[np.ndarray, np.ndarray | None]:
@@ -175,7 +187,7 @@ def _compute_block(data: dict[str, Any], plan: Plan) -> dict[str, np.ndarray | N
         lo, hi = percentile_interval(flat, ci, bounds=bounds)
     # one group (or none) is no sample of groups: every replicate repeats it, so no interval and
     # no bootstrap p-value there (the sign-flip test's p-value of one group is 1, kept)
-    few = _units(data, plan, jm) < MIN_UNITS
+    few = few_units(data, plan, jm)
     out["rep_lo"] = np.where(few, np.nan, lo.reshape(n_seg, n_t))
     out["rep_hi"] = np.where(few, np.nan, hi.reshape(n_seg, n_t))
     out["rep_fell"] = fell & ~few

@@ -24,7 +24,7 @@ from ..summary.finalize import (
     fallback_note, item_values, xauc_of,
 )
 from ..summary.plan import Plan, compare_pairs
-from ..summary.replicates import MIN_UNITS, replicate_results
+from ..summary.replicates import MIN_UNITS, pooled_units, replicate_results
 from ..summary.summary import Summary
 
 __all__ = ["compare_table", "COLUMNS", "multiple_testing"]
@@ -365,7 +365,7 @@ def _pooled_row(
     base[i] = auc_lookup(pairs.auc, key, b, plan)
     value[i] = auc_lookup(pairs.auc, key, m, plan)
     diff[i] = value[i] - base[i]
-    if (seg["n_groups"] if plan.group else seg["n_rows"]) < MIN_UNITS:  # one group: no sample to resample
+    if pooled_units(seg, plan) < MIN_UNITS:  # one group: no sample to resample
         return
     d_rep = auc_replicates(pairs.auc_boot, key, m, plan) - auc_replicates(pairs.auc_boot, key, b, plan)
     lo_i, hi_i = percentile_interval(d_rep[:, None], plan.ci, bounds=(-1.0, 1.0))  # type: ignore[arg-type]

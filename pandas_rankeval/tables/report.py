@@ -18,7 +18,7 @@ from ..summary.finalize import (
     fallback_note, item_values, xauc_of,
 )
 from ..summary.plan import Plan
-from ..summary.replicates import MIN_UNITS, replicate_results
+from ..summary.replicates import MIN_UNITS, few_units, pooled_units, replicate_results
 from ..summary.summary import Summary
 
 __all__ = ["report_table"]
@@ -108,15 +108,14 @@ def _few_group_cells(summary: Summary, plan: Plan, pos: np.ndarray, values: dict
     """How many values have no interval because their metric uses fewer than 2 groups (the
     footer says so): a group metric's groups used, global AUC's and XAUC's groups."""
     item_j = {item: j for j, item in enumerate(plan.items)}
-    pooled = summary.data["n_groups"][pos] if plan.group else summary.data["n_rows"][pos]
+    pooled = pooled_units(summary.data, plan)[pos] < MIN_UNITS
     n = 0
     for name, (lo, _) in intervals.items():
         if name in ("auc", "xauc"):
-            units = np.repeat(pooled, len(plan.scores))
+            few = np.repeat(pooled, len(plan.scores))
         else:
-            cols = [item_j[(s, name)] for s in plan.scores]
-            units = summary.data["counts"][pos][:, cols, COUNTER_INDEX["n_used"]].reshape(-1)
-        n += int(np.sum((units < MIN_UNITS) & np.isfinite(values[name].reshape(-1)) & np.isnan(lo)))
+            few = few_units(summary.data, plan, np.array([item_j[(s, name)] for s in plan.scores]))[pos].reshape(-1)
+        n += int(np.sum(few & np.isfinite(values[name].reshape(-1)) & np.isnan(lo)))
     return n
 
 
@@ -199,7 +198,7 @@ def _intervals(
             flat = np.moveaxis(r, 1, 0).reshape(r.shape[1], n_seg * n_mod)
             lo_f, hi_f = percentile_interval(flat, ci, bounds=(0.0, 1.0))
             lo, hi = lo_f.reshape(n_seg, n_mod), hi_f.reshape(n_seg, n_mod)
-            few = (summary.data["n_groups"][pos] if plan.group else summary.data["n_rows"][pos]) < MIN_UNITS
+            few = pooled_units(summary.data, plan)[pos] < MIN_UNITS
             lo, hi = np.where(few[:, None], np.nan, lo), np.where(few[:, None], np.nan, hi)  # one group: no sample
         else:
             if rr is None:  # pragma: no cover - an interval always has replicate sums
