@@ -146,12 +146,17 @@ def _segment_levels(df: pd.DataFrame, last: Sequence[str]) -> list[Hashable]:
     return [n for n in df.index.names if n not in last]
 
 
+def _positions(df: pd.DataFrame, segs: list[Hashable]) -> list[int]:
+    """The index levels of ``segs`` by position (a tuple name would read as several levels)."""
+    names = list(df.index.names)
+    return [names.index(s) for s in segs]
+
+
 def _segment_sizes(df: pd.DataFrame, segs: list[Hashable]) -> str:
     """``(device: desktop 894, mobile 1,825)`` from a report's ``n_groups`` per segment."""
     if not segs or "n_groups" not in df.columns:
         return ""
-    names = list(df.index.names)  # by position: a tuple name would read as several levels
-    firsts = df["n_groups"].groupby(level=[names.index(s) for s in segs], sort=False).first()
+    firsts = df["n_groups"].groupby(level=_positions(df, segs), sort=False).first()
     if len(firsts) > _MAX_SEGMENTS:
         return f" in {len(firsts):,} segments"
     keys = [" ".join(map(str, k)) if isinstance(k, tuple) else str(k) for k in firsts.index]
@@ -498,8 +503,7 @@ def _segments_line(df: pd.DataFrame, segs: list[Hashable]) -> str:
                         "rows_dropped") if c in df.columns]
     if not segs or not cols:
         return ""
-    names = list(df.index.names)  # by position: a tuple name would read as several levels
-    firsts = df[cols].groupby(level=[names.index(s) for s in segs], sort=False).first()
+    firsts = df[cols].groupby(level=_positions(df, segs), sort=False).first()
     parts = []
     for key, row in firsts.iterrows():
         label = " ".join(map(str, key)) if isinstance(key, tuple) else str(key)
@@ -519,8 +523,7 @@ def _segment_nan_line(df: pd.DataFrame, segs: list[Hashable]) -> str:
 
     if not segs or not isinstance(df.index, pd.MultiIndex):
         return ""
-    names = list(df.index.names)
-    keys = list(zip(*(df.index.get_level_values(names.index(s)) for s in segs)))
+    keys = list(zip(*(df.index.get_level_values(i) for i in _positions(df, segs))))
     parts = []
     for metric in _params(df):
         if metric not in df.columns:
