@@ -14,6 +14,11 @@ import pytest
 import pandas_rankeval as pre
 from pandas_rankeval.datasets import make_click_log
 
+try:
+    from tests._engines import on_engine
+except ImportError:
+    from _engines import on_engine
+
 pytestmark = [
     pytest.mark.filterwarnings("ignore::pandas_rankeval.CoverageWarning"),
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
@@ -263,33 +268,13 @@ def _true_dcg(log: pd.DataFrame) -> float:
 ENGINES = ["polars", "polars-lazy", "dask", "duckdb", "spark"]
 
 
-def _to_engine(engine: str, df: pd.DataFrame, request: pytest.FixtureRequest):
-    if engine.startswith("polars"):
-        pl = pytest.importorskip("polars")
-        return pl.from_pandas(df).lazy() if engine == "polars-lazy" else pl.from_pandas(df)
-    if engine == "dask":
-        import dask
-        import dask.dataframe as dd
-
-        ctx = dask.config.set({"scheduler": "synchronous", "dataframe.shuffle.method": "tasks"})
-        ctx.__enter__()
-        request.addfinalizer(lambda: ctx.__exit__(None, None, None))
-        return dd.from_pandas(df, npartitions=3, sort=False)
-    if engine == "duckdb":
-        duckdb = pytest.importorskip("duckdb")
-        con = duckdb.connect()
-        request.addfinalizer(con.close)
-        return con.from_df(df)
-    return request.getfixturevalue("spark").createDataFrame(df)
-
-
 @pytest.mark.parametrize("engine", ENGINES)
 def test_engines_equal_pandas(engine, request):
     df = _frame(5, n_groups=60).reset_index(drop=True)
     df["s2"] = df["s"] + 0.1 * (df["pos"] % 2)
     df["p"] = df["pos"].map(PROP)
     names = ["ips_dcg@3", "ips_precision@2", "ips_hit_rate@1"]
-    frame = _to_engine(engine, df, request)
+    frame = on_engine(engine, df, request)
     calls = []
 
     def curve(p):
@@ -304,7 +289,7 @@ def test_engines_equal_pandas(engine, request):
     assert calls == [6, 6]  # pandas, then the engine: once each, on the distinct positions
     bad = df.assign(pos=np.where(df.index < 4, -1, df["pos"]))
     with pytest.raises(ValueError, match=r"Column 'pos' \(position\) has 4 infinite, zero or negative values"):
-        pre.ips_dcg(_to_engine(engine, bad, request), group="g", label="click", score="s", position="pos",
+        pre.ips_dcg(on_engine(engine, bad, request), group="g", label="click", score="s", position="pos",
                     propensity=PROP)
 
 
@@ -315,7 +300,7 @@ def test_tie_rules_engines_equal_pandas(engine, request):
     df = _graded(2, n_groups=40).reset_index(drop=True)
     df["s2"] = df["s"] + 0.5 * (df["pos"] % 2)
     names = ["ips_dcg", "ips_dcg@2", "ips_precision@3", "ips_hit_rate@1", "ndcg@2"]
-    frame = _to_engine(engine, df, request)
+    frame = on_engine(engine, df, request)
     for ties, extra in (("optimistic", {}), ("pessimistic", {"tiebreak": "tb", "snips": True})):
         kw = dict(group="g", label="grade", scores=["s", "s2"], metrics=names, position="pos", propensity=PROP,
                   ties=ties, **extra)

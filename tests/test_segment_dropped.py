@@ -17,6 +17,11 @@ import pytest
 import pandas_rankeval as pre
 from pandas_rankeval.summary.summary import Summary
 
+try:
+    from tests._engines import on_engine
+except ImportError:
+    from _engines import on_engine
+
 pytestmark = [
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
     pytest.mark.filterwarnings("ignore:The copy keyword is deprecated:Warning:pyspark"),
@@ -64,31 +69,8 @@ def _oracle(df: pd.DataFrame) -> tuple[dict[str, int], int, int]:
 
 
 def _engine_frame(request: pytest.FixtureRequest, engine: str, df: pd.DataFrame) -> Any:
-    if engine == "pandas":
-        return df
-    if engine.startswith("polars"):
-        import polars as pl
-
-        frame = pl.from_pandas(df)
-        return frame.lazy() if engine == "polars-lazy" else frame
-    if engine == "dask":
-        import dask
-        import dask.dataframe as dd
-
-        ctx = dask.config.set({"scheduler": "synchronous", "dataframe.shuffle.method": "tasks"})
-        ctx.__enter__()
-        request.addfinalizer(lambda: ctx.__exit__(None, None, None))
-        return dd.from_pandas(df, npartitions=3, sort=False)
-    if engine == "duckdb":
-        duckdb = pytest.importorskip("duckdb")
-        con = duckdb.connect()
-        request.addfinalizer(con.close)
-        return con.from_df(df)
-    if engine == "ibis":
-        ibis = pytest.importorskip("ibis")
-        return ibis.memtable(df)
-    spark = request.getfixturevalue("spark")
-    return spark.createDataFrame(df.astype({"y": "float64", "s": "float64"}))
+    # Spark reads the label and the score as doubles (their columns hold missing values)
+    return on_engine(engine, df.astype({"y": "float64", "s": "float64"}) if engine == "spark" else df, request)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
